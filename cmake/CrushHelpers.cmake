@@ -1,0 +1,51 @@
+# Small helpers in the shape of absl_cc_library: one call per target.
+
+add_library(crush_copts INTERFACE)
+target_compile_options(crush_copts INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wvla)
+if(CRUSH_WERROR)
+  target_compile_options(crush_copts INTERFACE -Werror)
+endif()
+if(CRUSH_SANITIZE)
+  add_compile_options(-fsanitize=${CRUSH_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${CRUSH_SANITIZE})
+endif()
+
+# crush_cc_library(NAME name [HDRS ...] SRCS ... [DEPS ...] [PUBLIC_DEPS ...])
+function(crush_cc_library)
+  cmake_parse_arguments(A "" "NAME" "HDRS;SRCS;DEPS;PUBLIC_DEPS;COPTS" ${ARGN})
+  add_library(${A_NAME} STATIC ${A_SRCS})
+  if(A_HDRS)
+    target_sources(${A_NAME} PUBLIC FILE_SET HEADERS BASE_DIRS ${PROJECT_SOURCE_DIR} FILES ${A_HDRS})
+  endif()
+  target_include_directories(${A_NAME} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                              $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
+  target_link_libraries(${A_NAME} PUBLIC ${A_PUBLIC_DEPS} PRIVATE crush_copts ${A_DEPS})
+  target_compile_options(${A_NAME} PRIVATE ${A_COPTS})
+endfunction()
+
+# crush_cc_test(NAME name SRCS ... DEPS ...): one gtest binary, discovered by ctest.
+function(crush_cc_test)
+  if(NOT CRUSH_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${A_NAME} ${A_SRCS})
+  target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${A_NAME} DISCOVERY_TIMEOUT 60
+                       PROPERTIES ENVIRONMENT "CRUSHKIT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()
+
+# crush_cc_benchmark(NAME name SRCS ... DEPS ...): a Google Benchmark binary
+# plus a ctest smoke entry so it cannot rot.
+function(crush_cc_benchmark)
+  if(NOT CRUSH_BUILD_BENCHMARKS)
+    return()
+  endif()
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${A_NAME} ${A_SRCS})
+  target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} benchmark::benchmark_main)
+  if(CRUSH_BUILD_TESTS)
+    add_test(NAME ${A_NAME}_smoke COMMAND ${A_NAME} --benchmark_min_time=0.01)
+    set_tests_properties(${A_NAME}_smoke PROPERTIES LABELS benchmark)
+  endif()
+endfunction()

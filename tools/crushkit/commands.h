@@ -1,0 +1,30 @@
+// The crushkit subcommands. main.cc dispatches; each command lives in its own
+// file and only parses options, calls one library function and prints.
+#ifndef CRUSHKIT_TOOLS_CRUSHKIT_COMMANDS_H_
+#define CRUSHKIT_TOOLS_CRUSHKIT_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace crushkit::tools {
+
+// `crushkit crushtool ARGS...`: Ceph crushtool's flags and byte-identical
+// output. `args` excludes the program and "crushtool" words. Returns the exit code.
+int RunCrushtool(const std::vector<std::string>& args);
+
+// `crushkit osdmaptool STATE ARGS...`: Ceph osdmaptool's flags on a state file.
+int RunOsdmaptool(const std::vector<std::string>& args);
+
+// Each registers one CLI11 subcommand on `app`.
+void AddCompileCommand(CLI::App& app);
+void AddDecompileCommand(CLI::App& app);
+void AddImportCommand(CLI::App& app);
+void AddMapObjectCommand(CLI::App& app);
+void AddMapPgsCommand(CLI::App& app);
+void AddStrategiesCommand(CLI::App& app);
+
+}  // namespace crushkit::tools
+
+#endif  // CRUSHKIT_TOOLS_CRUSHKIT_COMMANDS_H_

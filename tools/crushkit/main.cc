@@ -1,0 +1,37 @@
+// crushkit: one binary, many subcommands. The `crushtool` and `osdmaptool`
+// fronts take Ceph's own flag syntax (dash/underscore-insensitive, multi-value
+// flags), which CLI11 cannot express, so they bypass CLI11 entirely.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/crushkit/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace crushkit::tools;  // NOLINT(google-build-using-namespace)
+  try {
+    if (argc >= 2) {
+      const std::string first = argv[1];
+      std::vector<std::string> rest(argv + 2, argv + argc);
+      if (first == "crushtool") return RunCrushtool(rest);
+      if (first == "osdmaptool") return RunOsdmaptool(rest);
+    }
+    CLI::App app{
+        "crushkit: Ceph-compatible CRUSH placement engine.\n"
+        "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
+        "Ceph's own flags and print byte-identical output."};
+    app.require_subcommand(1);
+    for (auto* add : {&AddCompileCommand, &AddDecompileCommand, &AddImportCommand,
+                      &AddMapObjectCommand, &AddMapPgsCommand, &AddStrategiesCommand}) {
+      add(app);
+    }
+    CLI11_PARSE(app, argc, argv);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "crushkit: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}
