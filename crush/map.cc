@@ -1,0 +1,291 @@
+#include "crush/map.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crush/model.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+namespace {
+
+// "bucket -3 'host1'" or "bucket -3" when the map has no name for it.
+std::string BucketLabel(const MapModel& model, ItemId id) {
+  std::string label = "bucket " + std::to_string(id);
+  if (auto it = model.item_names.find(id); it != model.item_names.end()) {
+    label += " '" + it->second + "'";
+  }
+  return label;
+}
+
+// Source of CrushMap::layout_id(); 0 is never handed out.
+std::atomic<std::uint64_t> next_layout_id{1};
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+bool IsPowerOfTwo(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+absl::Status CheckAlgArrays(const MapModel& model, const Bucket& b) {
+  const std::size_t size = b.items.size();
+  const auto need = [&](const std::vector<Weight>& v, const char* what) -> absl::Status {
+    if (v.size() != size) {
+      return Invalid(BucketLabel(model, b.id) + ": " + what + " has " + std::to_string(v.size()) +
+                     " entries, expected one per item (" + std::to_string(size) + ")");
+    }
+    return absl::OkStatus();
+  };
+  switch (b.alg) {
+    case BucketAlg::kUniform:
+      return absl::OkStatus();
+    case BucketAlg::kList:
+      if (auto s = need(b.item_weights, "item_weights"); !s.ok()) return s;
+      return need(b.sum_weights, "sum_weights");
+    case BucketAlg::kStraw:
+      if (auto s = need(b.item_weights, "item_weights"); !s.ok()) return s;
+      return need(b.straws, "straws");
+    case BucketAlg::kStraw2:
+      return need(b.item_weights, "item_weights");
+    case BucketAlg::kTree: {
+      if (size == 0) return absl::OkStatus();
+      const std::size_t nodes = b.node_weights.size();
+      // Ceph's descent starts at num_nodes/2 and follows left/right by the
+      // node's height; it stays in [1, num_nodes) only for a power of two,
+      // and leaf i lives at node 2i+1.
+      if (!IsPowerOfTwo(nodes) || 2 * (size - 1) + 1 >= nodes) {
+        return Invalid(BucketLabel(model, b.id) + ": tree has " + std::to_string(nodes) +
+                       " node weights, expected a power of two above " +
+                       std::to_string(2 * (size - 1) + 1));
+      }
+      return absl::OkStatus();
+    }
+    case BucketAlg::kNone:
+      break;
+  }
+  return Invalid(BucketLabel(model, b.id) + ": unknown bucket alg " +
+                 std::to_string(static_cast<int>(b.alg)));
+}
+
+// Rejects cycles among buckets (Ceph's descent would never terminate).
+// Iterative three-colour DFS so deep hierarchies cannot overflow the stack.
+absl::Status CheckAcyclic(const MapModel& model) {
+  const std::size_t n = model.buckets.size();
+  std::vector<std::uint8_t> colour(n, 0);  // 0 new, 1 on stack, 2 done
+  std::vector<std::pair<std::size_t, std::size_t>> stack;  // (slot, next item index)
+  for (std::size_t root = 0; root < n; ++root) {
+    if (colour[root] != 0 || model.buckets[root].alg == BucketAlg::kNone) continue;
+    stack.emplace_back(root, 0);
+    colour[root] = 1;
+    while (!stack.empty()) {
+      auto& [slot, next] = stack.back();
+      const Bucket& b = model.buckets[slot];
+      if (next == b.items.size()) {
+        colour[slot] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const ItemId item = b.items[next++];
+      if (item >= 0) continue;
+      const auto child = static_cast<std::size_t>(BucketSlot(item));
+      if (colour[child] == 1) {
+        return Invalid(BucketLabel(model, b.id) + " contains " + BucketLabel(model, item) +
+                       ", which is its own ancestor (cycle)");
+      }
+      if (colour[child] == 0) {
+        colour[child] = 1;
+        stack.emplace_back(child, 0);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
+  if (model.max_devices < 0) {
+    return Invalid("max_devices is " + std::to_string(model.max_devices) + ", expected >= 0");
+  }
+  const std::size_t num_slots = model.buckets.size();
+  if (num_slots > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+    return Invalid("too many bucket slots");
+  }
+  CrushMap map;
+  map.buckets_.resize(num_slots);
+  std::uint64_t total_items = 0;
+  for (std::size_t slot = 0; slot < num_slots; ++slot) {
+    const Bucket& b = model.buckets[slot];
+    if (b.alg == BucketAlg::kNone) continue;
+    const ItemId expected_id = BucketIdOfSlot(static_cast<int>(slot));
+    if (b.id != expected_id) {
+      return Invalid("bucket slot " + std::to_string(slot) + " holds id " + std::to_string(b.id) +
+                     ", expected " + std::to_string(expected_id));
+    }
+    if (b.hash != kHashRjenkins1) {
+      return Invalid(BucketLabel(model, b.id) + ": unsupported hash " + std::to_string(b.hash) +
+                     ", expected 0 (rjenkins1)");
+    }
+    if (auto s = CheckAlgArrays(model, b); !s.ok()) return s;
+    for (const ItemId item : b.items) {
+      if (item >= 0) continue;
+      const auto child = static_cast<std::size_t>(BucketSlot(item));
+      if (child >= num_slots || model.buckets[child].alg == BucketAlg::kNone) {
+        return Invalid(BucketLabel(model, b.id) + " contains missing bucket " +
+                       std::to_string(item));
+      }
+    }
+    total_items += b.items.size();
+    if (total_items > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+      return Invalid("too many bucket items in total");
+    }
+  }
+  if (auto s = CheckAcyclic(model); !s.ok()) return s;
+
+  // Flatten.
+  map.items_.reserve(total_items);
+  for (std::size_t slot = 0; slot < num_slots; ++slot) {
+    const Bucket& b = model.buckets[slot];
+    internal::FlatBucket& f = map.buckets_[slot];
+    f.id = BucketIdOfSlot(static_cast<int>(slot));
+    if (b.alg == BucketAlg::kNone) continue;
+    f.type = b.type;
+    f.alg = b.alg;
+    f.size = static_cast<std::uint32_t>(b.items.size());
+    f.items = static_cast<std::uint32_t>(map.items_.size());
+    map.items_.insert(map.items_.end(), b.items.begin(), b.items.end());
+    f.perm = map.perm_total_;
+    map.perm_total_ += f.size;
+    f.uniform_weight = b.uniform_item_weight;
+    const auto append = [&map](const std::vector<Weight>& v) {
+      const auto offset = static_cast<std::uint32_t>(map.weights_.size());
+      map.weights_.insert(map.weights_.end(), v.begin(), v.end());
+      return offset;
+    };
+    switch (b.alg) {
+      case BucketAlg::kList:
+        f.weights = append(b.item_weights);
+        f.aux = append(b.sum_weights);
+        break;
+      case BucketAlg::kStraw:
+        f.weights = append(b.item_weights);
+        f.aux = append(b.straws);
+        break;
+      case BucketAlg::kStraw2:
+        f.weights = append(b.item_weights);
+        break;
+      case BucketAlg::kTree:
+        f.num_nodes = static_cast<std::uint32_t>(b.node_weights.size());
+        f.weights = append(b.node_weights);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Rules.
+  if (model.rule_exists.size() != model.rules.size()) {
+    return Invalid("rule_exists has " + std::to_string(model.rule_exists.size()) +
+                   " entries but there are " + std::to_string(model.rules.size()) +
+                   " rule slots");
+  }
+  if (model.rules.size() > static_cast<std::size_t>(kMaxRules)) {
+    return Invalid(std::to_string(model.rules.size()) + " rule slots, at most " +
+                   std::to_string(kMaxRules) + " allowed");
+  }
+  map.rules_.resize(model.rules.size());
+  for (std::size_t i = 0; i < model.rules.size(); ++i) {
+    if (!model.rule_exists[i]) continue;
+    const Rule& rule = model.rules[i];
+    internal::FlatRule& f = map.rules_[i];
+    f.exists = true;
+    f.type = rule.type;
+    f.first_step = static_cast<std::uint32_t>(map.steps_.size());
+    f.num_steps = static_cast<std::uint32_t>(rule.steps.size());
+    map.steps_.insert(map.steps_.end(), rule.steps.begin(), rule.steps.end());
+  }
+
+  // choose_args.
+  for (const auto& [index, args] : model.choose_args) {
+    internal::FlatChooseArgs flat;
+    flat.index = index;
+    flat.slots.resize(num_slots);
+    for (const auto& [bucket_id, arg] : args) {
+      const std::string where = "choose_args " + std::to_string(index) + " ";
+      if (bucket_id >= 0 || static_cast<std::size_t>(BucketSlot(bucket_id)) >= num_slots ||
+          model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))].alg ==
+              BucketAlg::kNone) {
+        return Invalid(where + "names missing bucket " + std::to_string(bucket_id));
+      }
+      const Bucket& b = model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))];
+      const std::size_t size = b.items.size();
+      internal::FlatChooseArg& slot = flat.slots[static_cast<std::size_t>(BucketSlot(bucket_id))];
+      if (!arg.ids.empty()) {
+        if (arg.ids.size() != size) {
+          return Invalid(where + BucketLabel(model, bucket_id) + ": ids has " +
+                         std::to_string(arg.ids.size()) + " entries, expected " +
+                         std::to_string(size));
+        }
+        slot.has_ids = true;
+        slot.ids = static_cast<std::uint32_t>(flat.ids.size());
+        flat.ids.insert(flat.ids.end(), arg.ids.begin(), arg.ids.end());
+      }
+      if (!arg.weight_set.empty()) {
+        slot.positions = static_cast<std::uint32_t>(arg.weight_set.size());
+        slot.weight_set = static_cast<std::uint32_t>(flat.weights.size());
+        for (std::size_t p = 0; p < arg.weight_set.size(); ++p) {
+          if (arg.weight_set[p].size() != size) {
+            return Invalid(where + BucketLabel(model, bucket_id) + ": weight_set position " +
+                           std::to_string(p) + " has " + std::to_string(arg.weight_set[p].size()) +
+                           " weights, expected " + std::to_string(size));
+          }
+          flat.weights.insert(flat.weights.end(), arg.weight_set[p].begin(),
+                              arg.weight_set[p].end());
+        }
+      }
+    }
+    map.choose_args_.push_back(std::move(flat));
+  }
+
+  map.model_ = model;
+  map.layout_id_ = next_layout_id.fetch_add(1, std::memory_order_relaxed);
+  return map;
+}
+
+bool CrushMap::RuleExists(int rule) const {
+  return rule >= 0 && rule < max_rules() && rules_[static_cast<std::size_t>(rule)].exists;
+}
+
+bool CrushMap::BucketExists(ItemId id) const {
+  if (id >= 0) return false;
+  const auto slot = static_cast<std::size_t>(BucketSlot(id));
+  return slot < buckets_.size() && buckets_[slot].alg != BucketAlg::kNone;
+}
+
+ChooseArgsRef CrushMap::FindChooseArgs(std::int64_t index) const {
+  for (std::size_t i = 0; i < choose_args_.size(); ++i) {
+    if (choose_args_[i].index == index) return ChooseArgsRef(layout_id_, static_cast<int>(i));
+  }
+  return {};
+}
+
+ChooseArgsRef CrushMap::ResolveChooseArgs(std::int64_t index) const {
+  ChooseArgsRef ref = FindChooseArgs(index);
+  if (ref.none()) ref = FindChooseArgs(kCompatChooseArgs);
+  return ref;
+}
+
+const internal::FlatChooseArgs* CrushMap::choose_args(ChooseArgsRef ref) const {
+  if (ref.none() || ref.layout_ != layout_id_ ||
+      static_cast<std::size_t>(ref.slot_) >= choose_args_.size()) {
+    return nullptr;
+  }
+  return &choose_args_[static_cast<std::size_t>(ref.slot_)];
+}
+
+}  // namespace crushkit::crush

@@ -1,0 +1,594 @@
+#include "crush/mapper.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+
+#include "crush/hash.h"
+#include "crush/ln.h"
+#include "crush/map.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+namespace {
+// Ceph's perm_n marker: "only perm[0] is valid, from the r=0 shortcut".
+constexpr std::uint32_t kPermShortcut = 0xffff;
+// Histogram length cap for the choose_tries profile.
+constexpr std::uint32_t kMaxProfileEntries = 1u << 16;
+}  // namespace
+
+Workspace::Workspace(const CrushMap& map, int max_result)
+    : max_result_(std::max(max_result, 0)),
+      layout_id_(map.layout_id()),
+      perm_state_(static_cast<std::size_t>(map.max_buckets())),
+      perm_(map.perm_scratch_size()),
+      a_(static_cast<std::size_t>(max_result_)),
+      b_(static_cast<std::size_t>(max_result_)),
+      c_(static_cast<std::size_t>(max_result_)) {}
+
+void Workspace::EnableChooseTriesProfile(const CrushMap& map) {
+  choose_total_tries_ = map.tunables().choose_total_tries;
+  const std::uint64_t entries =
+      std::min<std::uint64_t>(std::uint64_t{choose_total_tries_} + 1, kMaxProfileEntries);
+  choose_tries_.assign(static_cast<std::size_t>(entries), 0);
+}
+
+void Workspace::ResetChooseTriesProfile() {
+  std::fill(choose_tries_.begin(), choose_tries_.end(), 0u);
+}
+
+// One crush_do_rule() invocation: the map, the input and the workspace,
+// bound together so the recursive choose functions take only Ceph's own
+// per-call arguments. Function names and control flow mirror mapper.c so
+// the two can be compared line by line; do not "simplify" the retry logic.
+class MapperImpl {
+ public:
+  MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights,
+             Workspace& ws, const internal::FlatChooseArgs* choose_args)
+      : buckets_(map.bucket_slots()),
+        num_buckets_(static_cast<std::size_t>(map.max_buckets())),
+        items_(map.items()),
+        weights_(map.weights()),
+        max_devices_(map.max_devices()),
+        x_(x),
+        reweights_(reweights.data()),
+        weight_max_(static_cast<int>(
+            std::min<std::size_t>(reweights.size(), std::numeric_limits<int>::max()))),
+        ws_(ws),
+        choose_args_(choose_args) {}
+
+  int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
+             ItemId* result, int result_max);
+
+ private:
+  const internal::FlatBucket& BucketOf(ItemId id) const {
+    return buckets_[static_cast<std::size_t>(BucketSlot(id))];
+  }
+
+  // Charges `cost` bucket items to the budget; true if still within it.
+  bool Spend(std::uint64_t cost) {
+    ws_.spent_ += cost;
+    if (ws_.spent_ > ws_.budget_) ws_.exhausted_ = true;
+    return !ws_.exhausted_;
+  }
+
+  void Profile(std::uint32_t ftotal) {
+    if (!ws_.choose_tries_.empty() && ftotal <= ws_.choose_total_tries_ &&
+        ftotal < ws_.choose_tries_.size()) {
+      ++ws_.choose_tries_[ftotal];
+    }
+  }
+
+  ItemId PermChoose(const internal::FlatBucket& b, std::uint32_t r);
+  ItemId ListChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const;
+  ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  bool IsOut(ItemId item) const;
+
+  int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
+                   int outpos, int out_size, std::uint32_t tries, std::uint32_t recurse_tries,
+                   std::uint32_t local_retries, std::uint32_t local_fallback_retries,
+                   bool recurse_to_leaf, std::uint32_t vary_r, std::uint32_t stable,
+                   ItemId* out2, int parent_r);
+  void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
+                   ItemId* out, int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
+                   bool recurse_to_leaf, ItemId* out2, int parent_r);
+
+  const internal::FlatBucket* buckets_;
+  std::size_t num_buckets_;
+  const ItemId* items_;
+  const Weight* weights_;
+  int max_devices_;
+  std::uint32_t x_;
+  const Weight* reweights_;
+  int weight_max_;
+  Workspace& ws_;
+  const internal::FlatChooseArgs* choose_args_;
+};
+
+// PLACEMENT-STABLE: mapper.c bucket_perm_choose(), including the r == 0
+// shortcut (perm_n = 0xffff) and the lazily extended Fisher-Yates shuffle
+// whose state persists for the whole DoRule() call.
+ItemId MapperImpl::PermChoose(const internal::FlatBucket& b, std::uint32_t r) {
+  Workspace::PermState& st = ws_.perm_state_[static_cast<std::size_t>(BucketSlot(b.id))];
+  std::uint32_t* perm = ws_.perm_.data() + b.perm;
+  const ItemId* items = items_ + b.items;
+  const std::uint32_t size = b.size;
+  const auto id = static_cast<std::uint32_t>(b.id);
+  if (st.generation != ws_.generation_) {  // crush_init_workspace(): perm_x = perm_n = 0
+    st.generation = ws_.generation_;
+    st.x = 0;
+    st.n = 0;
+  }
+  const std::uint32_t pr = r % size;
+  if (st.x != x_ || st.n == 0) {
+    st.x = x_;
+    if (pr == 0) {
+      const std::uint32_t s = Hash32_3(x_, id, 0) % size;
+      perm[0] = s;
+      st.n = kPermShortcut;
+      return items[s];
+    }
+    Spend(size);
+    for (std::uint32_t i = 0; i < size; ++i) perm[i] = i;
+    st.n = 0;
+  } else if (st.n == kPermShortcut) {
+    Spend(size);
+    for (std::uint32_t i = 1; i < size; ++i) perm[i] = i;
+    perm[perm[0]] = 0;
+    st.n = 1;
+  }
+  while (st.n <= pr) {
+    const std::uint32_t p = st.n;
+    if (p < size - 1) {
+      const std::uint32_t i = Hash32_3(x_, id, p) % (size - p);
+      if (i != 0) std::swap(perm[p + i], perm[p]);
+    }
+    ++st.n;
+  }
+  return items[perm[pr]];
+}
+
+// PLACEMENT-STABLE: mapper.c bucket_list_choose().
+ItemId MapperImpl::ListChoose(const internal::FlatBucket& b, std::uint32_t r) const {
+  const ItemId* items = items_ + b.items;
+  const Weight* item_weights = weights_ + b.weights;
+  const Weight* sum_weights = weights_ + b.aux;
+  const auto id = static_cast<std::uint32_t>(b.id);
+  for (std::uint32_t i = b.size; i-- > 0;) {
+    std::uint64_t w = Hash32_4(x_, static_cast<std::uint32_t>(items[i]), r, id) & 0xffffu;
+    w = (w * sum_weights[i]) >> 16;
+    if (w < item_weights[i]) return items[i];
+  }
+  return items[0];
+}
+
+// PLACEMENT-STABLE: mapper.c bucket_tree_choose(). Build() guarantees a
+// power-of-two node count, so the descent stays inside node_weights.
+ItemId MapperImpl::TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const {
+  const Weight* node_weights = weights_ + b.weights;
+  const auto id = static_cast<std::uint32_t>(b.id);
+  std::uint32_t n = b.num_nodes >> 1;
+  while ((n & 1u) == 0) {
+    const std::uint32_t w = node_weights[n];
+    const std::uint64_t t =
+        (static_cast<std::uint64_t>(Hash32_4(x_, n, r, id)) * std::uint64_t{w}) >> 32;
+    const std::uint32_t half = 1u << (std::countr_zero(n) - 1);
+    const std::uint32_t left = n - half;
+    n = t < node_weights[left] ? left : n + half;
+  }
+  const std::uint32_t leaf = n >> 1;
+  // Ceph reads past items[] here (only reachable with all-zero weights);
+  // report "no item", which the callers treat as a bad item.
+  if (leaf >= b.size) return kItemNone;
+  return items_[b.items + leaf];
+}
+
+// PLACEMENT-STABLE: mapper.c bucket_straw_choose(); ties keep the lower index.
+ItemId MapperImpl::StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const {
+  const ItemId* items = items_ + b.items;
+  const Weight* straws = weights_ + b.aux;
+  std::uint32_t high = 0;
+  std::uint64_t high_draw = 0;
+  for (std::uint32_t i = 0; i < b.size; ++i) {
+    std::uint64_t draw = Hash32_3(x_, static_cast<std::uint32_t>(items[i]), r) & 0xffffu;
+    draw *= straws[i];
+    if (i == 0 || draw > high_draw) {
+      high = i;
+      high_draw = draw;
+    }
+  }
+  return items[high];
+}
+
+// PLACEMENT-STABLE: mapper.c bucket_straw2_choose() as built in userspace
+// Ceph >= Mimic: the weight reaches generate_exponential_distribution() as
+// an `int`, so weights >= 0x80000000 are negative and win every draw; the
+// draw is a signed 64-bit division truncating toward zero.
+ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                int position) const {
+  const ItemId* items = items_ + b.items;
+  const Weight* weights = weights_ + b.weights;
+  const ItemId* ids = items;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg =
+        choose_args_->slots[static_cast<std::size_t>(BucketSlot(b.id))];
+    if (arg.positions != 0) {
+      std::uint32_t pos = static_cast<std::uint32_t>(position);
+      if (pos >= arg.positions) pos = arg.positions - 1;
+      weights = choose_args_->weights.data() + arg.weight_set + std::size_t{pos} * b.size;
+    }
+    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
+  }
+  std::uint32_t high = 0;
+  std::int64_t high_draw = 0;
+  for (std::uint32_t i = 0; i < b.size; ++i) {
+    std::int64_t draw;
+    if (weights[i] != 0) {
+      const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[i]), r) & 0xffffu;
+      const std::int64_t ln =
+          static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
+      draw = ln / static_cast<std::int64_t>(static_cast<std::int32_t>(weights[i]));
+    } else {
+      draw = std::numeric_limits<std::int64_t>::min();
+    }
+    if (i == 0 || draw > high_draw) {
+      high = i;
+      high_draw = draw;
+    }
+  }
+  return items[high];
+}
+
+// mapper.c crush_bucket_choose(). REQUIRES: b.size > 0.
+ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position) {
+  switch (b.alg) {
+    case BucketAlg::kUniform:
+      Spend(1);
+      return PermChoose(b, r);
+    case BucketAlg::kList:
+      Spend(b.size);
+      return ListChoose(b, r);
+    case BucketAlg::kTree:
+      Spend(1);
+      return TreeChoose(b, r);
+    case BucketAlg::kStraw:
+      Spend(b.size);
+      return StrawChoose(b, r);
+    case BucketAlg::kStraw2:
+      Spend(b.size);
+      return Straw2Choose(b, r, position);
+    case BucketAlg::kNone:
+      break;
+  }
+  return items_[b.items];
+}
+
+// PLACEMENT-STABLE: mapper.c is_out(). REQUIRES: item >= 0.
+bool MapperImpl::IsOut(ItemId item) const {
+  if (item >= weight_max_) return true;
+  const Weight w = reweights_[item];
+  if (w >= kWeightOne) return false;
+  if (w == 0) return true;
+  return (Hash32_2(x_, static_cast<std::uint32_t>(item)) & 0xffffu) >= w;
+}
+
+// PLACEMENT-STABLE: mapper.c crush_choose_firstn(). Matches its retry order
+// (local collision retries, local fallback via the permutation, then a new
+// descent from `bucket`) and its unsigned arithmetic; do not simplify.
+int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type,
+                             ItemId* out, int outpos, int out_size, std::uint32_t tries,
+                             std::uint32_t recurse_tries, std::uint32_t local_retries,
+                             std::uint32_t local_fallback_retries, bool recurse_to_leaf,
+                             std::uint32_t vary_r, std::uint32_t stable, ItemId* out2,
+                             int parent_r) {
+  int count = out_size;
+  for (int rep = stable != 0 ? 0 : outpos; rep < numrep && count > 0; ++rep) {
+    std::uint32_t ftotal = 0;
+    bool skip_rep = false;
+    bool retry_descent = false;
+    ItemId item = 0;
+    do {
+      retry_descent = false;
+      const internal::FlatBucket* in = &bucket;
+      std::uint32_t flocal = 0;
+      bool retry_bucket = false;
+      do {
+        bool collide = false;
+        bool reject = false;
+        retry_bucket = false;
+        if (ws_.exhausted_) {
+          skip_rep = true;
+          break;
+        }
+        const auto r = static_cast<std::int32_t>(static_cast<std::uint32_t>(rep) +
+                                                 static_cast<std::uint32_t>(parent_r) + ftotal);
+        if (in->size == 0) {
+          reject = true;
+        } else {
+          if (local_fallback_retries > 0 && flocal >= (in->size >> 1) &&
+              flocal > local_fallback_retries) {
+            item = PermChoose(*in, static_cast<std::uint32_t>(r));
+          } else {
+            item = BucketChoose(*in, static_cast<std::uint32_t>(r), outpos);
+          }
+          if (item >= max_devices_) {
+            skip_rep = true;
+            break;
+          }
+          const int itemtype = item < 0 ? BucketOf(item).type : 0;
+          if (itemtype != type) {
+            if (item >= 0) {
+              skip_rep = true;
+              break;
+            }
+            in = &BucketOf(item);
+            retry_bucket = true;
+            continue;
+          }
+          for (int i = 0; i < outpos; ++i) {
+            if (out[i] == item) {
+              collide = true;
+              break;
+            }
+          }
+          if (!collide && recurse_to_leaf) {
+            if (item < 0) {
+              const std::int32_t sub_r = vary_r != 0 ? (r >> ((vary_r - 1) & 31u)) : 0;
+              if (ChooseFirstn(BucketOf(item), stable != 0 ? 1 : outpos + 1, 0, out2, outpos,
+                               count, recurse_tries, 0, local_retries, local_fallback_retries,
+                               false, vary_r, stable, nullptr, sub_r) <= outpos) {
+                reject = true;  // no leaf below this item
+              }
+            } else {
+              out2[outpos] = item;  // already a leaf
+            }
+          }
+          if (!reject && !collide && itemtype == 0) reject = IsOut(item);
+        }
+        if (reject || collide) {
+          ++ftotal;
+          ++flocal;
+          if (collide && flocal <= local_retries) {
+            retry_bucket = true;
+          } else if (local_fallback_retries > 0 &&
+                     flocal <= in->size + local_fallback_retries) {
+            retry_bucket = true;
+          } else if (ftotal < tries) {
+            retry_descent = true;
+          } else {
+            skip_rep = true;
+          }
+        }
+      } while (retry_bucket);
+    } while (retry_descent);
+
+    if (skip_rep) continue;
+    out[outpos] = item;
+    ++outpos;
+    --count;
+    Profile(ftotal);
+  }
+  return outpos;
+}
+
+// PLACEMENT-STABLE: mapper.c crush_choose_indep(). Note the r stride
+// (numrep, or numrep + 1 for uniform buckets whose size numrep divides) and
+// that choose_args use the call's starting position `outpos`, not `rep`.
+void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
+                             ItemId* out, int outpos, std::uint32_t tries,
+                             std::uint32_t recurse_tries, bool recurse_to_leaf, ItemId* out2,
+                             int parent_r) {
+  const int endpos = outpos + left;
+  for (int rep = outpos; rep < endpos; ++rep) {
+    out[rep] = kItemUndef;
+    if (out2 != nullptr) out2[rep] = kItemUndef;
+  }
+  const auto unumrep = static_cast<std::uint32_t>(numrep);
+  std::uint32_t ftotal = 0;
+  for (; left > 0 && ftotal < tries && !ws_.exhausted_; ++ftotal) {
+    for (int rep = outpos; rep < endpos && !ws_.exhausted_; ++rep) {
+      if (out[rep] != kItemUndef) continue;
+      const internal::FlatBucket* in = &bucket;
+      for (;;) {
+        std::uint32_t r = static_cast<std::uint32_t>(rep) + static_cast<std::uint32_t>(parent_r);
+        if (in->alg == BucketAlg::kUniform && in->size % unumrep == 0) {
+          r += (unumrep + 1) * ftotal;
+        } else {
+          r += unumrep * ftotal;
+        }
+        if (in->size == 0) break;
+        const ItemId item = BucketChoose(*in, r, outpos);
+        if (item >= max_devices_) {
+          out[rep] = kItemNone;
+          if (out2 != nullptr) out2[rep] = kItemNone;
+          --left;
+          break;
+        }
+        const int itemtype = item < 0 ? BucketOf(item).type : 0;
+        if (itemtype != type) {
+          if (item >= 0) {
+            out[rep] = kItemNone;
+            if (out2 != nullptr) out2[rep] = kItemNone;
+            --left;
+            break;
+          }
+          in = &BucketOf(item);
+          continue;
+        }
+        bool collide = false;
+        for (int i = outpos; i < endpos; ++i) {
+          if (out[i] == item) {
+            collide = true;
+            break;
+          }
+        }
+        if (collide) break;
+        if (recurse_to_leaf) {
+          if (item < 0) {
+            ChooseIndep(BucketOf(item), 1, numrep, 0, out2, rep, recurse_tries, 0, false, nullptr,
+                        static_cast<std::int32_t>(r));
+            if (out2 != nullptr && out2[rep] == kItemNone) break;  // no leaf below
+          } else if (out2 != nullptr) {
+            out2[rep] = item;
+          }
+        }
+        if (itemtype == 0 && IsOut(item)) break;
+        out[rep] = item;
+        --left;
+        break;
+      }
+    }
+  }
+  for (int rep = outpos; rep < endpos; ++rep) {
+    if (out[rep] == kItemUndef) out[rep] = kItemNone;
+    if (out2 != nullptr && out2[rep] == kItemUndef) out2[rep] = kItemNone;
+  }
+  Profile(ftotal);
+}
+
+// PLACEMENT-STABLE: mapper.c crush_do_rule() (crush_do_rule_no_retry).
+int MapperImpl::DoRule(const internal::FlatRule& rule, const RuleStep* steps,
+                       const Tunables& tunables, ItemId* result, int result_max) {
+  ItemId* w = ws_.a_.data();
+  ItemId* o = ws_.b_.data();
+  ItemId* c = ws_.c_.data();
+  int wsize = 0;
+  int result_len = 0;
+  // choose_total_tries counts retries, not tries: Ceph adds one (in int).
+  auto choose_tries = static_cast<std::int32_t>(tunables.choose_total_tries + 1u);
+  std::int32_t choose_leaf_tries = 0;
+  auto local_retries = static_cast<std::int32_t>(tunables.choose_local_tries);
+  auto local_fallback_retries = static_cast<std::int32_t>(tunables.choose_local_fallback_tries);
+  std::int32_t vary_r = tunables.chooseleaf_vary_r;
+  std::int32_t stable = tunables.chooseleaf_stable;
+
+  for (std::uint32_t s = 0; s < rule.num_steps; ++s) {
+    const RuleStep& step = steps[rule.first_step + s];
+    bool firstn = false;
+    switch (step.op) {
+      case RuleOp::kTake: {
+        const ItemId a = step.arg1;
+        bool valid = a >= 0 && a < max_devices_;
+        if (a < 0) {
+          const auto slot = static_cast<std::size_t>(BucketSlot(a));
+          valid = slot < num_buckets_ && buckets_[slot].alg != BucketAlg::kNone;
+        }
+        if (valid) {  // an invalid TAKE is ignored: w stays as it was
+          w[0] = a;
+          wsize = 1;
+        }
+        break;
+      }
+      case RuleOp::kSetChooseTries:
+        if (step.arg1 > 0) choose_tries = step.arg1;
+        break;
+      case RuleOp::kSetChooseleafTries:
+        if (step.arg1 > 0) choose_leaf_tries = step.arg1;
+        break;
+      case RuleOp::kSetChooseLocalTries:
+        if (step.arg1 >= 0) local_retries = step.arg1;
+        break;
+      case RuleOp::kSetChooseLocalFallbackTries:
+        if (step.arg1 >= 0) local_fallback_retries = step.arg1;
+        break;
+      case RuleOp::kSetChooseleafVaryR:
+        if (step.arg1 >= 0) vary_r = step.arg1;
+        break;
+      case RuleOp::kSetChooseleafStable:
+        if (step.arg1 >= 0) stable = step.arg1;
+        break;
+      case RuleOp::kChooseleafFirstn:
+      case RuleOp::kChooseFirstn:
+        firstn = true;
+        [[fallthrough]];
+      case RuleOp::kChooseleafIndep:
+      case RuleOp::kChooseIndep: {
+        if (wsize == 0) break;
+        const bool recurse_to_leaf =
+            step.op == RuleOp::kChooseleafFirstn || step.op == RuleOp::kChooseleafIndep;
+        int osize = 0;
+        for (int i = 0; i < wsize; ++i) {
+          int numrep = step.arg1;
+          if (numrep <= 0) {
+            numrep += result_max;
+            if (numrep <= 0) continue;
+          }
+          // Skip entries that are not buckets (devices, kItemNone holes).
+          if (w[i] >= 0) continue;
+          const auto slot = static_cast<std::size_t>(BucketSlot(w[i]));
+          if (slot >= num_buckets_) continue;
+          const internal::FlatBucket& bucket = buckets_[slot];
+          if (firstn) {
+            std::int32_t recurse_tries;
+            if (choose_leaf_tries != 0) {
+              recurse_tries = choose_leaf_tries;
+            } else if (tunables.chooseleaf_descend_once != 0) {
+              recurse_tries = 1;
+            } else {
+              recurse_tries = choose_tries;
+            }
+            osize += ChooseFirstn(bucket, numrep, step.arg2, o + osize, 0, result_max - osize,
+                                  static_cast<std::uint32_t>(choose_tries),
+                                  static_cast<std::uint32_t>(recurse_tries),
+                                  static_cast<std::uint32_t>(local_retries),
+                                  static_cast<std::uint32_t>(local_fallback_retries),
+                                  recurse_to_leaf, static_cast<std::uint32_t>(vary_r),
+                                  static_cast<std::uint32_t>(stable), c + osize, 0);
+          } else {
+            const int out_size = std::min(numrep, result_max - osize);
+            ChooseIndep(bucket, out_size, numrep, step.arg2, o + osize, 0,
+                        static_cast<std::uint32_t>(choose_tries),
+                        static_cast<std::uint32_t>(choose_leaf_tries != 0 ? choose_leaf_tries : 1),
+                        recurse_to_leaf, c + osize, 0);
+            osize += out_size;
+          }
+        }
+        if (recurse_to_leaf) {
+          std::memcpy(o, c, static_cast<std::size_t>(osize) * sizeof(*o));
+        }
+        std::swap(o, w);
+        wsize = osize;
+        break;
+      }
+      case RuleOp::kEmit:
+        for (int i = 0; i < wsize && result_len < result_max; ++i) {
+          result[result_len++] = w[i];
+        }
+        wsize = 0;
+        break;
+      default:
+        break;  // unknown and MSR-only ops are ignored, as in Ceph
+    }
+  }
+  return result_len;
+}
+
+int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,
+           Workspace& ws, std::span<ItemId> out, ChooseArgsRef choose_args) {
+  if (ws.layout_id_ != map.layout_id() || !map.RuleExists(rule)) return 0;
+  const internal::FlatRule& flat = map.flat_rule(rule);
+  if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) return 0;
+  const int result_max = static_cast<int>(
+      std::min<std::size_t>(out.size(), static_cast<std::size_t>(ws.max_result_)));
+  if (result_max <= 0) return 0;
+  // A new generation invalidates every bucket's permutation state in O(1)
+  // (Ceph re-initialises the whole crush_work per call instead).
+  if (++ws.generation_ == 0) {
+    for (auto& st : ws.perm_state_) st.generation = 0;
+    ws.generation_ = 1;
+  }
+  ws.spent_ = 0;
+  ws.exhausted_ = false;
+  MapperImpl impl(map, x, reweights, ws, map.choose_args(choose_args));
+  return impl.DoRule(flat, map.steps(), map.tunables(), out.data(), result_max);
+}
+
+}  // namespace crushkit::crush

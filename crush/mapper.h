@@ -1,0 +1,121 @@
+// The CRUSH mapper: bit-exact re-implementation of Ceph 16.2's
+// crush_do_rule() (src/crush/mapper.c, the non-MSR path) on a CrushMap.
+//
+// DoRule() maps an input x through a rule to an ordered list of items. It
+// never allocates, locks, throws or dispatches virtually; all scratch state
+// (the per-bucket permutations of uniform buckets, the three working
+// vectors, the optional choose_tries histogram) lives in a caller-owned
+// Workspace. Thread-safety: any number of threads may call DoRule() on one
+// shared const CrushMap concurrently, each with its own Workspace. A
+// Workspace must not be used by two threads at once.
+//
+// Semantics follow Ceph exactly (see the reference notes §4), including:
+// all five bucket algorithms; firstn and indep; every tunable and rule
+// override step; the straw2 negative-int weight quirk of Ceph >= Mimic;
+// TAKE of an invalid id being ignored; numrep <= 0 meaning result_max +
+// numrep; multiple take/emit blocks; results that are buckets; and
+// kItemNone holes for indep rules. MSR rule types (kMsrFirstn/kMsrIndep,
+// Squid+) are not supported: they map to zero items.
+//
+// Divergences from Ceph, all in cases where Ceph itself misbehaves:
+//   - Work budget: a call examines at most Workspace::budget() bucket items
+//     (default kDefaultWorkBudget, ~67M, i.e. well under a second). When the
+//     budget is exhausted, every remaining choose gives up (firstn: the rep
+//     is skipped; indep: the slot becomes kItemNone). Ceph would keep going
+//     (huge set_choose_tries values on unsatisfiable rules) for what can be
+//     hours; below the budget results equal Ceph's.
+//   - A tree bucket whose descent reaches a leaf node past its last item
+//     (all-zero weights) yields "no item" where Ceph reads out of bounds.
+//   - chooseleaf_vary_r > 32 shifts by (vary_r - 1) mod 32, as x86 does
+//     for Ceph's (undefined) oversized shift.
+#ifndef CRUSHKIT_CRUSH_MAPPER_H_
+#define CRUSHKIT_CRUSH_MAPPER_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "crush/map.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+// Default work budget: bucket items examined per DoRule() call.
+inline constexpr std::uint64_t kDefaultWorkBudget = std::uint64_t{1} << 26;
+
+// Scratch state for DoRule(). Create one per thread (per map) and reuse it:
+// construction allocates O(total bucket items + max_result); DoRule() then
+// allocates nothing. A Workspace built for one map may be used with that map
+// and its copies (same layout_id()); with any other map DoRule() returns 0.
+class Workspace {
+ public:
+  // REQUIRES: max_result >= 0. `max_result` caps the result length of every
+  // DoRule() call with this workspace (Ceph's result_max); values < 0 are
+  // treated as 0.
+  Workspace(const CrushMap& map, int max_result);
+
+  int max_result() const { return max_result_; }
+
+  // Work budget in bucket items examined per DoRule() call (see above).
+  std::uint64_t budget() const { return budget_; }
+  void set_budget(std::uint64_t budget) { budget_ = budget; }
+  // True iff the last DoRule() call ran out of budget (its result then
+  // differs from Ceph's, which would have kept trying).
+  bool budget_exhausted() const { return exhausted_; }
+
+  // crushtool --show-choose-tries: when enabled, every successful firstn
+  // rep and every indep call adds one to histogram[ftotal] (retries it
+  // needed) if ftotal <= choose_total_tries, exactly as Ceph's
+  // map->choose_tries profiling. The histogram has choose_total_tries + 1
+  // entries (capped at 2^16) and accumulates across calls until reset.
+  void EnableChooseTriesProfile(const CrushMap& map);
+  void ResetChooseTriesProfile();
+  std::span<const std::uint32_t> choose_tries_profile() const { return choose_tries_; }
+
+ private:
+  friend int DoRule(const CrushMap& map, int rule, std::uint32_t x,
+                    std::span<const Weight> reweights, Workspace& ws,
+                    std::span<ItemId> out, ChooseArgsRef choose_args);
+  friend class MapperImpl;
+
+  struct PermState {
+    std::uint32_t x = 0;
+    std::uint32_t n = 0;
+    std::uint32_t generation = 0;  // state is stale (perm_n = 0) if != ws generation
+  };
+
+  int max_result_ = 0;
+  std::uint64_t layout_id_ = 0;
+  std::uint32_t generation_ = 0;
+  std::uint64_t budget_ = kDefaultWorkBudget;
+  std::uint64_t spent_ = 0;
+  bool exhausted_ = false;
+  std::vector<PermState> perm_state_;
+  std::vector<std::uint32_t> perm_;
+  std::vector<ItemId> a_, b_, c_;
+  std::vector<std::uint32_t> choose_tries_;
+  std::uint32_t choose_total_tries_ = 0;
+};
+
+// Maps input `x` through rule `rule` (crush_do_rule), writing at most
+// min(out.size(), ws.max_result()) items to `out`, and returns how many were
+// written. firstn steps compact failures away; indep steps keep positions
+// and write kItemNone for slots they could not fill. Results may be bucket
+// ids if the rule emits before reaching devices.
+//
+// `reweights` is the OSD in/out weight vector (16.16, 0x10000 = fully in);
+// a device d is "out" if d >= reweights.size() or rejected with probability
+// 1 - reweights[d]/0x10000 (is_out). crushtool --test passes 0x10000 for
+// every device; an empty span marks every device out.
+// `choose_args` comes from map.ResolveChooseArgs(); default: none.
+//
+// Returns 0 if the rule does not exist, is an MSR rule, or `ws` was built
+// for an unrelated map (different layout_id()). Never allocates or throws.
+// Cost: O(depth x bucket size x replicas) in the common case; bounded by
+// the workspace budget in the worst case.
+int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,
+           Workspace& ws, std::span<ItemId> out, ChooseArgsRef choose_args = {});
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_MAPPER_H_
