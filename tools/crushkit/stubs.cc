@@ -6,11 +6,6 @@
 
 namespace crushkit::tools {
 
-int RunCrushtool(const std::vector<std::string>&) {
-  std::cerr << "crushkit crushtool: not implemented yet\n";
-  return 1;
-}
-
 int RunOsdmaptool(const std::vector<std::string>&) {
   std::cerr << "crushkit osdmaptool: not implemented yet\n";
   return 1;

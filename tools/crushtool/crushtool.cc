@@ -1,0 +1,113 @@
+#include "tools/crushtool/crushtool.h"
+
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crush/codec.h"
+#include "crush/map.h"
+#include "crush/model.h"
+#include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/options.h"
+#include "tools/crushtool/tester.h"
+#include "tools/crushtool/tunable_edits.h"
+
+namespace crushkit::tools::crushtool {
+namespace {
+
+// argv[0] as Ceph prints it in messages; scripts compare these texts.
+constexpr const char* kMe = "crushtool";
+
+void Write(std::FILE* f, const std::string& s) {
+  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
+  std::fflush(f);
+}
+
+}  // namespace
+
+int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  const std::string me = kMe;
+  ParseOutcome parsed = ParseCrushtoolArgs(args, me);
+  Write(out, parsed.out);
+  Write(err, parsed.err);
+  if (parsed.exit_now) return parsed.exit_code;
+  CrushtoolOptions& o = parsed.options;
+  if (o.compile) o.unsupported.insert(o.unsupported.begin(), "-c/--compile");
+  if (o.decompile) o.unsupported.insert(o.unsupported.begin(), "-d/--decompile");
+  if (!o.unsupported.empty()) {
+    Write(err, "crushkit crushtool: " + o.unsupported.front() +
+                   " is not supported by crushkit; use Ceph's crushtool\n");
+    return 1;
+  }
+
+  // input ----
+  // Without -i, Ceph works on CrushWrapper::create()'s empty map, which has
+  // the default (jewel) tunables.
+  crush::MapModel model;
+  model.tunables = crush::TunablesFor(crush::TunablesProfile::kDefault);
+  if (!o.infn.empty()) {
+    std::string data, error;
+    if (o.infn == "-") {
+      if (::isatty(STDIN_FILENO) != 0) {
+        Write(err, "stdin must not be from a tty\n");
+        return 1;
+      }
+      if (!ReadMapFile("-", &data, &error)) {
+        Write(err, "error reading data from STDIN\n");
+        return 1;
+      }
+    } else if (!ReadMapFile(o.infn, &data, &error)) {
+      Write(err, me + ": error reading '" + o.infn + "': " + error + "\n");
+      return 1;
+    }
+    crush::DecodeOptions decode_options;
+    decode_options.ignore_trailing_bytes = true;  // as Pacific's decoder
+    auto decoded = crush::DecodeCrushMap(data, decode_options);
+    if (!decoded.ok()) {
+      Write(err, me + ": unable to decode " + o.infn + "\n");
+      return 1;
+    }
+    model = std::move(*decoded);
+  }
+
+  // tunables ----
+  bool modified = ApplyTunableEdits(o, model);
+
+  // display/test ----
+  if (o.test) {
+    auto map = crush::CrushMap::Build(model);
+    if (!map.ok()) {
+      Write(err, "crushkit crushtool: cannot test the map: " +
+                     std::string(map.status().message()) + "\n");
+      return 1;
+    }
+    TestOutput output;
+    output.out_file = out;
+    output.err_file = err;
+    const int r = RunCrushTest(*map, o.tester, output);
+    output.Flush();
+    if (r != 0) return 1;
+  }
+
+  // output ----
+  if (modified) {
+    if (o.outfn.empty()) {
+      Write(out, me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
+    } else {
+      PrepareForPacificEncode(model);
+      const std::string bytes = crush::EncodeCrushMap(model);
+      if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
+        Write(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +
+                       CppStrerror(e) + "\n");
+        Write(err, me + ": error writing '" + o.outfn + "': " + CppStrerror(e) + "\n");
+        return 1;
+      }
+      if (o.verbose != 0) Write(out, "wrote crush map to " + o.outfn + "\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace crushkit::tools::crushtool

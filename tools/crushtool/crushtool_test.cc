@@ -1,0 +1,158 @@
+// End-to-end tests of RunCrushtoolCommand against Ceph's crushtool, which is
+// run at test time (skipped if /usr/bin/crushtool is missing) on maps from
+// the shared compat corpus.
+#include "tools/crushtool/crushtool.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/paths.h"
+
+namespace crushkit::tools::crushtool {
+namespace {
+
+struct Result {
+  int rc = 0;
+  std::string out, err;
+  bool operator==(const Result&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Result& r) {
+  return os << "rc=" << r.rc << "\n--stdout--\n" << r.out << "--stderr--\n" << r.err;
+}
+
+std::string Slurp(std::FILE* f) {
+  std::string s;
+  std::rewind(f);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  return s;
+}
+
+Result RunOurs(const std::vector<std::string>& args) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  Result r;
+  r.rc = RunCrushtoolCommand(args, out, err);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  std::fclose(out);
+  std::fclose(err);
+  return r;
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q.push_back(c);
+    }
+  }
+  return q + "'";
+}
+
+bool HaveOracle() { return ::access("/usr/bin/crushtool", X_OK) == 0; }
+
+Result RunCeph(const std::vector<std::string>& args) {
+  char dir[] = "/tmp/crushtool_test.XXXXXX";
+  const std::string d = ::mkdtemp(dir);
+  std::string cmd = "cd " + d + " && CEPH_ARGS=--crash_dir=" + d + " PATH=/usr/bin:$PATH timeout 60 crushtool";
+  for (const std::string& a : args) cmd += " " + Quote(a);
+  cmd += " >" + d + "/out 2>" + d + "/err";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.out = crush_testing::ReadFileOrEmpty(d + "/out");
+  r.err = crush_testing::ReadFileOrEmpty(d + "/err");
+  std::system(("rm -rf " + d).c_str());
+  return r;
+}
+
+std::string Pacific(const std::string& name) {
+  return crush_testing::CompatDir() + "/ceph-cli-tests/pacific/crushtool/" + name;
+}
+
+class CrushtoolVsCephTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
+    if (crush_testing::ReadFileOrEmpty(Pacific("test-map-a.crushmap")).empty()) {
+      GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
+    }
+  }
+  void ExpectSame(const std::vector<std::string>& args) {
+    EXPECT_EQ(RunOurs(args), RunCeph(args));
+  }
+};
+
+TEST_F(CrushtoolVsCephTest, ParsingErrors) {
+  const std::string m = Pacific("test-map-a.crushmap");
+  ExpectSame({});
+  ExpectSame({"-i", m});
+  ExpectSame({"-i", m, "--test", "--num-rep", "x"});
+  ExpectSame({"-i", m, "--test", "--num-rep", "1.5"});
+  ExpectSame({"-i", m, "--test", "--num-rep", "-x"});
+  ExpectSame({"-i", m, "--test", "--num-rep", "99999999999"});
+  ExpectSame({"-i", m, "--test", "--num-rep"});
+  ExpectSame({"-i", m, "--test", "--show-statistics", "--bogus", "1"});
+  ExpectSame({"-i", m, "-i"});
+  ExpectSame({"-i", "/nonexistent/map", "--test"});
+  ExpectSame({"-i", "/etc/hosts", "--test", "--show-mappings"});
+  ExpectSame({"--help"});
+  ExpectSame({"--help-output"});
+}
+
+TEST_F(CrushtoolVsCephTest, TestOutputs) {
+  const std::string m = Pacific("test-map-a.crushmap");
+  ExpectSame({"-i", m, "--test", "--show-mappings", "--num-rep", "3", "--min-x", "0", "--max-x", "50"});
+  ExpectSame({"-i", m, "--test", "--show-statistics", "--show-utilization", "--rule", "1",
+              "--num-rep", "2", "--max-x", "99"});
+  ExpectSame({"-i", m, "--test", "--show-utilization-all", "--rule", "0", "--x", "5"});
+  ExpectSame({"-i", m, "--test", "--show-bad-mappings", "--show-choose-tries", "--weight", "3",
+              "0", "--weight", "7", "0.25", "--pool-id", "7", "--min-x", "0", "--max-x", "200"});
+  ExpectSame({"-i", m, "--test", "--show-statistics", "--min-rule", "1", "--max-rule", "9",
+              "--ruleset", "2", "--batches", "3", "--num-rep", "4"});
+  ExpectSame({"-i", Pacific("test-map-indep.crushmap"), "--test", "--show-mappings",
+              "--show-statistics", "--min-x", "1", "--max-x", "40", "--num-rep", "6"});
+  ExpectSame({"--test", "--show-choose-tries"});
+}
+
+TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
+  const std::string m = Pacific("test-map-a.crushmap");
+  char dir[] = "/tmp/crushtool_test_out.XXXXXX";
+  const std::string d = ::mkdtemp(dir);
+  for (const std::vector<std::string>& edit :
+       std::vector<std::vector<std::string>>{{"--set-choose-total-tries", "50"},
+                                             {"--set-chooseleaf-vary-r", "300"},
+                                             {"--set-chooseleaf-stable", "1", "--set-straw-calc-version", "1"},
+                                             {"--set-choose-local-tries", "0", "--set-allowed-bucket-algs", "54"},
+                                             {"--set-choose-total-tries", "-1"}}) {
+    std::vector<std::string> ours = {"-i", m, "-o", d + "/ours"};
+    std::vector<std::string> theirs = {"-i", m, "-o", d + "/theirs"};
+    ours.insert(ours.end(), edit.begin(), edit.end());
+    theirs.insert(theirs.end(), edit.begin(), edit.end());
+    const Result a = RunOurs(ours);
+    const Result b = RunCeph(theirs);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(crush_testing::ReadFileOrEmpty(d + "/ours"),
+              crush_testing::ReadFileOrEmpty(d + "/theirs"))
+        << edit[0];
+    std::remove((d + "/ours").c_str());
+    std::remove((d + "/theirs").c_str());
+  }
+  ExpectSame({"-i", m, "--set-choose-total-tries", "50"});
+  std::system(("rm -rf " + d).c_str());
+}
+
+}  // namespace
+}  // namespace crushkit::tools::crushtool

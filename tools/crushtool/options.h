@@ -1,0 +1,100 @@
+// The command line of Pacific 16.2 `crushtool`, parsed exactly as its main()
+// does (src/tools/crushtool.cc): the same option table, the same shared error
+// buffer (some options report a bad value only when a later option checks
+// it), the same messages, and the same post-parse checks (the "no output
+// selected" warning, "no action specified", "unrecognized arguments").
+// Thread-safety: pure function.
+#ifndef CRUSHKIT_TOOLS_CRUSHTOOL_OPTIONS_H_
+#define CRUSHKIT_TOOLS_CRUSHTOOL_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace crushkit::tools::crushtool {
+
+// --test parameters (CrushTester's setters). -1 means "not given".
+struct TestOptions {
+  int min_x = -1;
+  int max_x = -1;
+  int min_rule = -1;
+  int max_rule = -1;
+  int ruleset = -1;
+  int min_rep = -1;  // --num-rep sets both; --min-rep/--max-rep (Quincy) too
+  int max_rep = -1;
+  std::int64_t pool_id = -1;
+  int batches = 1;
+  bool output_utilization = false;
+  bool output_utilization_all = false;
+  bool output_statistics = false;
+  bool output_mappings = false;
+  bool output_bad_mappings = false;
+  bool output_choose_tries = false;
+  bool output_csv = false;
+  bool simulate = false;
+  float mark_down_device_ratio = 0;
+  float mark_down_bucket_ratio = 1;
+  // --weight DEV W, already converted as CrushTester::set_device_weight().
+  std::map<int, std::uint32_t> device_weight;
+};
+
+struct BuildLayer {
+  std::string name;
+  std::string bucket_type;
+  int size = 0;
+};
+
+struct CrushtoolOptions {
+  std::string infn, srcfn, outfn;
+  bool compile = false;
+  bool decompile = false;
+  bool build = false;
+  int num_osds = 0;
+  std::vector<BuildLayer> layers;
+  bool test = false;
+  bool display = false;
+  int verbose = 0;
+
+  // Tunables stage; -1 = unchanged (Ceph ignores negative values).
+  int choose_local_tries = -1;
+  int choose_local_fallback_tries = -1;
+  int choose_total_tries = -1;
+  int chooseleaf_descend_once = -1;
+  int chooseleaf_vary_r = -1;
+  int chooseleaf_stable = -1;
+  int straw_calc_version = -1;
+  int allowed_bucket_algs = -1;
+  bool adjust = false;
+
+  // Stages crushkit does not implement yet; recorded so that they can be
+  // refused with a clear message (the first one given, in Ceph's option
+  // order) rather than silently ignored.
+  std::vector<std::string> unsupported;
+
+  TestOptions tester;
+};
+
+// The outcome of parsing: either options to run, or an immediate exit with
+// the texts Ceph would have printed.
+struct ParseOutcome {
+  bool exit_now = false;
+  int exit_code = 0;
+  std::string out;  // stdout text printed so far
+  std::string err;  // stderr text printed so far
+  CrushtoolOptions options;
+};
+
+// Parses crushtool's arguments (excluding argv[0]). `me` is argv[0] as Ceph
+// prints it in messages ("crushtool").
+ParseOutcome ParseCrushtoolArgs(std::vector<std::string> args, const std::string& me);
+
+// CrushTester::set_device_weight(): (int)(w * 0x10000) computed in float,
+// clamped to [0, 0x10000]. Values whose product does not fit an int convert
+// to INT_MIN as the x86-64 cvttss2si instruction does, hence to 0.
+std::uint32_t DeviceWeightFromFloat(float w);
+
+}  // namespace crushkit::tools::crushtool
+
+#endif  // CRUSHKIT_TOOLS_CRUSHTOOL_OPTIONS_H_

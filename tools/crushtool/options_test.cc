@@ -1,0 +1,91 @@
+#include "tools/crushtool/options.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace crushkit::tools::crushtool {
+namespace {
+
+using ::testing::HasSubstr;
+
+ParseOutcome Parse(std::vector<std::string> args) { return ParseCrushtoolArgs(std::move(args), "crushtool"); }
+
+// Expected texts below were captured from Pacific 16.2.15 crushtool.
+TEST(ParseCrushtoolArgsTest, NoArgumentsAndHelp) {
+  ParseOutcome p = Parse({});
+  EXPECT_TRUE(p.exit_now);
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.err, "crushtool: -h or --help for usage\n");
+  p = Parse({"-i", "x", "--help"});
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_THAT(p.out, HasSubstr("usage: crushtool ..."));
+}
+
+TEST(ParseCrushtoolArgsTest, TestOptionsAndSpellings) {
+  ParseOutcome p = Parse({"-i", "m", "--test", "--num_rep=3", "--x", "7", "--rule=2",
+                          "--show-mappings", "--pool-id", "4294967297", "--weight", "3", "0.5"});
+  ASSERT_FALSE(p.exit_now) << p.err;
+  const TestOptions& t = p.options.tester;
+  EXPECT_EQ(t.min_rep, 3);
+  EXPECT_EQ(t.max_rep, 3);
+  EXPECT_EQ(t.min_x, 7);
+  EXPECT_EQ(t.max_x, 7);
+  EXPECT_EQ(t.min_rule, 2);
+  EXPECT_EQ(t.pool_id, 4294967297LL);
+  EXPECT_TRUE(t.output_mappings);
+  EXPECT_EQ(t.device_weight.at(3), 0x8000u);
+  EXPECT_EQ(p.err, "");
+}
+
+TEST(ParseCrushtoolArgsTest, WarningsAndUnrecognized) {
+  ParseOutcome p = Parse({"-i", "m", "--test", "--num_rep", "3", "--show_mappings=1"});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.err,
+            "WARNING: no output selected; use --output-csv or --show-X\n"
+            "unrecognized arguments: [--show_mappings=1]\n");
+  p = Parse({"-i", "m"});
+  EXPECT_EQ(p.err, "no action specified; -h for help\n");
+  p = Parse({"-i", "m", "--test", "--show-statistics", "--", "--x", "1"});
+  EXPECT_EQ(p.err, "unrecognized arguments: [--x,1]\n");
+}
+
+TEST(ParseCrushtoolArgsTest, ValueErrors) {
+  ParseOutcome p = Parse({"-i", "m", "--test", "--num-rep", "abc"});
+  EXPECT_EQ(p.err, "The option value 'abc' is invalid\n");
+  p = Parse({"-i", "m", "--test", "--num-rep"});
+  EXPECT_EQ(p.err, "Option --num-rep requires an argument.\n\n");
+  p = Parse({"-i", "m", "-i"});
+  EXPECT_EQ(p.err, "Option -i requires an argument.\n");
+  p = Parse({"-i", "m", "--test", "--weight", "0"});
+  EXPECT_EQ(p.err, "expecting additional argument to --weight\n");
+  // An unchecked option's error surfaces at the next checking option.
+  p = Parse({"-i", "m", "--set-choose-total-tries", "abc", "--x", "1"});
+  EXPECT_EQ(p.err, "The option value 'abc' is invalid\n");
+  // ... and is silent otherwise, with the value Ceph stores (1).
+  p = Parse({"-i", "m", "--set-choose-total-tries", "abc"});
+  EXPECT_FALSE(p.exit_now);
+  EXPECT_EQ(p.options.choose_total_tries, 1);
+}
+
+TEST(ParseCrushtoolArgsTest, UnsupportedStagesAreRecorded) {
+  ParseOutcome p = Parse({"-i", "m", "--tree"});
+  ASSERT_FALSE(p.exit_now);
+  ASSERT_EQ(p.options.unsupported.size(), 1u);
+  EXPECT_EQ(p.options.unsupported[0], "--tree");
+}
+
+TEST(DeviceWeightFromFloatTest, ClampsLikeX86) {
+  EXPECT_EQ(DeviceWeightFromFloat(1.0F), 0x10000u);
+  EXPECT_EQ(DeviceWeightFromFloat(0.5F), 0x8000u);
+  EXPECT_EQ(DeviceWeightFromFloat(7.0F), 0x10000u);
+  EXPECT_EQ(DeviceWeightFromFloat(-1.0F), 0u);
+  // (int)(1e10f * 65536) is INT_MIN on x86-64, hence 0 after clamping.
+  EXPECT_EQ(DeviceWeightFromFloat(1e10F), 0u);
+  EXPECT_EQ(DeviceWeightFromFloat(__builtin_inff()), 0u);
+}
+
+}  // namespace
+}  // namespace crushkit::tools::crushtool

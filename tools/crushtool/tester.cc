@@ -1,0 +1,321 @@
+#include "tools/crushtool/tester.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "crush/hash.h"
+#include "crush/mapper.h"
+#include "crush/model.h"
+#include "crush/types.h"
+
+namespace crushkit::tools::crushtool {
+namespace {
+
+using crush::CrushMap;
+using crush::ItemId;
+using crush::MapModel;
+using crush::Weight;
+
+// Ceph computes these in `int`; x86-64 wraps on overflow, so do we
+// (explicitly, through unsigned arithmetic).
+int WrapAdd(int a, int b) {
+  return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+int WrapSub(int a, int b) {
+  return static_cast<int>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
+}
+int WrapMul(int a, int b) {
+  return static_cast<int>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+}
+
+// CrushWrapper::get_bucket_type(): the bucket's type, or -ENOENT (-2) for a
+// device id or a missing bucket.
+int BucketTypeOrEnoent(const MapModel& m, ItemId id) {
+  const crush::Bucket* b = m.FindBucket(id);
+  if (b == nullptr || b->alg == crush::BucketAlg::kNone) return -2;
+  return b->type;
+}
+
+// CrushTester::get_maximum_affected_by_rule(), quirks included: every step
+// whose op is >= 2 and != emit (so also the set_* steps, with their arg2)
+// counts as a "choose" of type arg2; the candidates are all *named* items
+// whose bucket type matches (shadow buckets included).
+int MaximumAffectedByRule(const CrushMap& map, int rule) {
+  const MapModel& m = map.model();
+  const crush::Rule& r = m.rules[static_cast<std::size_t>(rule)];
+  std::vector<int> affected_types;
+  std::map<int, int> replications_by_type;
+  for (const crush::RuleStep& s : r.steps) {
+    const auto op = static_cast<std::uint32_t>(s.op);
+    if (op >= 2 && op != 4) {
+      affected_types.push_back(s.arg2);
+      replications_by_type[s.arg2] = s.arg1;
+    }
+  }
+  std::map<int, int> max_devices_of_type;
+  for (int type : affected_types) {
+    for (const auto& [id, name] : m.item_names) {
+      if (BucketTypeOrEnoent(m, id) == type) max_devices_of_type[type]++;
+    }
+  }
+  for (int type : affected_types) {
+    if (replications_by_type[type] > 0 && replications_by_type[type] < max_devices_of_type[type]) {
+      max_devices_of_type[type] = replications_by_type[type];
+    }
+  }
+  int max_affected = std::max(map.max_buckets(), map.max_devices());
+  for (int type : affected_types) {
+    if (max_devices_of_type[type] > 0 && max_devices_of_type[type] < max_affected) {
+      max_affected = max_devices_of_type[type];
+    }
+  }
+  return max_affected;
+}
+
+// CrushWrapper::check_item_present(): the item is in some bucket.
+std::vector<bool> PresentDevices(const MapModel& m, int max_devices) {
+  std::vector<bool> present(static_cast<std::size_t>(max_devices), false);
+  for (const crush::Bucket& b : m.buckets) {
+    if (b.alg == crush::BucketAlg::kNone) continue;
+    for (ItemId item : b.items) {
+      if (item >= 0 && item < max_devices) present[static_cast<std::size_t>(item)] = true;
+    }
+  }
+  return present;
+}
+
+void AppendVector(std::string& s, const ItemId* v, int n) {
+  s.push_back('[');
+  char buf[16];
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) s.push_back(',');
+    const int len = std::snprintf(buf, sizeof(buf), "%d", v[i]);
+    s.append(buf, static_cast<std::size_t>(len));
+  }
+  s.push_back(']');
+}
+
+std::string RuleName(const MapModel& m, int rule) {
+  // Ceph streams a null char* here (and then builds a std::string from it,
+  // which throws); crushkit prints an unnamed rule's name as empty.
+  auto it = m.rule_names.find(rule);
+  return it == m.rule_names.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+void TestOutput::MaybeFlush() {
+  if (out_file != nullptr && out.size() >= flush_threshold) Flush();
+}
+
+void TestOutput::Flush() {
+  if (out_file != nullptr && !out.empty()) {
+    std::fwrite(out.data(), 1, out.size(), out_file);
+    std::fflush(out_file);
+    out.clear();
+  }
+}
+
+void TestOutput::WriteErr(const std::string& text) {
+  if (err_file == nullptr) {
+    err += text;
+    return;
+  }
+  Flush();
+  std::fwrite(text.data(), 1, text.size(), err_file);
+  std::fflush(err_file);
+}
+
+std::string FormatFloat(float value) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(value));
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output) {
+  const MapModel& m = map.model();
+  const bool statistics =
+      opt.output_statistics || opt.output_utilization || opt.output_utilization_all;
+  int min_rule = opt.min_rule, max_rule = opt.max_rule;
+  if (min_rule < 0 || max_rule < 0) {
+    min_rule = 0;
+    max_rule = map.max_rules() - 1;
+  }
+  int min_x = opt.min_x, max_x = opt.max_x;
+  if (min_x < 0 || max_x < 0) {
+    min_x = 0;
+    max_x = 1023;
+  }
+  if (opt.batches == 0) {
+    // Ceph divides by zero (SIGFPE).
+    output.WriteErr("crushtool: --batches must not be 0\n");
+    return 1;
+  }
+
+  const int max_devices = map.max_devices();
+  const std::vector<bool> present = PresentDevices(m, max_devices);
+  std::vector<Weight> weight(static_cast<std::size_t>(max_devices));
+  for (int o = 0; o < max_devices; ++o) {
+    auto it = opt.device_weight.find(o);
+    if (it != opt.device_weight.end()) {
+      weight[static_cast<std::size_t>(o)] = it->second;
+    } else {
+      weight[static_cast<std::size_t>(o)] = present[static_cast<std::size_t>(o)] ? 0x10000 : 0;
+    }
+  }
+  if (opt.output_utilization_all) {
+    std::string line = "devices weights (hex): [";
+    char buf[16];
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+      if (i > 0) line.push_back(',');
+      line.append(buf, static_cast<std::size_t>(std::snprintf(buf, sizeof(buf), "%x", weight[i])));
+    }
+    line += "]\n";
+    output.WriteErr(line);
+  }
+
+  // Ceph's choose_tries array has choose_total_tries + 1 slots and prints
+  // choose_total_tries of them; the mapper caps the histogram at 2^16.
+  const std::uint64_t profile_slots =
+      std::min<std::uint64_t>(std::uint64_t{m.tunables.choose_total_tries} + 1, 1U << 16);
+  std::vector<std::uint32_t> choose_tries(
+      opt.output_choose_tries ? static_cast<std::size_t>(profile_slots) : 0, 0);
+  const crush::ChooseArgsRef choose_args = map.ResolveChooseArgs(0);
+  std::string& out = output.out;
+  char buf[64];
+
+  for (int r = min_rule; r < map.max_rules() && r <= max_rule; ++r) {
+    if (!map.RuleExists(r)) {
+      if (statistics) out += "rule " + std::to_string(r) + " dne\n";
+      continue;
+    }
+    const crush::Rule& rule = m.rules[static_cast<std::size_t>(r)];
+    if (opt.ruleset >= 0 && rule.ruleset != opt.ruleset) continue;
+    int minr = opt.min_rep, maxr = opt.max_rep;
+    if (minr < 0 || maxr < 0) {
+      minr = rule.min_size;
+      maxr = rule.max_size;
+    }
+    const std::string name = RuleName(m, r);
+    const std::string rule_prefix = "rule " + std::to_string(r) + " (" + name + ")";
+    if (statistics) {
+      out += rule_prefix + ", x = " + std::to_string(min_x) + ".." + std::to_string(max_x) +
+             ", numrep = " + std::to_string(minr) + ".." + std::to_string(maxr) + "\n";
+    }
+    const int max_affected = MaximumAffectedByRule(map, r);
+
+    for (int nr = minr; nr <= maxr; ++nr) {
+      std::vector<long long> per(static_cast<std::size_t>(max_devices), 0);
+      std::map<int, int> sizes;
+      const int num_objects = WrapAdd(WrapSub(max_x, min_x), 1);
+      int total_weight = 0;
+      for (Weight w : weight) total_weight = WrapAdd(total_weight, static_cast<int>(w));
+      if (total_weight == 0) {
+        if (nr == maxr) break;
+        continue;
+      }
+      const auto expected_objects =
+          static_cast<float>(WrapMul(std::min(nr, max_affected), num_objects));
+      std::vector<float> num_objects_expected(static_cast<std::size_t>(max_devices));
+      for (std::size_t i = 0; i < num_objects_expected.size(); ++i) {
+        const float proportional =
+            static_cast<float>(weight[i]) / static_cast<float>(total_weight);
+        num_objects_expected[i] = proportional * expected_objects;
+      }
+
+      crush::Workspace ws(map, std::max(nr, 0));
+      if (opt.output_choose_tries) ws.EnableChooseTriesProfile(map);
+      std::vector<ItemId> result(static_cast<std::size_t>(std::max(nr, 0)));
+
+      int objects_per_batch = num_objects / opt.batches;
+      int batch_min = min_x;
+      int batch_max = WrapSub(WrapAdd(min_x, objects_per_batch), 1);
+      for (int current_batch = 0; current_batch < opt.batches; ++current_batch) {
+        if (current_batch == opt.batches - 1) {
+          batch_max = max_x;
+          objects_per_batch = WrapAdd(WrapSub(batch_max, batch_min), 1);
+        }
+        for (long long xl = batch_min; xl <= batch_max; ++xl) {
+          const int x = static_cast<int>(xl);
+          auto real_x = static_cast<std::uint32_t>(x);
+          if (opt.pool_id != -1) {
+            real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
+          }
+          const int n = crush::DoRule(map, r, real_x, weight, ws, result, choose_args);
+          if (opt.output_mappings) {
+            out += "CRUSH rule ";
+            out += std::to_string(r);
+            out += " x ";
+            out += std::to_string(x);
+            out.push_back(' ');
+            AppendVector(out, result.data(), n);
+            out.push_back('\n');
+          }
+          bool has_item_none = false;
+          for (int i = 0; i < n; ++i) {
+            const ItemId item = result[static_cast<std::size_t>(i)];
+            if (item == crush::kItemNone) {
+              has_item_none = true;
+            } else if (item >= 0 && item < max_devices) {
+              // Ceph indexes its counters with any item (a bucket id writes
+              // out of bounds); crushkit counts devices only.
+              ++per[static_cast<std::size_t>(item)];
+            }
+          }
+          ++sizes[n];
+          if (opt.output_bad_mappings && (n != nr || has_item_none)) {
+            out += "bad mapping rule " + std::to_string(r) + " x " + std::to_string(x) +
+                   " num_rep " + std::to_string(nr) + " result ";
+            AppendVector(out, result.data(), n);
+            out.push_back('\n');
+          }
+          output.MaybeFlush();
+        }
+        batch_min = WrapAdd(batch_max, 1);
+        batch_max = WrapSub(WrapAdd(batch_min, objects_per_batch), 1);
+      }
+      if (opt.output_choose_tries) {
+        const auto profile = ws.choose_tries_profile();
+        const std::size_t n = std::min(profile.size(), choose_tries.size());
+        for (std::size_t i = 0; i < n; ++i) choose_tries[i] += profile[i];
+      }
+
+      if (statistics) {
+        for (const auto& [size, count] : sizes) {
+          out += rule_prefix + " num_rep " + std::to_string(nr) + " result size == " +
+                 std::to_string(size) + ":\t" + std::to_string(count) + "/" +
+                 std::to_string(WrapAdd(WrapSub(max_x, min_x), 1)) + "\n";
+        }
+        for (std::size_t i = 0; i < per.size(); ++i) {
+          const bool print =
+              opt.output_utilization ? (num_objects_expected[i] > 0 && per[i] > 0)
+                                     : opt.output_utilization_all;
+          if (!print) continue;
+          const int len = std::snprintf(buf, sizeof(buf), "  device %zu:\t\t stored : %lld\t", i,
+                                        per[i]);
+          out.append(buf, static_cast<std::size_t>(len));
+          out += " expected : " + FormatFloat(num_objects_expected[i]) + "\n";
+        }
+      }
+      output.MaybeFlush();
+      if (nr == maxr) break;  // nr <= maxr with maxr == INT_MAX must not overflow
+    }
+  }
+
+  if (opt.output_choose_tries) {
+    const std::uint32_t total_tries = m.tunables.choose_total_tries;
+    const std::size_t n = std::min<std::size_t>(total_tries, choose_tries.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const int len = std::snprintf(buf, sizeof(buf), "%2zu: %9u\n", i, choose_tries[i]);
+      out.append(buf, static_cast<std::size_t>(len));
+    }
+  }
+  output.MaybeFlush();
+  return 0;
+}
+
+}  // namespace crushkit::tools::crushtool
