@@ -1,0 +1,63 @@
+// Compiler diagnostics in gcc/clang form:
+//
+//   rack.crush:12:7: error: unknown bucket 'host9' in bucket 'rack1'; did you mean 'host1'?
+//   	item host9 weight 1.000
+//   	     ^~~~~
+//   rack.crush:3:6: note: 'host1' declared here
+//
+// Messages are lowercase, without a trailing period, and quote names. The
+// source line is copied verbatim (tabs kept) and the caret line reuses its
+// tabs so the caret lines up in any tab width. A DiagnosticSink collects
+// diagnostics of one compilation; it is not thread-safe.
+#ifndef CRUSHKIT_COMPILER_DIAGNOSTICS_H_
+#define CRUSHKIT_COMPILER_DIAGNOSTICS_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/source_file.h"
+
+namespace crushkit::compiler {
+
+enum class Severity { kError, kWarning, kNote };
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  SourceRange range;
+  std::string message;
+  // Notes printed after the main message (e.g. "'x' declared here").
+  std::vector<Diagnostic> notes;
+};
+
+class DiagnosticSink {
+ public:
+  // Semantic errors reported in one run are capped at this many.
+  static constexpr int kMaxErrors = 20;
+
+  // Records `d`. Errors beyond kMaxErrors are counted but not stored.
+  void Report(Diagnostic d);
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  int error_count() const { return error_count_; }
+  bool has_errors() const { return error_count_ > 0; }
+  void Clear();
+
+  // All stored diagnostics formatted against `src`, each ending in '\n'.
+  // Adds a final "N errors generated" style line when errors were dropped.
+  std::string Format(const SourceFile& src) const;
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+  int error_count_ = 0;
+};
+
+// Formats one diagnostic (and its notes) against `src`.
+std::string FormatDiagnostic(const SourceFile& src, const Diagnostic& d);
+
+// The defined name closest to `name` by edit distance, or "" if none is
+// close enough to be a plausible typo.
+std::string ClosestName(const std::string& name, const std::vector<std::string>& candidates);
+
+}  // namespace crushkit::compiler
+
+#endif  // CRUSHKIT_COMPILER_DIAGNOSTICS_H_

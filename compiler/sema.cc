@@ -1,0 +1,967 @@
+// Semantic analysis + lowering. The order of operations, id assignment and
+// every derived number follow Ceph's CrushCompiler::compile/parse_* and
+// CrushWrapper::populate_classes/device_class_clone; comments name the Ceph
+// function reproduced. Where Ceph silently accepts nonsense (duplicate
+// names, 64-bit ids truncated to int) we report an error instead; where
+// Ceph crashes (uniform buckets of weight 0) we report an error too.
+#include "compiler/sema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crush/builder.h"
+
+namespace crushkit::compiler {
+namespace {
+
+using crush::BucketAlg;
+using crush::ItemId;
+using crush::MapModel;
+using crush::RuleOp;
+using crush::Weight;
+
+// CRUSH_MAX_DEVICE_WEIGHT / CRUSH_MAX_BUCKET_WEIGHT (crush.h).
+constexpr Weight kMaxDeviceWeight = 100u * 0x10000u;
+constexpr Weight kMaxBucketWeight = 65535u * 0x10000u;
+// Ceph grows the rule array to any id; we stop at 16 bits to bound memory.
+constexpr std::int64_t kMaxRuleId = 65535;
+constexpr std::int64_t kMaxTypeId = 65535;  // bucket types are stored as u16
+
+// Spirit classic real_p: [+-]? (digits [. digits*] | . digits) ([eE][+-]?digits)?
+bool IsRealLiteral(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  std::size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++frac_digits;
+  }
+  if (int_digits + frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    std::size_t exp_digits = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
+// CrushWrapper::is_valid_crush_name: non-empty, [A-Za-z0-9_.-] only.
+bool IsValidCrushName(const std::string& name) {
+  if (name.empty()) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+struct AlgName {
+  const char* name;
+  BucketAlg alg;
+};
+constexpr AlgName kAlgs[] = {{"uniform", BucketAlg::kUniform},
+                             {"list", BucketAlg::kList},
+                             {"tree", BucketAlg::kTree},
+                             {"straw", BucketAlg::kStraw},
+                             {"straw2", BucketAlg::kStraw2}};
+
+constexpr const char* kTunableNames[] = {"choose_local_tries",      "choose_local_fallback_tries",
+                                         "choose_total_tries",      "chooseleaf_descend_once",
+                                         "chooseleaf_vary_r",       "chooseleaf_stable",
+                                         "straw_calc_version",      "allowed_bucket_algs"};
+
+class Lowerer {
+ public:
+  Lowerer(const SourceFile& src, DiagnosticSink& sink) : src_(src), sink_(sink) {}
+
+  std::optional<MapModel> Run(const ast::CrushFile& file) {
+    // CrushCompiler::compile: always start from legacy tunables.
+    m_.tunables = crush::Tunables{};
+    for (const ast::HeaderStatement& st : file.header) {
+      if (const auto* t = std::get_if<ast::Tunable>(&st)) {
+        DoTunable(*t);
+      } else if (const auto* d = std::get_if<ast::Device>(&st)) {
+        DoDevice(*d);
+      } else {
+        DoType(std::get<ast::TypeDecl>(st));
+      }
+    }
+    DoBody(file.body);
+    for (const ast::ChooseArgs& ca : file.choose_args) DoChooseArgs(ca);
+    Finalize();
+    if (errors_ > 0) return std::nullopt;
+    return std::move(m_);
+  }
+
+ private:
+  // ---- diagnostics -------------------------------------------------------
+  void Error(SourceRange r, std::string msg, std::vector<Diagnostic> notes = {}) {
+    ++errors_;
+    sink_.Report(Diagnostic{Severity::kError, r, std::move(msg), std::move(notes)});
+  }
+  void Warning(SourceRange r, std::string msg) {
+    sink_.Report(Diagnostic{Severity::kWarning, r, std::move(msg), {}});
+  }
+  static Diagnostic Note(SourceRange r, std::string msg) {
+    return Diagnostic{Severity::kNote, r, std::move(msg), {}};
+  }
+
+  // Appends "; did you mean 'x'?" and a note when a close name exists.
+  template <typename Map>
+  void UnknownName(SourceRange r, std::string msg, const std::string& name, const Map& defined,
+                   const std::map<std::string, SourceRange>* decls) {
+    std::vector<std::string> candidates;
+    candidates.reserve(defined.size());
+    for (const auto& [n, unused] : defined) candidates.push_back(n);
+    const std::string best = ClosestName(name, candidates);
+    std::vector<Diagnostic> notes;
+    if (!best.empty()) {
+      msg += "; did you mean " + Quote(best) + "?";
+      if (decls != nullptr) {
+        if (auto it = decls->find(best); it != decls->end()) {
+          notes.push_back(Note(it->second, Quote(best) + " declared here"));
+        }
+      }
+    }
+    Error(r, std::move(msg), std::move(notes));
+  }
+
+  bool CheckInt32(const ast::Number& n, const char* what) {
+    if (n.fits_int32) return true;
+    Error(n.range, std::string(what) + " " + std::to_string(n.value) + " does not fit in 32 bits");
+    return false;
+  }
+
+  // CrushCompiler::float_node() * (float)0x10000, truncated to unsigned;
+  // rejects what Ceph would turn into garbage (negative, inf, nan, > 2^32).
+  std::optional<Weight> ConvertWeight(const ast::Word& w) {
+    if (!IsRealLiteral(w.text)) {
+      Error(w.range, "invalid weight " + Quote(w.text) + "; expected a non-negative decimal number");
+      return std::nullopt;
+    }
+    const float f = std::strtof(w.text.c_str(), nullptr);
+    if (std::signbit(f) && f != 0.0f) {
+      Error(w.range, "weight " + Quote(w.text) + " is negative");
+      return std::nullopt;
+    }
+    const float scaled = f * static_cast<float>(0x10000);
+    if (!std::isfinite(f) || !(scaled < 4294967296.0f)) {
+      Error(w.range, "weight " + Quote(w.text) + " is out of the 16.16 fixed-point range (max 65535.99998)");
+      return std::nullopt;
+    }
+    return static_cast<Weight>(scaled);
+  }
+
+  // CrushWrapper::get_or_create_class_id: new ids are max(existing) + 1.
+  int ClassId(const std::string& name) {
+    if (auto it = class_id_.find(name); it != class_id_.end()) return it->second;
+    const int id = m_.class_names.empty() ? 0 : m_.class_names.rbegin()->first + 1;
+    m_.class_names[id] = name;
+    class_id_[name] = id;
+    return id;
+  }
+
+  // ---- header ------------------------------------------------------------
+  void DoTunable(const ast::Tunable& t) {
+    const std::string& n = t.name.text;
+    if (n == "msr_descents" || n == "msr_collision_tries") {
+      Error(t.name.range, "tunable " + Quote(n) + " is not supported by this map version (Ceph Pacific)");
+      return;
+    }
+    if (std::find_if(std::begin(kTunableNames), std::end(kTunableNames),
+                     [&](const char* k) { return n == k; }) == std::end(kTunableNames)) {
+      std::map<std::string, int> known;
+      for (const char* k : kTunableNames) known[k] = 0;
+      UnknownName(t.name.range, "unknown tunable " + Quote(n), n, known, nullptr);
+      return;
+    }
+    if (!CheckInt32(t.value, "tunable value")) return;
+    const auto val = static_cast<std::int32_t>(t.value.value);
+    crush::Tunables& tu = m_.tunables;
+    // CrushWrapper::set_* store into the struct's field types.
+    if (n == "choose_local_tries") tu.choose_local_tries = static_cast<std::uint32_t>(val);
+    else if (n == "choose_local_fallback_tries") tu.choose_local_fallback_tries = static_cast<std::uint32_t>(val);
+    else if (n == "choose_total_tries") tu.choose_total_tries = static_cast<std::uint32_t>(val);
+    else if (n == "chooseleaf_descend_once") tu.chooseleaf_descend_once = static_cast<std::uint32_t>(val);
+    else if (n == "chooseleaf_vary_r") tu.chooseleaf_vary_r = static_cast<std::uint8_t>(val);
+    else if (n == "chooseleaf_stable") tu.chooseleaf_stable = static_cast<std::uint8_t>(val);
+    else if (n == "straw_calc_version") tu.straw_calc_version = static_cast<std::uint8_t>(val);
+    else tu.allowed_bucket_algs = static_cast<std::uint32_t>(val);
+  }
+
+  void DoDevice(const ast::Device& d) {
+    if (!CheckInt32(d.id, "device id")) return;
+    const auto id = static_cast<ItemId>(d.id.value);
+    const std::string& name = d.name.text;
+    if (auto it = item_decl_.find(name); it != item_decl_.end()) {
+      Error(d.name.range, Quote(name) + " is already defined", {Note(it->second, "previous definition is here")});
+      return;
+    }
+    if (auto it = device_decl_.find(id); it != device_decl_.end()) {
+      Error(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(m_.item_names[id]),
+            {Note(it->second, "previous definition is here")});
+      return;
+    }
+    m_.item_names[id] = name;
+    item_id_[name] = id;
+    all_names_[name] = id;
+    item_decl_[name] = d.name.range;
+    device_decl_[id] = d.id.range;
+    if (d.device_class) m_.class_map[id] = ClassId(d.device_class->text);
+  }
+
+  void DoType(const ast::TypeDecl& t) {
+    if (t.id.value > kMaxTypeId) {
+      Error(t.id.range, "type id " + std::to_string(t.id.value) + " is out of range (0..65535)");
+      return;
+    }
+    const auto id = static_cast<int>(t.id.value);
+    if (auto it = type_decl_.find(t.name.text); it != type_decl_.end()) {
+      Error(t.name.range, "type " + Quote(t.name.text) + " is already defined",
+            {Note(it->second, "previous definition is here")});
+      return;
+    }
+    if (auto it = type_id_decl_.find(id); it != type_id_decl_.end()) {
+      Error(t.id.range, "type id " + std::to_string(id) + " is already used by type " + Quote(m_.type_names[id]),
+            {Note(it->second, "previous definition is here")});
+      return;
+    }
+    m_.type_names[id] = t.name.text;
+    type_id_[t.name.text] = id;
+    type_decl_[t.name.text] = t.name.range;
+    type_id_decl_[id] = t.id.range;
+  }
+
+  // ---- buckets -----------------------------------------------------------
+  void DoBody(const std::vector<ast::BodyStatement>& body) {
+    std::vector<const ast::Bucket*> buckets;
+    const ast::Rule* first_rule = nullptr;
+    for (const ast::BodyStatement& st : body) {
+      if (const auto* b = std::get_if<ast::Bucket>(&st)) {
+        if (first_rule != nullptr) {
+          Error(b->type.range, "buckets must be defined before rules",
+                {Note(first_rule->keyword.range, "first rule is here")});
+          continue;
+        }
+        buckets.push_back(b);
+      } else if (first_rule == nullptr) {
+        first_rule = &std::get<ast::Rule>(st);
+      }
+    }
+    // CrushCompiler::find_used_bucket_ids: only a bucket's first line counts.
+    for (const ast::Bucket* b : buckets) {
+      if (!b->ids.empty() && b->ids[0].id.fits_int32) {
+        used_bucket_ids_.insert(static_cast<ItemId>(b->ids[0].id.value));
+      }
+      declared_buckets_.insert(b->name.text);
+    }
+    FindCycles(buckets);
+    for (std::size_t index : CephBucketOrder(buckets)) DoBucket(*buckets[index]);
+    for (const ast::BodyStatement& st : body) {
+      if (const auto* r = std::get_if<ast::Rule>(&st)) DoRule(*r);
+    }
+  }
+
+  // Reports each cycle among bucket definitions once.
+  void FindCycles(const std::vector<const ast::Bucket*>& buckets) {
+    std::map<std::string, const ast::Bucket*> by_name;
+    for (const ast::Bucket* b : buckets) by_name.emplace(b->name.text, b);
+    std::map<std::string, int> color;  // 0 new, 1 on stack, 2 done
+    std::vector<std::string> stack;
+    // Iterative DFS to survive deep hierarchies.
+    struct Frame {
+      const ast::Bucket* bucket;
+      std::size_t next_item;
+    };
+    for (const ast::Bucket* root : buckets) {
+      if (color[root->name.text] != 0) continue;
+      std::vector<Frame> frames{{root, 0}};
+      color[root->name.text] = 1;
+      stack.push_back(root->name.text);
+      while (!frames.empty()) {
+        Frame& f = frames.back();
+        if (f.next_item == f.bucket->items.size()) {
+          color[f.bucket->name.text] = 2;
+          stack.pop_back();
+          frames.pop_back();
+          continue;
+        }
+        const ast::BucketItem& item = f.bucket->items[f.next_item++];
+        auto child = by_name.find(item.name.text);
+        if (child == by_name.end()) continue;
+        int& c = color[item.name.text];
+        if (c == 1) {
+          auto start = std::find(stack.begin(), stack.end(), item.name.text);
+          std::string path;
+          for (auto it = start; it != stack.end(); ++it) {
+            path += Quote(*it) + " -> ";
+            cyclic_.insert(*it);
+          }
+          path += Quote(item.name.text);
+          Error(item.name.range, "cycle in bucket hierarchy: " + path);
+        } else if (c == 0) {
+          c = 1;
+          stack.push_back(item.name.text);
+          frames.push_back(Frame{child->second, 0});
+        }
+      }
+    }
+  }
+
+  // CrushCompiler::adjust_bucket_item_place: for i < j, if bucket i lists
+  // bucket j as an item, swap the parse-tree nodes at the positions
+  // recorded for the two names. This is not a topological sort (some
+  // acyclic files still fail later with "not defined"), but it decides the
+  // order in which ids are assigned, so it is reproduced as is.
+  std::vector<std::size_t> CephBucketOrder(const std::vector<const ast::Bucket*>& buckets) {
+    const std::size_t n = buckets.size();
+    std::vector<std::size_t> content(n);
+    std::iota(content.begin(), content.end(), 0);
+    std::map<std::string, std::set<std::string>> items_of;
+    std::map<std::string, std::size_t> position;  // last definition wins, as in Ceph's map
+    std::map<std::string, std::vector<std::size_t>> indices;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& name = buckets[i]->name.text;
+      for (const ast::BucketItem& it : buckets[i]->items) items_of[name].insert(it.name.text);
+      position[name] = i;
+      indices[name].push_back(i);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& ni = buckets[i]->name.text;
+      // Only pairs where bucket i lists bucket j matter; visit them in j order.
+      std::vector<std::size_t> js;
+      for (const std::string& item : items_of[ni]) {
+        if (auto it = indices.find(item); it != indices.end()) {
+          for (std::size_t j : it->second) {
+            if (j > i) js.push_back(j);
+          }
+        }
+      }
+      std::sort(js.begin(), js.end());
+      for (std::size_t j : js) {
+        const std::string& nj = buckets[j]->name.text;
+        if (items_of[nj].count(ni) != 0) continue;  // mutual inclusion: reported as a cycle
+        std::swap(content[position[ni]], content[position[nj]]);
+      }
+    }
+    return content;
+  }
+
+  // CrushCompiler::parse_bucket.
+  void DoBucket(const ast::Bucket& b) {
+    bool ok = true;
+    int type = 0;
+    if (auto it = type_id_.find(b.type.text); it != type_id_.end()) {
+      type = it->second;
+    } else {
+      UnknownName(b.type.range, "unknown bucket type " + Quote(b.type.text), b.type.text, type_id_, &type_decl_);
+      ok = false;
+    }
+    const std::string& name = b.name.text;
+    bool register_name = true;
+    if (auto it = item_decl_.find(name); it != item_decl_.end()) {
+      Error(b.name.range, Quote(name) + " is already defined", {Note(it->second, "previous definition is here")});
+      ok = false;
+      register_name = false;
+    }
+
+    ItemId id = 0;
+    bool have_id = false;
+    std::map<int, ItemId> class_ids;
+    for (const ast::BucketId& bid : b.ids) {
+      if (!CheckInt32(bid.id, "bucket id")) {
+        ok = false;
+        continue;
+      }
+      const auto value = static_cast<ItemId>(bid.id.value);
+      if (value < -crush::kMaxBucketSlots) {
+        Error(bid.id.range, "bucket id " + std::to_string(value) + " is below the supported minimum " +
+                                std::to_string(-crush::kMaxBucketSlots));
+        ok = false;
+        continue;
+      }
+      if (bid.device_class) {
+        // Ceph does not require the class to be used by any device.
+        const int cid = ClassId(bid.device_class->text);
+        if (class_ids.count(cid) != 0) {
+          Error(bid.device_class->range,
+                "duplicate device class " + Quote(bid.device_class->text) + " for bucket " + Quote(name));
+          ok = false;
+          continue;
+        }
+        class_ids[cid] = value;
+      } else {
+        if (have_id) {
+          Error(bid.id.range, "bucket " + Quote(name) + " has more than one id");
+          ok = false;
+        }
+        have_id = true;
+        id = value;
+      }
+    }
+
+    BucketAlg alg = BucketAlg::kNone;
+    for (const AlgName& a : kAlgs) {
+      if (b.alg.text == a.name) alg = a.alg;
+    }
+    if (alg == BucketAlg::kNone) {
+      std::map<std::string, int> known;
+      for (const AlgName& a : kAlgs) known[a.name] = 0;
+      UnknownName(b.alg.range, "unknown bucket algorithm " + Quote(b.alg.text), b.alg.text, known, nullptr);
+      ok = false;
+    }
+    int hash = 0;
+    for (const ast::Word& h : b.hashes) {
+      if (h.text == "rjenkins1") {
+        hash = crush::kHashRjenkins1;
+      } else {
+        const long v = std::strtol(h.text.c_str(), nullptr, 10);
+        if (v < 0 || v > 255) {
+          Error(h.range, "hash " + Quote(h.text) + " is out of range (0..255)");
+          ok = false;
+        } else {
+          hash = static_cast<int>(v);
+        }
+      }
+    }
+
+    // First pass: explicit positions.
+    std::set<std::int64_t> used_pos;
+    std::size_t size = b.items.size();
+    for (const ast::BucketItem& it : b.items) {
+      if (!it.pos) continue;
+      if (used_pos.count(it.pos->value) != 0) {
+        Error(it.pos->range, "item " + Quote(it.name.text) + " in bucket " + Quote(name) + " has explicit pos " +
+                                 std::to_string(it.pos->value) + ", which is occupied");
+        ok = false;
+      }
+      used_pos.insert(it.pos->value);
+    }
+    if (!used_pos.empty() && *used_pos.rbegin() > static_cast<std::int64_t>(size)) {
+      // Ceph: size = max(size, highest pos), then pos >= size is an error.
+      size = static_cast<std::size_t>(std::min<std::int64_t>(*used_pos.rbegin(), 1 << 20));
+    }
+    std::vector<ItemId> items(size, 0);
+    std::vector<Weight> weights(size, 0);
+    std::int64_t curpos = 0;
+    Weight bucket_weight = 0;
+    bool have_uniform = false;
+    Weight uniform_weight = 0;
+    std::map<ItemId, SourceRange> seen;
+    for (const ast::BucketItem& it : b.items) {
+      const std::string& iname = it.name.text;
+      auto found = item_id_.find(iname);
+      if (found == item_id_.end()) {
+        ok = false;
+        if (cyclic_.count(iname) != 0) continue;  // already reported as a cycle
+        if (declared_buckets_.count(iname) != 0) {
+          Error(it.name.range, "bucket " + Quote(iname) + " is used by bucket " + Quote(name) +
+                                   " before it is defined (Ceph's reordering cannot place it); move its "
+                                   "definition earlier");
+          continue;
+        }
+        UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name), iname, item_id_,
+                    &item_decl_);
+        continue;
+      }
+      const ItemId item = found->second;
+      // Ceph accepts an item listed twice (its own test maps do this), so
+      // this is only a warning; the bucket keeps both entries.
+      if (auto s = seen.find(item); s != seen.end()) {
+        sink_.Report(Diagnostic{Severity::kWarning, it.name.range,
+                                "item " + Quote(iname) + " is used twice in bucket " + Quote(name),
+                                {Note(s->second, "first use is here")}});
+      }
+      seen.emplace(item, it.name.range);
+      Weight weight = 0x10000;
+      if (auto w = item_weight_.find(item); w != item_weight_.end()) weight = w->second;
+      if (it.weight) {
+        const std::optional<Weight> w = ConvertWeight(*it.weight);
+        if (!w) {
+          ok = false;
+          continue;
+        }
+        weight = *w;
+        if (weight > kMaxDeviceWeight && item >= 0) {
+          Error(it.weight->range, "device weight " + Quote(it.weight->text) + " of " + Quote(iname) +
+                                      " exceeds the limit of 100");
+          ok = false;
+          continue;
+        }
+        if (weight > kMaxBucketWeight && item < 0) {
+          Error(it.weight->range, "bucket weight " + Quote(it.weight->text) + " of " + Quote(iname) +
+                                      " exceeds the limit of 65535");
+          ok = false;
+          continue;
+        }
+      }
+      if (alg == BucketAlg::kUniform) {
+        if (!have_uniform) {
+          have_uniform = true;
+          uniform_weight = weight;
+        } else if (uniform_weight != weight) {
+          Error(it.weight ? it.weight->range : it.name.range,
+                "item " + Quote(iname) + " in uniform bucket " + Quote(name) +
+                    " must have the same weight as the previous items");
+          ok = false;
+          continue;
+        }
+      }
+      std::int64_t pos = -1;
+      if (it.pos) {
+        pos = it.pos->value;
+        if (pos >= static_cast<std::int64_t>(size)) {
+          Error(it.pos->range, "item " + Quote(iname) + " in bucket " + Quote(name) + " has pos " +
+                                   std::to_string(pos) + " >= size " + std::to_string(size));
+          ok = false;
+          continue;
+        }
+      } else {
+        while (used_pos.count(curpos) != 0) ++curpos;
+        pos = curpos++;
+      }
+      if (pos >= static_cast<std::int64_t>(size)) {
+        ok = false;
+        continue;
+      }
+      items[static_cast<std::size_t>(pos)] = item;
+      weights[static_cast<std::size_t>(pos)] = weight;
+      if (weight > std::numeric_limits<Weight>::max() - bucket_weight) {
+        Error(it.weight ? it.weight->range : it.name.range,
+              "the weight of bucket " + Quote(name) + " overflows the 16.16 range");
+        ok = false;
+        continue;
+      }
+      bucket_weight += weight;
+    }
+    if (alg == BucketAlg::kUniform && size > 0 && ok) {
+      if (uniform_weight == 0) {
+        Error(b.alg.range, "uniform bucket " + Quote(name) + " needs a non-zero item weight");
+        ok = false;
+      } else if (static_cast<std::uint64_t>(uniform_weight) * size > std::numeric_limits<Weight>::max()) {
+        Error(b.alg.range, "the weight of uniform bucket " + Quote(name) + " overflows the 16.16 range");
+        ok = false;
+      }
+    }
+
+    if (id == 0) {
+      for (id = -1; used_bucket_ids_.count(id) != 0; --id) {
+      }
+    }
+    if (!register_name) return;
+    for (const auto& [cid, shadow] : class_ids) file_class_bucket_[id][cid] = shadow;
+    used_bucket_ids_.insert(id);
+    item_id_[name] = id;
+    item_decl_[name] = b.name.range;
+    item_weight_[id] = bucket_weight;
+    if (!ok) return;
+
+    absl::StatusOr<crush::Bucket> made =
+        crush::MakeBucket(alg, static_cast<std::uint8_t>(hash), static_cast<std::uint16_t>(type), items, weights,
+                          m_.tunables.straw_calc_version);
+    if (!made.ok()) {
+      Error(b.name.range, "cannot build bucket " + Quote(name) + ": " + std::string(made.status().message()));
+      return;
+    }
+    absl::StatusOr<ItemId> added = crush::AddBucket(m_, id, *std::move(made));
+    if (!added.ok()) {
+      std::vector<Diagnostic> notes;
+      std::string other;
+      if (auto o = m_.item_names.find(id); o != m_.item_names.end()) {
+        other = " by " + Quote(o->second);
+        if (auto d = item_decl_.find(o->second); d != item_decl_.end()) {
+          notes.push_back(Note(d->second, "previous definition is here"));
+        }
+      }
+      const SourceRange where = have_id ? b.ids.front().id.range : b.name.range;
+      Error(where, "bucket id " + std::to_string(id) + " is already used" + other, std::move(notes));
+      return;
+    }
+    m_.item_names[id] = name;
+    all_names_[name] = id;
+    bucket_decl_[id] = b.name.range;
+  }
+
+  // ---- device classes (CrushWrapper::populate_classes) --------------------
+  void PopulateClasses(SourceRange where) {
+    std::set<ItemId> used;
+    for (const auto& [orig, per_class] : file_class_bucket_) {
+      for (const auto& [cls, shadow] : per_class) used.insert(shadow);
+    }
+    std::set<ItemId> referenced;
+    for (const crush::Bucket& b : m_.buckets) {
+      if (b.alg != BucketAlg::kNone) referenced.insert(b.items.begin(), b.items.end());
+    }
+    std::set<ItemId> roots;  // find_nonshadow_roots
+    for (const crush::Bucket& b : m_.buckets) {
+      if (b.alg == BucketAlg::kNone || referenced.count(b.id) != 0) continue;
+      if (auto n = m_.item_names.find(b.id); n != m_.item_names.end() && !IsValidCrushName(n->second)) continue;
+      roots.insert(b.id);
+    }
+    const std::map<std::int32_t, std::string> classes = m_.class_names;
+    for (ItemId root : roots) {
+      for (const auto& [cls, cname] : classes) {
+        absl::StatusOr<ItemId> clone = CloneForClass(root, cls, used);
+        if (!clone.ok()) {
+          // Ceph ignores populate_classes() failing and keeps what it built.
+          Warning(where, "device class shadow trees are incomplete: " + std::string(clone.status().message()));
+          return;
+        }
+      }
+    }
+  }
+
+  // CrushWrapper::device_class_clone.
+  absl::StatusOr<ItemId> CloneForClass(ItemId orig, int cls, const std::set<ItemId>& used) {
+    auto oname = m_.item_names.find(orig);
+    if (oname == m_.item_names.end()) return absl::NotFoundError("unnamed bucket " + std::to_string(orig));
+    const std::string copy_name = oname->second + "~" + m_.class_names[cls];
+    if (auto it = all_names_.find(copy_name); it != all_names_.end()) return it->second;
+    const crush::Bucket* original_ptr = m_.FindBucket(orig);
+    if (original_ptr == nullptr) return absl::NotFoundError("bucket " + std::to_string(orig) + " does not exist");
+    const crush::Bucket original = *original_ptr;
+    const int scv = m_.tunables.straw_calc_version;
+    absl::StatusOr<crush::Bucket> copy = crush::MakeBucket(original.alg, original.hash, original.type, {}, {}, scv);
+    if (!copy.ok()) return copy.status();
+    for (std::size_t i = 0; i < original.items.size(); ++i) {
+      const ItemId item = original.items[i];
+      const Weight weight = crush::BucketItemWeight(original, i);
+      if (item >= 0) {
+        auto c = m_.class_map.find(item);
+        if (c == m_.class_map.end() || c->second != cls) continue;
+        absl::Status s = crush::AddBucketItem(*copy, item, weight, scv);
+        if (!s.ok()) {
+          return absl::InvalidArgumentError("cannot add " + Quote(m_.item_names[item]) + " to " + Quote(copy_name) +
+                                            ": " + std::string(s.message()));
+        }
+      } else {
+        absl::StatusOr<ItemId> child = CloneForClass(item, cls, used);
+        if (!child.ok()) return child.status();
+        const Weight child_weight = m_.FindBucket(*child)->weight;
+        absl::Status s = crush::AddBucketItem(*copy, *child, child_weight, scv);
+        if (!s.ok()) {
+          return absl::InvalidArgumentError("cannot add " + Quote(m_.item_names[*child]) + " to " +
+                                            Quote(copy_name) + ": " + std::string(s.message()));
+        }
+      }
+    }
+    ItemId bno = 0;
+    auto fo = file_class_bucket_.find(orig);
+    if (fo != file_class_bucket_.end() && fo->second.count(cls) != 0) {
+      bno = fo->second.at(cls);
+    } else {
+      // A new shadow id unused by the map and by any shadow id in the file.
+      bno = -1;
+      while (m_.FindBucket(bno) != nullptr || used.count(bno) != 0) --bno;
+    }
+    absl::StatusOr<ItemId> added = crush::AddBucket(m_, bno, *std::move(copy));
+    if (!added.ok()) {
+      return absl::AlreadyExistsError("shadow bucket " + Quote(copy_name) + ": " + std::string(added.status().message()));
+    }
+    m_.class_map[*added] = cls;
+    m_.item_names[*added] = copy_name;
+    all_names_[copy_name] = *added;
+    m_.class_buckets[orig][cls] = *added;
+    return *added;
+  }
+
+  // ---- rules (CrushCompiler::parse_rule) ----------------------------------
+  void DoRule(const ast::Rule& r) {
+    if (!saw_rule_) {
+      saw_rule_ = true;
+      PopulateClasses(r.keyword.range);
+    }
+    bool ok = true;
+    const std::string rname = r.name ? r.name->text : std::string();
+    if (r.name) {
+      if (auto it = rule_name_decl_.find(rname); it != rule_name_decl_.end()) {
+        Error(r.name->range, "rule name " + Quote(rname) + " is already defined",
+              {Note(it->second, "previous definition is here")});
+        ok = false;
+      } else {
+        rule_name_decl_[rname] = r.name->range;
+      }
+    }
+    if (r.id.value > kMaxRuleId) {
+      Error(r.id.range, "rule id " + std::to_string(r.id.value) + " is out of range (0..65535)");
+      ok = false;
+    }
+    const auto ruleno = static_cast<int>(std::min<std::int64_t>(r.id.value, kMaxRuleId));
+    if (auto it = rule_id_decl_.find(ruleno); it != rule_id_decl_.end() && ok) {
+      Error(r.id.range, "rule id " + std::to_string(ruleno) + " is already used",
+            {Note(it->second, "previous definition is here")});
+      ok = false;
+    }
+    rule_id_decl_.emplace(ruleno, r.id.range);
+
+    crush::Rule rule;
+    rule.ruleset = static_cast<std::uint8_t>(ruleno);
+    if (r.type.text == "replicated") {
+      rule.type = crush::RuleType::kReplicated;
+    } else if (r.type.text == "erasure") {
+      rule.type = crush::RuleType::kErasure;
+    } else {
+      Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by this map version (Ceph Pacific)");
+      ok = false;
+    }
+    // Quincy made min_size/max_size optional and encodes 1/100.
+    rule.min_size = 1;
+    rule.max_size = 100;
+    if (r.min_size) {
+      if (CheckInt32(*r.min_size, "min_size")) rule.min_size = static_cast<std::uint8_t>(r.min_size->value);
+      else ok = false;
+    }
+    if (r.max_size) {
+      if (CheckInt32(*r.max_size, "max_size")) rule.max_size = static_cast<std::uint8_t>(r.max_size->value);
+      else ok = false;
+    }
+    const std::string in_rule = r.name ? " in rule " + Quote(rname) : std::string(" in unnamed rule");
+    for (const ast::Step& s : r.steps) {
+      crush::RuleStep step;
+      switch (s.kind) {
+        case ast::StepKind::kTake: {
+          auto it = item_id_.find(s.item.text);
+          if (it == item_id_.end()) {
+            UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text, item_id_,
+                        &item_decl_);
+            ok = false;
+            break;
+          }
+          ItemId id = it->second;
+          if (s.device_class) {
+            const std::string& cname = s.device_class->text;
+            auto c = class_id_.find(cname);
+            if (c == class_id_.end()) {
+              UnknownName(s.device_class->range, "unknown device class " + Quote(cname) + in_rule, cname, class_id_,
+                          nullptr);
+              ok = false;
+              break;
+            }
+            auto cb = m_.class_buckets.find(id);
+            if (cb == m_.class_buckets.end()) {
+              Error(s.item.range, "step take " + Quote(s.item.text) + " has no class information" + in_rule +
+                                      " (no device class shadow tree was built for it)");
+              ok = false;
+              break;
+            }
+            auto shadow = cb->second.find(c->second);
+            if (shadow == cb->second.end()) {
+              Error(s.device_class->range,
+                    "step take " + Quote(s.item.text) + " has no matching bucket for class " + Quote(cname) + in_rule);
+              ok = false;
+              break;
+            }
+            id = shadow->second;
+          }
+          step = {RuleOp::kTake, id, 0};
+          break;
+        }
+        case ast::StepKind::kSetParam: {
+          const std::string& op = s.op.text;
+          if (op == "set_msr_descents" || op == "set_msr_collision_tries") {
+            Error(s.op.range, "step " + Quote(op) + " is not supported by this map version (Ceph Pacific)");
+            ok = false;
+            break;
+          }
+          if (!CheckInt32(s.count, "step argument")) {
+            ok = false;
+            break;
+          }
+          RuleOp code = RuleOp::kSetChooseTries;
+          if (op == "set_choose_local_tries") code = RuleOp::kSetChooseLocalTries;
+          else if (op == "set_choose_local_fallback_tries") code = RuleOp::kSetChooseLocalFallbackTries;
+          else if (op == "set_chooseleaf_tries") code = RuleOp::kSetChooseleafTries;
+          else if (op == "set_chooseleaf_vary_r") code = RuleOp::kSetChooseleafVaryR;
+          else if (op == "set_chooseleaf_stable") code = RuleOp::kSetChooseleafStable;
+          step = {code, static_cast<std::int32_t>(s.count.value), 0};
+          break;
+        }
+        case ast::StepKind::kChoose: {
+          if (s.op.text == "choosemsr") {
+            Error(s.op.range, "step 'choosemsr' is not supported by this map version (Ceph Pacific)");
+            ok = false;
+            break;
+          }
+          auto t = type_id_.find(s.type.text);
+          if (t == type_id_.end()) {
+            UnknownName(s.type.range, "unknown type " + Quote(s.type.text) + in_rule, s.type.text, type_id_,
+                        &type_decl_);
+            ok = false;
+            break;
+          }
+          if (!CheckInt32(s.count, "replica count")) {
+            ok = false;
+            break;
+          }
+          const bool leaf = s.op.text == "chooseleaf";
+          const bool firstn = s.mode.text == "firstn";
+          const RuleOp code = leaf ? (firstn ? RuleOp::kChooseleafFirstn : RuleOp::kChooseleafIndep)
+                                   : (firstn ? RuleOp::kChooseFirstn : RuleOp::kChooseIndep);
+          step = {code, static_cast<std::int32_t>(s.count.value), t->second};
+          break;
+        }
+        case ast::StepKind::kEmit:
+          step = {RuleOp::kEmit, 0, 0};
+          break;
+      }
+      rule.steps.push_back(step);
+    }
+    if (!ok) return;
+    const auto slot = static_cast<std::size_t>(ruleno);
+    if (slot >= m_.rules.size()) {
+      m_.rules.resize(slot + 1);
+      m_.rule_exists.resize(slot + 1, false);
+    }
+    m_.rules[slot] = std::move(rule);
+    m_.rule_exists[slot] = true;
+    if (r.name) m_.rule_names[ruleno] = rname;
+  }
+
+  // ---- choose_args (CrushCompiler::parse_choose_args) ---------------------
+  void DoChooseArgs(const ast::ChooseArgs& ca) {
+    // int_node(): strtol then a cast to int, so 18446744073709551615 (how -1
+    // is decompiled) saturates to LONG_MAX and truncates to -1.
+    const auto index = static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(
+        static_cast<std::uint64_t>(ca.index.value) & 0xffffffffu)));
+    bool ok = true;
+    if (auto it = choose_args_decl_.find(index); it != choose_args_decl_.end()) {
+      Error(ca.index.range, "choose_args " + std::to_string(index) + " is defined twice",
+            {Note(it->second, "previous definition is here")});
+      ok = false;
+    }
+    choose_args_decl_.emplace(index, ca.index.range);
+    crush::ChooseArgMap args;
+    for (const ast::ChooseArg& a : ca.args) {
+      if (!CheckInt32(a.bucket_id, "bucket id")) {
+        ok = false;
+        continue;
+      }
+      const auto bid = static_cast<ItemId>(a.bucket_id.value);
+      const std::int64_t slot = -1 - static_cast<std::int64_t>(bid);
+      if (slot < 0 || slot >= m_.max_buckets()) {
+        Error(a.bucket_id.range, "bucket id " + std::to_string(bid) + " is out of range");
+        ok = false;
+        continue;
+      }
+      const crush::Bucket* bucket = m_.FindBucket(bid);
+      if (bucket == nullptr) {
+        Error(a.bucket_id.range, "bucket " + std::to_string(bid) + " does not exist");
+        ok = false;
+        continue;
+      }
+      const std::size_t size = bucket->items.size();
+      crush::ChooseArg& arg = args[bid];
+      if (a.weight_set_keyword) {
+        std::vector<std::vector<Weight>> ws;
+        for (const ast::WeightList& wl : a.weight_set) {
+          if (wl.weights.size() != size) {
+            Error(wl.range, "bucket " + std::to_string(bid) + " needs exactly " + std::to_string(size) +
+                                " weights but got " + std::to_string(wl.weights.size()));
+            ok = false;
+            continue;
+          }
+          std::vector<Weight> row;
+          for (const ast::Word& w : wl.weights) {
+            const std::optional<Weight> v = ConvertWeight(w);
+            if (!v) {
+              ok = false;
+              continue;
+            }
+            row.push_back(*v);
+          }
+          ws.push_back(std::move(row));
+        }
+        arg.weight_set = std::move(ws);
+      }
+      if (a.ids_keyword) {
+        if (a.ids.size() != size) {
+          Error(a.ids_keyword->range, "bucket " + std::to_string(bid) + " needs exactly " + std::to_string(size) +
+                                          " ids but got " + std::to_string(a.ids.size()));
+          ok = false;
+          continue;
+        }
+        std::vector<ItemId> ids;
+        for (const ast::Number& n : a.ids) {
+          if (!CheckInt32(n, "id")) {
+            ok = false;
+            continue;
+          }
+          ids.push_back(static_cast<ItemId>(n.value));
+        }
+        arg.ids = std::move(ids);
+      }
+    }
+    if (!ok) return;
+    // The encoder skips buckets with neither weights nor ids; so do we.
+    for (auto it = args.begin(); it != args.end();) {
+      if (it->second.weight_set.empty() && it->second.ids.empty()) {
+        it = args.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    m_.choose_args[index] = std::move(args);
+  }
+
+  // CrushWrapper::finalize.
+  void Finalize() {
+    std::int32_t max_devices = 0;
+    for (const crush::Bucket& b : m_.buckets) {
+      if (b.alg == BucketAlg::kNone) continue;
+      for (ItemId item : b.items) {
+        if (item >= max_devices) max_devices = item + 1;
+      }
+    }
+    if (!m_.item_names.empty() && m_.item_names.rbegin()->first >= max_devices) {
+      max_devices = m_.item_names.rbegin()->first + 1;
+    }
+    m_.max_devices = max_devices;
+    m_.tail = crush::EncodedTail::kChooseArgs;
+  }
+
+  const SourceFile& src_;
+  DiagnosticSink& sink_;
+  int errors_ = 0;
+  MapModel m_;
+  std::map<std::string, ItemId> item_id_;  // CrushCompiler::item_id (file names only)
+  std::map<std::string, SourceRange> item_decl_;
+  std::map<ItemId, SourceRange> device_decl_;
+  std::map<ItemId, SourceRange> bucket_decl_;
+  std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
+  std::map<ItemId, Weight> item_weight_;    // CrushCompiler::item_weight
+  std::map<std::string, int> type_id_;
+  std::map<std::string, SourceRange> type_decl_;
+  std::map<int, SourceRange> type_id_decl_;
+  std::map<std::string, int> class_id_;     // CrushWrapper::class_rname
+  std::map<int, std::map<int, ItemId>> file_class_bucket_;  // CrushCompiler::class_bucket
+  std::map<std::string, SourceRange> rule_name_decl_;
+  std::map<int, SourceRange> rule_id_decl_;
+  std::map<std::int64_t, SourceRange> choose_args_decl_;
+  std::map<std::string, ItemId> all_names_;  // CrushWrapper::name_rmap, incl. shadows
+  std::set<std::string> cyclic_;
+  std::set<std::string> declared_buckets_;
+  bool saw_rule_ = false;
+};
+
+}  // namespace
+
+std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file, DiagnosticSink& sink) {
+  return Lowerer(src, sink).Run(file);
+}
+
+}  // namespace crushkit::compiler

@@ -1,0 +1,278 @@
+#include "crush/builder.h"
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace crushkit::crush {
+namespace {
+
+// builder.c crush_addition_is_unsafe().
+bool AdditionIsUnsafe(Weight a, Weight b) { return b > std::numeric_limits<Weight>::max() - a; }
+
+// builder.c height()/on_right()/parent() on tree node labels.
+int Height(int n) {
+  int h = 0;
+  while ((n & 1) == 0) {
+    ++h;
+    n >>= 1;
+  }
+  return h;
+}
+
+int Parent(int n) {
+  const int h = Height(n);
+  return (n & (1 << (h + 1))) != 0 ? n - (1 << h) : n + (1 << h);
+}
+
+absl::Status Overflow(const char* what) {
+  return absl::OutOfRangeError(std::string(what) + " weight overflows 32 bits");
+}
+
+}  // namespace
+
+int TreeDepth(int size) {
+  if (size == 0) return 0;
+  int depth = 1;
+  for (int t = size - 1; t != 0; t >>= 1) ++depth;
+  return depth;
+}
+
+// PLACEMENT-STABLE: matches builder.c crush_calc_straw() including the
+// unsigned 32-bit products in `wnext` and the truncating double->u32 casts.
+std::vector<Weight> CalcStraws(std::span<const Weight> weights, int straw_calc_version) {
+  const std::size_t size = weights.size();
+  std::vector<Weight> straws(size, 0);
+  // Insertion sort of indices by ascending weight, stable.
+  std::vector<std::size_t> reverse(size);
+  if (size > 0) reverse[0] = 0;
+  for (std::size_t i = 1; i < size; ++i) {
+    std::size_t j = 0;
+    for (; j < i; ++j) {
+      if (weights[i] < weights[reverse[j]]) {
+        for (std::size_t k = i; k > j; --k) reverse[k] = reverse[k - 1];
+        reverse[j] = i;
+        break;
+      }
+    }
+    if (j == i) reverse[i] = i;
+  }
+
+  auto numleft = static_cast<std::uint32_t>(size);
+  double straw = 1.0;
+  double wbelow = 0;
+  double lastw = 0;
+  std::size_t i = 0;
+  while (i < size) {
+    if (straw_calc_version == 0) {
+      if (weights[reverse[i]] == 0) {
+        straws[reverse[i]] = 0;
+        ++i;
+        continue;
+      }
+      straws[reverse[i]] = static_cast<Weight>(straw * 0x10000);
+      ++i;
+      if (i == size) break;
+      if (weights[reverse[i]] == weights[reverse[i - 1]]) continue;
+      wbelow += (static_cast<double>(weights[reverse[i - 1]]) - lastw) * numleft;
+      for (std::size_t j = i; j < size; ++j) {
+        if (weights[reverse[j]] == weights[reverse[i]]) {
+          --numleft;
+        } else {
+          break;
+        }
+      }
+    } else {
+      if (weights[reverse[i]] == 0) {
+        straws[reverse[i]] = 0;
+        ++i;
+        --numleft;
+        continue;
+      }
+      straws[reverse[i]] = static_cast<Weight>(straw * 0x10000);
+      ++i;
+      if (i == size) break;
+      wbelow += (static_cast<double>(weights[reverse[i - 1]]) - lastw) * numleft;
+      --numleft;
+    }
+    // In C this is int * __u32, an unsigned 32-bit product that may wrap.
+    const std::uint32_t wnext = numleft * (weights[reverse[i]] - weights[reverse[i - 1]]);
+    const double pbelow = wbelow / (wbelow + wnext);
+    straw *= std::pow(1.0 / pbelow, 1.0 / static_cast<double>(numleft));
+    lastw = weights[reverse[i - 1]];
+  }
+  return straws;
+}
+
+absl::StatusOr<Bucket> MakeBucket(BucketAlg alg, std::uint8_t hash, std::uint16_t type,
+                                  std::span<const ItemId> items, std::span<const Weight> weights,
+                                  int straw_calc_version) {
+  if (items.size() != weights.size()) {
+    return absl::InvalidArgumentError("items and weights differ in size");
+  }
+  Bucket b;
+  b.alg = alg;
+  b.hash = hash;
+  b.type = type;
+  b.items.assign(items.begin(), items.end());
+  const std::size_t size = items.size();
+  switch (alg) {
+    case BucketAlg::kUniform: {
+      const Weight item_weight = size > 0 ? weights[0] : 0;
+      // crush_multiplication_is_unsafe() treats a zero item weight as unsafe.
+      if (size > 0 && item_weight == 0) {
+        return absl::InvalidArgumentError("uniform bucket item weight must not be zero");
+      }
+      const std::uint64_t total = static_cast<std::uint64_t>(size) * item_weight;
+      if (total > std::numeric_limits<Weight>::max()) return Overflow("uniform bucket");
+      b.uniform_item_weight = item_weight;
+      b.weight = static_cast<Weight>(total);
+      return b;
+    }
+    case BucketAlg::kList: {
+      Weight w = 0;
+      for (std::size_t i = 0; i < size; ++i) {
+        if (AdditionIsUnsafe(w, weights[i])) return Overflow("list bucket");
+        w += weights[i];
+        b.item_weights.push_back(weights[i]);
+        b.sum_weights.push_back(w);
+      }
+      b.weight = w;
+      return b;
+    }
+    case BucketAlg::kTree: {
+      const int depth = TreeDepth(static_cast<int>(size));
+      if (size == 0) return b;
+      b.node_weights.assign(std::size_t{1} << depth, 0);
+      for (std::size_t i = 0; i < size; ++i) {
+        int node = TreeNodeOfLeaf(static_cast<int>(i));
+        b.node_weights[static_cast<std::size_t>(node)] = weights[i];
+        if (AdditionIsUnsafe(b.weight, weights[i])) return Overflow("tree bucket");
+        b.weight += weights[i];
+        for (int j = 1; j < depth; ++j) {
+          node = Parent(node);
+          Weight& nw = b.node_weights[static_cast<std::size_t>(node)];
+          if (AdditionIsUnsafe(nw, weights[i])) return Overflow("tree bucket");
+          nw += weights[i];
+        }
+      }
+      return b;
+    }
+    case BucketAlg::kStraw:
+    case BucketAlg::kStraw2: {
+      // builder.c sums without an overflow check here; the compiler has
+      // already rejected overflowing sums, so we check and refuse.
+      for (std::size_t i = 0; i < size; ++i) {
+        if (AdditionIsUnsafe(b.weight, weights[i])) return Overflow("straw bucket");
+        b.weight += weights[i];
+      }
+      b.item_weights.assign(weights.begin(), weights.end());
+      if (alg == BucketAlg::kStraw) b.straws = CalcStraws(b.item_weights, straw_calc_version);
+      return b;
+    }
+    case BucketAlg::kNone:
+      break;
+  }
+  return absl::InvalidArgumentError("unknown bucket algorithm");
+}
+
+absl::Status AddBucketItem(Bucket& b, ItemId item, Weight weight, int straw_calc_version) {
+  if (AdditionIsUnsafe(b.weight, weight)) return Overflow("bucket");
+  switch (b.alg) {
+    case BucketAlg::kUniform:
+      // crush_add_uniform_bucket_item (Pacific) refuses a differing weight
+      // and leaves item_weight alone.
+      if (weight != b.uniform_item_weight) {
+        return absl::InvalidArgumentError("uniform bucket items must all have the same weight");
+      }
+      break;
+    case BucketAlg::kList: {
+      const Weight prev = b.sum_weights.empty() ? 0 : b.sum_weights.back();
+      if (AdditionIsUnsafe(prev, weight)) return Overflow("list bucket");
+      b.item_weights.push_back(weight);
+      b.sum_weights.push_back(prev + weight);
+      break;
+    }
+    case BucketAlg::kTree: {
+      const int newsize = static_cast<int>(b.items.size()) + 1;
+      const int depth = TreeDepth(newsize);
+      std::vector<Weight> nodes = b.node_weights;
+      nodes.resize(std::size_t{1} << depth, 0);
+      int node = TreeNodeOfLeaf(newsize - 1);
+      nodes[static_cast<std::size_t>(node)] = weight;
+      const int root = static_cast<int>(nodes.size() / 2);
+      if (depth >= 2 && node - 1 == root) {
+        // The tree grew a level: the new root starts as the old root.
+        nodes[static_cast<std::size_t>(root)] = nodes[static_cast<std::size_t>(root / 2)];
+      }
+      for (int j = 1; j < depth; ++j) {
+        node = Parent(node);
+        Weight& nw = nodes[static_cast<std::size_t>(node)];
+        if (AdditionIsUnsafe(nw, weight)) return Overflow("tree bucket");
+        nw += weight;
+      }
+      b.node_weights = std::move(nodes);
+      break;
+    }
+    case BucketAlg::kStraw:
+      b.item_weights.push_back(weight);
+      break;
+    case BucketAlg::kStraw2:
+      b.item_weights.push_back(weight);
+      break;
+    case BucketAlg::kNone:
+      return absl::InvalidArgumentError("unknown bucket algorithm");
+  }
+  b.items.push_back(item);
+  b.weight += weight;
+  if (b.alg == BucketAlg::kStraw) b.straws = CalcStraws(b.item_weights, straw_calc_version);
+  return absl::OkStatus();
+}
+
+Weight BucketItemWeight(const Bucket& b, std::size_t pos) {
+  switch (b.alg) {
+    case BucketAlg::kUniform:
+      return pos < b.items.size() ? b.uniform_item_weight : 0;
+    case BucketAlg::kTree: {
+      const auto node = static_cast<std::size_t>(TreeNodeOfLeaf(static_cast<int>(pos)));
+      return node < b.node_weights.size() ? b.node_weights[node] : 0;
+    }
+    case BucketAlg::kList:
+    case BucketAlg::kStraw:
+    case BucketAlg::kStraw2:
+      return pos < b.item_weights.size() ? b.item_weights[pos] : 0;
+    case BucketAlg::kNone:
+      break;
+  }
+  return 0;
+}
+
+absl::StatusOr<ItemId> AddBucket(MapModel& map, ItemId id, Bucket bucket) {
+  if (id > 0) return absl::InvalidArgumentError("bucket id " + std::to_string(id) + " is not negative");
+  if (id == 0) {
+    int pos = 0;
+    while (pos < map.max_buckets() && map.buckets[static_cast<std::size_t>(pos)].alg != BucketAlg::kNone) {
+      ++pos;
+    }
+    id = BucketIdOfSlot(pos);
+  }
+  if (id < -kMaxBucketSlots) {
+    return absl::InvalidArgumentError("bucket id " + std::to_string(id) + " is below the supported minimum " +
+                                      std::to_string(-kMaxBucketSlots));
+  }
+  const int pos = BucketSlot(id);
+  std::size_t slots = map.buckets.size();
+  while (static_cast<std::size_t>(pos) >= slots) slots = slots == 0 ? 8 : slots * 2;
+  map.buckets.resize(slots);
+  Bucket& slot = map.buckets[static_cast<std::size_t>(pos)];
+  if (slot.alg != BucketAlg::kNone) {
+    return absl::AlreadyExistsError("bucket id " + std::to_string(id) + " already exists");
+  }
+  bucket.id = id;
+  slot = std::move(bucket);
+  return id;
+}
+
+}  // namespace crushkit::crush

@@ -1,0 +1,67 @@
+// Bucket construction exactly as Ceph's builder.c does it (crush_make_bucket,
+// crush_bucket_add_item, crush_calc_straw, crush_add_bucket), so that maps
+// built here encode to the same bytes as maps built by Ceph: list prefix
+// sums, tree node weights and depth, straw lengths (straw_calc_version 0 and
+// 1, double precision with the C library's pow) and uniform item weights.
+// Used by the compiler and by map-editing tools. Pure functions on values;
+// thread-compatible.
+#ifndef CRUSHKIT_CRUSH_BUILDER_H_
+#define CRUSHKIT_CRUSH_BUILDER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crush/model.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+// Largest bucket slot count AddBucket() will grow the slot array to. Ceph has
+// no limit; we refuse ids below -kMaxBucketSlots so a hostile id cannot make
+// us allocate gigabytes.
+inline constexpr int kMaxBucketSlots = 1 << 18;
+
+// Straw lengths for `weights` as builder.c crush_calc_straw() computes them
+// for `straw_calc_version` (0 = the original, buggy one; >= 1 = fixed).
+// PLACEMENT-STABLE: straw buckets store these numbers; do not "improve".
+std::vector<Weight> CalcStraws(std::span<const Weight> weights, int straw_calc_version);
+
+// Node index of leaf `i` in a tree bucket (crush_calc_tree_node).
+constexpr int TreeNodeOfLeaf(int i) { return ((i + 1) << 1) - 1; }
+
+// Tree depth for `size` leaves (builder.c calc_depth; 0 for an empty tree).
+int TreeDepth(int size);
+
+// Builds a bucket (crush_make_bucket). `items` and `weights` have equal
+// size; id is left 0 (AddBucket assigns it). Uniform buckets take weights[0]
+// as the item weight (0 if empty). Errors: kInvalidArgument for kNone or
+// mismatched sizes, kOutOfRange when a sum overflows 32 bits.
+absl::StatusOr<Bucket> MakeBucket(BucketAlg alg, std::uint8_t hash, std::uint16_t type,
+                                  std::span<const ItemId> items, std::span<const Weight> weights,
+                                  int straw_calc_version);
+
+// Appends `item` with `weight` (crush_bucket_add_item): list extends the
+// prefix sums, tree re-derives its depth and updates ancestors (new nodes
+// start at zero, where Ceph leaves them uninitialised), straw recomputes
+// every straw, uniform requires the bucket's item weight (kInvalidArgument
+// otherwise, as in Pacific). Errors: kOutOfRange on 32-bit overflow (the bucket is unchanged).
+absl::Status AddBucketItem(Bucket& bucket, ItemId item, Weight weight, int straw_calc_version);
+
+// Weight of the item at `pos` (crush_get_bucket_item_weight): the uniform
+// item weight, a tree leaf's node weight, or item_weights[pos]; 0 when `pos`
+// is out of range (decoded maps may be inconsistent).
+Weight BucketItemWeight(const Bucket& bucket, std::size_t pos);
+
+// Stores `bucket` in `map` (crush_add_bucket): id 0 means the first empty
+// slot; the slot array grows by doubling from 8 until it holds the id.
+// Returns the id used. Errors: kAlreadyExists if the slot is taken,
+// kInvalidArgument for a non-negative id or one below -kMaxBucketSlots.
+absl::StatusOr<ItemId> AddBucket(MapModel& map, ItemId id, Bucket bucket);
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_BUILDER_H_
