@@ -1,0 +1,59 @@
+// Maglev hashing (Eisenbud et al., NSDI 2016): a lookup table of prime size M
+// filled by letting nodes take turns claiming the next free slot of their own
+// permutation (offset + j * skip) mod M. With equal weights every node ends
+// within one slot of M/N. Weights are honoured by turn frequency (a node
+// takes a turn whenever its accumulated credit weight/max_weight reaches 1),
+// the weighted variant sketched in the paper. A key's primary is
+// table[hash mod M]; replicas are the next distinct nodes in the table.
+// Failure-domain oblivious. Thread-safe after Build.
+#ifndef CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_
+#define CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tools/planning/strategy.h"
+#include "tools/planning/topology.h"
+
+namespace crushkit::planning {
+
+class MaglevStrategy {
+ public:
+  static constexpr std::string_view kName = "maglev";
+
+  // Errors: kInvalidArgument unless maglev_size is a prime in [nodes, 2^24].
+  // Cost: O(M log M) expected.
+  static absl::StatusOr<MaglevStrategy> Build(const Topology& topo, const StrategyOptions& opts,
+                                              const MaglevStrategy* previous);
+
+  int Place(std::uint64_t key_hash, std::span<ItemId> out) const {
+    const auto m = static_cast<std::uint32_t>(table_.size());
+    std::uint32_t e = FastRange(key_hash, m);
+    int count = 0;
+    const int want = static_cast<int>(out.size());
+    for (std::uint32_t step = 0; step < m && count < want; ++step) {
+      const ItemId id = table_[e];
+      if (!Contains(out, count, id)) out[static_cast<std::size_t>(count++)] = id;
+      if (++e == m) e = 0;
+    }
+    return count;
+  }
+
+  std::size_t MemoryBytes() const { return sizeof(*this) + table_.capacity() * sizeof(ItemId); }
+
+  const std::vector<ItemId>& table() const { return table_; }
+
+ private:
+  std::vector<ItemId> table_;
+};
+
+// True if n is prime (trial division; n < 2^32).
+bool IsPrime(std::uint32_t n);
+
+}  // namespace crushkit::planning
+
+#endif  // CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_

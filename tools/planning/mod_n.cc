@@ -1,0 +1,14 @@
+#include "tools/planning/mod_n.h"
+
+namespace crushkit::planning {
+
+absl::StatusOr<ModNStrategy> ModNStrategy::Build(const Topology& topo, const StrategyOptions&,
+                                                 const ModNStrategy*) {
+  if (topo.nodes.empty()) return absl::InvalidArgumentError("mod-n: no nodes");
+  ModNStrategy s;
+  s.nodes_.reserve(topo.nodes.size());
+  for (const Node& n : topo.nodes) s.nodes_.push_back(n.id);
+  return s;
+}
+
+}  // namespace crushkit::planning

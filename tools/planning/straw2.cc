@@ -1,0 +1,33 @@
+#include "tools/planning/straw2.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "crush/status_macros.h"
+
+namespace crushkit::planning {
+
+absl::StatusOr<Straw2Strategy> Straw2Strategy::Build(const Topology& topo, const StrategyOptions&,
+                                                     const Straw2Strategy*) {
+  if (topo.model == nullptr) return absl::InvalidArgumentError("straw2: topology has no map");
+  CRUSH_ASSIGN_OR_RETURN(crush::CrushMap map, crush::CrushMap::Build(*topo.model));
+  if (!map.RuleExists(topo.rule)) {
+    return absl::NotFoundError(absl::StrCat("straw2: rule ", topo.rule, " does not exist"));
+  }
+  Straw2Strategy s;
+  s.map_ = std::make_shared<const crush::CrushMap>(std::move(map));
+  s.ws_ = std::make_unique<crush::Workspace>(*s.map_, kMaxReplicas);
+  s.reweights_.assign(static_cast<std::size_t>(s.map_->max_devices()), crush::kWeightOne);
+  s.choose_args_ = s.map_->ResolveChooseArgs(crush::kCompatChooseArgs);
+  s.rule_ = topo.rule;
+  std::size_t items = 0;
+  for (const crush::Bucket& b : topo.model->buckets) items += b.items.size();
+  s.memory_bytes_ = sizeof(s) + sizeof(crush::CrushMap) +
+                    topo.model->buckets.size() * sizeof(crush::internal::FlatBucket) +
+                    items * (sizeof(ItemId) + sizeof(crush::Weight)) +
+                    s.map_->perm_scratch_size() * sizeof(std::uint32_t) +
+                    s.reweights_.size() * sizeof(crush::Weight);
+  return s;
+}
+
+}  // namespace crushkit::planning
