@@ -11,11 +11,8 @@ int RunOsdmaptool(const std::vector<std::string>&) {
   return 1;
 }
 
-void AddCompileCommand(CLI::App&) {}
-void AddDecompileCommand(CLI::App&) {}
 void AddImportCommand(CLI::App&) {}
 void AddMapObjectCommand(CLI::App&) {}
 void AddMapPgsCommand(CLI::App&) {}
-void AddStrategiesCommand(CLI::App&) {}
 
 }  // namespace crushkit::tools
