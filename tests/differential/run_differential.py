@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Differential test: `crushkit crushtool` vs Ceph's crushtool on random maps.
+
+For each generated text map (gen_maps.py):
+  1. compile it with Ceph: `crushtool -c map.txt -o map.bin` (maps the oracle
+     rejects are skipped and counted);
+  2. round trip: `crushkit crushtool -i map.bin --set-choose-total-tries T
+     -o rt.bin` with the map's own T must reproduce map.bin byte for byte
+     (decode + encode identity), and a real edit must equal Ceph's bytes;
+  3. one base run over every rule (`--show-mappings --show-statistics
+     --show-bad-mappings`, x range 0..X) plus --runs-per-map runs with a
+     random selection of --test flags (rules, --num-rep, x range, --weight,
+     --pool-id, --batches, --show-*, tunable edits): stdout, stderr and the
+     exit code must be identical.
+Intentional differences (README.md): when Ceph's crushtool crashes (killed
+by a signal, e.g. SIGABRT/SIGSEGV on rules that emit buckets) or times out,
+the run is not compared; crushkit must then still exit normally (no signal,
+no timeout).
+
+Exit status: 0 if there were no differences, 1 otherwise, 77 (ctest SKIP) if
+Ceph's crushtool is not installed.
+"""
+import argparse
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_maps  # noqa: E402
+
+TIMEOUT = 60
+
+
+def run(cmd, cwd):
+    env = dict(os.environ, CEPH_ARGS="--crash_dir=" + cwd)
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b""
+
+
+def crashed(rc):
+    return rc == "timeout" or rc < 0 or rc >= 128
+
+
+def map_info(text):
+    rules = [int(m) for m in re.findall(r"^rule \S+ \{\n\tid (\d+)", text, re.M)]
+    devices = len(re.findall(r"^device ", text, re.M))
+    m = re.search(r"^tunable choose_total_tries (\d+)", text, re.M)
+    return {"rules": rules, "devices": devices,
+            "total_tries": int(m.group(1)) if m else 19}
+
+
+def random_flags(rng, info, x_max):
+    f = ["--test"]
+    shows = ["--show-mappings", "--show-bad-mappings", "--show-statistics",
+             "--show-utilization", "--show-utilization-all", "--show-choose-tries"]
+    chosen = [s for s in shows if rng.random() < 0.35]
+    if rng.random() < 0.05:
+        chosen = []  # "WARNING: no output selected"
+    f += chosen
+    r = rng.random()
+    if r < 0.5 and info["rules"]:
+        f += ["--rule", str(rng.choice(info["rules"] + [max(info["rules"]) + 1]))]
+    elif r < 0.65:
+        lo = rng.randint(0, 3)
+        f += ["--min-rule", str(lo), "--max-rule", str(lo + rng.randint(0, 3))]
+    elif r < 0.7:
+        f += ["--ruleset", str(rng.randint(0, 3))]
+    r = rng.random()
+    if r < 0.7:
+        f += ["--num-rep", str(rng.choice([1, 2, 3, 3, 4, 5, 6, 8, 0]))]
+    r = rng.random()
+    if r < 0.6:
+        lo = rng.randint(0, 1000)
+        f += ["--min-x", str(lo), "--max-x", str(lo + rng.randint(0, x_max))]
+    elif r < 0.75:
+        f += ["--x", str(rng.randint(0, 100000))]
+    elif r < 0.8:
+        f += ["--max-x", str(rng.randint(0, 50))]  # alone: ignored by Ceph
+    for _ in range(rng.choice([0, 0, 1, 2, 4])):
+        dev = rng.randint(0, max(0, info["devices"]))
+        w = rng.choice(["0", "0.5", "1", "0.25", "0.9", "2", "-1", "%.3f" % rng.random()])
+        f += ["--weight", str(dev), w]
+    if rng.random() < 0.2:
+        f += ["--pool-id", str(rng.choice([0, 1, 2, 7, 42, -5, 4294967297]))]
+    if rng.random() < 0.1:
+        f += ["--batches", str(rng.randint(1, 5))]
+    if rng.random() < 0.15:
+        name, hi = rng.choice([("--set-choose-total-tries", 60),
+                               ("--set-chooseleaf-vary-r", 4),
+                               ("--set-chooseleaf-descend-once", 1),
+                               ("--set-chooseleaf-stable", 1),
+                               ("--set-choose-local-tries", 3),
+                               ("--set-choose-local-fallback-tries", 5)])
+        f += [name, str(rng.randint(0, hi))]
+    if rng.random() < 0.2:
+        # Ceph spellings: --foo_bar for --foo-bar, and --opt=value
+        f = ["--" + a[2:].replace("-", "_") if a.startswith("--") and rng.random() < 0.5 else a
+             for a in f]
+        merged = []
+        i = 0
+        while i < len(f):
+            a = f[i]
+            if (a in ("--rule", "--num-rep", "--num_rep", "--x", "--pool-id", "--pool_id")
+                    and i + 1 < len(f) and rng.random() < 0.5):
+                merged.append(a + "=" + f[i + 1])
+                i += 2
+                continue
+            merged.append(a)
+            i += 1
+        f = merged
+    return f
+
+
+def check_map(task):
+    seed, index, crushkit, crushtool, runs, x_max, keep = task
+    rng = random.Random(seed * 7919 + index)
+    text = gen_maps.generate(seed, index)
+    info = map_info(text)
+    res = {"compiled": 0, "invalid": 0, "runs": 0, "diffs": 0, "oracle_crash": 0,
+           "roundtrip_fail": 0, "ours_crash": 0, "failures": []}
+    wd = tempfile.mkdtemp(prefix="crushdiff.")
+    try:
+        with open(os.path.join(wd, "map.txt"), "w") as f:
+            f.write(text)
+        rc, _, _ = run([crushtool, "-c", "map.txt", "-o", "map.bin"], wd)
+        if rc != 0:
+            res["invalid"] = 1
+            return res
+        res["compiled"] = 1
+        orig = open(os.path.join(wd, "map.bin"), "rb").read()
+
+        # decode + encode identity, and a real edit equal to Ceph's bytes
+        t = info["total_tries"]
+        rc, out, err = run(crushkit + ["-i", "map.bin", "--set-choose-total-tries", str(t),
+                                       "-o", "rt.bin"], wd)
+        rt = open(os.path.join(wd, "rt.bin"), "rb").read() if rc == 0 else b""
+        if rc != 0 or rt != orig:
+            res["roundtrip_fail"] += 1
+            res["failures"].append("map %d: round trip differs (rc=%s, %s)" % (index, rc, err[:200]))
+        edit = ["--set-choose-total-tries", str(t + 1), "--set-chooseleaf-vary-r", "1"]
+        a = run(crushkit + ["-i", "map.bin", "-o", "ours.bin"] + edit, wd)
+        b = run([crushtool, "-i", "map.bin", "-o", "theirs.bin"] + edit, wd)
+        ours = open(os.path.join(wd, "ours.bin"), "rb").read() if a[0] == 0 else b""
+        theirs = open(os.path.join(wd, "theirs.bin"), "rb").read() if b[0] == 0 else b""
+        if a != b or ours != theirs:
+            res["roundtrip_fail"] += 1
+            res["failures"].append("map %d: tunable edit output differs" % index)
+
+        flag_sets = [["--test", "--show-mappings", "--show-statistics", "--show-bad-mappings"] +
+                     ([] if x_max >= 1023 else ["--min-x", "0", "--max-x", str(x_max)])]
+        flag_sets += [random_flags(rng, info, x_max) for _ in range(runs)]
+        for flags in flag_sets:
+            theirs = run([crushtool, "-i", "map.bin"] + flags, wd)
+            ours = run(crushkit + ["-i", "map.bin"] + flags, wd)
+            res["runs"] += 1
+            if crashed(ours[0]):
+                res["ours_crash"] += 1
+                res["failures"].append("map %d: crushkit crashed (rc=%s) on %s" %
+                                       (index, ours[0], " ".join(flags)))
+                continue
+            if crashed(theirs[0]):
+                res["oracle_crash"] += 1
+                continue
+            if ours != theirs:
+                res["diffs"] += 1
+                what = [n for n, i in (("rc", 0), ("stdout", 1), ("stderr", 2))
+                        if ours[i] != theirs[i]]
+                res["failures"].append("map %d: %s differ on: %s" %
+                                       (index, "/".join(what), " ".join(flags)))
+                if keep:
+                    d = os.path.join(keep, "map-%d" % index)
+                    os.makedirs(d, exist_ok=True)
+                    shutil.copy(os.path.join(wd, "map.txt"), d)
+                    shutil.copy(os.path.join(wd, "map.bin"), d)
+                    n = len(os.listdir(d))
+                    for tag, r in (("ours", ours), ("theirs", theirs)):
+                        with open(os.path.join(d, "%d.%s" % (n, tag)), "wb") as f:
+                            f.write(("flags: %s\nrc: %s\n--stdout--\n" % (" ".join(flags), r[0])).encode())
+                            f.write(r[1] + b"--stderr--\n" + r[2])
+        return res
+    finally:
+        shutil.rmtree(wd, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="crushkit crushtool vs Ceph crushtool")
+    ap.add_argument("--maps", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--runs-per-map", type=int, default=3)
+    ap.add_argument("--x-max", type=int, default=255,
+                    help="largest x span per run; >= 1023 runs the base test on Ceph's default 0..1023")
+    ap.add_argument("--crushkit", required=True, help="path of the crushkit binary")
+    ap.add_argument("--crushtool", default="crushtool")
+    ap.add_argument("--keep-failures", default="", help="directory for failing cases")
+    a = ap.parse_args()
+    crushtool = shutil.which(a.crushtool)
+    if crushtool is None:
+        print("SKIP: Ceph crushtool not found (%s)" % a.crushtool)
+        return 77
+    # Messages print argv[0]; run the oracle by bare name as scripts do.
+    os.environ["PATH"] = os.path.dirname(crushtool) + os.pathsep + os.environ.get("PATH", "")
+    crushkit = [os.path.abspath(a.crushkit), "crushtool"]
+    tasks = [(a.seed, i, crushkit, "crushtool", a.runs_per_map, a.x_max, a.keep_failures)
+             for i in range(a.maps)]
+    total = {}
+    failures = []
+    with multiprocessing.Pool(a.jobs) as pool:
+        for res in pool.imap_unordered(check_map, tasks):
+            for k, v in res.items():
+                if k == "failures":
+                    failures += v
+                else:
+                    total[k] = total.get(k, 0) + v
+    for f in sorted(failures):
+        print("FAIL", f)
+    print("maps=%d compiled=%d rejected_by_oracle=%d runs=%d diffs=%d oracle_crashes=%d "
+          "crushkit_crashes=%d roundtrip_failures=%d" %
+          (a.maps, total.get("compiled", 0), total.get("invalid", 0), total.get("runs", 0),
+           total.get("diffs", 0), total.get("oracle_crash", 0), total.get("ours_crash", 0),
+           total.get("roundtrip_fail", 0)))
+    bad = total.get("diffs", 0) + total.get("ours_crash", 0) + total.get("roundtrip_fail", 0)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
