@@ -335,6 +335,70 @@ TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
   EXPECT_GT(compared, 50);
 }
 
+// Hand-edited choose_args exercising update_choose_args(): our decode must
+// normalise exactly as crushtool does when it reads the same bytes.
+TEST(CodecTest, ChooseArgsNormaliseLikeCrushtool) {
+  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  ScratchDir dir;
+  const std::string path = CompatDir() + "/examples/classes-4host-compat-weightset.crushmap";
+  absl::StatusOr<MapModel> base = DecodeCrushMap(ReadFileOrEmpty(path));
+  ASSERT_THAT(base, IsOk());
+  ASSERT_TRUE(base->choose_args.contains(kCompatChooseArgs));
+  // Only the root (-1, four items) has a compat weight set; hosts have two.
+  ASSERT_TRUE(base->choose_args.at(kCompatChooseArgs).contains(-1));
+
+  using Edit = void (*)(MapModel&);
+  struct Case {
+    const char* what;
+    bool normalised;  // decode changes the edited model
+    Edit edit;
+  };
+  const std::vector<Case> edits = {
+      {"short weight set is zero padded", true,
+       [](MapModel& m) { m.choose_args[-1][-1].weight_set[0].pop_back(); }},
+      {"long weight set is truncated", true,
+       [](MapModel& m) { m.choose_args[-1][-1].weight_set[0].push_back(7); }},
+      {"odd position count is left alone", false,
+       [](MapModel& m) { m.choose_args[-1][-3].weight_set = {{1, 2}, {3}}; }},
+      {"first bucket decides the position count", true,
+       [](MapModel& m) {
+         auto& ws = m.choose_args[-1][-1].weight_set;
+         ws.push_back(ws[0]);
+         m.choose_args[-1][-2].weight_set = {{5}};
+         m.choose_args[-1][-3].weight_set = {{5}, {6, 7, 8}};  // resized to 2
+       }},
+      {"args of a non-straw2 bucket are dropped", true,
+       [](MapModel& m) {
+         Bucket& b = m.buckets[1];  // h0, id -2
+         b.alg = BucketAlg::kStraw;
+         b.straws = b.item_weights;
+         m.choose_args[-1][-2].ids = {100, 101};
+         m.choose_args[-1][-2].weight_set = {{1, 2}};
+       }},
+      {"args of an empty slot are dropped", true,
+       [](MapModel& m) {
+         m.buckets.emplace_back();
+         m.choose_args[-1][-m.max_buckets()].weight_set = {{1, 2, 3}};
+       }},
+      {"ids without weights survive", false, [](MapModel& m) { m.choose_args[5][-4].ids = {9, 8}; }},
+      {"empty args vanish", true, [](MapModel& m) { m.choose_args[5][-4] = ChooseArg{}; }},
+      {"several indices", false, [](MapModel& m) { m.choose_args[-7] = m.choose_args[-1]; }},
+  };
+  for (const auto& [what, normalised, edit] : edits) {
+    MapModel m = *base;
+    edit(m);
+    const std::string bytes = EncodeCrushMap(m);
+    absl::StatusOr<MapModel> ours = DecodeCrushMap(bytes);
+    ASSERT_THAT(ours, IsOk()) << what;
+    EXPECT_EQ(*ours != m, normalised) << what;
+    bool ok = false;
+    const std::string oracle = OracleReencode(bytes, ours->tunables.choose_total_tries, dir, &ok);
+    ASSERT_TRUE(ok) << what;
+    const std::string mine = PacificReencode(*ours);
+    EXPECT_TRUE(mine == oracle) << what << ": differs at offset " << FirstDiff(mine, oracle);
+  }
+}
+
 std::string BuiltMap() {
   return ReadFileOrEmpty(CompatDir() + "/ceph-cli-tests/pacific/crushtool/simple.template");
 }
