@@ -684,7 +684,11 @@ class Lowerer {
   void DoRule(const ast::Rule& r) {
     if (!saw_rule_) {
       saw_rule_ = true;
-      PopulateClasses(r.keyword.range);
+      // After an error the map is incomplete; cloning it would only produce
+      // cascading diagnostics, so shadow trees (and the checks that need
+      // them) are skipped.
+      populated_ = errors_ == 0;
+      if (populated_) PopulateClasses(r.keyword.range);
     }
     bool ok = true;
     const std::string rname = r.name ? r.name->text : std::string();
@@ -752,6 +756,7 @@ class Lowerer {
               ok = false;
               break;
             }
+            if (!populated_) break;
             auto cb = m_.class_buckets.find(id);
             if (cb == m_.class_buckets.end()) {
               Error(s.item.range, "step take " + Quote(s.item.text) + " has no class information" + in_rule +
@@ -956,6 +961,7 @@ class Lowerer {
   std::set<std::string> cyclic_;
   std::set<std::string> declared_buckets_;
   bool saw_rule_ = false;
+  bool populated_ = false;
 };
 
 }  // namespace
