@@ -96,7 +96,13 @@ def check(task):
             # depend on the garbage.
             if len(theirs2) != len(theirs) or len(ours) != len(theirs):
                 return "fail", "%s: size differs from (nondeterministic) crushtool -c" % name
-            if any(o != t for o, t, t2 in zip(ours, theirs, theirs2) if t == t2):
+            # A garbage u32 can keep some bytes across runs: treat every byte
+            # within 3 of an unstable byte as unstable too.
+            unstable = set()
+            for i, (t, t2) in enumerate(zip(theirs, theirs2)):
+                if t != t2:
+                    unstable.update(range(i - 3, i + 4))
+            if any(ours[i] != theirs[i] for i in range(len(ours)) if i not in unstable):
                 return "fail", "%s: a stable byte differs from (nondeterministic) crushtool -c" % name
             a = run(["crushtool", "-d", "theirs.bin"], wd)[1]
             b = run(["crushtool", "-d", "ours.bin"], wd)[1]
