@@ -403,16 +403,23 @@ absl::Status Decoder::Finish(MapModel* m) {
 
   // crush_finalize() + CrushWrapper::finalize().
   std::int64_t max_devices = 0;
+  std::string where;
   for (const Bucket& b : m->buckets) {
-    for (ItemId item : b.items) max_devices = std::max<std::int64_t>(max_devices, std::int64_t{item} + 1);
+    for (ItemId item : b.items) {
+      if (item >= max_devices) {
+        max_devices = std::int64_t{item} + 1;
+        where = "an item of bucket " + std::to_string(b.id);
+      }
+    }
   }
-  if (!m->item_names.empty()) {
-    max_devices = std::max<std::int64_t>(max_devices, std::int64_t{m->item_names.rbegin()->first} + 1);
+  if (!m->item_names.empty() && m->item_names.rbegin()->first >= max_devices) {
+    max_devices = std::int64_t{m->item_names.rbegin()->first} + 1;
+    where = "an item_names key";
   }
   if (max_devices > kMaxDecodedDevices) {
-    return absl::InvalidArgumentError("device id " + std::to_string(max_devices - 1) +
-                                      " is too large (limit " +
-                                      std::to_string(kMaxDecodedDevices - 1) + ")");
+    return absl::InvalidArgumentError("device id " + std::to_string(max_devices - 1) + " (" +
+                                      where + ") is too large; decoded maps are limited to ids "
+                                      "below " + std::to_string(kMaxDecodedDevices));
   }
   m->max_devices = static_cast<std::int32_t>(max_devices);
   return absl::OkStatus();

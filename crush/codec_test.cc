@@ -261,6 +261,30 @@ TEST(CodecTest, TruncationAtEveryOffsetFailsCleanly) {
   EXPECT_GT(ok_prefixes, 0);
 }
 
+// Applies 1-4 random edits: bit flip, random byte, hostile u32, truncation.
+void Mutate(std::mt19937& rng, std::string& bytes) {
+  const int edits = 1 + static_cast<int>(rng() % 4);
+  for (int e = 0; e < edits && !bytes.empty(); ++e) {
+    const std::size_t pos = rng() % bytes.size();
+    switch (rng() % 4) {
+      case 0: bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8))); break;
+      case 1: bytes[pos] = static_cast<char>(rng()); break;
+      case 2:  // a hostile 32-bit count
+        if (pos + 4 <= bytes.size()) PutU32(bytes, pos, rng() % 2 ? 0xffffffffU : 0x7fffffffU);
+        break;
+      case 3: bytes.resize(pos); break;
+    }
+  }
+}
+
+// Iterations for the fuzz-style tests; CRUSHKIT_CODEC_FUZZ_SCALE=N multiplies
+// them (e.g. 20 for a long local run under ASan).
+int FuzzScale() {
+  const char* s = std::getenv("CRUSHKIT_CODEC_FUZZ_SCALE");
+  const int n = s ? std::atoi(s) : 1;
+  return n > 0 ? n : 1;
+}
+
 // Random corruption never crashes; any map that decodes is a fixed point of
 // encode/decode.
 TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
@@ -268,21 +292,9 @@ TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
   int decoded = 0;
   int errors = 0;
   for (const std::string& base : StressMaps()) {
-    for (int iter = 0; iter < 1500; ++iter) {
+    for (int iter = 0; iter < 1500 * FuzzScale(); ++iter) {
       std::string bytes = base;
-      const int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits; ++e) {
-        const std::size_t pos = rng() % bytes.size();
-        switch (rng() % 4) {
-          case 0: bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8))); break;
-          case 1: bytes[pos] = static_cast<char>(rng()); break;
-          case 2:  // a hostile 32-bit count
-            if (pos + 4 <= bytes.size()) PutU32(bytes, pos, rng() % 2 ? 0xffffffffU : 0x7fffffffU);
-            break;
-          case 3: bytes.resize(pos); break;
-        }
-        if (bytes.empty()) break;
-      }
+      Mutate(rng, bytes);
       absl::StatusOr<MapModel> m = DecodeCrushMap(bytes);
       if (!m.ok()) {
         ++errors;
@@ -304,34 +316,62 @@ TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
   EXPECT_GT(errors, 100);
 }
 
-// Differential fuzzing against crushtool: whenever both decoders accept a
-// mutated map, our re-encoding equals crushtool's byte for byte.
+// Differential fuzzing against crushtool. When both decoders accept a
+// mutant, our re-encoding equals crushtool's byte for byte. When only
+// crushtool accepts it, ours must be one of the documented deliberate
+// rejections (kInvalidArgument/kUnimplemented), never a truncation report.
 TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
   if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
   ScratchDir dir;
   std::mt19937 rng(777);
   const std::vector<std::string> bases = StressMaps();
   int compared = 0;
-  for (int iter = 0; iter < 150; ++iter) {
+  int both_rejected = 0;
+  int we_reject = 0;
+  std::string we_reject_examples;
+  for (int iter = 0; iter < 200 * FuzzScale(); ++iter) {
     std::string bytes = bases[static_cast<std::size_t>(iter) % bases.size()];
-    // Value-only mutations (weights, ids, names, tunables): flip a bit.
-    const std::size_t pos = 16 + rng() % (bytes.size() - 16);
-    bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8)));
+    std::size_t pos = 0;
+    if (iter % 2 == 0) {
+      // Value-only mutation (weights, ids, names, tunables): flip a bit.
+      pos = 16 + rng() % (bytes.size() - 16);
+      bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8)));
+    } else {
+      Mutate(rng, bytes);
+    }
     absl::StatusOr<MapModel> m = DecodeCrushMap(bytes);
-    if (!m.ok()) continue;
     bool ok = false;
-    const std::string oracle = OracleReencode(bytes, m->tunables.choose_total_tries, dir, &ok);
-    if (!ok) continue;  // crushtool rejected (or crashed on) the mutant
+    const std::string oracle =
+        OracleReencode(bytes, m.ok() ? m->tunables.choose_total_tries : 50, dir, &ok);
+    const std::string keep = ::testing::TempDir() + "codec_mutant_" + std::to_string(iter);
+    if (!m.ok()) {
+      if (!ok) {
+        ++both_rejected;
+        continue;
+      }
+      ++we_reject;
+      if (we_reject <= 10) we_reject_examples += std::string(m.status().message()) + "\n";
+      if (m.status().code() == absl::StatusCode::kDataLoss) {
+        std::ofstream(keep, std::ios::binary) << bytes;
+        ADD_FAILURE() << "iteration " << iter << ": crushtool accepts but we report "
+                      << m.status() << "; mutant saved as " << keep;
+      }
+      continue;
+    }
+    if (!ok) continue;  // crushtool rejected (or crashed on) a mutant we accept
     ++compared;
     const std::string ours = PacificReencode(*m);
     if (ours != oracle) {
-      const std::string keep = ::testing::TempDir() + "codec_mutant_" + std::to_string(iter);
       std::ofstream(keep, std::ios::binary) << bytes;
       ADD_FAILURE() << "iteration " << iter << " (mutated offset " << pos
                     << "): re-encoding differs from crushtool's at offset "
                     << FirstDiff(ours, oracle) << "; mutant saved as " << keep;
     }
   }
+  RecordProperty("compared", compared);
+  RecordProperty("both_rejected", both_rejected);
+  RecordProperty("only_we_reject", we_reject);
+  RecordProperty("only_we_reject_examples", we_reject_examples);
   EXPECT_GT(compared, 50);
 }
 
