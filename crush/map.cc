@@ -178,6 +178,10 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
         break;
       case BucketAlg::kStraw2:
         f.weights = append(b.item_weights);
+        map.divisors_.resize(map.weights_.size());
+        for (std::size_t i = 0; i < b.item_weights.size(); ++i) {
+          map.divisors_[f.weights + i] = internal::MakeStraw2Divisor(b.item_weights[i]);
+        }
         break;
       case BucketAlg::kTree:
         f.num_nodes = static_cast<std::uint32_t>(b.node_weights.size());
@@ -187,6 +191,8 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
         break;
     }
   }
+
+  map.divisors_.resize(map.weights_.size());
 
   // Rules.
   if (model.rule_exists.size() != model.rules.size()) {
@@ -246,6 +252,9 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
           }
           flat.weights.insert(flat.weights.end(), arg.weight_set[p].begin(),
                               arg.weight_set[p].end());
+          for (const Weight w : arg.weight_set[p]) {
+            flat.divisors.push_back(internal::MakeStraw2Divisor(w));
+          }
         }
       }
     }

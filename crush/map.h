@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crush/internal/straw2_draw.h"
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -50,6 +51,7 @@ struct FlatChooseArgs {
   std::int64_t index = 0;
   std::vector<FlatChooseArg> slots;  // max_buckets entries
   std::vector<Weight> weights;
+  std::vector<Straw2Divisor> divisors;  // parallel to weights
   std::vector<ItemId> ids;
 };
 
@@ -132,6 +134,8 @@ class CrushMap {
   const internal::FlatBucket* bucket_slots() const { return buckets_.data(); }
   const ItemId* items() const { return items_.data(); }
   const Weight* weights() const { return weights_.data(); }
+  // Parallel to weights(): straw2 reciprocals (set for straw2 buckets only).
+  const internal::Straw2Divisor* divisors() const { return divisors_.data(); }
   const internal::FlatRule& flat_rule(int rule) const {
     return rules_[static_cast<std::size_t>(rule)];
   }
@@ -145,6 +149,7 @@ class CrushMap {
   std::vector<internal::FlatBucket> buckets_;
   std::vector<ItemId> items_;
   std::vector<Weight> weights_;
+  std::vector<internal::Straw2Divisor> divisors_;
   std::vector<internal::FlatRule> rules_;
   std::vector<RuleStep> steps_;
   std::vector<internal::FlatChooseArgs> choose_args_;

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "crush/hash.h"
+#include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
 #include "crush/map.h"
 #include "crush/types.h"
@@ -23,7 +24,7 @@ constexpr std::uint32_t kMaxProfileEntries = 1u << 16;
 }  // namespace
 
 Workspace::Workspace(const CrushMap& map, int max_result)
-    : max_result_(std::max(max_result, 0)),
+    : max_result_(std::clamp(max_result, 0, kMaxWorkspaceResult)),
       layout_id_(map.layout_id()),
       perm_state_(static_cast<std::size_t>(map.max_buckets())),
       perm_(map.perm_scratch_size()),
@@ -54,6 +55,7 @@ class MapperImpl {
         num_buckets_(static_cast<std::size_t>(map.max_buckets())),
         items_(map.items()),
         weights_(map.weights()),
+        divisors_(map.divisors()),
         max_devices_(map.max_devices()),
         x_(x),
         reweights_(reweights.data()),
@@ -105,6 +107,7 @@ class MapperImpl {
   std::size_t num_buckets_;
   const ItemId* items_;
   const Weight* weights_;
+  const internal::Straw2Divisor* divisors_;
   int max_devices_;
   std::uint32_t x_;
   const Weight* reweights_;
@@ -215,7 +218,9 @@ ItemId MapperImpl::StrawChoose(const internal::FlatBucket& b, std::uint32_t r) c
 ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
                                 int position) const {
   const ItemId* items = items_ + b.items;
-  const Weight* weights = weights_ + b.weights;
+  // divisors[i] stands for weights[i]: internal::Straw2Draw() returns exactly
+  // Ceph's quotient without a 64-bit division (see straw2_draw.h).
+  const internal::Straw2Divisor* divisors = divisors_ + b.weights;
   const ItemId* ids = items;
   if (choose_args_ != nullptr) {
     const internal::FlatChooseArg& arg =
@@ -223,21 +228,17 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
     if (arg.positions != 0) {
       std::uint32_t pos = static_cast<std::uint32_t>(position);
       if (pos >= arg.positions) pos = arg.positions - 1;
-      weights = choose_args_->weights.data() + arg.weight_set + std::size_t{pos} * b.size;
+      divisors = choose_args_->divisors.data() + arg.weight_set + std::size_t{pos} * b.size;
     }
     if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
   }
   std::uint32_t high = 0;
   std::int64_t high_draw = 0;
   for (std::uint32_t i = 0; i < b.size; ++i) {
-    std::int64_t draw;
-    if (weights[i] != 0) {
+    std::int64_t draw = std::numeric_limits<std::int64_t>::min();
+    if (divisors[i].magic != 0) {
       const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[i]), r) & 0xffffu;
-      const std::int64_t ln =
-          static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
-      draw = ln / static_cast<std::int64_t>(static_cast<std::int32_t>(weights[i]));
-    } else {
-      draw = std::numeric_limits<std::int64_t>::min();
+      draw = internal::Straw2Draw(u, divisors[i]);
     }
     if (i == 0 || draw > high_draw) {
       high = i;

@@ -40,6 +40,9 @@
 
 namespace crushkit::crush {
 
+// Largest result_max a Workspace supports (Ceph pools use <= 255).
+inline constexpr int kMaxWorkspaceResult = 1 << 16;
+
 // Default work budget: bucket items examined per DoRule() call.
 inline constexpr std::uint64_t kDefaultWorkBudget = std::uint64_t{1} << 26;
 
@@ -49,9 +52,9 @@ inline constexpr std::uint64_t kDefaultWorkBudget = std::uint64_t{1} << 26;
 // and its copies (same layout_id()); with any other map DoRule() returns 0.
 class Workspace {
  public:
-  // REQUIRES: max_result >= 0. `max_result` caps the result length of every
-  // DoRule() call with this workspace (Ceph's result_max); values < 0 are
-  // treated as 0.
+  // `max_result` caps the result length of every DoRule() call with this
+  // workspace (Ceph's result_max). It is clamped to [0, kMaxWorkspaceResult]
+  // so a bad caller value cannot allocate without bound.
   Workspace(const CrushMap& map, int max_result);
 
   int max_result() const { return max_result_; }

@@ -1,0 +1,64 @@
+// Exact, division-free straw2 draws.
+//
+// Ceph computes each straw2 draw as (crush_ln(u) - 2^48) / (int)weight, a
+// signed 64-bit division truncating toward zero (mapper.c
+// generate_exponential_distribution). A 64-bit idiv costs tens of cycles
+// and dominates DoRule, so the flat map precomputes, per weight, a
+// Granlund-Montgomery reciprocal that yields the *same* quotient with one
+// 64x64->128 multiply. PLACEMENT-STABLE: straw2_draw_test.cc checks it
+// against the division for every 16-bit input and many weights.
+//
+// Math: with n = 2^48 - crush_ln(u) in [1, 2^48] (< 2^49) and d = |(int)w|
+// in [1, 2^31], let l = ceil(log2 d), k = 49 + l and m = ceil(2^k / d).
+// Then m*d - 2^k < d <= 2^(k-49), which makes floor(n*m / 2^k) == n / d
+// for all n < 2^49; m <= 2^50 + 1 fits in 64 bits. The draw is -(n/d) for
+// positive int weights and +(n/d) for "negative" ones (w >= 2^31, the Mimic+
+// quirk); weight 0 draws INT64_MIN.
+#ifndef CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_
+#define CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+#include "crush/ln.h"
+#include "crush/types.h"
+
+namespace crushkit::crush::internal {
+
+__extension__ using Uint128 = unsigned __int128;
+
+struct Straw2Divisor {
+  std::uint64_t magic = 0;  // 0: weight 0 (never chosen unless all are 0)
+  std::uint8_t shift = 0;
+  bool negative_weight = false;  // (int)w < 0: draws are >= 0
+};
+
+constexpr Straw2Divisor MakeStraw2Divisor(Weight w) {
+  Straw2Divisor div;
+  if (w == 0) return div;
+  const auto sw = static_cast<std::int32_t>(w);
+  div.negative_weight = sw < 0;
+  const std::uint64_t d =
+      div.negative_weight ? std::uint64_t{0} - static_cast<std::uint64_t>(std::int64_t{sw})
+                          : static_cast<std::uint64_t>(sw);
+  const int l = d == 1 ? 0 : 64 - std::countl_zero(d - 1);  // ceil(log2 d)
+  const int k = 49 + l;
+  const Uint128 pow = Uint128{1} << k;
+  div.magic = static_cast<std::uint64_t>((pow + d - 1) / d);
+  div.shift = static_cast<std::uint8_t>(k);
+  return div;
+}
+
+// PLACEMENT-STABLE: equals (int64)(crush_ln(u) - 2^48) / (int32)w, or
+// INT64_MIN for w == 0. REQUIRES: u <= 0xffff.
+constexpr std::int64_t Straw2Draw(std::uint32_t u, const Straw2Divisor& div) {
+  if (div.magic == 0) return std::numeric_limits<std::int64_t>::min();
+  const std::uint64_t n = (std::uint64_t{1} << 48) - CrushLn(u);
+  const auto q = static_cast<std::int64_t>((Uint128{n} * div.magic) >> div.shift);
+  return div.negative_weight ? q : -q;
+}
+
+}  // namespace crushkit::crush::internal
+
+#endif  // CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_
