@@ -1,0 +1,130 @@
+// The cluster state crushkit maps PGs against: pools, OSD states, upmap and
+// temp overrides, and the crush map (kept as Ceph's binary encoding plus its
+// decoded model). This is the in-memory twin of osdmap/proto/state.proto;
+// convert at the edge with osdmap/state_codec.h.
+//
+// Plain value types with public fields (like crush::MapModel): importers and
+// the osdmaptool front edit them directly. Nothing here is validated except
+// by ValidateState(); mapping code (pg_mapping.h) REQUIRES a validated state.
+// Thread-safety: plain values; concurrent const access is safe.
+#ifndef CRUSHKIT_OSDMAP_CLUSTER_STATE_H_
+#define CRUSHKIT_OSDMAP_CLUSTER_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "crush/model.h"
+#include "crush/types.h"
+#include "osdmap/pg_id.h"
+
+namespace crushkit::osdmap {
+
+// Largest pool size / upmap list crushkit maps (Ceph itself caps pool size
+// at 10 in the monitor; osdmaptool's histogram has 30 slots).
+inline constexpr int kMaxPgOsds = 32;
+
+// Ceph's pg_pool_t::TYPE_*.
+enum class PoolType : std::uint8_t { kReplicated = 1, kErasure = 3 };
+
+// pg_pool_t::FLAG_HASHPSPOOL.
+inline constexpr std::uint64_t kPoolFlagHashPsPool = 1;
+
+inline constexpr std::uint32_t kDefaultPrimaryAffinity = 0x10000;
+
+struct Pool {
+  std::int64_t id = 0;
+  std::string name;
+  PoolType type = PoolType::kReplicated;
+  std::uint32_t size = 3;
+  std::uint32_t min_size = 2;
+  std::int32_t crush_rule = 0;
+  std::uint32_t pg_num = 0;
+  std::uint32_t pgp_num = 0;
+  std::uint64_t flags = kPoolFlagHashPsPool;
+  std::uint32_t object_hash = 2;  // CEPH_STR_HASH_RJENKINS
+  std::string erasure_code_profile;
+  std::uint32_t ec_k = 0;  // from the profile; 0 for replicated pools
+  std::uint32_t ec_m = 0;
+
+  // Replicated pools compact holes away (pg_pool_t::can_shift_osds()).
+  bool CanShiftOsds() const { return type == PoolType::kReplicated; }
+  std::uint32_t pg_num_mask() const { return PgMask(pg_num); }
+  std::uint32_t pgp_num_mask() const { return PgMask(pgp_num); }
+  // pg_pool_t::raw_pg_to_pg(): the folded seed of a raw seed.
+  std::uint32_t FoldPs(std::uint32_t raw_ps) const {
+    return StableMod(raw_ps, pg_num, pg_num_mask());
+  }
+
+  bool operator==(const Pool&) const = default;
+};
+
+// Ceph's CEPH_OSD_* state bits that matter for placement.
+inline constexpr std::uint32_t kOsdExists = 1;
+inline constexpr std::uint32_t kOsdUp = 2;
+
+struct OsdInfo {
+  std::uint32_t state = 0;                      // kOsdExists | kOsdUp ...
+  crush::Weight weight = 0;                     // reweight, 16.16; 0 = out
+  std::uint32_t primary_affinity = kDefaultPrimaryAffinity;  // 16.16
+
+  bool operator==(const OsdInfo&) const = default;
+};
+
+// Per-PG statistics from `ceph pg dump` (optional; for movement estimates).
+struct PgStat {
+  std::uint64_t num_objects = 0;
+  std::uint64_t num_bytes = 0;
+  std::uint64_t num_omap_bytes = 0;
+
+  bool operator==(const PgStat&) const = default;
+};
+
+struct ClusterState {
+  std::uint32_t epoch = 0;
+  // osds.size() is Ceph's max_osd.
+  std::vector<OsdInfo> osds;
+  std::map<std::int64_t, Pool> pools;
+  std::map<PgId, std::vector<std::int32_t>> pg_upmap;
+  std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;
+  std::map<PgId, std::int32_t> pg_upmap_primaries;
+  std::map<PgId, std::vector<std::int32_t>> pg_temp;
+  std::map<PgId, std::int32_t> primary_temp;
+  std::map<PgId, PgStat> pg_stats;
+  // The crush map as Ceph encodes it, and its decoded model. Both are kept
+  // so a state file round-trips the exact bytes the cluster had.
+  std::string crush_bytes;
+  crush::MapModel crush;
+
+  int max_osd() const { return static_cast<int>(osds.size()); }
+  // OSDMap::exists()/is_up()/is_in(); false for ids out of range.
+  bool Exists(std::int32_t osd) const {
+    return osd >= 0 && osd < max_osd() && (osds[static_cast<std::size_t>(osd)].state & kOsdExists);
+  }
+  bool IsUp(std::int32_t osd) const {
+    return Exists(osd) && (osds[static_cast<std::size_t>(osd)].state & kOsdUp);
+  }
+  bool IsIn(std::int32_t osd) const {
+    return Exists(osd) && osds[static_cast<std::size_t>(osd)].weight != 0;
+  }
+  // The pool, or nullptr.
+  const Pool* FindPool(std::int64_t id) const {
+    auto it = pools.find(id);
+    return it == pools.end() ? nullptr : &it->second;
+  }
+
+  bool operator==(const ClusterState&) const = default;
+};
+
+// Checks the invariants the mapping code relies on: pool sizes in
+// [1, kMaxPgOsds], pg_num >= 1, pgp_num in [1, pg_num], known pool types,
+// upmap/temp lists no longer than kMaxPgOsds, max_osd >= 0. Errors name the
+// offending pool or PG (kInvalidArgument).
+absl::Status ValidateState(const ClusterState& state);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_CLUSTER_STATE_H_

@@ -1,0 +1,59 @@
+#include "osdmap/crush_placement.h"
+
+namespace crushkit::osdmap {
+
+int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size) {
+  // Pacific's find_rule() first tries rule id == ruleset when all rules are
+  // "uniform" (ruleset == id) and otherwise scans crush_find_rule(); both
+  // return the lowest matching rule id, so one scan reproduces them.
+  const int n = model.max_rules();
+  for (int i = 0; i < n; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    if (idx >= model.rule_exists.size() || !model.rule_exists[idx]) continue;
+    const crush::Rule& r = model.rules[idx];
+    if (r.ruleset == ruleset && static_cast<int>(r.type) == type && r.min_size <= size &&
+        r.max_size >= size) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush::ItemId id) {
+  for (const crush::Bucket& b : model.buckets) {
+    if (b.alg == crush::BucketAlg::kNone) continue;
+    for (std::size_t pos = 0; pos < b.items.size(); ++pos) {
+      if (b.items[pos] != id) continue;
+      switch (b.alg) {
+        case crush::BucketAlg::kUniform:
+          return b.uniform_item_weight;
+        case crush::BucketAlg::kTree: {
+          const std::size_t node = ((pos + 1) << 1) - 1;
+          return node < b.node_weights.size() ? b.node_weights[node] : 0;
+        }
+        default:
+          return pos < b.item_weights.size() ? b.item_weights[pos] : 0;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+CrushPlacement::CrushPlacement(const crush::CrushMap& map)
+    : map_(map), ws_(map, kMaxPgOsds) {}
+
+int CrushPlacement::FindRule(int ruleset, int type, int size) const {
+  return FindCrushRule(map_.model(), ruleset, type, size);
+}
+
+int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
+                           std::int64_t pool, std::span<std::int32_t> out) {
+  if (!have_cache_ || cached_pool_ != pool) {
+    cached_args_ = map_.ResolveChooseArgs(pool);
+    cached_pool_ = pool;
+    have_cache_ = true;
+  }
+  return crush::DoRule(map_, rule, x, weights, ws_, out, cached_args_);
+}
+
+}  // namespace crushkit::osdmap

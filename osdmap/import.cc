@@ -1,0 +1,204 @@
+#include "osdmap/import.h"
+
+#include <cmath>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "crush/codec.h"
+#include "crush/status_macros.h"
+#include "osdmap/proto/ceph_dump.pb.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+absl::Status Missing(const std::string& path) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": missing required field"));
+}
+
+absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::string& path) {
+  if (!has) return Missing(path);
+  auto pg = ParsePgId(text);
+  if (!pg) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": invalid pgid '", text, "'; expected <pool>.<hex seed>"));
+  }
+  return *pg;
+}
+
+template <typename Msg>
+absl::Status ParseJson(const std::string& text, Msg* msg, const char* what) {
+  google::protobuf::util::JsonParseOptions opts;
+  opts.ignore_unknown_fields = true;
+  auto st = google::protobuf::util::JsonStringToMessage(text, msg, opts);
+  if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", st.ToString()));
+  return absl::OkStatus();
+}
+
+absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
+                        const ceph::OsdDump& dump, ClusterState* state) {
+  const std::string at = absl::StrCat("pools[", index, "].");
+  if (!p.has_pool()) return Missing(at + "pool");
+  if (!p.has_type()) return Missing(at + "type");
+  if (!p.has_size()) return Missing(at + "size");
+  if (!p.has_crush_rule()) return Missing(at + "crush_rule");
+  if (!p.has_pg_num()) return Missing(at + "pg_num");
+  if (!p.has_pg_placement_num()) return Missing(at + "pg_placement_num");
+  if (!p.has_flags()) return Missing(at + "flags");
+  if (!p.has_object_hash()) return Missing(at + "object_hash");
+  Pool pool;
+  pool.id = p.pool();
+  pool.name = p.pool_name();
+  if (p.type() != 1 && p.type() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat(at, "type: ", p.type(),
+                                                   " is not 1 (replicated) or 3 (erasure)"));
+  }
+  pool.type = static_cast<PoolType>(p.type());
+  pool.size = p.size();
+  pool.min_size = p.has_min_size() ? p.min_size() : 0;
+  pool.crush_rule = p.crush_rule();
+  pool.pg_num = p.pg_num();
+  pool.pgp_num = p.pg_placement_num();
+  pool.flags = p.flags();
+  pool.object_hash = p.object_hash();
+  pool.erasure_code_profile = p.erasure_code_profile();
+  if (pool.type == PoolType::kErasure) {
+    auto it = dump.erasure_code_profiles().find(pool.erasure_code_profile);
+    if (it != dump.erasure_code_profiles().end()) {
+      pool.ec_k = static_cast<std::uint32_t>(std::strtoul(it->second.k().c_str(), nullptr, 10));
+      pool.ec_m = static_cast<std::uint32_t>(std::strtoul(it->second.m().c_str(), nullptr, 10));
+    }
+  }
+  if (!state->pools.emplace(pool.id, pool).second) {
+    return absl::InvalidArgumentError(absl::StrCat(at, "pool: duplicate pool id ", pool.id));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ImportPrimaryTemp(const google::protobuf::ListValue& list, ClusterState* state) {
+  // Alternating "pgid", osd values (see ceph_dump.proto).
+  const int n = list.values_size();
+  if (n % 2 != 0) {
+    return absl::InvalidArgumentError(
+        "primary_temp: expected alternating pgid strings and osd numbers (odd length)");
+  }
+  for (int i = 0; i < n; i += 2) {
+    const auto& k = list.values(i);
+    const auto& v = list.values(i + 1);
+    const std::string at = absl::StrCat("primary_temp[", i, "]");
+    if (!k.has_string_value()) return absl::InvalidArgumentError(at + ": expected a pgid string");
+    if (!v.has_number_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("primary_temp[", i + 1, "]: expected an osd number"));
+    }
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(true, k.string_value(), at));
+    state->primary_temp[pg] = static_cast<std::int32_t>(v.number_value());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::uint32_t WeightFromFloat(double f) {
+  if (!(f > 0)) return 0;
+  if (f >= 1.0) return 0x10000;
+  return static_cast<std::uint32_t>(std::lround(f * 65536.0));
+}
+
+absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
+                                               const std::string& crush_bytes) {
+  ceph::OsdDump dump;
+  CRUSH_RETURN_IF_ERROR(ParseJson(osd_dump_json, &dump, "osd dump JSON"));
+  if (!dump.has_epoch()) return Missing("epoch");
+  if (!dump.has_max_osd()) return Missing("max_osd");
+  if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {
+    return absl::InvalidArgumentError(absl::StrCat("max_osd: ", dump.max_osd(),
+                                                   " is out of range [0, ",
+                                                   crush::kMaxDecodedDevices, "]"));
+  }
+  ClusterState state;
+  state.epoch = dump.epoch();
+  state.osds.resize(static_cast<std::size_t>(dump.max_osd()));
+  for (int i = 0; i < dump.osds_size(); ++i) {
+    const auto& o = dump.osds(i);
+    const std::string at = absl::StrCat("osds[", i, "].");
+    if (!o.has_osd()) return Missing(at + "osd");
+    if (!o.has_up()) return Missing(at + "up");
+    if (!o.has_weight()) return Missing(at + "weight");
+    if (o.osd() < 0 || o.osd() >= dump.max_osd()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, "osd: osd.", o.osd(), " is outside max_osd ", dump.max_osd()));
+    }
+    OsdInfo& info = state.osds[static_cast<std::size_t>(o.osd())];
+    // Ceph lists only OSDs that exist.
+    info.state = kOsdExists | (o.up() ? kOsdUp : 0);
+    info.weight = WeightFromFloat(o.weight());
+    info.primary_affinity =
+        o.has_primary_affinity() ? WeightFromFloat(o.primary_affinity()) : kDefaultPrimaryAffinity;
+  }
+  for (int i = 0; i < dump.pools_size(); ++i) {
+    CRUSH_RETURN_IF_ERROR(ImportPool(dump.pools(i), static_cast<std::size_t>(i), dump, &state));
+  }
+  for (int i = 0; i < dump.pg_upmap_size(); ++i) {
+    const auto& e = dump.pg_upmap(i);
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
+                                              absl::StrCat("pg_upmap[", i, "].pgid")));
+    state.pg_upmap[pg].assign(e.osds().begin(), e.osds().end());
+  }
+  for (int i = 0; i < dump.pg_upmap_items_size(); ++i) {
+    const auto& e = dump.pg_upmap_items(i);
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
+                                              absl::StrCat("pg_upmap_items[", i, "].pgid")));
+    auto& items = state.pg_upmap_items[pg];
+    for (int j = 0; j < e.mappings_size(); ++j) {
+      const auto& m = e.mappings(j);
+      const std::string at = absl::StrCat("pg_upmap_items[", i, "].mappings[", j, "].");
+      if (!m.has_from()) return Missing(at + "from");
+      if (!m.has_to()) return Missing(at + "to");
+      items.emplace_back(m.from(), m.to());
+    }
+  }
+  for (int i = 0; i < dump.pg_upmap_primaries_size(); ++i) {
+    const auto& e = dump.pg_upmap_primaries(i);
+    const std::string at = absl::StrCat("pg_upmap_primaries[", i, "].");
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
+    if (!e.has_primary_osd()) return Missing(at + "primary_osd");
+    state.pg_upmap_primaries[pg] = e.primary_osd();
+  }
+  for (int i = 0; i < dump.pg_temp_size(); ++i) {
+    const auto& e = dump.pg_temp(i);
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
+                                              absl::StrCat("pg_temp[", i, "].pgid")));
+    state.pg_temp[pg].assign(e.osds().begin(), e.osds().end());
+  }
+  CRUSH_RETURN_IF_ERROR(ImportPrimaryTemp(dump.primary_temp(), &state));
+
+  state.crush_bytes = crush_bytes;
+  auto model = crush::DecodeCrushMap(crush_bytes);
+  if (!model.ok()) {
+    return absl::Status(model.status().code(),
+                        absl::StrCat("crush map: ", model.status().message()));
+  }
+  state.crush = std::move(*model);
+  CRUSH_RETURN_IF_ERROR(ValidateState(state));
+  return state;
+}
+
+absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state) {
+  ceph::PgDump dump;
+  CRUSH_RETURN_IF_ERROR(ParseJson(pg_dump_json, &dump, "pg dump JSON"));
+  const auto& stats = dump.pg_stats_size() > 0 ? dump.pg_stats() : dump.pg_map().pg_stats();
+  const char* base = dump.pg_stats_size() > 0 ? "pg_stats" : "pg_map.pg_stats";
+  for (int i = 0; i < stats.size(); ++i) {
+    const auto& e = stats.Get(i);
+    const std::string at = absl::StrCat(base, "[", i, "].");
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
+    if (!e.has_stat_sum()) return Missing(at + "stat_sum");
+    const auto& s = e.stat_sum();
+    if (!s.has_num_objects()) return Missing(at + "stat_sum.num_objects");
+    if (!s.has_num_bytes()) return Missing(at + "stat_sum.num_bytes");
+    state->pg_stats[pg] = PgStat{s.num_objects(), s.num_bytes(), s.num_omap_bytes()};
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,38 @@
+// Importers from what a running Ceph cluster prints: the OSD map as JSON
+// (`ceph osd dump -f json`, `osdmaptool --dump json`), the binary crush map
+// (`ceph osd getcrushmap`, `osdmaptool --export-crush`) and optionally the
+// per-PG statistics of `ceph pg dump [pgs] -f json`.
+//
+// Unknown JSON fields are ignored; a missing required field is an error
+// naming its path (e.g. "pools[2].pg_placement_num: missing"). Pure
+// functions; thread-safe.
+#ifndef CRUSHKIT_OSDMAP_IMPORT_H_
+#define CRUSHKIT_OSDMAP_IMPORT_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "osdmap/cluster_state.h"
+
+namespace crushkit::osdmap {
+
+// Builds a ClusterState from the OSD map JSON and the binary crush map.
+// Errors (kInvalidArgument unless noted): malformed JSON (parser message),
+// missing required fields (path named), bad pgids, a crush map the codec
+// rejects (its code, message prefixed "crush map: "), ValidateState failures.
+absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
+                                               const std::string& crush_bytes);
+
+// Adds per-PG object/byte counts from `ceph pg dump pgs -f json` (top-level
+// "pg_stats") or `ceph pg dump -f json` ("pg_map.pg_stats") to `state`.
+absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state);
+
+// Converts Ceph's printed float weights (reweight, primary affinity) back to
+// 16.16: round(f * 0x10000), clamped to [0, 0x10000]. Ceph prints at least 6
+// significant digits, which determines the 16.16 value uniquely.
+std::uint32_t WeightFromFloat(double f);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_IMPORT_H_

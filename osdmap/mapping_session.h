@@ -1,0 +1,41 @@
+// A ready-to-map bundle: a validated ClusterState, its built CrushMap, one
+// CrushPlacement (workspace) and a PgMapper over them. What the map-object
+// and map-pgs commands use. Not thread-safe (one workspace); heap-allocated
+// so internal references stay valid.
+#ifndef CRUSHKIT_OSDMAP_MAPPING_SESSION_H_
+#define CRUSHKIT_OSDMAP_MAPPING_SESSION_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "crush/map.h"
+#include "osdmap/cluster_state.h"
+#include "osdmap/crush_placement.h"
+#include "osdmap/pg_mapping.h"
+
+namespace crushkit::osdmap {
+
+class MappingSession {
+ public:
+  // Takes the state; builds the crush map (errors from CrushMap::Build,
+  // prefixed "crush map: ").
+  static absl::StatusOr<std::unique_ptr<MappingSession>> Create(ClusterState state);
+
+  MappingSession(const MappingSession&) = delete;
+  MappingSession& operator=(const MappingSession&) = delete;
+
+  const ClusterState& state() const { return state_; }
+  PgMapper& mapper() { return *mapper_; }
+
+ private:
+  MappingSession(ClusterState state, crush::CrushMap map);
+
+  ClusterState state_;
+  crush::CrushMap map_;
+  CrushPlacement placement_;
+  std::unique_ptr<PgMapper> mapper_;
+};
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_MAPPING_SESSION_H_

@@ -1,0 +1,409 @@
+#include "osdmap/osdmaptool.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "crush/codec.h"
+#include "crush/map.h"
+#include "osdmap/crush_edit.h"
+#include "osdmap/crush_placement.h"
+#include "osdmap/pg_mapping.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+std::string FormatFloat(float v) { return FormatCephDouble(static_cast<double>(v)); }
+
+// pg_t's operator<<: the pool printed as unsigned 64-bit, the seed in hex.
+std::string FormatPg(const PgId& pg) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%llu.%x", static_cast<unsigned long long>(pg.pool), pg.ps);
+  return buf;
+}
+
+// pg_t::parse(): sscanf("%llu.%x"), trailing text ignored.
+bool ParsePgLikeCeph(const std::string& s, PgId* pg) {
+  unsigned long long pool = 0;
+  unsigned int seed = 0;
+  if (std::sscanf(s.c_str(), "%llu.%x", &pool, &seed) < 2) return false;
+  pg->pool = static_cast<std::int64_t>(pool);
+  pg->ps = seed;
+  return true;
+}
+
+// Lazily built mapping machinery over the (possibly edited) crush model.
+class Mapping {
+ public:
+  explicit Mapping(ClusterState& state) : state_(state) {}
+
+  absl::Status Ensure() {
+    if (mapper_) return absl::OkStatus();
+    auto built = crush::CrushMap::Build(state_.crush);
+    if (!built.ok()) return built.status();
+    map_ = std::make_unique<crush::CrushMap>(std::move(*built));
+    placement_ = std::make_unique<CrushPlacement>(*map_);
+    mapper_ = std::make_unique<PgMapper>(state_, *placement_);
+    return absl::OkStatus();
+  }
+  // Call after the state changed (weights, crush).
+  void Invalidate() {
+    mapper_.reset();
+    placement_.reset();
+    map_.reset();
+  }
+  PgMapper& mapper() { return *mapper_; }
+
+ private:
+  ClusterState& state_;
+  std::unique_ptr<crush::CrushMap> map_;
+  std::unique_ptr<CrushPlacement> placement_;
+  std::unique_ptr<PgMapper> mapper_;
+};
+
+void SetWeight(ClusterState& state, int osd, crush::Weight w) {
+  // OSDMap::set_weight(): a non-zero weight also makes the OSD exist.
+  auto& o = state.osds[static_cast<std::size_t>(osd)];
+  o.weight = w;
+  if (w) o.state |= kOsdExists;
+}
+
+// CrushWrapper::get_item_weight() as the int Ceph returns (-ENOENT = -2 if
+// absent, weights >= 2^31 negative).
+int ItemWeightInt(const crush::MapModel& model, int id) {
+  auto w = CrushItemWeight(model, id);
+  return w ? static_cast<int>(*w) : -2;
+}
+
+class Runner {
+ public:
+  Runner(ClusterState& state, const OsdmaptoolOptions& opt)
+      : state_(state), opt_(opt), mapping_(state) {}
+
+  OsdmaptoolResult Run() {
+    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !ImportCrush() ||
+        !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
+      return std::move(r_);
+    }
+    const bool any_action = r_.modified || opt_.export_crush_path || opt_.import_crush_path ||
+                            !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
+                            opt_.test_map_pgs || opt_.test_map_pgs_dump ||
+                            opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty();
+    if (!any_action) {
+      r_.err += opt_.me + ": no action specified?\n";
+      r_.print_usage = true;
+      r_.exit_code = 1;
+      return std::move(r_);
+    }
+    if (r_.modified) ++state_.epoch;
+    return std::move(r_);
+  }
+
+ private:
+  bool Fail(const std::string& err_line, int code = 1) {
+    r_.err += err_line + "\n";
+    r_.exit_code = code;
+    return false;
+  }
+
+  bool Marks() {
+    const int n = state_.max_osd();
+    if (opt_.mark_up_in) {
+      r_.out += "marking all OSDs up and in\n";
+      for (int i = 0; i < n; ++i) {
+        state_.osds[static_cast<std::size_t>(i)].state |= kOsdUp;
+        SetWeight(state_, i, 0x10000);
+        if (ItemWeightInt(state_.crush, i) == 0) {
+          auto s = AdjustItemWeight(state_.crush, i, 0x10000);
+          if (!s.ok()) return Fail(absl::StrCat(opt_.me, ": ", s.status().message()));
+          crush_edited_ = true;
+        }
+      }
+    }
+    if (opt_.mark_out >= 0 && opt_.mark_out < n) {
+      r_.out += absl::StrCat("marking OSD@", opt_.mark_out, " as out\n");
+      state_.osds[static_cast<std::size_t>(opt_.mark_out)].state |= kOsdUp;
+      SetWeight(state_, opt_.mark_out, 0);
+    }
+    if (opt_.mark_up >= 0 && opt_.mark_up < n) {
+      r_.out += absl::StrCat("marking OSD@", opt_.mark_up, " as up\n");
+      state_.osds[static_cast<std::size_t>(opt_.mark_up)].state |= kOsdUp;
+    }
+    if (opt_.mark_in >= 0 && opt_.mark_in < n) {
+      // Pacific's bug, reproduced: the message and the OSD marked in are the
+      // --mark-up id. Ceph indexes its weight vector with that id even when
+      // it is -1 (undefined behaviour); we skip an out-of-range id.
+      r_.out += absl::StrCat("marking OSD@", opt_.mark_up, " as up\n");
+      if (opt_.mark_up >= 0 && opt_.mark_up < n) SetWeight(state_, opt_.mark_up, 0x10000);
+    }
+    return true;
+  }
+
+  bool AdjustCrushWeights() {
+    if (opt_.adjust_crush_weight.empty()) return true;
+    std::size_t start = 0;
+    const std::string& s = opt_.adjust_crush_weight;
+    while (start <= s.size()) {
+      std::size_t comma = s.find(',', start);
+      if (comma == std::string::npos) comma = s.size();
+      const std::string part = s.substr(start, comma - start);
+      start = comma + 1;
+      if (part.empty()) {
+        if (comma == s.size()) break;
+        continue;
+      }
+      const std::size_t colon = part.find(':');
+      if (colon == std::string::npos) {
+        r_.err += opt_.me + ": use ':' as separator of osd id and its weight\n";
+        r_.print_usage = true;
+        r_.exit_code = 1;
+        return false;
+      }
+      char* end = nullptr;
+      const std::string id_text = part.substr(0, colon);
+      const long id = std::strtol(id_text.c_str(), &end, 10);
+      if (end == id_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid osd id '", id_text, "'"));
+      const std::string w_text = part.substr(colon + 1);
+      const float w = std::strtof(w_text.c_str(), &end);
+      if (end == w_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
+      // CrushWrapper::adjust_item_weightf(): (int)(w * 0x10000).
+      const auto fixed = static_cast<crush::Weight>(static_cast<int>(w * static_cast<float>(0x10000)));
+      auto changed = AdjustItemWeight(state_.crush, static_cast<crush::ItemId>(id), fixed);
+      if (!changed.ok()) return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
+      crush_edited_ = true;
+      r_.out += absl::StrCat("Adjusted osd.", id, " CRUSH weight to ", FormatFloat(w), "\n");
+      if (opt_.save) {
+        ++state_.epoch;
+        r_.modified = true;
+      }
+      if (comma == s.size()) break;
+    }
+    return true;
+  }
+
+  bool ClearTemp() {
+    if (!opt_.clear_temp) return true;
+    r_.out += "clearing pg/primary temp\n";
+    state_.pg_temp.clear();
+    state_.primary_temp.clear();
+    return true;
+  }
+
+  bool ImportCrush() {
+    if (!opt_.import_crush_path) return true;
+    auto model = crush::DecodeCrushMap(opt_.import_crush_bytes);
+    if (!model.ok()) {
+      return Fail(absl::StrCat(opt_.me, ": error decoding crush map from ", *opt_.import_crush_path,
+                               ": ", model.status().message()));
+    }
+    if (model->max_devices > state_.max_osd()) {
+      return Fail(absl::StrCat(opt_.me, ": crushmap max_devices ", model->max_devices,
+                               " > osdmap max_osd ", state_.max_osd()));
+    }
+    ++state_.epoch;
+    state_.crush = std::move(*model);
+    state_.crush_bytes = opt_.import_crush_bytes;
+    crush_edited_ = false;
+    mapping_.Invalidate();
+    r_.out += absl::StrCat(opt_.me, ": imported ", opt_.import_crush_bytes.size(),
+                           " byte crush map from ", *opt_.import_crush_path, "\n");
+    r_.modified = true;
+    return true;
+  }
+
+  bool ExportCrush() {
+    if (!opt_.export_crush_path) return true;
+    SyncCrushBytes();
+    if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
+    auto s = opt_.write_file(*opt_.export_crush_path, state_.crush_bytes);
+    if (!s.ok()) {
+      return Fail(absl::StrCat(opt_.me, ": error writing crush map to ", *opt_.export_crush_path,
+                               ": ", s.message()));
+    }
+    r_.out += absl::StrCat(opt_.me, ": exported crush map to ", *opt_.export_crush_path, "\n");
+    return true;
+  }
+
+  bool EnsureMapping() {
+    auto s = mapping_.Ensure();
+    if (!s.ok()) return Fail(absl::StrCat(opt_.me, ": invalid crush map: ", s.message()));
+    return true;
+  }
+
+  bool TestMapObject() {
+    if (opt_.test_map_object.empty()) return true;
+    std::int64_t pool = opt_.pool;
+    if (pool == -1) {
+      r_.out += opt_.me + ": assuming pool 1 (use --pool to override)\n";
+      pool = 1;
+    }
+    const Pool* p = state_.FindPool(pool);
+    if (p == nullptr) return Fail(absl::StrCat("There is no pool ", pool));
+    if (!EnsureMapping()) return false;
+    PgId raw;
+    mapping_.mapper().ObjectToRawPg(pool, opt_.test_map_object, "", &raw);
+    const PgId pg{pool, p->FoldPs(raw.ps)};
+    PgMapping m;
+    mapping_.mapper().PgToUpActing(pg, &m);
+    r_.out += absl::StrCat(" object '", opt_.test_map_object, "' -> ", FormatPg(pg), " -> ",
+                           FormatOsdList(m.acting.span()), "\n");
+    return true;
+  }
+
+  bool TestMapPg() {
+    if (opt_.test_map_pg.empty()) return true;
+    PgId pg;
+    if (!ParsePgLikeCeph(opt_.test_map_pg, &pg)) {
+      r_.err += absl::StrCat(opt_.me, ": failed to parse pg '", opt_.test_map_pg, "\n");
+      r_.print_usage = true;
+      r_.exit_code = 1;
+      return false;
+    }
+    r_.out += absl::StrCat(" parsed '", opt_.test_map_pg, "' -> ", FormatPg(pg), "\n");
+    if (!EnsureMapping()) return false;
+    PgMapping m;
+    mapping_.mapper().PgToUpActing(pg, &m);
+    r_.out += absl::StrCat(FormatPg(pg), " raw (", FormatOsdList(m.raw.span()), ", p",
+                           m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p",
+                           m.up_primary, ") acting (", FormatOsdList(m.acting.span()), ", p",
+                           m.acting_primary, ")\n");
+    return true;
+  }
+
+  bool TestMapPgs() {
+    if (!opt_.test_map_pgs && !opt_.test_map_pgs_dump && !opt_.test_map_pgs_dump_all) return true;
+    if (opt_.pool != -1 && state_.FindPool(opt_.pool) == nullptr) {
+      return Fail(absl::StrCat("There is no pool ", opt_.pool));
+    }
+    if (!EnsureMapping()) return false;
+    const int n = state_.max_osd();
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<int> count(un, 0), first_count(un, 0), primary_count(un, 0);
+    std::vector<int> size(kMaxPgOsds + 1, 0);
+    int max_size = 0;
+    PgMapping m;
+    std::string& out = r_.out;
+    for (auto& [id, pool] : state_.pools) {
+      if (opt_.pool != -1 && id != opt_.pool) continue;
+      if (opt_.pg_num > 0) pool.pg_num = static_cast<std::uint32_t>(opt_.pg_num);
+      absl::StrAppend(&out, "pool ", id, " pg_num ", pool.pg_num, "\n");
+      for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+        mapping_.mapper().MapPg(pool, ps, &m);
+        const OsdList& osds = m.acting;
+        const int primary = m.acting_primary;
+        size[static_cast<std::size_t>(osds.size())]++;
+        if (max_size < osds.size()) max_size = osds.size();
+        if (opt_.test_map_pgs_dump) {
+          absl::StrAppend(&out, FormatPg({id, ps}), "\t", FormatOsdList(osds.span()), "\t",
+                          primary, "\n");
+        } else if (opt_.test_map_pgs_dump_all) {
+          absl::StrAppend(&out, FormatPg({id, ps}), " raw (", FormatOsdList(m.raw.span()), ", p",
+                          m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p",
+                          m.up_primary, ") acting (", FormatOsdList(osds.span()), ", p",
+                          primary, ")\n");
+        }
+        for (int i = 0; i < osds.size(); ++i) {
+          if (osds[i] != crush::kItemNone && osds[i] >= 0 && osds[i] < n) {
+            count[static_cast<std::size_t>(osds[i])]++;
+          }
+        }
+        if (osds.size() && osds[0] != crush::kItemNone && osds[0] >= 0 && osds[0] < n) {
+          first_count[static_cast<std::size_t>(osds[0])]++;
+        }
+        if (primary >= 0 && primary < n) primary_count[static_cast<std::size_t>(primary)]++;
+      }
+    }
+    std::uint64_t total = 0;
+    int in = 0;
+    int min_osd = -1;
+    int max_osd = -1;
+    out += "#osd\tcount\tfirst\tprimary\tc wt\twt\n";
+    std::vector<char> counted(un, 0);
+    for (int i = 0; i < n; ++i) {
+      const auto ui = static_cast<std::size_t>(i);
+      if (!state_.IsIn(i)) continue;
+      const int cw = ItemWeightInt(state_.crush, i);
+      if (cw <= 0) continue;
+      counted[ui] = 1;
+      ++in;
+      const float cwf = static_cast<float>(cw) / static_cast<float>(0x10000);
+      const float wf = static_cast<float>(state_.osds[ui].weight) / static_cast<float>(0x10000);
+      absl::StrAppend(&out, "osd.", i, "\t", count[ui], "\t", first_count[ui], "\t",
+                      primary_count[ui], "\t", FormatFloat(cwf), "\t", FormatFloat(wf), "\n");
+      total += static_cast<std::uint64_t>(count[ui]);
+      if (count[ui] && (min_osd < 0 || count[ui] < count[static_cast<std::size_t>(min_osd)])) {
+        min_osd = i;
+      }
+      if (count[ui] && (max_osd < 0 || count[ui] > count[static_cast<std::size_t>(max_osd)])) {
+        max_osd = i;
+      }
+    }
+    // Same arithmetic as osdmaptool: unsigned 64-bit differences squared
+    // (which wrap to the true square), double accumulation.
+    const std::uint64_t avg = in ? (total / static_cast<std::uint64_t>(in)) : 0;
+    double dev = 0;
+    for (int i = 0; i < n; ++i) {
+      if (!counted[static_cast<std::size_t>(i)]) continue;
+      const std::uint64_t d = avg - static_cast<std::uint64_t>(count[static_cast<std::size_t>(i)]);
+      dev += static_cast<double>(d * d);
+    }
+    volatile double in_d = in;  // keep 0/0 a runtime NaN (prints "-nan" like Ceph)
+    dev /= in_d;
+    dev = std::sqrt(dev);
+    const double edev =
+        std::sqrt(static_cast<double>(total) / in_d * (1.0 - (1.0 / in_d)));
+    const double avg_d = static_cast<double>(avg);
+    absl::StrAppend(&out, " in ", in, "\n");
+    absl::StrAppend(&out, " avg ", avg, " stddev ", FormatCephDouble(dev), " (",
+                    FormatCephDouble(dev / avg_d), "x) (expected ", FormatCephDouble(edev), " ",
+                    FormatCephDouble(edev / avg_d), "x))\n");
+    if (min_osd >= 0) {
+      absl::StrAppend(&out, " min osd.", min_osd, " ", count[static_cast<std::size_t>(min_osd)], "\n");
+    }
+    if (max_osd >= 0) {
+      absl::StrAppend(&out, " max osd.", max_osd, " ", count[static_cast<std::size_t>(max_osd)], "\n");
+    }
+    for (int i = 0; i <= max_size; ++i) {
+      if (size[static_cast<std::size_t>(i)]) {
+        absl::StrAppend(&out, "size ", i, "\t", size[static_cast<std::size_t>(i)], "\n");
+      }
+    }
+    return true;
+  }
+
+  void SyncCrushBytes() {
+    if (crush_edited_) {
+      state_.crush_bytes = crush::EncodeCrushMap(state_.crush);
+      crush_edited_ = false;
+    }
+  }
+
+  ClusterState& state_;
+  const OsdmaptoolOptions& opt_;
+  Mapping mapping_;
+  OsdmaptoolResult r_;
+  bool crush_edited_ = false;
+
+ public:
+  void Finish() { SyncCrushBytes(); }
+};
+
+}  // namespace
+
+std::string FormatCephDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options) {
+  Runner runner(state, options);
+  OsdmaptoolResult r = runner.Run();
+  runner.Finish();
+  return r;
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,71 @@
+// Emulation of Ceph 16.2 `osdmaptool` on a crushkit ClusterState: the same
+// actions, in the same order, with byte-identical standard output
+// (src/tools/osdmaptool.cc). The command-line front
+// (tools/crushkit/osdmaptool_front.cc) parses Ceph's flag syntax into
+// OsdmaptoolOptions, reads/writes files, and prints the result.
+//
+// Supported: --mark-up-in, --mark-out, --mark-up, --mark-in (with Pacific's
+// bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
+// --import-crush, --export-crush, --test-map-object, --test-map-pg,
+// --test-map-pgs[-dump[-all]] with --pool and --pg_num, --save.
+// Not supported (crushkit does not decode Ceph's binary osdmap or run the
+// balancer): --createsimple, --create-from-conf, --upmap*, --read, --print,
+// --dump, --tree, --health, --test-random, --clean-temps, --test-crush.
+// Thread-compatible: Run mutates the state it is given.
+#ifndef CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
+#define CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "osdmap/cluster_state.h"
+
+namespace crushkit::osdmap {
+
+struct OsdmaptoolOptions {
+  std::string me = "osdmaptool";  // argv[0] as Ceph prints it
+  std::string state_path;         // the map file name, for messages
+  bool mark_up_in = false;
+  int mark_out = -1;
+  int mark_up = -1;
+  int mark_in = -1;
+  std::string adjust_crush_weight;  // "id:w[,id:w...]"
+  bool save = false;
+  bool clear_temp = false;
+  // --import-crush: the file name (for messages) and its bytes.
+  std::optional<std::string> import_crush_path;
+  std::string import_crush_bytes;
+  std::optional<std::string> export_crush_path;
+  std::string test_map_object;
+  std::string test_map_pg;
+  bool test_map_pgs = false;
+  bool test_map_pgs_dump = false;
+  bool test_map_pgs_dump_all = false;
+  std::int64_t pool = -1;
+  std::int64_t pg_num = -1;
+  // Writes --export-crush output (atomically); required if export_crush_path.
+  std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;
+};
+
+struct OsdmaptoolResult {
+  std::string out;  // standard output
+  std::string err;  // standard error (after the "osdmap file" banner)
+  int exit_code = 0;
+  bool print_usage = false;  // the front appends the usage text to `out`
+  // The state changed in a way osdmaptool would write back (import-crush,
+  // --save); state.epoch already holds the epoch to write.
+  bool modified = false;
+};
+
+// Runs the actions of `options` on `state` (which it may modify).
+OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options);
+
+// Ceph's `ostream << double` with default flags (printf "%g").
+std::string FormatCephDouble(double v);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_OSDMAPTOOL_H_

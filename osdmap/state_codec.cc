@@ -1,0 +1,206 @@
+#include "osdmap/state_codec.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "crush/codec.h"
+#include "crush/status_macros.h"
+#include "osdmap/proto/state.pb.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+absl::StatusOr<PgId> ParsePgField(const std::string& text, const std::string& where) {
+  auto pg = ParsePgId(text);
+  if (!pg) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": invalid pgid '", text, "'; expected <pool>.<hex seed>"));
+  }
+  return *pg;
+}
+
+}  // namespace
+
+void ToProto(const ClusterState& state, proto::ClusterState* out) {
+  out->Clear();
+  out->set_epoch(state.epoch);
+  out->set_max_osd(state.max_osd());
+  for (int i = 0; i < state.max_osd(); ++i) {
+    const OsdInfo& o = state.osds[static_cast<std::size_t>(i)];
+    if (o == OsdInfo{}) continue;
+    auto* p = out->add_osds();
+    p->set_id(i);
+    p->set_exists(o.state & kOsdExists);
+    p->set_up(o.state & kOsdUp);
+    p->set_weight(o.weight);
+    if (o.primary_affinity != kDefaultPrimaryAffinity) p->set_primary_affinity(o.primary_affinity);
+  }
+  for (const auto& [id, pool] : state.pools) {
+    auto* p = out->add_pools();
+    p->set_id(id);
+    p->set_name(pool.name);
+    p->set_type(static_cast<proto::Pool::Type>(pool.type));
+    p->set_size(pool.size);
+    p->set_min_size(pool.min_size);
+    p->set_crush_rule(pool.crush_rule);
+    p->set_pg_num(pool.pg_num);
+    p->set_pgp_num(pool.pgp_num);
+    p->set_flags(pool.flags);
+    p->set_object_hash(pool.object_hash);
+    p->set_erasure_code_profile(pool.erasure_code_profile);
+    p->set_ec_k(pool.ec_k);
+    p->set_ec_m(pool.ec_m);
+  }
+  for (const auto& [pg, osds] : state.pg_upmap) {
+    auto* p = out->add_pg_upmap();
+    p->set_pgid(FormatPgId(pg));
+    for (auto o : osds) p->add_osds(o);
+  }
+  for (const auto& [pg, items] : state.pg_upmap_items) {
+    auto* p = out->add_pg_upmap_items();
+    p->set_pgid(FormatPgId(pg));
+    for (const auto& [from, to] : items) {
+      auto* it = p->add_items();
+      it->set_from(from);
+      it->set_to(to);
+    }
+  }
+  for (const auto& [pg, osd] : state.pg_upmap_primaries) {
+    auto* p = out->add_pg_upmap_primaries();
+    p->set_pgid(FormatPgId(pg));
+    p->set_osd(osd);
+  }
+  for (const auto& [pg, osds] : state.pg_temp) {
+    auto* p = out->add_pg_temp();
+    p->set_pgid(FormatPgId(pg));
+    for (auto o : osds) p->add_osds(o);
+  }
+  for (const auto& [pg, osd] : state.primary_temp) {
+    auto* p = out->add_primary_temp();
+    p->set_pgid(FormatPgId(pg));
+    p->set_osd(osd);
+  }
+  for (const auto& [pg, st] : state.pg_stats) {
+    auto* p = out->add_pg_stats();
+    p->set_pgid(FormatPgId(pg));
+    p->set_num_objects(st.num_objects);
+    p->set_num_bytes(st.num_bytes);
+    p->set_num_omap_bytes(st.num_omap_bytes);
+  }
+  out->set_crush_map(state.crush_bytes);
+}
+
+absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
+  ClusterState state;
+  state.epoch = msg.epoch();
+  if (msg.max_osd() < 0 || msg.max_osd() > crush::kMaxDecodedDevices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_osd: ", msg.max_osd(), " is out of range [0, ",
+                     crush::kMaxDecodedDevices, "]"));
+  }
+  state.osds.resize(static_cast<std::size_t>(msg.max_osd()));
+  for (const auto& p : msg.osds()) {
+    if (p.id() < 0 || p.id() >= msg.max_osd()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("osds: osd.", p.id(), " is outside max_osd ", msg.max_osd()));
+    }
+    OsdInfo& o = state.osds[static_cast<std::size_t>(p.id())];
+    o.state = (p.exists() ? kOsdExists : 0) | (p.up() ? kOsdUp : 0);
+    o.weight = p.weight();
+    o.primary_affinity = p.has_primary_affinity() ? p.primary_affinity() : kDefaultPrimaryAffinity;
+  }
+  for (const auto& p : msg.pools()) {
+    Pool pool;
+    pool.id = p.id();
+    pool.name = p.name();
+    pool.type = static_cast<PoolType>(p.type());
+    pool.size = p.size();
+    pool.min_size = p.min_size();
+    pool.crush_rule = p.crush_rule();
+    pool.pg_num = p.pg_num();
+    pool.pgp_num = p.pgp_num();
+    pool.flags = p.flags();
+    pool.object_hash = p.object_hash();
+    pool.erasure_code_profile = p.erasure_code_profile();
+    pool.ec_k = p.ec_k();
+    pool.ec_m = p.ec_m();
+    if (!state.pools.emplace(pool.id, pool).second) {
+      return absl::InvalidArgumentError(absl::StrCat("pools: duplicate pool id ", pool.id));
+    }
+  }
+  for (const auto& p : msg.pg_upmap()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_upmap"));
+    state.pg_upmap[pg].assign(p.osds().begin(), p.osds().end());
+  }
+  for (const auto& p : msg.pg_upmap_items()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_upmap_items"));
+    auto& v = state.pg_upmap_items[pg];
+    for (const auto& it : p.items()) v.emplace_back(it.from(), it.to());
+  }
+  for (const auto& p : msg.pg_upmap_primaries()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_upmap_primaries"));
+    state.pg_upmap_primaries[pg] = p.osd();
+  }
+  for (const auto& p : msg.pg_temp()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_temp"));
+    state.pg_temp[pg].assign(p.osds().begin(), p.osds().end());
+  }
+  for (const auto& p : msg.primary_temp()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "primary_temp"));
+    state.primary_temp[pg] = p.osd();
+  }
+  for (const auto& p : msg.pg_stats()) {
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_stats"));
+    state.pg_stats[pg] = PgStat{p.num_objects(), p.num_bytes(), p.num_omap_bytes()};
+  }
+  state.crush_bytes = msg.crush_map();
+  auto model = crush::DecodeCrushMap(state.crush_bytes);
+  if (!model.ok()) {
+    return absl::Status(model.status().code(),
+                        absl::StrCat("crush_map: ", model.status().message()));
+  }
+  state.crush = std::move(*model);
+  CRUSH_RETURN_IF_ERROR(ValidateState(state));
+  return state;
+}
+
+absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateFormat format) {
+  proto::ClusterState msg;
+  ToProto(state, &msg);
+  std::string out;
+  if (format == StateFormat::kBinary) {
+    if (!msg.SerializeToString(&out)) return absl::InternalError("cannot serialize state");
+    return out;
+  }
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.add_whitespace = true;
+  opts.preserve_proto_field_names = true;
+  auto st = google::protobuf::util::MessageToJsonString(msg, &out, opts);
+  if (!st.ok()) return absl::InternalError(absl::StrCat("cannot print state as JSON: ", st.ToString()));
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
+absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
+  proto::ClusterState msg;
+  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && bytes[first] == '{') {
+    google::protobuf::util::JsonParseOptions opts;
+    opts.ignore_unknown_fields = false;
+    auto st = google::protobuf::util::JsonStringToMessage(bytes, &msg, opts);
+    if (!st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("state JSON: ", st.ToString()));
+    }
+  } else if (!msg.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        "state file is neither JSON nor a binary crushkit state (protobuf parse failed)");
+  }
+  return FromProto(msg);
+}
+
+StateFormat StateFormatForPath(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0 ? StateFormat::kJson
+                                                                            : StateFormat::kBinary;
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,53 @@
+// Shared by map-object and map-pgs: read a state file and open a mapping
+// session, printing "crushkit <cmd>: <file>: <error>" on failure.
+#ifndef CRUSHKIT_TOOLS_CRUSHKIT_STATE_LOADING_H_
+#define CRUSHKIT_TOOLS_CRUSHKIT_STATE_LOADING_H_
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "osdmap/mapping_session.h"
+#include "osdmap/state_codec.h"
+#include "tools/common/file_io.h"
+
+namespace crushkit::tools {
+
+inline std::unique_ptr<osdmap::MappingSession> LoadSession(const std::string& cmd,
+                                                           const std::string& path) {
+  auto bytes = ReadFileBytes(path);
+  if (!bytes.ok()) {
+    std::cerr << "crushkit " << cmd << ": " << path << ": " << bytes.status().message() << "\n";
+    return nullptr;
+  }
+  auto state = osdmap::ParseState(*bytes);
+  if (!state.ok()) {
+    std::cerr << "crushkit " << cmd << ": " << path << ": " << state.status().message() << "\n";
+    return nullptr;
+  }
+  auto session = osdmap::MappingSession::Create(std::move(*state));
+  if (!session.ok()) {
+    std::cerr << "crushkit " << cmd << ": " << path << ": " << session.status().message() << "\n";
+    return nullptr;
+  }
+  return std::move(*session);
+}
+
+// A pool given by id or by name; nullptr (and a message) if unknown.
+inline const osdmap::Pool* FindPoolArg(const std::string& cmd, const osdmap::ClusterState& st,
+                                       const std::string& arg) {
+  for (const auto& [id, pool] : st.pools) {
+    if (pool.name == arg) return &pool;
+  }
+  char* end = nullptr;
+  const long long id = std::strtoll(arg.c_str(), &end, 10);
+  if (!arg.empty() && end != nullptr && *end == '\0') {
+    if (const osdmap::Pool* p = st.FindPool(id)) return p;
+  }
+  std::cerr << "crushkit " << cmd << ": no pool '" << arg << "' (by name or id)\n";
+  return nullptr;
+}
+
+}  // namespace crushkit::tools
+
+#endif  // CRUSHKIT_TOOLS_CRUSHKIT_STATE_LOADING_H_
