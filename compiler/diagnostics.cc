@@ -93,7 +93,9 @@ std::string ClosestName(const std::string& name, const std::vector<std::string>&
     const std::size_t diff = c.size() > name.size() ? c.size() - name.size() : name.size() - c.size();
     if (diff > limit) continue;
     const std::size_t d = EditDistance(name, c);
-    if (d < best_distance) {
+    // Ties go to the lexicographically smallest name, whatever the
+    // candidates' order.
+    if (d < best_distance || (d == best_distance && c < best)) {
       best_distance = d;
       best = c;
     }

@@ -77,6 +77,7 @@ class Parser {
  private:
   bool Tokenize() {
     const std::string& t = src_.text();
+    tokens_.reserve(t.size() / 6 + 16);  // text maps average ~7 bytes per token
     std::size_t i = 0;
     while (i < t.size()) {
       const char c = t[i];
@@ -194,6 +195,7 @@ class Parser {
   }
 
   bool ParseFile(ast::CrushFile& file) {
+    file.header.reserve(tokens_.size() / 4);
     // crushmap = *(tunable | device | type) >> *(bucket | rule) >> *choose_args
     for (;;) {
       if (PeekWord("tunable")) {

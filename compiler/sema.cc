@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -121,10 +122,12 @@ class Lowerer {
     return Diagnostic{Severity::kNote, r, std::move(msg), {}};
   }
 
+  static constexpr const std::map<std::string, SourceRange>* kNoDecls = nullptr;
+
   // Appends "; did you mean 'x'?" and a note when a close name exists.
-  template <typename Map>
+  template <typename Map, typename Decls = std::map<std::string, SourceRange>>
   void UnknownName(SourceRange r, std::string msg, const std::string& name, const Map& defined,
-                   const std::map<std::string, SourceRange>* decls) {
+                   const Decls* decls) {
     std::vector<std::string> candidates;
     candidates.reserve(defined.size());
     for (const auto& [n, unused] : defined) candidates.push_back(n);
@@ -187,7 +190,7 @@ class Lowerer {
                      [&](const char* k) { return n == k; }) == std::end(kTunableNames)) {
       std::map<std::string, int> known;
       for (const char* k : kTunableNames) known[k] = 0;
-      UnknownName(t.name.range, "unknown tunable " + Quote(n), n, known, nullptr);
+      UnknownName(t.name.range, "unknown tunable " + Quote(n), n, known, kNoDecls);
       return;
     }
     if (!CheckInt32(t.value, "tunable value")) return;
@@ -422,7 +425,7 @@ class Lowerer {
     if (alg == BucketAlg::kNone) {
       std::map<std::string, int> known;
       for (const AlgName& a : kAlgs) known[a.name] = 0;
-      UnknownName(b.alg.range, "unknown bucket algorithm " + Quote(b.alg.text), b.alg.text, known, nullptr);
+      UnknownName(b.alg.range, "unknown bucket algorithm " + Quote(b.alg.text), b.alg.text, known, kNoDecls);
       ok = false;
     }
     int hash = 0;
@@ -752,7 +755,7 @@ class Lowerer {
             auto c = class_id_.find(cname);
             if (c == class_id_.end()) {
               UnknownName(s.device_class->range, "unknown device class " + Quote(cname) + in_rule, cname, class_id_,
-                          nullptr);
+                          kNoDecls);
               ok = false;
               break;
             }
@@ -943,8 +946,8 @@ class Lowerer {
   DiagnosticSink& sink_;
   int errors_ = 0;
   MapModel m_;
-  std::map<std::string, ItemId> item_id_;  // CrushCompiler::item_id (file names only)
-  std::map<std::string, SourceRange> item_decl_;
+  std::unordered_map<std::string, ItemId> item_id_;  // CrushCompiler::item_id (file names only)
+  std::unordered_map<std::string, SourceRange> item_decl_;
   std::map<ItemId, SourceRange> device_decl_;
   std::map<ItemId, SourceRange> bucket_decl_;
   std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
@@ -957,7 +960,7 @@ class Lowerer {
   std::map<std::string, SourceRange> rule_name_decl_;
   std::map<int, SourceRange> rule_id_decl_;
   std::map<std::int64_t, SourceRange> choose_args_decl_;
-  std::map<std::string, ItemId> all_names_;  // CrushWrapper::name_rmap, incl. shadows
+  std::unordered_map<std::string, ItemId> all_names_;  // CrushWrapper::name_rmap, incl. shadows
   std::set<std::string> cyclic_;
   std::set<std::string> declared_buckets_;
   bool saw_rule_ = false;
