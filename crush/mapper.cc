@@ -232,17 +232,26 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
     }
     if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
   }
+  // Hashes are computed a block at a time in a branch-free loop the compiler
+  // vectorises (the hash is pure 32-bit arithmetic); zero-weight items are
+  // hashed needlessly but never used, exactly as if skipped.
+  constexpr std::uint32_t kBlock = 32;
+  std::uint32_t u[kBlock];
   std::uint32_t high = 0;
   std::int64_t high_draw = 0;
-  for (std::uint32_t i = 0; i < b.size; ++i) {
-    std::int64_t draw = std::numeric_limits<std::int64_t>::min();
-    if (divisors[i].magic != 0) {
-      const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[i]), r) & 0xffffu;
-      draw = internal::Straw2Draw(u, divisors[i]);
+  for (std::uint32_t base = 0; base < b.size; base += kBlock) {
+    const std::uint32_t n = std::min(kBlock, b.size - base);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      u[j] = Hash32_3(x_, static_cast<std::uint32_t>(ids[base + j]), r) & 0xffffu;
     }
-    if (i == 0 || draw > high_draw) {
-      high = i;
-      high_draw = draw;
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const std::uint32_t i = base + j;
+      std::int64_t draw = std::numeric_limits<std::int64_t>::min();
+      if (divisors[i].magic != 0) draw = internal::Straw2Draw(u[j], divisors[i]);
+      if (i == 0 || draw > high_draw) {
+        high = i;
+        high_draw = draw;
+      }
     }
   }
   return items[high];
