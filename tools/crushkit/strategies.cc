@@ -67,9 +67,10 @@ Metrics (keys are KEYS hashed with SEED; details in tools/planning/README.md):
             shares = ideal fraction of replica slots (by weight, each failure
             domain capped at 1/replicas): what a strategy that keeps the ideal
             distribution must move, on average
-  max/mean  max over nodes of load / ideal load (1.0 = perfect), before
-  stddev    RMS over nodes of (load / ideal load - 1), before
-  domain violations  keys with two replicas in one failure domain, before
+  max/mean  max over nodes of load / ideal load (1.0 = perfect), after
+  stddev    RMS over nodes of (load / ideal load - 1), after
+  domain violations  keys with two replicas in one failure domain, after
+            (--json also gives the three figures before the change)
   ns/key    mean CPU time to look up all replicas of one key, before
   memory    bytes of the lookup structures, before)";
 

@@ -45,10 +45,59 @@ std::vector<int> IndexById(const Topology& topo) {
 }
 
 // One instantiation per strategy: the per-key loops call S::Place directly.
+// Load per node, domain violations and short results of one placement pass.
+class PassStats {
+ public:
+  PassStats(const Topology& topo, std::size_t replicas)
+      : topo_(topo), index_(IndexById(topo)), load_(topo.nodes.size(), 0),
+        expect_n_(std::min(replicas, topo.nodes.size())) {}
+
+  void Add(const ItemId* row, std::size_t n) {
+    if (n < expect_n_) ++short_keys_;
+    bool violation = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto idx = static_cast<std::size_t>(index_[static_cast<std::size_t>(row[i])]);
+      ++load_[idx];
+      ++total_;
+      for (std::size_t j = 0; j < i && !violation; ++j) {
+        const auto other = static_cast<std::size_t>(index_[static_cast<std::size_t>(row[j])]);
+        violation = topo_.nodes[idx].domain == topo_.nodes[other].domain;
+      }
+    }
+    violations_ += violation ? 1 : 0;
+  }
+
+  // Fills the balance and domain fields of `rep` (ideal shares `shares`).
+  void Report(const std::vector<double>& shares, StrategyReport& rep) const {
+    double sq = 0;
+    double max_ratio = 0;
+    for (std::size_t i = 0; i < load_.size(); ++i) {
+      const double ratio = static_cast<double>(load_[i]) / (static_cast<double>(total_) * shares[i]);
+      max_ratio = std::max(max_ratio, ratio);
+      sq += (ratio - 1) * (ratio - 1);
+    }
+    rep.max_over_mean = max_ratio;
+    rep.stddev = std::sqrt(sq / static_cast<double>(load_.size()));
+    rep.domain_violations = violations_;
+    rep.short_keys = short_keys_;
+  }
+
+ private:
+  const Topology& topo_;
+  std::vector<int> index_;
+  std::vector<std::int64_t> load_;
+  std::size_t expect_n_;
+  std::int64_t total_ = 0;
+  std::int64_t violations_ = 0;
+  std::int64_t short_keys_ = 0;
+};
+
+// One instantiation per strategy: the per-key loops call S::Place directly.
 template <typename S>
 absl::StatusOr<StrategyReport> Measure(const Topology& before, const Topology& after,
-                                       const CompareOptions& o, const std::vector<double>& shares,
-                                       double min_moved) {
+                                       const CompareOptions& o,
+                                       const std::vector<double>& shares_before,
+                                       const std::vector<double>& shares_after, double min_moved) {
   CRUSH_ASSIGN_OR_RETURN(S sb, S::Build(before, o.strategy, nullptr));
   CRUSH_ASSIGN_OR_RETURN(S sa, S::Build(after, o.strategy, &sb));
   const auto r = static_cast<std::size_t>(o.strategy.replicas);
@@ -69,49 +118,34 @@ absl::StatusOr<StrategyReport> Measure(const Topology& before, const Topology& a
   rep.lookup_ns = (t1 - t0) / static_cast<double>(keys);
   rep.memory_bytes = sb.MemoryBytes();
 
-  const std::vector<int> index = IndexById(before);
-  const std::size_t expect_n = std::min(r, before.nodes.size());
-  std::vector<std::int64_t> load(before.nodes.size(), 0);
-  std::int64_t total = 0;
-  for (std::size_t k = 0; k < keys; ++k) {
-    const ItemId* row = placed.data() + k * r;
-    const std::size_t n = placed_n[k];
-    if (n < expect_n) ++rep.short_keys;
-    bool violation = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      const int idx = index[static_cast<std::size_t>(row[i])];
-      ++load[static_cast<std::size_t>(idx)];
-      ++total;
-      for (std::size_t j = 0; j < i && !violation; ++j) {
-        violation = before.nodes[static_cast<std::size_t>(idx)].domain ==
-                    before.nodes[static_cast<std::size_t>(index[static_cast<std::size_t>(row[j])])].domain;
-      }
-    }
-    rep.domain_violations += violation ? 1 : 0;
-  }
-  double sq = 0;
-  for (std::size_t i = 0; i < load.size(); ++i) {
-    const double ratio = static_cast<double>(load[i]) / (static_cast<double>(total) * shares[i]);
-    rep.max_over_mean = std::max(rep.max_over_mean, ratio);
-    sq += (ratio - 1) * (ratio - 1);
-  }
-  rep.stddev = std::sqrt(sq / static_cast<double>(load.size()));
+  PassStats stats_before(before, r);
+  for (std::size_t k = 0; k < keys; ++k) stats_before.Add(placed.data() + k * r, placed_n[k]);
+  StrategyReport b;
+  stats_before.Report(shares_before, b);
+  rep.max_over_mean_before = b.max_over_mean;
+  rep.stddev_before = b.stddev;
+  rep.domain_violations_before = b.domain_violations;
 
+  PassStats stats_after(after, r);
   std::array<ItemId, kMaxReplicas> now{};
   std::int64_t moved = 0;
   for (std::size_t k = 0; k < keys; ++k) {
     const int n = sa.Place(KeyHash(k, seed), {now.data(), r});
+    stats_after.Add(now.data(), static_cast<std::size_t>(n));
     const ItemId* row = placed.data() + k * r;
     for (std::size_t i = 0; i < placed_n[k]; ++i) {
       moved += Contains(now, n, row[i]) ? 0 : 1;
     }
   }
+  stats_after.Report(shares_after, rep);
+  rep.short_keys = std::max(rep.short_keys, b.short_keys);
   rep.moved_fraction = static_cast<double>(moved) / static_cast<double>(keys * r);
   return rep;
 }
 
 using MeasureFn = absl::StatusOr<StrategyReport> (*)(const Topology&, const Topology&,
                                                      const CompareOptions&,
+                                                     const std::vector<double>&,
                                                      const std::vector<double>&, double);
 
 const std::vector<std::pair<std::string, MeasureFn>>& Registry() {
@@ -187,11 +221,12 @@ absl::StatusOr<ComparisonReport> CompareStrategies(const Topology& before, const
   report.nodes_after = after.nodes.size();
   report.domains_before = before.domain_names.size();
   report.domain_type = before.domain_type;
-  const std::vector<double> shares = IdealShares(before, replicas);
+  const std::vector<double> shares_before = IdealShares(before, replicas);
+  const std::vector<double> shares_after = IdealShares(after, replicas);
   const double min_moved = MinMovedFraction(before, after, replicas);
   for (const auto& [name, fn] : Registry()) {
     if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-    auto row = fn(before, after, options, shares, min_moved);
+    auto row = fn(before, after, options, shares_before, shares_after, min_moved);
     if (!row.ok()) {
       return absl::Status(row.status().code(),
                           absl::StrCat("strategy ", name, ": ", row.status().message()));
@@ -237,9 +272,12 @@ std::string FormatJson(const ComparisonReport& report) {
         &out,
         "%s\n  {\"strategy\": \"%s\", \"moved_fraction\": %.6g, \"min_moved_fraction\": %.6g, "
         "\"max_over_mean\": %.6g, \"stddev\": %.6g, \"domain_violations\": %d, "
-        "\"short_keys\": %d, \"lookup_ns\": %.4g, \"memory_bytes\": %zu}",
+        "\"short_keys\": %d, \"lookup_ns\": %.4g, \"memory_bytes\": %zu, "
+        "\"max_over_mean_before\": %.6g, \"stddev_before\": %.6g, "
+        "\"domain_violations_before\": %d}",
         i == 0 ? "" : ",", r.strategy, r.moved_fraction, r.min_moved_fraction, r.max_over_mean,
-        r.stddev, r.domain_violations, r.short_keys, r.lookup_ns, r.memory_bytes);
+        r.stddev, r.domain_violations, r.short_keys, r.lookup_ns, r.memory_bytes,
+        r.max_over_mean_before, r.stddev_before, r.domain_violations_before);
   }
   out += "\n]}\n";
   return out;

@@ -28,12 +28,18 @@ struct StrategyReport {
   std::string strategy;
   double moved_fraction = 0;      // replica slots that need a new copy / (keys * replicas)
   double min_moved_fraction = 0;  // the weight shift: no strategy can move less (in expectation)
-  double max_over_mean = 0;       // max over nodes of load / ideal load (before the change)
-  double stddev = 0;              // RMS of (load / ideal load - 1) over nodes
+  // Balance and separation of the cluster AFTER the change (the one you end
+  // up with; equal to before when there is no change):
+  double max_over_mean = 0;            // max over nodes of load / ideal load
+  double stddev = 0;                   // RMS of (load / ideal load - 1) over nodes
   std::int64_t domain_violations = 0;  // keys with two replicas in one failure domain
-  std::int64_t short_keys = 0;         // keys that got fewer than min(replicas, nodes) nodes
-  double lookup_ns = 0;                // mean Place() time per key, before the change
-  std::size_t memory_bytes = 0;        // lookup structures before the change
+  std::int64_t short_keys = 0;  // keys with fewer than min(replicas, nodes) nodes, either state
+  double lookup_ns = 0;          // mean Place() CPU time per key, before the change
+  std::size_t memory_bytes = 0;  // lookup structures before the change
+  // The same balance/separation figures for the cluster before the change.
+  double max_over_mean_before = 0;
+  double stddev_before = 0;
+  std::int64_t domain_violations_before = 0;
 };
 
 struct ComparisonReport {

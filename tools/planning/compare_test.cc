@@ -106,6 +106,33 @@ TEST(CompareTest, RemovalMovesTheRemovedShareAtLeast) {
   EXPECT_NEAR(rows["jump"].moved_fraction, 0.1 + 0.1 * 8 / 9, 0.004);
 }
 
+TEST(CompareTest, ReweightShowsWhoIgnoresWeights) {
+  // osd.3: 1.0 -> 2.5 of 10 nodes. Its ideal share becomes 2.5/11.5; mod-N
+  // and jump ignore weights, so they move nothing and leave every other node
+  // at 0.1 / (1/11.5) = 1.15 of its ideal load.
+  crush::MapModel m = *MakeFlatModel(10);
+  const Topology before = *TopologyFromModel(Share(m), 0);
+  ASSERT_THAT(ReweightDevice(m, 3, crush::kWeightOne * 5 / 2), IsOk());
+  const Topology after = *TopologyFromModel(Share(m), 0);
+  CompareOptions o;
+  o.keys = 100000;
+  o.strategy.replicas = 1;
+  auto report = CompareStrategies(before, after, o);
+  ASSERT_THAT(report, IsOk());
+  auto rows = ByName(*report);
+  const double min_moved = 2.5 / 11.5 - 0.1;
+  EXPECT_NEAR(rows["rendezvous"].min_moved_fraction, min_moved, 1e-9);
+  for (const char* name : {"mod-n", "jump"}) {
+    EXPECT_EQ(rows[name].moved_fraction, 0) << name;
+    EXPECT_NEAR(rows[name].max_over_mean, 1.15, 0.02) << name;
+    EXPECT_LT(rows[name].max_over_mean_before, 1.04) << name;
+  }
+  for (const char* name : {"rendezvous", "straw2", "partitions"}) {
+    EXPECT_NEAR(rows[name].moved_fraction, min_moved, 0.006) << name;
+    EXPECT_LT(rows[name].max_over_mean, 1.04) << name;
+  }
+}
+
 TEST(CompareTest, RejectsBadOptions) {
   const Topology t = *TopologyFromModel(Share(*MakeFlatModel(5)), 0);
   CompareOptions o;
@@ -130,7 +157,8 @@ TEST(CompareTest, JsonNamesEveryField) {
   EXPECT_THAT(json, HasSubstr("{\"strategy\": \"jump\", \"moved_fraction\": 0, "
                               "\"min_moved_fraction\": 0, \"max_over_mean\": "));
   for (const char* field : {"\"stddev\": ", "\"domain_violations\": 0", "\"lookup_ns\": ",
-                            "\"memory_bytes\": ", "\"strategies\": ["}) {
+                            "\"memory_bytes\": ", "\"strategies\": [", "\"max_over_mean_before\": ",
+                            "\"domain_violations_before\": 0"}) {
     EXPECT_THAT(json, HasSubstr(field));
   }
   EXPECT_THAT(FormatTable(*report), HasSubstr("straw2"));

@@ -263,6 +263,20 @@ TEST(MaglevTest, RemovingANodeDisruptsLittleElse) {
   EXPECT_LT(changed_other, 0.05 * 65537);
 }
 
+TEST(MaglevTest, ReplicasAreBalanced) {
+  // Secondary and tertiary replicas come from re-hashing, so every node holds
+  // about a tenth of all 3 * 100k replica slots (binomial sd 0.55% of the
+  // mean per node).
+  const Topology t = Flat(10);
+  auto s = MaglevStrategy::Build(t, {}, nullptr);
+  ASSERT_THAT(s, IsOk());
+  std::vector<int> count(10, 0);
+  for (std::uint64_t k = 0; k < 100000; ++k) {
+    for (ItemId id : PlaceOne(*s, k, 3)) ++count[static_cast<std::size_t>(id)];
+  }
+  for (int c : count) EXPECT_NEAR(c, 30000, 30000 * 0.03);
+}
+
 TEST(MaglevTest, RejectsBadTableSizes) {
   const Topology t = Flat(10);
   StrategyOptions o;
