@@ -7,7 +7,9 @@ For each generated text map (gen_maps.py):
   2. round trip: `crushkit crushtool -i map.bin --set-choose-total-tries T
      -o rt.bin` with the map's own T must reproduce map.bin byte for byte
      (decode + encode identity), and a real edit must equal Ceph's bytes;
-  3. one base run over every rule (`--show-mappings --show-statistics
+  3. the -c/-d paths of the front: `-c map.txt --test ...`, `-c map.txt -o
+     c.bin` (bytes equal to Ceph's) and `-d map.bin` (text equal to Ceph's);
+  4. one base run over every rule (`--show-mappings --show-statistics
      --show-bad-mappings`, x range 0..X) plus --runs-per-map runs with a
      random selection of --test flags (rules, --num-rep, x range, --weight,
      --pool-id, --batches, --show-*, tunable edits): stdout, stderr and the
@@ -154,6 +156,22 @@ def check_map(task):
         if a != b or ours != theirs:
             res["roundtrip_fail"] += 1
             res["failures"].append("map %d: tunable edit output differs" % index)
+
+        # the front's -c and -d paths (crush_compiler behind crushtool's CLI)
+        for flags in (["-c", "map.txt", "--test", "--show-mappings", "--num-rep", "3",
+                       "--min-x", "0", "--max-x", "31"],
+                      ["-c", "map.txt", "-o", "c.bin"],
+                      ["-d", "map.bin"]):
+            theirs = run([crushtool] + flags, wd)
+            theirs_bin = open(os.path.join(wd, "c.bin"), "rb").read() if "c.bin" in flags else b""
+            ours = run(crushkit + flags, wd)
+            ours_bin = open(os.path.join(wd, "c.bin"), "rb").read() if "c.bin" in flags else b""
+            res["runs"] += 1
+            if crashed(theirs[0]):
+                res["oracle_crash"] += 1
+            elif ours != theirs or ours_bin != theirs_bin:
+                res["diffs"] += 1
+                res["failures"].append("map %d: differ on: %s" % (index, " ".join(flags)))
 
         flag_sets = [["--test", "--show-mappings", "--show-statistics", "--show-bad-mappings"] +
                      ([] if x_max >= 1023 else ["--min-x", "0", "--max-x", str(x_max)])]

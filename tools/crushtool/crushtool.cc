@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/compile.h"
+#include "compiler/diagnostics.h"
+#include "compiler/source_file.h"
 #include "crush/codec.h"
 #include "crush/map.h"
 #include "crush/model.h"
@@ -34,8 +37,6 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   Write(err, parsed.err);
   if (parsed.exit_now) return parsed.exit_code;
   CrushtoolOptions& o = parsed.options;
-  if (o.compile) o.unsupported.insert(o.unsupported.begin(), "-c/--compile");
-  if (o.decompile) o.unsupported.insert(o.unsupported.begin(), "-d/--decompile");
   if (!o.unsupported.empty()) {
     Write(err, "crushkit crushtool: " + o.unsupported.front() +
                    " is not supported by crushkit; use Ceph's crushtool\n");
@@ -72,8 +73,45 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     model = std::move(*decoded);
   }
 
+  // build ----
+  bool modified = false;
+  if (o.compile) {
+    std::string text, error;
+    if (!ReadMapFile(o.srcfn, &text, &error)) {
+      // Ceph: `return -ENOENT` from main, i.e. exit status 254.
+      Write(err, "input file " + o.srcfn + " not found\n");
+      return 254;
+    }
+    const compiler::SourceFile src(o.srcfn, std::move(text));
+    compiler::DiagnosticSink sink;
+    auto compiled = compiler::Compile(src, &sink);
+    // Diagnostics are crushkit's (gcc style), not Ceph's texts (README).
+    Write(err, sink.Format(src));
+    if (!compiled.ok()) {
+      if (!sink.has_errors()) Write(err, std::string(compiled.status().message()) + "\n");
+      return 1;
+    }
+    model = std::move(*compiled);
+    modified = true;
+  }
+
   // tunables ----
-  bool modified = ApplyTunableEdits(o, model);
+  modified = ApplyTunableEdits(o, model) || modified;
+
+  // display: decompile ----
+  if (o.decompile) {
+    auto text = compiler::Decompile(model, compiler::Dialect::kPacific);
+    if (!text.ok()) {
+      Write(err, me + ": " + std::string(text.status().message()) + "\n");
+      return 1;
+    }
+    if (o.outfn.empty()) {
+      Write(out, *text);
+    } else if (const int e = WriteFileAtomic(o.outfn, *text); e != 0) {
+      Write(err, me + ": error writing '" + o.outfn + "'\n");
+      return 1;
+    }
+  }
 
   // display/test ----
   if (o.test) {

@@ -1,9 +1,8 @@
 // `crushkit crushtool`: the Pacific 16.2 crushtool command line on crushkit's
 // libraries. Stages run in Ceph's fixed order (input, compile, tunables,
 // display/test, output) whatever the argument order; stdout/stderr texts and
-// exit codes are Ceph's. Supported: -i/-d/-o, -c (when the compiler is
-// built), --test with every --show-* output, the tunables stage, and the
-// output stage. Other stages (--build, --tree, --dump, item and rule edits,
+// exit codes are Ceph's. Supported: -i/-d/-o, -c, --test with every
+// --show-* output, the tunables stage, and the output stage. Other stages (--build, --tree, --dump, item and rule edits,
 // --reclassify, --compare, --check, --output-csv, --simulate) are refused
 // with "crushkit crushtool: <option> is not supported" and exit 1.
 // Thread-safety: uses only its arguments (and the files they name).

@@ -154,5 +154,141 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
   std::system(("rm -rf " + d).c_str());
 }
 
+
+// A two-host map whose rule 0 emits host buckets, whose rule 1 has no name
+// and whose rule 2 is ordinary; compiled with Ceph's crushtool at test time.
+constexpr const char* kQuirkMap = R"(device 0 osd.0
+device 1 osd.1
+device 2 osd.2
+device 3 osd.3
+type 0 osd
+type 1 host
+type 2 root
+host h0 {
+	id -2
+	alg straw2
+	hash 0
+	item osd.0 weight 1.000
+	item osd.1 weight 1.000
+}
+host h1 {
+	id -3
+	alg straw2
+	hash 0
+	item osd.2 weight 1.000
+	item osd.3 weight 1.000
+}
+root default {
+	id -1
+	alg straw2
+	hash 0
+	item h0 weight 2.000
+	item h1 weight 2.000
+}
+rule hosts {
+	id 0
+	type replicated
+	min_size 1
+	max_size 10
+	step take default
+	step choose firstn 0 type host
+	step emit
+}
+rule {
+	id 1
+	type replicated
+	min_size 1
+	max_size 10
+	step take default
+	step chooseleaf firstn 0 type host
+	step emit
+}
+rule leaf {
+	id 2
+	type replicated
+	min_size 1
+	max_size 10
+	step take default
+	step chooseleaf firstn 0 type host
+	step emit
+}
+)";
+
+class CrushtoolDefinedAnswersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
+    char dir[] = "/tmp/crushtool_quirks.XXXXXX";
+    dir_ = ::mkdtemp(dir);
+    std::FILE* f = std::fopen((dir_ + "/m.txt").c_str(), "w");
+    std::fputs(kQuirkMap, f);
+    std::fclose(f);
+    map_ = dir_ + "/m.bin";
+    ASSERT_EQ(RunCeph({"-c", dir_ + "/m.txt", "-o", map_}).rc, 0);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::system(("rm -rf " + dir_).c_str());
+  }
+  std::string dir_, map_;
+};
+
+// Ceph corrupts its heap and aborts (rc 134); crushkit prints the bucket ids
+// and counts only devices.
+TEST_F(CrushtoolDefinedAnswersTest, RuleEmittingBuckets) {
+  EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-mappings", "--show-utilization", "--rule",
+                     "0", "--x", "1", "--num-rep", "2"}).rc, 128);
+  const Result r = RunOurs({"-i", map_, "--test", "--show-mappings", "--show-utilization",
+                            "--rule", "0", "--x", "1", "--num-rep", "2"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out,
+            "rule 0 (hosts), x = 1..1, numrep = 2..2\n"
+            "CRUSH rule 0 x 1 [-2,-3]\n"
+            "rule 0 (hosts) num_rep 2 result size == 2:\t1/1\n");
+  EXPECT_EQ(r.err, "");
+}
+
+// Ceph throws std::logic_error from std::string(nullptr); crushkit prints "".
+TEST_F(CrushtoolDefinedAnswersTest, UnnamedRule) {
+  EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x", "1",
+                     "--num-rep", "1"}).rc, 128);
+  const Result r = RunOurs({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x",
+                            "1", "--num-rep", "1"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out,
+            "rule 1 (), x = 1..1, numrep = 1..1\n"
+            "rule 1 () num_rep 1 result size == 1:\t1/1\n");
+}
+
+// Ceph overflows its stack; crushkit maps up to kMaxNumRep and refuses more.
+TEST_F(CrushtoolDefinedAnswersTest, HugeNumRep) {
+  EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x", "1",
+                     "--num-rep", "3000000"}).rc, 128);
+  const Result r = RunOurs({"-i", map_, "--test", "--show-statistics", "--rule", "0", "--x",
+                            "1", "--num-rep", "3000000"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "crushkit crushtool: num_rep 3000000 exceeds the supported maximum 65536\n");
+}
+
+TEST_F(CrushtoolDefinedAnswersTest, BatchesZeroAndNegativeMatchCeph) {
+  for (const char* b : {"0", "-2", "2", "5"}) {
+    const std::vector<std::string> ok = {"-i", map_, "--test", "--show-statistics",
+                                         "--show-mappings", "--rule", "2", "--min-x", "1",
+                                         "--max-x", "3", "--num-rep", "1", "--batches", b};
+    EXPECT_EQ(RunOurs(ok), RunCeph(ok)) << "--batches " << b;
+  }
+}
+
+TEST_F(CrushtoolDefinedAnswersTest, OutputReplacesInputAtomically) {
+  const std::string copy = dir_ + "/copy.bin";
+  std::system(("cp " + map_ + " " + copy).c_str());
+  const Result r = RunOurs({"-i", copy, "--set-choose-total-tries", "19", "-o", copy});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(crush_testing::ReadFileOrEmpty(copy), crush_testing::ReadFileOrEmpty(map_));
+  const Result bad = RunOurs({"-i", map_, "--set-choose-total-tries", "19", "-o",
+                              dir_ + "/no/such/dir/out"});
+  EXPECT_EQ(bad, RunCeph({"-i", map_, "--set-choose-total-tries", "19", "-o",
+                          dir_ + "/no/such/dir/out"}));
+}
+
 }  // namespace
 }  // namespace crushkit::tools::crushtool

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "crush/map.h"
+#include "crush/mapper.h"
 #include "tools/crushtool/options.h"
 
 namespace crushkit::tools::crushtool {
@@ -37,9 +38,13 @@ struct TestOutput {
   void WriteErr(const std::string& text);
 };
 
+// Largest --num-rep crushkit maps with: the mapper's result cap. (Ceph's
+// crushtool crashes with a stack overflow from roughly 500,000 on.)
+inline constexpr int kMaxNumRep = crush::kMaxWorkspaceResult;
+
 // Runs the test over `map` as `crushtool -i MAP --test ...` would after the
 // tunables stage. Returns the process exit status contribution: 0, or 1 for
-// parameters Ceph cannot run (crushkit's defined refusal, message on err).
+// a num_rep above kMaxNumRep (crushkit's defined refusal, message on err).
 int RunCrushTest(const crush::CrushMap& map, const TestOptions& options, TestOutput& output);
 
 // C++ ostream default formatting of a float (precision 6, %g style), which
