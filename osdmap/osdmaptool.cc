@@ -134,10 +134,15 @@ class Runner {
     }
     if (opt_.mark_in >= 0 && opt_.mark_in < n) {
       // Pacific's bug, reproduced: the message and the OSD marked in are the
-      // --mark-up id. Ceph indexes its weight vector with that id even when
-      // it is -1 (undefined behaviour); we skip an out-of-range id.
+      // --mark-up id. Without a valid --mark-up, Ceph writes weight[-1] (or
+      // past the end) and aborts or hangs; we stop with an error instead.
       r_.out += absl::StrCat("marking OSD@", opt_.mark_up, " as up\n");
-      if (opt_.mark_up >= 0 && opt_.mark_up < n) SetWeight(state_, opt_.mark_up, 0x10000);
+      if (opt_.mark_up < 0 || opt_.mark_up >= n) {
+        return Fail(absl::StrCat(opt_.me, ": --mark-in marks the --mark-up osd in (Pacific bug); "
+                                 "--mark-up ", opt_.mark_up, " is not a valid osd id, on which "
+                                 "Ceph's osdmaptool crashes"));
+      }
+      SetWeight(state_, opt_.mark_up, 0x10000);
     }
     return true;
   }
