@@ -214,6 +214,14 @@ absl::StatusOr<ComparisonReport> CompareStrategies(const Topology& before, const
           "maglev, partitions, straw2"));
     }
   }
+  const double hrw_work = static_cast<double>(options.keys) *
+                         static_cast<double>(std::max(before.nodes.size(), after.nodes.size()));
+  if (hrw_work > 5e9 && std::find(names.begin(), names.end(), "rendezvous") != names.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rendezvous scores every node for every key: ", options.keys, " keys x ",
+        std::max(before.nodes.size(), after.nodes.size()),
+        " nodes is too slow; lower --keys or leave it out with --only"));
+  }
   ComparisonReport report;
   report.keys = options.keys;
   report.replicas = replicas;

@@ -86,6 +86,24 @@ TEST(CompareTest, NoChangeMovesNothing) {
   }
 }
 
+// A map whose rack sizes make the greedy directory trade balance for
+// separation: the rebuild for an unchanged cluster must still be a no-op.
+TEST(CompareTest, NoChangeOnTheBigCorpusMap) {
+  const std::string bytes = crush_testing::ReadFileOrEmpty(
+      crush_testing::CompatDir() + "/ceph-cli-tests/pacific/crushtool/test-map-big-1.crushmap");
+  ASSERT_FALSE(bytes.empty());
+  auto model = crush::DecodeCrushMap(bytes);
+  ASSERT_THAT(model, IsOk());
+  auto t = TopologyFromModel(Share(*model), 0);
+  ASSERT_THAT(t, IsOk());
+  CompareOptions o;
+  o.keys = 5000;
+  o.only = {"partitions", "straw2", "jump"};
+  auto report = CompareStrategies(*t, *t, o);
+  ASSERT_THAT(report, IsOk());
+  for (const auto& row : report->rows) EXPECT_EQ(row.moved_fraction, 0) << row.strategy;
+}
+
 TEST(CompareTest, RemovalMovesTheRemovedShareAtLeast) {
   crush::MapModel m = *MakeFlatModel(10);
   const Topology before = *TopologyFromModel(Share(m), 0);

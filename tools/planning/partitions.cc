@@ -45,6 +45,13 @@ absl::StatusOr<PartitionsStrategy> PartitionsStrategy::Build(const Topology& top
   const auto r_count = static_cast<std::size_t>(opts.replicas);
   const std::size_t n = topo.nodes.size();
   const std::size_t per_partition = std::min(r_count, n);
+  // The greedy fill scans every node for every slot; keep that bounded.
+  if (static_cast<double>(p_count) * static_cast<double>(per_partition) *
+          static_cast<double>(n) > 2e9) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "partitions: ", p_count, " partitions x ", per_partition, " replicas x ", n,
+        " nodes is too much work for the greedy directory; lower --partitions"));
+  }
   const std::vector<std::int64_t> quota =
       Quotas(IdealShares(topo, opts.replicas), static_cast<std::int64_t>(p_count * per_partition));
 
@@ -66,7 +73,14 @@ absl::StatusOr<PartitionsStrategy> PartitionsStrategy::Build(const Topology& top
       }
     }
     std::vector<std::int64_t> excess(n);
-    for (std::size_t i = 0; i < n; ++i) excess[i] = std::max<std::int64_t>(0, assigned[i] - quota[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::int64_t tolerated = 0;
+      auto it = std::lower_bound(previous->overage_.begin(), previous->overage_.end(),
+                                 std::make_pair(topo.nodes[i].id, std::int64_t{0}),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (it != previous->overage_.end() && it->first == topo.nodes[i].id) tolerated = it->second;
+      excess[i] = std::max<std::int64_t>(0, assigned[i] - quota[i] - tolerated);
+    }
     auto release = [&](std::size_t k) {
       const auto i = static_cast<std::size_t>(dir[k]);
       --assigned[i];
@@ -155,6 +169,9 @@ absl::StatusOr<PartitionsStrategy> PartitionsStrategy::Build(const Topology& top
   }
   for (std::size_t k = 0; k < dir.size(); ++k) {
     if (dir[k] >= 0) s.directory_[k] = topo.nodes[static_cast<std::size_t>(dir[k])].id;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (assigned[i] > quota[i]) s.overage_.emplace_back(topo.nodes[i].id, assigned[i] - quota[i]);
   }
   return s;
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -56,6 +57,10 @@ class PartitionsStrategy {
   std::uint32_t partitions_ = 0;
   std::size_t replicas_ = 0;
   std::vector<ItemId> directory_;
+  // Nodes left above quota by the greedy fill (domain separation won over
+  // balance), as (id, slots over quota), sorted by id. A rebuild tolerates
+  // that much excess again, so an unchanged cluster keeps its directory.
+  std::vector<std::pair<ItemId, std::int64_t>> overage_;
 };
 
 }  // namespace crushkit::planning

@@ -31,15 +31,19 @@ class Straw2Strategy {
   static absl::StatusOr<Straw2Strategy> Build(const Topology& topo, const StrategyOptions& opts,
                                               const Straw2Strategy* previous);
 
-  // Runs the rule; drops kItemNone holes (indep rules) and non-device results
-  // so `out` holds only devices, in rule order.
+  // Runs the rule; drops kItemNone holes (indep rules), non-device results
+  // and devices outside the topology (a second `take` in the rule) so `out`
+  // holds only topology nodes, in rule order.
   int Place(std::uint64_t key_hash, std::span<ItemId> out) {
     const auto x = static_cast<std::uint32_t>(key_hash ^ (key_hash >> 32));
     const int n = crush::DoRule(*map_, rule_, x, reweights_, *ws_, out, choose_args_);
     int count = 0;
     for (int i = 0; i < n; ++i) {
       const ItemId id = out[static_cast<std::size_t>(i)];
-      if (id >= 0 && id != crush::kItemNone) out[static_cast<std::size_t>(count++)] = id;
+      if (id >= 0 && static_cast<std::size_t>(id) < member_.size() &&
+          member_[static_cast<std::size_t>(id)] != 0) {
+        out[static_cast<std::size_t>(count++)] = id;
+      }
     }
     return count;
   }
@@ -52,6 +56,7 @@ class Straw2Strategy {
   std::shared_ptr<const crush::CrushMap> map_;
   std::unique_ptr<crush::Workspace> ws_;
   std::vector<crush::Weight> reweights_;
+  std::vector<std::uint8_t> member_;  // by device id: 1 if in the topology
   crush::ChooseArgsRef choose_args_;
   int rule_ = 0;
   std::size_t memory_bytes_ = 0;
