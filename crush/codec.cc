@@ -596,10 +596,17 @@ void EncodeBucket(const Bucket& b, ByteWriter& w) {
   }
 }
 
-void EncodeNameMap(const std::map<std::int32_t, std::string>& names, ByteWriter& w) {
+// `legacy_empty`: the type/item/rule name maps are read by Ceph's
+// decode_32_or_64_string_map(), which takes a zero length as the high half
+// of a 64-bit key. An empty name is therefore written in that 64-bit form
+// (key, 0, length 0), the only form either decoder reads back as empty; it
+// is also exactly the bytes such a name was decoded from.
+void EncodeNameMap(const std::map<std::int32_t, std::string>& names, bool legacy_empty,
+                   ByteWriter& w) {
   w.U32(static_cast<std::uint32_t>(names.size()));
   for (const auto& [key, name] : names) {
     w.S32(key);
+    if (legacy_empty && name.empty()) w.U32(0);
     w.String(name);
   }
 }
@@ -666,9 +673,9 @@ std::string EncodeCrushMap(const MapModel& m) {
       w.S32(s.arg2);
     }
   }
-  EncodeNameMap(m.type_names, w);
-  EncodeNameMap(m.item_names, w);
-  EncodeNameMap(m.rule_names, w);
+  EncodeNameMap(m.type_names, /*legacy_empty=*/true, w);
+  EncodeNameMap(m.item_names, /*legacy_empty=*/true, w);
+  EncodeNameMap(m.rule_names, /*legacy_empty=*/true, w);
 
   const EncodedTail tail = std::max(m.tail, NeededTail(m));
   const Tunables& t = m.tunables;
@@ -688,7 +695,7 @@ std::string EncodeCrushMap(const MapModel& m) {
       w.S32(item);
       w.S32(cls);
     }
-    EncodeNameMap(m.class_names, w);
+    EncodeNameMap(m.class_names, /*legacy_empty=*/false, w);
     w.U32(static_cast<std::uint32_t>(m.class_buckets.size()));
     for (const auto& [bucket, by_class] : m.class_buckets) {
       w.S32(bucket);

@@ -86,7 +86,9 @@
 //   * kInvalidArgument: input shorter than 4 bytes or bad magic (a foreign
 //     file); negative max_buckets; bucket id not matching its slot; the u32
 //     and u8 alg words disagreeing; a tree bucket with size > 0 whose
-//     num_nodes is not 1 << depth(size) (Ceph's builder value); a choose_args
+//     num_nodes is not 1 << depth(size) (Ceph's builder value; Pacific's
+//     builder itself aborts on trees over 64 items, whose 1 << depth would
+//     overflow the u8, so no such map exists in the wild); a choose_args
 //     slot out of range, or ids on an empty slot or with ids_size != size;
 //     a device id >= kMaxDecodedDevices (would make max_devices huge).
 //   * kDataLoss: truncation, and any count larger than the remaining bytes
@@ -137,8 +139,9 @@ absl::StatusOr<MapModel> DecodeCrushMap(const std::string& bytes,
 // model.tail, extended to the last group holding a non-default value (so an
 // edit to, e.g., chooseleaf_stable is never silently dropped). Array fields
 // shorter than a bucket's size are written as zeros; choose_args entries for
-// ids that are not valid bucket slots are skipped; empty strings are written
-// as length 0 (which Ceph's name-map decoder misreads; avoid them).
+// ids that are not valid bucket slots are skipped; an empty type/item/rule
+// name is written in the legacy 64-bit-key form (key, u32 0, u32 0), the
+// only form Ceph's decoder reads back as an empty name.
 // REQUIRES: every bucket alg is 0..5.
 // Cost: O(model size).
 std::string EncodeCrushMap(const MapModel& model);
