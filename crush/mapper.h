@@ -19,7 +19,7 @@
 //
 // Divergences from Ceph, all in cases where Ceph itself misbehaves:
 //   - Work budget: a call examines at most Workspace::budget() bucket items
-//     (default kDefaultWorkBudget, ~67M, i.e. well under a second). When the
+//     (default kDefaultWorkBudget = 2^26, at most about a second). When the
 //     budget is exhausted, every remaining choose gives up (firstn: the rep
 //     is skipped; indep: the slot becomes kItemNone). Ceph would keep going
 //     (huge set_choose_tries values on unsatisfiable rules) for what can be
