@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the whole suite with sanitizers and runs it under ctest.
+#
+#   tools/dev/run-sanitized-tests.sh [asan|tsan] [extra ctest args...]
+#
+# asan (default): gcc, -fsanitize=address,undefined -fno-sanitize-recover=all
+#   (any UBSan report is fatal), all tests except the labels in
+#   $CRUSH_SANITIZE_EXCLUDE (a ctest -LE regex; default "benchmark": benchmark
+#   smoke runs measure nothing under ASan). Build dir: ${BUILD_DIR:-build-asan}.
+# tsan: gcc, -fsanitize=thread, builds only the crush_core tests and runs
+#   the concurrent-mapping tests (many threads sharing one CrushMap, each
+#   with its own Workspace). Build dir: ${BUILD_DIR:-build-tsan}.
+#
+# Installs missing Debian packages first (tools/dev/setup.sh; needs root on a
+# fresh machine). Extra arguments go to ctest, e.g. `-R crush_tests` or
+# `-LE 'benchmark|differential'` via CRUSH_SANITIZE_EXCLUDE.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mode=${1:-asan}
+[[ $# -gt 0 ]] && shift
+bash tools/dev/setup.sh
+jobs=${JOBS:-$(nproc)}
+export CEPH_ARGS="--crash_dir=$(mktemp -d)"
+
+case "$mode" in
+  asan)
+    build_dir=${BUILD_DIR:-build-asan}
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+      -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS=OFF >/dev/null
+    cmake --build "$build_dir" -j "$jobs"
+    # detect_leaks: LeakSanitizer needs ptrace-free /proc access; it is on by
+    # default and reports leaks at exit. halt_on_error + abort_on_error make
+    # every report a test failure.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900 \
+      -LE "${CRUSH_SANITIZE_EXCLUDE:-benchmark}" "$@"
+    ;;
+  tsan)
+    build_dir=${BUILD_DIR:-build-tsan}
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+      -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF \
+      -DCRUSH_BUILD_COMPILER=OFF -DCRUSH_BUILD_OSDMAP=OFF -DCRUSH_BUILD_TOOLS=OFF >/dev/null
+    cmake --build "$build_dir" -j "$jobs" --target crush_tests
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+    # gtest filter pattern (ctest -R regex) of the tests that share maps
+    # between threads.
+    ctest --test-dir "$build_dir" --output-on-failure -j 1 --timeout 900 \
+      -R "${CRUSH_TSAN_TESTS:-Concurren}" "$@"
+    ;;
+  *)
+    echo "usage: $0 [asan|tsan] [ctest args...]" >&2
+    exit 2
+    ;;
+esac
