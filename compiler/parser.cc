@@ -19,10 +19,11 @@ namespace {
 
 enum class TokKind { kWord, kLBrace, kRBrace, kLBracket, kRBracket, kEnd };
 
+// 12 bytes: big maps have ~100k tokens, and memory we touch is time.
 struct Token {
   TokKind kind = TokKind::kEnd;
-  std::string_view text;
-  SourceRange range;
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
 };
 
 bool IsWordChar(char c) {
@@ -105,16 +106,22 @@ class Parser {
         return false;
       }
     }
-    Token end;
-    end.kind = TokKind::kEnd;
-    end.range = SourceRange{t.size(), 0};
-    tokens_.push_back(end);
+    if (t.size() > 0xffffffffu) {
+      sink_.Report(Diagnostic{Severity::kError, SourceRange{0, 0}, "input larger than 4 GiB", {}});
+      return false;
+    }
+    tokens_.push_back(Token{TokKind::kEnd, static_cast<std::uint32_t>(t.size()), 0});
     return true;
   }
 
   void Push(TokKind kind, std::size_t offset, std::size_t length) {
-    tokens_.push_back(Token{kind, std::string_view(src_.text()).substr(offset, length), SourceRange{offset, length}});
+    tokens_.push_back(Token{kind, static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length)});
   }
+
+  std::string_view Text(const Token& t) const {
+    return std::string_view(src_.text()).substr(t.offset, t.length);
+  }
+  static SourceRange Range(const Token& t) { return SourceRange{t.offset, t.length}; }
 
   const Token& Peek(std::size_t ahead = 0) const {
     const std::size_t i = pos_ + ahead;
@@ -122,20 +129,20 @@ class Parser {
   }
   bool PeekWord(std::string_view w, std::size_t ahead = 0) const {
     const Token& t = Peek(ahead);
-    return t.kind == TokKind::kWord && t.text == w;
+    return t.kind == TokKind::kWord && Text(t) == w;
   }
 
-  static std::string Describe(const Token& t) {
+  std::string Describe(const Token& t) const {
     if (t.kind == TokKind::kEnd) return "end of file";
-    return "'" + std::string(t.text) + "'";
+    return "'" + std::string(Text(t)) + "'";
   }
 
   // Records a syntax error at the current token; keeps the furthest one.
   bool Fail(const std::string& expected) {
     const Token& t = Peek();
-    if (!has_error_ || t.range.offset >= error_range_.offset) {
+    if (!has_error_ || Range(t).offset >= error_range_.offset) {
       has_error_ = true;
-      error_range_ = t.range.length > 0 ? t.range : SourceRange{t.range.offset, 1};
+      error_range_ = Range(t).length > 0 ? Range(t) : SourceRange{Range(t).offset, 1};
       error_ = "expected " + expected + ", found " + Describe(t);
     }
     return false;
@@ -156,12 +163,12 @@ class Parser {
 
   ast::Word TakeWord() {
     const Token& t = tokens_[pos_++];
-    return ast::Word{std::string(t.text), t.range};
+    return ast::Word{std::string(Text(t)), Range(t)};
   }
 
   bool ParseName(ast::Word* out, const char* what = "a name") {
     const Token& t = Peek();
-    if (t.kind != TokKind::kWord || t.text.find('+') != std::string_view::npos) return Fail(what);
+    if (t.kind != TokKind::kWord || Text(t).find('+') != std::string_view::npos) return Fail(what);
     *out = TakeWord();
     return true;
   }
@@ -181,21 +188,22 @@ class Parser {
                        : kind == IntKind::kNeg ? "a negative integer"
                                                : "an integer";
     if (t.kind != TokKind::kWord) return Fail(what);
-    const bool neg = !t.text.empty() && t.text[0] == '-';
-    const bool ok = (kind == IntKind::kPos && AllDigits(t.text, 0)) ||
-                    (kind == IntKind::kNeg && neg && AllDigits(t.text, 1)) ||
-                    (kind == IntKind::kAny && AllDigits(t.text, neg ? 1 : 0));
+    const bool neg = !Text(t).empty() && Text(t)[0] == '-';
+    const bool ok = (kind == IntKind::kPos && AllDigits(Text(t), 0)) ||
+                    (kind == IntKind::kNeg && neg && AllDigits(Text(t), 1)) ||
+                    (kind == IntKind::kAny && AllDigits(Text(t), neg ? 1 : 0));
     if (!ok) return Fail(what);
-    out->value = SaturatingValue(t.text);
+    out->value = SaturatingValue(Text(t));
     out->fits_int32 = out->value >= std::numeric_limits<std::int32_t>::min() &&
                       out->value <= std::numeric_limits<std::int32_t>::max();
-    out->range = t.range;
+    out->range = Range(t);
     ++pos_;
     return true;
   }
 
   bool ParseFile(ast::CrushFile& file) {
     file.header.reserve(tokens_.size() / 4);
+    file.body.reserve(tokens_.size() / 64);
     // crushmap = *(tunable | device | type) >> *(bucket | rule) >> *choose_args
     for (;;) {
       if (PeekWord("tunable")) {
@@ -203,7 +211,7 @@ class Parser {
         tn.keyword = TakeWord();
         if (!ParseName(&tn.name, "a tunable name") || !ParseInt(IntKind::kPos, &tn.value)) return false;
         file.header.emplace_back(std::move(tn));
-      } else if (PeekWord("device") && Peek(1).kind == TokKind::kWord && AllDigits(Peek(1).text, 0)) {
+      } else if (PeekWord("device") && Peek(1).kind == TokKind::kWord && AllDigits(Text(Peek(1)), 0)) {
         ast::Device d;
         d.keyword = TakeWord();
         if (!ParseInt(IntKind::kPos, &d.id) || !ParseName(&d.name, "a device name")) return false;
@@ -214,7 +222,7 @@ class Parser {
           d.device_class = std::move(c);
         }
         file.header.emplace_back(std::move(d));
-      } else if (PeekWord("type") && Peek(1).kind == TokKind::kWord && AllDigits(Peek(1).text, 0)) {
+      } else if (PeekWord("type") && Peek(1).kind == TokKind::kWord && AllDigits(Text(Peek(1)), 0)) {
         ast::TypeDecl ty;
         ty.keyword = TakeWord();
         if (!ParseInt(IntKind::kPos, &ty.id) || !ParseName(&ty.name, "a type name")) return false;
@@ -225,7 +233,7 @@ class Parser {
     }
     while (Peek().kind == TokKind::kWord && !PeekWord("choose_args")) {
       if (PeekWord("tunable") || PeekWord("device") ||
-          (PeekWord("type") && Peek(1).kind == TokKind::kWord && AllDigits(Peek(1).text, 0))) {
+          (PeekWord("type") && Peek(1).kind == TokKind::kWord && AllDigits(Text(Peek(1)), 0))) {
         Fail("a bucket or rule (tunables, devices and types must come before buckets and rules)");
         return false;
       }
@@ -257,7 +265,7 @@ class Parser {
   }
 
   bool PeekWordAt(std::size_t index, std::string_view w) const {
-    return index < tokens_.size() && tokens_[index].kind == TokKind::kWord && tokens_[index].text == w;
+    return index < tokens_.size() && tokens_[index].kind == TokKind::kWord && Text(tokens_[index]) == w;
   }
 
   bool ParseBucket(ast::Bucket& b) {
@@ -283,8 +291,8 @@ class Parser {
     while (PeekWord("hash")) {
       ++pos_;
       const Token& t = Peek();
-      const bool neg = t.kind == TokKind::kWord && !t.text.empty() && t.text[0] == '-';
-      if (t.kind != TokKind::kWord || (t.text != "rjenkins1" && !AllDigits(t.text, neg ? 1 : 0))) {
+      const bool neg = t.kind == TokKind::kWord && !Text(t).empty() && Text(t)[0] == '-';
+      if (t.kind != TokKind::kWord || (Text(t) != "rjenkins1" && !AllDigits(Text(t), neg ? 1 : 0))) {
         return Fail("'rjenkins1' or an integer");
       }
       b.hashes.push_back(TakeWord());
@@ -357,7 +365,7 @@ class Parser {
     s.keyword = TakeWord();
     const Token& t = Peek();
     if (t.kind != TokKind::kWord) return Fail("a step");
-    const std::string_view op = t.text;
+    const std::string_view op = Text(t);
     if (op == "take") {
       s.kind = ast::StepKind::kTake;
       s.op = TakeWord();
@@ -402,7 +410,7 @@ class Parser {
     if (!ParseInt(IntKind::kPos, &ca.index) || !ExpectKind(TokKind::kLBrace, "'{'")) return false;
     while (Peek().kind == TokKind::kLBrace) {
       ast::ChooseArg a;
-      a.open = ast::Word{"{", Peek().range};
+      a.open = ast::Word{"{", Range(Peek())};
       ++pos_;
       if (!ExpectKeyword("bucket_id") || !ParseInt(IntKind::kNeg, &a.bucket_id)) return false;
       if (PeekWord("weight_set")) {
@@ -410,11 +418,11 @@ class Parser {
         if (!ExpectKind(TokKind::kLBracket, "'['")) return false;
         while (Peek().kind == TokKind::kLBracket) {
           ast::WeightList wl;
-          wl.range = Peek().range;
+          wl.range = Range(Peek());
           ++pos_;
           while (Peek().kind == TokKind::kWord) wl.weights.push_back(TakeWord());
           if (Peek().kind != TokKind::kRBracket) return Fail("a weight or ']'");
-          wl.range.length = Peek().range.offset + 1 - wl.range.offset;
+          wl.range.length = Range(Peek()).offset + 1 - wl.range.offset;
           ++pos_;
           a.weight_set.push_back(std::move(wl));
         }

@@ -86,6 +86,14 @@ constexpr const char* kTunableNames[] = {"choose_local_tries",      "choose_loca
                                          "chooseleaf_vary_r",       "chooseleaf_stable",
                                          "straw_calc_version",      "allowed_bucket_algs"};
 
+struct Named {
+  ItemId id = 0;
+  SourceRange decl;
+};
+
+SourceRange DeclOf(const SourceRange& r) { return r; }
+SourceRange DeclOf(const Named& n) { return n.decl; }
+
 class Lowerer {
  public:
   Lowerer(const SourceFile& src, DiagnosticSink& sink) : src_(src), sink_(sink) {}
@@ -137,7 +145,7 @@ class Lowerer {
       msg += "; did you mean " + Quote(best) + "?";
       if (decls != nullptr) {
         if (auto it = decls->find(best); it != decls->end()) {
-          notes.push_back(Note(it->second, Quote(best) + " declared here"));
+          notes.push_back(Note(DeclOf(it->second), Quote(best) + " declared here"));
         }
       }
     }
@@ -211,20 +219,20 @@ class Lowerer {
     if (!CheckInt32(d.id, "device id")) return;
     const auto id = static_cast<ItemId>(d.id.value);
     const std::string& name = d.name.text;
-    if (auto it = item_decl_.find(name); it != item_decl_.end()) {
-      Error(d.name.range, Quote(name) + " is already defined", {Note(it->second, "previous definition is here")});
+    if (auto it = names_.find(name); it != names_.end()) {
+      Error(d.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
       return;
     }
-    if (auto it = device_decl_.find(id); it != device_decl_.end()) {
-      Error(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(m_.item_names[id]),
-            {Note(it->second, "previous definition is here")});
+    if (auto it = m_.item_names.find(id); it != m_.item_names.end()) {
+      std::vector<Diagnostic> notes;
+      if (auto prev = names_.find(it->second); prev != names_.end()) {
+        notes.push_back(Note(prev->second.decl, "previous definition is here"));
+      }
+      Error(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(it->second), std::move(notes));
       return;
     }
-    m_.item_names[id] = name;
-    item_id_[name] = id;
-    all_names_[name] = id;
-    item_decl_[name] = d.name.range;
-    device_decl_[id] = d.id.range;
+    m_.item_names.emplace_hint(m_.item_names.end(), id, name);
+    names_.emplace(name, Named{id, d.name.range});
     if (d.device_class) m_.class_map[id] = ClassId(d.device_class->text);
   }
 
@@ -335,30 +343,39 @@ class Lowerer {
     const std::size_t n = buckets.size();
     std::vector<std::size_t> content(n);
     std::iota(content.begin(), content.end(), 0);
-    std::map<std::string, std::set<std::string>> items_of;
-    std::map<std::string, std::size_t> position;  // last definition wins, as in Ceph's map
-    std::map<std::string, std::vector<std::size_t>> indices;
+    std::unordered_map<std::string_view, std::size_t> position;  // last definition wins, as in Ceph's map
+    std::unordered_map<std::string_view, std::vector<std::size_t>> indices;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::string& name = buckets[i]->name.text;
-      for (const ast::BucketItem& it : buckets[i]->items) items_of[name].insert(it.name.text);
-      position[name] = i;
-      indices[name].push_back(i);
+      position[buckets[i]->name.text] = i;
+      indices[buckets[i]->name.text].push_back(i);
     }
+    // Ceph's bucket_items[name]: the item names of every bucket called name.
+    auto lists = [&](std::string_view bucket, std::string_view item) {
+      for (std::size_t k : indices[bucket]) {
+        for (const ast::BucketItem& it : buckets[k]->items) {
+          if (it.name.text == item) return true;
+        }
+      }
+      return false;
+    };
     for (std::size_t i = 0; i < n; ++i) {
-      const std::string& ni = buckets[i]->name.text;
+      const std::string_view ni = buckets[i]->name.text;
       // Only pairs where bucket i lists bucket j matter; visit them in j order.
       std::vector<std::size_t> js;
-      for (const std::string& item : items_of[ni]) {
-        if (auto it = indices.find(item); it != indices.end()) {
-          for (std::size_t j : it->second) {
-            if (j > i) js.push_back(j);
+      for (std::size_t k : indices[ni]) {
+        for (const ast::BucketItem& it : buckets[k]->items) {
+          if (auto found = indices.find(it.name.text); found != indices.end()) {
+            for (std::size_t j : found->second) {
+              if (j > i) js.push_back(j);
+            }
           }
         }
       }
       std::sort(js.begin(), js.end());
+      js.erase(std::unique(js.begin(), js.end()), js.end());
       for (std::size_t j : js) {
-        const std::string& nj = buckets[j]->name.text;
-        if (items_of[nj].count(ni) != 0) continue;  // mutual inclusion: reported as a cycle
+        const std::string_view nj = buckets[j]->name.text;
+        if (lists(nj, ni)) continue;  // mutual inclusion: reported as a cycle
         std::swap(content[position[ni]], content[position[nj]]);
       }
     }
@@ -377,8 +394,8 @@ class Lowerer {
     }
     const std::string& name = b.name.text;
     bool register_name = true;
-    if (auto it = item_decl_.find(name); it != item_decl_.end()) {
-      Error(b.name.range, Quote(name) + " is already defined", {Note(it->second, "previous definition is here")});
+    if (auto it = names_.find(name); it != names_.end()) {
+      Error(b.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
       ok = false;
       register_name = false;
     }
@@ -465,11 +482,11 @@ class Lowerer {
     Weight bucket_weight = 0;
     bool have_uniform = false;
     Weight uniform_weight = 0;
-    std::map<ItemId, SourceRange> seen;
+    std::vector<std::pair<ItemId, const ast::BucketItem*>> used_items;
     for (const ast::BucketItem& it : b.items) {
       const std::string& iname = it.name.text;
-      auto found = item_id_.find(iname);
-      if (found == item_id_.end()) {
+      auto found = names_.find(iname);
+      if (found == names_.end()) {
         ok = false;
         if (cyclic_.count(iname) != 0) continue;  // already reported as a cycle
         if (declared_buckets_.count(iname) != 0) {
@@ -478,19 +495,12 @@ class Lowerer {
                                    "definition earlier");
           continue;
         }
-        UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name), iname, item_id_,
-                    &item_decl_);
+        UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name), iname, names_,
+                    &names_);
         continue;
       }
-      const ItemId item = found->second;
-      // Ceph accepts an item listed twice (its own test maps do this), so
-      // this is only a warning; the bucket keeps both entries.
-      if (auto s = seen.find(item); s != seen.end()) {
-        sink_.Report(Diagnostic{Severity::kWarning, it.name.range,
-                                "item " + Quote(iname) + " is used twice in bucket " + Quote(name),
-                                {Note(s->second, "first use is here")}});
-      }
-      seen.emplace(item, it.name.range);
+      const ItemId item = found->second.id;
+      used_items.emplace_back(item, &it);
       Weight weight = 0x10000;
       if (auto w = item_weight_.find(item); w != item_weight_.end()) weight = w->second;
       if (it.weight) {
@@ -552,6 +562,17 @@ class Lowerer {
       }
       bucket_weight += weight;
     }
+    // Ceph accepts an item listed twice (its own test maps do this), so this
+    // is only a warning; the bucket keeps both entries.
+    std::stable_sort(used_items.begin(), used_items.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 1; i < used_items.size(); ++i) {
+      if (used_items[i].first != used_items[i - 1].first) continue;
+      const ast::BucketItem& again = *used_items[i].second;
+      sink_.Report(Diagnostic{Severity::kWarning, again.name.range,
+                              "item " + Quote(again.name.text) + " is used twice in bucket " + Quote(name),
+                              {Note(used_items[i - 1].second->name.range, "first use is here")}});
+    }
     if (alg == BucketAlg::kUniform && size > 0 && ok) {
       if (uniform_weight == 0) {
         Error(b.alg.range, "uniform bucket " + Quote(name) + " needs a non-zero item weight");
@@ -569,8 +590,7 @@ class Lowerer {
     if (!register_name) return;
     for (const auto& [cid, shadow] : class_ids) file_class_bucket_[id][cid] = shadow;
     used_bucket_ids_.insert(id);
-    item_id_[name] = id;
-    item_decl_[name] = b.name.range;
+    names_[name] = Named{id, b.name.range};
     item_weight_[id] = bucket_weight;
     if (!ok) return;
 
@@ -587,8 +607,8 @@ class Lowerer {
       std::string other;
       if (auto o = m_.item_names.find(id); o != m_.item_names.end()) {
         other = " by " + Quote(o->second);
-        if (auto d = item_decl_.find(o->second); d != item_decl_.end()) {
-          notes.push_back(Note(d->second, "previous definition is here"));
+        if (auto d = names_.find(o->second); d != names_.end()) {
+          notes.push_back(Note(d->second.decl, "previous definition is here"));
         }
       }
       const SourceRange where = have_id ? b.ids.front().id.range : b.name.range;
@@ -596,8 +616,6 @@ class Lowerer {
       return;
     }
     m_.item_names[id] = name;
-    all_names_[name] = id;
-    bucket_decl_[id] = b.name.range;
   }
 
   // ---- device classes (CrushWrapper::populate_classes) --------------------
@@ -634,7 +652,7 @@ class Lowerer {
     auto oname = m_.item_names.find(orig);
     if (oname == m_.item_names.end()) return absl::NotFoundError("unnamed bucket " + std::to_string(orig));
     const std::string copy_name = oname->second + "~" + m_.class_names[cls];
-    if (auto it = all_names_.find(copy_name); it != all_names_.end()) return it->second;
+    if (auto it = shadow_names_.find(copy_name); it != shadow_names_.end()) return it->second;
     const crush::Bucket* original_ptr = m_.FindBucket(orig);
     if (original_ptr == nullptr) return absl::NotFoundError("bucket " + std::to_string(orig) + " does not exist");
     const crush::Bucket original = *original_ptr;
@@ -678,7 +696,7 @@ class Lowerer {
     }
     m_.class_map[*added] = cls;
     m_.item_names[*added] = copy_name;
-    all_names_[copy_name] = *added;
+    shadow_names_[copy_name] = *added;
     m_.class_buckets[orig][cls] = *added;
     return *added;
   }
@@ -742,14 +760,13 @@ class Lowerer {
       crush::RuleStep step;
       switch (s.kind) {
         case ast::StepKind::kTake: {
-          auto it = item_id_.find(s.item.text);
-          if (it == item_id_.end()) {
-            UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text, item_id_,
-                        &item_decl_);
+          auto it = names_.find(s.item.text);
+          if (it == names_.end()) {
+            UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text, names_, &names_);
             ok = false;
             break;
           }
-          ItemId id = it->second;
+          ItemId id = it->second.id;
           if (s.device_class) {
             const std::string& cname = s.device_class->text;
             auto c = class_id_.find(cname);
@@ -946,10 +963,9 @@ class Lowerer {
   DiagnosticSink& sink_;
   int errors_ = 0;
   MapModel m_;
-  std::unordered_map<std::string, ItemId> item_id_;  // CrushCompiler::item_id (file names only)
-  std::unordered_map<std::string, SourceRange> item_decl_;
-  std::map<ItemId, SourceRange> device_decl_;
-  std::map<ItemId, SourceRange> bucket_decl_;
+  // CrushCompiler::item_id (devices and buckets named in the file) and
+  // where each name was declared.
+  std::unordered_map<std::string, Named> names_;
   std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
   std::map<ItemId, Weight> item_weight_;    // CrushCompiler::item_weight
   std::map<std::string, int> type_id_;
@@ -960,7 +976,7 @@ class Lowerer {
   std::map<std::string, SourceRange> rule_name_decl_;
   std::map<int, SourceRange> rule_id_decl_;
   std::map<std::int64_t, SourceRange> choose_args_decl_;
-  std::unordered_map<std::string, ItemId> all_names_;  // CrushWrapper::name_rmap, incl. shadows
+  std::unordered_map<std::string, ItemId> shadow_names_;  // name_rmap entries of shadow buckets
   std::set<std::string> cyclic_;
   std::set<std::string> declared_buckets_;
   bool saw_rule_ = false;
