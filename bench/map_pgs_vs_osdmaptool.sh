@@ -23,17 +23,22 @@ osdmaptool om --mark-up-in --adjust-crush-weight 0:1 --save >/dev/null 2>&1
 osdmaptool om --export-crush exported.bin --dump json 2>/dev/null | sed -n '/^{/,$p' > dump.json
 "$CRUSHKIT" import --osdmap dump.json --crush exported.bin -o state.pb
 
-now() { date +%s.%N; }
-t0=$(now); osdmaptool om --test-map-pgs > ceph.txt 2>/dev/null; t1=$(now)
-"$CRUSHKIT" map-pgs state.pb > /dev/null; t2=$(now)
-"$CRUSHKIT" osdmaptool state.pb --test-map-pgs > crushkit.txt 2>/dev/null; t3=$(now)
+# Wall and CPU (user+sys) seconds of one command; stdout to $1.
+timed() {
+  local out=$1; shift
+  /usr/bin/time -f "%e %U %S" -o t.txt "$@" > "$out" 2>/dev/null
+  awk '{ printf "%s %.3f\n", $1, $2 + $3 }' t.txt
+}
+read -r ceph_wall ceph_cpu < <(timed ceph.txt osdmaptool om --test-map-pgs)
+read -r mp_wall mp_cpu < <(timed /dev/null "$CRUSHKIT" map-pgs state.pb)
+read -r ko_wall ko_cpu < <(timed crushkit.txt "$CRUSHKIT" osdmaptool state.pb --test-map-pgs)
 
 if cmp -s ceph.txt crushkit.txt; then same=identical; else same=DIFFERENT; fi
 pgs=$(sed -n 's/^pool 1 pg_num //p' ceph.txt)
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v pgs="$pgs" -v same="$same" 'BEGIN {
-  ceph = b - a; mp = c - b; ko = d - c;
-  printf "PGs: %d, OSDs: '"$OSDS"'\n", pgs;
-  printf "osdmaptool --test-map-pgs:           %8.3f s\n", ceph;
-  printf "crushkit map-pgs (per-PG output):    %8.3f s  -> %.1fx faster\n", mp, ceph / mp;
-  printf "crushkit osdmaptool --test-map-pgs:  %8.3f s  -> %.1fx faster (output %s)\n", ko, ceph / ko, same;
+awk -v cw="$ceph_wall" -v cc="$ceph_cpu" -v mw="$mp_wall" -v mc="$mp_cpu" \
+    -v kw="$ko_wall" -v kc="$ko_cpu" -v pgs="$pgs" -v same="$same" -v osds="$OSDS" 'BEGIN {
+  printf "PGs: %d, OSDs: %d (wall s / cpu s; ratio = osdmaptool time / crushkit time)\n", pgs, osds;
+  printf "osdmaptool --test-map-pgs:          %8.2f / %8.2f\n", cw, cc;
+  printf "crushkit map-pgs (per-PG output):   %8.2f / %8.2f  -> %.1fx wall, %.1fx cpu\n", mw, mc, cw / mw, cc / mc;
+  printf "crushkit osdmaptool --test-map-pgs: %8.2f / %8.2f  -> %.1fx wall, %.1fx cpu (output %s)\n", kw, kc, cw / kw, cc / kc, same;
 }'

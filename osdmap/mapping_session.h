@@ -27,6 +27,20 @@ class MappingSession {
   const ClusterState& state() const { return state_; }
   PgMapper& mapper() { return *mapper_; }
 
+  // An independent mapper (own CRUSH workspace) over the same state and
+  // crush map, for another thread. The session must outlive it; any number
+  // of workers may map concurrently.
+  class Worker {
+   public:
+    explicit Worker(const MappingSession& s) : placement_(s.map_), mapper_(s.state_, placement_) {}
+    PgMapper& mapper() { return mapper_; }
+
+   private:
+    CrushPlacement placement_;
+    PgMapper mapper_;
+  };
+  std::unique_ptr<Worker> NewWorker() const { return std::make_unique<Worker>(*this); }
+
  private:
   MappingSession(ClusterState state, crush::CrushMap map);
 

@@ -12,7 +12,8 @@ For each base cluster (deterministic in --seed and its index):
      (`--upmap F --save`), which stores pg_upmap_items;
   4. `osdmaptool --dump json --export-crush` -> `crushkit import` (.pb or
      .json state);
-  5. --variations runs with random osdmaptool flags on top (marks, CRUSH
+  5. `crushkit map-pgs` against the oracle's --test-map-pgs-dump-all;
+  6. --variations runs with random osdmaptool flags on top (marks, CRUSH
      weight edits, --pool, --pg_num, --test-map-pgs[-dump[-all]],
      --test-map-pg, --test-map-object): Ceph on the binary map and crushkit
      on the state must print the same stdout and exit with the same code.
@@ -164,6 +165,22 @@ def one_base(job):
         if rc != 0:
             res["diffs"].append("base %d: crushkit import failed: %s" % (index, err.decode()))
             return res
+        # `crushkit map-pgs` (parallel fast path, its own format) against the
+        # oracle's --test-map-pgs-dump-all of the same state.
+        orc, oout, _ = run(["osdmaptool", "om", "--test-map-pgs-dump-all"], d)
+        if not crashed(orc):
+            want = []
+            for m in re.finditer(r"^(\d+\.[0-9a-f]+) raw \(\[[^]]*\], p-?\d+\) "
+                                 r"up \((\[[^]]*\]), p(-?\d+)\) acting \((\[[^]]*\]), p(-?\d+)\)$",
+                                 oout.decode(), re.M):
+                want.append("\t".join(m.groups()))
+            krc, kout, kerr = run([crushkit, "map-pgs", state, "--threads",
+                                   str(rng.randint(1, 3))], d)
+            got = kout.decode().splitlines()
+            res["pgs"] += len(want)
+            if krc != 0 or got != want:
+                res["diffs"].append("base %d (seed %d): map-pgs differs (rc %s, %d vs %d lines)"
+                                    % (index, seed, krc, len(got), len(want)))
         for v in range(variations):
             flags = random_flags(rng, max_osd, pg_num)
             shutil.copyfile(os.path.join(d, "om"), os.path.join(d, "om.scratch"))
