@@ -162,14 +162,26 @@ def check_map(task):
                        "--min-x", "0", "--max-x", "31"],
                       ["-c", "map.txt", "-o", "c.bin"],
                       ["-d", "map.bin"]):
+            writes = "c.bin" in flags
             theirs = run([crushtool] + flags, wd)
-            theirs_bin = open(os.path.join(wd, "c.bin"), "rb").read() if "c.bin" in flags else b""
+            theirs_bin = open(os.path.join(wd, "c.bin"), "rb").read() if writes else b""
+            unstable = set()
+            if writes:
+                # Ceph's compiler writes a few uninitialised bytes (they change
+                # from run to run): compile twice and ignore bytes that moved.
+                run([crushtool] + flags, wd)
+                again = open(os.path.join(wd, "c.bin"), "rb").read()
+                for i in range(min(len(again), len(theirs_bin))):
+                    if again[i] != theirs_bin[i]:
+                        unstable.update(range(i - 3, i + 4))
             ours = run(crushkit + flags, wd)
-            ours_bin = open(os.path.join(wd, "c.bin"), "rb").read() if "c.bin" in flags else b""
+            ours_bin = open(os.path.join(wd, "c.bin"), "rb").read() if writes else b""
+            same_bin = len(ours_bin) == len(theirs_bin) and all(
+                ours_bin[i] == theirs_bin[i] for i in range(len(ours_bin)) if i not in unstable)
             res["runs"] += 1
             if crashed(theirs[0]):
                 res["oracle_crash"] += 1
-            elif ours != theirs or ours_bin != theirs_bin:
+            elif ours != theirs or not same_bin:
                 res["diffs"] += 1
                 res["failures"].append("map %d: differ on: %s" % (index, " ".join(flags)))
 
