@@ -43,6 +43,12 @@ std::string D(const ast::Number& n) {
   return std::to_string(n.value) + (n.fits_int32 ? "" : "!32") + R(n.range);
 }
 
+std::string D(const ast::BucketId& x);
+std::string D(const ast::BucketItem& x);
+std::string D(const ast::Step& x);
+std::string D(const ast::WeightList& x);
+std::string D(const ast::ChooseArg& x);
+
 template <class T>
 std::string D(const std::optional<T>& o) {
   return o ? "?" + D(*o) : "-";
@@ -160,8 +166,8 @@ std::vector<std::string> CorpusFiles() {
   return files;
 }
 
-TEST(GrammarX3Test, SmallCases) {
-  const std::vector<std::string> cases = {
+const std::vector<std::string>& SmallCases() {
+  static const std::vector<std::string> cases = {
       "",
       "# only a comment\n",
       "tunable choose_total_tries 50\ndevice 0 osd.0 class hdd\ntype 0 osd\ntype 1 host\n"
@@ -170,10 +176,10 @@ TEST(GrammarX3Test, SmallCases) {
       "step chooseleaf firstn 0 type host step emit }\n"
       "choose_args 1 { { bucket_id -1 weight_set [ [ 1.0 ] [ 2 ] ] ids [ -5 ] } }\n",
       "rule { id 0 type erasure step set_chooseleaf_tries 5 step choosemsr 4 type host step emit }",
-      "rule rule { alg straw2 }",       // a bucket of type "rule"
-      "rule foo { id -1 alg",           // bucket error is further
-      "rule foo { id 0",                // rule error is further
-      "type foo { alg straw }",         // a bucket of type "type"
+      "rule rule { alg straw2 }",  // a bucket of type "rule"
+      "rule foo { id -1 alg",      // the bucket's error is further
+      "rule foo { id 0",           // the rule's error is further
+      "type foo { alg straw }",    // a bucket of type "type"
       "host a { alg straw2 } device 0 osd.0",
       "host a { alg straw2 } tunable x 1",
       "choose_args 0 { } host a { alg straw2 }",
@@ -200,16 +206,176 @@ TEST(GrammarX3Test, SmallCases) {
       "host a { alg straw2 }\n\t\xc3\xa9",
       "host a#comment\n{ alg straw2 }",
   };
-  for (std::size_t i = 0; i < cases.size(); ++i) ExpectSameParse("case" + std::to_string(i), cases[i], nullptr);
+  return cases;
 }
 
-TEST(GrammarX3Test, CorpusParity) {
-  Tally tally;
-  for (const std::string& path : CorpusFiles()) {
-    ExpectSameParse(path, crush_testing::ReadFileOrEmpty(path), &tally);
+// Token spans of `text`: words, single punctuation bytes.
+std::vector<std::pair<std::size_t, std::size_t>> Tokens(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> toks;
+  std::size_t i = 0;
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+  };
+  while (i < text.size()) {
+    if (text[i] == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (std::isspace(static_cast<unsigned char>(text[i]))) {
+      ++i;
+    } else if (word(text[i])) {
+      const std::size_t s = i;
+      while (i < text.size() && word(text[i])) ++i;
+      toks.emplace_back(s, i - s);
+    } else {
+      toks.emplace_back(i++, 1);
+    }
   }
-  EXPECT_GT(tally.valid, 40);
-  std::printf("corpus: %d valid, %d invalid inputs identical\n", tally.valid, tally.invalid);
+  return toks;
+}
+
+// `count` deterministic mutations of `seeds`: one token deleted, duplicated
+// or replaced from a pool of keywords, numbers and punctuation that reaches
+// every branch of the grammar.
+std::vector<std::string> Mutations(const std::vector<std::string>& seeds, int count) {
+  static const char* const kPool[] = {"{", "}", "[", "]", "rule", "id", "-1", "0", "7", "type", "step", "emit",
+                                      "take", "choose", "chooseleaf", "firstn", "indep", "item", "weight",
+                                      "pos", "alg", "hash", "rjenkins1", "class", "device", "tunable",
+                                      "choose_args", "bucket_id", "weight_set", "ids", "x+y", "1.5", "#",
+                                      "min_size", "max_size", "ruleset", "replicated", "erasure", "host",
+                                      "choosemsr", "msr_firstn", "set_choose_tries", "", "$"};
+  std::vector<std::string> out;
+  std::mt19937 rng(12345);
+  while (static_cast<int>(out.size()) < count) {
+    const std::string& base = seeds[rng() % seeds.size()];
+    const auto toks = Tokens(base);
+    if (toks.empty()) continue;
+    const auto [off, len] = toks[rng() % toks.size()];
+    std::string m = base;
+    switch (rng() % 3) {
+      case 0:
+        m.erase(off, len);
+        break;
+      case 1:
+        m.insert(off, base.substr(off, len) + " ");
+        break;
+      default:
+        m.replace(off, len, kPool[rng() % (sizeof(kPool) / sizeof(kPool[0]))]);
+        break;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Cram's "(esc)" line encoding: \t, \r, \\ and \xNN.
+std::string Unescape(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 == s.size()) {
+      out += s[i];
+    } else if (s[i + 1] == 't') {
+      out += '\t';
+      ++i;
+    } else if (s[i + 1] == 'r') {
+      out += '\r';
+      ++i;
+    } else if (s[i + 1] == 'x' && i + 3 < s.size()) {
+      out += static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16));
+      i += 3;
+    } else {
+      out += s[i + 1];
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The command outputs of a cram test (two-space indented lines between
+// "  $ " commands) that look like crush maps, e.g. crushtool -d results.
+std::vector<std::string> CramOutputBlocks(const std::string& cram) {
+  std::vector<std::string> blocks;
+  std::string block;
+  auto flush = [&] {
+    if (block.find('{') != std::string::npos && block.find("rule") != std::string::npos) blocks.push_back(block);
+    block.clear();
+  };
+  std::size_t i = 0;
+  while (i < cram.size()) {
+    std::size_t nl = cram.find('\n', i);
+    if (nl == std::string::npos) nl = cram.size();
+    const std::string line = cram.substr(i, nl - i);
+    i = nl + 1;
+    if (line.rfind("  $ ", 0) == 0 || line.rfind("  > ", 0) == 0 || line.rfind("  ", 0) != 0) {
+      flush();
+    } else {
+      std::string out = line.substr(2);
+      const std::string esc = " (esc)";
+      if (out.size() >= esc.size() && out.compare(out.size() - esc.size(), esc.size(), esc) == 0) {
+        out = Unescape(out.substr(0, out.size() - esc.size()));
+      }
+      block += out + "\n";
+    }
+  }
+  flush();
+  return blocks;
+}
+
+struct Input {
+  std::string name;
+  std::string text;
+};
+
+// The pinned inputs: small cases, every corpus file (named relative to its
+// root so the golden does not depend on the checkout path) and mutations of
+// the text ones.
+std::vector<Input> PinnedInputs() {
+  std::vector<Input> inputs;
+  for (std::size_t i = 0; i < SmallCases().size(); ++i) inputs.push_back({"case" + std::to_string(i), SmallCases()[i]});
+  std::vector<std::string> texts;
+  const std::string compat = crush_testing::CompatDir() + "/";
+  const std::string source = crush_testing::SourceDir() + "/";
+  for (const std::string& path : CorpusFiles()) {
+    std::string name = path;
+    if (name.rfind(compat, 0) == 0) name = "compat/" + name.substr(compat.size());
+    else if (name.rfind(source, 0) == 0) name = name.substr(source.size());
+    std::string text = crush_testing::ReadFileOrEmpty(path);
+    if (name.size() > 2 && name.compare(name.size() - 2, 2, ".t") == 0) {
+      const std::vector<std::string> blocks = CramOutputBlocks(text);
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        inputs.push_back({name + "#" + std::to_string(i), blocks[i]});
+      }
+    }
+    inputs.push_back({std::move(name), std::move(text)});
+  }
+  // Mutate only inputs that parse: the others fail on their first byte.
+  for (const Input& in : inputs) {
+    DiagnosticSink sink;
+    if (in.text.size() < 200000 && ParseWithX3(SourceFile(in.name, in.text), sink)) texts.push_back(in.text);
+  }
+  const std::vector<std::string> mutated = Mutations(texts, 3000);
+  for (std::size_t i = 0; i < mutated.size(); ++i) inputs.push_back({"mutation" + std::to_string(i), mutated[i]});
+  return inputs;
+}
+
+// One line per input: "ok <hash of the AST dump>" or the diagnostic's
+// first line ("name:line:col: error: ...").
+std::string OutcomeLine(const Input& in) {
+  const SourceFile src(in.name, in.text);
+  const Outcome o = Run(ParseWithX3, src);
+  if (!o.ok) return o.text.substr(0, o.text.find('\n'));
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const char c : o.text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return in.name + ": ok " + hex;
+}
+
+// Parity with the recursive-descent parser on the pinned inputs.
+TEST(GrammarX3Test, SameAsHandWrittenParser) {
+  Tally tally;
+  for (const Input& in : PinnedInputs()) ExpectSameParse(in.name, in.text, &tally);
+  EXPECT_GT(tally.valid, 300);
+  EXPECT_GT(tally.invalid, 1500);
+  std::printf("pinned: %d valid, %d invalid inputs identical\n", tally.valid, tally.invalid);
 }
 
 // Random maps from the differential generator (needs python3; skipped
@@ -231,71 +397,52 @@ std::vector<std::string> GeneratedMaps(int seeds, int per_seed) {
   return maps;
 }
 
-TEST(GrammarX3Test, GeneratedMapParity) {
-  const std::vector<std::string> maps = GeneratedMaps(/*seeds=*/20, /*per_seed=*/15);
+TEST(GrammarX3Test, GeneratedMapsAndMutationsSameAsHandWrittenParser) {
+  const std::vector<std::string> maps = GeneratedMaps(/*seeds=*/2, /*per_seed=*/150);
   if (maps.empty()) GTEST_SKIP() << "gen_maps.py did not run";
   Tally tally;
   for (std::size_t i = 0; i < maps.size(); ++i) ExpectSameParse("gen" + std::to_string(i), maps[i], &tally);
-  EXPECT_GE(tally.valid + tally.invalid, 300);
-  std::printf("generated: %d valid, %d invalid maps identical\n", tally.valid, tally.invalid);
+  const std::vector<std::string> mutated = Mutations(maps, 1000);
+  for (std::size_t i = 0; i < mutated.size(); ++i) ExpectSameParse("genmut" + std::to_string(i), mutated[i], &tally);
+  EXPECT_GE(tally.valid, 300);
+  std::printf("generated: %d valid, %d invalid inputs identical\n", tally.valid, tally.invalid);
 }
 
-// Token spans of `text`: words, single punctuation bytes.
-std::vector<std::pair<std::size_t, std::size_t>> Tokens(const std::string& text) {
-  std::vector<std::pair<std::size_t, std::size_t>> toks;
-  std::size_t i = 0;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+'; };
-  while (i < text.size()) {
-    if (text[i] == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (std::isspace(static_cast<unsigned char>(text[i]))) {
-      ++i;
-    } else if (word(text[i])) {
-      const std::size_t s = i;
-      while (i < text.size() && word(text[i])) ++i;
-      toks.emplace_back(s, i - s);
-    } else {
-      toks.emplace_back(i++, 1);
+// The outcome of every pinned input, pinned in a golden taken from the
+// recursive-descent parser (which SameAsHandWrittenParser compares with).
+// Regenerate: UPDATE_GOLDENS=1 build-x3/compiler/grammar_x3_tests
+//   --gtest_filter='*GoldenOutcomes*' (only after reviewing the diff).
+TEST(GrammarX3Test, GoldenOutcomes) {
+  std::string actual;
+  for (const Input& in : PinnedInputs()) actual += OutcomeLine(in) + "\n";
+  const std::string path = crush_testing::SourceDir() + "/compiler/testdata/grammar_outcomes.golden";
+  if (std::getenv("UPDATE_GOLDENS") != nullptr) {
+    fs::create_directories(fs::path(path).parent_path());
+    const std::string tmp = path + ".tmp";
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(actual.data(), 1, actual.size(), f);
+    std::fclose(f);
+    fs::rename(tmp, path);
+  }
+  const std::string expected = crush_testing::ReadFileOrEmpty(path);
+  ASSERT_FALSE(expected.empty()) << path;
+  // Line by line, so a failure names the input.
+  std::size_t a = 0;
+  std::size_t e = 0;
+  int shown = 0;
+  while ((a < actual.size() || e < expected.size()) && shown < 10) {
+    const std::size_t an = actual.find('\n', a);
+    const std::size_t en = expected.find('\n', e);
+    const std::string al = actual.substr(a, an - a);
+    const std::string el = expected.substr(e, en - e);
+    if (al != el) {
+      ADD_FAILURE() << "expected: " << el << "\n  actual: " << al;
+      ++shown;
     }
+    a = an == std::string::npos ? actual.size() : an + 1;
+    e = en == std::string::npos ? expected.size() : en + 1;
   }
-  return toks;
-}
-
-// Deletes, duplicates or replaces one token (replacements come from a pool
-// of keywords, numbers and punctuation that hit every branch).
-TEST(GrammarX3Test, MutationParity) {
-  static const char* const kPool[] = {"{", "}", "[", "]", "rule", "id", "-1", "0", "7", "type", "step", "emit",
-                                      "take", "choose", "chooseleaf", "firstn", "indep", "item", "weight",
-                                      "pos", "alg", "hash", "rjenkins1", "class", "device", "tunable",
-                                      "choose_args", "bucket_id", "weight_set", "ids", "x+y", "1.5", "#",
-                                      "min_size", "max_size", "ruleset", "replicated", "erasure", "host",
-                                      "choosemsr", "msr_firstn", "set_choose_tries", "", "$"};
-  std::vector<std::string> seeds;
-  for (const std::string& path : CorpusFiles()) {
-    std::string t = crush_testing::ReadFileOrEmpty(path);
-    if (t.find('\0') == std::string::npos && t.size() < 200000) seeds.push_back(std::move(t));
-  }
-  for (std::string& m : GeneratedMaps(/*seeds=*/3, /*per_seed=*/10)) seeds.push_back(std::move(m));
-  ASSERT_FALSE(seeds.empty());
-  std::mt19937 rng(12345);
-  Tally tally;
-  int mismatches = 0;
-  constexpr int kMutations = 4000;
-  for (int n = 0; n < kMutations && mismatches < 10; ++n) {
-    const std::string& base = seeds[rng() % seeds.size()];
-    const auto toks = Tokens(base);
-    if (toks.empty()) continue;
-    const auto [off, len] = toks[rng() % toks.size()];
-    std::string m = base;
-    switch (rng() % 3) {
-      case 0: m.erase(off, len); break;
-      case 1: m.insert(off, base.substr(off, len) + " "); break;
-      default: m.replace(off, len, kPool[rng() % (sizeof(kPool) / sizeof(kPool[0]))]); break;
-    }
-    if (!ExpectSameParse("mutation" + std::to_string(n), m, &tally)) ++mismatches;
-  }
-  EXPECT_EQ(mismatches, 0);
-  std::printf("mutations: %d valid, %d invalid inputs identical\n", tally.valid, tally.invalid);
 }
 
 }  // namespace
