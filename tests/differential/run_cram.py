@@ -4,8 +4,9 @@
 A temporary directory holding a `crushtool` wrapper that executes
 `crushkit crushtool "$@"` is put first on PATH, then the shared minicram
 runner executes the .t files (TESTDIR = the cram directory). Only the files
-that exercise stages crushkit implements are run by default (the --test
-mapping dumps on binary maps); more can be named on the command line.
+that exercise stages crushkit implements are run by default (--test mapping
+dumps on binary maps, and on text maps compiled with -c); more can be named
+on the command line.
 
 Exit: 0 all pass, 1 a failure, 77 (ctest SKIP) if the shared corpus or the
 minicram runner is missing.
@@ -23,6 +24,8 @@ DEFAULT_TESTS = [
     "test-map-jewel-tunables.t", "test-map-indep.t", "test-map-tries-vs-retries.t",
     "test-map-vary-r-0.t", "test-map-vary-r-1.t", "test-map-vary-r-2.t",
     "test-map-vary-r-3.t", "test-map-vary-r-4.t",
+    # these compile their text map with -c first
+    "bad-mappings.t", "show-choose-tries.t", "set-choose.t", "test-map-firstn-indep.t",
 ]
 
 

@@ -85,9 +85,11 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     const compiler::SourceFile src(o.srcfn, std::move(text));
     compiler::DiagnosticSink sink;
     auto compiled = compiler::Compile(src, &sink);
-    // Diagnostics are crushkit's (gcc style), not Ceph's texts (README).
-    Write(err, sink.Format(src));
+    // Ceph's compiler is silent on success, so crushkit's warnings (e.g. an
+    // item used twice) are not printed here; on failure the diagnostics are
+    // crushkit's gcc-style texts, not Ceph's (README).
     if (!compiled.ok()) {
+      Write(err, sink.Format(src));
       if (!sink.has_errors()) Write(err, std::string(compiled.status().message()) + "\n");
       return 1;
     }
