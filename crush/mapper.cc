@@ -30,7 +30,8 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       perm_(map.perm_scratch_size()),
       a_(static_cast<std::size_t>(max_result_)),
       b_(static_cast<std::size_t>(max_result_)),
-      c_(static_cast<std::size_t>(max_result_)) {}
+      c_(static_cast<std::size_t>(max_result_)),
+      straw2_hash_(internal::SelectStraw2HashBlock()) {}
 
 void Workspace::EnableChooseTriesProfile(const CrushMap& map) {
   choose_total_tries_ = map.tunables().choose_total_tries;
@@ -232,18 +233,16 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
     }
     if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
   }
-  // Hashes are computed a block at a time in a branch-free loop the compiler
-  // vectorises (the hash is pure 32-bit arithmetic); zero-weight items are
-  // hashed needlessly but never used, exactly as if skipped.
+  // Hashes are computed a block at a time by the workspace's SIMD kernel
+  // (straw2_hash.h); zero-weight items are hashed needlessly but never
+  // used, exactly as if skipped.
   constexpr std::uint32_t kBlock = 32;
   std::uint32_t u[kBlock];
   std::uint32_t high = 0;
   std::int64_t high_draw = 0;
   for (std::uint32_t base = 0; base < b.size; base += kBlock) {
     const std::uint32_t n = std::min(kBlock, b.size - base);
-    for (std::uint32_t j = 0; j < n; ++j) {
-      u[j] = Hash32_3(x_, static_cast<std::uint32_t>(ids[base + j]), r) & 0xffffu;
-    }
+    ws_.straw2_hash_(x_, r, ids + base, n, u);
     for (std::uint32_t j = 0; j < n; ++j) {
       const std::uint32_t i = base + j;
       std::int64_t draw = std::numeric_limits<std::int64_t>::min();

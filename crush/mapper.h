@@ -35,6 +35,7 @@
 #include <span>
 #include <vector>
 
+#include "crush/internal/straw2_hash.h"
 #include "crush/map.h"
 #include "crush/types.h"
 
@@ -98,6 +99,8 @@ class Workspace {
   std::vector<ItemId> a_, b_, c_;
   std::vector<std::uint32_t> choose_tries_;
   std::uint32_t choose_total_tries_ = 0;
+  // Straw2 hash kernel for this CPU, chosen once at construction.
+  internal::Straw2HashBlockFn straw2_hash_ = nullptr;
 };
 
 // Maps input `x` through rule `rule` (crush_do_rule), writing at most

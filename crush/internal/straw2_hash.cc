@@ -1,0 +1,98 @@
+#include "crush/internal/straw2_hash.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "crush/hash.h"
+#include "crush/types.h"
+
+namespace crushkit::crush::internal {
+
+namespace {
+
+// PLACEMENT-STABLE: hash.h's Mix on vectors of 32-bit lanes (lane-wise
+// wrap-around arithmetic, logical shifts), same operation order.
+template <typename V>
+__attribute__((always_inline)) inline void VecMix(V& a, V& b, V& c) {
+  a -= b; a -= c; a ^= (c >> 13);
+  b -= c; b -= a; b ^= (a << 8);
+  c -= a; c -= b; c ^= (b >> 13);
+  a -= b; a -= c; a ^= (c >> 12);
+  b -= c; b -= a; b ^= (a << 16);
+  c -= a; c -= b; c ^= (b >> 5);
+  a -= b; a -= c; a ^= (c >> 3);
+  b -= c; b -= a; b ^= (a << 10);
+  c -= a; c -= b; c ^= (b >> 15);
+}
+
+// PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane.
+template <typename V, int kLanes>
+__attribute__((always_inline)) inline void VecHashBlock(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                         std::uint32_t* u) {
+  const V vx = V{} + x;
+  const V vr = V{} + r;
+  const V seed = V{} + (hash_internal::kSeed ^ x ^ r);
+  const V mask = V{} + 0xffffu;
+  std::uint32_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    V b;
+    std::memcpy(&b, ids + j, sizeof(b));
+    V a = vx;
+    V c = vr;
+    V h = seed ^ b;
+    V hx = V{} + hash_internal::kX;
+    V hy = V{} + hash_internal::kY;
+    VecMix(a, b, h);
+    VecMix(c, hx, h);
+    VecMix(hy, a, h);
+    VecMix(b, hx, h);
+    VecMix(hy, c, h);
+    h &= mask;
+    std::memcpy(u + j, &h, sizeof(h));
+  }
+  for (; j < n; ++j) u[j] = Hash32_3(x, static_cast<std::uint32_t>(ids[j]), r) & 0xffffu;
+}
+
+typedef std::uint32_t V4u __attribute__((vector_size(16)));
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CRUSHKIT_HAVE_AVX2_KERNEL 1
+typedef std::uint32_t V8u __attribute__((vector_size(32)));
+#endif
+
+}  // namespace
+
+void Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                           std::uint32_t* u) {
+  for (std::uint32_t j = 0; j < n; ++j) {
+    u[j] = Hash32_3(x, static_cast<std::uint32_t>(ids[j]), r) & 0xffffu;
+  }
+}
+
+void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                         std::uint32_t* u) {
+  VecHashBlock<V4u, 4>(x, r, ids, n, u);
+}
+
+#ifdef CRUSHKIT_HAVE_AVX2_KERNEL
+__attribute__((target("avx2"))) void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r,
+                                                         const ItemId* ids, std::uint32_t n,
+                                                         std::uint32_t* u) {
+  VecHashBlock<V8u, 8>(x, r, ids, n, u);
+}
+
+bool Straw2HashAvx2Supported() { return __builtin_cpu_supports("avx2") != 0; }
+#else
+void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                         std::uint32_t* u) {
+  Straw2HashBlockVec4(x, r, ids, n, u);
+}
+
+bool Straw2HashAvx2Supported() { return false; }
+#endif
+
+Straw2HashBlockFn SelectStraw2HashBlock() {
+  return Straw2HashAvx2Supported() ? &Straw2HashBlockAvx2 : &Straw2HashBlockVec4;
+}
+
+}  // namespace crushkit::crush::internal

@@ -1,0 +1,39 @@
+// Straw2 bucket scans hash every item with the same x and r:
+// u[j] = Hash32_3(x, ids[j], r) & 0xffff. These kernels compute a block of
+// such hashes several lanes at a time. PLACEMENT-STABLE: every kernel must
+// equal the scalar Hash32_3 bit for bit (straw2_hash_test.cc checks all of
+// them against it).
+//
+// Dispatch is decided once (SelectStraw2HashBlock, called when a Workspace
+// is built) and stored as a plain function pointer: AVX2 (8 lanes) when the
+// CPU has it, else SSE2/generic 4-lane vectors (x86-64 baseline), with a
+// scalar kernel kept as the reference.
+#ifndef CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
+#define CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
+
+#include <cstdint>
+
+#include "crush/types.h"
+
+namespace crushkit::crush::internal {
+
+// Writes u[j] = Hash32_3(x, (uint32)ids[j], r) & 0xffff for j < n.
+using Straw2HashBlockFn = void (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                   std::uint32_t n, std::uint32_t* u);
+
+void Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                           std::uint32_t* u);
+// 4 lanes of 32 bits (SSE2 on x86-64; generic vectors elsewhere).
+void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                         std::uint32_t* u);
+// 8 lanes (AVX2). Only call when Straw2HashAvx2Supported().
+void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                         std::uint32_t* u);
+bool Straw2HashAvx2Supported();
+
+// The fastest kernel this CPU supports.
+Straw2HashBlockFn SelectStraw2HashBlock();
+
+}  // namespace crushkit::crush::internal
+
+#endif  // CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
