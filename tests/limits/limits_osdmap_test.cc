@@ -27,7 +27,6 @@ TEST(OsdmapLimitTest, PoolSizeUpToKMaxPgOsds) {
   EXPECT_THAT(ValidateState(OnePool(kMaxPgOsds)), IsOk());
   EXPECT_THAT(ValidateState(OnePool(kMaxPgOsds + 1)),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(ValidateState(OnePool(0)), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(OsdmapLimitTest, UpmapListsUpToKMaxPgOsds) {

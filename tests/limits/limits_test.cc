@@ -323,7 +323,9 @@ MapModel Chain(int depth) {
   m.max_devices = 1;
   for (int i = 0; i < depth; ++i) {
     const ItemId child = i + 1 < depth ? BucketIdOfSlot(i + 1) : 0;
-    auto b = MakeBucket(BucketAlg::kStraw2, kHashRjenkins1, static_cast<std::uint16_t>(depth - i),
+    // Types 1..65535 (never 0: a bucket of type 0 is a separate mapper issue).
+    const auto type = static_cast<std::uint16_t>(1 + (depth - i) % 65535);
+    auto b = MakeBucket(BucketAlg::kStraw2, kHashRjenkins1, type,
                         std::vector<ItemId>{child}, std::vector<Weight>{kWeightOne}, 1);
     EXPECT_THAT(b, IsOk());
     b->id = BucketIdOfSlot(i);
