@@ -98,7 +98,7 @@ def check(task):
             # depend on the garbage.
             if len(theirs2) != len(theirs) or len(ours) != len(theirs):
                 return "fail", "%s: size differs from (nondeterministic) crushtool -c" % name
-            # Ceph's garbage lives in the internal (even) node weights of tree
+            # Ceph's garbage lives in the internal and unused-leaf node weights of tree
             # buckets grown item by item; some of its bytes even repeat across
             # runs. Mask exactly those words, then require equality.
             if mask_tree_internal_nodes(ours) != mask_tree_internal_nodes(theirs):
@@ -141,8 +141,9 @@ def mask_tree_internal_nodes(b):
             elif alg == 3:
                 nodes = b[o]
                 o += 1
-                for k in range(0, nodes, 2):
-                    b[o + 4 * k:o + 4 * k + 4] = b"\0\0\0\0"
+                for k in range(nodes):
+                    if k % 2 == 0 or k > 2 * size - 1:  # internal or unused leaf
+                        b[o + 4 * k:o + 4 * k + 4] = b"\0\0\0\0"
                 o += 4 * nodes
             elif alg == 5:
                 o += 4 * size
