@@ -31,7 +31,23 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       a_(static_cast<std::size_t>(max_result_)),
       b_(static_cast<std::size_t>(max_result_)),
       c_(static_cast<std::size_t>(max_result_)),
-      straw2_hash_(internal::SelectStraw2HashBlock()) {}
+      straw2_hash_(internal::SelectStraw2HashBlock()),
+      straw2_n_(internal::Straw2NTable()),
+      straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
+  // Straw2 buckets whose items all have one positive (as int) weight take
+  // Straw2Choose's compare-only path.
+  const internal::FlatBucket* buckets = map.bucket_slots();
+  const Weight* weights = map.weights();
+  for (std::size_t slot = 0; slot < straw2_uniform_.size(); ++slot) {
+    const internal::FlatBucket& b = buckets[slot];
+    if (b.alg != BucketAlg::kStraw2 || b.size == 0) continue;
+    const Weight w = weights[b.weights];
+    if (w == 0 || static_cast<std::int32_t>(w) < 0) continue;
+    bool uniform = true;
+    for (std::uint32_t i = 1; i < b.size && uniform; ++i) uniform = weights[b.weights + i] == w;
+    straw2_uniform_[slot] = uniform ? 1 : 0;
+  }
+}
 
 void Workspace::EnableChooseTriesProfile(const CrushMap& map) {
   choose_total_tries_ = map.tunables().choose_total_tries;
@@ -191,7 +207,10 @@ ItemId MapperImpl::TreeChoose(const internal::FlatBucket& b, std::uint32_t r) co
   const std::uint32_t leaf = n >> 1;
   // Ceph reads past items[] here (only reachable with all-zero weights);
   // report "no item", which the callers treat as a bad item.
-  if (leaf >= b.size) return kItemNone;
+  if (leaf >= b.size) {
+    ws_.tree_out_of_range_ = true;
+    return kItemNone;
+  }
   return items_[b.items + leaf];
 }
 
@@ -235,10 +254,38 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
   }
   // Hashes are computed a block at a time by the workspace's SIMD kernel
   // (straw2_hash.h); zero-weight items are hashed needlessly but never
-  // used, exactly as if skipped.
+  // used, exactly as if skipped. ntable[u] is the draw's numerator n.
   constexpr std::uint32_t kBlock = 32;
   std::uint32_t u[kBlock];
+  const std::uint64_t* ntable = ws_.straw2_n_;
   std::uint32_t high = 0;
+  if (divisors == divisors_ + b.weights &&
+      ws_.straw2_uniform_[static_cast<std::size_t>(BucketSlot(b.id))] != 0) {
+    // Every item has the same positive weight d, so draw_i = -(n_i / d) and
+    // item i beats the current best (ties keep the lower index, as Ceph's
+    // strict '>') iff n_i / d < q_best, i.e. iff n_i < q_best * d (exact
+    // integer floor division). One compare per item; the reciprocal
+    // multiply only runs when the best changes.
+    const internal::Straw2Divisor& div = divisors[0];
+    const std::uint64_t d = weights_[b.weights];
+    ws_.straw2_hash_(x_, r, ids, std::min(kBlock, b.size), u);
+    std::uint64_t q_best =
+        static_cast<std::uint64_t>(-internal::Straw2DrawFromNumerator(ntable[u[0]], div));
+    std::uint64_t threshold = q_best * d;
+    for (std::uint32_t base = 0; base < b.size; base += kBlock) {
+      const std::uint32_t n = std::min(kBlock, b.size - base);
+      if (base != 0) ws_.straw2_hash_(x_, r, ids + base, n, u);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint64_t num = ntable[u[j]];
+        if (num < threshold) [[unlikely]] {
+          high = base + j;
+          q_best = static_cast<std::uint64_t>(-internal::Straw2DrawFromNumerator(num, div));
+          threshold = q_best * d;
+        }
+      }
+    }
+    return items[high];
+  }
   std::int64_t high_draw = 0;
   for (std::uint32_t base = 0; base < b.size; base += kBlock) {
     const std::uint32_t n = std::min(kBlock, b.size - base);
@@ -246,7 +293,9 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
     for (std::uint32_t j = 0; j < n; ++j) {
       const std::uint32_t i = base + j;
       std::int64_t draw = std::numeric_limits<std::int64_t>::min();
-      if (divisors[i].magic != 0) draw = internal::Straw2Draw(u[j], divisors[i]);
+      if (divisors[i].magic != 0) {
+        draw = internal::Straw2DrawFromNumerator(ntable[u[j]], divisors[i]);
+      }
       if (i == 0 || draw > high_draw) {
         high = i;
         high_draw = draw;
@@ -283,6 +332,12 @@ ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, 
 // PLACEMENT-STABLE: mapper.c is_out(). REQUIRES: item >= 0.
 bool MapperImpl::IsOut(ItemId item) const {
   if (item >= weight_max_) return true;
+  if (item < 0) {
+    // A bucket of type 0 reached as a leaf: Ceph indexes weight[] with the
+    // negative id (out of bounds). crushkit keeps it "in" and says so.
+    ws_.tree_out_of_range_ = true;
+    return false;
+  }
   const Weight w = reweights_[item];
   if (w >= kWeightOne) return false;
   if (w == 0) return true;
@@ -320,6 +375,9 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         const auto r = static_cast<std::int32_t>(static_cast<std::uint32_t>(rep) +
                                                  static_cast<std::uint32_t>(parent_r) + ftotal);
         if (in->size == 0) {
+          // An empty bucket costs nothing in Ceph but still burns a try;
+          // charge it so huge try counts cannot stall (see mapper.h).
+          Spend(1);
           reject = true;
         } else {
           if (local_fallback_retries > 0 && flocal >= (in->size >> 1) &&
@@ -413,7 +471,10 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
         } else {
           r += unumrep * ftotal;
         }
-        if (in->size == 0) break;
+        if (in->size == 0) {
+          Spend(1);
+          break;
+        }
         const ItemId item = BucketChoose(*in, r, outpos);
         if (item >= max_devices_) {
           out[rep] = kItemNone;
@@ -596,6 +657,7 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   }
   ws.spent_ = 0;
   ws.exhausted_ = false;
+  ws.tree_out_of_range_ = false;
   MapperImpl impl(map, x, reweights, ws, map.choose_args(choose_args));
   return impl.DoRule(flat, map.steps(), map.tunables(), out.data(), result_max);
 }

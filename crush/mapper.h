@@ -26,6 +26,9 @@
 //     hours; below the budget results equal Ceph's.
 //   - A tree bucket whose descent reaches a leaf node past its last item
 //     (all-zero weights) yields "no item" where Ceph reads out of bounds.
+//   - A bucket of type 0 reached where a device is expected is treated as
+//     "in" by the reweight check, where Ceph indexes the weights with the
+//     negative id.
 //   - chooseleaf_vary_r > 32 shifts by (vary_r - 1) mod 32, as x86 does
 //     for Ceph's (undefined) oversized shift.
 #ifndef CRUSHKIT_CRUSH_MAPPER_H_
@@ -66,6 +69,11 @@ class Workspace {
   // True iff the last DoRule() call ran out of budget (its result then
   // differs from Ceph's, which would have kept trying).
   bool budget_exhausted() const { return exhausted_; }
+  // True iff the last DoRule() call hit an input on which Ceph's own result
+  // is undefined (a tree descent past the bucket's last item, or a type-0
+  // bucket tested as a device: Ceph reads out of bounds) or ran out of
+  // budget: its result is crushkit's documented answer, not Ceph's.
+  bool diverged_from_ceph() const { return exhausted_ || tree_out_of_range_; }
 
   // crushtool --show-choose-tries: when enabled, every successful firstn
   // rep and every indep call adds one to histogram[ftotal] (retries it
@@ -94,6 +102,7 @@ class Workspace {
   std::uint64_t budget_ = kDefaultWorkBudget;
   std::uint64_t spent_ = 0;
   bool exhausted_ = false;
+  bool tree_out_of_range_ = false;
   std::vector<PermState> perm_state_;
   std::vector<std::uint32_t> perm_;
   std::vector<ItemId> a_, b_, c_;
@@ -101,6 +110,10 @@ class Workspace {
   std::uint32_t choose_total_tries_ = 0;
   // Straw2 hash kernel for this CPU, chosen once at construction.
   internal::Straw2HashBlockFn straw2_hash_ = nullptr;
+  const std::uint64_t* straw2_n_ = nullptr;  // internal::Straw2NTable()
+  // Per bucket slot: 1 if a straw2 bucket whose items share one weight w
+  // with 0 < (int)w (see Straw2Choose).
+  std::vector<std::uint8_t> straw2_uniform_;
 };
 
 // Maps input `x` through rule `rule` (crush_do_rule), writing at most

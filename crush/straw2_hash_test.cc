@@ -3,10 +3,13 @@
 #include "crush/internal/straw2_hash.h"
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "crush/hash.h"
+#include "crush/internal/straw2_draw.h"
+#include "crush/ln.h"
 #include "crush/types.h"
 #include "gtest/gtest.h"
 
@@ -58,6 +61,28 @@ TEST(Straw2HashTest, AllKernelsEqualScalarOnTypicalIds) {
     for (std::uint32_t r = 0; r < 8; ++r) ExpectMatchesScalar(x, r, ids);
   }
   ExpectMatchesScalar(0xffffffffu, 0xffffffffu, ids);
+}
+
+// The table path the mapper uses (Straw2NTable + Straw2DrawFromNumerator)
+// must equal Ceph's division (crush_ln(u) - 2^48) / (int)w for every u.
+TEST(Straw2HashTest, NumeratorTableDrawEqualsDivisionForAllInputs) {
+  const std::uint64_t* table = Straw2NTable();
+  ASSERT_EQ(table, Straw2NTable());  // built once
+  std::vector<Weight> weights = {0, 1, 3, 0x10000, 0x18000, 0x7fffffff, 0x80000000, 0xffffffff};
+  std::mt19937 rng(9);
+  for (int i = 0; i < 40; ++i) weights.push_back(static_cast<Weight>(rng()));
+  for (int i = 0; i < 40; ++i) weights.push_back(static_cast<Weight>(rng() % 0x1000000));
+  for (const Weight w : weights) {
+    const Straw2Divisor div = MakeStraw2Divisor(w);
+    for (std::uint32_t u = 0; u <= 0xffff; ++u) {
+      const std::int64_t ln =
+          static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
+      const std::int64_t want =
+          w == 0 ? std::numeric_limits<std::int64_t>::min()
+                 : ln / static_cast<std::int64_t>(static_cast<std::int32_t>(w));
+      ASSERT_EQ(Straw2DrawFromNumerator(table[u], div), want) << "w=" << w << " u=" << u;
+    }
+  }
 }
 
 }  // namespace

@@ -52,12 +52,26 @@ constexpr Straw2Divisor MakeStraw2Divisor(Weight w) {
 
 // PLACEMENT-STABLE: equals (int64)(crush_ln(u) - 2^48) / (int32)w, or
 // INT64_MIN for w == 0. REQUIRES: u <= 0xffff.
-constexpr std::int64_t Straw2Draw(std::uint32_t u, const Straw2Divisor& div) {
+// n = 2^48 - crush_ln(u): the draw's numerator (see Straw2NTable()).
+constexpr std::uint64_t Straw2Numerator(std::uint32_t u) {
+  return (std::uint64_t{1} << 48) - CrushLn(u);
+}
+
+// The draw from its numerator n = Straw2Numerator(u).
+constexpr std::int64_t Straw2DrawFromNumerator(std::uint64_t n, const Straw2Divisor& div) {
   if (div.magic == 0) return std::numeric_limits<std::int64_t>::min();
-  const std::uint64_t n = (std::uint64_t{1} << 48) - CrushLn(u);
   const auto q = static_cast<std::int64_t>((Uint128{n} * div.magic) >> div.shift);
   return div.negative_weight ? q : -q;
 }
+
+constexpr std::int64_t Straw2Draw(std::uint32_t u, const Straw2Divisor& div) {
+  return Straw2DrawFromNumerator(Straw2Numerator(u), div);
+}
+
+// Process-wide table of Straw2Numerator(u) for every u <= 0xffff (512 KiB,
+// built on first use, immutable afterwards, thread-safe): one load instead
+// of crush_ln's dependent table walk. Defined in straw2_hash.cc.
+const std::uint64_t* Straw2NTable();
 
 }  // namespace crushkit::crush::internal
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "crush/hash.h"
+#include "crush/internal/straw2_draw.h"
 #include "crush/types.h"
 
 namespace crushkit::crush::internal {
@@ -26,20 +27,20 @@ __attribute__((always_inline)) inline void VecMix(V& a, V& b, V& c) {
 }
 
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane.
-template <typename V, int kLanes>
-__attribute__((always_inline)) inline void VecHashBlock(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                         std::uint32_t* u) {
-  const V vx = V{} + x;
-  const V vr = V{} + r;
-  const V seed = V{} + (hash_internal::kSeed ^ x ^ r);
-  const V mask = V{} + 0xffffu;
+// PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane.
+// The n % kLanes tail uses the scalar hash (a padded vector measured no
+// faster).
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline void VecHashBlock(std::uint32_t x, std::uint32_t r,
+                                                        const ItemId* ids, std::uint32_t n,
+                                                        std::uint32_t* u) {
   std::uint32_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
     V b;
     std::memcpy(&b, ids + j, sizeof(b));
-    V a = vx;
-    V c = vr;
-    V h = seed ^ b;
+    V a = V{} + x;
+    V c = V{} + r;
+    V h = (V{} + (hash_internal::kSeed ^ x ^ r)) ^ b;
     V hx = V{} + hash_internal::kX;
     V hy = V{} + hash_internal::kY;
     VecMix(a, b, h);
@@ -47,7 +48,7 @@ __attribute__((always_inline)) inline void VecHashBlock(std::uint32_t x, std::ui
     VecMix(hy, a, h);
     VecMix(b, hx, h);
     VecMix(hy, c, h);
-    h &= mask;
+    h &= V{} + 0xffffu;
     std::memcpy(u + j, &h, sizeof(h));
   }
   for (; j < n; ++j) u[j] = Hash32_3(x, static_cast<std::uint32_t>(ids[j]), r) & 0xffffu;
@@ -90,6 +91,15 @@ void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, st
 
 bool Straw2HashAvx2Supported() { return false; }
 #endif
+
+const std::uint64_t* Straw2NTable() {
+  static const std::uint64_t* const table = [] {
+    auto* t = new std::uint64_t[0x10000];  // never freed: process lifetime
+    for (std::uint32_t u = 0; u <= 0xffff; ++u) t[u] = Straw2Numerator(u);
+    return t;
+  }();
+  return table;
+}
 
 Straw2HashBlockFn SelectStraw2HashBlock() {
   return Straw2HashAvx2Supported() ? &Straw2HashBlockAvx2 : &Straw2HashBlockVec4;
