@@ -1,6 +1,7 @@
-// The only translation unit that instantiates the X3 grammar (grammar_def.h):
-// X3 expansion is slow to compile, so nothing else includes it.
-#include "compiler/grammar.h"
+// Parse() (parser.h), implemented by the Boost.Spirit X3 grammar in
+// grammar_def.h. This is the only translation unit that instantiates it: X3
+// expansion is slow to compile, so nothing else includes grammar_def.h.
+#include "compiler/parser.h"
 
 #include <cstddef>
 #include <string>
@@ -22,7 +23,7 @@ std::string ShowChar(char c) {
 
 }  // namespace
 
-std::optional<ast::CrushFile> ParseWithX3(const SourceFile& src, DiagnosticSink& sink) {
+std::optional<ast::CrushFile> Parse(const SourceFile& src, DiagnosticSink& sink) {
   namespace x3 = boost::spirit::x3;
   const std::string& text = src.text();
   const char* const base = text.data();

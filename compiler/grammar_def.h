@@ -1,5 +1,5 @@
-// Rules of the X3 crush map grammar (see grammar.h). Included only by
-// grammar.cc, the single X3 instantiation unit.
+// Rules of the X3 crush map grammar behind Parse() (parser.h). Included
+// only by grammar.cc, the single X3 instantiation unit.
 //
 // Shape (Ceph's crush_grammar, src/crush/grammar.h):
 //   crush_file  = *(tunable | device | type_decl) >> *(bucket | rule)

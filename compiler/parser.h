@@ -3,6 +3,9 @@
 // (src/crush/grammar.h), including newer forms (rules without
 // min_size/max_size, msr rule types and steps) that sema then rejects with a
 // clear message. The first syntax error stops parsing (no cascades).
+//
+// Implemented by the Boost.Spirit X3 grammar in grammar_def.h, instantiated
+// only in grammar.cc (see grammar_def.h for how errors are produced).
 #ifndef CRUSHKIT_COMPILER_PARSER_H_
 #define CRUSHKIT_COMPILER_PARSER_H_
 
