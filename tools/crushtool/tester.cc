@@ -191,6 +191,13 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     max_x = 1023;
   }
 
+  // Mappings whose result is crushkit's documented answer where Ceph's is
+  // undefined (see crush/mapper.h); reported once on stderr at the end.
+  long long diverged = 0;
+  // Bucket ids in results: Ceph's tester indexes its per-device counters
+  // with them, writing out of bounds (often into its choose_tries histogram).
+  long long emitted_buckets = 0;
+
   const int max_devices = map.max_devices();
   const std::vector<bool> present = PresentDevices(m, max_devices);
   std::vector<Weight> weight(static_cast<std::size_t>(max_devices));
@@ -290,6 +297,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
             real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
           }
           const int n = crush::DoRule(map, r, real_x, weight, ws, result, choose_args);
+          if (ws.diverged_from_ceph()) ++diverged;
           if (opt.output_mappings) {
             out += "CRUSH rule ";
             out += std::to_string(r);
@@ -304,7 +312,9 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
             const ItemId item = result[static_cast<std::size_t>(i)];
             if (item == crush::kItemNone) {
               has_item_none = true;
-            } else if (item >= 0 && item < max_devices) {
+            } else if (item < 0) {
+              ++emitted_buckets;
+            } else if (item < max_devices) {
               // Ceph indexes its counters with any item (a bucket id writes
               // out of bounds); crushkit counts devices only.
               ++per[static_cast<std::size_t>(item)];
@@ -370,6 +380,18 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     }
   }
   output.MaybeFlush();
+  if (emitted_buckets > 0) {
+    output.WriteErr("crushkit crushtool: warning: results held " + std::to_string(emitted_buckets) +
+                    " bucket id(s); Ceph's crushtool counts them at negative device indexes (it"
+                    " reads out of bounds there and may corrupt its other counters); crushkit"
+                    " counts devices only\n");
+  }
+  if (diverged > 0) {
+    output.WriteErr("crushkit crushtool: warning: " + std::to_string(diverged) +
+                    " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of"
+                    " bounds there) or the mapper's work budget; those results are crushkit's"
+                    " documented answers (crush/mapper.h), not Ceph's\n");
+  }
   return 0;
 }
 
