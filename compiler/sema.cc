@@ -565,7 +565,7 @@ class Lowerer {
     // Ceph accepts an item listed twice (its own test maps do this), so this
     // is only a warning; the bucket keeps both entries.
     std::stable_sort(used_items.begin(), used_items.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+                     [](const auto& lhs, const auto& rhs) { return lhs.first < rhs.first; });
     for (std::size_t i = 1; i < used_items.size(); ++i) {
       if (used_items[i].first != used_items[i - 1].first) continue;
       const ast::BucketItem& again = *used_items[i].second;
