@@ -2,21 +2,13 @@
 
 #include <string>
 
+#include "crush/hash.h"
+
 namespace crushkit::osdmap {
 namespace {
 
-// The lookup2 mix, all arithmetic modulo 2^32.
-inline void Mix(std::uint32_t& a, std::uint32_t& b, std::uint32_t& c) {
-  a -= b; a -= c; a ^= (c >> 13);
-  b -= c; b -= a; b ^= (a << 8);
-  c -= a; c -= b; c ^= (b >> 13);
-  a -= b; a -= c; a ^= (c >> 12);
-  b -= c; b -= a; b ^= (a << 16);
-  c -= a; c -= b; c ^= (b >> 5);
-  a -= b; a -= c; a ^= (c >> 3);
-  b -= c; b -= a; b ^= (a << 10);
-  c -= a; c -= b; c ^= (b >> 15);
-}
+// Ceph's object-name hash uses the same lookup2 mix as CRUSH's hashes.
+using crush::hash_internal::Mix;
 
 inline std::uint32_t Byte(std::string_view s, std::size_t i) {
   return static_cast<std::uint8_t>(s[i]);
