@@ -34,22 +34,14 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_maps  # noqa: E402
+import oracle  # noqa: E402
+from oracle import crashed  # noqa: E402,F401
 
 TIMEOUT = 60
 
 
 def run(cmd, cwd):
-    env = dict(os.environ, CEPH_ARGS="--crash_dir=" + cwd)
-    try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=TIMEOUT)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return "timeout", b"", b""
-
-
-def crashed(rc):
-    return rc == "timeout" or rc < 0 or rc >= 128
+    return oracle.run(cmd, cwd, TIMEOUT)
 
 
 def map_info(text):

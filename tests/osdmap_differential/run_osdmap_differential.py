@@ -38,6 +38,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "differential"))
 import gen_maps  # noqa: E402
+import oracle  # noqa: E402
+from oracle import crashed  # noqa: E402,F401
 
 TIMEOUT = 10  # the oracle can spin for minutes on unsatisfiable rules
 ALGS = ["straw2", "straw2", "straw", "list", "tree", "uniform"]
@@ -45,17 +47,7 @@ LAYERS = ["host", "rack", "row", "room"]
 
 
 def run(cmd, cwd):
-    env = dict(os.environ, CEPH_ARGS="--crash_dir=" + cwd)
-    try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=TIMEOUT)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return "timeout", b"", b""
-
-
-def crashed(rc):
-    return rc == "timeout" or rc < 0 or rc >= 128
+    return oracle.run(cmd, cwd, TIMEOUT)
 
 
 def build_crush(rng, d):

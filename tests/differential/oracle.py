@@ -1,0 +1,23 @@
+"""Running Ceph's tools (and crushkit) from the differential runners."""
+import os
+import subprocess
+
+
+def run(cmd, cwd, timeout):
+    """Runs `cmd` in `cwd`; returns (rc, stdout, stderr), rc "timeout" on a hang.
+
+    Ceph's crash reports go to `cwd` (CEPH_ARGS) so they never pile up in
+    /var/lib/ceph/crash.
+    """
+    env = dict(os.environ, CEPH_ARGS="--crash_dir=" + cwd)
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b""
+
+
+def crashed(rc):
+    """True for a hang, a signal, or an abort-style exit code."""
+    return rc == "timeout" or rc < 0 or rc >= 128
