@@ -200,10 +200,23 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
                    " entries but there are " + std::to_string(model.rules.size()) +
                    " rule slots");
   }
-  if (model.rules.size() > static_cast<std::size_t>(kMaxRules)) {
+  // Rule ids are slot indexes with no limit in Ceph 16.2 (crushtool compiles
+  // and maps "id 1000000" with 1000001 slots; the u8 ruleset byte wraps).
+  // Only the int rule id and the u32 step offsets must not overflow; the
+  // model already holds every slot, so this costs nothing it did not.
+  if (model.rules.size() > static_cast<std::size_t>(kMaxRuleSlots)) {
     return Invalid(std::to_string(model.rules.size()) + " rule slots, at most " +
-                   std::to_string(kMaxRules) + " allowed");
+                   std::to_string(kMaxRuleSlots) + " allowed (rule ids are ints)");
   }
+  std::size_t total_steps = 0;
+  for (std::size_t i = 0; i < model.rules.size(); ++i) {
+    if (model.rule_exists[i]) total_steps += model.rules[i].steps.size();
+  }
+  if (total_steps > std::numeric_limits<std::uint32_t>::max()) {
+    return Invalid(std::to_string(total_steps) + " rule steps in all rules, at most " +
+                   std::to_string(std::numeric_limits<std::uint32_t>::max()) + " allowed");
+  }
+  map.steps_.reserve(total_steps);
   map.rules_.resize(model.rules.size());
   for (std::size_t i = 0; i < model.rules.size(); ++i) {
     if (!model.rule_exists[i]) continue;

@@ -92,8 +92,10 @@ class CrushMap {
   //     2i+1); more than 2^31 items in all buckets together;
   //   - a bucket item naming a bucket slot that is out of range or empty;
   //     a cycle among buckets (Ceph would descend forever);
-  //   - rule_exists and rules of different sizes, or more than kMaxRules
-  //     rules;
+  //   - rule_exists and rules of different sizes, more than kMaxRuleSlots
+  //     rule slots, or more than 2^32 - 1 steps in all rules together
+  //     (rule ids themselves are unlimited, as in Ceph: any id >= 0 is a
+  //     slot index);
   //   - a choose_args entry for a missing bucket, or whose ids/weight-set
   //     rows do not have one entry per bucket item.
   // Device ids >= max_devices inside buckets are allowed: the mapper treats

@@ -28,9 +28,11 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       layout_id_(map.layout_id()),
       perm_state_(static_cast<std::size_t>(map.max_buckets())),
       perm_(map.perm_scratch_size()),
-      a_(static_cast<std::size_t>(max_result_)),
-      b_(static_cast<std::size_t>(max_result_)),
-      c_(static_cast<std::size_t>(max_result_)),
+      // At least one slot each: a TAKE writes w[0] even when result_max is
+      // 0 (Ceph still runs every step then; see DoRule).
+      a_(static_cast<std::size_t>(std::max(max_result_, 1))),
+      b_(static_cast<std::size_t>(std::max(max_result_, 1))),
+      c_(static_cast<std::size_t>(std::max(max_result_, 1))),
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
@@ -646,9 +648,12 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   if (ws.layout_id_ != map.layout_id() || !map.RuleExists(rule)) return 0;
   const internal::FlatRule& flat = map.flat_rule(rule);
   if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) return 0;
+  // result_max 0 is not a shortcut: crush_do_rule still runs every step,
+  // and each indep choose with a positive count makes one slot-less
+  // crush_choose_indep() call that crushtool --show-choose-tries counts in
+  // choose_tries[0]. Nothing can be written, so 0 is returned.
   const int result_max = static_cast<int>(
       std::min<std::size_t>(out.size(), static_cast<std::size_t>(ws.max_result_)));
-  if (result_max <= 0) return 0;
   // A new generation invalidates every bucket's permutation state in O(1)
   // (Ceph re-initialises the whole crush_work per call instead).
   if (++ws.generation_ == 0) {

@@ -128,6 +128,12 @@ class Workspace {
 // every device; an empty span marks every device out.
 // `choose_args` comes from map.ResolveChooseArgs(); default: none.
 //
+// With a capacity of 0 (empty `out` or ws.max_result() == 0) the steps still
+// run, as in crush_do_rule with result_max 0: nothing is written and 0 is
+// returned, but an enabled choose_tries profile counts each indep choose
+// with a positive count once in histogram[0] (crushtool --num-rep 0
+// --show-choose-tries).
+//
 // Returns 0 if the rule does not exist, is an MSR rule, or `ws` was built
 // for an unrelated map (different layout_id()). Never allocates or throws.
 // Cost: O(depth x bucket size x replicas) in the common case; bounded by

@@ -27,8 +27,15 @@ inline constexpr ItemId kItemNone = 0x7fffffff;
 // Internal marker for a not-yet-chosen indep slot (CRUSH_ITEM_UNDEF).
 inline constexpr ItemId kItemUndef = 0x7ffffffe;
 
-// CRUSH_MAX_RULES in Ceph: rule ids are 0..255.
+// CRUSH_MAX_RULES in Ceph (256). It is not a limit on rule ids: Ceph only
+// uses it when it picks a free id itself (crush_add_rule with no id), and the
+// binary rule mask stores the ruleset in a u8, so rule id 300 is written
+// with ruleset 300 & 0xff = 44. Explicit ids of any size are accepted.
 inline constexpr int kMaxRules = 256;
+
+// Largest number of rule slots (max_rules) a CrushMap accepts: rule ids are
+// ints. The decoder reaches it only with an 8 GiB input (4 bytes per slot).
+inline constexpr int kMaxRuleSlots = 0x7fffffff;
 
 // Slot index of a bucket id (-1 -> 0, -2 -> 1, ...).
 constexpr int BucketSlot(ItemId bucket_id) { return -1 - bucket_id; }
