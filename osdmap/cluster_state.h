@@ -65,9 +65,11 @@ struct Pool {
 // Ceph's CEPH_OSD_* state bits that matter for placement.
 inline constexpr std::uint32_t kOsdExists = 1;
 inline constexpr std::uint32_t kOsdUp = 2;
+// CEPH_OSD_DESTROYED: shown as "destroyed" by the OSD tree; no placement effect.
+inline constexpr std::uint32_t kOsdDestroyed = 128;
 
 struct OsdInfo {
-  std::uint32_t state = 0;                      // kOsdExists | kOsdUp ...
+  std::uint32_t state = 0;                      // kOsdExists | kOsdUp | kOsdDestroyed
   crush::Weight weight = 0;                     // reweight, 16.16; 0 = out
   std::uint32_t primary_affinity = kDefaultPrimaryAffinity;  // 16.16
 

@@ -131,6 +131,9 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
     OsdInfo& info = state.osds[static_cast<std::size_t>(o.osd())];
     // Ceph lists only OSDs that exist.
     info.state = kOsdExists | (o.up() ? kOsdUp : 0);
+    for (const std::string& flag : o.state()) {
+      if (flag == "destroyed") info.state |= kOsdDestroyed;
+    }
     info.weight = WeightFromFloat(o.weight());
     info.primary_affinity =
         o.has_primary_affinity() ? WeightFromFloat(o.primary_affinity()) : kDefaultPrimaryAffinity;

@@ -11,6 +11,7 @@
 #include "crush/map.h"
 #include "osdmap/crush_edit.h"
 #include "osdmap/crush_placement.h"
+#include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
 
 namespace crushkit::osdmap {
@@ -91,7 +92,8 @@ class Runner {
     const bool any_action = r_.modified || opt_.export_crush_path || opt_.import_crush_path ||
                             !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
                             opt_.test_map_pgs || opt_.test_map_pgs_dump ||
-                            opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty();
+                            opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
+                            opt_.tree;
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;
@@ -99,6 +101,7 @@ class Runner {
       return std::move(r_);
     }
     if (r_.modified) ++state_.epoch;
+    Tree();
     return std::move(r_);
   }
 
@@ -377,6 +380,17 @@ class Runner {
       }
     }
     return true;
+  }
+
+  // osdmaptool prints the tree after every other action, on the modified map.
+  void Tree() {
+    if (!opt_.tree) return;
+    auto tree = opt_.tree_json ? FormatOsdTreeJson(state_) : FormatOsdTreePlain(state_);
+    if (!tree.ok()) {
+      Fail(absl::StrCat(opt_.me, ": --tree: ", tree.status().message()));
+      return;
+    }
+    r_.out += *tree;
   }
 
   void SyncCrushBytes() {

@@ -7,10 +7,11 @@
 // Supported: --mark-up-in, --mark-out, --mark-up, --mark-in (with Pacific's
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
 // --import-crush, --export-crush, --test-map-object, --test-map-pg,
-// --test-map-pgs[-dump[-all]] with --pool and --pg_num, --save.
+// --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
+// json), --save.
 // Not supported (crushkit does not decode Ceph's binary osdmap or run the
 // balancer): --createsimple, --create-from-conf, --upmap*, --read, --print,
-// --dump, --tree, --health, --test-random, --clean-temps, --test-crush.
+// --dump, --health, --test-random, --clean-temps, --test-crush.
 // Thread-compatible: Run mutates the state it is given.
 #ifndef CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
 #define CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
@@ -46,6 +47,10 @@ struct OsdmaptoolOptions {
   bool test_map_pgs_dump_all = false;
   std::int64_t pool = -1;
   std::int64_t pg_num = -1;
+  // --tree: printed last, after every other action. tree_json selects
+  // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
+  bool tree = false;
+  bool tree_json = false;
   // Writes --export-crush output (atomically); required if export_crush_path.
   std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;
 };

@@ -32,6 +32,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_id(i);
     p->set_exists(o.state & kOsdExists);
     p->set_up(o.state & kOsdUp);
+    p->set_destroyed(o.state & kOsdDestroyed);
     p->set_weight(o.weight);
     if (o.primary_affinity != kDefaultPrimaryAffinity) p->set_primary_affinity(o.primary_affinity);
   }
@@ -105,7 +106,8 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
           absl::StrCat("osds: osd.", p.id(), " is outside max_osd ", msg.max_osd()));
     }
     OsdInfo& o = state.osds[static_cast<std::size_t>(p.id())];
-    o.state = (p.exists() ? kOsdExists : 0) | (p.up() ? kOsdUp : 0);
+    o.state = (p.exists() ? kOsdExists : 0) | (p.up() ? kOsdUp : 0) |
+              (p.destroyed() ? kOsdDestroyed : 0);
     o.weight = p.weight();
     o.primary_affinity = p.has_primary_affinity() ? p.primary_affinity() : kDefaultPrimaryAffinity;
   }

@@ -70,9 +70,18 @@ constexpr char kUsage[] =
 
 constexpr char kCrushkitNote[] =
     "\ncrushkit: <mapfilename> is a crushkit state file (`crushkit import`), not Ceph's binary\n"
-    "osdmap, which crushkit does not decode. Supported here: --mark-up-in, --mark-out,\n"
+    "osdmap, which crushkit does not decode yet. Supported here: --mark-up-in, --mark-out,\n"
     "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
-    "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num, --save.\n";
+    "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
+    "--tree [plain|json], --save. Not supported: --print and --dump (a state file does not\n"
+    "keep the fsid, timestamps, flags and pool details they print), --createsimple,\n"
+    "--create-from-conf, --upmap*, --read, --health, --clean-temps, --test-random, --test-crush.\n";
+
+// Formatter::create() names other than json that --tree would accept.
+bool IsOtherCephFormat(const std::string& f) {
+  return f == "json-pretty" || f == "xml" || f == "xml-pretty" || f == "table" ||
+         f == "table-kv" || f == "html" || f == "html-pretty";
+}
 
 // Ceph option-name equality: '-' and '_' are interchangeable.
 bool SameOpt(const std::string& a, const std::string& b) {
@@ -159,12 +168,16 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
   long long range_last = -1;
   Args args(argv);
   std::string val;
+  // Ceph's osdmaptool parses every string option into one `val`; a trailing
+  // `--tree` without a format keeps whatever an earlier option left there.
+  std::string ceph_val;
+  bool tree = false;
   static const char* const kUnsupportedFlags[] = {
       "--print", "-p", "--health", "--with-default-pool", "--create-from-conf", "--clobber",
       "--clean-temps", "--test-random", "--test-crush", "--upmap-active", "--vstart",
       "--osd-size-aware"};
   static const char* const kUnsupportedWithArg[] = {
-      "--dump", "--tree", "--createsimple", "--upmap", "--upmap-cleanup", "--upmap-max",
+      "--dump", "--createsimple", "--upmap", "--upmap-cleanup", "--upmap-max",
       "--upmap-deviation", "--upmap-pool", "--upmap-seed", "--read", "--read-pool",
       "--pg-bits", "--pgp-bits", "--osd-pg-bits", "--osd-pgp-bits"};
   while (!args.done()) {
@@ -177,6 +190,27 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
         args.Skip();
       }
       break;
+    }
+    if (SameOpt(arg, "--tree") || (arg.size() > 6 && arg[6] == '=' &&
+                                     SameOpt(arg.substr(0, 6), "--tree"))) {
+      // ceph_argparse_witharg: "--tree=F", "--tree F" (the next argument,
+      // whatever it is), or a last "--tree" that leaves `val` unchanged.
+      args.Skip();
+      if (arg.size() > 6) {
+        ceph_val = arg.substr(7);
+      } else if (!args.done()) {
+        ceph_val = args.cur();
+        args.Skip();
+      }
+      tree = true;
+      // A formatter, once made, stays: a later "--tree plain" does not reset it.
+      opt.tree_json = opt.tree_json || (!ceph_val.empty() && ceph_val != "plain");
+      if (IsOtherCephFormat(ceph_val)) {
+        std::cerr << "crushkit osdmaptool: --tree " << ceph_val
+                  << " is not supported (plain and json are)\n";
+        return 1;
+      }
+      continue;
     }
     if (args.Flag("--mark-up-in")) {
       opt.mark_up_in = true;
@@ -194,6 +228,7 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
                (r = args.WithArg("--mark-up", &val)) != 0 ||
                (r = args.WithArg("--mark-in", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       // std::stoi / std::stod: a numeric prefix is enough; none is fatal.
       char* end = nullptr;
       const double v = std::strtod(val.c_str(), &end);
@@ -211,18 +246,23 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
       }
     } else if ((r = args.WithArg("--import-crush", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       import_crush = val;
     } else if ((r = args.WithArg("--export-crush", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       opt.export_crush_path = val;
     } else if ((r = args.WithArg("--test-map-pg", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       opt.test_map_pg = val;
     } else if ((r = args.WithArg("--test-map-object", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       opt.test_map_object = val;
     } else if ((r = args.WithArg("--adjust-crush-weight", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       opt.adjust_crush_weight = val;
     } else if ((r = args.WithArg("--pool", &val)) != 0) {
       if (r < 0) return 1;
@@ -234,6 +274,7 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
       opt.pool = *v;
     } else if ((r = args.WithArg("--pg_num", &val)) != 0) {
       if (r < 0) return 1;
+      ceph_val = val;
       auto v = StrictInt(val);
       if (!v) {
         std::cerr << "error parsing integer value strict_strtoll: expected integer, got: '"
@@ -268,6 +309,7 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
       args.Skip();
     }
   }
+  opt.tree = tree;
   if (files.empty()) {
     std::cerr << me << ": must specify osdmap filename\n";
     return Usage();

@@ -1,0 +1,378 @@
+#include "osdmap/osd_tree.h"
+
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "crush/builder.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+// CrushTreeDumper::Item.
+struct TreeItem {
+  int id = 0;
+  int parent = 0;
+  int depth = 0;
+  float weight = 0;
+  std::vector<int> children;
+};
+
+// CrushWrapper::is_valid_crush_name().
+bool IsValidCrushName(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const bool ok = c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') ||
+                    (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const std::string* Lookup(const std::map<std::int32_t, std::string>& m, int key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+// CrushWrapper::get_item_class(): the class name of an item, or nullptr.
+const std::string* ItemClass(const crush::MapModel& crush, int id) {
+  auto it = crush.class_map.find(id);
+  if (it == crush.class_map.end()) return nullptr;
+  return Lookup(crush.class_names, it->second);
+}
+
+// The walk of CrushTreeDumper::Dumper::next() over the non-shadow roots
+// (CrushWrapper::find_nonshadow_roots), plus OSDTree*Dumper's strays.
+struct Walk {
+  std::vector<TreeItem> nodes;
+  std::vector<TreeItem> stray;
+};
+
+absl::StatusOr<Walk> WalkTree(const ClusterState& state) {
+  const crush::MapModel& crush = state.crush;
+  // find_roots(): buckets no bucket lists as an item; sorted by id.
+  std::set<int> referenced;
+  for (const crush::Bucket& b : crush.buckets) {
+    if (b.alg == crush::BucketAlg::kNone) continue;
+    referenced.insert(b.items.begin(), b.items.end());
+  }
+  std::set<int> roots;
+  for (const crush::Bucket& b : crush.buckets) {
+    if (b.alg == crush::BucketAlg::kNone || referenced.count(b.id)) continue;
+    // is_shadow_item(): a name that is not a valid crush name ("host~ssd").
+    const std::string* name = Lookup(crush.item_names, b.id);
+    if (name != nullptr && !IsValidCrushName(*name)) continue;
+    roots.insert(b.id);
+  }
+  Walk walk;
+  std::set<int> touched;
+  // A DAG may list a bucket under several parents (Ceph prints it under
+  // each); bound the output so a hostile map cannot make us print forever.
+  constexpr std::size_t kMaxRows = 1 << 22;
+  const int max_depth = crush.max_buckets() + 1;
+  for (int root : roots) {
+    std::deque<TreeItem> q;
+    const crush::Bucket* rb = crush.FindBucket(root);
+    q.push_back(TreeItem{root, 0, 0, static_cast<float>(rb->weight) / static_cast<float>(0x10000), {}});
+    while (!q.empty()) {
+      TreeItem qi = std::move(q.front());
+      q.pop_front();
+      touched.insert(qi.id);
+      if (qi.depth > max_depth || walk.nodes.size() >= kMaxRows) {
+        return absl::UnimplementedError(
+            "the crush hierarchy has a cycle or too many paths; Ceph's tree dump would not end");
+      }
+      const crush::Bucket* b = qi.id < 0 ? crush.FindBucket(qi.id) : nullptr;
+      if (b != nullptr) {
+        // Children sorted by (class, "osd.%08d") for devices and by "_" +
+        // name for buckets; equal keys keep the lowest position.
+        std::map<std::string, std::pair<int, float>> sorted;
+        for (std::size_t k = b->items.size(); k-- > 0;) {
+          const int id = b->items[k];
+          std::string key;
+          if (id >= 0) {
+            const std::string* c = ItemClass(crush, id);
+            char nn[32];
+            std::snprintf(nn, sizeof(nn), "osd.%08d", id);
+            key = absl::StrCat(c ? *c : "", "_", nn);
+          } else {
+            const std::string* name = Lookup(crush.item_names, id);
+            if (name == nullptr) {
+              // Ceph appends a null name to a std::string here (undefined).
+              return absl::UnimplementedError(
+                  absl::StrCat("bucket ", id, " has no name; Ceph's tree dump crashes on it"));
+            }
+            key = "_" + *name;
+          }
+          // crush_get_bucket_item_weight() returns an int.
+          const auto w = static_cast<std::int32_t>(crush::BucketItemWeight(*b, k));
+          sorted[key] = {id, static_cast<float>(w) / static_cast<float>(0x10000)};
+        }
+        for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
+          qi.children.push_back(it->second.first);
+          q.push_front(TreeItem{it->second.first, qi.id, qi.depth + 1, it->second.second, {}});
+        }
+      }
+      walk.nodes.push_back(std::move(qi));
+    }
+  }
+  for (int i = 0; i < state.max_osd(); ++i) {
+    if (state.Exists(i) && !touched.count(i)) walk.stray.push_back(TreeItem{i, 0, 0, 0, {}});
+  }
+  return walk;
+}
+
+std::string OsdStatus(const ClusterState& state, int id) {
+  if (state.IsUp(id)) return "up";
+  if (state.Exists(id) && (state.osds[static_cast<std::size_t>(id)].state & kOsdDestroyed)) {
+    return "destroyed";
+  }
+  return "down";
+}
+
+float ReweightF(const ClusterState& state, int id) {
+  return static_cast<float>(state.osds[static_cast<std::size_t>(id)].weight) /
+         static_cast<float>(0x10000);
+}
+
+float PrimaryAffinityF(const ClusterState& state, int id) {
+  return static_cast<float>(state.osds[static_cast<std::size_t>(id)].primary_affinity) /
+         static_cast<float>(0x10000);
+}
+
+// "TYPE NAME" cell. A missing type or bucket name stops the ostringstream
+// (Ceph streams a null char*, which sets badbit), so nothing after it shows.
+std::string TypeNameCell(const crush::MapModel& crush, const TreeItem& qi) {
+  std::string s(static_cast<std::size_t>(qi.depth) * 4, ' ');
+  if (qi.id >= 0) return absl::StrCat(s, "osd.", qi.id);
+  const crush::Bucket* b = crush.FindBucket(qi.id);
+  // get_bucket_type() of a missing bucket is -ENOENT, a type with no name.
+  const std::string* type = b ? Lookup(crush.type_names, b->type) : nullptr;
+  if (type == nullptr) return s;
+  absl::StrAppend(&s, *type, " ");
+  const std::string* name = Lookup(crush.item_names, qi.id);
+  if (name != nullptr) s += *name;
+  return s;
+}
+
+// TextTable: columns as wide as their widest cell or heading, separated by
+// two spaces, every row padded to all columns.
+class TextTable {
+ public:
+  enum class Align { kLeft, kRight };
+  void Column(std::string heading, Align cell_align) {
+    widths_.push_back(heading.size());
+    headings_.push_back(std::move(heading));
+    aligns_.push_back(cell_align);
+  }
+  void Row(std::vector<std::string> cells) {
+    cells.resize(headings_.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i].size() > widths_[i]) widths_[i] = cells[i].size();
+    }
+    rows_.push_back(std::move(cells));
+  }
+  std::string Render() const {
+    std::string out;
+    Line(headings_, /*cells=*/false, &out);
+    for (const auto& r : rows_) Line(r, /*cells=*/true, &out);
+    return out;
+  }
+
+ private:
+  void Line(const std::vector<std::string>& v, bool cells, std::string* out) const {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) *out += "  ";
+      const std::size_t pad = widths_[i] - v[i].size();
+      // Headings are all left-aligned.
+      if (cells && aligns_[i] == Align::kRight) out->append(pad, ' ');
+      *out += v[i];
+      if (!cells || aligns_[i] == Align::kLeft) out->append(pad, ' ');
+    }
+    *out += "\n";
+  }
+
+  std::vector<std::string> headings_;
+  std::vector<std::size_t> widths_;
+  std::vector<Align> aligns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+void PlainRow(const ClusterState& state, const TreeItem& qi, TextTable* tbl) {
+  const std::string* c = ItemClass(state.crush, qi.id);
+  std::vector<std::string> row = {absl::StrCat(qi.id), c ? *c : "", FormatWeightF(qi.weight),
+                                  TypeNameCell(state.crush, qi)};
+  if (qi.id >= 0) {
+    if (!state.Exists(qi.id)) {
+      row.push_back("DNE");
+      row.push_back("0");
+    } else {
+      row.push_back(OsdStatus(state, qi.id));
+      row.push_back(FormatWeightF(ReweightF(state, qi.id)));
+      row.push_back(FormatWeightF(PrimaryAffinityF(state, qi.id)));
+    }
+  }
+  tbl->Row(std::move(row));
+}
+
+// JSONFormatter (compact): doubles with max_digits10 significant digits,
+// strings through escape_json_attr().
+std::string JsonDouble(double d) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", d);
+  return buf;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '/': out += "\\/"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// CrushTreeDumper::dump_item_fields() + OSDTreeFormattingDumper's extras.
+absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string* out) {
+  const crush::MapModel& crush = state.crush;
+  absl::StrAppend(out, "{\"id\":", qi.id);
+  if (const std::string* c = ItemClass(crush, qi.id)) {
+    absl::StrAppend(out, ",\"device_class\":", JsonString(*c));
+  }
+  if (qi.id < 0) {
+    const crush::Bucket* b = crush.FindBucket(qi.id);
+    const std::string* name = Lookup(crush.item_names, qi.id);
+    const std::string* type = b ? Lookup(crush.type_names, b->type) : nullptr;
+    if (b == nullptr || name == nullptr || type == nullptr) {
+      return absl::UnimplementedError(absl::StrCat(
+          "bucket ", qi.id, " lacks a name or type name; Ceph's JSON tree dump crashes on it"));
+    }
+    absl::StrAppend(out, ",\"name\":", JsonString(*name), ",\"type\":", JsonString(*type),
+                    ",\"type_id\":", b->type);
+  } else {
+    const std::string* type = Lookup(crush.type_names, 0);
+    if (type == nullptr) {
+      return absl::UnimplementedError(
+          "type 0 has no name; Ceph's JSON tree dump crashes on it");
+    }
+    absl::StrAppend(out, ",\"name\":\"osd.", qi.id, "\",\"type\":", JsonString(*type),
+                    ",\"type_id\":0,\"crush_weight\":", JsonDouble(qi.weight),
+                    ",\"depth\":", qi.depth);
+  }
+  if (qi.parent < 0) {
+    *out += ",\"pool_weights\":{";
+    bool first = true;
+    const crush::Bucket* b = crush.FindBucket(qi.parent);
+    for (const auto& [index, args] : crush.choose_args) {
+      auto it = args.find(qi.parent);
+      if (b == nullptr || it == args.end() || it->second.weight_set.empty()) continue;
+      const auto& ws = it->second.weight_set;
+      std::size_t pos = 0;
+      while (pos < ws[0].size() && pos < b->items.size() && b->items[pos] != qi.id) ++pos;
+      std::string name;
+      if (index == crush::kCompatChooseArgs) {
+        name = "(compat)";
+      } else if (const Pool* p = state.FindPool(index)) {
+        name = p->name;
+      } else {
+        name = absl::StrCat(index);
+      }
+      absl::StrAppend(out, first ? "" : ",", JsonString(name), ":[");
+      first = false;
+      for (std::size_t p = 0; p < ws.size(); ++p) {
+        if (pos >= ws[p].size()) {
+          return absl::UnimplementedError(absl::StrCat(
+              "weight set of bucket ", qi.parent, " has no entry for item ", qi.id,
+              "; Ceph reads past its end"));
+        }
+        absl::StrAppend(out, p ? "," : "",
+                        JsonDouble(static_cast<float>(ws[p][pos]) / static_cast<float>(0x10000)));
+      }
+      *out += "]";
+    }
+    *out += "}";
+  }
+  if (qi.id >= 0) {
+    absl::StrAppend(out, ",\"exists\":", state.Exists(qi.id) ? 1 : 0, ",\"status\":\"",
+                    OsdStatus(state, qi.id), "\",\"reweight\":",
+                    JsonDouble(qi.id < state.max_osd() ? ReweightF(state, qi.id) : 0.0f),
+                    ",\"primary_affinity\":",
+                    JsonDouble(qi.id < state.max_osd() ? PrimaryAffinityF(state, qi.id) : 1.0f));
+  } else {
+    *out += ",\"children\":[";
+    for (std::size_t i = 0; i < qi.children.size(); ++i) {
+      absl::StrAppend(out, i ? "," : "", qi.children[i]);
+    }
+    *out += "]";
+  }
+  *out += "}";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string FormatWeightF(float v) {
+  if (v < -0.01F) return "-";
+  if (v < 0.000001F) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.5f", static_cast<double>(v));
+  return buf;
+}
+
+absl::StatusOr<std::string> FormatOsdTreePlain(const ClusterState& state) {
+  auto walk = WalkTree(state);
+  if (!walk.ok()) return walk.status();
+  TextTable tbl;
+  using Align = TextTable::Align;
+  tbl.Column("ID", Align::kRight);
+  tbl.Column("CLASS", Align::kRight);
+  tbl.Column("WEIGHT", Align::kRight);
+  tbl.Column("TYPE NAME", Align::kLeft);
+  tbl.Column("STATUS", Align::kRight);
+  tbl.Column("REWEIGHT", Align::kRight);
+  tbl.Column("PRI-AFF", Align::kRight);
+  for (const TreeItem& qi : walk->nodes) PlainRow(state, qi, &tbl);
+  for (const TreeItem& qi : walk->stray) PlainRow(state, qi, &tbl);
+  return tbl.Render();
+}
+
+absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state) {
+  auto walk = WalkTree(state);
+  if (!walk.ok()) return walk.status();
+  std::string out = "{\"nodes\":[";
+  for (std::size_t i = 0; i < walk->nodes.size(); ++i) {
+    if (i) out += ",";
+    if (auto s = JsonItem(state, walk->nodes[i], &out); !s.ok()) return s;
+  }
+  out += "],\"stray\":[";
+  for (std::size_t i = 0; i < walk->stray.size(); ++i) {
+    if (i) out += ",";
+    if (auto s = JsonItem(state, walk->stray[i], &out); !s.ok()) return s;
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace crushkit::osdmap

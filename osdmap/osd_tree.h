@@ -1,0 +1,35 @@
+// The OSD tree Ceph prints for `osdmaptool --tree` and `ceph osd tree`
+// (OSDMap::print_tree with no filter): the crush hierarchy walked from its
+// non-shadow roots, children sorted by (device class, name), followed by the
+// "stray" OSDs that exist but sit in no bucket, each with its OSD status,
+// reweight and primary affinity. Byte-identical with Ceph 16.2.
+// Pure functions of a ClusterState; thread-safe.
+#ifndef CRUSHKIT_OSDMAP_OSD_TREE_H_
+#define CRUSHKIT_OSDMAP_OSD_TREE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "osdmap/cluster_state.h"
+
+namespace crushkit::osdmap {
+
+// The plain table (OSDTreePlainDumper rendered through TextTable):
+//   ID  CLASS  WEIGHT   TYPE NAME               STATUS  REWEIGHT  PRI-AFF
+// Errors: kUnimplemented where Ceph's own output is undefined or it
+// crashes (a child bucket without a name, a bucket hierarchy deeper than
+// the crush map has buckets, i.e. a cycle).
+absl::StatusOr<std::string> FormatOsdTreePlain(const ClusterState& state);
+
+// The same walk as compact JSON (OSDTreeFormattingDumper under Ceph's
+// JSONFormatter): {"nodes":[...],"stray":[...]} followed by a newline, as
+// `osdmaptool --tree json` prints it. Same errors as FormatOsdTreePlain.
+absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state);
+
+// Ceph's weightf_t stream output: "-" below -0.01, "0" below 0.000001,
+// otherwise fixed with 5 decimals ("1.00000").
+std::string FormatWeightF(float v);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_OSD_TREE_H_
