@@ -1,9 +1,12 @@
-// `crushkit import`: Ceph's JSON osd dump + binary crush map (+ optional pg
-// dump) -> a crushkit state file (.pb binary, .json protobuf JSON).
+// `crushkit import`: Ceph's JSON osd dump + crush map (binary, or text that
+// is compiled as `crushtool -c` would) (+ optional pg dump) -> a crushkit
+// state file (.pb binary, .json protobuf JSON).
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "compiler/compile.h"
+#include "crush/codec.h"
 #include "osdmap/import.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/file_io.h"
@@ -30,18 +33,29 @@ int RunImport(const ImportArgs& a) {
     std::cerr << "crushkit import: " << a.osdmap << ": " << json.status().message() << "\n";
     return 1;
   }
-  auto crush = ReadFileBytes(a.crush);
-  if (!crush.ok()) {
-    std::cerr << "crushkit import: " << a.crush << ": " << crush.status().message() << "\n";
+  auto crush_bytes = ReadFileBytes(a.crush);
+  if (!crush_bytes.ok()) {
+    std::cerr << "crushkit import: " << a.crush << ": " << crush_bytes.status().message() << "\n";
     return 1;
   }
-  if (!LooksLikeBinaryCrush(*crush)) {
-    std::cerr << "crushkit import: " << a.crush
-              << ": not a binary crush map (no CRUSH magic); text maps must be compiled first "
-                 "with `crushkit compile` or `crushtool -c`\n";
-    return 1;
+  if (!LooksLikeBinaryCrush(*crush_bytes)) {
+    // A text map: compile it to the bytes `crushtool -c` would write, so the
+    // state holds the same crush map as importing that binary.
+    const compiler::SourceFile src(a.crush, *std::move(crush_bytes));
+    compiler::DiagnosticSink sink;
+    absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
+    std::cerr << sink.Format(src);
+    if (!model.ok()) {
+      if (sink.diagnostics().empty()) {
+        std::cerr << "crushkit import: " << a.crush << ": " << model.status().message() << "\n";
+      }
+      std::cerr << "crushkit import: " << a.crush
+                << ": neither a binary crush map (no CRUSH magic) nor a valid text map\n";
+      return 1;
+    }
+    crush_bytes = crush::EncodeCrushMap(*model);
   }
-  auto state = osdmap::ImportCephOsdDump(*json, *crush);
+  auto state = osdmap::ImportCephOsdDump(*json, *crush_bytes);
   if (!state.ok()) {
     std::cerr << "crushkit import: " << state.status().message() << "\n";
     return 1;
@@ -76,10 +90,11 @@ void AddImportCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "import",
       "Import a cluster state from `ceph osd dump -f json` (or `osdmaptool --dump json`) and the "
-      "binary crush map (`ceph osd getcrushmap` / `osdmaptool --export-crush`). Ceph's binary "
-      "osdmap itself is not decoded.");
+      "crush map: binary (`ceph osd getcrushmap` / `osdmaptool --export-crush`) or text (compiled "
+      "as `crushtool -c` does; detected by content). Ceph's binary osdmap itself is not decoded "
+      "yet.");
   cmd->add_option("--osdmap", args->osdmap, "OSD map as JSON (ceph osd dump -f json)")->required();
-  cmd->add_option("--crush", args->crush, "binary crush map")->required();
+  cmd->add_option("--crush", args->crush, "crush map, binary or text")->required();
   cmd->add_option("--pg-stats", args->pg_stats, "optional `ceph pg dump pgs -f json` output");
   cmd->add_option("-o,--output", args->output,
                   "state file to write (.json: protobuf JSON, otherwise binary protobuf)")
