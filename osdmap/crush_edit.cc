@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/builder.h"
+#include "crush/status_macros.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -31,7 +32,7 @@ int NodeParent(int n) {
 
 // crush_bucket_adjust_item_weight() for one position; 32-bit wrapping
 // arithmetic as in builder.c.
-absl::Status AdjustInBucket(crush::Bucket& b, std::size_t pos, crush::Weight weight,
+absl::Status AdjustBucketPosition(crush::Bucket& b, std::size_t pos, crush::Weight weight,
                             int straw_calc_version) {
   switch (b.alg) {
     case crush::BucketAlg::kUniform:
@@ -79,39 +80,155 @@ absl::Status AdjustInBucket(crush::Bucket& b, std::size_t pos, crush::Weight wei
   }
 }
 
-absl::StatusOr<int> Adjust(crush::MapModel& map, crush::ItemId id, crush::Weight weight,
-                           int depth) {
-  if (depth > 1000) return absl::InvalidArgumentError("crush map buckets form a cycle");
-  int changed = 0;
-  for (std::size_t slot = 0; slot < map.buckets.size(); ++slot) {
-    if (map.buckets[slot].alg == crush::BucketAlg::kNone) continue;
-    bool here = false;
-    for (std::size_t i = 0; i < map.buckets[slot].items.size(); ++i) {
-      crush::Bucket& b = map.buckets[slot];
-      if (b.items[i] != id) continue;
-      if (auto s = AdjustInBucket(b, i, weight, map.tunables.straw_calc_version); !s.ok()) {
-        return s;
-      }
-      const crush::Weight bucket_weight = b.weight;
-      const crush::ItemId bucket_id = b.id;
-      auto r = Adjust(map, bucket_id, bucket_weight, depth + 1);
-      if (!r.ok()) return r.status();
-      here = true;
+// CrushWrapper's weight-adjusting methods on a MapModel, kept in the same
+// procedural shape as Ceph (src/crush/CrushWrapper.cc): the order in which
+// weight sets are created and summed decides the resulting bytes, so do not
+// "simplify" the repeated scans.
+class WeightAdjuster {
+ public:
+  explicit WeightAdjuster(crush::MapModel& map) : map_(map) {}
+
+  // adjust_item_weight(): every bucket holding `id`, then parents.
+  absl::StatusOr<int> AdjustItemWeight(crush::ItemId id, crush::Weight weight,
+                                       bool update_weight_sets, int depth) {
+    CRUSH_RETURN_IF_ERROR(CheckDepth(depth));
+    int changed = 0;
+    for (std::size_t slot = 0; slot < map_.buckets.size(); ++slot) {
+      if (map_.buckets[slot].alg == crush::BucketAlg::kNone) continue;
+      CRUSH_ASSIGN_OR_RETURN(int r, AdjustInBucket(id, weight, slot, update_weight_sets, depth));
+      if (r > 0) ++changed;
     }
-    if (here) ++changed;
+    return changed;
   }
-  return changed;
-}
+
+ private:
+  absl::Status CheckDepth(int depth) const {
+    if (depth > 2 * map_.max_buckets() + 8) {
+      return absl::InvalidArgumentError("crush map buckets form a cycle");
+    }
+    return absl::OkStatus();
+  }
+
+  // The weight set of bucket `b` in `cmap`, or nullptr; its per-position
+  // vectors must cover the bucket's items (Ceph reads them unchecked).
+  absl::StatusOr<crush::ChooseArg*> WeightSetOf(crush::ChooseArgMap& cmap, const crush::Bucket& b) {
+    auto it = cmap.find(b.id);
+    if (it == cmap.end() || it->second.weight_set.empty()) return nullptr;
+    for (const auto& ws : it->second.weight_set) {
+      if (ws.size() < b.items.size()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "weight set of bucket ", b.id, " has ", ws.size(), " weights for ", b.items.size(),
+            " items; Ceph would read past its end"));
+      }
+    }
+    return &it->second;
+  }
+
+  // adjust_item_weight_in_bucket().
+  absl::StatusOr<int> AdjustInBucket(crush::ItemId id, crush::Weight weight, std::size_t slot,
+                                     bool update_weight_sets, int depth) {
+    crush::Bucket& b = map_.buckets[slot];
+    int changed = 0;
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] != id) continue;
+      CRUSH_RETURN_IF_ERROR(BucketAdjustItemWeight(b, id, weight, update_weight_sets));
+      CRUSH_RETURN_IF_ERROR(AdjustItemWeight(b.id, b.weight, false, depth + 1).status());
+      ++changed;
+    }
+    // "update weight-sets so they continue to sum": runs for every bucket
+    // with a weight set, whether or not it holds `id`.
+    for (auto& [index, cmap] : map_.choose_args) {
+      CRUSH_ASSIGN_OR_RETURN(crush::ChooseArg * arg, WeightSetOf(cmap, b));
+      if (arg == nullptr) continue;
+      std::vector<crush::Weight> w(arg->weight_set.size(), 0);
+      for (std::size_t i = 0; i < b.items.size(); ++i) {
+        for (std::size_t j = 0; j < w.size(); ++j) w[j] += arg->weight_set[j][i];
+      }
+      CRUSH_RETURN_IF_ERROR(ChooseArgsAdjust(cmap, b.id, w, depth + 1).status());
+    }
+    return changed;
+  }
+
+  // bucket_adjust_item_weight(): the first position of `id`, in the bucket
+  // and (update_weight_sets) in every weight set of the bucket.
+  absl::Status BucketAdjustItemWeight(crush::Bucket& b, crush::ItemId id, crush::Weight weight,
+                                      bool update_weight_sets) {
+    std::size_t pos = 0;
+    while (pos < b.items.size() && b.items[pos] != id) ++pos;
+    if (update_weight_sets) {
+      for (auto& [index, cmap] : map_.choose_args) {
+        CRUSH_ASSIGN_OR_RETURN(crush::ChooseArg * arg, WeightSetOf(cmap, b));
+        if (arg == nullptr) continue;
+        for (auto& ws : arg->weight_set) ws[pos] = weight;
+      }
+    }
+    return AdjustBucketPosition(b, pos, weight, map_.tunables.straw_calc_version);
+  }
+
+  // get_choose_args_positions(): the first bucket slot with a weight set.
+  static std::size_t Positions(const crush::ChooseArgMap& cmap) {
+    for (auto it = cmap.rbegin(); it != cmap.rend(); ++it) {
+      if (!it->second.weight_set.empty()) return it->second.weight_set.size();
+    }
+    return 1;
+  }
+
+  // choose_args_adjust_item_weight().
+  absl::StatusOr<int> ChooseArgsAdjust(crush::ChooseArgMap& cmap, crush::ItemId id,
+                                       const std::vector<crush::Weight>& weight, int depth) {
+    CRUSH_RETURN_IF_ERROR(CheckDepth(depth));
+    int changed = 0;
+    for (std::size_t slot = 0; slot < map_.buckets.size(); ++slot) {
+      if (map_.buckets[slot].alg == crush::BucketAlg::kNone) continue;
+      CRUSH_ASSIGN_OR_RETURN(int r, ChooseArgsAdjustInBucket(cmap, slot, id, weight, depth));
+      changed += r;
+    }
+    return changed;
+  }
+
+  // _choose_args_adjust_item_weight_in_bucket(): gives a bucket without a
+  // weight set one (its CRUSH item weights), sets `id`'s weights and
+  // propagates the bucket's new sums to its parents.
+  absl::StatusOr<int> ChooseArgsAdjustInBucket(crush::ChooseArgMap& cmap, std::size_t slot,
+                                               crush::ItemId id,
+                                               const std::vector<crush::Weight>& weight,
+                                               int depth) {
+    const crush::Bucket& b = map_.buckets[slot];
+    int changed = 0;
+    CRUSH_ASSIGN_OR_RETURN(crush::ChooseArg * arg, WeightSetOf(cmap, b));
+    if (arg == nullptr) {
+      const std::size_t positions = Positions(cmap);
+      arg = &cmap[b.id];
+      arg->weight_set.assign(positions, std::vector<crush::Weight>(b.items.size()));
+      for (auto& ws : arg->weight_set) {
+        for (std::size_t i = 0; i < b.items.size(); ++i) ws[i] = crush::BucketItemWeight(b, i);
+      }
+      ++changed;
+    }
+    if (arg->weight_set.size() != weight.size()) return 0;
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] != id) continue;
+      for (std::size_t j = 0; j < weight.size(); ++j) arg->weight_set[j][i] = weight[j];
+      ++changed;
+    }
+    if (changed) {
+      std::vector<crush::Weight> bucket_weight(weight.size(), 0);
+      for (std::size_t i = 0; i < b.items.size(); ++i) {
+        for (std::size_t j = 0; j < weight.size(); ++j) bucket_weight[j] += arg->weight_set[j][i];
+      }
+      CRUSH_RETURN_IF_ERROR(ChooseArgsAdjust(cmap, b.id, bucket_weight, depth + 1).status());
+    }
+    return changed;
+  }
+
+  crush::MapModel& map_;
+};
 
 }  // namespace
 
 absl::StatusOr<int> AdjustItemWeight(crush::MapModel& map, crush::ItemId id,
                                      crush::Weight weight) {
-  if (!map.choose_args.empty()) {
-    return absl::UnimplementedError(
-        "adjusting CRUSH weights of a map with choose_args (weight sets) is not supported");
-  }
-  return Adjust(map, id, weight, 0);
+  return WeightAdjuster(map).AdjustItemWeight(id, weight, /*update_weight_sets=*/true, 0);
 }
 
 }  // namespace crushkit::osdmap

@@ -10,14 +10,19 @@
 
 namespace crushkit::osdmap {
 
-// Sets the weight of `id` to `weight` in every bucket that holds it and
-// propagates each bucket's new total weight to its own parents, as Ceph's
-// CrushWrapper::adjust_item_weight() does. Returns how many buckets changed
-// (0 if the item is in no bucket: Ceph's -ENOENT, not an error).
-// Straw (v1) buckets get their straws recomputed with the map's
-// straw_calc_version, as builder.c does.
-// Errors: kUnimplemented if the map has choose_args (Ceph also rewrites the
-// weight sets; not reproduced yet).
+// Sets the weight of `id` to `weight` in every bucket that holds it (its
+// first position there) and propagates each bucket's new total weight to its
+// own parents, as Ceph's CrushWrapper::adjust_item_weightf(..., true) does.
+// Returns how many buckets changed (0 if the item is in no bucket: Ceph's
+// -ENOENT, not an error). Straw (v1) buckets get their straws recomputed
+// with the map's straw_calc_version, as builder.c does.
+// With choose_args, Ceph's weight-set bookkeeping is reproduced step by
+// step: the item's weight-set entries are set too, every bucket lacking a
+// weight set in a choose_args map gets one (its CRUSH item weights), and the
+// per-position sums are propagated upwards.
+// Cost: O(buckets^2 x height x positions) with choose_args, as in Ceph.
+// Errors: kInvalidArgument for a bucket cycle; kUnimplemented where Ceph
+// reads past a weight set shorter than its bucket.
 absl::StatusOr<int> AdjustItemWeight(crush::MapModel& map, crush::ItemId id,
                                      crush::Weight weight);
 
