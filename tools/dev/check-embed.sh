@@ -9,7 +9,8 @@
 #      only find_package(crush)) against that prefix;
 #   4. runs it on the bundled map for every rule (threaded vs single-threaded
 #      must agree), and, if Ceph's crushtool is installed, diffs its raw
-#      mappings against `crushtool --test --show-mappings`;
+#      mappings against `crushtool --test --show-mappings`, and, if
+#      osdmaptool is installed, its pg mappings against an OSDMap's;
 #   5. feeds it a truncated map: it must fail cleanly (exit 2), not crash.
 # Exits non-zero on any failure. Env: JOBS (default 2), KEEP=1 keeps the temp
 # directory, CXX/generator as usual for CMake.
@@ -88,6 +89,27 @@ if command -v crushtool > /dev/null; then
   done
 else
   echo "== crushtool not installed: skipping the comparison with Ceph"
+fi
+
+if command -v osdmaptool > /dev/null; then
+  # pg -> pps -> rule as an OSDMap does it: pool 1 of `osdmaptool
+  # --createsimple 24 --pg_bits 4` (pg_num 384, not a power of two, so
+  # stable_mod folds), crush map imported, every OSD up and in.
+  echo "== pg mappings vs osdmaptool --test-map-pgs-dump-all, pool 1, 384 pgs"
+  om=$work/osdmap
+  export CEPH_ARGS="--crash_dir=$work/crash"
+  timeout 120 osdmaptool --createsimple 24 "$om" --with-default-pool --pg_bits 4 > /dev/null 2>&1 \
+    || fail "osdmaptool --createsimple"
+  timeout 120 osdmaptool "$om" --import-crush "$map" > /dev/null 2>&1 || fail "osdmaptool --import-crush"
+  timeout 120 osdmaptool "$om" --mark-up-in --test-map-pgs-dump-all --pool 1 2> /dev/null \
+    | sed -nE 's/^([0-9]+\.[0-9a-f]+) raw \(\[([0-9,]*)\].*/pg \1 -> [\2]/p' > "$work/ceph-pgs.txt"
+  [[ $(wc -l < "$work/ceph-pgs.txt") -eq 384 ]] || fail "unexpected osdmaptool output"
+  "$app" "$map" --rule 0 --size 3 --pool 1 --pgs 384 --show 384 | grep '^pg ' > "$work/our-pgs.txt"
+  diff -q "$work/our-pgs.txt" "$work/ceph-pgs.txt" > /dev/null \
+    || { diff "$work/our-pgs.txt" "$work/ceph-pgs.txt" | head -n 10; fail "pg mappings differ from osdmaptool"; }
+  echo "   identical (384 pgs)"
+else
+  echo "== osdmaptool not installed: skipping the pg comparison with Ceph"
 fi
 
 echo "== a truncated map is refused cleanly"
