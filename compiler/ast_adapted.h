@@ -102,12 +102,18 @@ SourceRange RangeOf(Ctx& ctx, const Range& r) {
   return SourceRange{static_cast<std::size_t>(r.begin() - base), static_cast<std::size_t>(r.end() - r.begin())};
 }
 
+// A token's text, viewed in place.
+template <class Range>
+std::string_view ViewOf(const Range& r) {
+  return std::string_view(r.begin(), static_cast<std::size_t>(r.end() - r.begin()));
+}
+
 // A token's text and range.
 struct MakeWord {
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     const auto& r = x3::_attr(ctx);
-    x3::_val(ctx) = ast::Word{std::string(r.begin(), r.end()), RangeOf(ctx, r)};
+    x3::_val(ctx) = ast::Word{ViewOf(r), RangeOf(ctx, r)};
   }
 };
 
@@ -140,7 +146,7 @@ struct MakeKeyword {
       x3::_pass(ctx) = false;
       return;
     }
-    x3::_val(ctx) = ast::Word{std::string(r.begin(), r.end()), RangeOf(ctx, r)};
+    x3::_val(ctx) = ast::Word{ViewOf(r), RangeOf(ctx, r)};
   }
 };
 

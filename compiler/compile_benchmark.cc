@@ -1,10 +1,13 @@
 // Compiling (and decompiling) text maps shaped like `crushtool --build
 // --num_osds N host straw2 10 rack straw2 20 root straw2 0`: the text is
 // built once, outside the timed loop, as a user would hand it to us.
+#include <optional>
 #include <string>
 
 #include "benchmark/benchmark.h"
 #include "compiler/compile.h"
+#include "compiler/parser.h"
+#include "compiler/sema.h"
 #include "crush/codec.h"
 
 namespace crushkit::compiler {
@@ -46,6 +49,33 @@ void BM_Compile(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(src.text().size()));
 }
 BENCHMARK(BM_Compile)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// The compile phases apart: the X3 parse into the AST, then sema/lowering.
+void BM_Parse(benchmark::State& state) {
+  const SourceFile src("bench.crush", BuildText(static_cast<int>(state.range(0))));
+  for (auto _ : state) {
+    DiagnosticSink sink;
+    benchmark::DoNotOptimize(Parse(src, sink));
+  }
+}
+BENCHMARK(BM_Parse)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+void BM_Lower(benchmark::State& state) {
+  const SourceFile src("bench.crush", BuildText(static_cast<int>(state.range(0))));
+  DiagnosticSink parse_sink;
+  const std::optional<ast::CrushFile> file = Parse(src, parse_sink);
+  for (auto _ : state) {
+    DiagnosticSink sink;
+    benchmark::DoNotOptimize(Lower(src, *file, sink));
+  }
+}
+BENCHMARK(BM_Lower)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+void BM_Encode(benchmark::State& state) {
+  const absl::StatusOr<crush::MapModel> m = Compile(SourceFile("b", BuildText(static_cast<int>(state.range(0)))));
+  for (auto _ : state) benchmark::DoNotOptimize(crush::EncodeCrushMap(*m));
+}
+BENCHMARK(BM_Encode)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 void BM_CompileAndEncode(benchmark::State& state) {
   const SourceFile src("bench.crush", BuildText(static_cast<int>(state.range(0))));

@@ -45,6 +45,9 @@ std::optional<ast::CrushFile> Parse(const SourceFile& src, DiagnosticSink& sink)
 
   const grammar::SyntaxErrorReporter reporter(src, sink);
   ast::CrushFile file;
+  // Header statements (devices above all) take a line each in any real map;
+  // reserving for that many avoids regrowing a large vector of nodes.
+  file.header.reserve(static_cast<std::size_t>(src.line_count()));
   const char* first = base;
   const bool ok = x3::phrase_parse(
       first, end, x3::with<grammar::BaseTag>(base)[x3::with<grammar::ReporterTag>(reporter)[grammar::crush_file]],

@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 
 std::string R(const SourceRange& r) { return "@" + std::to_string(r.offset) + "+" + std::to_string(r.length); }
 
-std::string D(const ast::Word& w) { return "'" + w.text + "'" + R(w.range); }
+std::string D(const ast::Word& w) { return "'" + std::string(w.text) + "'" + R(w.range); }
 
 std::string D(const ast::Number& n) {
   return std::to_string(n.value) + (n.fits_int32 ? "" : "!32") + R(n.range);

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -61,7 +62,7 @@ bool IsRealLiteral(std::string_view s) {
 }
 
 // CrushWrapper::is_valid_crush_name: non-empty, [A-Za-z0-9_.-] only.
-bool IsValidCrushName(const std::string& name) {
+bool IsValidCrushName(std::string_view name) {
   if (name.empty()) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -69,7 +70,14 @@ bool IsValidCrushName(const std::string& name) {
   });
 }
 
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
+std::string Quote(std::string_view s) {
+  std::string q;
+  q.reserve(s.size() + 2);
+  q += '\'';
+  q += s;
+  q += '\'';
+  return q;
+}
 
 struct AlgName {
   const char* name;
@@ -134,12 +142,12 @@ class Lowerer {
 
   // Appends "; did you mean 'x'?" and a note when a close name exists.
   template <typename Map, typename Decls = std::map<std::string, SourceRange>>
-  void UnknownName(SourceRange r, std::string msg, const std::string& name, const Map& defined,
+  void UnknownName(SourceRange r, std::string msg, std::string_view name, const Map& defined,
                    const Decls* decls) {
     std::vector<std::string> candidates;
     candidates.reserve(defined.size());
-    for (const auto& [n, unused] : defined) candidates.push_back(n);
-    const std::string best = ClosestName(name, candidates);
+    for (const auto& [n, unused] : defined) candidates.emplace_back(n);
+    const std::string best = ClosestName(std::string(name), candidates);
     std::vector<Diagnostic> notes;
     if (!best.empty()) {
       msg += "; did you mean " + Quote(best) + "?";
@@ -165,7 +173,8 @@ class Lowerer {
       Error(w.range, "invalid weight " + Quote(w.text) + "; expected a non-negative decimal number");
       return std::nullopt;
     }
-    const float f = std::strtof(w.text.c_str(), nullptr);
+    // IsRealLiteral bounds the token, but strtof needs a terminated copy.
+    const float f = std::strtof(std::string(w.text).c_str(), nullptr);
     if (std::signbit(f) && f != 0.0f) {
       Error(w.range, "weight " + Quote(w.text) + " is negative");
       return std::nullopt;
@@ -179,17 +188,17 @@ class Lowerer {
   }
 
   // CrushWrapper::get_or_create_class_id: new ids are max(existing) + 1.
-  int ClassId(const std::string& name) {
+  int ClassId(std::string_view name) {
     if (auto it = class_id_.find(name); it != class_id_.end()) return it->second;
     const int id = m_.class_names.empty() ? 0 : m_.class_names.rbegin()->first + 1;
-    m_.class_names[id] = name;
+    m_.class_names[id] = std::string(name);
     class_id_[name] = id;
     return id;
   }
 
   // ---- header ------------------------------------------------------------
   void DoTunable(const ast::Tunable& t) {
-    const std::string& n = t.name.text;
+    const std::string_view n = t.name.text;
     if (n == "msr_descents" || n == "msr_collision_tries") {
       Error(t.name.range, "tunable " + Quote(n) + " is not supported by this map version (Ceph Pacific)");
       return;
@@ -218,7 +227,7 @@ class Lowerer {
   void DoDevice(const ast::Device& d) {
     if (!CheckInt32(d.id, "device id")) return;
     const auto id = static_cast<ItemId>(d.id.value);
-    const std::string& name = d.name.text;
+    const std::string_view name = d.name.text;
     if (auto it = names_.find(name); it != names_.end()) {
       Error(d.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
       return;
@@ -231,7 +240,7 @@ class Lowerer {
       Error(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(it->second), std::move(notes));
       return;
     }
-    m_.item_names.emplace_hint(m_.item_names.end(), id, name);
+    m_.item_names.emplace_hint(m_.item_names.end(), id, std::string(name));
     names_.emplace(name, Named{id, d.name.range});
     if (d.device_class) m_.class_map[id] = ClassId(d.device_class->text);
   }
@@ -252,7 +261,7 @@ class Lowerer {
             {Note(it->second, "previous definition is here")});
       return;
     }
-    m_.type_names[id] = t.name.text;
+    m_.type_names[id] = std::string(t.name.text);
     type_id_[t.name.text] = id;
     type_decl_[t.name.text] = t.name.range;
     type_id_decl_[id] = t.id.range;
@@ -290,10 +299,10 @@ class Lowerer {
 
   // Reports each cycle among bucket definitions once.
   void FindCycles(const std::vector<const ast::Bucket*>& buckets) {
-    std::map<std::string, const ast::Bucket*> by_name;
+    std::unordered_map<std::string_view, const ast::Bucket*> by_name;
     for (const ast::Bucket* b : buckets) by_name.emplace(b->name.text, b);
-    std::map<std::string, int> color;  // 0 new, 1 on stack, 2 done
-    std::vector<std::string> stack;
+    std::unordered_map<std::string_view, int> color;  // 0 new, 1 on stack, 2 done
+    std::vector<std::string_view> stack;
     // Iterative DFS to survive deep hierarchies.
     struct Frame {
       const ast::Bucket* bucket;
@@ -392,7 +401,7 @@ class Lowerer {
       UnknownName(b.type.range, "unknown bucket type " + Quote(b.type.text), b.type.text, type_id_, &type_decl_);
       ok = false;
     }
-    const std::string& name = b.name.text;
+    const std::string_view name = b.name.text;
     bool register_name = true;
     if (auto it = names_.find(name); it != names_.end()) {
       Error(b.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
@@ -450,7 +459,7 @@ class Lowerer {
       if (h.text == "rjenkins1") {
         hash = crush::kHashRjenkins1;
       } else {
-        const long v = std::strtol(h.text.c_str(), nullptr, 10);
+        const long v = std::strtol(std::string(h.text).c_str(), nullptr, 10);
         if (v < 0 || v > 255) {
           Error(h.range, "hash " + Quote(h.text) + " is out of range (0..255)");
           ok = false;
@@ -484,7 +493,7 @@ class Lowerer {
     Weight uniform_weight = 0;
     std::vector<std::pair<ItemId, const ast::BucketItem*>> used_items;
     for (const ast::BucketItem& it : b.items) {
-      const std::string& iname = it.name.text;
+      const std::string_view iname = it.name.text;
       auto found = names_.find(iname);
       if (found == names_.end()) {
         ok = false;
@@ -712,14 +721,14 @@ class Lowerer {
       if (populated_) PopulateClasses(r.keyword.range);
     }
     bool ok = true;
-    const std::string rname = r.name ? r.name->text : std::string();
+    const std::string rname = r.name ? std::string(r.name->text) : std::string();
     if (r.name) {
       if (auto it = rule_name_decl_.find(rname); it != rule_name_decl_.end()) {
         Error(r.name->range, "rule name " + Quote(rname) + " is already defined",
               {Note(it->second, "previous definition is here")});
         ok = false;
       } else {
-        rule_name_decl_[rname] = r.name->range;
+        rule_name_decl_[r.name->text] = r.name->range;
       }
     }
     if (r.id.value > kMaxRuleId) {
@@ -768,7 +777,7 @@ class Lowerer {
           }
           ItemId id = it->second.id;
           if (s.device_class) {
-            const std::string& cname = s.device_class->text;
+            const std::string_view cname = s.device_class->text;
             auto c = class_id_.find(cname);
             if (c == class_id_.end()) {
               UnknownName(s.device_class->range, "unknown device class " + Quote(cname) + in_rule, cname, class_id_,
@@ -797,7 +806,7 @@ class Lowerer {
           break;
         }
         case ast::StepKind::kSetParam: {
-          const std::string& op = s.op.text;
+          const std::string_view op = s.op.text;
           if (op == "set_msr_descents" || op == "set_msr_collision_tries") {
             Error(s.op.range, "step " + Quote(op) + " is not supported by this map version (Ceph Pacific)");
             ok = false;
@@ -965,20 +974,21 @@ class Lowerer {
   MapModel m_;
   // CrushCompiler::item_id (devices and buckets named in the file) and
   // where each name was declared.
-  std::unordered_map<std::string, Named> names_;
+  // Keys view the AST's words (which outlive the Lowerer).
+  std::unordered_map<std::string_view, Named> names_;
   std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
   std::map<ItemId, Weight> item_weight_;    // CrushCompiler::item_weight
-  std::map<std::string, int> type_id_;
-  std::map<std::string, SourceRange> type_decl_;
+  std::map<std::string_view, int> type_id_;
+  std::map<std::string_view, SourceRange> type_decl_;
   std::map<int, SourceRange> type_id_decl_;
-  std::map<std::string, int> class_id_;     // CrushWrapper::class_rname
+  std::map<std::string_view, int> class_id_;  // CrushWrapper::class_rname
   std::map<int, std::map<int, ItemId>> file_class_bucket_;  // CrushCompiler::class_bucket
-  std::map<std::string, SourceRange> rule_name_decl_;
+  std::map<std::string_view, SourceRange> rule_name_decl_;
   std::map<int, SourceRange> rule_id_decl_;
   std::map<std::int64_t, SourceRange> choose_args_decl_;
   std::unordered_map<std::string, ItemId> shadow_names_;  // name_rmap entries of shadow buckets
-  std::set<std::string> cyclic_;
-  std::set<std::string> declared_buckets_;
+  std::set<std::string_view> cyclic_;
+  std::unordered_set<std::string_view> declared_buckets_;
   bool saw_rule_ = false;
   bool populated_ = false;
 };
