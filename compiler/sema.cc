@@ -412,6 +412,7 @@ class Lowerer {
     ItemId id = 0;
     bool have_id = false;
     std::map<int, ItemId> class_ids;
+    std::map<int, SourceRange> class_id_ranges;
     for (const ast::BucketId& bid : b.ids) {
       if (!CheckInt32(bid.id, "bucket id")) {
         ok = false;
@@ -434,6 +435,7 @@ class Lowerer {
           continue;
         }
         class_ids[cid] = value;
+        class_id_ranges[cid] = bid.id.range;
       } else {
         if (have_id) {
           Error(bid.id.range, "bucket " + Quote(name) + " has more than one id");
@@ -597,7 +599,10 @@ class Lowerer {
       }
     }
     if (!register_name) return;
-    for (const auto& [cid, shadow] : class_ids) file_class_bucket_[id][cid] = shadow;
+    for (const auto& [cid, shadow] : class_ids) {
+      file_class_bucket_[id][cid] = shadow;
+      file_class_bucket_decl_[{id, cid}] = class_id_ranges[cid];
+    }
     used_bucket_ids_.insert(id);
     names_[name] = Named{id, b.name.range};
     item_weight_[id] = bucket_weight;
@@ -648,8 +653,19 @@ class Lowerer {
       for (const auto& [cls, cname] : classes) {
         absl::StatusOr<ItemId> clone = CloneForClass(root, cls, used);
         if (!clone.ok()) {
-          // Ceph ignores populate_classes() failing and keeps what it built.
-          Warning(where, "device class shadow trees are incomplete: " + std::string(clone.status().message()));
+          // Ceph ignores populate_classes() failing and keeps what it built
+          // (every shadow bucket cloned after the failure is missing too).
+          // A file shadow id that is already taken is reported where it
+          // was declared.
+          Diagnostic d{Severity::kWarning, where,
+                       "device class shadow trees are incomplete: " + std::string(clone.status().message()),
+                       {}};
+          if (taken_shadow_decl_) {
+            d.range = *taken_shadow_decl_;
+            d.message += " (as in Ceph, this and every later shadow bucket is not built)";
+            if (taken_shadow_other_) d.notes.push_back(Note(*taken_shadow_other_, "that id is declared here"));
+          }
+          sink_.Report(std::move(d));
           return;
         }
       }
@@ -701,6 +717,20 @@ class Lowerer {
     }
     absl::StatusOr<ItemId> added = crush::AddBucket(m_, bno, *std::move(copy));
     if (!added.ok()) {
+      if (auto decl = file_class_bucket_decl_.find({orig, cls}); decl != file_class_bucket_decl_.end()) {
+        taken_shadow_decl_ = decl->second;
+        for (const auto& [key, range] : file_class_bucket_decl_) {
+          if (file_class_bucket_[key.first][key.second] == bno && key != decl->first) {
+            taken_shadow_other_ = range;
+            break;
+          }
+        }
+        std::string holder;
+        if (auto h = m_.item_names.find(bno); h != m_.item_names.end()) holder = " by " + Quote(h->second);
+        return absl::AlreadyExistsError("shadow bucket " + Quote(copy_name) + ": id " + std::to_string(bno) +
+                                        " (" + Quote(m_.class_names[cls]) + " shadow of " + Quote(oname->second) +
+                                        ") is already used" + holder);
+      }
       return absl::AlreadyExistsError("shadow bucket " + Quote(copy_name) + ": " + std::string(added.status().message()));
     }
     m_.class_map[*added] = cls;
@@ -983,6 +1013,12 @@ class Lowerer {
   std::map<int, SourceRange> type_id_decl_;
   std::map<std::string_view, int> class_id_;  // CrushWrapper::class_rname
   std::map<int, std::map<int, ItemId>> file_class_bucket_;  // CrushCompiler::class_bucket
+  // Where each file_class_bucket_ entry ("id N class C") was declared, and,
+  // when populating the classes stopped on a shadow id already in use, that
+  // declaration and the other declaration of the same id.
+  std::map<std::pair<int, int>, SourceRange> file_class_bucket_decl_;
+  std::optional<SourceRange> taken_shadow_decl_;
+  std::optional<SourceRange> taken_shadow_other_;
   std::map<std::string_view, SourceRange> rule_name_decl_;
   std::map<int, SourceRange> rule_id_decl_;
   std::map<std::int64_t, SourceRange> choose_args_decl_;

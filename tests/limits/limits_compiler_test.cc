@@ -1,11 +1,17 @@
 // Limits of the text compiler/decompiler (see tests/fuzz/README.md, "Limits").
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
 
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
 #include "crush/builder.h"
+#include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::compiler {
@@ -51,6 +57,48 @@ TEST(CompilerLimitTest, DeepHierarchiesCompileAndDecompile) {
   auto again = Compile(SourceFile("again.crush", *text));
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(*again, *m);
+}
+
+// A class shadow id that is already taken: the root's "id -07 class ssd"
+// equals h1's "id -7 class hdd". Ceph 16.2's crushtool -c builds the shadow
+// trees (CrushWrapper::populate_classes) until default~ssd, whose id -7
+// exists (h1~hdd), fails to be added; crushtool ignores that failure and
+// writes the map without default~ssd (verified: crushtool --dump lists
+// h0~ssd..h3~ssd but no default~ssd; rule hddrule still takes default~hdd,
+// -10). crushkit writes the same bytes and warns where the id is declared,
+// with a note at the other declaration.
+TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
+  const std::string path =
+      crush_testing::SourceDir() + "/tests/fuzz/regressions/compile/duplicate-class-shadow-id.crush";
+  const std::string text = crush_testing::ReadFileOrEmpty(path);
+  ASSERT_FALSE(text.empty()) << path;
+  DiagnosticSink sink;
+  const SourceFile src("dup.crush", text);
+  auto m = Compile(src, &sink);
+  ASSERT_THAT(m, IsOk());
+  // h0..h3 got their ssd shadows (-11..-14); the root did not.
+  EXPECT_EQ(m->class_buckets.at(-1).count(1), 0u);
+  EXPECT_EQ(m->class_buckets.at(-1).at(0), -10);
+  EXPECT_EQ(m->class_buckets.at(-3).at(1), -12);
+  EXPECT_EQ(sink.Format(src),
+            "dup.crush:70:5: warning: device class shadow trees are incomplete: shadow bucket "
+            "'default~ssd': id -7 ('ssd' shadow of 'default') is already used by 'h1~hdd' (as in "
+            "Ceph, this and every later shadow bucket is not built)\n"
+            "\tid -07 class ssd\t\t# do not change unnecessarily\n"
+            "\t   ^~~\n"
+            "dup.crush:39:5: note: that id is declared here\n"
+            "\tid -7 class hdd\t\t# do not change unnecessarily\n"
+            "\t   ^~\n");
+  // Byte-identical with Ceph's crushtool -c when the oracle is installed.
+  if (::access("/usr/bin/crushtool", X_OK) != 0) GTEST_SKIP() << "Ceph crushtool not installed";
+  char dir[] = "/tmp/dup_shadow.XXXXXX";
+  const std::string d = ::mkdtemp(dir);
+  const int status = std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +
+                                  " timeout 60 /usr/bin/crushtool -c " + path + " -o " + d +
+                                  "/ceph.bin").c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(crush::EncodeCrushMap(*m), crush_testing::ReadFileOrEmpty(d + "/ceph.bin"));
+  std::system(("rm -rf " + d).c_str());
 }
 
 }  // namespace
