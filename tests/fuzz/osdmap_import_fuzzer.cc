@@ -51,18 +51,37 @@ void CheckOsds(const osdmap::ClusterState& st, const osdmap::OsdList& osds,
   }
 }
 
-// Huge retry counts make every DoRule run to the mapper's default work
-// budget (~2^26 items: fine natively, seconds under ASan+coverage). The
-// mapper target covers those; here such maps are imported but not mapped.
+// Huge retry counts or replica counts make every DoRule run to the mapper's
+// default work budget (~2^26 items: ~1 s natively, far longer under
+// ASan+coverage), and osdmap's CrushPlacement has no smaller budget to set.
+// The decode and mapper targets map such rules with a small budget; here
+// such maps are imported (and round-tripped) but not mapped.
 bool CheapToMap(const crushkit::crush::MapModel& m) {
+  using crushkit::crush::RuleOp;
   constexpr std::uint32_t kMaxTries = 1000;
-  if (m.tunables.choose_total_tries > kMaxTries) return false;
+  constexpr std::int32_t kMaxNumRep = 64;
+  const auto& t = m.tunables;
+  if (t.choose_total_tries > kMaxTries || t.choose_local_tries > kMaxTries ||
+      t.choose_local_fallback_tries > kMaxTries) {
+    return false;
+  }
   for (const auto& rule : m.rules) {
     for (const auto& step : rule.steps) {
-      if ((step.op == crushkit::crush::RuleOp::kSetChooseTries ||
-           step.op == crushkit::crush::RuleOp::kSetChooseleafTries) &&
-          step.arg1 > static_cast<std::int32_t>(kMaxTries)) {
-        return false;
+      switch (step.op) {
+        case RuleOp::kSetChooseTries:
+        case RuleOp::kSetChooseleafTries:
+        case RuleOp::kSetChooseLocalTries:
+        case RuleOp::kSetChooseLocalFallbackTries:
+          if (step.arg1 > static_cast<std::int32_t>(kMaxTries)) return false;
+          break;
+        case RuleOp::kChooseFirstn:
+        case RuleOp::kChooseIndep:
+        case RuleOp::kChooseleafFirstn:
+        case RuleOp::kChooseleafIndep:
+          if (step.arg1 > kMaxNumRep || step.arg1 < -kMaxNumRep) return false;
+          break;
+        default:
+          break;
       }
     }
   }
