@@ -2,7 +2,9 @@
 # Compiles a 10,000-OSD text map with Ceph's `crushtool -c` and with
 # `crushkit compile`, checks the outputs are byte-identical and prints the
 # speed ratio (best CPU time, user+sys, of RUNS runs each; wall time is too
-# noisy on shared machines).
+# noisy on shared machines). Then the same for decompiling the binary map
+# (`crushtool -d` vs `crushkit decompile`, which also recompiles its text to
+# check that it is lossless).
 #
 # Usage: bench/compile_vs_ceph.sh [path/to/crushkit] [RUNS]
 # The map: crushtool --build --num_osds 10000 host straw2 10 rack straw2 20 root straw2 0, then -d.
@@ -36,5 +38,12 @@ print("crushtool -c:     %.3f s CPU (best of %d)" % (ceph, runs))
 print("crushkit compile: %.3f s CPU (best of %d)" % (ours, runs))
 print("outputs identical: %s" % ("yes" if same else "NO"))
 print("speedup: %.1fx" % (ceph / ours if ours > 0 else float("inf")))
-sys.exit(0 if same else 1)
+dceph = cpu(["crushtool", "-d", "built.bin", "-o", "ceph.txt"])
+dours = cpu([crushkit, "decompile", "built.bin", "-o", "ours.txt"])
+dsame = open("ceph.txt", "rb").read() == open("ours.txt", "rb").read()
+print("crushtool -d:       %.3f s CPU (best of %d)" % (dceph, runs))
+print("crushkit decompile: %.3f s CPU (best of %d)" % (dours, runs))
+print("outputs identical: %s" % ("yes" if dsame else "NO"))
+print("decompile speedup: %.1fx" % (dceph / dours if dours > 0 else float("inf")))
+sys.exit(0 if same and dsame else 1)
 PY

@@ -4,11 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -29,70 +28,96 @@ absl::Status ErrnoStatus(int err, const std::string& what) {
   }
 }
 
-// Writes all of `data` to `fd`, retrying short writes and EINTR.
-bool WriteAll(int fd, std::string_view data) {
+}  // namespace
+
+int ReadFdFully(int fd, std::size_t max_bytes, std::string* data) {
+  if (data->size() > max_bytes) return EFBIG;
+  // A regular file's size lets the string be allocated once instead of
+  // regrown (each regrowth of a large buffer copies it into fresh pages).
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size > max_bytes - data->size()) return EFBIG;
+    data->reserve(data->size() + size);
+  }
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return 0;
+    if (static_cast<std::size_t>(n) > max_bytes - data->size()) return EFBIG;
+    data->append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+int WriteFdFully(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return false;
+      return errno;
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
-  return true;
+  return 0;
 }
 
-}  // namespace
+int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode)) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) return errno;
+      const int err = WriteFdFully(fd, data);
+      ::close(fd);
+      return err;
+    }
+  }
+  const std::size_t slash = path.rfind('/');
+  std::string tmpl = slash == std::string::npos ? std::string("./") : path.substr(0, slash + 1);
+  tmpl += ".crushkit.XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return errno;
+  // mkstemp creates 0600; give the output the usual umask-derived mode.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, mode & ~mask);
+  int err = WriteFdFully(fd, data);
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmpl.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) ::unlink(tmpl.c_str());
+  return err;
+}
 
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path, std::size_t max_bytes) {
   const bool is_stdin = path == "-";
   const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(errno, absl::StrCat("cannot open '", path, "'"));
   std::string out;
-  std::vector<char> buf(1 << 16);
-  absl::Status status;
-  for (;;) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      status = ErrnoStatus(errno, absl::StrCat("cannot read '", path, "'"));
-      break;
-    }
-    if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      status = absl::ResourceExhaustedError(
-          absl::StrCat("'", path, "' is larger than the ", max_bytes, "-byte input limit"));
-      break;
-    }
-    out.append(buf.data(), static_cast<std::size_t>(n));
-  }
+  const int err = ReadFdFully(fd, max_bytes, &out);
   if (!is_stdin) ::close(fd);
-  if (!status.ok()) return status;
+  if (err == EFBIG) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("'", path, "' is larger than the ", max_bytes, "-byte input limit"));
+  }
+  if (err != 0) return ErrnoStatus(err, absl::StrCat("cannot read '", path, "'"));
   return out;
 }
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view data) {
   if (path == "-") {
-    if (!WriteAll(STDOUT_FILENO, data)) return ErrnoStatus(errno, "cannot write standard output");
+    if (const int err = WriteFdFully(STDOUT_FILENO, data); err != 0) {
+      return ErrnoStatus(err, "cannot write standard output");
+    }
     return absl::OkStatus();
   }
-  std::string tmpl = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("cannot create a temporary file for '", path, "'"));
-  // mkstemp creates 0600; give the output the usual umask-derived mode.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  const bool ok = WriteAll(fd, data) && ::fsync(fd) == 0;
-  const int write_errno = errno;
-  if (::close(fd) != 0 || !ok) {
-    ::unlink(tmpl.c_str());
-    return ErrnoStatus(ok ? errno : write_errno, absl::StrCat("cannot write '", path, "'"));
-  }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    return ErrnoStatus(err, absl::StrCat("cannot rename a temporary file to '", path, "'"));
+  if (const int err = ReplaceFileAtomically(path, data, 0666); err != 0) {
+    return ErrnoStatus(err, absl::StrCat("cannot write '", path, "'"));
   }
   return absl::OkStatus();
 }

@@ -1,7 +1,16 @@
-// File helpers shared by the crushkit commands: bounded reads and atomic
-// writes. A failed write never leaves a partial or missing output file.
+// File helpers shared by the crushkit commands and the `crushkit crushtool`
+// front: bounded reads and atomic writes. A failed write never leaves a
+// partial or missing output file.
+//
+// Two layers: the Status functions (ReadFileBytes, WriteFileAtomically) for
+// crushkit's own commands, and the errno-style primitives under them
+// (ReadFdFully, WriteFdFully, ReplaceFileAtomically) for callers that must
+// print someone else's error texts (the crushtool front prints Ceph's).
+// Thread-safety: functions touch only their arguments and the file system.
 #ifndef CRUSHKIT_TOOLS_COMMON_FILE_IO_H_
 #define CRUSHKIT_TOOLS_COMMON_FILE_IO_H_
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <string>
@@ -16,14 +25,30 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 30;
 
 // Reads the whole file at `path` ("-" reads standard input). Errors:
 // kNotFound / kPermissionDenied / kUnavailable from the OS, kResourceExhausted
-// for files larger than `max_bytes`.
+// for files larger than `max_bytes`. Cost: one read per 64 KiB, or a single
+// read into an exactly sized buffer for regular files.
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path,
                                           std::size_t max_bytes = kMaxInputFileBytes);
 
-// Writes `data` to `path` atomically: a temporary file in the same directory
-// is written, fsync'ed and renamed over `path`. On error the temporary file is
-// removed and any existing `path` is untouched. "-" writes standard output.
+// Writes `data` to `path` atomically (see ReplaceFileAtomically, mode 0666
+// before the umask). "-" writes standard output.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view data);
+
+// Appends everything readable from `fd` to *data, retrying EINTR. Returns 0,
+// EFBIG if *data would grow past `max_bytes`, or the errno of a failed read.
+int ReadFdFully(int fd, std::size_t max_bytes, std::string* data);
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR. Returns 0 or
+// the errno of the failed write.
+int WriteFdFully(int fd, std::string_view data);
+
+// Replaces `path` with `data`: a temporary file in the same directory is
+// written, fsync'ed, given `mode` (less the umask) and renamed over `path`;
+// on error it is removed and any existing `path` is untouched. `path` naming
+// something that is not a regular file (a device such as /dev/null, a FIFO)
+// is written in place, since renaming over it would replace the device
+// itself; a directory is EISDIR. Returns 0 or an errno value.
+int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode);
 
 }  // namespace crushkit::tools
 

@@ -1,9 +1,11 @@
 #include "tools/common/file_io.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -60,6 +62,46 @@ TEST(FileIoTest, ReadRejectsFilesOverTheLimit) {
   ASSERT_THAT(WriteFileAtomically(path, std::string(100, 'x')), IsOk());
   EXPECT_THAT(ReadFileBytes(path, 99), StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_THAT(ReadFileBytes(path, 100), IsOk());
+}
+
+TEST(FileIoTest, DeviceIsWrittenInPlaceNotReplaced) {
+  // Renaming a temporary file over /dev/null would replace the device node
+  // (as root); it must be written like any other device.
+  ASSERT_EQ(ReplaceFileAtomically("/dev/null", "discarded", 0644), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_THAT(WriteFileAtomically("/dev/null", "discarded"), IsOk());
+}
+
+TEST(FileIoTest, DirectoryTargetIsEisdir) {
+  EXPECT_EQ(ReplaceFileAtomically(MakeTempDir(), "x", 0644), EISDIR);
+}
+
+TEST(FileIoTest, ReplaceUsesTheGivenModeLessUmask) {
+  const std::string path = MakeTempDir() + "/m";
+  const mode_t old_mask = ::umask(022);
+  ASSERT_EQ(ReplaceFileAtomically(path, "x", 0666), 0);
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST(FileIoTest, ReadFdFullyAppendsAndStopsAtTheLimit) {
+  const std::string path = MakeTempDir() + "/r";
+  ASSERT_EQ(ReplaceFileAtomically(path, std::string(70000, 'y'), 0644), 0);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::string data = "head";
+  EXPECT_EQ(ReadFdFully(fd, 70004, &data), 0);
+  ::close(fd);
+  EXPECT_EQ(data, "head" + std::string(70000, 'y'));
+  const int fd2 = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd2, 0);
+  std::string small = "head";
+  EXPECT_EQ(ReadFdFully(fd2, 70003, &small), EFBIG);
+  ::close(fd2);
 }
 
 TEST(FileIoTest, ReadMissingFileIsNotFound) {

@@ -1,6 +1,8 @@
 // `crushkit compile IN.txt -o OUT.bin`: text crush map -> Ceph binary map,
 // byte-identical with `crushtool -c`. Diagnostics go to stderr; on any error
 // nothing is written and the exit code is 1.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "compiler/compile.h"
 #include "crush/codec.h"
 #include "tools/common/file_io.h"
+#include "tools/common/heap.h"
 #include "tools/crushkit/commands.h"
 
 namespace crushkit::tools {
@@ -21,6 +24,10 @@ struct CompileOptions {
 };
 
 int RunCompile(const CompileOptions& o) {
+  // Peak heap is ~17x the text size (AST + model + output); see heap.h.
+  std::error_code size_error;
+  const std::uintmax_t text_size = std::filesystem::file_size(o.input, size_error);
+  if (!size_error) PrepareHeapForLargeMaps(static_cast<std::size_t>(std::min<std::uintmax_t>(text_size, 1u << 26)) * 20);
   absl::StatusOr<std::string> text = ReadFileBytes(o.input);
   if (!text.ok()) {
     std::cerr << "crushkit compile: cannot read " << o.input << ": " << text.status().message() << "\n";

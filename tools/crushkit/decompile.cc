@@ -3,6 +3,8 @@
 // default. Pacific prints weights with 3 decimals, which can lose
 // information; we recompile our own text and warn on stderr when it would
 // not give back the input bytes.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "compiler/compile.h"
 #include "crush/codec.h"
 #include "tools/common/file_io.h"
+#include "tools/common/heap.h"
 #include "tools/crushkit/commands.h"
 
 namespace crushkit::tools {
@@ -25,6 +28,11 @@ struct DecompileOptions {
 };
 
 int RunDecompile(const DecompileOptions& o) {
+  // Peak heap is ~40x the binary size (model, text, then the recompile check);
+  // see heap.h.
+  std::error_code size_error;
+  const std::uintmax_t bin_size = std::filesystem::file_size(o.input, size_error);
+  if (!size_error) PrepareHeapForLargeMaps(static_cast<std::size_t>(std::min<std::uintmax_t>(bin_size, 1u << 24)) * 40);
   absl::StatusOr<std::string> bytes = ReadFileBytes(o.input);
   if (!bytes.ok()) {
     std::cerr << "crushkit decompile: cannot read " << o.input << ": " << bytes.status().message() << "\n";
