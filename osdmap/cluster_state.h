@@ -121,10 +121,15 @@ struct ClusterState {
   bool operator==(const ClusterState&) const = default;
 };
 
-// Checks the invariants the mapping code relies on: pool sizes in
-// [1, kMaxPgOsds], pg_num >= 1, pgp_num in [1, pg_num], known pool types,
-// upmap/temp lists no longer than kMaxPgOsds, max_osd >= 0. Errors name the
-// offending pool or PG (kInvalidArgument).
+// Checks the invariants the mapping code relies on: pool ids >= 0 and equal
+// to their key, known pool types, pool sizes <= kMaxPgOsds, upmap/temp lists
+// no longer than kMaxPgOsds. Errors name the offending pool or PG
+// (kInvalidArgument).
+// Accepted on purpose, because osdmaptool maps them without complaint and
+// crushkit prints what it prints (osdmaptool_test.cc PatchedMapTest):
+// pool size 0 (every PG maps to empty sets, primary -1), pg_num 0 (no PGs;
+// objects fold with a zero mask) and pgp_num > pg_num. Ceph's monitor never
+// creates such pools.
 absl::Status ValidateState(const ClusterState& state);
 
 }  // namespace crushkit::osdmap
