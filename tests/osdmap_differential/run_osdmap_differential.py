@@ -51,8 +51,8 @@ def run(cmd, cwd):
 
 
 def build_crush(rng, d):
-    """Returns (max_devices, has_choose_args) or None if the oracle failed."""
-    if rng.random() < 0.7:
+    """Returns (max_devices, has_choose_args, is_text) or None if the oracle failed."""
+    if rng.random() < 0.6:
         osds = rng.randint(3, 40)
         layers = []
         for name in LAYERS[:rng.randint(1, 3)]:
@@ -60,15 +60,19 @@ def build_crush(rng, d):
         layers += ["root", rng.choice(["straw2", "straw2", "straw", "list", "tree"]), "0"]
         rc, _, _ = run(["crushtool", "--build", "--num_osds", str(osds)] + layers +
                        ["-o", "crush.bin"], d)
-        return (osds, False) if rc == 0 else None
-    text = gen_maps.generate(rng.randint(0, 1 << 30), rng.randint(0, 1000))
+        return (osds, False, False) if rc == 0 else None
+    want_choose_args = rng.random() < 0.5
+    for _ in range(40):
+        text = gen_maps.generate(rng.randint(0, 1 << 30), rng.randint(0, 1000))
+        if not want_choose_args or "choose_args" in text:
+            break
     with open(os.path.join(d, "crush.txt"), "w") as f:
         f.write(text)
     rc, _, _ = run(["crushtool", "-c", "crush.txt", "-o", "crush.bin"], d)
     if rc != 0:
         return None
     ids = [int(x) for x in re.findall(r"^device (\d+) ", text, re.M)]
-    return (max(ids) + 1 if ids else 1), "choose_args" in text
+    return (max(ids) + 1 if ids else 1), "choose_args" in text, True
 
 
 def random_flags(rng, max_osd, pg_num):
@@ -100,6 +104,18 @@ def random_flags(rng, max_osd, pg_num):
         flags += ["--test-map-pg", "1.%x" % rng.randrange(pg_num * 2)]
     if rng.random() < 0.3:
         flags += ["--test-map-object", "obj_%d" % rng.randrange(1 << 20)]
+    if rng.random() < 0.25:
+        flags += ["--export-crush", "out.crush"]
+    r = rng.random()
+    if r < 0.15:
+        # Printed last whatever its position; "--tree X" takes X as the format.
+        flags = ["--tree", rng.choice(["json", "plain"])] + flags
+    elif r < 0.3:
+        # Trailing --tree: Ceph keeps the previous string option's value as the
+        # format (json unless none was given).
+        flags.append("--tree")
+    elif r < 0.4:
+        flags.append(rng.choice(["--tree=plain", "--tree=json"]))
     return flags
 
 
@@ -108,13 +124,15 @@ def one_base(job):
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="osdmapdiff-")
     res = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
-           "bad_base": 0, "skip_notes": []}
+           "bad_base": 0, "skip_notes": [], "trees": 0, "exports": 0, "choose_args": 0,
+           "text_imports": 0}
     try:
         built = build_crush(rng, d)
         if built is None:
             res["bad_base"] = 1
             return res
-        devices, _ = built
+        devices, has_choose_args, is_text = built
+        res["choose_args"] += 1 if has_choose_args else 0
         max_osd = devices + rng.randint(0, 3)
         bits = rng.randint(0, 6)
         while (max_osd << bits) > 1024 and bits > 0:
@@ -157,6 +175,28 @@ def one_base(job):
         if rc != 0:
             res["diffs"].append("base %d: crushkit import failed: %s" % (index, err.decode()))
             return res
+        if is_text:
+            # `crushkit import --crush TEXT` must give the state that importing
+            # `crushtool -c TEXT` gives (modulo the tree-bucket bytes Ceph's
+            # compiler leaves uninitialised: then compare what they print).
+            rc1, _, e1 = run([crushkit, "import", "--osdmap", "dump.json", "--crush",
+                              "crush.bin", "-o", "from_bin.json"], d)
+            rc2, _, e2 = run([crushkit, "import", "--osdmap", "dump.json", "--crush",
+                              "crush.txt", "-o", "from_txt.json"], d)
+            res["text_imports"] += 1
+            if rc1 != 0 or rc2 != 0:
+                res["diffs"].append("base %d: import of crush.bin/crush.txt failed: %s %s"
+                                    % (index, e1.decode(), e2.decode()))
+            else:
+                with open(os.path.join(d, "from_bin.json")) as f1, \
+                        open(os.path.join(d, "from_txt.json")) as f2:
+                    same = f1.read() == f2.read()
+                if not same:
+                    probe = ["--mark-up-in", "--test-map-pgs-dump-all", "--tree"]
+                    o1 = run([crushkit, "osdmaptool", "from_bin.json"] + probe, d)
+                    o2 = run([crushkit, "osdmaptool", "from_txt.json"] + probe, d)
+                    if o1[:2] != o2[:2] or "alg tree" not in open(os.path.join(d, "crush.txt")).read():
+                        res["diffs"].append("base %d: text and binary crush imports differ" % index)
         # `crushkit map-pgs` (parallel fast path, its own format) against the
         # oracle's --test-map-pgs-dump-all of the same state.
         orc, oout, _ = run(["osdmaptool", "om", "--test-map-pgs-dump-all"], d)
@@ -176,7 +216,12 @@ def one_base(job):
         for v in range(variations):
             flags = random_flags(rng, max_osd, pg_num)
             shutil.copyfile(os.path.join(d, "om"), os.path.join(d, "om.scratch"))
+            for f in ("out.crush", "out.crush.ceph"):
+                if os.path.exists(os.path.join(d, f)):
+                    os.remove(os.path.join(d, f))
             orc, oout, _ = run(["osdmaptool", "om.scratch"] + flags, d)
+            if os.path.exists(os.path.join(d, "out.crush")):
+                os.rename(os.path.join(d, "out.crush"), os.path.join(d, "out.crush.ceph"))
             if crashed(orc):
                 res["skipped_oracle"] += 1
                 res["skip_notes"].append("base %d: ceph rc %s on %s" % (index, orc, " ".join(flags)))
@@ -188,6 +233,16 @@ def one_base(job):
                 continue
             res["states"] += 1
             res["pgs"] += len(re.findall(rb"^\d+\.[0-9a-f]+ raw|^\d+\.[0-9a-f]+\t", oout, re.M))
+            if any(f.startswith("--tree") for f in flags):
+                res["trees"] += 1
+            if "--export-crush" in flags and orc == 0:
+                res["exports"] += 1
+                a = os.path.join(d, "out.crush.ceph")
+                b = os.path.join(d, "out.crush")
+                if not (os.path.exists(a) and os.path.exists(b)) or \
+                        open(a, "rb").read() != open(b, "rb").read():
+                    res["diffs"].append("base %d (seed %d) flags %s: exported crush maps differ"
+                                        % (index, seed, " ".join(flags)))
             if orc != krc or oout != kout:
                 ol, kl = oout.decode().splitlines(), kout.decode().splitlines()
                 first = next((i for i in range(min(len(ol), len(kl))) if ol[i] != kl[i]),
@@ -219,7 +274,8 @@ def main():
     crushkit = os.path.abspath(a.crushkit)
     jobs = [(a.seed, i, a.variations, crushkit) for i in range(a.bases)]
     total = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
-             "bad_base": 0, "skip_notes": []}
+             "bad_base": 0, "skip_notes": [], "trees": 0, "exports": 0, "choose_args": 0,
+             "text_imports": 0}
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_base, jobs):
             for k in total:
@@ -228,10 +284,13 @@ def main():
         print("DIFF", d)
     for n in total["skip_notes"][:10]:
         print("SKIPPED", n)
-    print("compared %d cluster states (%d PG mappings printed by Ceph); %d differences; "
-          "%d unsupported by crushkit; %d oracle crashes skipped; %d bases rejected by Ceph" % (
-              total["states"], total["pgs"], len(total["diffs"]), total["unsupported"],
-              total["skipped_oracle"], total["bad_base"]))
+    print("compared %d cluster states (%d PG mappings printed by Ceph; %d with --tree, "
+          "%d exported crush maps; %d bases with choose_args, %d text-vs-binary imports); "
+          "%d differences; %d unsupported by crushkit; %d oracle crashes skipped; "
+          "%d bases rejected by Ceph" % (
+              total["states"], total["pgs"], total["trees"], total["exports"],
+              total["choose_args"], total["text_imports"], len(total["diffs"]),
+              total["unsupported"], total["skipped_oracle"], total["bad_base"]))
     if total["states"] < a.min_states:
         print("FAIL: only %d states compared, fewer than --min-states %d" % (
             total["states"], a.min_states))
