@@ -3,16 +3,19 @@
 # `crushkit crushtool --test` on a 10,000-OSD straw2 map, checking that both
 # print identical output.
 #
-# Usage: bench/crushtool_vs_ceph.sh [CRUSHKIT_BINARY] [NUM_X]
+# Usage: bench/crushtool_vs_ceph.sh [CRUSHKIT_BINARY] [NUM_X] [RUNS]
 #   CRUSHKIT_BINARY  default: build/tools/crushkit (the `release` preset; build it with
 #                    cmake --preset release && cmake --build build --target crushkit)
 #   NUM_X            inputs to map (default 1000000: --min-x 0 --max-x 999999)
-# Prints both wall times (seconds) and the speed-up ratio. Exit 1 if the
-# outputs differ.
+#   RUNS             runs of each tool; the best is kept (default 1)
+# Prints CPU time (user+sys; wall time is too noisy on shared machines) and
+# wall time of the best run of each, and the CPU speed-up ratio. Exit 1 if
+# the outputs differ.
 set -euo pipefail
 
 crushkit=${1:-build/tools/crushkit}
 num_x=${2:-1000000}
+runs=${3:-1}
 crushtool=${CRUSHTOOL:-crushtool}
 if ! command -v "$crushtool" >/dev/null; then
   echo "crushtool (Ceph) not found; install ceph-base" >&2
@@ -26,25 +29,34 @@ export CEPH_ARGS="--crash_dir=$work"
 
 "$crushtool" --build --num_osds 10000 host straw2 10 rack straw2 20 root straw2 0 \
   -o big.bin >/dev/null
-args=(-i big.bin --test --show-statistics --num-rep 3 --min-x 0 --max-x $((num_x - 1)))
 
-now() { date +%s.%N; }
-t0=$(now)
-"$crushtool" "${args[@]}" >ceph.out 2>ceph.err
-t1=$(now)
-"$crushkit" crushtool "${args[@]}" >crushkit.out 2>crushkit.err
-t2=$(now)
-
-if ! cmp -s ceph.out crushkit.out || ! cmp -s ceph.err crushkit.err; then
-  echo "OUTPUTS DIFFER" >&2
-  diff ceph.out crushkit.out | head -20 >&2 || true
-  exit 1
-fi
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$num_x" 'BEGIN {
-  ceph = b - a; ours = c - b;
-  printf "map: 10000 OSDs (host straw2 10, rack straw2 20, root straw2), %d inputs x 3 replicas\n", n;
-  printf "ceph crushtool:    %8.3f s\n", ceph;
-  printf "crushkit crushtool:%8.3f s\n", ours;
-  printf "outputs identical; speed-up: %.2fx\n", ceph / ours;
-}'
+python3 - "$crushtool" "$crushkit" "$num_x" "$runs" <<'PY'
+import filecmp, resource, subprocess, sys, time
+crushtool, crushkit, num_x, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+args = ["-i", "big.bin", "--test", "--show-statistics", "--num-rep", "3",
+        "--min-x", "0", "--max-x", str(num_x - 1)]
+def best(cmd, out, err):
+    cpu = wall = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        with open(out, "wb") as o, open(err, "wb") as e:
+            subprocess.run(cmd, check=True, stdout=o, stderr=e)
+        w = time.monotonic() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        cpu = c if cpu is None else min(cpu, c)
+        wall = w if wall is None else min(wall, w)
+    return cpu, wall
+ceph_cpu, ceph_wall = best([crushtool] + args, "ceph.out", "ceph.err")
+ours_cpu, ours_wall = best([crushkit, "crushtool"] + args, "crushkit.out", "crushkit.err")
+if not filecmp.cmp("ceph.out", "crushkit.out", shallow=False) or \
+   not filecmp.cmp("ceph.err", "crushkit.err", shallow=False):
+    print("OUTPUTS DIFFER", file=sys.stderr)
+    sys.exit(1)
+print("map: 10000 OSDs (host straw2 10, rack straw2 20, root straw2), %d inputs x 3 replicas" % num_x)
+print("ceph crushtool:     %8.3f s CPU  %8.3f s wall (best of %d)" % (ceph_cpu, ceph_wall, runs))
+print("crushkit crushtool: %8.3f s CPU  %8.3f s wall (best of %d)" % (ours_cpu, ours_wall, runs))
+print("outputs identical; speed-up (CPU): %.2fx" % (ceph_cpu / ours_cpu))
+PY
 cat ceph.out

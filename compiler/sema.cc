@@ -109,6 +109,8 @@ class Lowerer {
   std::optional<MapModel> Run(const ast::CrushFile& file) {
     // CrushCompiler::compile: always start from legacy tunables.
     m_.tunables = crush::Tunables{};
+    // Every device and bucket declares one name: size the table once.
+    names_.reserve(file.header.size() + file.body.size());
     for (const ast::HeaderStatement& st : file.header) {
       if (const auto* t = std::get_if<ast::Tunable>(&st)) {
         DoTunable(*t);
@@ -300,8 +302,10 @@ class Lowerer {
   // Reports each cycle among bucket definitions once.
   void FindCycles(const std::vector<const ast::Bucket*>& buckets) {
     std::unordered_map<std::string_view, const ast::Bucket*> by_name;
+    by_name.reserve(buckets.size());
     for (const ast::Bucket* b : buckets) by_name.emplace(b->name.text, b);
     std::unordered_map<std::string_view, int> color;  // 0 new, 1 on stack, 2 done
+    color.reserve(buckets.size());
     std::vector<std::string_view> stack;
     // Iterative DFS to survive deep hierarchies.
     struct Frame {
@@ -354,6 +358,8 @@ class Lowerer {
     std::iota(content.begin(), content.end(), 0);
     std::unordered_map<std::string_view, std::size_t> position;  // last definition wins, as in Ceph's map
     std::unordered_map<std::string_view, std::vector<std::size_t>> indices;
+    position.reserve(n);
+    indices.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       position[buckets[i]->name.text] = i;
       indices[buckets[i]->name.text].push_back(i);
@@ -634,6 +640,7 @@ class Lowerer {
 
   // ---- device classes (CrushWrapper::populate_classes) --------------------
   void PopulateClasses(SourceRange where) {
+    if (m_.class_names.empty()) return;  // no class, no shadow tree to clone
     std::set<ItemId> used;
     for (const auto& [orig, per_class] : file_class_bucket_) {
       for (const auto& [cls, shadow] : per_class) used.insert(shadow);
