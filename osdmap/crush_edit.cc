@@ -195,7 +195,15 @@ class WeightAdjuster {
                                                int depth) {
     const crush::Bucket& b = map_.buckets[slot];
     int changed = 0;
-    CRUSH_ASSIGN_OR_RETURN(crush::ChooseArg * arg, WeightSetOf(cmap, b));
+    auto found = cmap.find(b.id);
+    crush::ChooseArg* arg =
+        found == cmap.end() || found->second.weight_set.empty() ? nullptr : &found->second;
+    if (arg != nullptr && arg->weight_set.size() != weight.size()) return 0;
+    if (arg != nullptr) {
+      // Only now does Ceph read the weights (a position-count mismatch
+      // returns before touching them).
+      CRUSH_RETURN_IF_ERROR(WeightSetOf(cmap, b).status());
+    }
     if (arg == nullptr) {
       const std::size_t positions = Positions(cmap);
       arg = &cmap[b.id];

@@ -50,9 +50,9 @@ def run(cmd, cwd):
     return oracle.run(cmd, cwd, TIMEOUT)
 
 
-def build_crush(rng, d):
+def build_crush(rng, d, only_choose_args=False):
     """Returns (max_devices, has_choose_args, is_text) or None if the oracle failed."""
-    if rng.random() < 0.6:
+    if not only_choose_args and rng.random() < 0.6:
         osds = rng.randint(3, 40)
         layers = []
         for name in LAYERS[:rng.randint(1, 3)]:
@@ -61,8 +61,8 @@ def build_crush(rng, d):
         rc, _, _ = run(["crushtool", "--build", "--num_osds", str(osds)] + layers +
                        ["-o", "crush.bin"], d)
         return (osds, False, False) if rc == 0 else None
-    want_choose_args = rng.random() < 0.5
-    for _ in range(40):
+    want_choose_args = only_choose_args or rng.random() < 0.5
+    for _ in range(200):
         text = gen_maps.generate(rng.randint(0, 1 << 30), rng.randint(0, 1000))
         if not want_choose_args or "choose_args" in text:
             break
@@ -120,14 +120,14 @@ def random_flags(rng, max_osd, pg_num):
 
 
 def one_base(job):
-    seed, index, variations, crushkit = job
+    seed, index, variations, crushkit, only_choose_args = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="osdmapdiff-")
     res = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
            "bad_base": 0, "skip_notes": [], "trees": 0, "exports": 0, "choose_args": 0,
            "text_imports": 0}
     try:
-        built = build_crush(rng, d)
+        built = build_crush(rng, d, only_choose_args)
         if built is None:
             res["bad_base"] = 1
             return res
@@ -265,6 +265,8 @@ def main():
     ap.add_argument("--bases", type=int, default=40)
     ap.add_argument("--variations", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--only-choose-args", action="store_true",
+                    help="every base is a random text map with choose_args (weight sets)")
     ap.add_argument("--min-states", type=int, default=0,
                     help="fail unless at least this many states were compared")
     a = ap.parse_args()
@@ -272,7 +274,7 @@ def main():
         print("osdmaptool/crushtool not installed; skipping")
         return 77
     crushkit = os.path.abspath(a.crushkit)
-    jobs = [(a.seed, i, a.variations, crushkit) for i in range(a.bases)]
+    jobs = [(a.seed, i, a.variations, crushkit, a.only_choose_args) for i in range(a.bases)]
     total = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
              "bad_base": 0, "skip_notes": [], "trees": 0, "exports": 0, "choose_args": 0,
              "text_imports": 0}
