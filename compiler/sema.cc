@@ -21,7 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "crush/builder.h"
 
 namespace crushkit::compiler {
@@ -97,6 +100,13 @@ constexpr const char* kTunableNames[] = {"choose_local_tries",      "choose_loca
 struct Named {
   ItemId id = 0;
   SourceRange decl;
+};
+
+// absl::Hash for std::string_view (Debian's Abseil has its own string_view).
+struct ViewHash {
+  std::size_t operator()(std::string_view s) const {
+    return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
+  }
 };
 
 SourceRange DeclOf(const SourceRange& r) { return r; }
@@ -1011,8 +1021,10 @@ class Lowerer {
   MapModel m_;
   // CrushCompiler::item_id (devices and buckets named in the file) and
   // where each name was declared.
-  // Keys view the AST's words (which outlive the Lowerer).
-  std::unordered_map<std::string_view, Named> names_;
+  // Keys view the AST's words (which outlive the Lowerer). A flat table:
+  // every item of every bucket is looked up here, and on big maps the
+  // node-based std::unordered_map spent its time in cache misses.
+  absl::flat_hash_map<std::string_view, Named, ViewHash> names_;
   std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
   std::map<ItemId, Weight> item_weight_;    // CrushCompiler::item_weight
   std::map<std::string_view, int> type_id_;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -49,7 +50,7 @@ int RunDecompile(const DecompileOptions& o) {
     return 1;
   }
   // Lossiness check: does the text compile back to the input bytes?
-  const compiler::SourceFile again("<decompiled " + o.input + ">", *text);
+  const compiler::SourceFile again("<decompiled " + o.input + ">", *std::move(text));
   absl::StatusOr<crush::MapModel> recompiled = compiler::Compile(again);
   if (!recompiled.ok()) {
     std::cerr << "crushkit decompile: warning: the decompiled text does not compile: "
@@ -58,7 +59,7 @@ int RunDecompile(const DecompileOptions& o) {
     std::cerr << "crushkit decompile: warning: the decompiled text will not recompile to the same map"
               << " (text weights are rounded, or the map was not made by the compiler)\n";
   }
-  if (absl::Status s = WriteFileAtomically(o.output, *text); !s.ok()) {
+  if (absl::Status s = WriteFileAtomically(o.output, again.text()); !s.ok()) {
     std::cerr << "crushkit decompile: cannot write " << o.output << ": " << s.message() << "\n";
     return 1;
   }
