@@ -1,5 +1,9 @@
 #include "osdmap/crush_edit.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "crush/builder.h"
 #include "crush/status_macros.h"
@@ -232,7 +236,42 @@ class WeightAdjuster {
   crush::MapModel& map_;
 };
 
+// x86-64 cvttss2si: truncation, or INT64_MIN / INT_MIN for NaN and values
+// out of range.
+std::int64_t TruncToInt64(float x) {
+  if (std::isnan(x) || x >= 9223372036854775808.0F || x < -9223372036854775808.0F) {
+    return std::numeric_limits<std::int64_t>::min();
+  }
+  return static_cast<std::int64_t>(x);
+}
+
+std::int32_t TruncToInt32(float x) {
+  if (std::isnan(x) || x >= 2147483648.0F || x < -2147483648.0F) {
+    return std::numeric_limits<std::int32_t>::min();
+  }
+  return static_cast<std::int32_t>(x);
+}
+
+// GCC's float -> uint64_t on x86-64: values >= 2^63 are converted after
+// subtracting 2^63 (high bit restored), everything else (NaN included)
+// through the signed conversion.
+std::uint64_t FloatToUint64LikeCeph(float x) {
+  if (x >= 9223372036854775808.0F) {
+    return static_cast<std::uint64_t>(TruncToInt64(x - 9223372036854775808.0F)) ^ (1ULL << 63);
+  }
+  return static_cast<std::uint64_t>(TruncToInt64(x));
+}
+
 }  // namespace
+
+absl::StatusOr<int> AdjustItemWeightF(crush::MapModel& map, crush::ItemId id, float weight) {
+  const float scaled = weight * static_cast<float>(0x10000);
+  if (FloatToUint64LikeCeph(scaled) >
+      static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+    return absl::OutOfRangeError(absl::StrCat("weight ", weight, " does not fit 16.16"));
+  }
+  return AdjustItemWeight(map, id, static_cast<crush::Weight>(TruncToInt32(scaled)));
+}
 
 absl::StatusOr<int> AdjustItemWeight(crush::MapModel& map, crush::ItemId id,
                                      crush::Weight weight) {

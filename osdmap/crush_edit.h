@@ -26,6 +26,17 @@ namespace crushkit::osdmap {
 absl::StatusOr<int> AdjustItemWeight(crush::MapModel& map, crush::ItemId id,
                                      crush::Weight weight);
 
+// CrushWrapper::adjust_item_weightf(): validate_weightf() first, then
+// AdjustItemWeight((int)(weight * 0x10000)). Both conversions are done as
+// Ceph's x86-64 build does them: validation converts the 16.16 product to
+// uint64 and refuses values above INT_MAX, which also refuses NaN, -inf and
+// weights below -1/65536 (negative int64 seen as huge) but lets +inf through
+// (it then becomes INT_MIN); out-of-range int conversions give INT_MIN.
+// Errors: kOutOfRange when validation refuses (the map is unchanged; Ceph's
+// osdmaptool ignores this and still prints "Adjusted ..."), else as
+// AdjustItemWeight.
+absl::StatusOr<int> AdjustItemWeightF(crush::MapModel& map, crush::ItemId id, float weight);
+
 }  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_CRUSH_EDIT_H_

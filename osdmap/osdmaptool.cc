@@ -177,10 +177,12 @@ class Runner {
       const std::string w_text = part.substr(colon + 1);
       const float w = std::strtof(w_text.c_str(), &end);
       if (end == w_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
-      // CrushWrapper::adjust_item_weightf(): (int)(w * 0x10000).
-      const auto fixed = static_cast<crush::Weight>(static_cast<int>(w * static_cast<float>(0x10000)));
-      auto changed = AdjustItemWeight(state_.crush, static_cast<crush::ItemId>(id), fixed);
-      if (!changed.ok()) return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
+      // osdmaptool ignores adjust_item_weightf()'s result: a weight that
+      // fails validate_weightf() changes nothing but is still reported.
+      auto changed = AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
+      if (!changed.ok() && changed.status().code() != absl::StatusCode::kOutOfRange) {
+        return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
+      }
       crush_edited_ = true;
       r_.out += absl::StrCat("Adjusted osd.", id, " CRUSH weight to ", FormatFloat(w), "\n");
       if (opt_.save) {

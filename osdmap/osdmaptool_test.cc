@@ -128,6 +128,17 @@ TEST_F(OsdmaptoolTest, TreeMatchesOracle) {
   ExpectSame("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree=json", opt);
 }
 
+TEST_F(OsdmaptoolTest, OutOfRangeCrushWeightsLikeOracle) {
+  // validate_weightf() refuses 123456.789 (> INT_MAX in 16.16), -1 and NaN,
+  // but +inf passes and lands as INT_MIN; -0.000001 truncates to 0. Each is
+  // still reported as "Adjusted"; the tree shows what changed.
+  OsdmaptoolOptions opt;
+  opt.adjust_crush_weight = "2:123456.789,3:-1,4:inf,5:nan,6:-0.000001";
+  opt.tree = true;
+  ExpectSame("--adjust-crush-weight 2:123456.789,3:-1,4:inf,5:nan,6:-0.000001 --tree=plain",
+             opt);
+}
+
 // ceph_crc32c(-1, data) without the final inversion, as OSDMap's crc uses.
 std::uint32_t CephCrc32c(const std::string& data) {
   std::uint32_t crc = 0xffffffffu;
