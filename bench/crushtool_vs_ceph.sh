@@ -8,9 +8,11 @@
 #                    cmake --preset release && cmake --build build --target crushkit)
 #   NUM_X            inputs to map (default 1000000: --min-x 0 --max-x 999999)
 #   RUNS             runs of each tool; the best is kept (default 1)
-# Prints CPU time (user+sys; wall time is too noisy on shared machines) and
-# wall time of the best run of each, and the CPU speed-up ratio. Exit 1 if
-# the outputs differ.
+# Prints wall time and CPU time (user+sys) of the best run of each, the
+# wall-time speed-up ratio as the headline (crushkit maps the x range on
+# several threads: CRUSHKIT_THREADS=N forces N, 1 = single-threaded), the
+# CPU-time ratio, and the load average before and after (wall times on a
+# shared machine depend on it). Exit 1 if the outputs differ.
 set -euo pipefail
 
 crushkit=${1:-build/tools/crushkit}
@@ -31,7 +33,7 @@ export CEPH_ARGS="--crash_dir=$work"
   -o big.bin >/dev/null
 
 python3 - "$crushtool" "$crushkit" "$num_x" "$runs" <<'PY'
-import filecmp, resource, subprocess, sys, time
+import filecmp, os, resource, subprocess, sys, time
 crushtool, crushkit, num_x, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 args = ["-i", "big.bin", "--test", "--show-statistics", "--num-rep", "3",
         "--min-x", "0", "--max-x", str(num_x - 1)]
@@ -48,15 +50,20 @@ def best(cmd, out, err):
         cpu = c if cpu is None else min(cpu, c)
         wall = w if wall is None else min(wall, w)
     return cpu, wall
+load_before = os.getloadavg()
 ceph_cpu, ceph_wall = best([crushtool] + args, "ceph.out", "ceph.err")
 ours_cpu, ours_wall = best([crushkit, "crushtool"] + args, "crushkit.out", "crushkit.err")
 if not filecmp.cmp("ceph.out", "crushkit.out", shallow=False) or \
    not filecmp.cmp("ceph.err", "crushkit.err", shallow=False):
     print("OUTPUTS DIFFER", file=sys.stderr)
     sys.exit(1)
+load_after = os.getloadavg()
 print("map: 10000 OSDs (host straw2 10, rack straw2 20, root straw2), %d inputs x 3 replicas" % num_x)
-print("ceph crushtool:     %8.3f s CPU  %8.3f s wall (best of %d)" % (ceph_cpu, ceph_wall, runs))
-print("crushkit crushtool: %8.3f s CPU  %8.3f s wall (best of %d)" % (ours_cpu, ours_wall, runs))
-print("outputs identical; speed-up (CPU): %.2fx" % (ceph_cpu / ours_cpu))
+print("cpus: %d online; load average %.2f before, %.2f after; CRUSHKIT_THREADS=%s" %
+      (os.cpu_count(), load_before[0], load_after[0], os.environ.get("CRUSHKIT_THREADS", "(auto)")))
+print("ceph crushtool:     %8.3f s wall  %8.3f s CPU (best of %d)" % (ceph_wall, ceph_cpu, runs))
+print("crushkit crushtool: %8.3f s wall  %8.3f s CPU (best of %d)" % (ours_wall, ours_cpu, runs))
+print("outputs identical; speed-up (wall): %.2fx   (CPU): %.2fx" %
+      (ceph_wall / ours_wall, ceph_cpu / ours_cpu))
 PY
 cat ceph.out

@@ -1,10 +1,18 @@
 #include "tools/crushtool/tester.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <span>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "crush/hash.h"
@@ -146,7 +154,222 @@ std::string RuleName(const MapModel& m, int rule) {
   return it == m.rule_names.end() ? std::string() : it->second;
 }
 
+
+// A run of consecutive inputs lo..hi (inclusive, both ints).
+struct XSegment {
+  long long lo = 0;
+  long long hi = 0;
+  std::uint64_t count() const { return static_cast<std::uint64_t>(hi - lo + 1); }
+};
+
+// The inputs CrushTester's batch loop visits, in order: batch b covers
+// batch_min..batch_max computed with Ceph's int arithmetic (wrapping as
+// x86-64 does); the last batch ends at max_x. Empty batches are dropped and
+// adjacent ones joined, so the common case is one segment.
+std::vector<XSegment> BatchSegments(int min_x, int max_x, int batches, int num_objects) {
+  std::vector<XSegment> segments;
+  // --batches <= 0: Ceph (observed) maps nothing and exits 0; the batch
+  // loop below does not run, and we must not divide by zero.
+  int objects_per_batch = batches > 0 ? num_objects / batches : 0;
+  int batch_min = min_x;
+  int batch_max = WrapSub(WrapAdd(min_x, objects_per_batch), 1);
+  for (int current_batch = 0; current_batch < batches; ++current_batch) {
+    if (current_batch == batches - 1) {
+      batch_max = max_x;
+      objects_per_batch = WrapAdd(WrapSub(batch_max, batch_min), 1);
+    }
+    if (batch_min <= batch_max) {
+      if (!segments.empty() && segments.back().hi + 1 == batch_min) {
+        segments.back().hi = batch_max;
+      } else {
+        segments.push_back({batch_min, batch_max});
+      }
+    }
+    batch_min = WrapAdd(batch_max, 1);
+    batch_max = WrapSub(WrapAdd(batch_min, objects_per_batch), 1);
+  }
+  return segments;
+}
+
+// What every mapping of one (rule, num_rep) shares; read-only while the
+// workers run.
+struct RuleRun {
+  const CrushMap* map = nullptr;
+  int rule = 0;
+  int num_rep = 0;
+  std::span<const Weight> weight;
+  crush::ChooseArgsRef choose_args;
+  std::int64_t pool_id = -1;
+  bool output_mappings = false;
+  bool output_bad_mappings = false;
+  std::vector<XSegment> segments;
+  std::vector<std::uint64_t> starts;  // index of each segment's first input
+  std::uint64_t total = 0;            // inputs in all segments
+};
+
+// One thread's mapper state and counters (merged by the caller).
+struct Worker {
+  Worker(const CrushMap& map, int num_rep, int max_devices, bool profile)
+      : ws(map, std::max(num_rep, 0)),
+        result(static_cast<std::size_t>(std::max(num_rep, 0))),
+        per(static_cast<std::size_t>(max_devices), 0),
+        sizes(static_cast<std::size_t>(std::max(num_rep, 0)) + 1, 0) {
+    if (profile) ws.EnableChooseTriesProfile(map);
+  }
+  crush::Workspace ws;
+  std::vector<ItemId> result;
+  std::vector<long long> per;        // results per device
+  std::vector<std::uint64_t> sizes;  // mappings per result length
+  long long diverged = 0;
+  long long emitted_buckets = 0;
+};
+
+// Maps inputs [begin, end) of `run` (indexes into its segments) with `w`,
+// appending the per-x lines to `out`; if `flush` is set, lets it flush
+// after every input (the single-threaded path writes straight to it).
+void MapIndices(const RuleRun& run, Worker& w, std::uint64_t begin, std::uint64_t end,
+                std::string& out, TestOutput* flush) {
+  if (begin >= end) return;
+  const int max_devices = static_cast<int>(w.per.size());
+  const int r = run.rule;
+  const int nr = run.num_rep;
+  std::size_t s = static_cast<std::size_t>(
+      std::upper_bound(run.starts.begin(), run.starts.end(), begin) - run.starts.begin() - 1);
+  std::uint64_t i = begin;
+  while (i < end) {
+    const XSegment& seg = run.segments[s];
+    const std::uint64_t seg_end = std::min(end, run.starts[s] + seg.count());
+    for (long long xl = seg.lo + static_cast<long long>(i - run.starts[s]); i < seg_end;
+         ++xl, ++i) {
+      const int x = static_cast<int>(xl);
+      auto real_x = static_cast<std::uint32_t>(x);
+      if (run.pool_id != -1) {
+        real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(run.pool_id));
+      }
+      const int n = crush::DoRule(*run.map, r, real_x, run.weight, w.ws, w.result, run.choose_args);
+      if (w.ws.diverged_from_ceph()) ++w.diverged;
+      if (run.output_mappings) {
+        out += "CRUSH rule ";
+        out += std::to_string(r);
+        out += " x ";
+        out += std::to_string(x);
+        out.push_back(' ');
+        AppendVector(out, w.result.data(), n);
+        out.push_back('\n');
+      }
+      bool has_item_none = false;
+      for (int k = 0; k < n; ++k) {
+        const ItemId item = w.result[static_cast<std::size_t>(k)];
+        if (item == crush::kItemNone) {
+          has_item_none = true;
+        } else if (item < 0) {
+          ++w.emitted_buckets;
+        } else if (item < max_devices) {
+          // Ceph indexes its counters with any item (a bucket id writes
+          // out of bounds); crushkit counts devices only.
+          ++w.per[static_cast<std::size_t>(item)];
+        }
+      }
+      if (n >= 0 && static_cast<std::size_t>(n) < w.sizes.size()) ++w.sizes[static_cast<std::size_t>(n)];
+      if (run.output_bad_mappings && (n != nr || has_item_none)) {
+        out += "bad mapping rule " + std::to_string(r) + " x " + std::to_string(x) +
+               " num_rep " + std::to_string(nr) + " result ";
+        AppendVector(out, w.result.data(), n);
+        out.push_back('\n');
+      }
+      if (flush != nullptr) flush->MaybeFlush();
+    }
+    ++s;
+  }
+}
+
+// Maps all of `run` with workers.size() threads: chunk c covers inputs
+// [c * chunk_x, (c + 1) * chunk_x); threads claim chunks in order and fill
+// a ring of buffers at most `window` chunks ahead of the writer (this
+// thread), which appends them to `output` in chunk order, so memory stays
+// bounded whatever the range. Returns false, having mapped nothing, if no
+// thread could be started (the caller then maps on this thread).
+bool MapParallel(const RuleRun& run, std::vector<std::unique_ptr<Worker>>& workers,
+                 std::uint64_t chunk_x, TestOutput& output) {
+  const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
+  const std::uint64_t window = 4 * static_cast<std::uint64_t>(workers.size());
+  struct Slot {
+    std::string text;
+    std::uint64_t ready = UINT64_MAX;  // the chunk whose text this holds
+  };
+  std::vector<Slot> slots(static_cast<std::size_t>(window));
+  std::mutex mu;
+  std::condition_variable ready_cv;  // a slot was filled
+  std::condition_variable space_cv;  // the writer consumed a slot
+  std::uint64_t written = 0;         // chunks appended to `output` (under mu)
+  std::atomic<std::uint64_t> next{0};
+
+  auto work = [&](Worker& w) {
+    for (;;) {
+      const std::uint64_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= num_chunks) return;
+      {
+        std::unique_lock lock(mu);
+        space_cv.wait(lock, [&] { return c < written + window; });
+      }
+      Slot& slot = slots[static_cast<std::size_t>(c % window)];
+      slot.text.clear();
+      MapIndices(run, w, c * chunk_x, std::min(run.total, (c + 1) * chunk_x), slot.text, nullptr);
+      {
+        std::lock_guard lock(mu);
+        slot.ready = c;
+      }
+      ready_cv.notify_one();
+    }
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(workers.size());
+  for (auto& w : workers) {
+    try {
+      threads.emplace_back(work, std::ref(*w));
+    } catch (const std::system_error&) {
+      break;  // resource limits: go on with the threads we have
+    }
+  }
+  if (threads.empty()) return false;
+
+  for (std::uint64_t c = 0; c < num_chunks; ++c) {
+    Slot& slot = slots[static_cast<std::size_t>(c % window)];
+    {
+      std::unique_lock lock(mu);
+      ready_cv.wait(lock, [&] { return slot.ready == c; });
+    }
+    output.out += slot.text;
+    output.MaybeFlush();
+    {
+      std::lock_guard lock(mu);
+      ++written;
+    }
+    space_cv.notify_all();
+  }
+  for (std::thread& t : threads) t.join();
+  return true;
+}
+
+int AutomaticThreads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return std::clamp(static_cast<int>(std::min(hw, 1024U)), 1, kMaxAutoTestThreads);
+}
+
 }  // namespace
+
+TestThreading TestThreadingFromEnvironment() {
+  TestThreading threading;
+  const char* env = std::getenv("CRUSHKIT_THREADS");
+  if (env == nullptr || *env == '\0') return threading;
+  char* end = nullptr;
+  const long n = std::strtol(env, &end, 10);
+  if (*end != '\0' || n < 1 || n > kMaxTestThreads) return threading;
+  threading.threads = static_cast<int>(n);
+  threading.min_parallel_x = 0;
+  return threading;
+}
 
 void TestOutput::MaybeFlush() {
   if (out_file != nullptr && out.size() >= flush_threshold) Flush();
@@ -177,6 +400,11 @@ std::string FormatFloat(float value) {
 }
 
 int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output) {
+  return RunCrushTest(map, opt, output, TestThreadingFromEnvironment());
+}
+
+int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output,
+                 const TestThreading& threading) {
   const MapModel& m = map.model();
   const bool statistics =
       opt.output_statistics || opt.output_utilization || opt.output_utilization_all;
@@ -258,8 +486,6 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                         " exceeds the supported maximum " + std::to_string(kMaxNumRep) + "\n");
         return 1;
       }
-      std::vector<long long> per(static_cast<std::size_t>(max_devices), 0);
-      std::map<int, int> sizes;
       const int num_objects = WrapAdd(WrapSub(max_x, min_x), 1);
       int total_weight = 0;
       for (Weight w : weight) total_weight = WrapAdd(total_weight, static_cast<int>(w));
@@ -276,64 +502,56 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
         num_objects_expected[i] = proportional * expected_objects;
       }
 
-      crush::Workspace ws(map, std::max(nr, 0));
-      if (opt.output_choose_tries) ws.EnableChooseTriesProfile(map);
-      std::vector<ItemId> result(static_cast<std::size_t>(std::max(nr, 0)));
+      RuleRun run;
+      run.map = &map;
+      run.rule = r;
+      run.num_rep = nr;
+      run.weight = weight;
+      run.choose_args = choose_args;
+      run.pool_id = opt.pool_id;
+      run.output_mappings = opt.output_mappings;
+      run.output_bad_mappings = opt.output_bad_mappings;
+      run.segments = BatchSegments(min_x, max_x, opt.batches, num_objects);
+      for (const XSegment& seg : run.segments) {
+        run.starts.push_back(run.total);
+        run.total += seg.count();
+      }
 
-      // --batches <= 0: Ceph (observed) maps nothing and exits 0; the batch
-      // loop below does not run, and we must not divide by zero.
-      int objects_per_batch = opt.batches > 0 ? num_objects / opt.batches : 0;
-      int batch_min = min_x;
-      int batch_max = WrapSub(WrapAdd(min_x, objects_per_batch), 1);
-      for (int current_batch = 0; current_batch < opt.batches; ++current_batch) {
-        if (current_batch == opt.batches - 1) {
-          batch_max = max_x;
-          objects_per_batch = WrapAdd(WrapSub(batch_max, batch_min), 1);
+      const std::uint64_t chunk_x = std::max<std::uint64_t>(threading.chunk_x, 1);
+      const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
+      int threads = threading.threads > 0 ? std::min(threading.threads, kMaxTestThreads)
+                                          : AutomaticThreads();
+      if (run.total < threading.min_parallel_x) threads = 1;
+      threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads),
+                                                         std::max<std::uint64_t>(num_chunks, 1)));
+      std::vector<std::unique_ptr<Worker>> workers;
+      for (int t = 0; t < threads; ++t) {
+        workers.push_back(
+            std::make_unique<Worker>(map, nr, max_devices, opt.output_choose_tries));
+      }
+      if (threads <= 1 || !MapParallel(run, workers, chunk_x, output)) {
+        MapIndices(run, *workers[0], 0, run.total, output.out, &output);
+      }
+
+      // Merge the workers' counters (sums: independent of which thread
+      // mapped which input).
+      std::vector<long long>& per = workers[0]->per;
+      std::vector<std::uint64_t>& sizes = workers[0]->sizes;
+      std::vector<std::uint32_t> profile;
+      for (std::size_t t = 0; t < workers.size(); ++t) {
+        Worker& w = *workers[t];
+        diverged += w.diverged;
+        emitted_buckets += w.emitted_buckets;
+        if (opt.output_choose_tries) {
+          const auto p = w.ws.choose_tries_profile();
+          if (profile.size() < p.size()) profile.resize(p.size(), 0);
+          for (std::size_t i = 0; i < p.size(); ++i) profile[i] += p[i];
         }
-        for (long long xl = batch_min; xl <= batch_max; ++xl) {
-          const int x = static_cast<int>(xl);
-          auto real_x = static_cast<std::uint32_t>(x);
-          if (opt.pool_id != -1) {
-            real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
-          }
-          const int n = crush::DoRule(map, r, real_x, weight, ws, result, choose_args);
-          if (ws.diverged_from_ceph()) ++diverged;
-          if (opt.output_mappings) {
-            out += "CRUSH rule ";
-            out += std::to_string(r);
-            out += " x ";
-            out += std::to_string(x);
-            out.push_back(' ');
-            AppendVector(out, result.data(), n);
-            out.push_back('\n');
-          }
-          bool has_item_none = false;
-          for (int i = 0; i < n; ++i) {
-            const ItemId item = result[static_cast<std::size_t>(i)];
-            if (item == crush::kItemNone) {
-              has_item_none = true;
-            } else if (item < 0) {
-              ++emitted_buckets;
-            } else if (item < max_devices) {
-              // Ceph indexes its counters with any item (a bucket id writes
-              // out of bounds); crushkit counts devices only.
-              ++per[static_cast<std::size_t>(item)];
-            }
-          }
-          ++sizes[n];
-          if (opt.output_bad_mappings && (n != nr || has_item_none)) {
-            out += "bad mapping rule " + std::to_string(r) + " x " + std::to_string(x) +
-                   " num_rep " + std::to_string(nr) + " result ";
-            AppendVector(out, result.data(), n);
-            out.push_back('\n');
-          }
-          output.MaybeFlush();
-        }
-        batch_min = WrapAdd(batch_max, 1);
-        batch_max = WrapSub(WrapAdd(batch_min, objects_per_batch), 1);
+        if (t == 0) continue;
+        for (std::size_t i = 0; i < per.size(); ++i) per[i] += w.per[i];
+        for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] += w.sizes[i];
       }
       if (opt.output_choose_tries) {
-        const auto profile = ws.choose_tries_profile();
         bool profiled = false;
         for (std::uint32_t v : profile) profiled = profiled || v != 0;
         if (nr == 0 && !profiled && !choose_tries.empty()) {
@@ -350,7 +568,10 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       }
 
       if (statistics) {
-        for (const auto& [size, count] : sizes) {
+        for (std::size_t size = 0; size < sizes.size(); ++size) {
+          if (sizes[size] == 0) continue;
+          // Ceph counts in an int (std::map<int, int>); x86-64 wraps.
+          const auto count = static_cast<int>(static_cast<std::uint32_t>(sizes[size]));
           out += rule_prefix + " num_rep " + std::to_string(nr) + " result size == " +
                  std::to_string(size) + ":\t" + std::to_string(count) + "/" +
                  std::to_string(WrapAdd(WrapSub(max_x, min_x), 1)) + "\n";

@@ -7,11 +7,22 @@
 //
 // Output is appended to a TestOutput (stdout text, stderr text); callers may
 // flush it while the test runs (see TestOutput::flush_threshold).
-// Thread-safety: RunCrushTest uses only its arguments.
+//
+// Parallelism: for each (rule, num_rep) the x range is cut into chunks that
+// worker threads map concurrently, each with its own crush::Workspace on the
+// shared immutable CrushMap. Per-x lines are buffered per chunk and written
+// in x order; counters (sizes, per-device counts, the choose_tries
+// histogram, divergence counts) are sums, accumulated per thread and merged
+// afterwards. The output is therefore byte-identical to the single-threaded
+// run (tester_test.cc checks this). See TestThreading for the knobs and the
+// CRUSHKIT_THREADS environment variable.
+// Thread-safety: RunCrushTest uses only its arguments (and, in the
+// three-argument form, reads the environment).
 #ifndef CRUSHKIT_TOOLS_CRUSHTOOL_TESTER_H_
 #define CRUSHKIT_TOOLS_CRUSHTOOL_TESTER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -42,9 +53,35 @@ struct TestOutput {
 // crushtool crashes with a stack overflow from roughly 500,000 on.)
 inline constexpr int kMaxNumRep = crush::kMaxWorkspaceResult;
 
+// How RunCrushTest spreads each (rule, num_rep)'s x range over threads.
+struct TestThreading {
+  // Threads mapping inputs: 0 = automatic (hardware_concurrency() capped at
+  // kMaxAutoTestThreads), 1 = single-threaded (the plain loop), N = N
+  // (capped at kMaxTestThreads).
+  int threads = 0;
+  // A (rule, num_rep) with fewer inputs than this is mapped on the calling
+  // thread: below it, thread start-up and workspace set-up do not pay.
+  std::uint64_t min_parallel_x = 4097;
+  // Inputs per work chunk (the unit of buffering and scheduling); >= 1.
+  std::uint64_t chunk_x = 4096;
+};
+inline constexpr int kMaxAutoTestThreads = 8;
+inline constexpr int kMaxTestThreads = 64;
+
+// The threading RunCrushTest uses by default: automatic, unless the
+// environment variable CRUSHKIT_THREADS holds an integer N in
+// 1..kMaxTestThreads, which forces N threads for every x range of more than
+// one chunk (CRUSHKIT_THREADS=1: single-threaded, for debugging). Any other
+// value is ignored (crushtool's output must not change).
+TestThreading TestThreadingFromEnvironment();
+
 // Runs the test over `map` as `crushtool -i MAP --test ...` would after the
 // tunables stage. Returns the process exit status contribution: 0, or 1 for
 // a num_rep above kMaxNumRep (crushkit's defined refusal, message on err).
+// The output does not depend on `threading`.
+int RunCrushTest(const crush::CrushMap& map, const TestOptions& options, TestOutput& output,
+                 const TestThreading& threading);
+// As above with TestThreadingFromEnvironment().
 int RunCrushTest(const crush::CrushMap& map, const TestOptions& options, TestOutput& output);
 
 // C++ ostream default formatting of a float (precision 6, %g style), which
