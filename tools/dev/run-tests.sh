@@ -1,21 +1,49 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine, builds, and runs the whole test suite:
-# unit and golden tests, differential tests against Ceph's crushtool and
-# osdmaptool, fuzz-corpus replays, benchmark smoke runs; then the core,
-# compiler, limits and fuzz-replay tests again under ASan+UBSan.
-# CRUSH_SKIP_SANITIZERS=1 skips the sanitizer pass (it rebuilds those parts).
+# Sets up a fresh Debian 12 machine, builds, and runs the whole test suite
+# (CI's entry point, .ci/run):
+#   1. Release -Werror build of the libraries, tools and benchmarks (gcc -O3
+#      warnings are part of the gate; tests are not built here) and one
+#      smoke run of each benchmark binary;
+#   2. every test -- unit and golden tests, differential tests against Ceph's
+#      crushtool and osdmaptool, cram tests, limits, fuzz-corpus and
+#      regression replays -- built with ASan+UBSan (-fno-sanitize-recover=all,
+#      -O1, -Werror: warnings in test code fail here) and run once
+#      (tools/dev/run-sanitized-tests.sh asan);
+#   3. the concurrent-mapping tests under TSan (run-sanitized-tests.sh tsan).
+# The suite runs once, under the sanitizers. Each phase prints its start
+# time ("== [N s] ...") so CI logs give the breakdown; budget and estimates:
+# tests/fuzz/README.md "CI".
+#
+# CRUSH_SKIP_SANITIZERS=1: quick local run instead -- the Release build and
+# the whole suite on it, no sanitizer builds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
-bash tools/dev/build.sh -DCRUSH_WERROR=ON
 export CEPH_ARGS="--crash_dir=$(mktemp -d)"
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 900
+t0=$SECONDS
+stamp() { echo "== [$((SECONDS - t0)) s] $*"; }
 
-if [[ "${CRUSH_SKIP_SANITIZERS:-0}" != 1 ]]; then
-  echo "== ASan+UBSan: crush core, compiler, limits, fuzz replays"
-  CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
-  CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
-    mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
-    crushtool_args_fuzzer_replay' \
-    bash tools/dev/run-sanitized-tests.sh asan -E '_NOT_BUILT$'
+build_dir=${BUILD_DIR:-build}
+if [[ "${CRUSH_SKIP_SANITIZERS:-0}" == 1 ]]; then
+  stamp "Release -Werror build, tests included"
+  bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=ON
+  stamp "whole suite, Release"
+  ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
+  stamp "done"
+  exit 0
 fi
+stamp "Release -Werror build (libraries, tools, benchmarks)"
+bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=ON
+stamp "benchmark smoke runs, Release"
+# What crush_cc_benchmark's ctest entry runs when tests are built.
+for b in "$build_dir"/crush/crush_mapper_benchmark "$build_dir"/osdmap/pg_mapping_benchmark \
+         "$build_dir"/compiler/compile_benchmark; do
+  [[ -x "$b" ]] || { echo "missing benchmark $b" >&2; exit 1; }
+  "$b" --benchmark_min_time=0.01 >/dev/null
+done
+
+stamp "whole suite, ASan+UBSan"
+BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
+stamp "concurrent-mapping tests, TSan"
+BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
+stamp "done"
