@@ -362,7 +362,7 @@ int AutomaticThreads() {
 TestThreading TestThreadingFromEnvironment() {
   TestThreading threading;
   const char* env = std::getenv("CRUSHKIT_THREADS");
-  if (env == nullptr || *env == '\0') return threading;
+  if (env == nullptr || *env < '0' || *env > '9') return threading;  // digits only
   char* end = nullptr;
   const long n = std::strtol(env, &end, 10);
   if (*end != '\0' || n < 1 || n > kMaxTestThreads) return threading;

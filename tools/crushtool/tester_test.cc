@@ -1,6 +1,7 @@
 #include "tools/crushtool/tester.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,29 @@ TEST(RunCrushTestThreadsTest, EmittedBucketsAreCountedOnceAcrossThreads) {
   // 100 inputs x 2 distinct hosts each (4 hosts, all weighted).
   EXPECT_THAT(c.out, HasSubstr("rule 1 (hosts) num_rep 2 result size == 2:\t100/100\n"));
   EXPECT_THAT(c.err, HasSubstr("results held 200 bucket id(s)"));
+}
+
+// CRUSHKIT_THREADS: an integer 1..64 forces that many threads (and drops
+// the size threshold); anything else leaves the automatic default.
+TEST(RunCrushTestThreadsTest, EnvironmentVariable) {
+  const char* saved = std::getenv("CRUSHKIT_THREADS");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  const TestThreading automatic;
+  for (const char* bad : {"", "0", "-1", "65", "2x", "x", " 2", "99999999999999999999"}) {
+    ::setenv("CRUSHKIT_THREADS", bad, 1);
+    const TestThreading t = TestThreadingFromEnvironment();
+    EXPECT_EQ(t.threads, 0) << bad;
+    EXPECT_EQ(t.min_parallel_x, automatic.min_parallel_x) << bad;
+  }
+  ::setenv("CRUSHKIT_THREADS", "1", 1);
+  EXPECT_EQ(TestThreadingFromEnvironment().threads, 1);
+  ::setenv("CRUSHKIT_THREADS", "64", 1);
+  const TestThreading forced = TestThreadingFromEnvironment();
+  EXPECT_EQ(forced.threads, 64);
+  EXPECT_EQ(forced.min_parallel_x, 0U);
+  ::unsetenv("CRUSHKIT_THREADS");
+  EXPECT_EQ(TestThreadingFromEnvironment().threads, 0);
+  if (saved != nullptr) ::setenv("CRUSHKIT_THREADS", saved_value.c_str(), 1);
 }
 
 }  // namespace
