@@ -31,6 +31,16 @@ absl::Status Overflow(const char* what) {
   return absl::OutOfRangeError(std::string(what) + " weight overflows 32 bits");
 }
 
+// builder.c stores `(__u32)(straw * 0x10000)`, undefined in C once the
+// product passes 2^32 (extreme weight ratios). Ceph's x86-64 build converts
+// through a 64-bit integer and keeps the low 32 bits; do the same, defined.
+Weight StrawToFixed(double straw) {
+  const double scaled = straw * 0x10000;
+  constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+  if (!(scaled > -kInt64Limit && scaled < kInt64Limit)) return 0;  // cvttsd2si: 1 << 63
+  return static_cast<Weight>(static_cast<std::uint64_t>(static_cast<std::int64_t>(scaled)));
+}
+
 }  // namespace
 
 int TreeDepth(int size) {
@@ -72,7 +82,7 @@ std::vector<Weight> CalcStraws(std::span<const Weight> weights, int straw_calc_v
         ++i;
         continue;
       }
-      straws[reverse[i]] = static_cast<Weight>(straw * 0x10000);
+      straws[reverse[i]] = StrawToFixed(straw);
       ++i;
       if (i == size) break;
       if (weights[reverse[i]] == weights[reverse[i - 1]]) continue;
@@ -91,7 +101,7 @@ std::vector<Weight> CalcStraws(std::span<const Weight> weights, int straw_calc_v
         --numleft;
         continue;
       }
-      straws[reverse[i]] = static_cast<Weight>(straw * 0x10000);
+      straws[reverse[i]] = StrawToFixed(straw);
       ++i;
       if (i == size) break;
       wbelow += (static_cast<double>(weights[reverse[i - 1]]) - lastw) * numleft;

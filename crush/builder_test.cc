@@ -131,5 +131,42 @@ TEST(BuilderOracleTest, StrawsMatchCrushtool) {
   std::filesystem::remove_all(dir);
 }
 
+// Extreme weight ratios make builder.c's `(__u32)(straw * 0x10000)` exceed
+// 2^32 (undefined in C). Bucket items may weigh up to 65535, so hosts of one
+// device carry the weights here; CalcStraws must store what crushtool stores.
+TEST(BuilderOracleTest, StrawsBeyond32BitsMatchCrushtool) {
+  if (std::system("command -v crushtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "crushtool not installed";
+  const std::vector<std::vector<double>> cases = {
+      {0.00002, 60000}, {0.00002, 0.00002, 30000}, {0.00002, 0.0001, 1, 1000, 20000}, {0.00002, 40000, 0}};
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("builder_big_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (int version : {0, 1}) {
+    for (const std::vector<double>& ws : cases) {
+      std::string text = "tunable straw_calc_version " + std::to_string(version) + "\n";
+      for (std::size_t i = 0; i < ws.size(); ++i) text += "device " + std::to_string(i) + " d" + std::to_string(i) + "\n";
+      text += "type 0 osd\ntype 1 host\ntype 2 root\n";
+      for (std::size_t i = 0; i < ws.size(); ++i) {
+        text += "host h" + std::to_string(i) + " {\n\tid " + std::to_string(-2 - static_cast<int>(i)) +
+                "\n\talg straw2\n\titem d" + std::to_string(i) + " weight 1\n}\n";
+      }
+      text += "root r {\n\tid -1\n\talg straw\n";
+      for (std::size_t i = 0; i < ws.size(); ++i) {
+        text += "\titem h" + std::to_string(i) + " weight " + std::to_string(ws[i]) + "\n";
+      }
+      text += "}\n";
+      std::ofstream((dir / "m.txt").string()) << text;
+      const std::string cmd = "cd '" + dir.string() + "' && CEPH_ARGS=--crash_dir=. crushtool -c m.txt -o m.bin >/dev/null 2>&1";
+      ASSERT_EQ(std::system(cmd.c_str()), 0) << text;
+      absl::StatusOr<MapModel> m = DecodeCrushMap(crush_testing::ReadFileOrEmpty((dir / "m.bin").string()));
+      ASSERT_THAT(m, IsOk());
+      const Bucket* b = m->FindBucket(-1);
+      ASSERT_NE(b, nullptr);
+      EXPECT_EQ(CalcStraws(b->item_weights, version), b->straws) << "version " << version << " " << text;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace crushkit::crush

@@ -356,7 +356,10 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
                              std::uint32_t vary_r, std::uint32_t stable, ItemId* out2,
                              int parent_r) {
   int count = out_size;
-  for (int rep = stable != 0 ? 0 : outpos; rep < numrep && count > 0; ++rep) {
+  // Once the budget is spent every remaining rep is skipped: stop instead of
+  // counting up to an absurd numrep.
+  for (int rep = stable != 0 ? 0 : outpos; rep < numrep && count > 0 && !ws_.exhausted_;
+       ++rep) {
     std::uint32_t ftotal = 0;
     bool skip_rep = false;
     bool retry_descent = false;
@@ -384,6 +387,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         } else {
           if (local_fallback_retries > 0 && flocal >= (in->size >> 1) &&
               flocal > local_fallback_retries) {
+            Spend(1);  // as BucketChoose charges a uniform draw: huge local tries must end
             item = PermChoose(*in, static_cast<std::uint32_t>(r));
           } else {
             item = BucketChoose(*in, static_cast<std::uint32_t>(r), outpos);

@@ -248,7 +248,9 @@ TEST_P(BigRuleIdTest, DecodesBuildsAndMapsLikeCrushtool) {
   ASSERT_THAT(map.status(), IsOk());
   EXPECT_EQ(map->max_rules(), id + 1);
   EXPECT_TRUE(map->RuleExists(id));
-  if (id > 0xff) EXPECT_FALSE(map->RuleExists(id & 0xff));
+  if (id > 0xff) {
+    EXPECT_FALSE(map->RuleExists(id & 0xff));
+  }
 
   constexpr std::uint32_t kMaxX = 511;
   ASSERT_EQ(dir.Crushtool("-i " + dir.Path("map.bin") + " --test --show-mappings --num-rep 3 --rule " +
