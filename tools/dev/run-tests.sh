@@ -9,7 +9,10 @@
 #      regression replays -- built with ASan+UBSan (-fno-sanitize-recover=all,
 #      -O1, -Werror: warnings in test code fail here) and run once
 #      (tools/dev/run-sanitized-tests.sh asan);
-#   3. the concurrent-mapping tests under TSan (run-sanitized-tests.sh tsan).
+#   3. the concurrent-mapping tests under TSan (run-sanitized-tests.sh tsan);
+#   4. the embedding check: crush_core installed into a temporary prefix and
+#      samples/embed built against it with find_package(crush)
+#      (tools/dev/check-embed.sh).
 # The suite runs once, under the sanitizers. Each phase prints its start
 # time ("== [N s] ...") so CI logs give the breakdown; budget and estimates:
 # tests/fuzz/README.md "CI".
@@ -29,6 +32,8 @@ if [[ "${CRUSH_SKIP_SANITIZERS:-0}" == 1 ]]; then
   bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=ON
   stamp "whole suite, Release"
   ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
+  stamp "embedding check"
+  bash tools/dev/check-embed.sh
   stamp "done"
   exit 0
 fi
@@ -46,4 +51,6 @@ stamp "whole suite, ASan+UBSan"
 BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
 stamp "concurrent-mapping tests, TSan"
 BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
+stamp "embedding check (installed crush_core, samples/embed)"
+bash tools/dev/check-embed.sh
 stamp "done"
