@@ -34,6 +34,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/paths.h"
+#include "tools/crushtool/front_test_util.h"
 #include "tools/crushtool/crushtool.h"
 
 namespace crushkit::tools::crushtool {
@@ -42,31 +43,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int rc = 0;
-  std::string out, err;
-};
-
-std::string Slurp(std::FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
-}
-
-Result RunOurs(const std::vector<std::string>& args) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  Result r;
-  r.rc = RunCrushtoolCommand(args, out, err);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  std::fclose(out);
-  std::fclose(err);
-  return r;
-}
+using test_util::Result;
+using test_util::RunOurs;
 
 // Ceph's exit status under `timeout 20` (124 = hang, >= 128 = signal).
 int RunCephStatus(const std::string& dir, const std::string& args) {

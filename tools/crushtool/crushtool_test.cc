@@ -14,40 +14,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/paths.h"
+#include "tools/crushtool/front_test_util.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
 
-struct Result {
-  int rc = 0;
-  std::string out, err;
-  bool operator==(const Result&) const = default;
-};
-
-std::ostream& operator<<(std::ostream& os, const Result& r) {
-  return os << "rc=" << r.rc << "\n--stdout--\n" << r.out << "--stderr--\n" << r.err;
-}
-
-std::string Slurp(std::FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
-}
-
-Result RunOurs(const std::vector<std::string>& args) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  Result r;
-  r.rc = RunCrushtoolCommand(args, out, err);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
-  std::fclose(out);
-  std::fclose(err);
-  return r;
-}
+using test_util::Result;
+using test_util::RunOurs;
 
 std::string Quote(const std::string& s) {
   std::string q = "'";
