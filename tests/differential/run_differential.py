@@ -235,6 +235,8 @@ def check_map(task):
 def main():
     ap = argparse.ArgumentParser(description="crushkit crushtool vs Ceph crushtool")
     ap.add_argument("--maps", type=int, default=50)
+    ap.add_argument("--first-map", type=int, default=0,
+                    help="index of the first map (a big run can be split: --first-map 1000 --maps 1000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--runs-per-map", type=int, default=3)
@@ -255,11 +257,13 @@ def main():
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
     tasks = [(a.seed, i, crushkit, "crushtool", a.runs_per_map, a.x_max, a.keep_failures,
               max(1, a.cd_every))
-             for i in range(a.maps)]
+             for i in range(a.first_map, a.first_map + a.maps)]
     total = {}
     failures = []
     with multiprocessing.Pool(a.jobs) as pool:
-        for res in pool.imap_unordered(check_map, tasks):
+        for done, res in enumerate(pool.imap_unordered(check_map, tasks), 1):
+            if done % 100 == 0:  # long runs: a sign of life on stderr
+                print("... %d/%d maps" % (done, a.maps), file=sys.stderr, flush=True)
             for k, v in res.items():
                 if k == "failures":
                     failures += v
