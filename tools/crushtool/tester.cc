@@ -107,46 +107,6 @@ void AppendVector(std::string& s, const ItemId* v, int n) {
   s.push_back(']');
 }
 
-// With result_max 0 (--num-rep 0) Ceph's crush_do_rule still calls
-// crush_choose_indep() once per working-set bucket of every choose/chooseleaf
-// indep step with a positive count; each call has no slot to fill and records
-// choose_tries[0]++. firstn steps record nothing. Returns that number of
-// calls for one crush_do_rule(), for maps where the mapper does not profile
-// result_max 0 calls itself.
-int IndepCallsWithoutSlots(const CrushMap& map, int rule) {
-  const MapModel& m = map.model();
-  int calls = 0;
-  int wsize = 0;
-  bool w_is_bucket = false;
-  for (const crush::RuleStep& s : m.rules[static_cast<std::size_t>(rule)].steps) {
-    switch (s.op) {
-      case crush::RuleOp::kTake:
-        if ((s.arg1 >= 0 && s.arg1 < map.max_devices()) || map.BucketExists(s.arg1)) {
-          wsize = 1;
-          w_is_bucket = s.arg1 < 0;
-        }
-        break;
-      case crush::RuleOp::kChooseFirstn:
-      case crush::RuleOp::kChooseleafFirstn:
-      case crush::RuleOp::kChooseIndep:
-      case crush::RuleOp::kChooseleafIndep:
-        if (wsize == 0) break;
-        if ((s.op == crush::RuleOp::kChooseIndep || s.op == crush::RuleOp::kChooseleafIndep) &&
-            s.arg1 > 0 && w_is_bucket) {
-          ++calls;
-        }
-        wsize = 0;  // nothing was placed: the next step's working set is empty
-        break;
-      case crush::RuleOp::kEmit:
-        wsize = 0;
-        break;
-      default:
-        break;
-    }
-  }
-  return calls;
-}
-
 std::string RuleName(const MapModel& m, int rule) {
   // Ceph streams a null char* here (and then builds a std::string from it,
   // which throws); crushkit prints an unnamed rule's name as empty.
@@ -552,17 +512,6 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
         for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] += w.sizes[i];
       }
       if (opt.output_choose_tries) {
-        bool profiled = false;
-        for (std::uint32_t v : profile) profiled = profiled || v != 0;
-        if (nr == 0 && !profiled && !choose_tries.empty()) {
-          // The mapper returns at once for result_max 0; account for the
-          // calls Ceph makes anyway (see IndepCallsWithoutSlots).
-          const int calls = IndepCallsWithoutSlots(map, r);
-          if (opt.batches > 0 && max_x >= min_x) {
-            choose_tries[0] += static_cast<std::uint32_t>(calls) *
-                               (static_cast<std::uint32_t>(max_x - min_x) + 1U);
-          }
-        }
         const std::size_t n = std::min(profile.size(), choose_tries.size());
         for (std::size_t i = 0; i < n; ++i) choose_tries[i] += profile[i];
       }
