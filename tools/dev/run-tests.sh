@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, builds, and runs the whole test suite
-# (CI's entry point, .ci/run). Default (CI):
-#   1. Release -Werror build of everything, tests and benchmarks included, and
-#      the whole suite on it -- unit and golden tests, differential tests
-#      against Ceph's crushtool and osdmaptool, cram tests, limits, fuzz-corpus
-#      and regression replays, benchmark smoke runs;
-#   2. the core, compiler, limits and fuzz-replay tests again under ASan+UBSan
-#      (-fno-sanitize-recover=all); CRUSH_SKIP_SANITIZERS=1 skips this;
-#   3. the embedding check: crush_core installed into a temporary prefix and
+# (CI's entry point, .ci/run). Default (CI), every test once under
+# sanitizers:
+#   1. Release -Werror build of libraries, tools and benchmarks (no tests),
+#      one --benchmark_min_time=0.01 smoke run of each benchmark;
+#   2. every test built and run under ASan+UBSan (-fno-sanitize-recover=all):
+#      unit and golden tests, limits, fuzz-corpus and regression replays, and
+#      the differential, cram, compile and osdmap suites against Ceph's
+#      crushtool and osdmaptool with the ASan crushkit as the tool under test;
+#   3. the concurrent-mapping tests under TSan;
+#   4. the embedding check: crush_core installed into a temporary prefix and
 #      samples/embed built against it with find_package(crush)
 #      (tools/dev/check-embed.sh).
-# CRUSH_FULL_SANITIZERS=1: instead, a Release -Werror build without tests,
-# then every test built and run under ASan+UBSan, then the concurrent-mapping
-# tests under TSan, then the embedding check (longer; not yet timed end to end
-# on a CI machine, see tests/fuzz/README.md "CI"). Each phase prints its start
-# time ("== [N s] ...").
+# CRUSH_CI_FLOW=release: the quicker developer loop instead -- the whole
+# suite on a Release -Werror build, then only crush_tests, compiler_tests,
+# limits_tests and the fuzz replays under ASan+UBSan (CRUSH_SKIP_SANITIZERS=1
+# skips that), then the embedding check.
+# Each phase prints its start time ("== [N s] ...").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
@@ -23,38 +25,41 @@ t0=$SECONDS
 stamp() { echo "== [$((SECONDS - t0)) s] $*"; }
 
 build_dir=${BUILD_DIR:-build}
-if [[ "${CRUSH_FULL_SANITIZERS:-0}" != 1 ]]; then
-  stamp "Release -Werror build, tests included"
-  bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=ON -DCRUSH_BUILD_BENCHMARKS=ON
-  stamp "whole suite, Release"
-  ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
-  if [[ "${CRUSH_SKIP_SANITIZERS:-0}" != 1 ]]; then
-    stamp "ASan+UBSan: crush core, compiler, limits, fuzz replays"
-    CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
-    CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
-      mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
-      crushtool_args_fuzzer_replay' \
-      BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
-  fi
-  stamp "embedding check (installed crush_core, samples/embed)"
-  bash tools/dev/check-embed.sh
-  stamp "done"
-  exit 0
-fi
-stamp "Release -Werror build (libraries, tools, benchmarks)"
-bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=ON
-stamp "benchmark smoke runs, Release"
-# What crush_cc_benchmark's ctest entry runs when tests are built.
-for b in "$build_dir"/crush/crush_mapper_benchmark "$build_dir"/osdmap/pg_mapping_benchmark \
-         "$build_dir"/compiler/compile_benchmark; do
-  [[ -x "$b" ]] || { echo "missing benchmark $b" >&2; exit 1; }
-  "$b" --benchmark_min_time=0.01 >/dev/null
-done
-
-stamp "whole suite, ASan+UBSan"
-BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
-stamp "concurrent-mapping tests, TSan"
-BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
+case "${CRUSH_CI_FLOW:-sanitizers}" in
+  release)
+    stamp "Release -Werror build, tests included"
+    bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=ON -DCRUSH_BUILD_BENCHMARKS=ON
+    stamp "whole suite, Release"
+    ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
+    if [[ "${CRUSH_SKIP_SANITIZERS:-0}" != 1 ]]; then
+      stamp "ASan+UBSan: crush core, compiler, limits, fuzz replays"
+      CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
+      CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
+        mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
+        crushtool_args_fuzzer_replay' \
+        BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
+    fi
+    ;;
+  sanitizers)
+    stamp "Release -Werror build (libraries, tools, benchmarks)"
+    bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=ON
+    stamp "benchmark smoke runs, Release"
+    # What crush_cc_benchmark's ctest entry runs when tests are built.
+    for b in "$build_dir"/crush/crush_mapper_benchmark "$build_dir"/osdmap/pg_mapping_benchmark \
+             "$build_dir"/compiler/compile_benchmark; do
+      [[ -x "$b" ]] || { echo "missing benchmark $b" >&2; exit 1; }
+      "$b" --benchmark_min_time=0.01 >/dev/null
+    done
+    stamp "whole suite, ASan+UBSan"
+    BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
+    stamp "concurrent-mapping tests, TSan"
+    BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
+    ;;
+  *)
+    echo "CRUSH_CI_FLOW must be 'sanitizers' (default) or 'release'" >&2
+    exit 2
+    ;;
+esac
 stamp "embedding check (installed crush_core, samples/embed)"
 bash tools/dev/check-embed.sh
 stamp "done"
