@@ -31,6 +31,11 @@ class CrushPlacement final : public RawPlacement {
   // `map` must outlive this object.
   explicit CrushPlacement(const crush::CrushMap& map);
 
+  // Bucket items one DoRule() call may examine (crush::Workspace::budget;
+  // default crush::kDefaultWorkBudget). Lower it to bound the cost of
+  // mapping untrusted maps more tightly.
+  void set_work_budget(std::uint64_t budget) { ws_.set_budget(budget); }
+
   int FindRule(int ruleset, int type, int size) const override;
   int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
              std::int64_t pool, std::span<std::int32_t> out) override;
