@@ -12,9 +12,12 @@
 #   $CRUSH_SANITIZE_EXCLUDE (a ctest -LE regex) are skipped. -Werror is on
 #   (CI builds the tests only here); CRUSH_WERROR=OFF turns it off.
 #   Build dir: ${BUILD_DIR:-build-asan}.
-# tsan: gcc, -fsanitize=thread, builds only the crush_core tests and runs
-#   the concurrent-mapping tests (many threads sharing one CrushMap, each
-#   with its own Workspace). Build dir: ${BUILD_DIR:-build-tsan}.
+# tsan: gcc, -fsanitize=thread, builds the crush_core tests, the crushtool
+#   front's tests and the crushkit binary, and runs every multi-threaded
+#   path: the concurrent-mapping tests (many threads sharing one CrushMap,
+#   each with its own Workspace), the threaded `crushtool --test` tests, and
+#   tools/dev/check-threaded-cli.sh (`crushtool --test` and `map-pgs`, one
+#   thread vs four, byte-identical). Build dir: ${BUILD_DIR:-build-tsan}.
 #
 # Installs missing Debian packages first (tools/dev/setup.sh; needs root on a
 # fresh machine). Extra arguments go to ctest, e.g. `-R crush_tests` or
@@ -57,15 +60,15 @@ case "$mode" in
   tsan)
     build_dir=${BUILD_DIR:-build-tsan}
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_COMPILER=g++ \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
       -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF \
-      -DCRUSH_BUILD_COMPILER=OFF -DCRUSH_BUILD_OSDMAP=OFF -DCRUSH_BUILD_TOOLS=OFF >/dev/null
-    cmake --build "$build_dir" -j "$jobs" --target crush_tests
+      -DCRUSH_BUILD_COMPILER=ON -DCRUSH_BUILD_OSDMAP=ON -DCRUSH_BUILD_TOOLS=ON >/dev/null
+    cmake --build "$build_dir" -j "$jobs" --target crush_tests crushtool_tests crushkit
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
-    # gtest filter pattern (ctest -R regex) of the tests that share maps
-    # between threads.
+    # ctest -R regex of the tests that run threads.
     ctest --test-dir "$build_dir" --output-on-failure -j 1 --timeout 900 \
-      -R "${CRUSH_TSAN_TESTS:-Concurren}" "$@"
+      -R "${CRUSH_TSAN_TESTS:-Concurren|RunCrushTestThreads}" -E '_NOT_BUILT$' "$@"
+    bash tools/dev/check-threaded-cli.sh "$build_dir"
     ;;
   *)
     echo "usage: $0 [asan|tsan] [ctest args...]" >&2

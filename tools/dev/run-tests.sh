@@ -8,7 +8,8 @@
 #      unit and golden tests, limits, fuzz-corpus and regression replays, and
 #      the differential, cram, compile and osdmap suites against Ceph's
 #      crushtool and osdmaptool with the ASan crushkit as the tool under test;
-#   3. the concurrent-mapping tests under TSan;
+#   3. every multi-threaded path under TSan: concurrent mapping on one map,
+#      threaded crushtool --test and map-pgs (tools/dev/check-threaded-cli.sh);
 #   4. the embedding check: crush_core installed into a temporary prefix and
 #      samples/embed built against it with find_package(crush)
 #      (tools/dev/check-embed.sh).
@@ -52,7 +53,7 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     done
     stamp "whole suite, ASan+UBSan"
     BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
-    stamp "concurrent-mapping tests, TSan"
+    stamp "multi-threaded paths, TSan"
     BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
     ;;
   *)
