@@ -31,12 +31,12 @@ if ! command -v osdmaptool > /dev/null; then
   exit 0
 fi
 export CEPH_ARGS="${CEPH_ARGS:---crash_dir=$work}"
-(
-  cd "$work"
-  timeout 60 osdmaptool --createsimple 24 --pg_bits 7 --with-default-pool --clobber om > /dev/null 2>&1
-  timeout 60 osdmaptool om --export-crush crush.bin > /dev/null 2>&1
-  timeout 60 osdmaptool om --dump json > om.json 2> /dev/null
-)
+om=$work/om
+timeout 60 osdmaptool --createsimple 24 --pg_bits 7 --with-default-pool --clobber "$om" > /dev/null 2>&1 \
+  || fail "osdmaptool --createsimple"
+timeout 60 osdmaptool "$om" --export-crush "$work/crush.bin" > /dev/null 2>&1 \
+  || fail "osdmaptool --export-crush"
+timeout 60 osdmaptool "$om" --dump json > "$work/om.json" 2> /dev/null || fail "osdmaptool --dump json"
 "$ck" import --osdmap "$work/om.json" --crush "$work/crush.bin" -o "$work/state"
 for t in 1 4; do
   "$ck" map-pgs "$work/state" --threads $t > "$work/pgs.$t" || fail "map-pgs --threads $t exited $?"
