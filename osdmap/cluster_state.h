@@ -85,8 +85,33 @@ struct PgStat {
   bool operator==(const PgStat&) const = default;
 };
 
+// Per-OSD capacity and use from `ceph osd df -f json` (optional; the planner
+// projects fill from it).
+struct OsdUsage {
+  std::uint64_t kb = 0;       // total capacity
+  std::uint64_t kb_used = 0;  // total - available
+
+  bool operator==(const OsdUsage&) const = default;
+};
+
+// Per-pool totals from `ceph df -f json` (optional; the planner's fallback
+// for PG sizes when there are no per-PG stats).
+struct PoolUsage {
+  std::uint64_t stored_bytes = 0;  // pools[].stats.stored (logical bytes)
+  std::uint64_t objects = 0;       // pools[].stats.objects
+
+  bool operator==(const PoolUsage&) const = default;
+};
+
 struct ClusterState {
   std::uint32_t epoch = 0;
+  // The cluster's fsid (`ceph osd dump` "fsid"); empty when unknown.
+  std::string fsid;
+  // OSDMap's full ratios (`ceph osd dump` nearfull_ratio, ...); Ceph's
+  // defaults when the dump did not carry them.
+  float nearfull_ratio = 0.85f;
+  float backfillfull_ratio = 0.90f;
+  float full_ratio = 0.95f;
   // osds.size() is Ceph's max_osd.
   std::vector<OsdInfo> osds;
   std::map<std::int64_t, Pool> pools;
@@ -96,6 +121,8 @@ struct ClusterState {
   std::map<PgId, std::vector<std::int32_t>> pg_temp;
   std::map<PgId, std::int32_t> primary_temp;
   std::map<PgId, PgStat> pg_stats;
+  std::map<std::int32_t, OsdUsage> osd_usage;   // by OSD id
+  std::map<std::int64_t, PoolUsage> pool_usage;  // by pool id
   // The crush map as Ceph encodes it, and its decoded model. Both are kept
   // so a state file round-trips the exact bytes the cluster had.
   std::string crush_bytes;

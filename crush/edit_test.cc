@@ -1,0 +1,3 @@
+#include "crush/edit.h"
+
+#include <gtest/gtest.h>

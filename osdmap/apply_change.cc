@@ -1,0 +1,1 @@
+#include "osdmap/apply_change.h"

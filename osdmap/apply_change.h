@@ -1,0 +1,8 @@
+// osdmap/apply_change
+// (Scaffold: filled in by the change-planner work, issue 13.)
+#ifndef CRUSHKIT_OSDMAP_APPLY_CHANGE_H_
+#define CRUSHKIT_OSDMAP_APPLY_CHANGE_H_
+
+namespace crushkit::osdmap {}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_APPLY_CHANGE_H_

@@ -1,0 +1,3 @@
+#include "osdmap/apply_change.h"
+
+#include <gtest/gtest.h>

@@ -1,0 +1,1 @@
+#include "osdmap/change_ops.h"

@@ -1,0 +1,8 @@
+// osdmap/change_ops
+// (Scaffold: filled in by the change-planner work, issue 13.)
+#ifndef CRUSHKIT_OSDMAP_CHANGE_OPS_H_
+#define CRUSHKIT_OSDMAP_CHANGE_OPS_H_
+
+namespace crushkit::osdmap {}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_CHANGE_OPS_H_

@@ -1,0 +1,3 @@
+#include "osdmap/change_ops.h"
+
+#include <gtest/gtest.h>

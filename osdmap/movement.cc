@@ -1,0 +1,1 @@
+#include "osdmap/movement.h"

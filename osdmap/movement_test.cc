@@ -1,0 +1,3 @@
+#include "osdmap/movement.h"
+
+#include <gtest/gtest.h>

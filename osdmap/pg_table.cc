@@ -1,0 +1,1 @@
+#include "osdmap/pg_table.h"

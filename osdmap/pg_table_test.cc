@@ -1,0 +1,3 @@
+#include "osdmap/pg_table.h"
+
+#include <gtest/gtest.h>

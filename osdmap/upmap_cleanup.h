@@ -1,0 +1,8 @@
+// osdmap/upmap_cleanup
+// (Scaffold: filled in by the change-planner work, issue 13.)
+#ifndef CRUSHKIT_OSDMAP_UPMAP_CLEANUP_H_
+#define CRUSHKIT_OSDMAP_UPMAP_CLEANUP_H_
+
+namespace crushkit::osdmap {}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_UPMAP_CLEANUP_H_

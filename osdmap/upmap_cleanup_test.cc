@@ -1,0 +1,3 @@
+#include "osdmap/upmap_cleanup.h"
+
+#include <gtest/gtest.h>
