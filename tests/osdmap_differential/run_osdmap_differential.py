@@ -82,7 +82,7 @@ def build_crush(rng, d, only_choose_args=False):
     return (max(ids) + 1 if ids else 1), "choose_args" in text, True
 
 
-def random_flags(rng, max_osd, pg_num, has_upmaps):
+def random_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress=False):
     flags = []
     if rng.random() < 0.75:
         flags.append("--mark-up-in")
@@ -115,7 +115,7 @@ def random_flags(rng, max_osd, pg_num, has_upmaps):
         flags += ["--test-map-object", "obj_%d" % rng.randrange(1 << 20)]
     if rng.random() < 0.25:
         flags += ["--export-crush", "out.crush"]
-    if rng.random() < (0.6 if has_upmaps else 0.15):
+    if rng.random() < (0.85 if upmap_stress else 0.6 if has_upmaps else 0.15):
         # Runs after the marks and CRUSH weight edits, before the tests, which
         # then map with the cleaned upmaps.
         flags += ["--upmap-cleanup", "-" if rng.random() < 0.75 else "cleanup.txt"]
@@ -262,7 +262,7 @@ def saved_upmaps_crushkit(path):
 
 
 def one_base(job):
-    seed, index, variations, crushkit, only_choose_args = job
+    seed, index, variations, crushkit, only_choose_args, upmap_stress = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="osdmapdiff-")
     res = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
@@ -287,7 +287,7 @@ def one_base(job):
         if rc != 0:
             res["bad_base"] = 1
             return res
-        if rng.random() < 0.7:
+        if upmap_stress or rng.random() < 0.7:
             persist = ["--mark-up-in"]
             if rng.random() < 0.5:
                 persist += ["--mark-out", str(rng.randrange(max_osd))]
@@ -295,7 +295,7 @@ def one_base(job):
                 persist += ["--mark-up", str(rng.randrange(max_osd))]
             persist += ["--adjust-crush-weight", "%d:%s" % (
                 rng.randrange(max_osd), rng.choice(["0.5", "1", "2"])), "--save"]
-            if rng.random() < 0.8:
+            if upmap_stress or rng.random() < 0.8:
                 persist += ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
                             "--upmap-deviation", "1",
                             "--osd_calc_pg_upmaps_aggressively=false"]
@@ -306,7 +306,7 @@ def one_base(job):
         has_upmaps = os.path.exists(os.path.join(d, "upmap.txt")) and \
             os.path.getsize(os.path.join(d, "upmap.txt")) > 0
         res["upmap_bases"] += 1 if has_upmaps else 0
-        if rng.random() < (0.7 if has_upmaps else 0.25):
+        if rng.random() < (0.9 if upmap_stress else 0.7 if has_upmaps else 0.25):
             res["crush_edits"] += 1 if edit_crush(rng, d) else 0
         rc, out, _ = run(["osdmaptool", "om", "--export-crush", "exported.bin",
                           "--dump", "json"], d)
@@ -362,7 +362,7 @@ def one_base(job):
                 res["diffs"].append("base %d (seed %d): map-pgs differs (rc %s, %d vs %d lines)"
                                     % (index, seed, krc, len(got), len(want)))
         for v in range(variations):
-            flags = random_flags(rng, max_osd, pg_num, has_upmaps)
+            flags = random_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress)
             shutil.copyfile(os.path.join(d, "om"), os.path.join(d, "om.scratch"))
             # crushkit works on a copy (--save may write it); JSON whatever
             # the state's format, so the saved upmaps can be read back.
@@ -445,6 +445,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--only-choose-args", action="store_true",
                     help="every base is a random text map with choose_args (weight sets)")
+    ap.add_argument("--upmap-stress", action="store_true",
+                    help="every base runs the upmap balancer, 90%% get a crushtool edit, "
+                         "85%% of the variations run --upmap-cleanup")
     ap.add_argument("--min-states", type=int, default=0,
                     help="fail unless at least this many states were compared")
     a = ap.parse_args()
@@ -452,7 +455,8 @@ def main():
         print("osdmaptool/crushtool not installed; skipping")
         return 77
     crushkit = os.path.abspath(a.crushkit)
-    jobs = [(a.seed, i, a.variations, crushkit, a.only_choose_args) for i in range(a.bases)]
+    jobs = [(a.seed, i, a.variations, crushkit, a.only_choose_args, a.upmap_stress)
+            for i in range(a.bases)]
     total = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,
              "bad_base": 0, "skip_notes": [], "trees": 0, "exports": 0, "choose_args": 0,
              "text_imports": 0, "upmap_bases": 0, "crush_edits": 0, "cleanups": 0,
