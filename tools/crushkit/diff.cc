@@ -9,6 +9,7 @@
 #include "osdmap/movement.h"
 #include "osdmap/movement_html.h"
 #include "osdmap/movement_report.h"
+#include "osdmap/planner.h"
 #include "tools/common/file_io.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
@@ -41,29 +42,29 @@ int RunDiff(const DiffArgs& a) {
   }
   std::optional<osdmap::ClusterState> before = LoadState("diff", a.before);
   if (!before) return 1;
-  std::optional<osdmap::ClusterState> after;
-  std::vector<std::string> change;
-  if (!a.after.empty()) {
-    after = LoadState("diff", a.after);
-    if (!after) return 1;
-    change.push_back("state " + a.before + " -> state " + a.after);
-  } else {
-    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
-    if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
-    auto replaced = osdmap::WithCrushMap(*before, *std::move(bytes));
-    if (!replaced.ok()) return Fail(a.crush_after + ": " + std::string(replaced.status().message()));
-    after = *std::move(replaced);
-    change.push_back("crush map replaced by " + a.crush_after);
-  }
-  osdmap::MovementOptions options;
+  osdmap::PlanOptions plan;
+  plan.keep_upmaps = a.keep_upmaps;
+  osdmap::MovementOptions& options = plan.movement;
   options.threads = a.threads;
   if (!a.by.empty()) options.domain_types = a.by;
   Progress progress("mapping PGs before and after");
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
   options.keep_moves = !a.html.empty();
-  absl::StatusOr<osdmap::Movement> m = osdmap::DiffStates(*std::move(before), *std::move(after), options);
+  absl::StatusOr<osdmap::Movement> m;
+  std::string change;
+  if (!a.after.empty()) {
+    std::optional<osdmap::ClusterState> after = LoadState("diff", a.after);
+    if (!after) return 1;
+    m = osdmap::DiffStates(*std::move(before), *std::move(after), options);
+    change = "state " + a.before + " -> state " + a.after;
+  } else {
+    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
+    if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
+    m = osdmap::DiffNewCrushMap(*std::move(before), *std::move(bytes), plan);
+    change = "crush map replaced by " + a.crush_after;
+  }
   if (!m.ok()) return Fail(std::string(m.status().message()));
-  m->change = std::move(change);
+  m->change = {change};
   if (!a.html.empty()) {
     osdmap::HtmlExtras extras;
     extras.title = "crushkit diff: " + m->change.front();
