@@ -174,12 +174,12 @@ def crush_source(hosts):
 
 # ------------------------------------------------------------- osdmaptool
 
-def osdmaptool_map(work, name, pg_num, marks_out, crush="crush.bin"):
+def osdmaptool_map(work, name, pg_num, marks_out, crush="crush.bin", extra=()):
     """Builds an osdmaptool map with pool 1 of pg_num PGs over `crush`:
     every OSD up and in except marks_out (up, out). Returns the map's --dump
     json."""
     args = ["osdmaptool", "--createsimple", str(pg_num), "--with-default-pool",
-            "--pg-bits", "0", "--pgp-bits", "0", "--clobber", name]
+            "--pg-bits", "0", "--pgp-bits", "0", "--clobber", name] + list(extra)
     sh(args, work)
     # Marks persist when something else makes osdmaptool write the map;
     # re-importing the same crush map is that something. One --mark-out a run.
@@ -494,9 +494,13 @@ def generate(rng, crushkit, work, out_dir):
 
     write_ops(out_dir, hosts, states)
 
-    # 6. The ssd rule against osdmaptool.
-    check_ssd_rule_against_osdmaptool(crushkit, work, (a, b),
-                                      {o[0] for h in hosts for o in h["osds"] if o[1] == "ssd"})
+    # 6. The ssd and EC rules against osdmaptool, through stand-in pools.
+    ssd = {o[0] for h in hosts for o in h["osds"] if o[1] == "ssd"}
+    live_hdd = set(hdd) - {a, b}
+    done = [check_rule_against_osdmaptool(crushkit, work, "replicated_ssd", 256, 3, (a, b), ssd),
+            check_rule_against_osdmaptool(crushkit, work, "ec42_hdd", 2048, 6, (a, b), live_hdd)]
+    print("oracle: osdmaptool and crushkit agree on rbd 2048/2048 PGs and stand-ins for "
+          + ", ".join(done) + " PGs")
     print(files)
 
 
@@ -789,32 +793,58 @@ def check_rbd_against_osdmaptool(work, m0):
                      % (pg, up, primary, m0[pg]["up"], m0[pg]["up_primary"]))
 
 
-def check_ssd_rule_against_osdmaptool(crushkit, work, out_osds, ssd_osds):
-    # ssd rule: osdmaptool can make neither pool 3 nor a pool on rule 1
-    # (--createsimple picks the rule before --import-crush). Stand-in: the
-    # crush map with the ids of rules 0 and 1 swapped (a rule's id does not
-    # enter the mapping), pool 1 on it with 256 PGs, imported into crushkit
-    # from osdmaptool's own dump.
-    text = open(os.path.join(work, "crush.txt")).read()
-    rep_hdd = text.index("rule replicated_hdd {")
-    rep_ssd = text.index("rule replicated_ssd {")
-    swapped = (text[:rep_hdd] + text[rep_hdd:rep_ssd].replace("\tid 0\n", "\tid 1\n", 1) +
-               text[rep_ssd:].replace("\tid 1\n", "\tid 0\n", 1))
-    with open(os.path.join(work, "swapped.txt"), "w") as f:
-        f.write(swapped)
-    sh(["crushtool", "-c", "swapped.txt", "-o", "swapped.bin"], work)
-    om_ssd = osdmaptool_map(work, "om_ssd", 256, list(out_osds), crush="swapped.bin")
-    with open(os.path.join(work, "om_ssd.json"), "w") as f:
-        json.dump(om_ssd, f)
-    sh([crushkit, "import", "--osdmap", "om_ssd.json", "--crush", "swapped.txt", "-o",
-        "om_ssd.pb"], work)
-    rows = json.loads(sh([crushkit, "map-pgs", "om_ssd.pb", "--json"], work).stdout)
-    ups = osdmaptool_up(work, "om_ssd", 1)
+def rule_block(text, name):
+    start = text.index("rule %s {" % name)
+    return start, text.index("}\n", start) + 2
+
+
+def rule_as_rule_zero(text, name):
+    """The crush text with rule `name` as rule 0 of type replicated and the
+    old rule 0 in its place. Neither a rule's id nor its type enters
+    crush_do_rule; OSDMap only looks the rule up by id, pool type and size."""
+    rules = {}
+    for rule in ("replicated_hdd", name):
+        a, b = rule_block(text, rule)
+        rules[rule] = text[a:b]
+    own_id = rules[name].split("\tid ")[1].split("\n")[0]
+    moved = rules[name].replace("\tid %s\n" % own_id, "\tid 0\n", 1).replace(
+        "\ttype erasure\n", "\ttype replicated\n", 1)
+    old_zero = rules["replicated_hdd"].replace("\tid 0\n", "\tid %s\n" % own_id, 1)
+    a, b = rule_block(text, name)
+    text = text[:a] + old_zero + text[b:]
+    a, b = rule_block(text, "replicated_hdd")
+    return text[:a] + moved + text[b:]
+
+
+def check_rule_against_osdmaptool(crushkit, work, rule, pg_num, size, out_osds, allowed):
+    """osdmaptool can make neither pools 2 and 3 nor pools on rules other
+    than 0 (--createsimple picks the rule before --import-crush), nor EC
+    pools. Stand-in: `rule` made rule 0 (rule_as_rule_zero), osdmaptool's
+    pool 1 of pg_num PGs and `size` replicas on it, imported into crushkit
+    from osdmaptool's own dump; the up sets must agree and stay in
+    `allowed`. An EC pool's up set equals a replicated one's while no
+    position is a hole, which the check also requires."""
+    name = "om_" + rule
+    text = rule_as_rule_zero(open(os.path.join(work, "crush.txt")).read(), rule)
+    with open(os.path.join(work, name + ".txt"), "w") as f:
+        f.write(text)
+    sh(["crushtool", "-c", name + ".txt", "-o", name + ".bin"], work)
+    om = osdmaptool_map(work, name, pg_num, list(out_osds), crush=name + ".bin",
+                        extra=["--osd_pool_default_size", str(size)])
+    if om["pools"][0]["size"] != size:
+        sys.exit("make_sample: osdmaptool's stand-in pool has size %d" % om["pools"][0]["size"])
+    with open(os.path.join(work, name + ".json"), "w") as f:
+        json.dump(om, f)
+    sh([crushkit, "import", "--osdmap", name + ".json", "--crush", name + ".txt", "-o",
+        name + ".pb"], work)
+    rows = json.loads(sh([crushkit, "map-pgs", name + ".pb", "--json"], work).stdout)
+    ups = osdmaptool_up(work, name, 1)
     got = {r["pgid"]: (r["up"], r["up_primary"]) for r in rows}
-    ssd = {o for r in rows for o in r["up"]}
-    if len(ups) != 256 or got != ups or not ssd <= ssd_osds:
-        sys.exit("make_sample: ssd stand-in pool: osdmaptool and crushkit differ")
-    print("oracle: rbd 2048/2048 PGs and ssd-rule stand-in 256/256 PGs agree with osdmaptool")
+    osds = {o for r in rows for o in r["up"]}
+    if len(ups) != pg_num or got != ups or not osds <= allowed or \
+            any(len(r["up"]) != size for r in rows):
+        sys.exit("make_sample: rule %s stand-in pool: osdmaptool and crushkit differ" % rule)
+    return "%s %d/%d" % (rule, len(ups), pg_num)
 
 
 if __name__ == "__main__":
