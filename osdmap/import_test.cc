@@ -208,8 +208,9 @@ TEST(ImportTest, OsdDfErrorsNameThePathAndLeaveStateAlone) {
       {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": 1}],
            "stray": [{"id": 2, "kb": 1, "kb_used": 1}, {"id": 1, "kb": 10, "kb_used": 1}]})",
        "stray[1].id: osd.1 listed twice"},
+      // Type errors: protobuf's JSON parser names the path too.
       {R"({"nodes": [{"id": 1, "kb": "ten", "kb_used": 1}]})", "osd df JSON"},
-      {R"({"nodes": [{"id": 1, "kb": -5, "kb_used": 1}]})", "osd df JSON"},
+      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": -5}]})", "(nodes[0].kb_used): invalid value -5"},
       {"[1, 2", "osd df JSON"},
   };
   for (const auto& [json, message] : cases) {
@@ -252,7 +253,8 @@ TEST(ImportTest, CephDfErrorsNameThePathAndLeaveStateAlone) {
       {R"({"pools": [{"id": 3, "stats": {"stored": 1, "objects": 1}},
                      {"id": 3, "stats": {"stored": 1, "objects": 1}}]})",
        "pools[1].id: pool 3 listed twice"},
-      {R"({"pools": [{"id": 3, "stats": {"stored": 1.5, "objects": 1}}]})", "df JSON"},
+      {R"({"pools": [{"id": 3, "stats": {"stored": 1.5, "objects": 1}}]})",
+       "(pools[0].stats.stored): invalid value 1.5"},
       {R"({"pools": [{"id": "three"}]})", "df JSON"},
   };
   for (const auto& [json, message] : cases) {
