@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 
 namespace crushkit::osdmap {
@@ -26,6 +27,7 @@ struct Request {
 };
 
 struct RequestAfter {  // std::priority_queue puts the "largest" on top
+
   bool operator()(const Request& a, const Request& b) const {
     if (a.priority != b.priority) return a.priority < b.priority;
     return a.seq > b.seq;
@@ -84,6 +86,7 @@ struct JobSim {
 struct Completion {
   double seconds = 0;
   std::uint32_t job = 0;
+
   bool operator>(const Completion& o) const {
     return seconds != o.seconds ? seconds > o.seconds : job > o.job;
   }
@@ -125,6 +128,8 @@ class Simulator {
   std::vector<BackfillJobTiming> timings_;
   std::vector<Pending> pending_;  // requests made during the current grant phase
   std::vector<std::uint32_t> dirty_;
+  std::vector<std::uint32_t> phase_;  // the OSDs a grant phase visits
+  std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
   std::vector<MisplacedPoint> curve_;
   std::uint64_t seq_ = 0;
@@ -155,10 +160,10 @@ absl::StatusOr<std::uint32_t> Simulator::Dense(std::int32_t osd, const BackfillJ
   o.rate = cls.empty() || it == opt_.class_rates.end() ? &opt_.default_rate : &it->second;
   if (!(o.rate->bytes_per_second > 0) || !std::isfinite(o.rate->bytes_per_second) ||
       !(o.rate->objects_per_second >= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
-        o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
-        " objects/s: bytes/s must be > 0 and objects/s >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
+                     o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
+                     " objects/s: bytes/s must be > 0 and objects/s >= 0"));
   }
   if (id < info_.host.size() && !info_.host[id].empty()) {
     auto [h, inserted] =
@@ -187,7 +192,8 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
     bytes_rate = p.rate->bytes_per_second;
     objects_rate = p.rate->objects_per_second;
   }
-  std::vector<std::int32_t> sorted(job.targets);
+  std::vector<std::int32_t>& sorted = scratch_;
+  sorted.assign(job.targets.begin(), job.targets.end());
   std::sort(sorted.begin(), sorted.end());
   s.remote_begin = static_cast<std::uint32_t>(remotes_.size());
   for (std::size_t k = 0; k < sorted.size(); ++k) {
@@ -228,7 +234,8 @@ absl::Status Simulator::Setup() {
 
 void Simulator::Trace(BackfillTraceEvent::Kind kind, std::uint32_t job, std::uint32_t osd) const {
   if (opt_.trace) {
-    opt_.trace(BackfillTraceEvent{kind, now_, job, osd == kNoIndex ? crush::kItemNone : osds_[osd].id});
+    opt_.trace(
+        BackfillTraceEvent{kind, now_, job, osd == kNoIndex ? crush::kItemNone : osds_[osd].id});
   }
 }
 
@@ -283,7 +290,7 @@ void Simulator::Advance(std::uint32_t job) {
 // Grants free slots to queue heads until nothing changes (AsyncReserver::
 // do_queues on every reserver that gained a slot or a request).
 void Simulator::Pump() {
-  std::vector<std::uint32_t> phase;
+  std::vector<std::uint32_t>& phase = phase_;
   for (;;) {
     for (const Pending& p : pending_) {
       (p.local ? osds_[p.osd].local_queue : osds_[p.osd].remote_queue).push(p.request);
@@ -405,8 +412,8 @@ BackfillSchedule Simulator::Report() {
   r.misplaced = ThinCurve();
   r.osds.reserve(osds_.size());
   for (const OsdSim& o : osds_) {
-    r.osds.push_back(OsdBackfillLoad{o.id, o.busy, o.transfer, o.jobs_as_primary,
-                                     o.jobs_as_target, o.bytes_in});
+    r.osds.push_back(
+        OsdBackfillLoad{o.id, o.busy, o.transfer, o.jobs_as_primary, o.jobs_as_target, o.bytes_in});
     if (o.host != kNoIndex) hosts_[o.host].osd_busy += o.busy;
   }
   std::sort(r.osds.begin(), r.osds.end(), [](const OsdBackfillLoad& a, const OsdBackfillLoad& b) {
@@ -430,9 +437,8 @@ BackfillSchedule Simulator::Report() {
                     });
   for (std::size_t i = 0; i < top; ++i) {
     const std::uint32_t j = order[i];
-    r.longest_waits.push_back(BackfillWait{j, in_[j].pg, in_[j].priority,
-                                           timings_[j].start_seconds, timings_[j].start_seconds,
-                                           timings_[j].end_seconds});
+    r.longest_waits.push_back(BackfillWait{j, in_[j].pg, in_[j].priority, timings_[j].start_seconds,
+                                           timings_[j].start_seconds, timings_[j].end_seconds});
   }
   r.jobs = std::move(timings_);
   return r;
@@ -444,8 +450,7 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves) {
   std::vector<BackfillJob> jobs;
   jobs.reserve(moves.size());
   for (const PgMove& m : moves) {
-    jobs.push_back(BackfillJob{m.pg, m.source, m.targets, m.bytes_per_target,
-                               m.objects_per_target,
+    jobs.push_back(BackfillJob{m.pg, m.source, m.targets, m.bytes_per_target, m.objects_per_target,
                                m.degraded ? kBackfillDegradedPriority : kBackfillPriority});
   }
   return jobs;
@@ -477,6 +482,13 @@ absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> j
   CRUSH_RETURN_IF_ERROR(sim.Setup());
   CRUSH_RETURN_IF_ERROR(sim.Run());
   return sim.Report();
+}
+
+absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
+                                                          BackfillOptions options) {
+  if (options.objects_total == 0) options.objects_total = movement.totals.objects_total;
+  const std::vector<BackfillJob> jobs = JobsFromMoves(movement.moves);
+  return SimulateBackfill(jobs, OsdInfoFromMovement(movement), options);
 }
 
 }  // namespace crushkit::osdmap

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/types.h"
 #include "osdmap/movement.h"
 #include "osdmap/pg_id.h"
@@ -65,8 +66,9 @@ inline constexpr int kBackfillDegradedPriority = 150;
 // One PG to backfill.
 struct BackfillJob {
   PgId pg;
-  // Holds the local reservation and reads; crush::kItemNone: none known (the
-  // PG had no OSD before), then only the targets are reserved.
+  // Holds the local reservation and reads; crush::kItemNone: none known
+  // (PgMove::source is the before set's first position, a hole for an EC PG
+  // that had lost shard 0), then only the targets are reserved.
   std::int32_t primary = crush::kItemNone;
   // OSDs receiving a copy or shard (an OSD may appear twice for two EC shards
   // and may be the primary itself); remote slots are taken once per distinct
@@ -132,7 +134,7 @@ struct BackfillOptions {
   // The curve keeps at most this many points (evenly spaced in time, always
   // the first and last); 0 keeps one point per completion time.
   std::size_t curve_max_points = 1000;
-  std::size_t top_waits = 20;  // how many longest-waiting PGs to report
+  std::size_t top_waits = 20;                            // how many longest-waiting PGs to report
   std::function<void(const BackfillTraceEvent&)> trace;  // optional
 };
 
@@ -153,7 +155,7 @@ struct OsdBackfillLoad {
 
 struct HostBackfillLoad {
   std::string host;
-  double busy_seconds = 0;  // at least one of its OSDs holding a reservation
+  double busy_seconds = 0;      // at least one of its OSDs holding a reservation
   double osd_busy_seconds = 0;  // sum of its OSDs' busy_seconds
   std::uint32_t osds = 0;       // its OSDs taking part
 };
@@ -173,11 +175,11 @@ struct BackfillWait {
 };
 
 struct BackfillSchedule {
-  double makespan_seconds = 0;  // last end; 0 with no jobs
-  std::uint64_t bytes_total = 0;  // sum of bytes_per_target x targets
-  std::vector<MisplacedPoint> misplaced;  // starts at (0, all); ends at (makespan, 0)
-  std::vector<OsdBackfillLoad> osds;      // every OSD taking part, busiest first
-  std::vector<HostBackfillLoad> hosts;    // busiest first; empty without hosts
+  double makespan_seconds = 0;              // last end; 0 with no jobs
+  std::uint64_t bytes_total = 0;            // sum of bytes_per_target x targets
+  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (makespan, 0)
+  std::vector<OsdBackfillLoad> osds;        // every OSD taking part, busiest first
+  std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
   std::vector<BackfillWait> longest_waits;  // longest first, then job order
   std::vector<BackfillJobTiming> jobs;      // per job, in input order
 };
@@ -193,6 +195,13 @@ struct BackfillSchedule {
 absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> jobs,
                                                   const BackfillOsdInfo& osd_info,
                                                   const BackfillOptions& options = {});
+
+// The schedule of a movement report made with MovementOptions::keep_moves:
+// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), and, when
+// options.objects_total is 0, movement.totals.objects_total as the ratio's
+// denominator. Errors and cost: SimulateBackfill's.
+absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
+                                                          BackfillOptions options = {});
 
 }  // namespace crushkit::osdmap
 

@@ -49,6 +49,7 @@ void BM_SimulateBackfill(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
+
 BENCHMARK(BM_SimulateBackfill)
     ->Args({100000, 1})
     ->Args({100000, 3})

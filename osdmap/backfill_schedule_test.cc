@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -27,7 +28,8 @@ BackfillOptions UnitRate(int max_backfills = 1) {
 }
 
 BackfillJob Job(std::uint32_t ps, std::int32_t primary, std::vector<std::int32_t> targets,
-                std::uint64_t seconds, std::uint64_t objects = 1, int priority = kBackfillPriority) {
+                std::uint64_t seconds, std::uint64_t objects = 1,
+                int priority = kBackfillPriority) {
   return BackfillJob{PgId{1, ps}, primary, std::move(targets), seconds, objects, priority};
 }
 
@@ -83,8 +85,8 @@ TEST(BackfillScheduleTest, TwoOsdsOnePg) {
 // (Ceph holds the local reservation while it waits for remote ones).
 // osd.9: A 0-10, B 10-30, C 30-35; D (osd.3 -> osd.4) runs 0-7 alongside.
 TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
-  const std::vector<BackfillJob> jobs = {Job(0, 0, {9}, 10), Job(1, 1, {9}, 20),
-                                         Job(2, 2, {9}, 5), Job(3, 3, {4}, 7)};
+  const std::vector<BackfillJob> jobs = {Job(0, 0, {9}, 10), Job(1, 1, {9}, 20), Job(2, 2, {9}, 5),
+                                         Job(3, 3, {4}, 7)};
   BackfillOsdInfo info;
   info.host = {"h1", "h1", "h1", "h1", "h2", "", "", "", "", "h2"};
   const auto s = SimulateBackfill(jobs, info, UnitRate());
@@ -125,8 +127,7 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
 // osd.9 takes them one after another (40 s). Three slots: osd.0 sends all at
 // once (10 s); osd.9 takes three, then the fourth (20 s).
 TEST(BackfillScheduleTest, MaxBackfillsOneVersusThree) {
-  const std::vector<BackfillJob> out = {Job(0, 0, {1}, 10), Job(1, 0, {2}, 10),
-                                        Job(2, 0, {3}, 10)};
+  const std::vector<BackfillJob> out = {Job(0, 0, {1}, 10), Job(1, 0, {2}, 10), Job(2, 0, {3}, 10)};
   const std::vector<BackfillJob> in = {Job(0, 4, {9}, 10), Job(1, 5, {9}, 10), Job(2, 6, {9}, 10),
                                        Job(3, 7, {9}, 10)};
   const auto out1 = SimulateBackfill(out, {}, UnitRate(1));
@@ -228,9 +229,43 @@ TEST(BackfillScheduleTest, RatesPerDeviceClass) {
   EXPECT_EQ(DefaultBackfillRates().at("hdd").objects_per_second, 10);
 }
 
+// A movement report's moves, hosts, classes and object total feed the
+// simulation directly: osd.0 (hdd) sends pg 3.0 to osd.1 (ssd) and pg 3.1 to
+// osd.2 (ssd), one after the other, 200 MiB at 100 MiB/s each.
+TEST(BackfillScheduleTest, FromMovementReport) {
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  Movement m;
+  m.totals.objects_total = 400;
+  for (std::int32_t o = 0; o < 3; ++o) {
+    OsdMovement& osd = m.osds.emplace_back();
+    osd.osd = o;
+    osd.host = o == 0 ? "a" : "b";
+    osd.device_class = o == 0 ? "hdd" : "ssd";
+  }
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    PgMove& mv = m.moves.emplace_back();
+    mv.pg = PgId{3, i};
+    mv.source = 0;
+    mv.targets = {static_cast<std::int32_t>(i + 1)};
+    mv.bytes_per_target = 200 * kMiB;
+    mv.objects_per_target = 10;
+  }
+  const auto s = SimulateMovementBackfill(m);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_EQ(s->makespan_seconds, 4);
+  EXPECT_EQ(s->misplaced.front().ratio, 20.0 / 400);
+  ASSERT_EQ(s->hosts.size(), 2u);
+  EXPECT_EQ(s->hosts[0].host, "a");
+  EXPECT_EQ(s->hosts[0].busy_seconds, 4);
+  EXPECT_EQ(s->hosts[1].busy_seconds, 4);
+  EXPECT_EQ(s->hosts[1].osd_busy_seconds, 4);
+  EXPECT_EQ(s->hosts[1].osds, 2u);
+}
+
 TEST(BackfillScheduleTest, CurveThinnedToMaxPoints) {
   std::vector<BackfillJob> jobs;
-  for (std::uint32_t i = 0; i < 10; ++i) jobs.push_back(Job(i, 0, {static_cast<std::int32_t>(i + 1)}, 1));
+  for (std::uint32_t i = 0; i < 10; ++i)
+    jobs.push_back(Job(i, 0, {static_cast<std::int32_t>(i + 1)}, 1));
   BackfillOptions opt = UnitRate();
   opt.curve_max_points = 0;
   const auto all = SimulateBackfill(jobs, {}, opt);
@@ -239,8 +274,8 @@ TEST(BackfillScheduleTest, CurveThinnedToMaxPoints) {
   opt.curve_max_points = 4;
   const auto thin = SimulateBackfill(jobs, {}, opt);
   ASSERT_THAT(thin.status(), IsOk());
-  EXPECT_THAT(Curve(*thin), ElementsAre(std::pair(0.0, 10u), std::pair(4.0, 6u),
-                                        std::pair(7.0, 3u), std::pair(10.0, 0u)));
+  EXPECT_THAT(Curve(*thin), ElementsAre(std::pair(0.0, 10u), std::pair(4.0, 6u), std::pair(7.0, 3u),
+                                        std::pair(10.0, 0u)));
 }
 
 TEST(BackfillScheduleTest, NoJobsIsAnEmptySchedule) {
@@ -288,7 +323,8 @@ void CheckReservationLimits(int max_backfills) {
     const int n = 1 + static_cast<int>(rng() % 3);
     while (static_cast<int>(j.targets.size()) < n) {
       const std::int32_t t = i % 13 == 0 && j.targets.empty() ? j.primary : osd(rng);
-      if (std::find(j.targets.begin(), j.targets.end(), t) == j.targets.end()) j.targets.push_back(t);
+      if (std::find(j.targets.begin(), j.targets.end(), t) == j.targets.end())
+        j.targets.push_back(t);
     }
     jobs.push_back(std::move(j));
   }
