@@ -351,7 +351,13 @@ absl::Status Simulator::Run() {
   const auto total = static_cast<double>(opt_.objects_total);
   auto point = [&] {
     const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) / total : 0;
-    if (!curve_.empty() && curve_.back().seconds == now_) curve_.pop_back();
+    // One point per instant, but the opening (0, everything) stays even when
+    // empty PGs finish at time 0.
+    if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
+    if (!curve_.empty() && curve_.back().seconds == now_ &&
+        curve_.back().objects_misplaced == misplaced_) {
+      return;
+    }
     curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
   };
   point();

@@ -285,6 +285,18 @@ TEST(BackfillScheduleTest, NoJobsIsAnEmptySchedule) {
   EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 0u)));
 }
 
+// PGs with no bytes (and no object-rate limit) still take their slots, for
+// no time: they finish at 0 and the curve keeps its opening point.
+TEST(BackfillScheduleTest, EmptyPgsFinishAtTimeZero) {
+  const std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 0, 3), Job(1, 0, {2}, 0, 0),
+                                         Job(2, 0, {3}, 5, 2)};
+  const auto s = SimulateBackfill(jobs, {}, UnitRate());
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_EQ(s->makespan_seconds, 5);
+  EXPECT_THAT(Ends(*s), ElementsAre(0, 0, 5));
+  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 5u), std::pair(0.0, 2u), std::pair(5.0, 0u)));
+}
+
 TEST(BackfillScheduleTest, InputsThatCouldNeverFinishAreErrors) {
   const std::vector<BackfillJob> ok = {Job(7, 0, {1}, 10)};
   EXPECT_THAT(SimulateBackfill(ok, {}, UnitRate(0)).status(),
