@@ -80,7 +80,6 @@ struct JobSim {
   std::uint32_t next_remote = 0;
   std::uint64_t misplaced = 0;  // objects x targets
   double duration = 0;
-  bool done = false;
 };
 
 struct Completion {
@@ -326,7 +325,6 @@ void Simulator::Pump() {
 
 void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
-  s.done = true;
   timings_[job].end_seconds = now_;
   misplaced_ -= s.misplaced;
   if (s.primary != kNoIndex) {
