@@ -149,11 +149,15 @@ MovementRisks AssessRisks(const ClusterState& after, const Movement& m) {
   if (!fill_known) {
     r.notes.push_back("bytes are unknown: import `ceph pg dump -f json` (--pg-stats) or `ceph df -f json` (--df) for byte figures");
   }
+  const MovementCounters& t = m.totals;
   if (r.pgs_inactive_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_inactive_after, " PGs would have fewer OSDs than min_size and stop serving I/O"));
+    r.notes.push_back(absl::StrCat(r.pgs_inactive_after,
+                                   " PGs would have fewer OSDs than min_size and stop serving I/O (",
+                                   t.pgs_inactive_before, " before the change)"));
   }
   if (r.pgs_degraded_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size"));
+    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size (",
+                                   t.pgs_degraded_before, " before the change)"));
   }
   return r;
 }

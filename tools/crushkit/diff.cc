@@ -29,6 +29,9 @@ struct DiffArgs {
   std::vector<std::string> by;
   int threads = 0;
   int top = 5;
+  bool no_schedule = false;
+  int max_backfills = 1;
+  std::vector<std::string> rates;
 };
 
 int Fail(const std::string& msg) {
@@ -49,13 +52,17 @@ int RunDiff(const DiffArgs& a) {
   if (!a.by.empty()) options.domain_types = a.by;
   Progress progress("mapping PGs before and after");
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
-  options.keep_moves = !a.html.empty();
-  absl::StatusOr<osdmap::Movement> m;
+  plan.schedule = !a.no_schedule;
+  plan.backfill.max_backfills = a.max_backfills;
+  if (absl::Status s = osdmap::ParseBackfillRates(a.rates, &plan.backfill); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  absl::StatusOr<osdmap::PlanReport> m;
   std::string change;
   if (!a.after.empty()) {
     std::optional<osdmap::ClusterState> after = LoadState("diff", a.after);
     if (!after) return 1;
-    m = osdmap::DiffStates(*std::move(before), *std::move(after), options);
+    m = osdmap::DiffTwoStates(*std::move(before), *std::move(after), plan);
     change = "state " + a.before + " -> state " + a.after;
   } else {
     absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
@@ -64,20 +71,20 @@ int RunDiff(const DiffArgs& a) {
     change = "crush map replaced by " + a.crush_after;
   }
   if (!m.ok()) return Fail(std::string(m.status().message()));
-  m->change = {change};
+  m->movement.change = {change};
   if (!a.html.empty()) {
     osdmap::HtmlExtras extras;
-    extras.title = "crushkit diff: " + m->change.front();
-    if (absl::Status s = WriteFileAtomically(a.html, osdmap::MovementHtml(*m, extras)); !s.ok()) {
+    extras.title = "crushkit diff: " + change;
+    if (absl::Status s = WriteFileAtomically(a.html, osdmap::ReportHtml(*m, extras)); !s.ok()) {
       return Fail(a.html + ": " + std::string(s.message()));
     }
   }
   if (a.json) {
-    absl::StatusOr<std::string> json = osdmap::MovementToJson(*m);
+    absl::StatusOr<std::string> json = osdmap::ReportToJson(*m);
     if (!json.ok()) return Fail(std::string(json.status().message()));
     std::cout << *json;
   } else {
-    std::cout << osdmap::MovementSummary(*m, a.top);
+    std::cout << osdmap::ReportSummary(*m, a.top);
   }
   std::cout.flush();
   return std::cout.good() ? 0 : 1;
@@ -105,6 +112,13 @@ void AddDiffCommand(CLI::App& app) {
   cmd->add_option("--html", args->html, "also write a self-contained HTML report to this file");
   cmd->add_option("--by", args->by, "bucket types for the from -> to matrices (default: host rack)");
   cmd->add_option("--threads", args->threads, "mapping threads (default: number of CPUs)");
+  cmd->add_flag("--no-schedule", args->no_schedule, "skip the backfill simulation");
+  cmd->add_option("--max-backfills", args->max_backfills,
+                  "osd_max_backfills for the backfill simulation (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--backfill-rate", args->rates,
+                  "CLASS=RATE (e.g. hdd=150MiB, nvme=2GiB): bytes per second one backfill writes to a "
+                  "target OSD of that device class; RATE alone sets every class");
   cmd->add_option("--top", args->top, "entries per list in the summary (default 5)");
   cmd->callback([args]() {
     if (const int rc = RunDiff(*args); rc != 0) throw CLI::RuntimeError(rc);
