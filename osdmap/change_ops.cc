@@ -138,9 +138,9 @@ class Diagnostics {
                                      std::max(1, static_cast<int>(w.text.size())),
                                      std::move(message)});
   }
-  // Just past `w` (where a missing word was expected).
+  // Just past the end of `w` (where a missing word was expected).
   void After(const Word& w, std::string message) {
-    list_.push_back(ChangeDiagnostic{w.line, w.column + static_cast<int>(w.text.size()) + 1, 1,
+    list_.push_back(ChangeDiagnostic{w.line, w.column + static_cast<int>(w.text.size()), 1,
                                      std::move(message)});
   }
   std::size_t size() const { return list_.size(); }
