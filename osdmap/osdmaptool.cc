@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/codec.h"
+#include "crush/edit.h"
 #include "crush/map.h"
-#include "osdmap/crush_edit.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
@@ -120,7 +120,7 @@ class Runner {
         state_.osds[static_cast<std::size_t>(i)].state |= kOsdUp;
         SetWeight(state_, i, 0x10000);
         if (ItemWeightInt(state_.crush, i) == 0) {
-          auto s = AdjustItemWeight(state_.crush, i, 0x10000);
+          auto s = crush::AdjustItemWeight(state_.crush, i, 0x10000);
           if (!s.ok()) return Fail(absl::StrCat(opt_.me, ": ", s.status().message()));
           crush_edited_ = true;
         }
@@ -179,7 +179,7 @@ class Runner {
       if (end == w_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
       // osdmaptool ignores adjust_item_weightf()'s result: a weight that
       // fails validate_weightf() changes nothing but is still reported.
-      auto changed = AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
+      auto changed = crush::AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
       if (!changed.ok() && changed.status().code() != absl::StatusCode::kOutOfRange) {
         return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
       }
