@@ -29,45 +29,6 @@ using crush::ItemId;
 
 std::string OsdName(std::int32_t id) { return "osd." + std::to_string(id); }
 
-// The weight of `id` in the first bucket (by slot) that holds it, 0 if none:
-// CrushWrapper::get_item_weight().
-crush::Weight ItemWeight(const crush::MapModel& map, ItemId id) {
-  for (const crush::Bucket& b : map.buckets) {
-    if (b.alg == crush::BucketAlg::kNone) continue;
-    for (std::size_t i = 0; i < b.items.size(); ++i) {
-      if (b.items[i] != id) continue;
-      switch (b.alg) {
-        case crush::BucketAlg::kUniform:
-          return b.uniform_item_weight;
-        case crush::BucketAlg::kTree:
-          return 2 * i + 1 < b.node_weights.size() ? b.node_weights[2 * i + 1] : 0;
-        default:
-          return i < b.item_weights.size() ? b.item_weights[i] : 0;
-      }
-    }
-  }
-  return 0;
-}
-
-// CrushWrapper::check_item_loc(): whether `id` is already an item of the
-// bucket named at the lowest type `loc` specifies.
-bool ItemAtLocation(const crush::MapModel& map, ItemId id, const crush::Location& loc) {
-  for (const auto& [type_id, type_name] : map.type_names) {
-    if (type_id == 0) continue;
-    const auto it = loc.find(type_name);
-    if (it == loc.end()) continue;
-    const auto bucket_id = crush::FindItem(map, it->second);
-    if (!bucket_id.ok()) return false;
-    const crush::Bucket* b = map.FindBucket(*bucket_id);
-    if (b == nullptr) return false;
-    for (const ItemId item : b->items) {
-      if (item == id) return true;
-    }
-    return false;
-  }
-  return false;
-}
-
 // Every device under bucket `root` (each once, in depth-first order), and
 // every bucket in that subtree (root included) in `buckets` if given.
 std::vector<ItemId> DevicesUnder(const crush::MapModel& map, ItemId root,
@@ -327,7 +288,7 @@ class Applier {
     if (!loc) return false;
     if (!st_.Exists(id)) CreateOsd(id);
     const float weight = static_cast<float>(op.weight);
-    const absl::Status s = is_set || ItemAtLocation(st_.crush, id, *loc)
+    const absl::Status s = is_set || crush::CheckItemLoc(st_.crush, id, *loc)
                                ? crush::UpdateItem(st_.crush, id, weight, name, *loc)
                                : crush::InsertItem(st_.crush, id, weight, name, *loc);
     if (!s.ok()) return EditFailed(op.command, "cannot place " + name, s);
@@ -384,11 +345,10 @@ class Applier {
     absl::Status s;
     if (*id < 0) {
       s = crush::MoveBucket(st_.crush, *id, *loc);
-    } else if (!ItemAtLocation(st_.crush, *id, *loc)) {
-      // CrushWrapper::create_or_move_item(): relinked with its current weight.
-      const float weight =
-          static_cast<float>(ItemWeight(st_.crush, *id)) / static_cast<float>(0x10000);
-      s = crush::UpdateItem(st_.crush, *id, weight, op.name.text, *loc);
+    } else {
+      // crushtool --move / OSDMonitor "osd crush move" on a device:
+      // create_or_move_item() keeps its current weight.
+      s = crush::CreateOrMoveItem(st_.crush, *id, 0, op.name.text, *loc).status();
     }
     if (!s.ok()) return EditFailed(op.name, "cannot move '" + op.name.text + "'", s);
     crush_changed_ = true;
@@ -439,11 +399,8 @@ bool Applier::CreateReplicatedRule(const ChangeOp& op) {
   const std::optional<int> type = Type(op.type);
   if (!root || !type) return false;
   if (op.device_class.present()) {
-    // The class may come from this change's set-device-class: shadow trees
-    // are current only after a rebuild (Ceph rebuilds on every class edit).
-    if (const absl::Status s = crush::RebuildRootsWithClasses(map); !s.ok()) {
-      return EditFailed(op.device_class, "cannot rebuild the class trees", s);
-    }
+    // The edits of this change already rebuilt the shadow trees (as
+    // CrushWrapper does after each), so class_buckets is current.
     std::optional<int> class_id;
     for (const auto& [id, name] : map.class_names) {
       if (name == op.device_class.text) class_id = id;
@@ -672,6 +629,9 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
     if (const absl::Status s = crush::RebuildRootsWithClasses(st.crush); !s.ok()) {
       return absl::InternalError(absl::StrCat("rebuilding the class trees failed: ", s.message()));
     }
+    // CrushWrapper::decode() finalizes, so a monitor holding the new map
+    // sees max_devices covering every device.
+    crush::FinalizeMaxDevices(st.crush);
     st.crush_bytes = crush::EncodeCrushMap(st.crush);
     if (const auto built = crush::CrushMap::Build(st.crush); !built.ok()) {
       return absl::InternalError(

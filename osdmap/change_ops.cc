@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "crush/edit.h"
 #include "osdmap/change_ops_internal.h"
 
 namespace crushkit::osdmap {
@@ -84,15 +85,6 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 
-bool IsValidCrushName(std::string_view name) {
-  // CrushWrapper::is_valid_crush_name().
-  if (name.empty()) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
-  });
-}
-
 std::optional<std::uint64_t> ParseDecimal(std::string_view text) {
   if (text.empty() || text.size() > 19) return std::nullopt;
   std::uint64_t v = 0;
@@ -108,7 +100,7 @@ std::optional<std::uint64_t> ParseDecimal(std::string_view text) {
 namespace {
 
 using internal::DidYouMean;
-using internal::IsValidCrushName;
+using crush::IsValidCrushName;
 using internal::ParseDecimal;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -88,9 +88,6 @@ std::size_t EditDistance(std::string_view a, std::string_view b);
 // of its letters differ), or "".
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
-// CrushWrapper::is_valid_crush_name(): [A-Za-z0-9_.-]+.
-bool IsValidCrushName(std::string_view name);
-
 // Digits only, at most 19 of them; nullopt otherwise.
 std::optional<std::uint64_t> ParseDecimal(std::string_view text);
 
