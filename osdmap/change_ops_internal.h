@@ -81,7 +81,7 @@ inline std::optional<crush::TunablesProfile> FindTunablesProfile(std::string_vie
   return std::nullopt;
 }
 
-// Levenshtein distance.
+// Edit distance counting an adjacent transposition as one edit.
 std::size_t EditDistance(std::string_view a, std::string_view b);
 
 // "; did you mean 'X'?" for the candidate closest to `word` (at most a third
