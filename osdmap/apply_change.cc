@@ -1,5 +1,6 @@
 #include "osdmap/apply_change.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -13,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -63,19 +65,27 @@ class Applier {
     std::vector<OsdInfo> osds = st_.osds;
     std::map<std::int64_t, Pool> pools = st_.pools;
     const std::size_t errors = diags_.size();
-    const bool crush_changed = crush_changed_;
+    const int crush_edits = crush_edits_;
     const std::size_t purged = purged_.size();
-    if (Dispatch(op) && diags_.size() == errors) return;
+    if (Dispatch(op) && diags_.size() == errors) {
+      if (crush_edits_ > crush_edits) last_crush_op_ = op.command;
+      return;
+    }
     if (diags_.size() == errors) Fail(op.command, "'" + op.text + "' failed");
     st_.crush = std::move(crush);
     st_.osds = std::move(osds);
     st_.pools = std::move(pools);
-    crush_changed_ = crush_changed;
+    crush_edits_ = crush_edits;
     purged_.resize(purged);
   }
 
   std::vector<ChangeDiagnostic>& diagnostics() { return diags_; }
-  bool crush_changed() const { return crush_changed_; }
+
+  bool crush_changed() const { return crush_edits_ > 0; }
+
+  // The command word of the last op that edited the crush map.
+  const Word& last_crush_op() const { return last_crush_op_; }
+
   const std::vector<std::int32_t>& purged() const { return purged_; }
 
  private:
@@ -100,13 +110,13 @@ class Applier {
       case ChangeOpKind::kCrushRuleCreateReplicated:
         return CreateReplicatedRule(op);
       case ChangeOpKind::kCrushTunables:
-        st_.crush.tunables = crush::TunablesFor(
-            *internal::FindTunablesProfile(op.name.text), st_.crush.tunables);
-        crush_changed_ = true;
+        st_.crush.tunables =
+            crush::TunablesFor(*internal::FindTunablesProfile(op.name.text), st_.crush.tunables);
+        ++crush_edits_;
         return true;
       case ChangeOpKind::kCrushSetTunable:
         internal::FindTunable(op.name.text)->set(st_.crush.tunables, op.value);
-        crush_changed_ = true;
+        ++crush_edits_;
         return true;
       case ChangeOpKind::kOsdOut:
       case ChangeOpKind::kOsdIn:
@@ -126,9 +136,8 @@ class Applier {
   }
 
   bool Fail(const Word& w, std::string message) {
-    diags_.push_back(ChangeDiagnostic{w.line, w.column,
-                                      std::max(1, static_cast<int>(w.text.size())),
-                                      std::move(message)});
+    diags_.push_back(ChangeDiagnostic{
+        w.line, w.column, std::max(1, static_cast<int>(w.text.size())), std::move(message)});
     return false;
   }
 
@@ -181,8 +190,8 @@ class Applier {
       if (name == w.text) return id;
       names.push_back(name);
     }
-    Fail(w, "unknown type '" + w.text + "'; the crush map's types are " +
-                absl::StrJoin(names, ", "));
+    Fail(w,
+         "unknown type '" + w.text + "'; the crush map's types are " + absl::StrJoin(names, ", "));
     return std::nullopt;
   }
 
@@ -206,13 +215,13 @@ class Applier {
         continue;
       }
       if (*type == 0) {
-        ok = Fail(l.type, "'" + l.type.text +
-                              "' is the device type; nothing can be placed under a device");
+        ok = Fail(l.type,
+                  "'" + l.type.text + "' is the device type; nothing can be placed under a device");
         continue;
       }
       if (*type <= item_type) {
-        ok = Fail(l.type, "location type '" + l.type.text + "' is not above '" +
-                              TypeName(item_type) + "'");
+        ok = Fail(l.type,
+                  "location type '" + l.type.text + "' is not above '" + TypeName(item_type) + "'");
         continue;
       }
       const auto id = crush::FindItem(st_.crush, l.name.text);
@@ -223,8 +232,8 @@ class Applier {
           continue;
         }
         if (b->type != *type) {
-          ok = Fail(l.name, "bucket '" + l.name.text + "' is a " + TypeName(b->type) +
-                                ", not a " + l.type.text);
+          ok = Fail(l.name, "bucket '" + l.name.text + "' is a " + TypeName(b->type) + ", not a " +
+                                l.type.text);
           continue;
         }
         if (subtree.count(*id) != 0) {
@@ -267,8 +276,9 @@ class Applier {
     const std::optional<crush::Location> loc = Location(op, *type);
     if (!loc) return false;
     const auto id = crush::CreateBucket(st_.crush, op.name.text, op.type.text, *loc);
-    if (!id.ok()) return EditFailed(op.command, "cannot add bucket '" + op.name.text + "'", id.status());
-    crush_changed_ = true;
+    if (!id.ok())
+      return EditFailed(op.command, "cannot add bucket '" + op.name.text + "'", id.status());
+    ++crush_edits_;
     return true;
   }
 
@@ -281,8 +291,8 @@ class Applier {
       return Fail(op.osd_words[0], name + " is not in the crush map; use 'osd crush add'");
     }
     if (const auto other = crush::FindItem(st_.crush, name); other.ok() && *other != id) {
-      return Fail(op.osd_words[0], "the crush map already uses the name '" + name +
-                                       "' for item " + std::to_string(*other));
+      return Fail(op.osd_words[0], "the crush map already uses the name '" + name + "' for item " +
+                                       std::to_string(*other));
     }
     const std::optional<crush::Location> loc = Location(op, 0);
     if (!loc) return false;
@@ -292,7 +302,7 @@ class Applier {
                                ? crush::UpdateItem(st_.crush, id, weight, name, *loc)
                                : crush::InsertItem(st_.crush, id, weight, name, *loc);
     if (!s.ok()) return EditFailed(op.command, "cannot place " + name, s);
-    crush_changed_ = true;
+    ++crush_edits_;
     return true;
   }
 
@@ -302,9 +312,10 @@ class Applier {
     const bool unlink = op.kind == ChangeOpKind::kCrushUnlink;
     const absl::Status s = crush::RemoveItem(st_.crush, *id, unlink);
     if (!s.ok()) {
-      return EditFailed(op.name, (unlink ? "cannot unlink '" : "cannot remove '") + op.name.text + "'", s);
+      return EditFailed(op.name,
+                        (unlink ? "cannot unlink '" : "cannot remove '") + op.name.text + "'", s);
     }
-    crush_changed_ = true;
+    ++crush_edits_;
     return true;
   }
 
@@ -326,12 +337,14 @@ class Applier {
       devices = *id >= 0 ? std::vector<ItemId>{*id} : DevicesUnder(st_.crush, *id);
     }
     for (const ItemId d : devices) {
-      const auto changed = op.kind == ChangeOpKind::kDrain
-                               ? crush::AdjustItemWeight(st_.crush, d, 0)
-                               : crush::AdjustItemWeightF(st_.crush, d, static_cast<float>(op.weight));
-      if (!changed.ok()) return EditFailed(op.name, "cannot reweight " + OsdName(d), changed.status());
+      const auto changed =
+          op.kind == ChangeOpKind::kDrain
+              ? crush::AdjustItemWeight(st_.crush, d, 0)
+              : crush::AdjustItemWeightF(st_.crush, d, static_cast<float>(op.weight));
+      if (!changed.ok())
+        return EditFailed(op.name, "cannot reweight " + OsdName(d), changed.status());
     }
-    crush_changed_ = true;
+    ++crush_edits_;
     return true;
   }
 
@@ -351,7 +364,7 @@ class Applier {
       s = crush::CreateOrMoveItem(st_.crush, *id, 0, op.name.text, *loc).status();
     }
     if (!s.ok()) return EditFailed(op.name, "cannot move '" + op.name.text + "'", s);
-    crush_changed_ = true;
+    ++crush_edits_;
     return true;
   }
 
@@ -370,7 +383,7 @@ class Applier {
       const absl::Status s = crush::SetDeviceClass(st_.crush, id, op.device_class.text);
       if (!s.ok()) ok = EditFailed(op.osd_words[i], "cannot set the class of " + OsdName(id), s);
     }
-    crush_changed_ = true;
+    ++crush_edits_;
     return ok;
   }
 
@@ -384,7 +397,8 @@ class Applier {
 
   ClusterState& st_;
   std::vector<ChangeDiagnostic> diags_;
-  bool crush_changed_ = false;
+  int crush_edits_ = 0;
+  Word last_crush_op_;
   std::vector<std::int32_t> purged_;
 };
 
@@ -433,8 +447,8 @@ bool Applier::CreateReplicatedRule(const ChangeOp& op) {
   rule.min_size = 1;
   rule.max_size = 10;
   rule.steps.push_back({crush::RuleOp::kTake, *root, 0});
-  rule.steps.push_back({*type != 0 ? crush::RuleOp::kChooseleafFirstn : crush::RuleOp::kChooseFirstn,
-                        0, *type});
+  rule.steps.push_back(
+      {*type != 0 ? crush::RuleOp::kChooseleafFirstn : crush::RuleOp::kChooseFirstn, 0, *type});
   rule.steps.push_back({crush::RuleOp::kEmit, 0, 0});
   if (rno >= map.max_rules()) {
     map.rules.resize(static_cast<std::size_t>(rno) + 1);
@@ -443,7 +457,7 @@ bool Applier::CreateReplicatedRule(const ChangeOp& op) {
   map.rules[static_cast<std::size_t>(rno)] = std::move(rule);
   map.rule_exists[static_cast<std::size_t>(rno)] = true;
   map.rule_names[rno] = op.name.text;
-  crush_changed_ = true;
+  ++crush_edits_;
   return true;
 }
 
@@ -487,13 +501,15 @@ bool Applier::Purge(const ChangeOp& op) {
   const std::int32_t id = op.osd_ids[0];
   if (!OsdExists(op, 0)) return false;
   if (st_.IsUp(id)) {
-    return Fail(op.osd_words[0], OsdName(id) + " is up; Ceph purges only down OSDs (add 'osd down " +
+    return Fail(op.osd_words[0], OsdName(id) +
+                                     " is up; Ceph purges only down OSDs (add 'osd down " +
                                      std::to_string(id) + "' first)");
   }
   if (st_.crush.item_names.count(id) != 0) {
     const absl::Status s = crush::RemoveItem(st_.crush, id, false);
-    if (!s.ok()) return EditFailed(op.osd_words[0], "cannot remove " + OsdName(id) + " from the crush map", s);
-    crush_changed_ = true;
+    if (!s.ok())
+      return EditFailed(op.osd_words[0], "cannot remove " + OsdName(id) + " from the crush map", s);
+    ++crush_edits_;
   }
   // OSDMap::apply_incremental() on a removed OSD: state cleared, primary
   // affinity back to default; the reweight stays as it was.
@@ -528,14 +544,16 @@ bool Applier::PoolSet(const ChangeOp& op) {
     if (p.name == op.name.text) pool = &p;
   }
   if (pool == nullptr) {
-    if (const auto id = internal::ParseDecimal(op.name.text); id && st_.pools.count(static_cast<std::int64_t>(*id))) {
+    if (const auto id = internal::ParseDecimal(op.name.text);
+        id && st_.pools.count(static_cast<std::int64_t>(*id))) {
       pool = &st_.pools.at(static_cast<std::int64_t>(*id));
     }
   }
   if (pool == nullptr) {
     std::vector<std::string> names;
     for (const auto& [id, p] : st_.pools) names.push_back(p.name);
-    return Fail(op.name, "unknown pool '" + op.name.text + "'" + internal::DidYouMean(op.name.text, names));
+    return Fail(op.name,
+                "unknown pool '" + op.name.text + "'" + internal::DidYouMean(op.name.text, names));
   }
   const std::string& var = op.type.text;
   const auto n = static_cast<std::uint32_t>(op.value);
@@ -595,17 +613,21 @@ bool Applier::AddHost(const ChangeOp& op) {
   const std::optional<crush::Location> loc = Location(op, *host_type);
   if (!loc) return false;
   const auto host = crush::CreateBucket(st_.crush, op.name.text, "host", *loc);
-  if (!host.ok()) return EditFailed(op.name, "cannot add host '" + op.name.text + "'", host.status());
-  crush_changed_ = true;
+  if (!host.ok())
+    return EditFailed(op.name, "cannot add host '" + op.name.text + "'", host.status());
+  ++crush_edits_;
   const crush::Location in_host = {{"host", op.name.text}};
   std::int32_t next = 0;
   for (int i = 0; i < op.osd_count; ++i) {
     while (st_.Exists(next) || st_.crush.item_names.count(next) != 0) ++next;
-    if (next > kMaxChangeOsdId) return Fail(op.name, "no free OSD id up to " + std::to_string(kMaxChangeOsdId));
+    if (next > kMaxChangeOsdId)
+      return Fail(op.name, "no free OSD id up to " + std::to_string(kMaxChangeOsdId));
     CreateOsd(next);
     const std::string name = OsdName(next);
-    absl::Status s = crush::InsertItem(st_.crush, next, static_cast<float>(op.weight), name, in_host);
-    if (s.ok() && op.device_class.present()) s = crush::SetDeviceClass(st_.crush, next, op.device_class.text);
+    absl::Status s =
+        crush::InsertItem(st_.crush, next, static_cast<float>(op.weight), name, in_host);
+    if (s.ok() && op.device_class.present())
+      s = crush::SetDeviceClass(st_.crush, next, op.device_class.text);
     if (!s.ok()) return EditFailed(op.name, "cannot add " + name, s);
   }
   return true;
@@ -626,8 +648,16 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
   for (const std::int32_t id : applier.purged()) st.osd_usage.erase(id);
   if (applier.crush_changed()) {
     // crushtool and the monitor rebuild the shadow trees once after edits.
+    // It can fail where Ceph's would (a uniform bucket whose class clone
+    // would hold differing weights): the change's fault, not crushkit's.
     if (const absl::Status s = crush::RebuildRootsWithClasses(st.crush); !s.ok()) {
-      return absl::InternalError(absl::StrCat("rebuilding the class trees failed: ", s.message()));
+      const Word& w = applier.last_crush_op();
+      const ChangeDiagnostic d{w.line, w.column, std::max(1, static_cast<int>(w.text.size())),
+                               absl::StrCat("after this change the device-class shadow trees "
+                                            "cannot be rebuilt: ",
+                                            s.message())};
+      return absl::InvalidArgumentError(
+          FormatChangeDiagnostics(change.file_name, change.lines, {d}));
     }
     // CrushWrapper::decode() finalizes, so a monitor holding the new map
     // sees max_devices covering every device.

@@ -69,6 +69,7 @@
 #define CRUSHKIT_OSDMAP_APPLY_CHANGE_H_
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/change_ops.h"
 #include "osdmap/cluster_state.h"
 

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/model.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "osdmap/change_ops.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
@@ -112,9 +113,9 @@ TEST(ApplyChangeTest, EmptyChangeReturnsTheStateUnchanged) {
 
 TEST(ApplyChangeTest, OsdStates) {
   const ClusterState before = SmallState();
-  const ClusterState st =
-      ApplyOk("osd out 1 osd.4\nosd in 1\nosd reweight 2 0.5\nosd in 2\nosd down 3\n"
-              "osd down 6\nosd up 6\nosd reweight 7 0.123457\n");
+  const ClusterState st = ApplyOk(
+      "osd out 1 osd.4\nosd in 1\nosd reweight 2 0.5\nosd in 2\nosd down 3\n"
+      "osd down 6\nosd up 6\nosd reweight 7 0.123457\n");
   EXPECT_EQ(st.epoch, before.epoch + 1);
   EXPECT_EQ(st.osds[1].weight, kOne);
   EXPECT_EQ(st.osds[4].weight, 0u);
@@ -134,9 +135,9 @@ TEST(ApplyChangeTest, UnknownOsdReportsTheWordAndAppliesNothing) {
 }
 
 TEST(ApplyChangeTest, EveryFailingOpIsReportedAndLaterOpsStillChecked) {
-  const std::string errors =
-      ApplyErrors("osd reweight 9 0.5\nosd crush reweight osd.77 1\nosd out 1\n"
-                  "osd pool set rdb size 2\ndrain hots0\n");
+  const std::string errors = ApplyErrors(
+      "osd reweight 9 0.5\nosd crush reweight osd.77 1\nosd out 1\n"
+      "osd pool set rdb size 2\ndrain hots0\n");
   EXPECT_THAT(errors, HasSubstr("ops.txt:1:14: error: osd.9 does not exist\n"));
   EXPECT_THAT(errors, HasSubstr("ops.txt:2:20: error: unknown item 'osd.77' in the crush map; "
                                 "did you mean 'osd.7'?\n"));
@@ -164,8 +165,9 @@ TEST(ApplyChangeTest, Purge) {
 }
 
 TEST(ApplyChangeTest, PoolSet) {
-  ClusterState st = ApplyOk("osd pool set rbd size 2\nosd pool set 2 pg_num 128\n"
-                            "osd pool set ecpool pgp_num 100\nosd pool set rbd min_size 2\n");
+  ClusterState st = ApplyOk(
+      "osd pool set rbd size 2\nosd pool set 2 pg_num 128\n"
+      "osd pool set ecpool pgp_num 100\nosd pool set rbd min_size 2\n");
   EXPECT_EQ(st.pools[1].size, 2u);
   EXPECT_EQ(st.pools[1].min_size, 2u);
   EXPECT_EQ(st.pools[2].pg_num, 128u);
@@ -220,9 +222,10 @@ TEST(ApplyChangeTest, CrushReweightAndDrain) {
 }
 
 TEST(ApplyChangeTest, AddBucketAndMove) {
-  ClusterState st = ApplyOk("osd crush add-bucket host9 host rack=rack1\n"
-                            "osd crush move host0 rack=rack1\n"
-                            "osd crush move osd.2 host=host9\n");
+  ClusterState st = ApplyOk(
+      "osd crush add-bucket host9 host rack=rack1\n"
+      "osd crush move host0 rack=rack1\n"
+      "osd crush move osd.2 host=host9\n");
   EXPECT_THAT(Items(st, "rack1"),
               ElementsAre(Id(st, "host2"), Id(st, "host3"), Id(st, "host9"), Id(st, "host0")));
   EXPECT_THAT(Items(st, "rack0"), ElementsAre(Id(st, "host1")));
@@ -319,15 +322,17 @@ TEST(ApplyChangeTest, DeviceClassesAndClassRule) {
               HasSubstr("ops.txt:1:49: error: device class 'nvme' does not exist"));
   // Every bucket of a tree holding a class gets a shadow (device_class_clone
   // records them all), so any bucket can root a class rule.
-  st = ApplyOk("osd crush set-device-class ssd osd.0\n"
-               "osd crush rule create-replicated f rack1 host ssd\n");
+  st = ApplyOk(
+      "osd crush set-device-class ssd osd.0\n"
+      "osd crush rule create-replicated f rack1 host ssd\n");
   EXPECT_EQ(st.crush.rules[3].steps[0].arg1, Id(st, "rack1~ssd"));
   EXPECT_THAT(ApplyErrors("osd crush set-device-class ssd 1\nosd crush set-device-class hdd 1\n"),
               HasSubstr("ops.txt:2:32: error: cannot set the class of osd.1: "));
 }
 
 TEST(ApplyChangeTest, Tunables) {
-  ClusterState st = ApplyOk("osd crush tunables hammer\nosd crush set-tunable choose_total_tries 100\n");
+  ClusterState st =
+      ApplyOk("osd crush tunables hammer\nosd crush set-tunable choose_total_tries 100\n");
   EXPECT_EQ(st.crush.tunables.chooseleaf_stable, 0);
   EXPECT_EQ(st.crush.tunables.choose_total_tries, 100u);
   st = ApplyOk("osd crush tunables legacy\nosd crush set-tunable straw_calc_version 1\n");

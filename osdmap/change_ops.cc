@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+
 #include "crush/edit.h"
 #include "osdmap/change_ops_internal.h"
 
@@ -102,8 +103,8 @@ std::optional<std::uint64_t> ParseDecimal(std::string_view text) {
 
 namespace {
 
-using internal::DidYouMean;
 using crush::IsValidCrushName;
+using internal::DidYouMean;
 using internal::ParseDecimal;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -120,8 +121,8 @@ std::vector<Word> SplitWords(std::string_view line, int line_number) {
     }
     const std::size_t start = i;
     while (i < line.size() && !IsSpace(line[i]) && line[i] != '#') ++i;
-    words.push_back(Word{std::string(line.substr(start, i - start)), line_number,
-                         static_cast<int>(start) + 1});
+    words.push_back(
+        Word{std::string(line.substr(start, i - start)), line_number, static_cast<int>(start) + 1});
   }
   return words;
 }
@@ -129,16 +130,18 @@ std::vector<Word> SplitWords(std::string_view line, int line_number) {
 class Diagnostics {
  public:
   void At(const Word& w, std::string message) {
-    list_.push_back(ChangeDiagnostic{w.line, w.column,
-                                     std::max(1, static_cast<int>(w.text.size())),
+    list_.push_back(ChangeDiagnostic{w.line, w.column, std::max(1, static_cast<int>(w.text.size())),
                                      std::move(message)});
   }
+
   // Just past the end of `w` (where a missing word was expected).
   void After(const Word& w, std::string message) {
     list_.push_back(ChangeDiagnostic{w.line, w.column + static_cast<int>(w.text.size()), 1,
                                      std::move(message)});
   }
+
   std::size_t size() const { return list_.size(); }
+
   std::vector<ChangeDiagnostic>& list() { return list_; }
 
  private:
@@ -154,22 +157,24 @@ class Args {
       : words_(words), pos_(first), usage_(usage), diags_(diags) {}
 
   bool empty() const { return pos_ >= words_.size(); }
+
   std::size_t remaining() const { return words_.size() - pos_; }
+
   const Word& Peek() const { return words_[pos_]; }
 
   // The next word, or nullptr after reporting "missing WHAT".
   const Word* Next(std::string_view what) {
     if (!empty()) return &words_[pos_++];
-    diags_.After(words_.back(), "missing " + std::string(what) + "; expected '" +
-                                    std::string(usage_) + "'");
+    diags_.After(words_.back(),
+                 "missing " + std::string(what) + "; expected '" + std::string(usage_) + "'");
     return nullptr;
   }
 
   // Reports every word left over; true if there was none.
   bool Finish() {
     if (empty()) return true;
-    diags_.At(words_[pos_], "extra argument '" + words_[pos_].text + "'; expected '" +
-                                std::string(usage_) + "'");
+    diags_.At(words_[pos_],
+              "extra argument '" + words_[pos_].text + "'; expected '" + std::string(usage_) + "'");
     pos_ = words_.size();
     return false;
   }
@@ -380,8 +385,7 @@ bool ParseTunables(Args& args, ChangeOp& op) {
     std::vector<std::string> names;
     for (const auto& [name, p] : internal::TunablesProfiles()) names.emplace_back(name);
     args.diags().At(*profile, "unknown tunables profile '" + profile->text + "'; expected " +
-                                  absl::StrJoin(names, ", ") +
-                                  DidYouMean(profile->text, names));
+                                  absl::StrJoin(names, ", ") + DidYouMean(profile->text, names));
     return false;
   }
   return args.Finish();
@@ -506,13 +510,15 @@ bool ParseAddHost(Args& args, ChangeOp& op) {
   if (!ok) return false;
   const Word& last = op.location.empty() ? op.name : op.location.back().name;
   if (!have_count) {
-    args.diags().After(last, "missing osds=COUNT; expected 'add-host NAME osds=COUNT "
-                             "weight=WEIGHT [class=CLASS] [TYPE=NAME ...]'");
+    args.diags().After(last,
+                       "missing osds=COUNT; expected 'add-host NAME osds=COUNT "
+                       "weight=WEIGHT [class=CLASS] [TYPE=NAME ...]'");
     return false;
   }
   if (!op.weight_word.present()) {
-    args.diags().After(last, "missing weight=WEIGHT; expected 'add-host NAME osds=COUNT "
-                             "weight=WEIGHT [class=CLASS] [TYPE=NAME ...]'");
+    args.diags().After(last,
+                       "missing weight=WEIGHT; expected 'add-host NAME osds=COUNT "
+                       "weight=WEIGHT [class=CLASS] [TYPE=NAME ...]'");
     return false;
   }
   return true;
@@ -527,43 +533,72 @@ struct CommandSpec {
 
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec>* commands = new std::vector<CommandSpec>{
-      {{"osd", "crush", "add-bucket"}, ChangeOpKind::kCrushAddBucket,
-       "osd crush add-bucket NAME TYPE [TYPE=NAME ...]", ParseAddBucket},
-      {{"osd", "crush", "add"}, ChangeOpKind::kCrushAdd,
-       "osd crush add osd.N WEIGHT [TYPE=NAME ...]", ParseAddOrSet},
-      {{"osd", "crush", "set"}, ChangeOpKind::kCrushSet,
-       "osd crush set osd.N WEIGHT [TYPE=NAME ...]", ParseAddOrSet},
-      {{"osd", "crush", "remove"}, ChangeOpKind::kCrushRemove, "osd crush remove NAME",
+      {{"osd", "crush", "add-bucket"},
+       ChangeOpKind::kCrushAddBucket,
+       "osd crush add-bucket NAME TYPE [TYPE=NAME ...]",
+       ParseAddBucket},
+      {{"osd", "crush", "add"},
+       ChangeOpKind::kCrushAdd,
+       "osd crush add osd.N WEIGHT [TYPE=NAME ...]",
+       ParseAddOrSet},
+      {{"osd", "crush", "set"},
+       ChangeOpKind::kCrushSet,
+       "osd crush set osd.N WEIGHT [TYPE=NAME ...]",
+       ParseAddOrSet},
+      {{"osd", "crush", "remove"},
+       ChangeOpKind::kCrushRemove,
+       "osd crush remove NAME",
        ParseNameOnly},
       {{"osd", "crush", "rm"}, ChangeOpKind::kCrushRemove, "osd crush rm NAME", ParseNameOnly},
-      {{"osd", "crush", "unlink"}, ChangeOpKind::kCrushUnlink, "osd crush unlink NAME",
+      {{"osd", "crush", "unlink"},
+       ChangeOpKind::kCrushUnlink,
+       "osd crush unlink NAME",
        ParseNameOnly},
-      {{"osd", "crush", "reweight"}, ChangeOpKind::kCrushReweight,
-       "osd crush reweight NAME WEIGHT", ParseReweight},
-      {{"osd", "crush", "reweight-subtree"}, ChangeOpKind::kCrushReweightSubtree,
-       "osd crush reweight-subtree NAME WEIGHT", ParseReweight},
-      {{"osd", "crush", "move"}, ChangeOpKind::kCrushMove, "osd crush move NAME TYPE=NAME ...",
+      {{"osd", "crush", "reweight"},
+       ChangeOpKind::kCrushReweight,
+       "osd crush reweight NAME WEIGHT",
+       ParseReweight},
+      {{"osd", "crush", "reweight-subtree"},
+       ChangeOpKind::kCrushReweightSubtree,
+       "osd crush reweight-subtree NAME WEIGHT",
+       ParseReweight},
+      {{"osd", "crush", "move"},
+       ChangeOpKind::kCrushMove,
+       "osd crush move NAME TYPE=NAME ...",
        ParseMove},
-      {{"osd", "crush", "set-device-class"}, ChangeOpKind::kCrushSetDeviceClass,
-       "osd crush set-device-class CLASS osd.N ...", ParseSetDeviceClass},
-      {{"osd", "crush", "rule", "create-replicated"}, ChangeOpKind::kCrushRuleCreateReplicated,
-       "osd crush rule create-replicated NAME ROOT TYPE [CLASS]", ParseRuleCreate},
-      {{"osd", "crush", "tunables"}, ChangeOpKind::kCrushTunables, "osd crush tunables PROFILE",
+      {{"osd", "crush", "set-device-class"},
+       ChangeOpKind::kCrushSetDeviceClass,
+       "osd crush set-device-class CLASS osd.N ...",
+       ParseSetDeviceClass},
+      {{"osd", "crush", "rule", "create-replicated"},
+       ChangeOpKind::kCrushRuleCreateReplicated,
+       "osd crush rule create-replicated NAME ROOT TYPE [CLASS]",
+       ParseRuleCreate},
+      {{"osd", "crush", "tunables"},
+       ChangeOpKind::kCrushTunables,
+       "osd crush tunables PROFILE",
        ParseTunables},
-      {{"osd", "crush", "set-tunable"}, ChangeOpKind::kCrushSetTunable,
-       "osd crush set-tunable TUNABLE VALUE", ParseSetTunable},
+      {{"osd", "crush", "set-tunable"},
+       ChangeOpKind::kCrushSetTunable,
+       "osd crush set-tunable TUNABLE VALUE",
+       ParseSetTunable},
       {{"osd", "out"}, ChangeOpKind::kOsdOut, "osd out ID ...", ParseOsdList},
       {{"osd", "in"}, ChangeOpKind::kOsdIn, "osd in ID ...", ParseOsdList},
       {{"osd", "down"}, ChangeOpKind::kOsdDown, "osd down ID ...", ParseOsdList},
       {{"osd", "up"}, ChangeOpKind::kOsdUp, "osd up ID ...", ParseOsdList},
-      {{"osd", "reweight"}, ChangeOpKind::kOsdReweight, "osd reweight ID WEIGHT",
-       ParseOsdReweight},
-      {{"osd", "purge"}, ChangeOpKind::kOsdPurge, "osd purge ID [--yes-i-really-mean-it]",
+      {{"osd", "reweight"}, ChangeOpKind::kOsdReweight, "osd reweight ID WEIGHT", ParseOsdReweight},
+      {{"osd", "purge"},
+       ChangeOpKind::kOsdPurge,
+       "osd purge ID [--yes-i-really-mean-it]",
        ParsePurge},
-      {{"osd", "pool", "set"}, ChangeOpKind::kPoolSet, "osd pool set POOL SETTING VALUE",
+      {{"osd", "pool", "set"},
+       ChangeOpKind::kPoolSet,
+       "osd pool set POOL SETTING VALUE",
        ParsePoolSet},
-      {{"add-host"}, ChangeOpKind::kAddHost,
-       "add-host NAME osds=COUNT weight=WEIGHT [class=CLASS] [TYPE=NAME ...]", ParseAddHost},
+      {{"add-host"},
+       ChangeOpKind::kAddHost,
+       "add-host NAME osds=COUNT weight=WEIGHT [class=CLASS] [TYPE=NAME ...]",
+       ParseAddHost},
       {{"drain"}, ChangeOpKind::kDrain, "drain NAME", ParseNameOnly},
   };
   return *commands;

@@ -56,6 +56,7 @@ struct Word {
   int column = 0;
 
   bool present() const { return line > 0; }
+
   bool operator==(const Word&) const = default;
 };
 
@@ -68,27 +69,27 @@ struct LocationWord {
 };
 
 enum class ChangeOpKind {
-  kCrushAddBucket,         // osd crush add-bucket
-  kCrushAdd,               // osd crush add
-  kCrushSet,               // osd crush set
-  kCrushRemove,            // osd crush remove / rm
-  kCrushUnlink,            // osd crush unlink
-  kCrushReweight,          // osd crush reweight
-  kCrushReweightSubtree,   // osd crush reweight-subtree
-  kCrushMove,              // osd crush move
-  kCrushSetDeviceClass,    // osd crush set-device-class
+  kCrushAddBucket,             // osd crush add-bucket
+  kCrushAdd,                   // osd crush add
+  kCrushSet,                   // osd crush set
+  kCrushRemove,                // osd crush remove / rm
+  kCrushUnlink,                // osd crush unlink
+  kCrushReweight,              // osd crush reweight
+  kCrushReweightSubtree,       // osd crush reweight-subtree
+  kCrushMove,                  // osd crush move
+  kCrushSetDeviceClass,        // osd crush set-device-class
   kCrushRuleCreateReplicated,  // osd crush rule create-replicated
-  kCrushTunables,          // osd crush tunables
-  kCrushSetTunable,        // osd crush set-tunable
+  kCrushTunables,              // osd crush tunables
+  kCrushSetTunable,            // osd crush set-tunable
   kOsdOut,
   kOsdIn,
   kOsdDown,
   kOsdUp,
   kOsdReweight,
   kOsdPurge,
-  kPoolSet,                // osd pool set
-  kAddHost,                // crushkit: add-host
-  kDrain,                  // crushkit: drain
+  kPoolSet,  // osd pool set
+  kAddHost,  // crushkit: add-host
+  kDrain,    // crushkit: drain
 };
 
 // One parsed operation. Which fields are used depends on `kind`; unused

@@ -28,25 +28,37 @@ struct TunableSpec {
 inline const std::vector<TunableSpec>& Tunables() {
   static const std::vector<TunableSpec>* specs = new std::vector<TunableSpec>{
       {"choose_local_tries", 0xffffffffu,
-       [](crush::Tunables& t, std::uint64_t v) { t.choose_local_tries = static_cast<std::uint32_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.choose_local_tries = static_cast<std::uint32_t>(v);
+       }},
       {"choose_local_fallback_tries", 0xffffffffu,
        [](crush::Tunables& t, std::uint64_t v) {
          t.choose_local_fallback_tries = static_cast<std::uint32_t>(v);
        }},
       {"choose_total_tries", 0xffffffffu,
-       [](crush::Tunables& t, std::uint64_t v) { t.choose_total_tries = static_cast<std::uint32_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.choose_total_tries = static_cast<std::uint32_t>(v);
+       }},
       {"chooseleaf_descend_once", 1,
        [](crush::Tunables& t, std::uint64_t v) {
          t.chooseleaf_descend_once = static_cast<std::uint32_t>(v);
        }},
       {"chooseleaf_vary_r", 0xff,
-       [](crush::Tunables& t, std::uint64_t v) { t.chooseleaf_vary_r = static_cast<std::uint8_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.chooseleaf_vary_r = static_cast<std::uint8_t>(v);
+       }},
       {"chooseleaf_stable", 1,
-       [](crush::Tunables& t, std::uint64_t v) { t.chooseleaf_stable = static_cast<std::uint8_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.chooseleaf_stable = static_cast<std::uint8_t>(v);
+       }},
       {"straw_calc_version", 1,
-       [](crush::Tunables& t, std::uint64_t v) { t.straw_calc_version = static_cast<std::uint8_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.straw_calc_version = static_cast<std::uint8_t>(v);
+       }},
       {"allowed_bucket_algs", 0xffffffffu,
-       [](crush::Tunables& t, std::uint64_t v) { t.allowed_bucket_algs = static_cast<std::uint32_t>(v); }},
+       [](crush::Tunables& t, std::uint64_t v) {
+         t.allowed_bucket_algs = static_cast<std::uint32_t>(v);
+       }},
   };
   return *specs;
 }

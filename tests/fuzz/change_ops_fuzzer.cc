@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -80,8 +81,7 @@ const osdmap::ClusterState& FixedState() {
 // An error is a sequence of diagnostics, each a head line, the source line
 // and a caret line (every reported line is inside the file), and maybe a
 // final note. Source lines are skipped by position: they may hold anything.
-void CheckDiagnostics(const absl::Status& status, std::size_t line_count,
-                      const std::string& what) {
+void CheckDiagnostics(const absl::Status& status, std::size_t line_count, const std::string& what) {
   FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument, what + ": " + status.ToString());
   const std::string text(status.message());
   std::size_t pos = 0;
@@ -171,9 +171,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(again.ok(), "descriptions do not parse: " + again.status().ToString());
   FUZZ_CHECK(again->ops.size() == change->ops.size(), "descriptions parse to other ops");
   for (std::size_t i = 0; i < change->ops.size(); ++i) {
-    FUZZ_CHECK(again->ops[i].kind == change->ops[i].kind &&
-                   again->ops[i].text == change->ops[i].text,
-               "description of op " + std::to_string(i) + " differs");
+    FUZZ_CHECK(
+        again->ops[i].kind == change->ops[i].kind && again->ops[i].text == change->ops[i].text,
+        "description of op " + std::to_string(i) + " differs");
   }
 
   if (!CheapEnough(*change)) return 0;
