@@ -24,7 +24,9 @@
 //   osd crush move NAME LOC       MoveBucket for a bucket; a device is
 //                                 relinked with its current weight (Ceph's
 //                                 create_or_move_item, through UpdateItem).
-//   osd crush set-device-class C osd.N ...  SetDeviceClass per OSD.
+//   osd crush set-device-class C osd.N ...  SetDeviceClass per OSD; each must
+//                                 exist in the osdmap and be named in the crush
+//                                 map, and have no other class (Ceph's EBUSY).
 //   osd crush rule create-replicated NAME ROOT TYPE [CLASS]  a new rule as
 //                                 CrushWrapper::add_simple_rule(..., "firstn")
 //                                 writes it: lowest free rule id, ruleset =
@@ -60,7 +62,7 @@
 //                                 as osd.<id> under NAME with weight W (and
 //                                 class C).
 //   drain NAME                    AdjustItemWeight 0 on device NAME or on every
-//                                 device under bucket NAME.
+//                                 device under bucket NAME (everywhere linked).
 // LOC words (TYPE=NAME) must name known types above the item's type (never
 // the device type) and, for existing names, buckets of that type.
 // A change with at least one op bumps the epoch once.
