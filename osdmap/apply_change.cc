@@ -109,15 +109,20 @@ class Applier {
         return SetDeviceClass(op);
       case ChangeOpKind::kCrushRuleCreateReplicated:
         return CreateReplicatedRule(op);
-      case ChangeOpKind::kCrushTunables:
-        st_.crush.tunables =
-            crush::TunablesFor(*internal::FindTunablesProfile(op.name.text), st_.crush.tunables);
+      case ChangeOpKind::kCrushTunables: {
+        const auto profile = internal::FindTunablesProfile(op.name.text);
+        if (!profile) return Fail(op.name, "unknown tunables profile '" + op.name.text + "'");
+        st_.crush.tunables = crush::TunablesFor(*profile, st_.crush.tunables);
         ++crush_edits_;
         return true;
-      case ChangeOpKind::kCrushSetTunable:
-        internal::FindTunable(op.name.text)->set(st_.crush.tunables, op.value);
+      }
+      case ChangeOpKind::kCrushSetTunable: {
+        const internal::TunableSpec* spec = internal::FindTunable(op.name.text);
+        if (!spec) return Fail(op.name, "unknown tunable '" + op.name.text + "'");
+        spec->set(st_.crush.tunables, op.value);
         ++crush_edits_;
         return true;
+      }
       case ChangeOpKind::kOsdOut:
       case ChangeOpKind::kOsdIn:
       case ChangeOpKind::kOsdDown:

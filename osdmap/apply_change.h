@@ -81,6 +81,8 @@ namespace crushkit::osdmap {
 // and nothing applied. Each failing op is reported (gcc-style diagnostics as
 // ParseChange's, up to kMaxChangeErrors, against change.file_name/lines) and
 // skipped, so later ops are still checked against the state as it would be.
+// REQUIRES: `change` came from ParseChange() (ops built by hand must fill the
+// fields ParseChange fills for their kind: osd_ids, weights, names).
 // Errors: kInvalidArgument with the diagnostics; kInternal if the edited
 // crush map or state fails validation (a crushkit bug).
 // Cost: a copy of `before` plus the edits; each op copies the crush model

@@ -265,6 +265,13 @@ TEST(ApplyChangeTest, CrushAddCreatesTheOsdAndSetMovesIt) {
   EXPECT_THAT(Items(st, "host3"), ElementsAre(6, 7));
   EXPECT_EQ(WeightIn(st, "host3", 6), 0x20000u);
 
+  // Adding an OSD elsewhere links it a second time (insert_item), as Ceph.
+  st = ApplyOk("osd crush add osd.0 1 host=host2\n");
+  EXPECT_THAT(Items(st, "host0"), ElementsAre(0, 1));
+  EXPECT_THAT(Items(st, "host2"), ElementsAre(4, 5, 0));
+  // Moving a device where it already is changes nothing.
+  EXPECT_TRUE(ApplyOk("osd crush move osd.0 host=host0\n").crush == SmallState().crush);
+
   st = ApplyOk("osd crush set osd.2 3 host=host3\n");
   EXPECT_THAT(Items(st, "host1"), ElementsAre(3));
   EXPECT_THAT(Items(st, "host3"), ElementsAre(6, 7, 2));
