@@ -268,6 +268,13 @@ absl::Status RemoveTreeItem(Bucket& b, std::size_t i) {
     if (leaf < b.node_weights.size() && b.node_weights[leaf] != 0) break;
     --newsize;
   }
+  if (newsize == 0) {
+    // builder.c reallocs the item array to 0 bytes: glibc frees it and
+    // returns NULL, Ceph reports -ENOMEM and keeps the freed array (its
+    // output then holds whatever reuses that memory).
+    return absl::UnimplementedError("tree bucket " + std::to_string(b.id) +
+                                    " would be emptied; Ceph uses its freed item array");
+  }
   if (newsize != b.items.size()) {
     const int olddepth = TreeDepth(static_cast<int>(b.items.size()));
     const int newdepth = TreeDepth(static_cast<int>(newsize));

@@ -737,6 +737,8 @@ absl::Status RebuildRootsWithClasses(MapModel& map) {
 absl::Status ReweightAll(MapModel& map) { return internal::Editor(map).Reweight(); }
 
 void FinalizeMaxDevices(MapModel& map) {
+  // crush_finalize() starts from 0: removing the highest device shrinks it.
+  map.max_devices = 0;
   for (const Bucket& b : map.buckets) {
     if (b.alg == BucketAlg::kNone) continue;
     for (ItemId item : b.items) {

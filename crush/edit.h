@@ -163,8 +163,9 @@ absl::Status RebuildRootsWithClasses(MapModel& map);
 // where Ceph asserts (a 32-bit overflow, a missing child bucket).
 absl::Status ReweightAll(MapModel& map);
 
-// CrushWrapper::finalize() as crushtool runs it before writing: max_devices
-// grows to cover every device in a bucket and the highest named id.
+// crush_finalize() + CrushWrapper::finalize() as crushtool runs them before
+// writing: max_devices becomes one more than the highest device in any
+// bucket or the highest named id, whichever is larger (so it can shrink).
 void FinalizeMaxDevices(MapModel& map);
 
 }  // namespace crushkit::crush

@@ -203,7 +203,13 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
           }
           w = orig_ws[s][item_orig_pos[i]];
         } else if (auto r = recorded.find(item); r != recorded.end()) {
-          w = s < r->second.size() ? r->second[s] : 0;
+          if (s >= r->second.size()) {
+            // The child clone's weight set has fewer positions: Ceph indexes
+            // past the end of its std::vector (heap garbage in the output).
+            return absl::UnimplementedError(
+                "weight sets with differing position counts; Ceph reads past a vector's end");
+          }
+          w = r->second[s];
         }
         n.weight_set[s][i] = w;
         bucket_weights[s] += w;

@@ -49,7 +49,7 @@ class Stage {
     return ExitFor(crush::CephErrno(s));
   }
   int Crash(const absl::Status& s) {
-    Write(err_, "crushkit crushtool: " + std::string(s.message()) + "\n");
+    Write(err_, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
     return 1;
   }
   static int ExitFor(int err) { return (256 - err) & 0xff; }
