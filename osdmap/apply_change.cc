@@ -23,6 +23,7 @@
 #include "osdmap/change_ops.h"
 #include "osdmap/change_ops_internal.h"
 #include "osdmap/cluster_state.h"
+#include "osdmap/pg_id.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -130,6 +131,15 @@ class Applier {
         return MarkOsds(op);
       case ChangeOpKind::kOsdReweight:
         return OsdReweight(op);
+      case ChangeOpKind::kOsdPrimaryAffinity:
+        return PrimaryAffinity(op);
+      case ChangeOpKind::kPgUpmap:
+        return PgUpmap(op);
+      case ChangeOpKind::kPgUpmapItems:
+        return PgUpmapItems(op);
+      case ChangeOpKind::kRmPgUpmap:
+      case ChangeOpKind::kRmPgUpmapItems:
+        return RemoveUpmap(op);
       case ChangeOpKind::kOsdPurge:
         return Purge(op);
       case ChangeOpKind::kPoolSet:
@@ -395,6 +405,11 @@ class Applier {
   bool CreateReplicatedRule(const ChangeOp& op);
   bool MarkOsds(const ChangeOp& op);
   bool OsdReweight(const ChangeOp& op);
+  bool PrimaryAffinity(const ChangeOp& op);
+  const Pool* ExistingPg(const ChangeOp& op);
+  bool PgUpmap(const ChangeOp& op);
+  bool PgUpmapItems(const ChangeOp& op);
+  bool RemoveUpmap(const ChangeOp& op);
   bool Purge(const ChangeOp& op);
   bool PoolSet(const ChangeOp& op);
   bool CheckRuleFits(const Word& w, const Pool& pool, int rule, std::uint32_t size);
@@ -498,6 +513,96 @@ bool Applier::OsdReweight(const ChangeOp& op) {
   // OSDMonitor "osd reweight": (int)((double)CEPH_OSD_IN * w).
   st_.osds[static_cast<std::size_t>(op.osd_ids[0])].weight =
       static_cast<crush::Weight>(static_cast<int>(static_cast<double>(kWeightIn) * op.weight));
+  return true;
+}
+
+bool Applier::PrimaryAffinity(const ChangeOp& op) {
+  if (!OsdExists(op, 0)) return false;
+  // OSDMonitor "osd primary-affinity": (int)((double)CEPH_OSD_MAX_PRIMARY_AFFINITY * w).
+  st_.osds[static_cast<std::size_t>(op.osd_ids[0])].primary_affinity = static_cast<std::uint32_t>(
+      static_cast<int>(static_cast<double>(kDefaultPrimaryAffinity) * op.weight));
+  return true;
+}
+
+// OSDMonitor's common pg-upmap checks: the pool exists and the seed is below
+// its pg_num (OSDMap::pg_exists()).
+const Pool* Applier::ExistingPg(const ChangeOp& op) {
+  const Pool* pool = st_.FindPool(op.pg.pool);
+  if (pool == nullptr) {
+    Fail(op.pg_word,
+         "pg " + op.pg_word.text + ": pool " + std::to_string(op.pg.pool) + " does not exist");
+    return nullptr;
+  }
+  if (op.pg.ps >= pool->pg_num) {
+    Fail(op.pg_word, "pg " + FormatPgId(op.pg) + " does not exist (pool '" + pool->name +
+                         "' has pg_num " + std::to_string(pool->pg_num) + ")");
+    return nullptr;
+  }
+  return pool;
+}
+
+// OSDMonitor "osd pg-upmap": between min_size and size OSDs, each existing;
+// repeated OSDs are dropped as Ceph drops them.
+bool Applier::PgUpmap(const ChangeOp& op) {
+  const Pool* pool = ExistingPg(op);
+  if (pool == nullptr) return false;
+  const std::size_t n = op.osd_ids.size();
+  if (n < pool->min_size || n > pool->size) {
+    return Fail(op.pg_word, std::to_string(n) + " OSDs for pg " + FormatPgId(op.pg) + "; pool '" +
+                                pool->name + "' needs " + std::to_string(pool->min_size) + ".." +
+                                std::to_string(pool->size));
+  }
+  std::vector<std::int32_t> osds;
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!OsdExists(op, i)) {
+      ok = false;
+    } else if (std::find(osds.begin(), osds.end(), op.osd_ids[i]) == osds.end()) {
+      osds.push_back(op.osd_ids[i]);
+    }
+  }
+  if (!ok) return false;
+  st_.pg_upmap[op.pg] = std::move(osds);
+  return true;
+}
+
+// OSDMonitor "osd pg-upmap-items": at most `size` pairs of existing OSDs;
+// FROM == TO and repeated pairs are dropped as Ceph drops them.
+bool Applier::PgUpmapItems(const ChangeOp& op) {
+  const Pool* pool = ExistingPg(op);
+  if (pool == nullptr) return false;
+  const std::size_t pairs = op.osd_ids.size() / 2;
+  if (pairs > pool->size) {
+    return Fail(op.pg_word, std::to_string(pairs) + " pairs for pg " + FormatPgId(op.pg) +
+                                "; pool '" + pool->name + "' has size " +
+                                std::to_string(pool->size));
+  }
+  std::vector<std::pair<std::int32_t, std::int32_t>> items;
+  bool ok = true;
+  for (std::size_t i = 0; i + 1 < op.osd_ids.size(); i += 2) {
+    const std::pair<std::int32_t, std::int32_t> item{op.osd_ids[i], op.osd_ids[i + 1]};
+    if (item.first == item.second) continue;
+    const bool from = OsdExists(op, i);
+    const bool to = OsdExists(op, i + 1);
+    if (!from || !to) {
+      ok = false;
+    } else if (std::find(items.begin(), items.end(), item) == items.end()) {
+      items.push_back(item);
+    }
+  }
+  if (!ok) return false;
+  if (items.empty()) return Fail(op.pg_word, "no valid FROM TO pair for pg " + FormatPgId(op.pg));
+  st_.pg_upmap_items[op.pg] = std::move(items);
+  return true;
+}
+
+bool Applier::RemoveUpmap(const ChangeOp& op) {
+  if (ExistingPg(op) == nullptr) return false;
+  if (op.kind == ChangeOpKind::kRmPgUpmap) {
+    st_.pg_upmap.erase(op.pg);
+  } else {
+    st_.pg_upmap_items.erase(op.pg);
+  }
   return true;
 }
 

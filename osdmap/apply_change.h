@@ -39,6 +39,15 @@
 //                                 (a partial reweight stays); down/up: the
 //                                 up bit. N must exist.
 //   osd reweight N W              reweight = (int)(W * 0x10000), as Ceph.
+//   osd primary-affinity N A      primary affinity = (int)(A * 0x10000).
+//   osd pg-upmap PGID N ...       pg_upmap[PGID] = the OSDs (repeats dropped);
+//                                 PGID must exist (pool, seed < pg_num), the
+//                                 count be within the pool's min_size..size,
+//                                 every OSD exist (OSDMonitor's checks).
+//   osd pg-upmap-items PGID F T ...  pg_upmap_items[PGID] = the pairs (F == T
+//                                 and repeats dropped, as Ceph); at most size
+//                                 pairs; every OSD must exist.
+//   osd rm-pg-upmap[-items] PGID  erases that entry (none is fine).
 //   osd purge N                   N must be down (Ceph refuses up OSDs):
 //                                 removed from the crush map (if named there)
 //                                 and from the osdmap (state 0, primary

@@ -146,6 +146,37 @@ TEST(ApplyChangeTest, EveryFailingOpIsReportedAndLaterOpsStillChecked) {
                                 "did you mean 'host0'?\n"));
 }
 
+TEST(ApplyChangeTest, UpmapsAndPrimaryAffinity) {
+  ClusterState before = SmallState();
+  before.pg_upmap[PgId{1, 5}] = {0, 2, 4};
+  const ClusterState st = ApplyOk(
+      "osd pg-upmap-items 1.3f 0 4 1 1 2 6\n"  // "1 1" is dropped
+      "osd pg-upmap-items 2.1 0 4 0 4\n"       // so is a repeated pair
+      "osd pg-upmap 2.7 0 2 2\n"               // the repeated 2 is dropped
+      "osd rm-pg-upmap 1.5\nosd rm-pg-upmap-items 1.6\n"
+      "osd primary-affinity osd.3 0.5\n",
+      before);
+  EXPECT_THAT(st.pg_upmap_items.at(PgId{1, 0x3f}), ElementsAre(std::pair{0, 4}, std::pair{2, 6}));
+  EXPECT_THAT(st.pg_upmap_items.at(PgId{2, 1}), ElementsAre(std::pair{0, 4}));
+  EXPECT_THAT(st.pg_upmap.at(PgId{2, 7}), ElementsAre(0, 2));
+  EXPECT_EQ(st.pg_upmap.count(PgId{1, 5}), 0u);
+  EXPECT_EQ(st.osds[3].primary_affinity, 0x8000u);
+  EXPECT_EQ(st.crush_bytes, before.crush_bytes);
+
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-items 1.40 0 4\n"),
+              HasSubstr("ops.txt:1:20: error: pg 1.40 does not exist (pool 'rbd' has pg_num 64)"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-items 7.0 0 4\n"),
+              HasSubstr("error: pg 7.0: pool 7 does not exist"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-items 1.0 0 4 1 5 2 6 3 7\n"),
+              HasSubstr("4 pairs for pg 1.0; pool 'rbd' has size 3"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-items 1.0 0 0\n"),
+              HasSubstr("no valid FROM TO pair for pg 1.0"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-items 1.0 0 9\n"),
+              HasSubstr("ops.txt:1:26: error: osd.9 does not exist"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap 1.0 1\n"),
+              HasSubstr("1 OSDs for pg 1.0; pool 'rbd' needs 2..3"));
+}
+
 TEST(ApplyChangeTest, Purge) {
   EXPECT_THAT(ApplyErrors("osd purge 5\n"),
               HasSubstr("ops.txt:1:11: error: osd.5 is up; Ceph purges only down OSDs (add "

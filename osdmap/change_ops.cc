@@ -413,20 +413,50 @@ bool ParseSetTunable(Args& args, ChangeOp& op) {
   return args.Finish();
 }
 
-bool ParseOsdReweight(Args& args, ChangeOp& op) {
+// osd reweight / osd primary-affinity: an OSD and a value in [0, 1].
+bool ParseOsdFraction(Args& args, ChangeOp& op) {
+  const std::string_view what =
+      op.kind == ChangeOpKind::kOsdReweight ? "reweight" : "primary affinity";
   const Word* id = args.Next("OSD");
   if (!id || !ParseOsdWord(*id, op, args.diags())) return false;
-  const Word* w = args.Next("WEIGHT");
+  const Word* w = args.Next(op.kind == ChangeOpKind::kOsdReweight ? "WEIGHT" : "AFFINITY");
   if (!w) return false;
-  const std::optional<double> v = ParseNumber(*w, "reweight", args.diags());
+  const std::optional<double> v = ParseNumber(*w, what, args.diags());
   if (!v) return false;
   if (*v > 1.0) {
-    args.diags().At(*w, "reweight '" + w->text + "' is out of range; expected 0..1");
+    args.diags().At(*w, std::string(what) + " '" + w->text + "' is out of range; expected 0..1");
     return false;
   }
   op.weight = *v;
   op.weight_word = *w;
   return args.Finish();
+}
+
+bool ParsePg(Args& args, ChangeOp& op) {
+  const Word* pg = args.Next("PGID");
+  if (!pg) return false;
+  const std::optional<PgId> id = ParsePgId(pg->text);
+  if (!id) {
+    args.diags().At(*pg, "bad PG id '" + pg->text + "'; expected POOL.SEED (e.g. 1.7f)");
+    return false;
+  }
+  op.pg = *id;
+  op.pg_word = *pg;
+  return true;
+}
+
+bool ParsePgOnly(Args& args, ChangeOp& op) { return ParsePg(args, op) && args.Finish(); }
+
+bool ParsePgUpmap(Args& args, ChangeOp& op) { return ParsePg(args, op) && ParseOsdList(args, op); }
+
+bool ParsePgUpmapItems(Args& args, ChangeOp& op) {
+  if (!ParsePg(args, op) || !ParseOsdList(args, op)) return false;
+  if (op.osd_ids.size() % 2 != 0) {
+    args.diags().After(op.osd_words.back(),
+                       "missing TO; expected 'osd pg-upmap-items PGID FROM TO [FROM TO ...]'");
+    return false;
+  }
+  return true;
 }
 
 constexpr std::string_view kYesReally = "--yes-i-really-mean-it";
@@ -586,7 +616,21 @@ const std::vector<CommandSpec>& Commands() {
       {{"osd", "in"}, ChangeOpKind::kOsdIn, "osd in ID ...", ParseOsdList},
       {{"osd", "down"}, ChangeOpKind::kOsdDown, "osd down ID ...", ParseOsdList},
       {{"osd", "up"}, ChangeOpKind::kOsdUp, "osd up ID ...", ParseOsdList},
-      {{"osd", "reweight"}, ChangeOpKind::kOsdReweight, "osd reweight ID WEIGHT", ParseOsdReweight},
+      {{"osd", "reweight"}, ChangeOpKind::kOsdReweight, "osd reweight ID WEIGHT", ParseOsdFraction},
+      {{"osd", "primary-affinity"},
+       ChangeOpKind::kOsdPrimaryAffinity,
+       "osd primary-affinity ID AFFINITY",
+       ParseOsdFraction},
+      {{"osd", "pg-upmap"}, ChangeOpKind::kPgUpmap, "osd pg-upmap PGID ID [ID ...]", ParsePgUpmap},
+      {{"osd", "rm-pg-upmap"}, ChangeOpKind::kRmPgUpmap, "osd rm-pg-upmap PGID", ParsePgOnly},
+      {{"osd", "pg-upmap-items"},
+       ChangeOpKind::kPgUpmapItems,
+       "osd pg-upmap-items PGID FROM TO [FROM TO ...]",
+       ParsePgUpmapItems},
+      {{"osd", "rm-pg-upmap-items"},
+       ChangeOpKind::kRmPgUpmapItems,
+       "osd rm-pg-upmap-items PGID",
+       ParsePgOnly},
       {{"osd", "purge"},
        ChangeOpKind::kOsdPurge,
        "osd purge ID [--yes-i-really-mean-it]",

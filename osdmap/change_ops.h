@@ -23,6 +23,11 @@
 //   osd crush set-tunable TUNABLE VALUE
 //   osd out|in|down|up ID [ID ...]
 //   osd reweight ID REWEIGHT                     (REWEIGHT in [0, 1])
+//   osd primary-affinity ID AFFINITY             (AFFINITY in [0, 1])
+//   osd pg-upmap PGID ID [ID ...]                (PGID: POOL.SEED, seed in hex)
+//   osd rm-pg-upmap PGID
+//   osd pg-upmap-items PGID FROM TO [FROM TO ...]
+//   osd rm-pg-upmap-items PGID
 //   osd purge ID [--yes-i-really-mean-it]
 //   osd pool set POOL size|min_size|pg_num|pgp_num|crush_rule VALUE [--yes-i-really-mean-it]
 //   add-host NAME osds=COUNT weight=WEIGHT [class=CLASS] [LOC ...]
@@ -45,6 +50,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
+#include "osdmap/pg_id.h"
 
 namespace crushkit::osdmap {
 
@@ -87,9 +94,14 @@ enum class ChangeOpKind {
   kOsdUp,
   kOsdReweight,
   kOsdPurge,
-  kPoolSet,  // osd pool set
-  kAddHost,  // crushkit: add-host
-  kDrain,    // crushkit: drain
+  kOsdPrimaryAffinity,  // osd primary-affinity
+  kPgUpmap,             // osd pg-upmap
+  kRmPgUpmap,           // osd rm-pg-upmap
+  kPgUpmapItems,        // osd pg-upmap-items
+  kRmPgUpmapItems,      // osd rm-pg-upmap-items
+  kPoolSet,             // osd pool set
+  kAddHost,             // crushkit: add-host
+  kDrain,               // crushkit: drain
 };
 
 // One parsed operation. Which fields are used depends on `kind`; unused
@@ -113,18 +125,23 @@ struct ChangeOp {
   Word root;
   // set-device-class CLASS, create-replicated [CLASS], add-host class=.
   Word device_class;
-  // OSD ids: one for add/set/reweight/purge, one or more for out/in/down/up
-  // and set-device-class (osd_words[i] is the word of osd_ids[i]).
+  // OSD ids: one for add/set/reweight/primary-affinity/purge, one or more
+  // for out/in/down/up, set-device-class and pg-upmap, FROM TO pairs for
+  // pg-upmap-items (osd_words[i] is the word of osd_ids[i]).
   std::vector<std::int32_t> osd_ids;
   std::vector<Word> osd_words;
   // CRUSH weight (add, set, reweight, reweight-subtree, add-host weight=) or
-  // the 0..1 reweight of `osd reweight`; `weight_word` is where it was written.
+  // the 0..1 value of `osd reweight` / `osd primary-affinity`; `weight_word`
+  // is where it was written.
   double weight = 0;
   Word weight_word;
   // set-tunable VALUE; pool set VALUE for size/min_size/pg_num/pgp_num
   // (crush_rule keeps its word in `value_word`: a rule name or id).
   std::uint64_t value = 0;
   Word value_word;
+  // The PG of pg-upmap, rm-pg-upmap, pg-upmap-items, rm-pg-upmap-items.
+  PgId pg;
+  Word pg_word;
   // add-host osds=COUNT.
   int osd_count = 0;
   // TYPE=NAME words, in the order written (types are distinct).

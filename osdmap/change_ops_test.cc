@@ -139,6 +139,33 @@ TEST(ParseChangeTest, OsdAndPoolCommands) {
   EXPECT_EQ(ParseOne("osd pool set rbd size 1 --yes-i-really-mean-it").value, 1u);
 }
 
+TEST(ParseChangeTest, UpmapsAndPrimaryAffinity) {
+  ChangeOp op = ParseOne("osd pg-upmap-items 1.7f 3 5 osd.4 6");
+  EXPECT_EQ(op.kind, ChangeOpKind::kPgUpmapItems);
+  EXPECT_EQ(op.pg, (PgId{1, 0x7f}));
+  EXPECT_EQ(op.pg_word, (Word{"1.7f", 1, 20}));
+  EXPECT_THAT(op.osd_ids, ElementsAre(3, 5, 4, 6));
+  op = ParseOne("osd pg-upmap 2.0 1 2 3");
+  EXPECT_EQ(op.kind, ChangeOpKind::kPgUpmap);
+  EXPECT_THAT(op.osd_ids, ElementsAre(1, 2, 3));
+  EXPECT_EQ(ParseOne("osd rm-pg-upmap 2.0").kind, ChangeOpKind::kRmPgUpmap);
+  EXPECT_EQ(ParseOne("osd rm-pg-upmap-items 2.a").pg, (PgId{2, 10}));
+  op = ParseOne("osd primary-affinity osd.3 0.25");
+  EXPECT_EQ(op.kind, ChangeOpKind::kOsdPrimaryAffinity);
+  EXPECT_DOUBLE_EQ(op.weight, 0.25);
+
+  EXPECT_EQ(Errors("osd pg-upmap-items 1.7 3 5 4"),
+            "ops.txt:1:29: error: missing TO; expected 'osd pg-upmap-items PGID FROM TO [FROM TO "
+            "...]'\n"
+            "osd pg-upmap-items 1.7 3 5 4\n"
+            "                            ^\n");
+  EXPECT_THAT(Errors("osd pg-upmap 1x7 3"),
+              HasSubstr("ops.txt:1:14: error: bad PG id '1x7'; expected POOL.SEED (e.g. 1.7f)"));
+  EXPECT_THAT(Errors("osd rm-pg-upmap 1.7 2"), HasSubstr("extra argument '2'"));
+  EXPECT_THAT(Errors("osd primary-affinity 3 2"),
+              HasSubstr("primary affinity '2' is out of range; expected 0..1"));
+}
+
 TEST(ParseChangeTest, Shortcuts) {
   ChangeOp op = ParseOne("add-host node10 osds=8 weight=3.638 class=hdd rack=r2 root=default");
   EXPECT_EQ(op.kind, ChangeOpKind::kAddHost);
