@@ -269,6 +269,8 @@ TEST(ApplyChangeTest, AddBucketAndMove) {
   EXPECT_THAT(ApplyErrors("osd crush add-bucket h9 hots\n"),
               HasSubstr("ops.txt:1:25: error: unknown type 'hots'; the crush map's types are "
                         "osd, host, rack, root"));
+  EXPECT_THAT(ApplyErrors("osd crush add-bucket d9 osd\n"),
+              HasSubstr("ops.txt:1:25: error: 'osd' is the device type"));
   EXPECT_THAT(ApplyErrors("osd crush add-bucket h9 host rack=host0\n"),
               HasSubstr("ops.txt:1:35: error: bucket 'host0' is a host, not a rack"));
   EXPECT_THAT(ApplyErrors("osd crush add-bucket r9 rack host=host0\n"),
