@@ -211,7 +211,9 @@ std::string FormatBytes(double bytes) {
     ++u;
   }
   if (u == 0) return absl::StrFormat("%.0f B", bytes);
-  return absl::StrFormat(bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, kUnits[u]);
+  if (bytes < 10) return absl::StrFormat("%.2f %s", bytes, kUnits[u]);
+  if (bytes < 100) return absl::StrFormat("%.1f %s", bytes, kUnits[u]);
+  return absl::StrFormat("%.0f %s", bytes, kUnits[u]);
 }
 
 std::string FormatDuration(double seconds) {

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "osdmap/apply_change.h"
 #include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::osdmap {
@@ -103,6 +104,20 @@ absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crus
   if (!r.ok()) return r.status();
   r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
   r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  return r;
+}
+
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = ApplyChange(before, change);
+  if (!after.ok()) return after.status();
+  MovementRisks cleaned;
+  if (absl::Status s = CleanUpmapsAfterChange(*after, options, &cleaned); !s.ok()) return s;
+  absl::StatusOr<PlanReport> r = Report(std::move(before), *std::move(after), options);
+  if (!r.ok()) return r.status();
+  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/backfill_schedule.h"
+#include "osdmap/change_ops.h"
 #include "osdmap/movement.h"
 #include "osdmap/plan_report.h"
 
@@ -39,6 +40,13 @@ absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after
 // the upmap cleanup's; the simulation's.
 absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
                                            const PlanOptions& options = {});
+
+// `before` against `before` with every operation of `change` applied
+// (apply_change.h), at the next epoch. The report's `change` lists the
+// operations. Errors: ApplyChange's located diagnostics (kInvalidArgument);
+// then as DiffNewCrushMap.
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options = {});
 
 // Movement of `before` -> `after` plus the schedule (the last step of every
 // entry point; `after` is already cleaned). Errors: as DiffStates, and the
