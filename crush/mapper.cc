@@ -8,6 +8,7 @@
 #include <limits>
 #include <span>
 
+#include "crush/choice_memo.h"
 #include "crush/hash.h"
 #include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
@@ -81,7 +82,11 @@ class MapperImpl {
         weight_max_(static_cast<int>(
             std::min<std::size_t>(reweights.size(), std::numeric_limits<int>::max()))),
         ws_(ws),
-        choose_args_(choose_args) {}
+        choose_args_(choose_args) {
+    if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr) [[unlikely]] {
+      AttachMemo(map.layout_id());
+    }
+  }
 
   int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
              ItemId* result, int result_max);
@@ -110,6 +115,8 @@ class MapperImpl {
   ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const;
+  ItemId MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  void AttachMemo(std::uint64_t layout);
   ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
   bool IsOut(ItemId item) const;
 
@@ -133,7 +140,29 @@ class MapperImpl {
   int weight_max_;
   Workspace& ws_;
   const internal::FlatChooseArgs* choose_args_;
+  // The workspace's memo, if it applies to this call (see AttachMemo); at
+  // most one is set, and memo_ says whether either is.
+  ChoiceMemo* memo_record_ = nullptr;
+  const ChoiceMemo* memo_replay_ = nullptr;
+  bool memo_ = false;
 };
+
+// A recording memo applies on its map A and starts a new input; a replaying
+// one applies on its map B only when it holds this very input under the
+// same choose_args index (the shared slots' choose_args entries are equal
+// in every index, so equal indexes mean equal weight sets and ids).
+void MapperImpl::AttachMemo(std::uint64_t layout) {
+  if (ChoiceMemo* m = ws_.memo_record_; m != nullptr && m->layout_a_ == layout) {
+    m->Begin(x_, choose_args_);
+    memo_record_ = m;
+    memo_ = true;
+  } else if (const ChoiceMemo* r = ws_.memo_replay_;
+             r != nullptr && r->layout_b_ == layout && r->size_ > 0 &&
+             r->Matches(x_, choose_args_)) {
+    memo_replay_ = r;
+    memo_ = true;
+  }
+}
 
 // PLACEMENT-STABLE: mapper.c bucket_perm_choose(), including the r == 0
 // shortcut (perm_n = 0xffff) and the lazily extended Fisher-Yates shuffle
@@ -307,6 +336,35 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
   return items[high];
 }
 
+// Straw2Choose through the memo. The key is the slot, r and the position
+// Straw2Choose actually uses: the clamped one when the bucket has a weight
+// set in this call's choose_args, else 0 (position is then ignored), so
+// firstn reps at different outpos share entries. Only the choice is taken
+// from the memo; the caller has charged the budget as usual.
+ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                    int position) {
+  const int slot = BucketSlot(b.id);
+  const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
+  if (!memo->SlotShared(slot)) return Straw2Choose(b, r, position);
+  std::uint32_t pos = 0;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+    if (arg.positions != 0) pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
+  }
+  const auto uslot = static_cast<std::uint32_t>(slot);
+  if (memo_replay_ != nullptr) {
+    ItemId item = 0;
+    if (memo_replay_->Find(uslot, r, pos, &item)) {
+      ++ws_.memo_hits_;
+      return item;
+    }
+    return Straw2Choose(b, r, position);
+  }
+  const ItemId item = Straw2Choose(b, r, position);
+  memo_record_->Record(uslot, r, pos, item);
+  return item;
+}
+
 // mapper.c crush_bucket_choose(). REQUIRES: b.size > 0.
 ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position) {
   switch (b.alg) {
@@ -324,6 +382,7 @@ ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, 
       return StrawChoose(b, r);
     case BucketAlg::kStraw2:
       Spend(b.size);
+      if (memo_) [[unlikely]] return MemoStraw2Choose(b, r, position);
       return Straw2Choose(b, r, position);
     case BucketAlg::kNone:
       break;
@@ -667,6 +726,7 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   ws.spent_ = 0;
   ws.exhausted_ = false;
   ws.tree_out_of_range_ = false;
+  ws.memo_hits_ = 0;
   MapperImpl impl(map, x, reweights, ws, map.choose_args(choose_args));
   return impl.DoRule(flat, map.steps(), map.tunables(), out.data(), result_max);
 }

@@ -1,0 +1,156 @@
+// ChoiceMemo: reuse of straw2 bucket choices between two mappings of the
+// same input x on two similar maps A and B (a "before" and an "after"
+// cluster state).
+//
+// A straw2 bucket's choice for (x, r, position) depends only on x, r, the
+// effective position, the bucket's items, item weights and its choose_args
+// (weight set and substitute ids), never on the rest of the map, the rule
+// or the device reweights. A ChoiceMemo knows which bucket slots are
+// identical in A and B (straw2 in both, same hash, items, item weights, and
+// the same choose_args entry in every choose_args index of either map). A
+// Workspace on A records the choices it makes in those buckets
+// (Workspace::RecordChoicesInto); a Workspace on B then replays them for the
+// same x (Workspace::ReplayChoicesFrom) instead of hashing the bucket again.
+// Everything else - the retry and collision logic, is_out, the work budget
+// accounting - runs unchanged, so B's result equals B's result without the
+// memo bit for bit (choice_memo_test.cc checks that on random maps and
+// edits).
+//
+// Typical use, per thread (copy one memo built for the pair to each thread):
+//
+//   ChoiceMemo memo(map_a, map_b);              // once per pair; allocates
+//   ws_a.RecordChoicesInto(&memo);
+//   ws_b.ReplayChoicesFrom(&memo);
+//   for (x ...) {
+//     DoRule(map_a, rule_a, x, reweights_a, ws_a, out_a, args_a);  // records
+//     DoRule(map_b, rule_b, x, reweights_b, ws_b, out_b, args_b);  // replays
+//   }
+//
+// A recording DoRule() call forgets the previous input's choices (O(1)) and
+// records this input's; a replaying call uses the memo only if it was
+// recorded for the same x, on map A, with the same resolved choose_args
+// index (or none on both sides), and on map B; otherwise it maps normally.
+// The record has a fixed capacity: once full, further choices of that input
+// are not recorded (never an allocation while mapping).
+//
+// Thread-safety: a ChoiceMemo is a plain value. Recording writes it, so one
+// memo serves one recording workspace (one thread) at a time; a memo that
+// is only replayed from may be read by several workspaces. Copies are
+// independent (copying allocates).
+#ifndef CRUSHKIT_CRUSH_CHOICE_MEMO_H_
+#define CRUSHKIT_CRUSH_CHOICE_MEMO_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "crush/map.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+// Default number of choices recorded per input: a 3-level descent of an
+// 8+3 EC rule makes about 35 straw2 choices without retries.
+inline constexpr int kDefaultChoiceMemoCapacity = 128;
+// Largest accepted capacity (larger requests are clamped).
+inline constexpr int kMaxChoiceMemoCapacity = 1 << 16;
+
+class ChoiceMemo {
+ public:
+  // Compares `a` and `b` bucket slot by bucket slot (see above) and reserves
+  // room for `capacity` recorded choices per input (clamped to
+  // [1, kMaxChoiceMemoCapacity]). Neither map is referenced afterwards; the
+  // memo remembers their layout_id()s, so it also serves copies of them.
+  // Cost: linear in the size of both maps (models and choose_args);
+  // allocates O(max_buckets + capacity).
+  ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity = kDefaultChoiceMemoCapacity);
+
+  // True iff bucket slot `slot` is a straw2 bucket identical in both maps,
+  // whose choices are recorded and replayed.
+  bool SlotShared(int slot) const {
+    return slot >= 0 && static_cast<std::size_t>(slot) < shared_.size() &&
+           shared_[static_cast<std::size_t>(slot)] != 0;
+  }
+  // Number of shared slots.
+  int shared_slots() const { return shared_count_; }
+
+  int capacity() const { return capacity_; }
+  // Choices recorded for the current input (<= capacity()).
+  int size() const { return size_; }
+  // True iff a recording DoRule() call has started an input since the
+  // memo was built or Clear()ed; then x() is that input.
+  bool has_input() const { return has_input_; }
+  std::uint32_t x() const { return x_; }
+
+  // Forgets the recorded input. O(1) (amortised).
+  void Clear();
+
+ private:
+  friend class MapperImpl;  // the only reader and writer while mapping
+
+  struct Entry {
+    std::uint32_t stamp = 0;  // live iff == stamp_
+    std::uint32_t slot = 0;
+    std::uint32_t r = 0;
+    std::uint32_t pos = 0;
+    ItemId item = 0;
+  };
+
+  // Starts recording input `x` under choose_args `args` (nullptr: none).
+  void Begin(std::uint32_t x, const internal::FlatChooseArgs* args);
+  // True iff the recorded input is `x` under the same choose_args index.
+  bool Matches(std::uint32_t x, const internal::FlatChooseArgs* args) const {
+    return has_input_ && x_ == x && has_args_ == (args != nullptr) &&
+           (args == nullptr || args_index_ == args->index);
+  }
+
+  std::size_t Home(std::uint32_t slot, std::uint32_t r, std::uint32_t pos) const {
+    const std::uint32_t h = (slot * 0x9e3779b1u) ^ (r * 0x85ebca77u) ^ (pos * 0xc2b2ae3du);
+    return static_cast<std::size_t>((h ^ (h >> 15)) & mask_);
+  }
+
+  // The recorded choice for (slot, r, pos) into *item, or false.
+  bool Find(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId* item) const {
+    for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
+      const Entry& e = table_[i];
+      if (e.stamp != stamp_) return false;
+      if (e.slot == slot && e.r == r && e.pos == pos) {
+        *item = e.item;
+        return true;
+      }
+    }
+  }
+  // Records a choice unless the memo is full or already has (slot, r, pos).
+  void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item) {
+    if (size_ >= capacity_) return;
+    for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
+      Entry& e = table_[i];
+      if (e.stamp != stamp_) {
+        e = Entry{stamp_, slot, r, pos, item};
+        ++size_;
+        return;
+      }
+      if (e.slot == slot && e.r == r && e.pos == pos) return;
+    }
+  }
+
+  std::uint64_t layout_a_ = 0;
+  std::uint64_t layout_b_ = 0;
+  std::vector<std::uint8_t> shared_;  // per slot of the smaller map
+  int shared_count_ = 0;
+  int capacity_ = 0;
+  // Open addressing, at least 2 x capacity entries (a power of two), so a
+  // probe always ends at an empty entry.
+  std::vector<Entry> table_;
+  std::size_t mask_ = 0;
+  std::uint32_t stamp_ = 1;
+  int size_ = 0;
+  bool has_input_ = false;
+  std::uint32_t x_ = 0;
+  bool has_args_ = false;
+  std::int64_t args_index_ = 0;
+};
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_CHOICE_MEMO_H_
