@@ -26,23 +26,35 @@ const ChooseArg& ArgOf(const MapModel& model, std::int64_t index, ItemId id) {
   return jt == it->second.end() ? kNone : jt->second;
 }
 
-// Whether straw2 bucket `slot` chooses identically in `a` and `b` for every
-// (x, r, position) under every choose_args index: bucket_straw2_choose()
-// reads the items, the item weights (or a weight-set row) and the hash ids,
-// nothing else. Other algorithms are never shared (only straw2 is memoised).
-bool SameStraw2Bucket(const MapModel& a, const MapModel& b, std::size_t slot,
-                      const std::set<std::int64_t>& indexes) {
+// How straw2 bucket `slot` of `a` and `b` relates for the memo:
+// bucket_straw2_choose() reads the items, the item weights (or a weight-set
+// row) and the hash ids, nothing else. Shared: all equal under every
+// choose_args index. Partial: all equal but 1..kMaxChoiceMemoWeightChanges
+// item weights, whose indexes go to *changed. Other algorithms are never
+// shared (only straw2 is memoised).
+std::uint8_t CompareStraw2Bucket(const MapModel& a, const MapModel& b, std::size_t slot,
+                                 const std::set<std::int64_t>& indexes,
+                                 std::vector<std::uint32_t>* changed) {
+  constexpr std::uint8_t kNo = 0, kShared = 1, kPartial = 2;  // ChoiceMemo's kinds
   const Bucket& ba = a.buckets[slot];
   const Bucket& bb = b.buckets[slot];
-  if (ba.alg != BucketAlg::kStraw2 || bb.alg != BucketAlg::kStraw2) return false;
+  if (ba.alg != BucketAlg::kStraw2 || bb.alg != BucketAlg::kStraw2) return kNo;
   if (ba.id != bb.id || ba.hash != bb.hash || ba.items != bb.items ||
-      ba.item_weights != bb.item_weights) {
-    return false;
+      ba.item_weights.size() != bb.item_weights.size()) {
+    return kNo;
   }
   for (const std::int64_t index : indexes) {
-    if (!(ArgOf(a, index, ba.id) == ArgOf(b, index, bb.id))) return false;
+    if (!(ArgOf(a, index, ba.id) == ArgOf(b, index, bb.id))) return kNo;
   }
-  return true;
+  changed->clear();
+  for (std::size_t i = 0; i < ba.item_weights.size(); ++i) {
+    if (ba.item_weights[i] == bb.item_weights[i]) continue;
+    if (changed->size() == static_cast<std::size_t>(kMaxChoiceMemoWeightChanges)) return kNo;
+    changed->push_back(static_cast<std::uint32_t>(i));
+  }
+  if (changed->empty()) return kShared;
+  // All items changed: nothing left to reuse.
+  return changed->size() < ba.item_weights.size() ? kPartial : kNo;
 }
 
 }  // namespace
@@ -58,13 +70,19 @@ ChoiceMemo::ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity)
   for (const auto& entry : mb.choose_args) indexes.insert(entry.first);
   const std::size_t slots =
       std::min(static_cast<std::size_t>(a.max_buckets()), static_cast<std::size_t>(b.max_buckets()));
-  shared_.assign(slots, 0);
+  kind_.assign(slots, kNotShared);
+  changed_at_.assign(slots + 1, 0);
+  std::vector<std::uint32_t> changed;
   for (std::size_t slot = 0; slot < slots; ++slot) {
-    if (SameStraw2Bucket(ma, mb, slot, indexes)) {
-      shared_[slot] = 1;
-      ++shared_count_;
+    changed_at_[slot] = static_cast<std::uint32_t>(changed_.size());
+    kind_[slot] = CompareStraw2Bucket(ma, mb, slot, indexes, &changed);
+    if (kind_[slot] == kShared) ++shared_count_;
+    if (kind_[slot] == kPartial) {
+      ++partial_count_;
+      changed_.insert(changed_.end(), changed.begin(), changed.end());
     }
   }
+  changed_at_[slots] = static_cast<std::uint32_t>(changed_.size());
   // Load factor <= 1/2 keeps probes short and guarantees an empty entry.
   const std::size_t entries = std::bit_ceil(static_cast<std::size_t>(capacity_) * 2);
   table_.assign(entries, Entry{});

@@ -11,6 +11,11 @@
 // Workspace on A records the choices it makes in those buckets
 // (Workspace::RecordChoicesInto); a Workspace on B then replays them for the
 // same x (Workspace::ReplayChoicesFrom) instead of hashing the bucket again.
+// A straw2 bucket that differs only in a few item weights (an ancestor of a
+// reweighted item: same items, same choose_args) is shared partially: A
+// records the winner among the unchanged items and its draw, and B only
+// draws the changed items (with B's weights) against it. This applies when
+// the call uses the bucket's own weights (no weight set for it).
 // Everything else - the retry and collision logic, is_out, the work budget
 // accounting - runs unchanged, so B's result equals B's result without the
 // memo bit for bit (choice_memo_test.cc checks that on random maps and
@@ -54,6 +59,9 @@ namespace crushkit::crush {
 inline constexpr int kDefaultChoiceMemoCapacity = 128;
 // Largest accepted capacity (larger requests are clamped).
 inline constexpr int kMaxChoiceMemoCapacity = 1 << 16;
+// A bucket whose item weights differ in at most this many positions (and
+// nothing else) is shared partially.
+inline constexpr int kMaxChoiceMemoWeightChanges = 4;
 
 class ChoiceMemo {
  public:
@@ -67,12 +75,13 @@ class ChoiceMemo {
 
   // True iff bucket slot `slot` is a straw2 bucket identical in both maps,
   // whose choices are recorded and replayed.
-  bool SlotShared(int slot) const {
-    return slot >= 0 && static_cast<std::size_t>(slot) < shared_.size() &&
-           shared_[static_cast<std::size_t>(slot)] != 0;
-  }
-  // Number of shared slots.
+  bool SlotShared(int slot) const { return SlotKind(slot) == kShared; }
+  // True iff bucket slot `slot` is a straw2 bucket that differs only in 1 to
+  // kMaxChoiceMemoWeightChanges item weights (see above).
+  bool SlotPartiallyShared(int slot) const { return SlotKind(slot) == kPartial; }
+  // Number of shared and of partially shared slots.
   int shared_slots() const { return shared_count_; }
+  int partially_shared_slots() const { return partial_count_; }
 
   int capacity() const { return capacity_; }
   // Choices recorded for the current input (<= capacity()).
@@ -88,13 +97,33 @@ class ChoiceMemo {
  private:
   friend class MapperImpl;  // the only reader and writer while mapping
 
+  static constexpr std::uint8_t kNotShared = 0;
+  static constexpr std::uint8_t kShared = 1;
+  static constexpr std::uint8_t kPartial = 2;
+
+  // The recorded choice: for a shared slot the item; for a partially shared
+  // one the index of the best unchanged item and its draw.
   struct Entry {
     std::uint32_t stamp = 0;  // live iff == stamp_
     std::uint32_t slot = 0;
     std::uint32_t r = 0;
     std::uint32_t pos = 0;
     ItemId item = 0;
+    std::int64_t draw = 0;
   };
+
+  std::uint8_t SlotKind(int slot) const {
+    return slot >= 0 && static_cast<std::size_t>(slot) < kind_.size()
+               ? kind_[static_cast<std::size_t>(slot)]
+               : kNotShared;
+  }
+  // The item indexes whose weight differs in a partially shared slot.
+  const std::uint32_t* changed_begin(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot)];
+  }
+  const std::uint32_t* changed_end(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot) + 1];
+  }
 
   // Starts recording input `x` under choose_args `args` (nullptr: none).
   void Begin(std::uint32_t x, const internal::FlatChooseArgs* args);
@@ -109,24 +138,22 @@ class ChoiceMemo {
     return static_cast<std::size_t>((h ^ (h >> 15)) & mask_);
   }
 
-  // The recorded choice for (slot, r, pos) into *item, or false.
-  bool Find(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId* item) const {
+  // The recorded choice for (slot, r, pos), or nullptr.
+  const Entry* Find(std::uint32_t slot, std::uint32_t r, std::uint32_t pos) const {
     for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
       const Entry& e = table_[i];
-      if (e.stamp != stamp_) return false;
-      if (e.slot == slot && e.r == r && e.pos == pos) {
-        *item = e.item;
-        return true;
-      }
+      if (e.stamp != stamp_) return nullptr;
+      if (e.slot == slot && e.r == r && e.pos == pos) return &e;
     }
   }
   // Records a choice unless the memo is full or already has (slot, r, pos).
-  void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item) {
+  void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item,
+              std::int64_t draw = 0) {
     if (size_ >= capacity_) return;
     for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
       Entry& e = table_[i];
       if (e.stamp != stamp_) {
-        e = Entry{stamp_, slot, r, pos, item};
+        e = Entry{stamp_, slot, r, pos, item, draw};
         ++size_;
         return;
       }
@@ -136,8 +163,12 @@ class ChoiceMemo {
 
   std::uint64_t layout_a_ = 0;
   std::uint64_t layout_b_ = 0;
-  std::vector<std::uint8_t> shared_;  // per slot of the smaller map
+  std::vector<std::uint8_t> kind_;  // per slot of the smaller map
+  // Partially shared slots: changed_[changed_at_[s] .. changed_at_[s + 1]).
+  std::vector<std::uint32_t> changed_at_;
+  std::vector<std::uint32_t> changed_;
   int shared_count_ = 0;
+  int partial_count_ = 0;
   int capacity_ = 0;
   // Open addressing, at least 2 x capacity entries (a power of two), so a
   // probe always ends at an empty entry.

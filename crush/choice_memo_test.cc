@@ -377,12 +377,35 @@ TEST(ChoiceMemoTest, ChangedBucketsAndTheirAncestorsAreNotShared) {
   const CrushMap a = BuildOrDie(ma);
   const CrushMap b = BuildOrDie(mb);
   ChoiceMemo memo(a, b);
-  EXPECT_FALSE(memo.SlotShared(0));  // root
-  EXPECT_FALSE(memo.SlotShared(1));  // rack0 (holds host0)
-  EXPECT_TRUE(memo.SlotShared(2));   // rack1
-  EXPECT_FALSE(memo.SlotShared(3));  // host0
+  // One item weight differs in host0, rack0 (holds host0) and the root.
+  for (const int slot : {0, 1, 3}) {
+    EXPECT_FALSE(memo.SlotShared(slot)) << slot;
+    EXPECT_TRUE(memo.SlotPartiallyShared(slot)) << slot;
+  }
+  EXPECT_TRUE(memo.SlotShared(2));  // rack1
   EXPECT_TRUE(memo.SlotShared(4));
   EXPECT_EQ(memo.shared_slots(), 1 + 7);
+  EXPECT_EQ(memo.partially_shared_slots(), 3);
+
+  // Adding an item, or changing more than kMaxChoiceMemoWeightChanges
+  // weights, unshares the bucket.
+  MapModel mc = ma;
+  std::vector<ItemId> items = mc.buckets[3].items;
+  w = mc.buckets[3].item_weights;
+  items.push_back(40);
+  w.push_back(kWeightOne);
+  ++mc.max_devices;
+  Rebuild(mc, -4, items, w);
+  MapModel md = ma;
+  w = md.buckets[4].item_weights;
+  for (Weight& v : w) v /= 2;
+  Rebuild(md, -5, md.buckets[4].items, w);
+  const CrushMap c = BuildOrDie(mc);
+  const CrushMap d = BuildOrDie(md);
+  EXPECT_FALSE(ChoiceMemo(a, c).SlotPartiallyShared(3));
+  EXPECT_FALSE(ChoiceMemo(a, c).SlotShared(3));
+  EXPECT_FALSE(ChoiceMemo(a, d).SlotPartiallyShared(4));
+  EXPECT_TRUE(ChoiceMemo(a, d).SlotPartiallyShared(1));
 }
 
 TEST(ChoiceMemoTest, ChooseArgsDifferenceInAnyIndexUnsharesTheBucket) {

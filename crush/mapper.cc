@@ -114,10 +114,22 @@ class MapperImpl {
   ItemId ListChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
-  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const;
-  ItemId MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b, std::uint32_t r,
+                                  int position) const;
+  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const {
+    return items_[b.items + Straw2ChooseIndex(b, r, position)];
+  }
+  std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;
+  // Out of line and cold: the memo must not change how the plain path
+  // (BucketChoose inlined into the choose loops) is compiled.
+  [[gnu::noinline, gnu::cold]] ItemId MemoStraw2Choose(const internal::FlatBucket& b,
+                                                       std::uint32_t r, int position);
+  ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
+                             const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
-  ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  // Inlined into both choose loops (as GCC did before the memo branch).
+  [[gnu::always_inline]] inline ItemId BucketChoose(const internal::FlatBucket& b,
+                                                     std::uint32_t r, int position);
   bool IsOut(ItemId item) const;
 
   int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
@@ -266,8 +278,8 @@ ItemId MapperImpl::StrawChoose(const internal::FlatBucket& b, std::uint32_t r) c
 // Ceph >= Mimic: the weight reaches generate_exponential_distribution() as
 // an `int`, so weights >= 0x80000000 are negative and win every draw; the
 // draw is a signed 64-bit division truncating toward zero.
-ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
-                                int position) const {
+std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::uint32_t r,
+                                            int position) const {
   const ItemId* items = items_ + b.items;
   // divisors[i] stands for weights[i]: internal::Straw2Draw() returns exactly
   // Ceph's quotient without a 64-bit division (see straw2_draw.h).
@@ -315,7 +327,7 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
         }
       }
     }
-    return items[high];
+    return high;
   }
   std::int64_t high_draw = 0;
   for (std::uint32_t base = 0; base < b.size; base += kBlock) {
@@ -333,7 +345,7 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r,
       }
     }
   }
-  return items[high];
+  return high;
 }
 
 // Straw2Choose through the memo. The key is the slot, r and the position
@@ -345,24 +357,98 @@ ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t
                                     int position) {
   const int slot = BucketSlot(b.id);
   const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
-  if (!memo->SlotShared(slot)) return Straw2Choose(b, r, position);
+  const std::uint8_t kind = memo->SlotKind(slot);
+  if (kind == ChoiceMemo::kNotShared) return Straw2Choose(b, r, position);
   std::uint32_t pos = 0;
   if (choose_args_ != nullptr) {
     const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
-    if (arg.positions != 0) pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
+    if (arg.positions != 0) {
+      // A weight set replaces the item weights, which is all a partially
+      // shared bucket differs in; keep it simple and draw normally.
+      if (kind == ChoiceMemo::kPartial) return Straw2Choose(b, r, position);
+      pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
+    }
   }
+  if (kind == ChoiceMemo::kPartial) return PartialStraw2Choose(b, r, position, *memo);
   const auto uslot = static_cast<std::uint32_t>(slot);
   if (memo_replay_ != nullptr) {
-    ItemId item = 0;
-    if (memo_replay_->Find(uslot, r, pos, &item)) {
+    if (const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, pos); e != nullptr) {
       ++ws_.memo_hits_;
-      return item;
+      return e->item;
     }
     return Straw2Choose(b, r, position);
   }
   const ItemId item = Straw2Choose(b, r, position);
   memo_record_->Record(uslot, r, pos, item);
   return item;
+}
+
+// PLACEMENT-STABLE: the draw bucket_straw2_choose() gives item `id` (its
+// hash id) with divisor `div`, as Straw2ChooseIndex computes it.
+std::int64_t MapperImpl::Straw2ItemDraw(ItemId id, std::uint32_t r,
+                                        const internal::Straw2Divisor& div) const {
+  const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(id), r) & 0xffffu;
+  return internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], div);
+}
+
+// A bucket whose item weights differ between A and B at the `changed`
+// indexes only, mapped with its own weights (no weight set). Ceph's winner
+// is the item with the largest draw, the lowest index among equal draws
+// (the scan starts with item 0 and replaces only on a strictly larger
+// draw). The unchanged items draw the same on A and B, so A records their
+// winner (index and draw) and B compares only the changed items with it.
+ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                       int position, const ChoiceMemo& memo) {
+  const int slot = BucketSlot(b.id);
+  const auto uslot = static_cast<std::uint32_t>(slot);
+  const ItemId* items = items_ + b.items;
+  const internal::Straw2Divisor* divisors = divisors_ + b.weights;
+  const ItemId* ids = items;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
+  }
+  const std::uint32_t* changed = memo.changed_begin(slot);
+  const std::uint32_t* changed_end = memo.changed_end(slot);
+  if (memo_replay_ != nullptr) {
+    const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, 0);
+    if (e == nullptr) return Straw2Choose(b, r, position);
+    auto high = static_cast<std::uint32_t>(e->item);
+    std::int64_t high_draw = e->draw;
+    for (const std::uint32_t* c = changed; c != changed_end; ++c) {
+      const std::int64_t draw = Straw2ItemDraw(ids[*c], r, divisors[*c]);
+      if (draw > high_draw || (draw == high_draw && *c < high)) {
+        high = *c;
+        high_draw = draw;
+      }
+    }
+    ++ws_.memo_hits_;
+    return items[high];
+  }
+  const std::uint32_t winner = Straw2ChooseIndex(b, r, position);
+  std::uint32_t best = winner;
+  if (std::find(changed, changed_end, winner) != changed_end) {
+    // Rare (the winner's weight changed): the best unchanged item.
+    best = b.size;
+    std::int64_t best_draw = 0;
+    const std::uint32_t* c = changed;
+    for (std::uint32_t i = 0; i < b.size; ++i) {
+      if (c != changed_end && *c == i) {  // changed_ is ascending
+        ++c;
+        continue;
+      }
+      const std::int64_t draw = Straw2ItemDraw(ids[i], r, divisors[i]);
+      if (best == b.size || draw > best_draw) {
+        best = i;
+        best_draw = draw;
+      }
+    }
+    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), best_draw);
+  } else {
+    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best),
+                         Straw2ItemDraw(ids[best], r, divisors[best]));
+  }
+  return items[winner];
 }
 
 // mapper.c crush_bucket_choose(). REQUIRES: b.size > 0.
