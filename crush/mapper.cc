@@ -114,22 +114,25 @@ class MapperImpl {
   ItemId ListChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
   ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
-  std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b, std::uint32_t r,
-                                  int position) const;
-  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const {
-    return items_[b.items + Straw2ChooseIndex(b, r, position)];
+  // bucket_straw2_choose(): the winner's index; its draw goes to *draw.
+  // Inlined into its callers so the plain path (Straw2Choose) drops *draw.
+  [[gnu::always_inline]] inline std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b,
+                                                                std::uint32_t r, int position,
+                                                                std::int64_t* draw) const;
+  // The straw2 choice, through the workspace's memo when one applies.
+  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  ItemId PlainStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const {
+    std::int64_t draw = 0;
+    return items_[b.items + Straw2ChooseIndex(b, r, position, &draw)];
   }
   std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;
-  // Out of line and cold: the memo must not change how the plain path
-  // (BucketChoose inlined into the choose loops) is compiled.
+  // Out of line and cold: keeps the plain path's code as it was.
   [[gnu::noinline, gnu::cold]] ItemId MemoStraw2Choose(const internal::FlatBucket& b,
                                                        std::uint32_t r, int position);
   ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
                              const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
-  // Inlined into both choose loops (as GCC did before the memo branch).
-  [[gnu::always_inline]] inline ItemId BucketChoose(const internal::FlatBucket& b,
-                                                     std::uint32_t r, int position);
+  ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
   bool IsOut(ItemId item) const;
 
   int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
@@ -279,7 +282,7 @@ ItemId MapperImpl::StrawChoose(const internal::FlatBucket& b, std::uint32_t r) c
 // an `int`, so weights >= 0x80000000 are negative and win every draw; the
 // draw is a signed 64-bit division truncating toward zero.
 std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::uint32_t r,
-                                            int position) const {
+                                            int position, std::int64_t* draw_out) const {
   const ItemId* items = items_ + b.items;
   // divisors[i] stands for weights[i]: internal::Straw2Draw() returns exactly
   // Ceph's quotient without a 64-bit division (see straw2_draw.h).
@@ -327,6 +330,7 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
         }
       }
     }
+    *draw_out = -static_cast<std::int64_t>(q_best);
     return high;
   }
   std::int64_t high_draw = 0;
@@ -345,6 +349,7 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
       }
     }
   }
+  *draw_out = high_draw;
   return high;
 }
 
@@ -358,14 +363,14 @@ ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t
   const int slot = BucketSlot(b.id);
   const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
   const std::uint8_t kind = memo->SlotKind(slot);
-  if (kind == ChoiceMemo::kNotShared) return Straw2Choose(b, r, position);
+  if (kind == ChoiceMemo::kNotShared) return PlainStraw2Choose(b, r, position);
   std::uint32_t pos = 0;
   if (choose_args_ != nullptr) {
     const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
     if (arg.positions != 0) {
       // A weight set replaces the item weights, which is all a partially
       // shared bucket differs in; keep it simple and draw normally.
-      if (kind == ChoiceMemo::kPartial) return Straw2Choose(b, r, position);
+      if (kind == ChoiceMemo::kPartial) return PlainStraw2Choose(b, r, position);
       pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
     }
   }
@@ -376,9 +381,9 @@ ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t
       ++ws_.memo_hits_;
       return e->item;
     }
-    return Straw2Choose(b, r, position);
+    return PlainStraw2Choose(b, r, position);
   }
-  const ItemId item = Straw2Choose(b, r, position);
+  const ItemId item = PlainStraw2Choose(b, r, position);
   memo_record_->Record(uslot, r, pos, item);
   return item;
 }
@@ -412,7 +417,7 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
   const std::uint32_t* changed_end = memo.changed_end(slot);
   if (memo_replay_ != nullptr) {
     const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, 0);
-    if (e == nullptr) return Straw2Choose(b, r, position);
+    if (e == nullptr) return PlainStraw2Choose(b, r, position);
     auto high = static_cast<std::uint32_t>(e->item);
     std::int64_t high_draw = e->draw;
     for (const std::uint32_t* c = changed; c != changed_end; ++c) {
@@ -425,7 +430,8 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
     ++ws_.memo_hits_;
     return items[high];
   }
-  const std::uint32_t winner = Straw2ChooseIndex(b, r, position);
+  std::int64_t winner_draw = 0;
+  const std::uint32_t winner = Straw2ChooseIndex(b, r, position, &winner_draw);
   std::uint32_t best = winner;
   if (std::find(changed, changed_end, winner) != changed_end) {
     // Rare (the winner's weight changed): the best unchanged item.
@@ -445,10 +451,14 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
     }
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), best_draw);
   } else {
-    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best),
-                         Straw2ItemDraw(ids[best], r, divisors[best]));
+    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), winner_draw);
   }
   return items[winner];
+}
+
+ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
+  if (memo_) [[unlikely]] return MemoStraw2Choose(b, r, position);
+  return PlainStraw2Choose(b, r, position);
 }
 
 // mapper.c crush_bucket_choose(). REQUIRES: b.size > 0.
@@ -468,7 +478,6 @@ ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, 
       return StrawChoose(b, r);
     case BucketAlg::kStraw2:
       Spend(b.size);
-      if (memo_) [[unlikely]] return MemoStraw2Choose(b, r, position);
       return Straw2Choose(b, r, position);
     case BucketAlg::kNone:
       break;
