@@ -434,19 +434,28 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
   const std::uint32_t winner = Straw2ChooseIndex(b, r, position, &winner_draw);
   std::uint32_t best = winner;
   if (std::find(changed, changed_end, winner) != changed_end) {
-    // Rare (the winner's weight changed): the best unchanged item.
+    // Rare (the winner's weight changed): the best unchanged item, hashed a
+    // block at a time as in Straw2ChooseIndex.
     best = b.size;
     std::int64_t best_draw = 0;
     const std::uint32_t* c = changed;
-    for (std::uint32_t i = 0; i < b.size; ++i) {
-      if (c != changed_end && *c == i) {  // changed_ is ascending
-        ++c;
-        continue;
-      }
-      const std::int64_t draw = Straw2ItemDraw(ids[i], r, divisors[i]);
-      if (best == b.size || draw > best_draw) {
-        best = i;
-        best_draw = draw;
+    constexpr std::uint32_t kBlock = 32;
+    std::uint32_t u[kBlock];
+    for (std::uint32_t base = 0; base < b.size; base += kBlock) {
+      const std::uint32_t n = std::min(kBlock, b.size - base);
+      ws_.straw2_hash_(x_, r, ids + base, n, u);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint32_t i = base + j;
+        if (c != changed_end && *c == i) {  // changed_ is ascending
+          ++c;
+          continue;
+        }
+        const std::int64_t draw =
+            internal::Straw2DrawFromNumerator(ws_.straw2_n_[u[j]], divisors[i]);
+        if (best == b.size || draw > best_draw) {
+          best = i;
+          best_draw = draw;
+        }
       }
     }
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), best_draw);
