@@ -270,13 +270,10 @@ Movement ComputeMovement(const MappingSession& before, const MappingSession& aft
   MapAllOptions mo;
   mo.threads = options.threads;
   mo.acting = false;
-  std::uint64_t offset = 0;
-  if (options.progress) {
-    mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(offset + done, all); };
-  }
-  const PgTable tb = MapAllPgs(before, mo);
-  offset = tb.total_pgs();
-  const PgTable ta = MapAllPgs(after, mo);
+  if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
+  const PgTablePair tables = MapAllPgsPaired(before, after, mo);
+  const PgTable& tb = tables.before;
+  const PgTable& ta = tables.after;
 
   Movement m;
   m.epoch_before = sb.epoch;

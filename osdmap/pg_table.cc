@@ -1,9 +1,12 @@
 #include "osdmap/pg_table.h"
 
+#include "crush/choice_memo.h"
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <thread>
 
 namespace crushkit::osdmap {
@@ -37,17 +40,48 @@ void Store(const OsdList& list, int width, std::uint32_t ps, std::vector<std::in
   lens[ps] = static_cast<std::uint8_t>(n);
 }
 
-void MapChunk(PgMapper& mapper, const Pool& pool, const Chunk& c, bool acting, PoolPgTable& t) {
-  PgMapping m;
-  for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-    mapper.MapPg(pool, ps, &m);
-    Store(m.up, t.width, ps, t.up, t.up_len);
-    t.up_primary[ps] = m.up_primary;
-    if (acting) {
-      Store(m.acting, t.width, ps, t.acting, t.acting_len);
-      t.acting_primary[ps] = m.acting_primary;
-    }
+
+PoolPgTable NewPoolTable(const ClusterState& state, const Pool& pool, bool acting) {
+  PoolPgTable t;
+  t.pool_id = pool.id;
+  t.pg_num = pool.pg_num;
+  t.width = PoolWidth(state, pool);
+  const std::size_t slots = static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width);
+  t.up.assign(slots, crush::kItemNone);
+  t.up_len.assign(pool.pg_num, 0);
+  t.up_primary.assign(pool.pg_num, -1);
+  if (acting) {
+    t.acting.assign(slots, crush::kItemNone);
+    t.acting_len.assign(pool.pg_num, 0);
+    t.acting_primary.assign(pool.pg_num, -1);
   }
+  return t;
+}
+
+void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t, PgMapping& m) {
+  mapper.MapPg(pool, ps, &m);
+  Store(m.up, t.width, ps, t.up, t.up_len);
+  t.up_primary[ps] = m.up_primary;
+  if (acting) {
+    Store(m.acting, t.width, ps, t.acting, t.acting_len);
+    t.acting_primary[ps] = m.acting_primary;
+  }
+}
+
+// Runs work(chunk index) for every chunk on `threads` threads (the calling
+// thread included), each thread with its own state from make_worker().
+template <typename MakeWorker, typename Work>
+void RunChunks(std::size_t chunks, int threads, MakeWorker make_worker, Work work) {
+  std::atomic<std::size_t> next{0};
+  auto loop = [&]() {
+    auto worker = make_worker();
+    for (std::size_t i = next.fetch_add(1); i < chunks; i = next.fetch_add(1)) work(*worker, i);
+  };
+  threads = std::min<int>(threads, static_cast<int>(std::max<std::size_t>(chunks, 1)));
+  std::vector<std::thread> running;
+  for (int t = 1; t < threads; ++t) running.emplace_back(loop);
+  loop();
+  for (std::thread& th : running) th.join();
 }
 
 }  // namespace
@@ -77,50 +111,107 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   std::vector<Chunk> chunks;
   for (const auto& [id, pool] : state.pools) {
     if (options.only_pool && *options.only_pool != id) continue;
-    PoolPgTable t;
-    t.pool_id = id;
-    t.pg_num = pool.pg_num;
-    t.width = PoolWidth(state, pool);
-    const std::size_t slots = static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width);
-    t.up.assign(slots, crush::kItemNone);
-    t.up_len.assign(pool.pg_num, 0);
-    t.up_primary.assign(pool.pg_num, -1);
-    if (options.acting) {
-      t.acting.assign(slots, crush::kItemNone);
-      t.acting_len.assign(pool.pg_num, 0);
-      t.acting_primary.assign(pool.pg_num, -1);
-    }
     for (std::uint64_t b = 0; b < pool.pg_num; b += kChunk) {
       chunks.push_back({table.pools.size(), static_cast<std::uint32_t>(b),
                         static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, pool.pg_num))});
     }
-    table.pools.push_back(std::move(t));
+    table.pools.push_back(NewPoolTable(state, pool, options.acting));
     pools.push_back(&pool);
   }
-
   const std::uint64_t total = table.total_pgs();
-  std::atomic<std::size_t> next{0};
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;
-  auto work = [&]() {
-    auto worker = session.NewWorker();
-    for (std::size_t i = next.fetch_add(1); i < chunks.size(); i = next.fetch_add(1)) {
-      const Chunk& c = chunks[i];
-      MapChunk(worker->mapper(), *pools[c.pool], c, options.acting, table.pools[c.pool]);
-      const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
-      if (options.progress) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        options.progress(now, total);
-      }
-    }
-  };
-  const int threads =
-      std::min<int>(ResolveThreads(options.threads), static_cast<int>(std::max<std::size_t>(chunks.size(), 1)));
-  std::vector<std::thread> running;
-  for (int t = 1; t < threads; ++t) running.emplace_back(work);
-  work();
-  for (std::thread& th : running) th.join();
+  RunChunks(
+      chunks.size(), ResolveThreads(options.threads), [&] { return session.NewWorker(); },
+      [&](MappingSession::Worker& w, std::size_t i) {
+        const Chunk& c = chunks[i];
+        PgMapping m;
+        for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+          MapOne(w.mapper(), *pools[c.pool], ps, options.acting, table.pools[c.pool], m);
+        }
+        const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          options.progress(now, total);
+        }
+      });
   return table;
 }
 
+PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
+                            const MapAllOptions& options) {
+  PgTablePair out;
+  // Pools of either state, in id order; a pool missing on one side is mapped
+  // on the other alone.
+  struct PoolPair {
+    const Pool* before = nullptr;
+    const Pool* after = nullptr;
+    PoolPgTable* table_before = nullptr;
+    PoolPgTable* table_after = nullptr;
+  };
+  std::map<std::int64_t, PoolPair> pairs;
+  for (const auto& [id, pool] : before.state().pools) {
+    if (!options.only_pool || *options.only_pool == id) pairs[id].before = &pool;
+  }
+  for (const auto& [id, pool] : after.state().pools) {
+    if (!options.only_pool || *options.only_pool == id) pairs[id].after = &pool;
+  }
+  for (auto& [id, p] : pairs) {
+    if (p.before) out.before.pools.push_back(NewPoolTable(before.state(), *p.before, options.acting));
+    if (p.after) out.after.pools.push_back(NewPoolTable(after.state(), *p.after, options.acting));
+  }
+  std::vector<PoolPair*> order;
+  std::vector<Chunk> chunks;
+  std::size_t ib = 0, ia = 0;
+  for (auto& [id, p] : pairs) {
+    if (p.before) p.table_before = &out.before.pools[ib++];
+    if (p.after) p.table_after = &out.after.pools[ia++];
+    const std::uint32_t n = std::max(p.before ? p.before->pg_num : 0u, p.after ? p.after->pg_num : 0u);
+    for (std::uint64_t b = 0; b < n; b += kChunk) {
+      chunks.push_back({order.size(), static_cast<std::uint32_t>(b),
+                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, n))});
+    }
+    order.push_back(&p);
+  }
+  const crush::ChoiceMemo shared(before.crush_map(), after.crush_map());
+  struct Worker {
+    crush::ChoiceMemo memo;
+    std::unique_ptr<MappingSession::Worker> b, a;
+  };
+  const std::uint64_t total = out.before.total_pgs() + out.after.total_pgs();
+  std::atomic<std::uint64_t> done{0};
+  std::mutex progress_mu;
+  RunChunks(
+      chunks.size(), ResolveThreads(options.threads),
+      [&] {
+        auto w = std::make_unique<Worker>(Worker{shared, before.NewWorker(), after.NewWorker()});
+        w->b->placement().RecordChoicesInto(&w->memo);
+        w->a->placement().ReplayChoicesFrom(&w->memo);
+        return w;
+      },
+      [&](Worker& w, std::size_t i) {
+        const Chunk& c = chunks[i];
+        const PoolPair& p = *order[c.pool];
+        PgMapping mb, ma;
+        std::uint64_t mapped = 0;
+        for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+          // The after mapping must follow the before mapping of the same PG:
+          // the memo holds one input.
+          if (p.before && ps < p.before->pg_num) {
+            MapOne(w.b->mapper(), *p.before, ps, options.acting, *p.table_before, mb);
+            ++mapped;
+          }
+          if (p.after && ps < p.after->pg_num) {
+            MapOne(w.a->mapper(), *p.after, ps, options.acting, *p.table_after, ma);
+            ++mapped;
+          }
+        }
+        const std::uint64_t now = done.fetch_add(mapped) + mapped;
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          options.progress(now, total);
+        }
+      });
+  return out;
+}
 }  // namespace crushkit::osdmap

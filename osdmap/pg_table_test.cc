@@ -91,3 +91,53 @@ TEST(PgTableTest, UpOnlyAndProgressReachesTheTotal) {
 
 }  // namespace
 }  // namespace crushkit::osdmap
+
+namespace crushkit::osdmap {
+namespace {
+
+std::vector<std::int32_t> Vec(std::span<const std::int32_t> s) { return {s.begin(), s.end()}; }
+
+void ExpectSameTables(const PgTable& x, const PgTable& y) {
+  ASSERT_EQ(x.pools.size(), y.pools.size());
+  for (std::size_t i = 0; i < x.pools.size(); ++i) {
+    const PoolPgTable& a = x.pools[i];
+    const PoolPgTable& b = y.pools[i];
+    ASSERT_EQ(a.pool_id, b.pool_id);
+    ASSERT_EQ(a.pg_num, b.pg_num);
+    for (std::uint32_t ps = 0; ps < a.pg_num; ++ps) {
+      ASSERT_EQ(Vec(a.Up(ps)), Vec(b.Up(ps))) << a.pool_id << "." << ps;
+      ASSERT_EQ(Vec(a.Acting(ps)), Vec(b.Acting(ps))) << a.pool_id << "." << ps;
+      ASSERT_EQ(a.up_primary[ps], b.up_primary[ps]);
+    }
+  }
+}
+
+TEST(PgTableTest, PairedMappingEqualsTwoSeparateMappings) {
+  auto before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  ClusterState s = before->state();
+  // Reweight one host's OSDs in CRUSH, mark one OSD out, grow one pool and
+  // drop another: shared, partly shared and unshared buckets, and PGs that
+  // exist on one side only.
+  for (crush::Bucket& b : s.crush.buckets) {
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] == 4) b.item_weights[i] = 0x8000;
+    }
+  }
+  crush_testing::FinishBucket(s.crush.buckets[2]);
+  s.osds[9].weight = 0;
+  s.pools[1].pg_num = 6000;
+  s.pools.erase(3);
+  auto after = MappingSession::Create(std::move(s));
+  ASSERT_TRUE(after.ok()) << after.status();
+  for (int threads : {1, 3}) {
+    MapAllOptions opt;
+    opt.threads = threads;
+    const PgTablePair paired = MapAllPgsPaired(*before, **after, opt);
+    ExpectSameTables(paired.before, MapAllPgs(*before, opt));
+    ExpectSameTables(paired.after, MapAllPgs(**after, opt));
+  }
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap
