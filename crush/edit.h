@@ -111,10 +111,11 @@ absl::Status UpdateItem(MapModel& map, ItemId id, float weight, std::string_view
 // from every bucket holding it (weights of ancestors and weight sets
 // adjusted; tree buckets keep a zero leaf, as builder.c does) and, when no
 // link is left, forgets its name and class (a bucket is deleted unless
-// `unlink_only`), then rebuilds the shadow trees. Errors: kNotFound if
-// nothing was unlinked or removed; for buckets (unless unlink_only)
-// kNotFound if it does not exist, kFailedPrecondition (ENOTEMPTY) if not
-// empty, kUnavailable (EBUSY) if a rule or shadow table uses it.
+// `unlink_only`), then rebuilds the shadow trees (ignoring the rebuild's
+// failure, as Ceph does). A device id found nowhere succeeds (Ceph's 0).
+// Errors (unless unlink_only): kNotFound if the bucket does not exist,
+// kFailedPrecondition (ENOTEMPTY) if it is not empty, kUnavailable (EBUSY)
+// if a rule or the shadow table uses it.
 absl::Status RemoveItem(MapModel& map, ItemId id, bool unlink_only = false);
 
 // crushtool --add-bucket NAME TYPE [--loc ...] (do_add_bucket): a new empty
