@@ -105,10 +105,19 @@ bool Editor::SubtreeContains(ItemId root, ItemId item) const {
                      [&](ItemId child) { return SubtreeContains(child, item); });
 }
 
+// find_roots(): buckets no bucket holds (one pass over all items rather
+// than Ceph's search per bucket; same set).
 std::set<ItemId> Editor::FindRoots() const {
+  std::set<ItemId> linked;
+  for (const Bucket& b : map_.buckets) {
+    if (b.alg == BucketAlg::kNone) continue;
+    for (ItemId item : b.items) {
+      if (item < 0) linked.insert(item);
+    }
+  }
   std::set<ItemId> roots;
   for (const Bucket& b : map_.buckets) {
-    if (b.alg != BucketAlg::kNone && !SearchItemExists(b.id)) roots.insert(b.id);
+    if (b.alg != BucketAlg::kNone && linked.count(b.id) == 0) roots.insert(b.id);
   }
   return roots;
 }
