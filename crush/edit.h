@@ -17,9 +17,17 @@
 // kInvalidArgument EINVAL, kNotFound ENOENT, kAlreadyExists EEXIST,
 // kFailedPrecondition ENOTEMPTY, kUnavailable EBUSY, kAborted ELOOP,
 // kOutOfRange EOVERFLOW, kUnknown "errno N: ..." any other errno. kInternal
-// and kUnimplemented mean Ceph would crash, hang or read out of bounds here
-// (assertion, bucket cycle, short weight set); the map is then unspecified.
-// On any error the map may be partly edited, as Ceph leaves it.
+// and kUnimplemented mean Ceph would crash, hang or use memory it does not
+// own here (an assertion, a bucket cycle, a short weight set, emptying a
+// list, uniform or tree bucket, whose item array builder.c frees and keeps
+// using); the map is then unspecified. On any error the map may be partly
+// edited, as Ceph leaves it.
+//
+// Not modelled: after a shadow-tree rebuild on a map with choose_args, Ceph
+// leaves clones of buckets without a weight set with an allocated, empty
+// weight set and asserts on the next weight adjustment touching them; here
+// such clones simply have no weight set (the next edit works). New tree
+// nodes start at 0 where Ceph leaves them uninitialised (crush/builder.h).
 //
 // Cost: Ceph's algorithms, kept in shape: an edit scans all buckets per
 // touched item (O(buckets x items) and more with choose_args, see
