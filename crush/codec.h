@@ -105,6 +105,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "crush/model.h"
@@ -113,6 +114,16 @@ namespace crushkit::crush {
 
 // CRUSH_MAGIC, the first u32 of every encoded map.
 inline constexpr std::uint32_t kCrushMagic = 0x00010000;
+
+// True if `bytes` starts with kCrushMagic (little-endian), as every binary
+// crushmap does; how tools tell a binary map from a text one.
+constexpr bool HasCrushMagic(std::string_view bytes) {
+  return bytes.size() >= 4 &&
+         (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[0])) |
+          static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[1])) << 8 |
+          static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2])) << 16 |
+          static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[3])) << 24) == kCrushMagic;
+}
 
 // Decoded maps may not reference device ids at or above this (16M devices).
 inline constexpr std::int32_t kMaxDecodedDevices = 1 << 24;

@@ -1,8 +1,168 @@
-// osdmap/movement
-// (Scaffold: filled in by the change-planner work, issue 13.)
+// What a change moves: every PG of two cluster states ("before" and
+// "after") mapped on all cores, compared, and summed per pool, per OSD and
+// per failure domain, with bytes from the states' PG statistics. The report
+// behind `crushkit diff` and `crushkit plan`; osdmap/movement_report.h prints
+// it (terminal summary, protobuf JSON). Definitions of every counter are in
+// osdmap/proto/movement.proto.
+//
+// Thread-safety: ComputeMovement() runs its own threads and reads its inputs
+// only; the result is a plain value.
 #ifndef CRUSHKIT_OSDMAP_MOVEMENT_H_
 #define CRUSHKIT_OSDMAP_MOVEMENT_H_
 
-namespace crushkit::osdmap {}  // namespace crushkit::osdmap
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "osdmap/cluster_state.h"
+#include "osdmap/mapping_session.h"
+#include "osdmap/pg_id.h"
+
+namespace crushkit::osdmap {
+
+enum class BytesSource { kUnknown = 0, kPgStats = 1, kPoolTotals = 2 };
+
+struct MovementCounters {
+  std::int64_t pool_id = -1;
+  std::string pool_name;
+  std::uint32_t pgs = 0;
+  std::uint32_t pgs_remapped = 0;
+  std::uint32_t shards_moved = 0;
+  std::uint64_t objects_to_move = 0;
+  std::uint64_t bytes_to_move = 0;
+  std::uint32_t pgs_degraded_after = 0;
+  std::uint32_t pgs_inactive_after = 0;
+  std::uint32_t shards_total = 0;
+  std::uint64_t objects_total = 0;
+  std::uint64_t bytes_total = 0;
+  double minimum_to_move = 0;
+  double amplification = 0;
+  std::uint32_t size_before = 0;
+  std::uint32_t size_after = 0;
+  std::uint32_t pg_num_before = 0;
+  std::uint32_t pg_num_after = 0;
+
+  // Adds another pool's additive counters (not sizes or pg_num).
+  void Add(const MovementCounters& o);
+};
+
+struct OsdMovement {
+  std::int32_t osd = 0;
+  std::string host;
+  std::string device_class;
+  std::uint32_t pgs_before = 0;
+  std::uint32_t pgs_after = 0;
+  std::uint32_t pgs_in = 0;
+  std::uint32_t pgs_out = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  std::uint64_t capacity_bytes = 0;
+  std::uint64_t used_before = 0;
+  std::uint64_t used_after = 0;
+  double fill_before = 0;
+  double fill_after = 0;
+  bool capacity_from_osd_df = false;
+};
+
+struct DomainCell {
+  std::string from;
+  std::string to;
+  std::uint32_t shards = 0;
+  std::uint64_t bytes = 0;
+};
+
+struct DomainMatrix {
+  std::string type;
+  std::vector<std::string> names;
+  std::vector<DomainCell> cells;  // sorted by bytes (else shards), largest first
+};
+
+struct OsdRisk {
+  std::int32_t osd = 0;
+  double fill_before = 0;
+  double fill_after = 0;
+  std::string level;  // "nearfull", "backfillfull", "full"
+};
+
+struct MovementRisks {
+  float nearfull_ratio = 0;
+  float backfillfull_ratio = 0;
+  float full_ratio = 0;
+  std::vector<OsdRisk> osds;
+  std::uint32_t pgs_degraded_after = 0;
+  std::uint32_t pgs_inactive_after = 0;
+  std::uint32_t upmaps_dropped = 0;
+  std::uint32_t upmap_items_rewritten = 0;
+  std::vector<std::string> notes;
+};
+
+// One remapped PG that needs data written: the backfill job it becomes.
+// `source` is the before set's first OSD (the primary that reads and pushes;
+// kItemNone if the PG had no OSD), `targets` the OSDs that newly receive a
+// copy (replicated) or a shard (EC), each receiving `bytes_per_target`.
+struct PgMove {
+  PgId pg;
+  std::int32_t source = crush::kItemNone;
+  std::vector<std::int32_t> targets;
+  std::uint64_t bytes_per_target = 0;
+  std::uint64_t objects_per_target = 0;
+  // Copies are missing meanwhile: the before set was short of the pool size
+  // or holds an OSD that is down after the change (Ceph serves degraded
+  // backfills first).
+  bool degraded = false;
+};
+
+struct Movement {
+  std::vector<MovementCounters> pools;
+  MovementCounters totals;
+  std::vector<OsdMovement> osds;
+  std::vector<DomainMatrix> domains;
+  MovementRisks risks;
+  BytesSource bytes_source = BytesSource::kUnknown;
+  std::vector<std::string> change;
+  std::uint32_t epoch_before = 0;
+  std::uint32_t epoch_after = 0;
+  // Every PG with a target, in pool and PG order (MovementOptions::keep_moves).
+  std::vector<PgMove> moves;
+};
+
+struct MovementOptions {
+  // Bucket types to build from -> to matrices for; types the maps do not
+  // define are skipped.
+  std::vector<std::string> domain_types = {"host", "rack"};
+  int threads = 0;  // 0: one per CPU
+  bool keep_moves = false;  // fill Movement::moves (the backfill jobs)
+  // Progress of the two all-PG mappings, (done, total) over both.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+// Checks that `after` can be compared with `before`: the same cluster (fsids
+// equal when both are known) and the same pool ids. Errors:
+// kInvalidArgument naming what differs.
+absl::Status CheckComparable(const ClusterState& before, const ClusterState& after);
+
+// Maps both states and compares them. PGs are matched by id; when pg_num
+// differs, every PG of the finer side is compared with the PG of the other
+// side it folds to (a split child starts on its parent's OSDs and carries an
+// even share of its bytes). Bytes come from before's pg_stats, else its
+// pool_usage, else are unknown (BytesSource). REQUIRES: CheckComparable().
+// Cost: two all-PG mappings (pg_table.h) plus O(PGs x size) comparison.
+Movement ComputeMovement(const MappingSession& before, const MappingSession& after,
+                         const MovementOptions& options = {});
+
+// CheckComparable(), both states' mapping sessions (crush maps built), then
+// ComputeMovement(). Errors: kInvalidArgument from CheckComparable, or the
+// crush map build error of the state named "before: " / "after: ".
+absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
+                                    const MovementOptions& options = {});
+
+// `state` with its crush map replaced by `crush_bytes` (Ceph's binary
+// encoding), as `osdmaptool --import-crush` does: upmaps are left as they
+// are. Errors: the decoder's (crush/codec.h).
+absl::StatusOr<ClusterState> WithCrushMap(const ClusterState& state, std::string crush_bytes);
+
+}  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_MOVEMENT_H_

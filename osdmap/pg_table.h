@@ -1,8 +1,73 @@
-// osdmap/pg_table
-// (Scaffold: filled in by the change-planner work, issue 13.)
+// The parallel all-PG mapper: every PG of every pool of a state mapped to its
+// up and acting sets on all cores, into flat per-pool arrays. One home for
+// "map the whole cluster" (map-pgs, diff, plan): one PgMapper and CRUSH
+// workspace per thread for the whole run, PGs handed out in chunks from one
+// atomic counter so threads stay evenly loaded, nothing allocated per PG.
+//
+// Thread-safety: MapAllPgs() starts and joins its own threads; a PgTable is a
+// plain value afterwards (concurrent const access is safe).
 #ifndef CRUSHKIT_OSDMAP_PG_TABLE_H_
 #define CRUSHKIT_OSDMAP_PG_TABLE_H_
 
-namespace crushkit::osdmap {}  // namespace crushkit::osdmap
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "osdmap/mapping_session.h"
+#include "osdmap/pg_mapping.h"
+
+namespace crushkit::osdmap {
+
+// One pool's PGs 0..pg_num-1. Set i occupies [i * width, i * width + len[i])
+// of `up` (and of `acting`, when mapped); holes are crush::kItemNone.
+struct PoolPgTable {
+  std::int64_t pool_id = 0;
+  std::uint32_t pg_num = 0;
+  int width = 0;  // the pool size, or the longest pg_upmap list if longer
+  std::vector<std::int32_t> up;
+  std::vector<std::uint8_t> up_len;
+  std::vector<std::int32_t> up_primary;
+  std::vector<std::int32_t> acting;  // empty unless MapAllOptions::acting
+  std::vector<std::uint8_t> acting_len;
+  std::vector<std::int32_t> acting_primary;
+
+  std::span<const std::int32_t> Up(std::uint32_t ps) const {
+    return {up.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width), up_len[ps]};
+  }
+  std::span<const std::int32_t> Acting(std::uint32_t ps) const {
+    return {acting.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
+            acting_len[ps]};
+  }
+};
+
+struct PgTable {
+  std::vector<PoolPgTable> pools;  // in pool id order
+
+  // The pool's table, or nullptr.
+  const PoolPgTable* Find(std::int64_t pool_id) const;
+  std::uint64_t total_pgs() const;
+};
+
+struct MapAllOptions {
+  int threads = 0;     // 0: one per CPU (capped at 64)
+  bool acting = true;  // also keep acting sets and primaries
+  std::optional<std::int64_t> only_pool;  // map just this pool
+  // Called now and then with (PGs mapped so far, total), from any worker
+  // thread but never concurrently. May be empty.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+// Maps every PG of every pool of `session`'s state (pgs 0..pg_num-1, as
+// osdmaptool --test-map-pgs does). The result is the same for any thread
+// count. Cost: one CRUSH mapping per PG, divided over the threads; memory
+// 4 bytes per OSD slot plus 5 per PG, for each kept list (up, acting).
+PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options = {});
+
+// The thread count MapAllOptions::threads = n asks for.
+int ResolveThreads(int n);
+
+}  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_PG_TABLE_H_

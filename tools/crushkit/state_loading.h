@@ -1,10 +1,11 @@
-// Shared by map-object and map-pgs: read a state file and open a mapping
-// session, printing "crushkit <cmd>: <file>: <error>" on failure.
+// Shared by the commands that take a state file: read it (and open a mapping
+// session), printing "crushkit <cmd>: <file>: <error>" on failure.
 #ifndef CRUSHKIT_TOOLS_CRUSHKIT_STATE_LOADING_H_
 #define CRUSHKIT_TOOLS_CRUSHKIT_STATE_LOADING_H_
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "osdmap/mapping_session.h"
@@ -13,18 +14,25 @@
 
 namespace crushkit::tools {
 
-inline std::unique_ptr<osdmap::MappingSession> LoadSession(const std::string& cmd,
-                                                           const std::string& path) {
+// A state file, or nullopt (and a message).
+inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd, const std::string& path) {
   auto bytes = ReadFileBytes(path);
   if (!bytes.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << bytes.status().message() << "\n";
-    return nullptr;
+    return std::nullopt;
   }
   auto state = osdmap::ParseState(*bytes);
   if (!state.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << state.status().message() << "\n";
-    return nullptr;
+    return std::nullopt;
   }
+  return std::move(*state);
+}
+
+inline std::unique_ptr<osdmap::MappingSession> LoadSession(const std::string& cmd,
+                                                           const std::string& path) {
+  std::optional<osdmap::ClusterState> state = LoadState(cmd, path);
+  if (!state) return nullptr;
   auto session = osdmap::MappingSession::Create(std::move(*state));
   if (!session.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << session.status().message() << "\n";

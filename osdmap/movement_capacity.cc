@@ -1,0 +1,161 @@
+// PG sizes, expected shares, capacity, fill and risks of the movement report.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "osdmap/crush_placement.h"
+#include "osdmap/movement_internal.h"
+#include "osdmap/rule_weights.h"
+
+namespace crushkit::osdmap::internal {
+namespace {
+
+// A CRUSH weight of 1.0 stands for 1 TiB when `ceph osd df` is not known
+// (ceph-volume's convention).
+constexpr double kBytesPerWeightUnit = 1099511627776.0;
+
+double Ratio(std::uint64_t used, std::uint64_t capacity) {
+  return capacity == 0 ? 0.0 : static_cast<double>(used) / static_cast<double>(capacity);
+}
+
+}  // namespace
+
+PgSizer::PgSizer(const ClusterState& state) : state_(state) {
+  if (!state.pg_stats.empty()) {
+    source_ = BytesSource::kPgStats;
+  } else if (!state.pool_usage.empty()) {
+    source_ = BytesSource::kPoolTotals;
+  } else {
+    source_ = BytesSource::kUnknown;
+  }
+}
+
+PgSize PgSizer::Size(const Pool& pool, std::uint32_t ps) const {
+  switch (source_) {
+    case BytesSource::kPgStats: {
+      auto it = state_.pg_stats.find(PgId{pool.id, ps});
+      if (it == state_.pg_stats.end()) return {};
+      return {it->second.num_objects, it->second.num_bytes + it->second.num_omap_bytes};
+    }
+    case BytesSource::kPoolTotals: {
+      auto it = state_.pool_usage.find(pool.id);
+      if (it == state_.pool_usage.end() || pool.pg_num == 0) return {};
+      return {it->second.objects / pool.pg_num, it->second.stored_bytes / pool.pg_num};
+    }
+    case BytesSource::kUnknown:
+      break;
+  }
+  return {};
+}
+
+std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const Pool& pool) {
+  std::map<std::int32_t, double> shares;
+  const crush::MapModel& map = state.crush;
+  const int rule = FindCrushRule(map, pool.crush_rule, static_cast<int>(pool.type),
+                                 static_cast<int>(pool.size));
+  if (rule < 0) return shares;
+  absl::StatusOr<std::map<std::int32_t, float>> weights = RuleWeightOsdMap(map, rule);
+  if (!weights.ok()) return shares;
+  for (const auto& [osd, w] : *weights) {
+    if (std::isfinite(w) && w > 0) shares[osd] = w;
+  }
+  double total = 0;
+  for (auto& [osd, w] : shares) {
+    w = state.Exists(osd) ? w * state.osds[static_cast<std::size_t>(osd)].weight / 65536.0 : 0;
+    total += w;
+  }
+  for (auto& [osd, w] : shares) w = total > 0 ? w / total : 0;
+  return shares;
+}
+
+void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
+                const Pool& pool_after, bool bytes_known, MovementCounters* c) {
+  const auto sb = ExpectedShares(before, pool_before);
+  const auto sa = ExpectedShares(after, pool_after);
+  // The same data before and after: what the pool stores, in the unit moved.
+  const double amount = bytes_known ? static_cast<double>(c->bytes_total)
+                                    : static_cast<double>(c->shards_total);
+  double minimum = 0;
+  for (const auto& [osd, share] : sa) {
+    auto it = sb.find(osd);
+    const double was = it == sb.end() ? 0 : it->second;
+    minimum += std::max(0.0, share - was) * amount;
+  }
+  c->minimum_to_move = minimum;
+  c->amplification = Amplification(*c, bytes_known);
+}
+
+double Amplification(const MovementCounters& c, bool bytes_known) {
+  const double moved = bytes_known ? static_cast<double>(c.bytes_to_move)
+                                   : static_cast<double>(c.shards_moved);
+  return c.minimum_to_move > 0.5 ? moved / c.minimum_to_move : 0;
+}
+
+void FillCapacity(const ClusterState& before, const ClusterState& after, bool bytes_known,
+                  std::vector<OsdMovement>* osds) {
+  const Ancestry anc_after(after.crush), anc_before(before.crush);
+  const std::optional<int> host_after = anc_after.TypeId("host");
+  const std::optional<int> host_before = anc_before.TypeId("host");
+  for (OsdMovement& m : *osds) {
+    const std::string* host = host_after ? anc_after.Find(m.osd, *host_after) : nullptr;
+    if (host == nullptr && host_before) host = anc_before.Find(m.osd, *host_before);
+    if (host != nullptr) m.host = *host;
+    const crush::MapModel& map = after.crush.class_map.contains(m.osd) ? after.crush : before.crush;
+    if (auto c = map.class_map.find(m.osd); c != map.class_map.end()) {
+      if (auto n = map.class_names.find(c->second); n != map.class_names.end()) m.device_class = n->second;
+    }
+    const OsdUsage* usage = nullptr;
+    if (auto it = after.osd_usage.find(m.osd); it != after.osd_usage.end()) {
+      usage = &it->second;
+    } else if (auto was = before.osd_usage.find(m.osd); was != before.osd_usage.end()) {
+      usage = &was->second;
+    }
+    if (usage != nullptr && usage->kb > 0) {
+      m.capacity_from_osd_df = true;
+      m.capacity_bytes = usage->kb * 1024;
+      m.used_before = usage->kb_used * 1024;
+    } else {
+      std::optional<crush::Weight> w = CrushItemWeight(after.crush, m.osd);
+      if (!w) w = CrushItemWeight(before.crush, m.osd);
+      m.capacity_bytes = static_cast<std::uint64_t>(w.value_or(0) / 65536.0 * kBytesPerWeightUnit);
+      if (!bytes_known) m.used_before = 0;
+    }
+    const std::uint64_t in_total = m.used_before + m.bytes_in;
+    m.used_after = in_total > m.bytes_out ? in_total - m.bytes_out : 0;
+    m.fill_before = Ratio(m.used_before, m.capacity_bytes);
+    m.fill_after = Ratio(m.used_after, m.capacity_bytes);
+  }
+}
+
+MovementRisks AssessRisks(const ClusterState& after, const Movement& m) {
+  MovementRisks r;
+  r.nearfull_ratio = after.nearfull_ratio;
+  r.backfillfull_ratio = after.backfillfull_ratio;
+  r.full_ratio = after.full_ratio;
+  r.pgs_degraded_after = m.totals.pgs_degraded_after;
+  r.pgs_inactive_after = m.totals.pgs_inactive_after;
+  const bool fill_known = m.bytes_source != BytesSource::kUnknown;
+  for (const OsdMovement& o : m.osds) {
+    if (!fill_known && !o.capacity_from_osd_df) continue;
+    const char* level = o.fill_after >= r.full_ratio           ? "full"
+                        : o.fill_after >= r.backfillfull_ratio ? "backfillfull"
+                        : o.fill_after >= r.nearfull_ratio     ? "nearfull"
+                                                               : nullptr;
+    if (level != nullptr) r.osds.push_back({o.osd, o.fill_before, o.fill_after, level});
+  }
+  std::sort(r.osds.begin(), r.osds.end(), [](const OsdRisk& a, const OsdRisk& b) {
+    return a.fill_after != b.fill_after ? a.fill_after > b.fill_after : a.osd < b.osd;
+  });
+  if (!fill_known) {
+    r.notes.push_back("bytes are unknown: import `ceph pg dump -f json` (--pg-stats) or `ceph df -f json` (--df) for byte figures");
+  }
+  if (r.pgs_inactive_after > 0) {
+    r.notes.push_back(absl::StrCat(r.pgs_inactive_after, " PGs would have fewer OSDs than min_size and stop serving I/O"));
+  }
+  if (r.pgs_degraded_after > 0) {
+    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size"));
+  }
+  return r;
+}
+
+}  // namespace crushkit::osdmap::internal

@@ -1,0 +1,89 @@
+// Pieces of osdmap/movement.cc, each with one job: PG sizes, failure-domain
+// matrices, capacity and fill, the theoretical minimum and risks. Private to
+// the movement report; not installed.
+#ifndef CRUSHKIT_OSDMAP_MOVEMENT_INTERNAL_H_
+#define CRUSHKIT_OSDMAP_MOVEMENT_INTERNAL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crush/model.h"
+#include "osdmap/cluster_state.h"
+#include "osdmap/movement.h"
+
+namespace crushkit::osdmap::internal {
+
+struct PgSize {
+  std::uint64_t objects = 0;
+  std::uint64_t bytes = 0;  // num_bytes + num_omap_bytes (logical)
+};
+
+// Per-PG sizes of a state: its pg_stats, else its pool_usage spread evenly
+// over pg_num, else zero (BytesSource::kUnknown).
+class PgSizer {
+ public:
+  explicit PgSizer(const ClusterState& state);
+  BytesSource source() const { return source_; }
+  PgSize Size(const Pool& pool, std::uint32_t ps) const;
+
+ private:
+  const ClusterState& state_;
+  BytesSource source_;
+};
+
+// OSD -> ancestor bucket of one type, for the before and after maps; sums
+// the from -> to cells of moved shards.
+class DomainIndex {
+ public:
+  // nullopt if neither map defines `type`.
+  static std::optional<DomainIndex> Make(const ClusterState& before, const ClusterState& after,
+                                         const std::string& type);
+  void Add(std::int32_t from, std::int32_t to, std::uint64_t bytes);
+  DomainMatrix Finish();
+
+ private:
+  std::string type_;
+  std::vector<std::string> names_;        // domain index -> name
+  std::vector<int> before_, after_;       // OSD id -> domain index (-1: none)
+  std::map<std::pair<int, int>, DomainCell> cells_;
+};
+
+// Ancestors in the non-shadow tree of a map (each item's first parent by
+// bucket slot). Built once; lookups walk up at most the tree height.
+class Ancestry {
+ public:
+  explicit Ancestry(const crush::MapModel& map);
+  // The name of the ancestor of `item` of type `type_id`, or nullptr.
+  const std::string* Find(std::int32_t item, int type_id) const;
+  // The type id named `type`, if the map defines it.
+  std::optional<int> TypeId(const std::string& type) const;
+  const std::map<std::int32_t, std::int32_t>& parents() const { return parent_; }
+
+ private:
+  const crush::MapModel& map_;
+  std::map<std::int32_t, std::int32_t> parent_;
+};
+
+// Each OSD's expected share (summing to 1) of the pool's data: the rule
+// weight map (rule_weights.h, CrushWrapper::get_rule_weight_osd_map) times
+// the OSD's reweight; OSDs that do not exist or are out get nothing.
+std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const Pool& pool);
+
+// Sets c->minimum_to_move and c->amplification.
+void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
+                const Pool& pool_after, bool bytes_known, MovementCounters* c);
+double Amplification(const MovementCounters& c, bool bytes_known);
+
+// Host, class, capacity and fill of every OSD in `osds`.
+void FillCapacity(const ClusterState& before, const ClusterState& after, bool bytes_known,
+                  std::vector<OsdMovement>* osds);
+
+MovementRisks AssessRisks(const ClusterState& after, const Movement& m);
+
+}  // namespace crushkit::osdmap::internal
+
+#endif  // CRUSHKIT_OSDMAP_MOVEMENT_INTERNAL_H_

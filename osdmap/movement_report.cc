@@ -1,0 +1,246 @@
+#include "osdmap/movement_report.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "osdmap/proto/movement.pb.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+void ToProto(const MovementCounters& c, proto::Counters* p) {
+  p->set_pool_id(c.pool_id);
+  p->set_pool_name(c.pool_name);
+  p->set_pgs(c.pgs);
+  p->set_pgs_remapped(c.pgs_remapped);
+  p->set_shards_moved(c.shards_moved);
+  p->set_objects_to_move(c.objects_to_move);
+  p->set_bytes_to_move(c.bytes_to_move);
+  p->set_pgs_degraded_after(c.pgs_degraded_after);
+  p->set_pgs_inactive_after(c.pgs_inactive_after);
+  p->set_shards_total(c.shards_total);
+  p->set_objects_total(c.objects_total);
+  p->set_bytes_total(c.bytes_total);
+  p->set_minimum_to_move(c.minimum_to_move);
+  p->set_amplification(c.amplification);
+  p->set_size_before(c.size_before);
+  p->set_size_after(c.size_after);
+  p->set_pg_num_before(c.pg_num_before);
+  p->set_pg_num_after(c.pg_num_after);
+}
+
+void ToProto(const OsdMovement& o, proto::OsdMovement* p) {
+  p->set_osd(o.osd);
+  p->set_host(o.host);
+  p->set_device_class(o.device_class);
+  p->set_pgs_before(o.pgs_before);
+  p->set_pgs_after(o.pgs_after);
+  p->set_pgs_in(o.pgs_in);
+  p->set_pgs_out(o.pgs_out);
+  p->set_bytes_in(o.bytes_in);
+  p->set_bytes_out(o.bytes_out);
+  p->set_capacity_bytes(o.capacity_bytes);
+  p->set_used_before(o.used_before);
+  p->set_used_after(o.used_after);
+  p->set_fill_before(o.fill_before);
+  p->set_fill_after(o.fill_after);
+  p->set_capacity_from_osd_df(o.capacity_from_osd_df);
+}
+
+void ToProto(const MovementRisks& r, proto::Risks* p) {
+  p->set_nearfull_ratio(r.nearfull_ratio);
+  p->set_backfillfull_ratio(r.backfillfull_ratio);
+  p->set_full_ratio(r.full_ratio);
+  for (const OsdRisk& o : r.osds) {
+    proto::OsdRisk* po = p->add_osds();
+    po->set_osd(o.osd);
+    po->set_fill_before(o.fill_before);
+    po->set_fill_after(o.fill_after);
+    po->set_level(o.level);
+  }
+  p->set_pgs_degraded_after(r.pgs_degraded_after);
+  p->set_pgs_inactive_after(r.pgs_inactive_after);
+  p->set_upmaps_dropped(r.upmaps_dropped);
+  p->set_upmap_items_rewritten(r.upmap_items_rewritten);
+  for (const std::string& n : r.notes) p->add_notes(n);
+}
+
+void ToProto(const Movement& m, proto::MovementReport* p) {
+  for (const MovementCounters& c : m.pools) ToProto(c, p->add_pools());
+  ToProto(m.totals, p->mutable_totals());
+  for (const OsdMovement& o : m.osds) ToProto(o, p->add_osds());
+  for (const DomainMatrix& d : m.domains) {
+    proto::DomainMatrix* pd = p->add_domains();
+    pd->set_type(d.type);
+    for (const std::string& n : d.names) pd->add_names(n);
+    for (const DomainCell& c : d.cells) {
+      proto::DomainCell* pc = pd->add_cells();
+      pc->set_from(c.from);
+      pc->set_to(c.to);
+      pc->set_shards(c.shards);
+      pc->set_bytes(c.bytes);
+    }
+  }
+  ToProto(m.risks, p->mutable_risks());
+  p->set_bytes_source(static_cast<proto::BytesSource>(m.bytes_source));
+  for (const std::string& c : m.change) p->add_change(c);
+  p->set_epoch_before(m.epoch_before);
+  p->set_epoch_after(m.epoch_after);
+}
+
+std::string Percent(double part, double whole) {
+  if (whole <= 0) return "-";
+  return absl::StrFormat("%.1f%%", 100.0 * part / whole);
+}
+
+std::string Count(double n) {
+  if (n >= 1e9) return absl::StrFormat("%.2fG", n / 1e9);
+  if (n >= 1e6) return absl::StrFormat("%.2fM", n / 1e6);
+  if (n >= 1e4) return absl::StrFormat("%.1fk", n / 1e3);
+  return absl::StrFormat("%.0f", n);
+}
+
+const char* SourceName(BytesSource s) {
+  switch (s) {
+    case BytesSource::kPgStats:
+      return "bytes from per-PG stats (ceph pg dump)";
+    case BytesSource::kPoolTotals:
+      return "bytes from pool totals (ceph df) spread evenly over PGs";
+    case BytesSource::kUnknown:
+      break;
+  }
+  return "bytes unknown (no PG stats imported): counts only";
+}
+
+void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
+  absl::StrAppendFormat(out, "%-16.16s %8u %9u %7s %9u %7s", c.pool_name, c.pgs, c.pgs_remapped,
+                        Percent(c.pgs_remapped, c.pgs), c.shards_moved,
+                        Percent(c.shards_moved, c.shards_total));
+  if (bytes) {
+    absl::StrAppendFormat(out, " %9s %10s %7s", Count(static_cast<double>(c.objects_to_move)),
+                          FormatBytes(static_cast<double>(c.bytes_to_move)),
+                          Percent(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)));
+  }
+  if (c.amplification > 0) {
+    absl::StrAppendFormat(out, " %6.2fx", c.amplification);
+  } else {
+    absl::StrAppend(out, "      -");
+  }
+  absl::StrAppend(out, "\n");
+}
+
+void AppendOsdList(std::string* out, const char* title, std::vector<const OsdMovement*> list,
+                   bool incoming, bool bytes, int top) {
+  std::sort(list.begin(), list.end(), [&](const OsdMovement* a, const OsdMovement* b) {
+    const std::uint64_t va = bytes ? (incoming ? a->bytes_in : a->bytes_out) : (incoming ? a->pgs_in : a->pgs_out);
+    const std::uint64_t vb = bytes ? (incoming ? b->bytes_in : b->bytes_out) : (incoming ? b->pgs_in : b->pgs_out);
+    return va != vb ? va > vb : a->osd < b->osd;
+  });
+  if (list.empty()) return;
+  absl::StrAppend(out, title, "\n");
+  for (int i = 0; i < top && i < static_cast<int>(list.size()); ++i) {
+    const OsdMovement& o = *list[static_cast<std::size_t>(i)];
+    absl::StrAppendFormat(out, "  osd.%-6d %-14.14s %-4.4s %c%-5u PGs", o.osd, o.host, o.device_class,
+                          incoming ? '+' : '-', incoming ? o.pgs_in : o.pgs_out);
+    if (bytes) {
+      absl::StrAppendFormat(out, " %10s  fill %3.0f%% -> %3.0f%%",
+                            FormatBytes(static_cast<double>(incoming ? o.bytes_in : o.bytes_out)),
+                            100 * o.fill_before, 100 * o.fill_after);
+    }
+    absl::StrAppend(out, "\n");
+  }
+}
+
+}  // namespace
+
+std::string FormatBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  if (u == 0) return absl::StrFormat("%.0f B", bytes);
+  return absl::StrFormat(bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, kUnits[u]);
+}
+
+absl::StatusOr<std::string> MovementToJson(const Movement& m) {
+  proto::MovementReport msg;
+  ToProto(m, &msg);
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.add_whitespace = true;
+  opts.preserve_proto_field_names = true;
+  opts.always_print_primitive_fields = true;
+  opts.always_print_enums_as_ints = false;
+  std::string out;
+  auto st = google::protobuf::util::MessageToJsonString(msg, &out, opts);
+  if (!st.ok()) return absl::InternalError(absl::StrCat("cannot print the report as JSON: ", st.ToString()));
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
+std::string MovementSummary(const Movement& m, int top) {
+  std::string out;
+  const bool bytes = m.bytes_source != BytesSource::kUnknown;
+  absl::StrAppend(&out, "epoch ", m.epoch_before, " -> ", m.epoch_after, "; ", SourceName(m.bytes_source), "\n");
+  for (std::size_t i = 0; i < m.change.size() && i < 8; ++i) {
+    absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
+  }
+  if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
+  absl::StrAppendFormat(&out, "\n%-16s %8s %17s %17s", "pool", "pgs", "remapped", "shards moved");
+  if (bytes) absl::StrAppendFormat(&out, " %9s %18s", "objects", "bytes to move");
+  absl::StrAppend(&out, "  ampl\n");
+  for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes);
+  if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes);
+  if (m.totals.minimum_to_move > 0) {
+    absl::StrAppend(&out, "theoretical minimum ",
+                    bytes ? FormatBytes(m.totals.minimum_to_move) : Count(m.totals.minimum_to_move) + " shards",
+                    " (ampl = moved / minimum, from CRUSH weights x reweights)\n");
+  }
+  std::vector<const OsdMovement*> in, out_list;
+  for (const OsdMovement& o : m.osds) {
+    if (o.pgs_in > 0) in.push_back(&o);
+    if (o.pgs_out > 0) out_list.push_back(&o);
+  }
+  if (!in.empty() || !out_list.empty()) absl::StrAppend(&out, "\n");
+  AppendOsdList(&out, absl::StrCat("receiving most (", in.size(), " OSDs):").c_str(), in, true, bytes, top);
+  AppendOsdList(&out, absl::StrCat("giving up most (", out_list.size(), " OSDs):").c_str(), out_list, false,
+                bytes, top);
+  for (const DomainMatrix& d : m.domains) {
+    if (d.cells.empty()) continue;
+    absl::StrAppend(&out, "\nbusiest ", d.type, " flows (", d.cells.size(), " pairs, ", d.names.size(), " ",
+                    d.type, "s):\n");
+    for (int i = 0; i < top && i < static_cast<int>(d.cells.size()); ++i) {
+      const DomainCell& c = d.cells[static_cast<std::size_t>(i)];
+      absl::StrAppendFormat(&out, "  %-16.16s -> %-16.16s %6u shards", c.from, c.to, c.shards);
+      if (bytes) absl::StrAppend(&out, "  ", FormatBytes(static_cast<double>(c.bytes)));
+      absl::StrAppend(&out, "\n");
+    }
+  }
+  const MovementRisks& r = m.risks;
+  absl::StrAppend(&out, "\nrisks:\n");
+  if (!r.osds.empty()) {
+    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", r.osds.size(), r.nearfull_ratio);
+    for (int i = 0; i < top && i < static_cast<int>(r.osds.size()); ++i) {
+      const OsdRisk& o = r.osds[static_cast<std::size_t>(i)];
+      absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%% %s;", o.osd, 100 * o.fill_before, 100 * o.fill_after,
+                            o.level);
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (r.upmaps_dropped > 0 || r.upmap_items_rewritten > 0) {
+    absl::StrAppend(&out, "  upmaps the monitor would drop: ", r.upmaps_dropped, ", trim: ", r.upmap_items_rewritten,
+                    "\n");
+  }
+  for (const std::string& n : r.notes) absl::StrAppend(&out, "  ", n, "\n");
+  if (r.osds.empty() && r.notes.empty() && r.upmaps_dropped == 0 && r.upmap_items_rewritten == 0) {
+    absl::StrAppend(&out, "  none found (no OSD past nearfull, every PG keeps its size)\n");
+  }
+  return out;
+}
+
+}  // namespace crushkit::osdmap

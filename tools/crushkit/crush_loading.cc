@@ -1,0 +1,29 @@
+#include "tools/crushkit/crush_loading.h"
+
+#include <iostream>
+
+#include "compiler/compile.h"
+#include "crush/codec.h"
+#include "tools/common/file_io.h"
+
+namespace crushkit::tools {
+
+absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  if (crush::HasCrushMagic(*bytes)) return bytes;
+  // A text map: compile it to the bytes `crushtool -c` would write.
+  const compiler::SourceFile src(path, *std::move(bytes));
+  compiler::DiagnosticSink sink;
+  absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
+  std::cerr << sink.Format(src);
+  if (!model.ok()) {
+    return absl::InvalidArgumentError(
+        sink.diagnostics().empty()
+            ? std::string(model.status().message())
+            : "neither a binary crush map (no CRUSH magic) nor a valid text map");
+  }
+  return crush::EncodeCrushMap(*model);
+}
+
+}  // namespace crushkit::tools
