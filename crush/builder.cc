@@ -296,6 +296,14 @@ absl::Status RemoveBucketItem(Bucket& b, ItemId item, int straw_calc_version) {
   const auto erase_at = [i](auto& v) {
     if (i < v.size()) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
   };
+  if ((b.alg == BucketAlg::kUniform || b.alg == BucketAlg::kList) && b.items.size() == 1) {
+    // builder.c reallocs the arrays to 0 bytes: glibc frees them and
+    // returns NULL, Ceph reports -ENOMEM with the size already 0 and later
+    // reuses (and frees again) the freed item array. Straw buckets do not
+    // reallocate when emptied.
+    return absl::UnimplementedError("bucket " + std::to_string(b.id) +
+                                    " would be emptied; Ceph uses its freed item array");
+  }
   switch (b.alg) {
     case BucketAlg::kTree:
       return RemoveTreeItem(b, i);

@@ -58,8 +58,9 @@ absl::Status AddBucketItem(Bucket& bucket, ItemId item, Weight weight, int straw
 // bucket becomes empty); tree zeroes the leaf, sets its item id to 0 and
 // trims trailing zero-weight leaves (shrinking node_weights when the depth
 // drops). Errors: kNotFound if `item` is not in the bucket; kUnimplemented
-// for a tree whose node array is too short (Ceph writes past it) or that
-// would keep no leaf (Ceph's realloc to 0 frees the items it goes on using).
+// for a tree whose node array is too short (Ceph writes past it), and for
+// a tree, uniform or list bucket that would be left empty (Ceph's realloc to
+// 0 bytes frees the item array it goes on using; straw and straw2 are fine).
 absl::Status RemoveBucketItem(Bucket& bucket, ItemId item, int straw_calc_version);
 
 // Weight of the item at `pos` (crush_get_bucket_item_weight): the uniform

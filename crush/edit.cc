@@ -47,6 +47,13 @@ absl::Status IgnoringCephErrors(const absl::Status& status) {
              : absl::OkStatus();
 }
 
+absl::Status CephBucketAddItem(Bucket& bucket, ItemId item, Weight weight,
+                               int straw_calc_version) {
+  absl::Status s = AddBucketItem(bucket, item, weight, straw_calc_version);
+  if (s.code() == absl::StatusCode::kOutOfRange) return ErrnoStatus(34, std::string(s.message()));
+  return s;
+}
+
 bool Editor::IsValidName(std::string_view s) {
   if (s.empty()) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -98,10 +105,19 @@ bool Editor::SubtreeContains(ItemId root, ItemId item) const {
                      [&](ItemId child) { return SubtreeContains(child, item); });
 }
 
+// find_roots(): buckets no bucket holds (one pass over all items rather
+// than Ceph's search per bucket; same set).
 std::set<ItemId> Editor::FindRoots() const {
+  std::set<ItemId> linked;
+  for (const Bucket& b : map_.buckets) {
+    if (b.alg == BucketAlg::kNone) continue;
+    for (ItemId item : b.items) {
+      if (item < 0) linked.insert(item);
+    }
+  }
   std::set<ItemId> roots;
   for (const Bucket& b : map_.buckets) {
-    if (b.alg != BucketAlg::kNone && !SearchItemExists(b.id)) roots.insert(b.id);
+    if (b.alg != BucketAlg::kNone && linked.count(b.id) == 0) roots.insert(b.id);
   }
   return roots;
 }
@@ -188,7 +204,7 @@ absl::StatusOr<ItemId> Editor::AddBucket(ItemId id, BucketAlg alg, std::uint16_t
 // CrushWrapper::bucket_add_item(): weight sets and ids grow with the bucket.
 absl::Status Editor::BucketAddItem(ItemId bucket, ItemId item, Weight weight) {
   Bucket* b = map_.FindBucket(bucket);
-  CRUSH_RETURN_IF_ERROR(AddBucketItem(*b, item, weight, map_.tunables.straw_calc_version));
+  CRUSH_RETURN_IF_ERROR(CephBucketAddItem(*b, item, weight, map_.tunables.straw_calc_version));
   for (auto& [index, cmap] : map_.choose_args) {
     auto it = cmap.find(bucket);
     if (it == cmap.end()) continue;
@@ -417,7 +433,9 @@ bool Editor::MaybeRemoveLastInstance(ItemId item, bool unlink_only, absl::Status
     map_.item_names.erase(item);
     if (item >= 0 && !unlink_only) map_.class_map.erase(item);
   }
-  *status = RebuildRootsWithClasses();
+  // Ceph ignores the rebuild's result here (a failed rebuild leaves the
+  // shadow trees it had made so far).
+  *status = IgnoringCephErrors(RebuildRootsWithClasses());
   return true;
 }
 

@@ -17,9 +17,17 @@
 // kInvalidArgument EINVAL, kNotFound ENOENT, kAlreadyExists EEXIST,
 // kFailedPrecondition ENOTEMPTY, kUnavailable EBUSY, kAborted ELOOP,
 // kOutOfRange EOVERFLOW, kUnknown "errno N: ..." any other errno. kInternal
-// and kUnimplemented mean Ceph would crash, hang or read out of bounds here
-// (assertion, bucket cycle, short weight set); the map is then unspecified.
-// On any error the map may be partly edited, as Ceph leaves it.
+// and kUnimplemented mean Ceph would crash, hang or use memory it does not
+// own here (an assertion, a bucket cycle, a short weight set, emptying a
+// list, uniform or tree bucket, whose item array builder.c frees and keeps
+// using); the map is then unspecified. On any error the map may be partly
+// edited, as Ceph leaves it.
+//
+// Not modelled: after a shadow-tree rebuild on a map with choose_args, Ceph
+// leaves clones of buckets without a weight set with an allocated, empty
+// weight set and asserts on the next weight adjustment touching them; here
+// such clones simply have no weight set (the next edit works). New tree
+// nodes start at 0 where Ceph leaves them uninitialised (crush/builder.h).
 //
 // Cost: Ceph's algorithms, kept in shape: an edit scans all buckets per
 // touched item (O(buckets x items) and more with choose_args, see
@@ -111,10 +119,11 @@ absl::Status UpdateItem(MapModel& map, ItemId id, float weight, std::string_view
 // from every bucket holding it (weights of ancestors and weight sets
 // adjusted; tree buckets keep a zero leaf, as builder.c does) and, when no
 // link is left, forgets its name and class (a bucket is deleted unless
-// `unlink_only`), then rebuilds the shadow trees. Errors: kNotFound if
-// nothing was unlinked or removed; for buckets (unless unlink_only)
-// kNotFound if it does not exist, kFailedPrecondition (ENOTEMPTY) if not
-// empty, kUnavailable (EBUSY) if a rule or shadow table uses it.
+// `unlink_only`), then rebuilds the shadow trees (ignoring the rebuild's
+// failure, as Ceph does). A device id found nowhere succeeds (Ceph's 0).
+// Errors (unless unlink_only): kNotFound if the bucket does not exist,
+// kFailedPrecondition (ENOTEMPTY) if it is not empty, kUnavailable (EBUSY)
+// if a rule or the shadow table uses it.
 absl::Status RemoveItem(MapModel& map, ItemId id, bool unlink_only = false);
 
 // crushtool --add-bucket NAME TYPE [--loc ...] (do_add_bucket): a new empty

@@ -146,13 +146,13 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
     if (item >= 0) {
       auto cls = map_.class_map.find(item);
       if (cls == map_.class_map.end() || cls->second != device_class) continue;
-      CRUSH_RETURN_IF_ERROR(AddBucketItem(copy, item, weight, scv));
+      CRUSH_RETURN_IF_ERROR(CephBucketAddItem(copy, item, weight, scv));
     } else {
       CRUSH_ASSIGN_OR_RETURN(ItemId child, DeviceClassClone(item, device_class, old_class_bucket,
                                                             used_ids, cmap_item_weight, depth + 1));
       const Bucket* child_copy = map_.FindBucket(child);
       if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
-      CRUSH_RETURN_IF_ERROR(AddBucketItem(copy, child, child_copy->weight, scv));
+      CRUSH_RETURN_IF_ERROR(CephBucketAddItem(copy, child, child_copy->weight, scv));
     }
     item_orig_pos.push_back(i);
   }

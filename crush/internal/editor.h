@@ -29,6 +29,9 @@ absl::Status ErrnoStatus(int err, const std::string& message);
 // for results Ceph ignores.
 absl::Status IgnoringCephErrors(const absl::Status& status);
 
+// crush_bucket_add_item() with its errno: a 32-bit overflow is -ERANGE.
+absl::Status CephBucketAddItem(Bucket& bucket, ItemId item, Weight weight, int straw_calc_version);
+
 // Ceph's float -> 16.16 conversions on x86-64 (validate_weightf and the
 // `(int)(weight * (float)0x10000)` cast).
 bool WeightFitsLikeCeph(float weight);

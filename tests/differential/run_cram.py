@@ -5,8 +5,8 @@ A temporary directory holding a `crushtool` wrapper that executes
 `crushkit crushtool "$@"` is put first on PATH, then the shared minicram
 runner executes the .t files (TESTDIR = the cram directory). Only the files
 that exercise stages crushkit implements are run by default (--test mapping
-dumps on binary maps, and on text maps compiled with -c); more can be named
-on the command line.
+dumps on binary maps, on text maps compiled with -c, and item/bucket edits);
+more can be named on the command line.
 
 Exit: 0 all pass, 1 a failure, 77 (ctest SKIP) if the shared corpus or the
 minicram runner is missing.
@@ -26,6 +26,11 @@ DEFAULT_TESTS = [
     "test-map-vary-r-3.t", "test-map-vary-r-4.t",
     # these compile their text map with -c first
     "bad-mappings.t", "show-choose-tries.t", "set-choose.t", "test-map-firstn-indep.t",
+    # item and bucket edits (crush/edit.h); add-item.t and arg-order-checks.t
+    # also need --create-simple-rule, --remove-rule, --show-location, --build
+    # and --tree, which crushkit does not implement yet
+    "add-bucket.t", "add-item-in-tree.t", "adjust-item-weight.t", "reweight.t",
+    "reweight_multiple.t",
 ]
 
 

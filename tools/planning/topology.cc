@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "crush/edit.h"
 #include "crush/status_macros.h"
 
 namespace crushkit::planning {
@@ -101,40 +102,6 @@ absl::Status CheckEditable(const MapModel& m) {
       return absl::UnimplementedError(absl::StrCat(
           "bucket ", ItemName(m, b.id), " is not straw2; only all-straw2 maps can be edited"));
     }
-  }
-  return absl::OkStatus();
-}
-
-// Recomputes every bucket weight (and the item weight of each child bucket in
-// its parents) as the sum of its items, as CrushWrapper does after an edit.
-absl::Status RecomputeWeights(MapModel& m) {
-  std::vector<int> state(m.buckets.size(), 0);  // 0 new, 1 visiting, 2 done
-  std::function<absl::StatusOr<Weight>(ItemId)> rec = [&](ItemId id) -> absl::StatusOr<Weight> {
-    Bucket* b = m.FindBucket(id);
-    const auto slot = static_cast<std::size_t>(crush::BucketSlot(id));
-    if (b == nullptr) return absl::InvalidArgumentError(absl::StrCat("missing bucket ", id));
-    if (state[slot] == 2) return b->weight;
-    if (state[slot] == 1) return absl::InvalidArgumentError(absl::StrCat("bucket cycle at ", id));
-    state[slot] = 1;
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < b->items.size(); ++i) {
-      if (b->items[i] < 0) {
-        CRUSH_ASSIGN_OR_RETURN(Weight w, rec(b->items[i]));
-        b->item_weights[i] = w;
-      }
-      sum += b->item_weights[i];
-    }
-    if (sum > 0xffffffffULL) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bucket ", ItemName(m, id), " weight overflows 16.16 fixed point"));
-    }
-    b->weight = static_cast<Weight>(sum);
-    state[slot] = 2;
-    return b->weight;
-  };
-  for (const Bucket& b : m.buckets) {
-    if (b.alg == BucketAlg::kNone) continue;
-    CRUSH_RETURN_IF_ERROR(rec(b.id).status());
   }
   return absl::OkStatus();
 }
@@ -309,48 +276,39 @@ absl::StatusOr<std::vector<ItemId>> AddDevices(MapModel& model, int rule, int co
   }
   std::vector<ItemId> added;
   for (int i = 0; i < count; ++i) {
-    const ItemId id = model.max_devices++;
-    Bucket* b = model.FindBucket(targets[static_cast<std::size_t>(i) % targets.size()]);
-    b->items.push_back(id);
-    b->item_weights.push_back(weight);
-    model.item_names[id] = absl::StrCat("osd.", id);
+    const ItemId id = model.max_devices;
+    const ItemId parent_id = targets[static_cast<std::size_t>(i) % targets.size()];
+    const Bucket* b = model.FindBucket(parent_id);
+    auto type_name = model.type_names.find(b->type);
+    auto bucket_name = model.item_names.find(parent_id);
+    if (type_name == model.type_names.end() || bucket_name == model.item_names.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bucket ", parent_id, " has no name or its type has none"));
+    }
+    // CrushWrapper::insert_item at weight 0, then the exact 16.16 weight
+    // (insert_item takes a float, which cannot carry every 16.16 value).
+    CRUSH_RETURN_IF_ERROR(crush::InsertItem(model, id, 0.0F, absl::StrCat("osd.", id),
+                                            {{type_name->second, bucket_name->second}}));
+    CRUSH_RETURN_IF_ERROR(crush::AdjustItemWeight(model, id, weight).status());
     added.push_back(id);
   }
-  CRUSH_RETURN_IF_ERROR(RecomputeWeights(model));
   return added;
 }
 
 absl::Status RemoveDevice(MapModel& model, ItemId id) {
   CRUSH_RETURN_IF_ERROR(CheckEditable(model));
-  bool found = false;
-  for (Bucket& b : model.buckets) {
-    for (std::size_t i = 0; i < b.items.size();) {
-      if (b.items[i] == id) {
-        b.items.erase(b.items.begin() + static_cast<std::ptrdiff_t>(i));
-        b.item_weights.erase(b.item_weights.begin() + static_cast<std::ptrdiff_t>(i));
-        found = true;
-      } else {
-        ++i;
-      }
-    }
-  }
-  if (!found) return absl::NotFoundError(absl::StrCat("device ", id, " is in no bucket"));
-  return RecomputeWeights(model);
+  const bool linked = std::any_of(model.buckets.begin(), model.buckets.end(), [&](const Bucket& b) {
+    return std::find(b.items.begin(), b.items.end(), id) != b.items.end();
+  });
+  if (!linked) return absl::NotFoundError(absl::StrCat("device ", id, " is in no bucket"));
+  return crush::RemoveItem(model, id);  // CrushWrapper::remove_item
 }
 
 absl::Status ReweightDevice(MapModel& model, ItemId id, Weight weight) {
   CRUSH_RETURN_IF_ERROR(CheckEditable(model));
-  bool found = false;
-  for (Bucket& b : model.buckets) {
-    for (std::size_t i = 0; i < b.items.size(); ++i) {
-      if (b.items[i] == id) {
-        b.item_weights[i] = weight;
-        found = true;
-      }
-    }
-  }
-  if (!found) return absl::NotFoundError(absl::StrCat("device ", id, " is in no bucket"));
-  return RecomputeWeights(model);
+  CRUSH_ASSIGN_OR_RETURN(int changed, crush::AdjustItemWeight(model, id, weight));
+  if (changed == 0) return absl::NotFoundError(absl::StrCat("device ", id, " is in no bucket"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ItemId> ResolveDevice(const MapModel& model, const std::string& name) {

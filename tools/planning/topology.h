@@ -57,8 +57,10 @@ absl::StatusOr<Topology> TopologyFromModel(std::shared_ptr<const crush::MapModel
 // node is its own failure domain. Errors: kInvalidArgument unless 1 <= n <= 1e6.
 absl::StatusOr<crush::MapModel> MakeFlatModel(int n);
 
-// Edits (all buckets of the map must be straw2, and the map must not use
-// device classes, so every ancestor weight can be kept consistent):
+// Edits, through crush/edit.h (CrushWrapper's insert_item, remove_item and
+// adjust_item_weight, so ancestors' weights follow as in Ceph). They are
+// limited to all-straw2 maps without device classes or choose_args, the
+// maps `crushkit strategies` compares placements on:
 // Adds `count` devices with the next free ids and weight `weight` (16.16),
 // round-robin over the buckets that directly hold devices of the rule's tree
 // (or only into bucket `parent` if given). Returns the new ids.
