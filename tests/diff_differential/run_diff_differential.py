@@ -1,0 +1,687 @@
+#!/usr/bin/env python3
+"""Differential test: `crushkit diff` / `crushkit plan` vs truth from Ceph's osdmaptool.
+
+Each case (deterministic in --seed and its index) is a pair of cluster states:
+  1. BEFORE: a crush map from `crushtool --build` (random layout and bucket
+     algorithms, sometimes plus an erasure rule `chooseleaf indep`) or a
+     random text map from ../differential/gen_maps.py; `osdmaptool
+     --createsimple N --with-default-pool --pg-bits/--pgp-bits
+     --import-crush`; `--mark-up-in [--mark-out K] --adjust-crush-weight
+     --save`; then edits of the binary map that osdmaptool cannot make
+     (osdmap_bin.py: a second pool, replicated or erasure-coded on the
+     erasure rule, size/min_size, pg_num/pgp_num that are not powers of two,
+     OSDs down or reweighted); sometimes the upmap balancer (`--upmap F
+     --save`, pg_upmap_items). A random `ceph pg dump -f json` with uneven
+     num_objects / num_bytes / num_omap_bytes for every PG.
+  2. AFTER: BEFORE changed by one or two of: osd out / in / reweight / down
+     (binary edit of osd_weight / osd_state, as the monitor writes them),
+     `osdmaptool --adjust-crush-weight ID:W --save`, a `crushtool -i
+     --reweight-item | --add-item | --remove-item | --move` edit imported with
+     `osdmaptool --import-crush`, pg_num / pgp_num / size / min_size edits,
+     another upmap balancer run, pg_temp entries only, or nothing.
+  3. Truth: `osdmaptool X --test-map-pgs-dump-all` of both binary maps (up
+     sets), and the counters computed here from the definitions in
+     osdmap/proto/movement.proto.
+  4. crushkit: `crushkit import` of each map's `--dump json` (+ random pg_temp
+     entries, which change acting sets only, and the EC profile of an erasure
+     pool) + `--export-crush` + `--pg-stats`, then `crushkit diff A.pb B.pb
+     --json`; for crush map edits also `crushkit diff A.pb --crush-after NEW
+     --keep-upmaps --json` (osdmaptool --import-crush keeps upmaps); for
+     osd out/in/reweight/down and CRUSH reweights, when the subcommand
+     exists, `crushkit plan A.pb OPS --json`. Every per-pool counter, the
+     totals and the per-OSD in/out counts and bytes are compared.
+
+Erasure-coded pools: osdmaptool cannot create them, so the binary map is
+edited (pool type 3, size k+m, the erasure rule); Ceph's osdmaptool then maps
+the pool positionally (holes for down OSDs), and is the truth for it too.
+
+Exit status: 0 if no differences, 1 otherwise (or fewer than --min-cases
+cases compared), 77 (ctest SKIP) if Ceph's tools are missing and
+CRUSHKIT_REQUIRE_ORACLE is not set.
+"""
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+sys.path.insert(0, os.path.join(HERE, "..", "osdmap_differential"))
+import oracle  # noqa: E402
+from oracle import crashed  # noqa: E402
+import run_osdmap_differential as rod  # noqa: E402
+import osdmap_bin as ob  # noqa: E402
+
+TIMEOUT = 15
+POOL_FIELDS = ["pgs", "pgs_remapped", "shards_moved", "objects_to_move", "bytes_to_move",
+               "pgs_degraded_after", "pgs_inactive_after", "shards_total", "objects_total",
+               "bytes_total", "size_before", "size_after", "pg_num_before", "pg_num_after"]
+OSD_FIELDS = ["pgs_in", "pgs_out", "bytes_in", "bytes_out"]
+OSD_COUNT_FIELDS = ["pgs_before", "pgs_after"]
+NONE = 2147483647
+
+
+class CaseError(Exception):
+    """The oracle rejected or crashed on this case: skip it."""
+
+
+def run(cmd, d):
+    return oracle.run(cmd, d, TIMEOUT)
+
+
+def ceph(cmd, d, what):
+    rc, out, err = run(cmd, d)
+    if rc != 0:
+        raise CaseError("%s: rc %s: %s" % (what, rc, err.decode(errors="replace")[-200:]))
+    return out
+
+
+# ---------------------------------------------------------------- generation
+
+def crush_text(d, path):
+    return ceph(["crushtool", "-d", path], d, "crushtool -d").decode()
+
+
+def add_erasure_rule(rng, d, text):
+    """Adds a `chooseleaf indep` erasure rule to crush.bin; returns its id."""
+    ids = [int(x) for x in re.findall(r"^\s+id (\d+)$", text, re.M)]
+    rule_id = max(ids) + 1 if ids else 0
+    root = re.findall(r"^root (\S+) \{", text, re.M)
+    types = sorted(set(re.findall(r"^(\w+) \S+ \{", text, re.M)) - {"root", "rule"})
+    if not root:
+        return None
+    domain = rng.choice(types + ["osd"])
+    step = ("step chooseleaf indep 0 type %s" % domain) if domain != "osd" else \
+        "step choose indep 0 type osd"
+    rule = ("rule dd_ec {\n\tid %d\n\ttype erasure\n\tmin_size 1\n\tmax_size 20\n"
+            "\tstep set_chooseleaf_tries 5\n\tstep set_choose_tries 100\n"
+            "\tstep take %s\n\t%s\n\tstep emit\n}\n" % (rule_id, root[0], step))
+    text = text.replace("# end crush map", "") + rule
+    with open(os.path.join(d, "crush_ec.txt"), "w") as f:
+        f.write(text)
+    ceph(["crushtool", "-c", "crush_ec.txt", "-o", "crush.bin"], d, "crushtool -c (ec rule)")
+    return rule_id
+
+
+def erasure_rules(text):
+    """Ids of the erasure rules of a text map (gen_maps syntax)."""
+    out = []
+    for m in re.finditer(r"^rule \S+ \{(.*?)^\}", text, re.M | re.S):
+        body = m.group(1)
+        if re.search(r"^\s+type erasure", body, re.M):
+            rid = re.search(r"^\s+(?:id|ruleset) (\d+)", body, re.M)
+            if rid:
+                out.append(int(rid.group(1)))
+    return out
+
+
+def pick_pg_num(rng, cap):
+    return max(1, min(cap, rng.choice([1, 3, 8, 12, 16, 20, 24, 32, 48, 64, 100, 128])))
+
+
+def build_before(rng, d, info):
+    built = rod.build_crush(rng, d)
+    if built is None:
+        raise CaseError("crush map rejected")
+    devices, _, is_text = built
+    text = crush_text(d, "crush.bin")
+    ec_rule = None
+    if not is_text and rng.random() < 0.6:
+        ec_rule = add_erasure_rule(rng, d, text)
+    elif is_text:
+        rules = erasure_rules(text)
+        if rules and rng.random() < 0.7:
+            ec_rule = rng.choice(rules)
+    max_osd = devices + rng.randint(0, 3)
+    info["max_osd"] = max_osd
+    bits = rng.randint(0, 6)
+    while (max_osd << bits) > 512 and bits > 0:
+        bits -= 1
+    pgp_bits = bits if rng.random() < 0.6 else rng.randint(0, bits)
+    ceph(["osdmaptool", "--createsimple", str(max_osd), "--with-default-pool", "--pg-bits",
+          str(bits), "--pgp-bits", str(pgp_bits), "--clobber", "--import-crush", "crush.bin",
+          "before"], d, "createsimple")
+    persist = ["--mark-up-in"]
+    if rng.random() < 0.3:
+        persist += ["--mark-out", str(rng.randrange(max_osd))]
+    persist += ["--adjust-crush-weight", "%d:%s" % (
+        rng.randrange(devices), rng.choice(["0.5", "1", "2", "1.5"])), "--save"]
+    ceph(["osdmaptool", "before"] + persist, d, "persist marks")
+    info["notes"].append("base: " + " ".join(persist))
+
+    m = ob.load(os.path.join(d, "before"))
+    if rng.random() < 0.5:
+        size = rng.randint(1, 4)
+        m.set_pool_u8(1, ob.POOL_SIZE, size)
+        m.set_pool_u8(1, ob.POOL_MIN_SIZE, rng.randint(1, size))
+    if rng.random() < 0.3:
+        pg = pick_pg_num(rng, 256)
+        m.set_pool_u32(1, ob.POOL_PG_NUM, pg)
+        m.set_pool_u32(1, ob.POOL_PGP_NUM, rng.randint(1, pg))
+    info["ec"] = {}
+    if rng.random() < 0.6:
+        m.add_pool_copy(1, 2, "second")
+        pg = pick_pg_num(rng, 128)
+        m.set_pool_u32(2, ob.POOL_PG_NUM, pg)
+        m.set_pool_u32(2, ob.POOL_PGP_NUM, pg if rng.random() < 0.6 else rng.randint(1, pg))
+        if ec_rule is not None and rng.random() < 0.8:
+            k, mm = rng.randint(2, 4), rng.randint(1, 2)
+            m.set_pool_u8(2, ob.POOL_TYPE, 3)
+            m.set_pool_u8(2, ob.POOL_RULE, ec_rule)
+            m.set_pool_u8(2, ob.POOL_SIZE, k + mm)
+            m.set_pool_u8(2, ob.POOL_MIN_SIZE, k + rng.randint(0, 1))
+            info["ec"][2] = (k, mm)
+            info["notes"].append("pool 2 erasure k=%d m=%d rule %d" % (k, mm, ec_rule))
+        else:
+            size = rng.randint(1, 4)
+            m.set_pool_u8(2, ob.POOL_SIZE, size)
+            m.set_pool_u8(2, ob.POOL_MIN_SIZE, rng.randint(1, size))
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        m.mark_down(rng.randrange(max_osd))
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        m.set_osd_weight(rng.randrange(max_osd), rng.choice([0x4000, 0x8000, 0xb333, 0]))
+    ob.save(m, os.path.join(d, "before"))
+    if rng.random() < 0.4:
+        upmap = ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
+                 "--upmap-deviation", "1", "--osd_calc_pg_upmaps_aggressively=false", "--save"]
+        rc, _, _ = run(["osdmaptool", "before"] + upmap, d)
+        if rc != 0:
+            raise CaseError("upmap balancer rc %s" % rc)
+        info["notes"].append("base: upmap balancer")
+
+
+def osd_weights(m):
+    return [m.osd_weight(o) for o in range(m.max_osd)]
+
+
+def crushtool_edit(rng, d, info):
+    """A crushtool edit of after's crush map; returns the new map's file name."""
+    ceph(["osdmaptool", "after", "--export-crush", "cur.bin"], d, "export-crush")
+    text = crush_text(d, "cur.bin")
+    devices = [int(x) for x in re.findall(r"^device (\d+) osd\.\d+", text, re.M)]
+    buckets = re.findall(r"^(\w+) (\S+) \{", text, re.M)
+    buckets = [(t, n) for t, n in buckets if t != "rule" and t != "choose_args"]
+    kind = rng.choice(["reweight", "reweight", "add", "remove", "move"])
+    args = None
+    if kind == "reweight" and devices:
+        args = ["--reweight-item", "osd.%d" % rng.choice(devices),
+                rng.choice(["0", "0.25", "0.5", "1.5", "3", "0.1"])]
+    elif kind == "add":
+        # Ceph refuses a crush map with more devices than max_osd.
+        free = [o for o in range(info["max_osd"]) if o not in devices]
+        hosts = [n for t, n in buckets if t not in ("root",)]
+        if free and hosts:
+            o = rng.choice(free)
+            host = rng.choice(buckets)
+            args = ["--add-item", str(o), rng.choice(["1", "0.5", "2"]), "osd.%d" % o,
+                    "--loc", host[0], host[1]]
+    elif kind == "remove" and devices:
+        args = ["--remove-item", "osd.%d" % rng.choice(devices)]
+    elif kind == "move" and len(buckets) > 2:
+        parent_types = {}
+        for t, n in buckets:
+            parent_types.setdefault(t, []).append(n)
+        movable = [(t, n) for t, n in buckets if t != "root"]
+        if movable:
+            t, n = rng.choice(movable)
+            dest_type = rng.choice(list(parent_types))
+            dest = rng.choice(parent_types[dest_type])
+            if dest != n:
+                args = ["--move", n, "--loc", dest_type, dest]
+    if args is None:
+        args = ["--reweight-item", "osd.%d" % rng.choice(devices or [0]), "0.75"]
+    ceph(["crushtool", "-i", "cur.bin"] + args + ["-o", "new.bin"], d, "crushtool edit")
+    ceph(["osdmaptool", "after", "--import-crush", "new.bin", "--save"], d, "import-crush")
+    info["notes"].append("change: crushtool " + " ".join(args) + " + osdmaptool --import-crush")
+    if rng.random() < 0.3:
+        with open(os.path.join(d, "new.txt"), "w") as f:
+            f.write(crush_text(d, "new.bin"))
+        return "new.txt"
+    return "new.bin"
+
+
+def make_change(rng, d, info):
+    """Writes `after`; returns (plan ops or None, crush file or None)."""
+    shutil.copyfile(os.path.join(d, "before"), os.path.join(d, "after"))
+    kinds = ["out", "in", "reweight", "down", "crush-weight", "crush-weight", "crushtool",
+             "crushtool", "crushtool", "pg_num", "pgp_num", "size", "upmap", "pg_temp", "none"]
+    chosen = [rng.choice(kinds)]
+    if rng.random() < 0.2:
+        chosen.append(rng.choice(kinds))
+    ops, crush_after = [], None
+    plannable = True
+    for kind in chosen:
+        m = ob.load(os.path.join(d, "after"))
+        max_osd = m.max_osd
+        o = rng.randrange(max_osd)
+        if kind == "out":
+            m.set_osd_weight(o, 0)
+            ops.append("osd out %d" % o)
+        elif kind == "in":
+            m.set_osd_weight(o, 0x10000)
+            ops.append("osd in %d" % o)
+        elif kind == "reweight":
+            w = rng.choice([0.5, 0.25, 0.75, 0.125])
+            m.set_osd_weight(o, int(w * 0x10000))
+            ops.append("osd reweight %d %s" % (o, w))
+        elif kind == "down":
+            m.mark_down(o)
+            ops.append("osd down %d" % o)
+        elif kind in ("pg_num", "pgp_num", "size"):
+            plannable = False
+            pid = rng.choice(sorted(m.pools))
+            if kind == "pg_num":
+                pg = m.pool_u32(pid, ob.POOL_PG_NUM)
+                new = max(1, rng.choice([pg * 2, pg + rng.randint(1, 20), pg // 2, pg - 1, pg * 4]))
+                new = min(new, 512)
+                m.set_pool_u32(pid, ob.POOL_PG_NUM, new)
+                pgp = m.pool_u32(pid, ob.POOL_PGP_NUM)
+                if pgp > new or rng.random() < 0.4:
+                    m.set_pool_u32(pid, ob.POOL_PGP_NUM, rng.randint(1, new) if rng.random() < 0.5
+                                   else new)
+                info["notes"].append("change: pool %d pg_num %d -> %d, pgp_num %d -> %d" % (
+                    pid, pg, new, pgp, m.pool_u32(pid, ob.POOL_PGP_NUM)))
+            elif kind == "pgp_num":
+                pg = m.pool_u32(pid, ob.POOL_PG_NUM)
+                new = rng.randint(1, pg)
+                info["notes"].append("change: pool %d pgp_num %d -> %d" % (
+                    pid, m.pool_u32(pid, ob.POOL_PGP_NUM), new))
+                m.set_pool_u32(pid, ob.POOL_PGP_NUM, new)
+            else:
+                if m.pool_u8(pid, ob.POOL_TYPE) == 3:
+                    m.set_pool_u8(pid, ob.POOL_MIN_SIZE, rng.randint(1, m.pool_u8(pid, ob.POOL_SIZE)))
+                else:
+                    size = rng.randint(1, 5)
+                    m.set_pool_u8(pid, ob.POOL_SIZE, size)
+                    m.set_pool_u8(pid, ob.POOL_MIN_SIZE, rng.randint(1, size))
+                info["notes"].append("change: pool %d size %d min_size %d" % (
+                    pid, m.pool_u8(pid, ob.POOL_SIZE), m.pool_u8(pid, ob.POOL_MIN_SIZE)))
+        m.bump_epoch()
+        ob.save(m, os.path.join(d, "after"))
+        if kind == "crush-weight":
+            text = crush_text(d, "before.crush")
+            devices = [int(x) for x in re.findall(r"^device (\d+) osd\.\d+", text, re.M)]
+            if not devices:
+                continue
+            dev = rng.choice(devices)
+            w = rng.choice(["0", "0.5", "1", "2", "3.25", "0.125"])
+            ceph(["osdmaptool", "after", "--adjust-crush-weight", "%d:%s" % (dev, w), "--save"],
+                 d, "adjust-crush-weight")
+            ops.append("osd crush reweight osd.%d %s" % (dev, w))
+        elif kind == "crushtool":
+            plannable = False
+            crush_after = crushtool_edit(rng, d, info)
+        elif kind == "upmap":
+            plannable = False
+            rc, _, _ = run(["osdmaptool", "after", "--upmap", "upmap2.txt", "--upmap-max",
+                            str(rng.randint(1, 30)), "--upmap-deviation", "1",
+                            "--osd_calc_pg_upmaps_aggressively=false", "--save"], d)
+            if rc != 0:
+                raise CaseError("upmap balancer (change) rc %s" % rc)
+            info["notes"].append("change: upmap balancer")
+    info["notes"].append("change kinds: " + ",".join(chosen) +
+                         ("; ops: " + "; ".join(ops) if ops else ""))
+    if len(chosen) > 1 and "crushtool" in chosen:
+        crush_after = None  # not a crush-only change
+    return (ops if plannable and ops else None), crush_after
+
+
+def add_pg_temp(rng, dump, max_osd):
+    entries = []
+    for p in dump["pools"]:
+        for _ in range(rng.randint(1, 4)):
+            ps = rng.randrange(p["pg_num"])
+            osds = rng.sample(range(max_osd), min(max_osd, rng.randint(1, p["size"] or 1)))
+            entries.append({"pgid": "%d.%x" % (p["pool"], ps), "osds": osds})
+    seen = set()
+    dump["pg_temp"] = [e for e in entries if not (e["pgid"] in seen or seen.add(e["pgid"]))]
+    if rng.random() < 0.5 and dump["pg_temp"]:
+        e = dump["pg_temp"][0]
+        # OSDMap::dump writes primary_temp as alternating pgid strings and OSDs.
+        dump["primary_temp"] = [e["pgid"], e["osds"][0]]
+
+
+def pg_dump(rng, dump, up):
+    """A `ceph pg dump -f json` of the state, uneven sizes, every PG."""
+    stats = []
+    sizes = {}
+    for p in dump["pools"]:
+        pid = p["pool"]
+        for ps in range(p["pg_num"]):
+            r = rng.random()
+            if r < 0.08:
+                objects = 0
+            elif r < 0.9:
+                objects = int(rng.lognormvariate(6, 1.5))
+            else:
+                objects = rng.randint(10 ** 5, 10 ** 7)
+            obj_size = rng.choice([4096, 65536, 1 << 20, 4 << 20, 123457])
+            nbytes = objects * obj_size + (rng.randrange(obj_size) if objects else 0)
+            omap = 0 if rng.random() < 0.7 else rng.randint(1, 10 ** 9)
+            sizes[(pid, ps)] = (objects, nbytes + omap)
+            up_set = [o for o in up.get(pid, {}).get(ps, []) if o != NONE]
+            stats.append({
+                "pgid": "%d.%x" % (pid, ps), "version": "%d'%d" % (rng.randint(1, 50), objects),
+                "reported_seq": rng.randint(1, 10 ** 6), "reported_epoch": dump["epoch"],
+                "state": "active+clean", "last_fresh": "2026-12-03T13:00:00.000000+0000",
+                "stat_sum": {"num_bytes": nbytes, "num_objects": objects,
+                             "num_object_clones": 0, "num_object_copies": objects * p["size"],
+                             "num_objects_missing_on_primary": 0, "num_objects_degraded": 0,
+                             "num_objects_misplaced": 0, "num_omap_bytes": omap,
+                             "num_omap_keys": omap // 100},
+                "up": up_set, "acting": up_set, "up_primary": up_set[0] if up_set else -1,
+                "acting_primary": up_set[0] if up_set else -1})
+    if rng.random() < 0.5:
+        doc = {"pg_ready": True, "pg_map": {"version": 1, "stamp": "2026-12-03T13:00:00+0000",
+                                            "pg_stats": stats, "pool_stats": [], "osd_stats": []}}
+    else:
+        doc = {"pg_ready": True, "pg_stats": stats}
+    return doc, sizes
+
+
+# --------------------------------------------------------------------- truth
+
+PG_LINE = re.compile(r"^(\d+)\.([0-9a-f]+) raw \(\[[^]]*\], p-?\d+\) up \(\[([^]]*)\], p-?\d+\)",
+                     re.M)
+
+
+def map_all(d, name):
+    out = ceph(["osdmaptool", name, "--test-map-pgs-dump-all"], d, "test-map-pgs-dump-all")
+    up = {}
+    for m in PG_LINE.finditer(out.decode()):
+        up.setdefault(int(m.group(1)), {})[int(m.group(2), 16)] = \
+            [int(x) for x in m.group(3).split(",") if x]
+    return up
+
+
+def dump_json(d, name):
+    out = ceph(["osdmaptool", name, "--export-crush", name + ".crush", "--dump", "json"], d,
+               "dump json").decode()
+    return json.loads(out[out.index("{"):])
+
+
+def stable_mod(x, b, bmask):
+    return x & bmask if (x & bmask) < b else x & (bmask >> 1)
+
+
+def fold(ps, pg_num):
+    mask = (1 << (pg_num - 1).bit_length()) - 1
+    return stable_mod(ps, pg_num, mask)
+
+
+def is_osd(o):
+    return o != NONE and o >= 0
+
+
+def truth(pools_b, pools_a, up_b, up_a, sizes, ec):
+    """Counters from movement.proto's definitions; returns (pools, osds)."""
+    pools, osds = {}, {}
+
+    def osd(o):
+        return osds.setdefault(o, dict.fromkeys(OSD_FIELDS + OSD_COUNT_FIELDS, 0))
+
+    for pid, pa in sorted(pools_a.items()):
+        pb = pools_b[pid]
+        nb, na = pb["pg_num"], pa["pg_num"]
+        fine = max(nb, na)
+        erasure = pa["type"] == 3
+        k = ec[pid][0] if erasure else 1
+        c = dict.fromkeys(POOL_FIELDS, 0)
+        c.update(pgs=fine, size_before=pb["size"], size_after=pa["size"], pg_num_before=nb,
+                 pg_num_after=na)
+        # A split child starts on its parent with an even share of its data.
+        family = {}
+        for p in range(fine):
+            bp = p if p < nb else fold(p, nb)
+            family[bp] = family.get(bp, 0) + 1
+        for p in range(fine):
+            bp = p if p < nb else fold(p, nb)
+            ap = p if p < na else fold(p, na)
+            b = up_b.get(pid, {}).get(bp, [])
+            a = up_a.get(pid, {}).get(ap, [])
+            objects, nbytes = sizes.get((pid, bp), (0, 0))
+            objects //= family[bp]
+            nbytes //= family[bp]
+            shard = nbytes // k
+            real_a = [o for o in a if is_osd(o)]
+            if len(real_a) < pa["size"]:
+                c["pgs_degraded_after"] += 1
+            if len(real_a) < pa["min_size"]:
+                c["pgs_inactive_after"] += 1
+            c["shards_total"] += pa["size"]
+            c["objects_total"] += objects * pa["size"]
+            c["bytes_total"] += shard * pa["size"]
+            for o in b:
+                if is_osd(o):
+                    osd(o)["pgs_before"] += 1
+            for o in real_a:
+                osd(o)["pgs_after"] += 1
+            if erasure:
+                n = max(len(a), len(b))
+                pos_b = b + [NONE] * (n - len(b))
+                pos_a = a + [NONE] * (n - len(a))
+                remapped = pos_b != pos_a
+                arrived = [pos_a[i] for i in range(n) if pos_a[i] != pos_b[i] and is_osd(pos_a[i])]
+                left = [pos_b[i] for i in range(n) if pos_a[i] != pos_b[i] and is_osd(pos_b[i])]
+            else:
+                sb = {o for o in b if is_osd(o)}
+                sa = set(real_a)
+                remapped = sb != sa
+                arrived = sorted(sa - sb)
+                left = sorted(sb - sa)
+            if not remapped:
+                continue
+            c["pgs_remapped"] += 1
+            c["shards_moved"] += len(arrived)
+            c["objects_to_move"] += len(arrived) * objects
+            c["bytes_to_move"] += len(arrived) * shard
+            for o in arrived:
+                osd(o)["pgs_in"] += 1
+                osd(o)["bytes_in"] += shard
+            for o in left:
+                osd(o)["pgs_out"] += 1
+                osd(o)["bytes_out"] += shard
+        pools[pid] = c
+    return pools, osds
+
+
+# ------------------------------------------------------------------ compare
+
+def compare(report, want_pools, want_osds, check_counts):
+    """Differences between a crushkit JSON report and the truth, as strings."""
+    diffs = []
+    got_pools = {int(p["pool_id"]): p for p in report.get("pools", [])}
+    if sorted(got_pools) != sorted(want_pools):
+        diffs.append("pools %s vs truth %s" % (sorted(got_pools), sorted(want_pools)))
+    totals = dict.fromkeys(POOL_FIELDS, 0)
+    for pid, want in sorted(want_pools.items()):
+        got = got_pools.get(pid, {})
+        for f in POOL_FIELDS:
+            if f not in ("size_before", "size_after", "pg_num_before", "pg_num_after"):
+                totals[f] += want[f]
+            if int(got.get(f, 0)) != want[f]:
+                diffs.append("pool %d %s: got %s, expected %d" % (pid, f, got.get(f), want[f]))
+    got_t = report.get("totals", {})
+    for f in totals:
+        if f in ("size_before", "size_after", "pg_num_before", "pg_num_after"):
+            continue
+        if int(got_t.get(f, 0)) != totals[f]:
+            diffs.append("totals %s: got %s, expected %d" % (f, got_t.get(f), totals[f]))
+    got_osds = {int(o["osd"]): o for o in report.get("osds", [])}
+    if sorted(got_osds) != sorted(want_osds):
+        diffs.append("osds listed %s vs truth %s" % (sorted(got_osds), sorted(want_osds)))
+    fields = OSD_FIELDS + (OSD_COUNT_FIELDS if check_counts else [])
+    for o, want in sorted(want_osds.items()):
+        got = got_osds.get(o, {})
+        for f in fields:
+            if int(got.get(f, 0)) != want[f]:
+                diffs.append("osd.%d %s: got %s, expected %d" % (o, f, got.get(f), want[f]))
+    if report.get("bytes_source") != "PG_STATS":
+        diffs.append("bytes_source %s, expected PG_STATS" % report.get("bytes_source"))
+    return diffs
+
+
+# --------------------------------------------------------------------- case
+
+def crushkit_import(crushkit, d, name, dump, rng, ec, max_osd):
+    dump = json.loads(json.dumps(dump))
+    if ec:
+        profiles = dump.setdefault("erasure_code_profiles", {})
+        for pid, (k, m) in ec.items():
+            prof = "dd_k%dm%d" % (k, m)
+            profiles[prof] = {"k": str(k), "m": str(m), "plugin": "jerasure",
+                              "technique": "reed_sol_van"}
+            for p in dump["pools"]:
+                if p["pool"] == pid:
+                    p["erasure_code_profile"] = prof
+    if rng.random() < 0.35:
+        add_pg_temp(rng, dump, max_osd)
+    with open(os.path.join(d, name + ".json"), "w") as f:
+        json.dump(dump, f)
+    rc, _, err = run([crushkit, "import", "--osdmap", name + ".json", "--crush", name + ".crush",
+                      "--pg-stats", "pgdump.json", "-o", name + ".pb"], d)
+    if rc != 0:
+        return "crushkit import %s failed (rc %s): %s" % (name, rc, err.decode()[:300])
+    return None
+
+
+def crushkit_json(crushkit, d, args):
+    rc, out, err = run([crushkit] + args + ["--json"], d)
+    if rc != 0:
+        return None, "rc %s: %s" % (rc, err.decode(errors="replace")[:300])
+    try:
+        return json.loads(out.decode()), None
+    except ValueError as e:
+        return None, "bad JSON (%s): %s" % (e, out.decode()[:200])
+
+
+def one_case(job):
+    seed, index, crushkit, keep, has_plan = job
+    rng = random.Random(seed * 1000003 + index)
+    d = tempfile.mkdtemp(prefix="diffdiff-")
+    res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
+           "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0}
+    info = {"notes": []}
+    tag = "seed %d case %d" % (seed, index)
+    try:
+        build_before(rng, d, info)
+        dump_b = dump_json(d, "before")
+        ops, crush_after = make_change(rng, d, info)
+        dump_a = dump_json(d, "after")
+        up_b, up_a = map_all(d, "before"), map_all(d, "after")
+        pg_doc, sizes = pg_dump(rng, dump_b, up_b)
+        with open(os.path.join(d, "pgdump.json"), "w") as f:
+            json.dump(pg_doc, f)
+        ec = info["ec"]
+        for name, dump in (("before", dump_b), ("after", dump_a)):
+            err = crushkit_import(crushkit, d, name, dump, rng, ec, info["max_osd"])
+            if err:
+                res["cases"] += 1
+                res["diffs"].append("%s: %s [%s]" % (tag, err, " | ".join(info["notes"])))
+                return res
+        res["pg_temp"] += sum(1 for n in ("before", "after")
+                              if '"pg_temp": [{' in open(os.path.join(d, n + ".json")).read())
+        pools_b = {p["pool"]: p for p in dump_b["pools"]}
+        pools_a = {p["pool"]: p for p in dump_a["pools"]}
+        want_pools, want_osds = truth(pools_b, pools_a, up_b, up_a, sizes, ec)
+        same_pg_num = all(pools_b[p]["pg_num"] == pools_a[p]["pg_num"] for p in pools_a)
+        runs = [("diff before.pb after.pb", ["diff", "before.pb", "after.pb"])]
+        if crush_after:
+            runs.append(("diff before.pb --crush-after %s --keep-upmaps" % crush_after,
+                         ["diff", "before.pb", "--crush-after", crush_after, "--keep-upmaps"]))
+        if ops and has_plan:
+            with open(os.path.join(d, "ops.txt"), "w") as f:
+                f.write("\n".join(ops) + "\n")
+            runs.append(("plan before.pb ops.txt (%s)" % "; ".join(ops),
+                         ["plan", "before.pb", "ops.txt"]))
+        res["cases"] += 1
+        res["ec"] += 1 if ec else 0
+        res["pgs"] += sum(w["pgs"] for w in want_pools.values())
+        for n in info["notes"]:
+            if n.startswith("change kinds: "):
+                for k in n[len("change kinds: "):].split(";")[0].split(","):
+                    res["kinds"][k] = res["kinds"].get(k, 0) + 1
+        for what, args in runs:
+            report, err = crushkit_json(crushkit, d, args)
+            res["comparisons"] += 1
+            res["plans"] += 1 if args[0] == "plan" else 0
+            res["crush_after"] += 1 if "--crush-after" in args else 0
+            diffs = [err] if err else compare(report, want_pools, want_osds, same_pg_num)
+            if diffs:
+                kept = None
+                if keep:
+                    kept = os.path.join(keep, "seed%d-case%d" % (seed, index))
+                    shutil.copytree(d, kept, dirs_exist_ok=True)
+                res["diffs"].append("%s: crushkit %s: %d differences%s\n    %s\n    case: %s" % (
+                    tag, what, len(diffs), (" (files in %s)" % kept) if kept else "",
+                    "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
+        return res
+    except CaseError as e:
+        res["skipped"] += 1
+        res["skip_notes"].append("%s: %s" % (tag, e))
+        return res
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--crushkit", required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--min-cases", type=int, default=0,
+                    help="fail unless at least this many cases were compared")
+    ap.add_argument("--keep", help="copy the files of each differing case under this folder")
+    ap.add_argument("--no-plan", action="store_true", help="do not run `crushkit plan`")
+    a = ap.parse_args()
+    if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
+        if os.environ.get("CRUSHKIT_REQUIRE_ORACLE"):
+            print("FAIL: osdmaptool/crushtool not installed and CRUSHKIT_REQUIRE_ORACLE is set")
+            return 1
+        print("osdmaptool/crushtool not installed; skipping")
+        return 77
+    crushkit = os.path.abspath(a.crushkit)
+    _, out, _ = oracle.run([crushkit, "--help"], ".", 30)
+    has_plan = re.search(rb"^  plan ", out, re.M) is not None and not a.no_plan
+    keep = os.path.abspath(a.keep) if a.keep else None
+    jobs = [(a.seed, i, crushkit, keep, has_plan) for i in range(a.cases)]
+    total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
+             "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0}
+    start = time.time()
+    with multiprocessing.Pool(a.jobs) as pool:
+        for r in pool.imap_unordered(one_case, jobs):
+            for k in total:
+                if k == "kinds":
+                    for kk, v in r[k].items():
+                        total[k][kk] = total[k].get(kk, 0) + v
+                else:
+                    total[k] += r[k]
+    for d in sorted(total["diffs"])[:30]:
+        print("DIFF", d)
+    for n in total["skip_notes"][:10]:
+        print("SKIPPED", n)
+    print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
+          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp); change kinds %s; "
+          "%d cases with differences; %d skipped (oracle rejected or crashed); plan %s; %.1f s" % (
+              total["cases"], total["comparisons"],
+              total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
+              total["plans"], total["pgs"], total["ec"], total["pg_temp"],
+              json.dumps(dict(sorted(total["kinds"].items()))), len(total["diffs"]),
+              total["skipped"], "available" if has_plan else "not available",
+              time.time() - start))
+    if total["cases"] < a.min_cases:
+        print("FAIL: only %d cases compared, fewer than --min-cases %d" % (
+            total["cases"], a.min_cases))
+        return 1
+    return 1 if total["diffs"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
