@@ -201,7 +201,7 @@ def osd_weights(m):
 
 
 def crushtool_edit(rng, d, info):
-    """A crushtool edit of after's crush map; returns the new map's file name."""
+    """A crushtool edit of after's crush map, imported into after."""
     ceph(["osdmaptool", "after", "--export-crush", "cur.bin"], d, "export-crush")
     text = crush_text(d, "cur.bin")
     devices = [int(x) for x in re.findall(r"^device (\d+) osd\.\d+", text, re.M)]
@@ -239,11 +239,6 @@ def crushtool_edit(rng, d, info):
     ceph(["crushtool", "-i", "cur.bin"] + args + ["-o", "new.bin"], d, "crushtool edit")
     ceph(["osdmaptool", "after", "--import-crush", "new.bin", "--save"], d, "import-crush")
     info["notes"].append("change: crushtool " + " ".join(args) + " + osdmaptool --import-crush")
-    if rng.random() < 0.3:
-        with open(os.path.join(d, "new.txt"), "w") as f:
-            f.write(crush_text(d, "new.bin"))
-        return "new.txt"
-    return "new.bin"
 
 
 def make_change(rng, d, info):
@@ -254,7 +249,7 @@ def make_change(rng, d, info):
     chosen = [rng.choice(kinds)]
     if rng.random() < 0.2:
         chosen.append(rng.choice(kinds))
-    ops, crush_after = [], None
+    ops = []
     plannable = True
     for kind in chosen:
         m = ob.load(os.path.join(d, "after"))
@@ -316,7 +311,7 @@ def make_change(rng, d, info):
             ops.append("osd crush reweight osd.%d %s" % (dev, w))
         elif kind == "crushtool":
             plannable = False
-            crush_after = crushtool_edit(rng, d, info)
+            crushtool_edit(rng, d, info)
         elif kind == "upmap":
             plannable = False
             rc, _, _ = run(["osdmaptool", "after", "--upmap", "upmap2.txt", "--upmap-max",
@@ -327,8 +322,16 @@ def make_change(rng, d, info):
             info["notes"].append("change: upmap balancer")
     info["notes"].append("change kinds: " + ",".join(chosen) +
                          ("; ops: " + "; ".join(ops) if ops else ""))
-    if len(chosen) > 1 and "crushtool" in chosen:
-        crush_after = None  # not a crush-only change
+    if all(k in ("crush-weight", "crushtool") for k in chosen):
+        # A crush-only change: after is before with after's crush map.
+        ceph(["osdmaptool", "after", "--export-crush", "after_only.crush"], d, "export-crush")
+        crush_after = "after_only.crush"
+        if rng.random() < 0.3:
+            with open(os.path.join(d, "after_only.txt"), "w") as f:
+                f.write(crush_text(d, "after_only.crush"))
+            crush_after = "after_only.txt"
+    else:
+        crush_after = None
     return (ops if plannable and ops else None), crush_after
 
 
@@ -391,8 +394,9 @@ PG_LINE = re.compile(r"^(\d+)\.([0-9a-f]+) raw \(\[[^]]*\], p-?\d+\) up \(\[([^]
                      re.M)
 
 
-def map_all(d, name):
-    out = ceph(["osdmaptool", name, "--test-map-pgs-dump-all"], d, "test-map-pgs-dump-all")
+def map_all(d, name, extra=()):
+    out = ceph(["osdmaptool", name, "--test-map-pgs-dump-all"] + list(extra), d,
+               "test-map-pgs-dump-all")
     up = {}
     for m in PG_LINE.finditer(out.decode()):
         up.setdefault(int(m.group(1)), {})[int(m.group(2), 16)] = \
@@ -561,20 +565,39 @@ def crushkit_json(crushkit, d, args):
         return None, "bad JSON (%s): %s" % (e, out.decode()[:200])
 
 
+def mapped_anything(up):
+    return any(is_osd(o) for pool in up.values() for s in pool.values() for o in s)
+
+
+def cleanup_counts(d, path):
+    """(entries dropped, pg_upmap_items rewritten) from osdmaptool's --upmap-cleanup commands."""
+    with open(os.path.join(d, path)) as f:
+        lines = f.read().splitlines()
+    dropped = sum(1 for line in lines if re.match(r"ceph osd rm-pg-upmap(-items)? ", line))
+    rewritten = sum(1 for line in lines if line.startswith("ceph osd pg-upmap-items "))
+    return dropped, rewritten
+
+
 def one_case(job):
     seed, index, crushkit, keep, has_plan = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
-           "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0}
-    info = {"notes": []}
+           "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
+           "cleanups": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
-        build_before(rng, d, info)
+        # Bases whose pools map no PG anywhere test little: draw again.
+        for _ in range(4):
+            info = {"notes": []}
+            build_before(rng, d, info)
+            up_b = map_all(d, "before")
+            if mapped_anything(up_b):
+                break
         dump_b = dump_json(d, "before")
         ops, crush_after = make_change(rng, d, info)
         dump_a = dump_json(d, "after")
-        up_b, up_a = map_all(d, "before"), map_all(d, "after")
+        up_a = map_all(d, "after")
         pg_doc, sizes = pg_dump(rng, dump_b, up_b)
         with open(os.path.join(d, "pgdump.json"), "w") as f:
             json.dump(pg_doc, f)
@@ -589,35 +612,48 @@ def one_case(job):
                               if '"pg_temp": [{' in open(os.path.join(d, n + ".json")).read())
         pools_b = {p["pool"]: p for p in dump_b["pools"]}
         pools_a = {p["pool"]: p for p in dump_a["pools"]}
-        want_pools, want_osds = truth(pools_b, pools_a, up_b, up_a, sizes, ec)
+        want = truth(pools_b, pools_a, up_b, up_a, sizes, ec)
         same_pg_num = all(pools_b[p]["pg_num"] == pools_a[p]["pg_num"] for p in pools_a)
-        runs = [("diff before.pb after.pb", ["diff", "before.pb", "after.pb"])]
+        # (description, crushkit arguments, truth, expected (upmaps dropped, rewritten))
+        runs = [("diff before.pb after.pb", ["diff", "before.pb", "after.pb"], want, None)]
         if crush_after:
             runs.append(("diff before.pb --crush-after %s --keep-upmaps" % crush_after,
-                         ["diff", "before.pb", "--crush-after", crush_after, "--keep-upmaps"]))
+                         ["diff", "before.pb", "--crush-after", crush_after, "--keep-upmaps"],
+                         want, (0, 0)))
+            # The monitor's clean_pg_upmaps after the crush change: osdmaptool
+            # --upmap-cleanup applies it in memory before mapping.
+            up_clean = map_all(d, "after", ["--upmap-cleanup", "cleanup.txt"])
+            want_clean = truth(pools_b, pools_a, up_b, up_clean, sizes, ec)
+            runs.append(("diff before.pb --crush-after %s" % crush_after,
+                         ["diff", "before.pb", "--crush-after", crush_after], want_clean,
+                         cleanup_counts(d, "cleanup.txt")))
+            res["cleanups"] += 1 if up_clean != up_a else 0
         if ops and has_plan:
             with open(os.path.join(d, "ops.txt"), "w") as f:
                 f.write("\n".join(ops) + "\n")
             runs.append(("plan before.pb ops.txt (%s)" % "; ".join(ops),
-                         ["plan", "before.pb", "ops.txt"]))
+                         ["plan", "before.pb", "ops.txt"], want, None))
         res["cases"] += 1
         res["ec"] += 1 if ec else 0
-        res["pgs"] += sum(w["pgs"] for w in want_pools.values())
+        res["pgs"] += sum(w["pgs"] for w in want[0].values())
         for n in info["notes"]:
             if n.startswith("change kinds: "):
                 for k in n[len("change kinds: "):].split(";")[0].split(","):
                     res["kinds"][k] = res["kinds"].get(k, 0) + 1
-        for what, args in runs:
+        for what, args, (want_pools, want_osds), upmaps in runs:
             report, err = crushkit_json(crushkit, d, args)
             res["comparisons"] += 1
             res["plans"] += 1 if args[0] == "plan" else 0
             res["crush_after"] += 1 if "--crush-after" in args else 0
             diffs = [err] if err else compare(report, want_pools, want_osds, same_pg_num)
+            if not err and upmaps is not None:
+                risks = report.get("risks", {})
+                got = (int(risks.get("upmaps_dropped", 0)), int(risks.get("upmap_items_rewritten", 0)))
+                if got != upmaps:
+                    diffs.append("risks upmaps_dropped/upmap_items_rewritten: got %s, expected %s"
+                                 % (got, upmaps))
             if diffs:
-                kept = None
-                if keep:
-                    kept = os.path.join(keep, "seed%d-case%d" % (seed, index))
-                    shutil.copytree(d, kept, dirs_exist_ok=True)
+                kept = os.path.join(keep, "seed%d-case%d" % (seed, index)) if keep else None
                 res["diffs"].append("%s: crushkit %s: %d differences%s\n    %s\n    case: %s" % (
                     tag, what, len(diffs), (" (files in %s)" % kept) if kept else "",
                     "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
@@ -627,6 +663,9 @@ def one_case(job):
         res["skip_notes"].append("%s: %s" % (tag, e))
         return res
     finally:
+        if keep and res["diffs"]:
+            kept = os.path.join(keep, "seed%d-case%d" % (seed, index))
+            shutil.copytree(d, kept, dirs_exist_ok=True)
         shutil.rmtree(d, ignore_errors=True)
 
 
@@ -653,7 +692,8 @@ def main():
     keep = os.path.abspath(a.keep) if a.keep else None
     jobs = [(a.seed, i, crushkit, keep, has_plan) for i in range(a.cases)]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
-             "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0}
+             "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
+             "cleanups": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
@@ -668,11 +708,12 @@ def main():
     for n in total["skip_notes"][:10]:
         print("SKIPPED", n)
     print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
-          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp); change kinds %s; "
+          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp; %d crush changes where "
+          "clean_pg_upmaps changed mappings); change kinds %s; "
           "%d cases with differences; %d skipped (oracle rejected or crashed); plan %s; %.1f s" % (
               total["cases"], total["comparisons"],
               total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
-              total["plans"], total["pgs"], total["ec"], total["pg_temp"],
+              total["plans"], total["pgs"], total["ec"], total["pg_temp"], total["cleanups"],
               json.dumps(dict(sorted(total["kinds"].items()))), len(total["diffs"]),
               total["skipped"], "available" if has_plan else "not available",
               time.time() - start))
