@@ -236,7 +236,14 @@ def crushtool_edit(rng, d, info):
                 args = ["--move", n, "--loc", dest_type, dest]
     if args is None:
         args = ["--reweight-item", "osd.%d" % rng.choice(devices or [0]), "0.75"]
-    ceph(["crushtool", "-i", "cur.bin"] + args + ["-o", "new.bin"], d, "crushtool edit")
+    rc, _, _ = run(["crushtool", "-i", "cur.bin"] + args + ["-o", "new.bin"], d)
+    if rc != 0 and not crashed(rc):
+        # e.g. a --move to where the bucket already is: reweight instead.
+        info["notes"].append("crushtool %s refused" % " ".join(args))
+        args = ["--reweight-item", "osd.%d" % rng.choice(devices or [0]), "0.75"]
+        ceph(["crushtool", "-i", "cur.bin"] + args + ["-o", "new.bin"], d, "crushtool edit")
+    elif rc != 0:
+        raise CaseError("crushtool %s: rc %s" % (" ".join(args), rc))
     ceph(["osdmaptool", "after", "--import-crush", "new.bin", "--save"], d, "import-crush")
     info["notes"].append("change: crushtool " + " ".join(args) + " + osdmaptool --import-crush")
 
@@ -578,20 +585,48 @@ def cleanup_counts(d, path):
     return dropped, rewritten
 
 
+def mapping_diffs(crushkit, d, name, up):
+    """`crushkit map-pgs` up sets of a state against osdmaptool's (attributes a
+    counter difference to mapping rather than counting)."""
+    rc, out, err = run([crushkit, "map-pgs", name + ".pb"], d)
+    if rc != 0:
+        return ["crushkit map-pgs %s.pb: rc %s: %s" % (name, rc, err.decode()[:200])], 0
+    got = {}
+    acting_differs = 0
+    for line in out.decode().splitlines():
+        f = line.split("\t")
+        pool, ps = f[0].split(".")
+        got.setdefault(int(pool), {})[int(ps, 16)] = [int(x) for x in f[1].strip("[]").split(",") if x]
+        acting_differs += 1 if f[1] != f[3] else 0
+    diffs = []
+    for pool in sorted(set(got) | set(up)):
+        for ps in sorted(set(got.get(pool, {})) | set(up.get(pool, {}))):
+            g, w = got.get(pool, {}).get(ps), up.get(pool, {}).get(ps)
+            if g != w:
+                diffs.append("%s: pg %d.%x up %s, osdmaptool %s" % (name, pool, ps, g, w))
+    return diffs, acting_differs
+
+
 def one_case(job):
     seed, index, crushkit, keep, has_plan = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
            "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-           "cleanups": 0}
+           "cleanups": 0, "acting_differs": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
-        # Bases whose pools map no PG anywhere test little: draw again.
-        for _ in range(4):
+        # Random text maps Ceph rejects, and bases whose pools map no PG
+        # anywhere (they test little): draw again.
+        for attempt in range(6):
             info = {"notes": []}
-            build_before(rng, d, info)
-            up_b = map_all(d, "before")
+            try:
+                build_before(rng, d, info)
+                up_b = map_all(d, "before")
+            except CaseError:
+                if attempt == 5:
+                    raise
+                continue
             if mapped_anything(up_b):
                 break
         dump_b = dump_json(d, "before")
@@ -640,7 +675,16 @@ def one_case(job):
             if n.startswith("change kinds: "):
                 for k in n[len("change kinds: "):].split(";")[0].split(","):
                     res["kinds"][k] = res["kinds"].get(k, 0) + 1
+        for name, up in (("before", up_b), ("after", up_a)):
+            diffs, acting_differs = mapping_diffs(crushkit, d, name, up)
+            res["acting_differs"] += acting_differs
+            if diffs:
+                res["diffs"].append("%s: crushkit map-pgs %s.pb differs from osdmaptool in %d PGs"
+                                    "\n    %s\n    case: %s" % (tag, name, len(diffs),
+                                                              "\n    ".join(diffs[:5]),
+                                                              " | ".join(info["notes"])))
         for what, args, (want_pools, want_osds), upmaps in runs:
+            args = args + ["--threads", str(rng.randint(1, 3))]
             report, err = crushkit_json(crushkit, d, args)
             res["comparisons"] += 1
             res["plans"] += 1 if args[0] == "plan" else 0
@@ -693,7 +737,7 @@ def main():
     jobs = [(a.seed, i, crushkit, keep, has_plan) for i in range(a.cases)]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-             "cleanups": 0}
+             "cleanups": 0, "acting_differs": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
@@ -708,12 +752,14 @@ def main():
     for n in total["skip_notes"][:10]:
         print("SKIPPED", n)
     print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
-          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp; %d crush changes where "
+          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp, %d PGs whose acting set "
+          "differs from up; %d crush changes where "
           "clean_pg_upmaps changed mappings); change kinds %s; "
           "%d cases with differences; %d skipped (oracle rejected or crashed); plan %s; %.1f s" % (
               total["cases"], total["comparisons"],
               total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
-              total["plans"], total["pgs"], total["ec"], total["pg_temp"], total["cleanups"],
+              total["plans"], total["pgs"], total["ec"], total["pg_temp"], total["acting_differs"],
+              total["cleanups"],
               json.dumps(dict(sorted(total["kinds"].items()))), len(total["diffs"]),
               total["skipped"], "available" if has_plan else "not available",
               time.time() - start))
