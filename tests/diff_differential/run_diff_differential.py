@@ -747,6 +747,9 @@ def one_case(job):
                 if got != upmaps:
                     diffs.append("risks upmaps_dropped/upmap_items_rewritten: got %s, expected %s"
                                  % (got, upmaps))
+            if diffs and not err and upmaps is not None and upmaps != (0, 0) and \
+                    not compare(report, want[0], want[1], same_pg_num):
+                diffs.insert(0, "(the counters equal the --keep-upmaps truth: no upmap was dropped)")
             if diffs:
                 kept = os.path.join(keep, "seed%d-case%d" % (seed, index)) if keep else None
                 res["diffs"].append("%s: crushkit %s: %d differences%s\n    %s\n    case: %s" % (
