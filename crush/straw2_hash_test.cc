@@ -24,6 +24,7 @@ struct Kernel {
 std::vector<Kernel> Kernels() {
   std::vector<Kernel> k = {{"scalar", &Straw2HashBlockScalar}, {"vec4", &Straw2HashBlockVec4}};
   if (Straw2HashAvx2Supported()) k.push_back({"avx2", &Straw2HashBlockAvx2});
+  if (Straw2HashAvx512Supported()) k.push_back({"avx512", &Straw2HashBlockAvx512});
   k.push_back({"selected", SelectStraw2HashBlock()});
   return k;
 }

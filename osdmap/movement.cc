@@ -114,12 +114,22 @@ struct PoolInputs {
   const Pool* after = nullptr;
   const PoolPgTable* table_before = nullptr;
   const PoolPgTable* table_after = nullptr;
+  const ClusterState* state_after = nullptr;
 };
 
+// Copies are missing while the change backfills: the before set was short,
+// or one of its OSDs is down afterwards.
+bool Degraded(std::span<const std::int32_t> before, const Pool& pool, const ClusterState& after) {
+  if (CountOsds(before) < static_cast<int>(pool.size)) return true;
+  for (std::int32_t o : before) {
+    if (IsOsd(o) && !after.IsUp(o)) return true;
+  }
+  return false;
+}
+
 // Compares one pool PG by PG, adding to the OSD totals and domain matrices.
-MovementCounters ComparePool(const PoolInputs& in,
-                             const internal::PgSizer& sizer, OsdTotals& osds,
-                             std::vector<DomainIndex>& domains) {
+MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& sizer, OsdTotals& osds,
+                             std::vector<DomainIndex>& domains, std::vector<PgMove>* moves) {
   const Pool& pb = *in.before;
   const Pool& pa = *in.after;
   MovementCounters c;
@@ -174,6 +184,15 @@ MovementCounters ComparePool(const PoolInputs& in,
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
+    if (moves != nullptr && d.num_moves > 0) {
+      PgMove& mv = moves->emplace_back();
+      mv.pg = PgId{pa.id, p};
+      mv.source = !b.empty() ? b[0] : kNone;
+      for (int i = 0; i < d.num_moves; ++i) mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
+      mv.bytes_per_target = shard_bytes;
+      mv.objects_per_target = size.objects;
+      mv.degraded = Degraded(b, pa, *in.state_after);
+    }
     for (int i = 0; i < d.num_moves; ++i) {
       const auto [from, to] = d.moves[static_cast<std::size_t>(i)];
       ++c.shards_moved;
@@ -265,9 +284,9 @@ Movement ComputeMovement(const MappingSession& before, const MappingSession& aft
     if (auto di = DomainIndex::Make(sb, sa, type)) domains.push_back(std::move(*di));
   }
   for (const auto& [id, pa] : sa.pools) {
-    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id)};
+    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa};
     if (in.before == nullptr || in.table_before == nullptr || in.table_after == nullptr) continue;
-    MovementCounters c = ComparePool(in, sizer, osds, domains);
+    MovementCounters c = ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);
     internal::SetMinimum(sb, sa, *in.before, pa, m.bytes_source != BytesSource::kUnknown, &c);
     m.totals.Add(c);
     m.pools.push_back(std::move(c));

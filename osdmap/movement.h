@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
+#include "osdmap/pg_id.h"
 
 namespace crushkit::osdmap {
 
@@ -97,6 +98,22 @@ struct MovementRisks {
   std::vector<std::string> notes;
 };
 
+// One remapped PG that needs data written: the backfill job it becomes.
+// `source` is the before set's first OSD (the primary that reads and pushes;
+// kItemNone if the PG had no OSD), `targets` the OSDs that newly receive a
+// copy (replicated) or a shard (EC), each receiving `bytes_per_target`.
+struct PgMove {
+  PgId pg;
+  std::int32_t source = crush::kItemNone;
+  std::vector<std::int32_t> targets;
+  std::uint64_t bytes_per_target = 0;
+  std::uint64_t objects_per_target = 0;
+  // Copies are missing meanwhile: the before set was short of the pool size
+  // or holds an OSD that is down after the change (Ceph serves degraded
+  // backfills first).
+  bool degraded = false;
+};
+
 struct Movement {
   std::vector<MovementCounters> pools;
   MovementCounters totals;
@@ -107,6 +124,8 @@ struct Movement {
   std::vector<std::string> change;
   std::uint32_t epoch_before = 0;
   std::uint32_t epoch_after = 0;
+  // Every PG with a target, in pool and PG order (MovementOptions::keep_moves).
+  std::vector<PgMove> moves;
 };
 
 struct MovementOptions {
@@ -114,6 +133,7 @@ struct MovementOptions {
   // define are skipped.
   std::vector<std::string> domain_types = {"host", "rack"};
   int threads = 0;  // 0: one per CPU
+  bool keep_moves = false;  // fill Movement::moves (the backfill jobs)
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
 };

@@ -1,3 +1,263 @@
+// Hand-computed movement reports. Every PG's set is pinned with pg_upmap
+// (which replaces the CRUSH result whole), so the expected counters follow
+// from the sets written here, not from CRUSH.
 #include "osdmap/movement.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "crush/codec.h"
+#include "osdmap/movement_report.h"
+#include "tests/testing/cluster_builder.h"
+#include "tests/testing/status_matchers.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr std::int64_t kRep = 1;
+constexpr std::int64_t kEc = 2;
+
+// 6 hosts of one OSD each (osd.i in host i), both pools of 2 PGs.
+ClusterState MakeState() {
+  ClusterState s;
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 6;
+  spec.osds_per_host = 1;
+  s.crush = crush_testing::MakeClusterModel(spec);
+  s.crush_bytes = crush::EncodeCrushMap(s.crush);
+  s.osds.assign(6, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  Pool rep;
+  rep.id = kRep;
+  rep.name = "rep";
+  rep.size = 3;
+  rep.min_size = 2;
+  rep.crush_rule = crush_testing::kReplicatedRule;
+  rep.pg_num = rep.pgp_num = 2;
+  s.pools[kRep] = rep;
+  Pool ec = rep;
+  ec.id = kEc;
+  ec.name = "ec";
+  ec.type = PoolType::kErasure;
+  ec.crush_rule = crush_testing::kEcRule;
+  ec.ec_k = 2;
+  ec.ec_m = 1;
+  ec.min_size = 3;
+  s.pools[kEc] = ec;
+  return s;
+}
+
+void Pin(ClusterState& s, std::int64_t pool, std::uint32_t ps, std::vector<std::int32_t> osds) {
+  s.pg_upmap[PgId{pool, ps}] = std::move(osds);
+}
+
+const MovementCounters& PoolOf(const Movement& m, std::int64_t id) {
+  for (const MovementCounters& c : m.pools) {
+    if (c.pool_id == id) return c;
+  }
+  ADD_FAILURE() << "no pool " << id;
+  return m.totals;
+}
+
+const OsdMovement* OsdOf(const Movement& m, std::int32_t osd) {
+  for (const OsdMovement& o : m.osds) {
+    if (o.osd == osd) return &o;
+  }
+  return nullptr;
+}
+
+Movement Diff(ClusterState before, ClusterState after) {
+  MovementOptions opt;
+  opt.threads = 2;
+  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), opt);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *std::move(m) : Movement{};
+}
+
+ClusterState PinnedBefore() {
+  ClusterState s = MakeState();
+  Pin(s, kRep, 0, {0, 1, 2});
+  Pin(s, kRep, 1, {3, 4, 5});
+  Pin(s, kEc, 0, {0, 1, 2});
+  Pin(s, kEc, 1, {3, 4, 5});
+  s.pg_stats[PgId{kRep, 0}] = PgStat{10, 1000, 24};
+  s.pg_stats[PgId{kRep, 1}] = PgStat{20, 2000, 0};
+  s.pg_stats[PgId{kEc, 0}] = PgStat{30, 3000, 0};
+  s.pg_stats[PgId{kEc, 1}] = PgStat{40, 4000, 0};
+  return s;
+}
+
+TEST(MovementTest, ReplicatedComparesSetsAndCountsNewHolders) {
+  ClusterState before = PinnedBefore();
+  ClusterState after = before;
+  Pin(after, kRep, 0, {0, 1, 3});  // 2 -> 3
+  Pin(after, kRep, 1, {5, 4, 3});  // the same set reordered: not remapped
+  const Movement m = Diff(before, after);
+  const MovementCounters& c = PoolOf(m, kRep);
+  EXPECT_EQ(c.pgs, 2u);
+  EXPECT_EQ(c.pgs_remapped, 1u);
+  EXPECT_EQ(c.shards_moved, 1u);
+  EXPECT_EQ(c.objects_to_move, 10u);
+  EXPECT_EQ(c.bytes_to_move, 1024u);  // num_bytes + num_omap_bytes
+  EXPECT_EQ(c.shards_total, 6u);
+  EXPECT_EQ(c.bytes_total, 3u * 1024 + 3u * 2000);
+  EXPECT_EQ(m.bytes_source, BytesSource::kPgStats);
+  ASSERT_NE(OsdOf(m, 3), nullptr);
+  EXPECT_EQ(OsdOf(m, 3)->pgs_in, 1u);
+  EXPECT_EQ(OsdOf(m, 3)->bytes_in, 1024u);
+  EXPECT_EQ(OsdOf(m, 2)->pgs_out, 1u);
+  EXPECT_EQ(OsdOf(m, 2)->bytes_out, 1024u);
+  EXPECT_EQ(OsdOf(m, 5)->pgs_in + OsdOf(m, 5)->pgs_out, 0u);
+}
+
+TEST(MovementTest, ErasureComparesPositionsAndMovesShardsOfBytesOverK) {
+  ClusterState before = PinnedBefore();
+  ClusterState after = before;
+  Pin(after, kEc, 0, {1, 0, 2});  // positions 0 and 1 swap: two shards move
+  const Movement m = Diff(before, after);
+  const MovementCounters& c = PoolOf(m, kEc);
+  EXPECT_EQ(c.pgs_remapped, 1u);
+  EXPECT_EQ(c.shards_moved, 2u);
+  EXPECT_EQ(c.objects_to_move, 60u);
+  EXPECT_EQ(c.bytes_to_move, 2u * 1500);  // 3000 / k=2 per shard
+  EXPECT_EQ(OsdOf(m, 0)->pgs_in, 1u);
+  EXPECT_EQ(OsdOf(m, 0)->pgs_out, 1u);
+  EXPECT_EQ(PoolOf(m, kRep).pgs_remapped, 0u);
+}
+
+TEST(MovementTest, DownOsdLeavesAnErasureHoleThatIsDegradedNotMoved) {
+  ClusterState before = PinnedBefore();
+  ClusterState after = before;
+  after.osds[1].state = kOsdExists;  // down
+  const Movement m = Diff(before, after);
+  const MovementCounters& ec = PoolOf(m, kEc);
+  EXPECT_EQ(ec.pgs_remapped, 1u);
+  EXPECT_EQ(ec.shards_moved, 0u);
+  EXPECT_EQ(ec.pgs_degraded_after, 1u);
+  EXPECT_EQ(ec.pgs_inactive_after, 1u);  // min_size 3
+  const MovementCounters& rep = PoolOf(m, kRep);
+  EXPECT_EQ(rep.pgs_remapped, 1u);  // [0,1,2] -> [0,2]
+  EXPECT_EQ(rep.shards_moved, 0u);
+  EXPECT_EQ(rep.pgs_degraded_after, 1u);
+  EXPECT_EQ(rep.pgs_inactive_after, 0u);
+  EXPECT_EQ(m.risks.pgs_degraded_after, 2u);
+  EXPECT_EQ(m.risks.pgs_inactive_after, 1u);
+}
+
+TEST(MovementTest, HostMatrixPairsLeavingAndArrivingOsds) {
+  ClusterState before = PinnedBefore();
+  ClusterState after = before;
+  Pin(after, kRep, 0, {0, 4, 5});  // 1 -> 4 and 2 -> 5, paired in ascending order
+  MovementOptions opt;
+  opt.domain_types = {"host"};
+  absl::StatusOr<Movement> m = DiffStates(before, after, opt);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->domains.size(), 1u);
+  const DomainMatrix& d = m->domains[0];
+  EXPECT_EQ(d.type, "host");
+  ASSERT_EQ(d.cells.size(), 2u);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const DomainCell& c : d.cells) {
+    pairs.emplace_back(c.from, c.to);
+    EXPECT_EQ(c.shards, 1u);
+    EXPECT_EQ(c.bytes, 1024u);
+  }
+  EXPECT_THAT(pairs, ::testing::UnorderedElementsAre(std::pair<std::string, std::string>{"host1", "host4"},
+                                                     std::pair<std::string, std::string>{"host2", "host5"}));
+}
+
+TEST(MovementTest, SplitChildrenStartOnTheirParentAndShareItsBytes) {
+  ClusterState before = MakeState();
+  before.pg_stats[PgId{kRep, 0}] = PgStat{10, 1000, 0};
+  before.pg_stats[PgId{kRep, 1}] = PgStat{10, 1000, 0};
+  ClusterState after = before;
+  after.pools[kRep].pg_num = 4;  // pgp_num stays 2: children map as parents
+  const Movement m = Diff(before, after);
+  const MovementCounters& c = PoolOf(m, kRep);
+  EXPECT_EQ(c.pgs, 4u);
+  EXPECT_EQ(c.pg_num_before, 2u);
+  EXPECT_EQ(c.pg_num_after, 4u);
+  EXPECT_EQ(c.pgs_remapped, 0u);
+  EXPECT_EQ(c.bytes_total, 3u * 2000);  // each child carries half its parent
+}
+
+TEST(MovementTest, WithoutStatsBytesAreUnknownAndPoolTotalsAreSpreadEvenly) {
+  ClusterState before = MakeState();
+  ClusterState after = before;
+  after.osds[0].weight = 0;  // out
+  Movement m = Diff(before, after);
+  EXPECT_EQ(m.bytes_source, BytesSource::kUnknown);
+  EXPECT_EQ(m.totals.bytes_to_move, 0u);
+  EXPECT_GT(m.totals.shards_moved, 0u);
+  EXPECT_THAT(m.risks.notes, ::testing::Contains(HasSubstr("bytes are unknown")));
+
+  before.pool_usage[kRep] = PoolUsage{4000, 40};
+  after.pool_usage = before.pool_usage;
+  m = Diff(before, after);
+  EXPECT_EQ(m.bytes_source, BytesSource::kPoolTotals);
+  EXPECT_EQ(PoolOf(m, kRep).bytes_total, 3u * 4000);
+  EXPECT_EQ(PoolOf(m, kRep).bytes_to_move, PoolOf(m, kRep).shards_moved * 2000u);
+}
+
+TEST(MovementTest, MinimumIsTheGrowthOfExpectedShares) {
+  // osd.0 out: its 1/6 of the pool's data must go elsewhere, no less.
+  ClusterState before = MakeState();
+  before.pg_stats[PgId{kRep, 0}] = PgStat{1, 600, 0};
+  before.pg_stats[PgId{kRep, 1}] = PgStat{1, 600, 0};
+  ClusterState after = before;
+  after.osds[0].weight = 0;
+  const Movement m = Diff(before, after);
+  const MovementCounters& c = PoolOf(m, kRep);
+  EXPECT_NEAR(c.minimum_to_move, 3600.0 / 6, 1e-6);
+  ASSERT_GT(c.bytes_to_move, 0u);
+  EXPECT_NEAR(c.amplification, static_cast<double>(c.bytes_to_move) / (3600.0 / 6), 1e-9);
+}
+
+TEST(MovementTest, FillUsesOsdDfCapacityAndFlagsNearfull) {
+  ClusterState before = PinnedBefore();
+  for (int o = 0; o < 6; ++o) before.osd_usage[o] = OsdUsage{100, 84};  // 84% used, in KiB
+  ClusterState after = before;
+  Pin(after, kRep, 1, {3, 4, 0});  // osd.0 receives 2000 bytes, osd.5 gives them up
+  const Movement m = Diff(before, after);
+  const OsdMovement* o0 = OsdOf(m, 0);
+  ASSERT_NE(o0, nullptr);
+  EXPECT_TRUE(o0->capacity_from_osd_df);
+  EXPECT_EQ(o0->capacity_bytes, 102400u);
+  EXPECT_EQ(o0->used_after, 86016u + 2000u);
+  EXPECT_NEAR(o0->fill_after, (86016.0 + 2000) / 102400, 1e-12);  // past 0.85
+  ASSERT_EQ(m.risks.osds.size(), 1u);
+  EXPECT_EQ(m.risks.osds[0].osd, 0);
+  EXPECT_EQ(m.risks.osds[0].level, "nearfull");
+}
+
+TEST(MovementTest, RefusesStatesOfDifferentClusters) {
+  ClusterState a = MakeState();
+  ClusterState b = a;
+  a.fsid = "a";
+  b.fsid = "b";
+  EXPECT_THAT(CheckComparable(a, b), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                              HasSubstr("different clusters")));
+  b.fsid = "a";
+  b.pools.erase(kEc);
+  EXPECT_THAT(DiffStates(a, b).status(),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("only before: 2")));
+}
+
+TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
+  ClusterState before = PinnedBefore();
+  ClusterState after = before;
+  Pin(after, kRep, 0, {0, 1, 3});
+  const Movement m = Diff(before, after);
+  absl::StatusOr<std::string> json = MovementToJson(m);
+  ASSERT_TRUE(json.ok()) << json.status();
+  for (const char* key : {"\"pools\"", "\"totals\"", "\"osds\"", "\"domains\"", "\"risks\"", "\"pool_id\"",
+                          "\"pgs_remapped\"", "\"shards_moved\"", "\"objects_to_move\"", "\"bytes_to_move\""}) {
+    EXPECT_THAT(*json, HasSubstr(key));
+  }
+  EXPECT_THAT(*json, HasSubstr("\"bytes_to_move\": \"1024\""));
+  EXPECT_THAT(MovementSummary(m), HasSubstr("rep"));
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -76,6 +76,7 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   std::vector<const Pool*> pools;
   std::vector<Chunk> chunks;
   for (const auto& [id, pool] : state.pools) {
+    if (options.only_pool && *options.only_pool != id) continue;
     PoolPgTable t;
     t.pool_id = id;
     t.pg_num = pool.pg_num;

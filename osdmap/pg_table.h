@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -52,6 +53,7 @@ struct PgTable {
 struct MapAllOptions {
   int threads = 0;     // 0: one per CPU (capped at 64)
   bool acting = true;  // also keep acting sets and primaries
+  std::optional<std::int64_t> only_pool;  // map just this pool
   // Called now and then with (PGs mapped so far, total), from any worker
   // thread but never concurrently. May be empty.
   std::function<void(std::uint64_t, std::uint64_t)> progress;

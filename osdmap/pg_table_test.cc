@@ -1,3 +1,93 @@
 #include "osdmap/pg_table.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "crush/codec.h"
+#include "tests/testing/cluster_builder.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+std::unique_ptr<MappingSession> MakeSession() {
+  ClusterState s;
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 8;
+  spec.osds_per_host = 3;
+  s.crush = crush_testing::MakeClusterModel(spec);
+  s.crush_bytes = crush::EncodeCrushMap(s.crush);
+  s.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  s.osds[5].weight = 0;                // out
+  s.osds[7].state = kOsdExists;        // down
+  Pool rep;
+  rep.id = 1;
+  rep.name = "rep";
+  rep.crush_rule = crush_testing::kReplicatedRule;
+  rep.pg_num = 5000;  // not a multiple of the chunk size
+  rep.pgp_num = 4096;
+  s.pools[1] = rep;
+  Pool ec = rep;
+  ec.id = 3;
+  ec.type = PoolType::kErasure;
+  ec.size = 5;
+  ec.crush_rule = crush_testing::kEcRule;
+  ec.pg_num = ec.pgp_num = 300;
+  s.pools[3] = ec;
+  s.pg_upmap[PgId{3, 7}] = {0, 3, 6, 9, 12, 15};  // longer than the pool size
+  s.pg_temp[PgId{1, 2}] = {1, 2, 3};
+  auto session = MappingSession::Create(std::move(s));
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? std::move(*session) : nullptr;
+}
+
+TEST(PgTableTest, EqualsMappingEachPgForAnyThreadCount) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  for (int threads : {1, 2, 5}) {
+    MapAllOptions opt;
+    opt.threads = threads;
+    const PgTable t = MapAllPgs(*session, opt);
+    ASSERT_EQ(t.pools.size(), 2u);
+    EXPECT_EQ(t.total_pgs(), 5300u);
+    EXPECT_EQ(t.Find(3)->width, 6);
+    for (const auto& [id, pool] : session->state().pools) {
+      const PoolPgTable* pt = t.Find(id);
+      ASSERT_NE(pt, nullptr);
+      PgMapping m;
+      for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+        session->mapper().MapPg(pool, ps, &m);
+        ASSERT_EQ(m.up.ToVector(), std::vector<std::int32_t>(pt->Up(ps).begin(), pt->Up(ps).end()))
+            << id << "." << ps << " threads " << threads;
+        ASSERT_EQ(m.acting.ToVector(),
+                  std::vector<std::int32_t>(pt->Acting(ps).begin(), pt->Acting(ps).end()));
+        ASSERT_EQ(m.up_primary, pt->up_primary[ps]);
+        ASSERT_EQ(m.acting_primary, pt->acting_primary[ps]);
+      }
+    }
+  }
+}
+
+TEST(PgTableTest, UpOnlyAndProgressReachesTheTotal) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  std::uint64_t last = 0, calls = 0;
+  MapAllOptions opt;
+  opt.acting = false;
+  opt.threads = 2;
+  opt.progress = [&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_EQ(total, 5300u);
+    last = std::max(last, done);
+    ++calls;
+  };
+  const PgTable t = MapAllPgs(*session, opt);
+  EXPECT_TRUE(t.pools[0].acting.empty());
+  EXPECT_EQ(last, 5300u);
+  EXPECT_GE(calls, 3u);
+  // The upmapped EC PG keeps all six targets; the pg_temp PG's up is CRUSH's.
+  EXPECT_EQ(std::vector<std::int32_t>(t.Find(3)->Up(7).begin(), t.Find(3)->Up(7).end()),
+            (std::vector<std::int32_t>{0, 3, 6, 9, 12, 15}));
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -5,9 +5,9 @@
 // them against it).
 //
 // Dispatch is decided once (SelectStraw2HashBlock, called when a Workspace
-// is built) and stored as a plain function pointer: AVX2 (8 lanes) when the
-// CPU has it, else SSE2/generic 4-lane vectors (x86-64 baseline), with a
-// scalar kernel kept as the reference.
+// is built) and stored as a plain function pointer: AVX-512 (16 lanes) or
+// AVX2 (8 lanes) when the CPU has it, else SSE2/generic 4-lane vectors
+// (x86-64 baseline), with a scalar kernel kept as the reference.
 #ifndef CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
 #define CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
 
@@ -30,6 +30,11 @@ void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, st
 void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
                          std::uint32_t* u);
 bool Straw2HashAvx2Supported();
+// 16 lanes (AVX-512F/VL), then 8 and 4 for the tail. Only call when
+// Straw2HashAvx512Supported().
+void Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+                           std::uint32_t* u);
+bool Straw2HashAvx512Supported();
 
 // The fastest kernel this CPU supports.
 Straw2HashBlockFn SelectStraw2HashBlock();

@@ -35,6 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_maps  # noqa: E402
+import oracle  # noqa: E402
 
 # crushkit rejects these although Pacific accepts them (see compiler/sema.cc).
 STRICTER = [
@@ -180,8 +181,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     if shutil.which("crushtool") is None:
-        print("SKIP: Ceph crushtool not found")
-        return 77
+        return oracle.skip_or_fail("Ceph crushtool not found")
     crushkit = os.path.abspath(a.crushkit)
     inputs = []
     if a.corpus:

@@ -264,8 +264,7 @@ def main():
     a = ap.parse_args()
     crushtool = shutil.which(a.crushtool)
     if crushtool is None:
-        print("SKIP: Ceph crushtool not found (%s)" % a.crushtool)
-        return 77
+        return oracle.skip_or_fail("Ceph crushtool not found (%s)" % a.crushtool)
     # Messages print argv[0]; run the oracle by bare name as scripts do.
     os.environ["PATH"] = os.path.dirname(crushtool) + os.pathsep + os.environ.get("PATH", "")
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]

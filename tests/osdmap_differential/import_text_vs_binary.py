@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "differential"))
+import oracle  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -37,8 +40,7 @@ def main():
     ap.add_argument("--compat", default=os.path.join(ROOT, "..", "shared", "compat"))
     a = ap.parse_args()
     if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
-        print("osdmaptool/crushtool not installed; skipping")
-        return 77
+        return oracle.skip_or_fail("osdmaptool/crushtool not installed")
     crushkit = os.path.abspath(a.crushkit)
     maps = sorted(glob.glob(os.path.join(ROOT, "samples", "*.crush")))
     maps += sorted(glob.glob(os.path.join(a.compat, "examples", "*.crush.txt")))

@@ -273,8 +273,7 @@ def main():
                     help="fail unless at least this many states were compared")
     a = ap.parse_args()
     if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
-        print("osdmaptool/crushtool not installed; skipping")
-        return 77
+        return oracle.skip_or_fail("osdmaptool/crushtool not installed")
     crushkit = os.path.abspath(a.crushkit)
     jobs = [(a.seed, i, a.variations, crushkit, a.only_choose_args) for i in range(a.bases)]
     total = {"states": 0, "pgs": 0, "diffs": [], "skipped_oracle": 0, "unsupported": 0,

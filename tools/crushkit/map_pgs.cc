@@ -1,15 +1,17 @@
 // `crushkit map-pgs STATE [--pool P] [--json]`: every PG of every (or one)
-// pool -> up/acting. One PgMapper (one CRUSH workspace) per thread for the
-// whole run; nothing is allocated per PG except output text.
+// pool -> up/acting, mapped on all cores by osdmap/pg_table.h, then printed
+// in PG order.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
+#include <span>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "osdmap/pg_table.h"
+#include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/state_loading.h"
 
@@ -23,38 +25,27 @@ struct MapPgsArgs {
   int threads = 0;
 };
 
-void AppendList(std::string* out, const osdmap::OsdList& l) {
-  out->push_back('[');
-  for (int i = 0; i < l.size(); ++i) {
-    if (i) out->push_back(',');
-    absl::StrAppend(out, l[i]);
-  }
-  out->push_back(']');
-}
-
-// Formats PGs [begin, end) of `pool` into `out` with its own worker.
-void MapRange(osdmap::MappingSession::Worker& w, const osdmap::Pool& pool, std::uint32_t begin,
-              std::uint32_t end, bool json, std::string* out) {
-  osdmap::PgMapping m;
-  for (std::uint32_t ps = begin; ps < end; ++ps) {
-    w.mapper().MapPg(pool, ps, &m);
-    if (json) {
-      absl::StrAppend(out, "{\"pgid\":\"", osdmap::FormatPgId({pool.id, ps}), "\",\"up\":");
-      AppendList(out, m.up);
-      absl::StrAppend(out, ",\"up_primary\":", m.up_primary, ",\"acting\":");
-      AppendList(out, m.acting);
-      absl::StrAppend(out, ",\"acting_primary\":", m.acting_primary, "},\n");
-    } else {
-      absl::StrAppend(out, pool.id, ".");
-      char hex[16];
-      std::snprintf(hex, sizeof(hex), "%x", ps);
-      *out += hex;
-      out->push_back('\t');
-      AppendList(out, m.up);
-      absl::StrAppend(out, "\t", m.up_primary, "\t");
-      AppendList(out, m.acting);
-      absl::StrAppend(out, "\t", m.acting_primary, "\n");
+void AppendPg(std::string* out, const osdmap::PoolPgTable& t, std::uint32_t ps, bool json) {
+  const auto list = [&](std::span<const std::int32_t> l) {
+    out->push_back('[');
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (i) out->push_back(',');
+      absl::StrAppend(out, l[i]);
     }
+    out->push_back(']');
+  };
+  if (json) {
+    absl::StrAppend(out, "{\"pgid\":\"", osdmap::FormatPgId({t.pool_id, ps}), "\",\"up\":");
+    list(t.Up(ps));
+    absl::StrAppend(out, ",\"up_primary\":", t.up_primary[ps], ",\"acting\":");
+    list(t.Acting(ps));
+    absl::StrAppend(out, ",\"acting_primary\":", t.acting_primary[ps], "}");
+  } else {
+    absl::StrAppend(out, t.pool_id, ".", absl::Hex(ps), "\t");
+    list(t.Up(ps));
+    absl::StrAppend(out, "\t", t.up_primary[ps], "\t");
+    list(t.Acting(ps));
+    absl::StrAppend(out, "\t", t.acting_primary[ps], "\n");
   }
 }
 
@@ -66,56 +57,28 @@ int RunMapPgs(const MapPgsArgs& a) {
     only = FindPoolArg("map-pgs", session->state(), a.pool);
     if (only == nullptr) return 1;
   }
-  int threads = a.threads > 0 ? a.threads
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min(threads, 64);
-  std::vector<std::unique_ptr<osdmap::MappingSession::Worker>> workers;
-  for (int t = 0; t < threads; ++t) workers.push_back(session->NewWorker());
-  // Chunks of PGs are mapped in parallel, each into its own buffer, and
-  // written in PG order, so the output does not depend on --threads.
-  constexpr std::uint32_t kChunk = 1 << 14;
-  std::vector<std::string> bufs(static_cast<std::size_t>(threads));
-  bool first_json = true;
-  if (a.json) std::fputs("[\n", stdout);
-  std::string pending;  // JSON: the last object, written without its ",\n" at the end
-  for (const auto& [id, pool] : session->state().pools) {
-    if (only != nullptr && only->id != id) continue;
-    for (std::uint64_t base = 0; base < pool.pg_num;
-         base += static_cast<std::uint64_t>(kChunk) * static_cast<std::uint64_t>(threads)) {
-      std::vector<std::thread> running;
-      for (int t = 0; t < threads; ++t) {
-        const std::uint64_t b = base + static_cast<std::uint64_t>(t) * kChunk;
-        const std::uint64_t e = std::min<std::uint64_t>(b + kChunk, pool.pg_num);
-        bufs[static_cast<std::size_t>(t)].clear();
-        if (b >= e) continue;
-        auto job = [&, t, b, e, p = &pool]() {
-          MapRange(*workers[static_cast<std::size_t>(t)], *p, static_cast<std::uint32_t>(b),
-                   static_cast<std::uint32_t>(e), a.json, &bufs[static_cast<std::size_t>(t)]);
-        };
-        if (threads == 1) {
-          job();
-        } else {
-          running.emplace_back(job);
-        }
-      }
-      for (auto& th : running) th.join();
-      for (const std::string& buf : bufs) {
-        if (buf.empty()) continue;
-        if (a.json) {
-          std::fwrite(pending.data(), 1, pending.size(), stdout);
-          pending.assign(buf);
-          first_json = false;
-        } else {
-          std::fwrite(buf.data(), 1, buf.size(), stdout);
-        }
+  osdmap::MapAllOptions options;
+  options.threads = a.threads;
+  if (only != nullptr) options.only_pool = only->id;
+  Progress progress("mapping PGs");
+  options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
+  const osdmap::PgTable table = osdmap::MapAllPgs(*session, options);
+  std::string out;
+  bool first = true;
+  if (a.json) out = "[";
+  for (const osdmap::PoolPgTable& t : table.pools) {
+    for (std::uint32_t ps = 0; ps < t.pg_num; ++ps) {
+      if (a.json) out += first ? "\n" : ",\n";
+      first = false;
+      AppendPg(&out, t, ps, a.json);
+      if (out.size() >= (1u << 20)) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.clear();
       }
     }
   }
-  if (a.json) {
-    if (!first_json) pending.resize(pending.size() - 2);  // drop the last ",\n"
-    std::fwrite(pending.data(), 1, pending.size(), stdout);
-    std::fputs(first_json ? "]\n" : "\n]\n", stdout);
-  }
+  if (a.json) out += first ? "]\n" : "\n]\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   return std::ferror(stdout) ? 1 : 0;
 }
