@@ -782,11 +782,7 @@ def main():
     ap.add_argument("--no-plan", action="store_true", help="do not run `crushkit plan`")
     a = ap.parse_args()
     if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
-        if os.environ.get("CRUSHKIT_REQUIRE_ORACLE"):
-            print("FAIL: osdmaptool/crushtool not installed and CRUSHKIT_REQUIRE_ORACLE is set")
-            return 1
-        print("osdmaptool/crushtool not installed; skipping")
-        return 77
+        return oracle.skip_or_fail("osdmaptool/crushtool not installed")
     crushkit = os.path.abspath(a.crushkit)
     _, out, _ = oracle.run([crushkit, "--help"], ".", 30)
     has_plan = re.search(rb"^  plan ", out, re.M) is not None and not a.no_plan
