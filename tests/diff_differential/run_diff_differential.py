@@ -387,7 +387,11 @@ def make_change(rng, d, info):
         if rng.random() < 0.3:
             with open(os.path.join(d, "after_only.txt"), "w") as f:
                 f.write(crush_text(d, "after_only.crush"))
-            crush_after = "after_only.txt"
+            # Only text Ceph compiles (a uniform bucket whose items all weigh
+            # 0 decompiles to text crushtool -c aborts on).
+            rc, _, _ = run(["crushtool", "-c", "after_only.txt", "-o", "after_only.recompiled"], d)
+            if rc == 0:
+                crush_after = "after_only.txt"
     else:
         crush_after = None
     return (ops if plannable and ops else None), crush_after
