@@ -85,6 +85,44 @@ class OsdMapBin:
         (n,) = struct.unpack_from("<I", b, off)
         self.osd_weight_off = off + 4
         self.num_weights = n
+        off += 4 + 4 * n
+        (n,) = struct.unpack_from("<I", b, off)  # client_addrs
+        off += 4
+        for _ in range(n):
+            off = _skip_addrvec(b, off)
+        off = _skip_pg_map(b, off, lambda o: o + 4 + 4 * struct.unpack_from("<I", b, o)[0])
+        off = _skip_pg_map(b, off, lambda o: o + 4)  # primary_temp
+        (n,) = struct.unpack_from("<I", b, off)  # osd_primary_affinity
+        off += 4 + 4 * n
+        (n,) = struct.unpack_from("<I", b, off)  # crush bufferlist
+        off += 4 + n
+        (n,) = struct.unpack_from("<I", b, off)  # erasure_code_profiles
+        off += 4
+        for _ in range(n):
+            off = _skip_string(b, off)
+            (m,) = struct.unpack_from("<I", b, off)
+            off += 4
+            for _ in range(2 * m):
+                off = _skip_string(b, off)
+        self.pg_upmap_off = off
+        self.pg_upmap = {}
+        (n,) = struct.unpack_from("<I", b, off)
+        off += 4
+        for _ in range(n):
+            pool, seed = struct.unpack_from("<qI", b, off + 1)
+            (m,) = struct.unpack_from("<I", b, off + 17)
+            self.pg_upmap[(pool, seed)] = list(struct.unpack_from("<%di" % m, b, off + 21))
+            off += 21 + 4 * m
+        self.pg_upmap_items = {}
+        (n,) = struct.unpack_from("<I", b, off)
+        off += 4
+        for _ in range(n):
+            pool, seed = struct.unpack_from("<qI", b, off + 1)
+            (m,) = struct.unpack_from("<I", b, off + 17)
+            flat = struct.unpack_from("<%di" % (2 * m), b, off + 21)
+            self.pg_upmap_items[(pool, seed)] = [(flat[2 * i], flat[2 * i + 1]) for i in range(m)]
+            off += 21 + 8 * m
+        self.upmaps_end = off
 
     def _body(self, pool, field):
         return self.pools[pool][0] + 6 + field
@@ -134,6 +172,21 @@ class OsdMapBin:
             (v,) = struct.unpack_from("<I", self.b, len_off)
             struct.pack_into("<I", self.b, len_off, v + n)
 
+    def set_upmaps(self, pg_upmap, pg_upmap_items):
+        """Replaces pg_upmap ({(pool, seed): [osd...]}) and pg_upmap_items
+        ({(pool, seed): [(from, to)...]})."""
+        out = bytearray(struct.pack("<I", len(pg_upmap)))
+        for (pool, seed), osds in sorted(pg_upmap.items()):
+            out += _pg_t(pool, seed) + struct.pack("<I%di" % len(osds), len(osds), *osds)
+        out += struct.pack("<I", len(pg_upmap_items))
+        for (pool, seed), pairs in sorted(pg_upmap_items.items()):
+            flat = [x for pair in pairs for x in pair]
+            out += _pg_t(pool, seed) + struct.pack("<I%di" % len(flat), len(pairs), *flat)
+        grown = len(out) - (self.upmaps_end - self.pg_upmap_off)
+        self.b[self.pg_upmap_off:self.upmaps_end] = out
+        self._grow(grown)
+        self._index()
+
     def bump_epoch(self):
         (e,) = struct.unpack_from("<I", self.b, 28)
         struct.pack_into("<I", self.b, 28, e + 1)
@@ -142,6 +195,39 @@ class OsdMapBin:
         """Recomputes the CRC; returns the bytes."""
         struct.pack_into("<I", self.b, len(self.b) - 4, ceph_crc32c(self.b[:-4]))
         return bytes(self.b)
+
+
+def _pg_t(pool, seed):
+    return struct.pack("<BqIi", 1, pool, seed, -1)
+
+
+def _skip_string(b, off):
+    return off + 4 + struct.unpack_from("<I", b, off)[0]
+
+
+def _skip_entity_addr(b, off):
+    if b[off] == 0:  # legacy form: u32 0, u32 nonce, 128-byte sockaddr_storage
+        return off + 136
+    return off + 1 + 6 + struct.unpack_from("<I", b, off + 3)[0]
+
+
+def _skip_addrvec(b, off):
+    marker = b[off]
+    if marker == 2:
+        (n,) = struct.unpack_from("<I", b, off + 1)
+        off += 5
+        for _ in range(n):
+            off = _skip_entity_addr(b, off)
+        return off
+    return _skip_entity_addr(b, off)
+
+
+def _skip_pg_map(b, off, skip_value):
+    (n,) = struct.unpack_from("<I", b, off)
+    off += 4
+    for _ in range(n):
+        off = skip_value(off + 17)
+    return off
 
 
 def load(path):

@@ -243,10 +243,34 @@ def build_before(rng, d, info):
         if rc != 0:
             raise CaseError("upmap balancer rc %s" % rc)
         info["notes"].append("base: upmap balancer")
+    if rng.random() < 0.3:
+        m = ob.load(os.path.join(d, "before"))
+        random_upmaps(rng, m, info, "base")
+        ob.save(m, os.path.join(d, "before"))
 
 
-def osd_weights(m):
-    return [m.osd_weight(o) for o in range(m.max_osd)]
+def random_upmaps(rng, m, info, what):
+    """Adds random pg_upmap / pg_upmap_items entries and drops some old ones
+    (ceph osd pg-upmap, pg-upmap-items, rm-pg-upmap-items): odd ones too,
+    e.g. OSDs that are out, down or beyond max_osd, which Ceph skips."""
+    upmap, items = dict(m.pg_upmap), dict(m.pg_upmap_items)
+    for table in (upmap, items):
+        for key in list(table):
+            if rng.random() < 0.3:
+                del table[key]
+    osds = list(range(m.max_osd + (1 if rng.random() < 0.2 else 0)))
+    for _ in range(rng.randint(1, 5)):
+        pool = rng.choice(sorted(m.pools))
+        seed = rng.randrange(m.pool_u32(pool, ob.POOL_PG_NUM))
+        size = m.pool_u8(pool, ob.POOL_SIZE)
+        if rng.random() < 0.5:
+            n = max(1, min(len(osds), size + rng.choice([0, 0, 0, -1, 1])))
+            upmap[(pool, seed)] = rng.sample(osds, n)
+        else:
+            items[(pool, seed)] = [(rng.choice(osds), rng.choice(osds))
+                                   for _ in range(rng.randint(1, 2))]
+    m.set_upmaps(upmap, items)
+    info["notes"].append("%s: %d pg_upmap, %d pg_upmap_items" % (what, len(upmap), len(items)))
 
 
 def crushtool_edit(rng, d, info):
@@ -303,7 +327,8 @@ def make_change(rng, d, info):
     """Writes `after`; returns (plan ops or None, crush file or None)."""
     shutil.copyfile(os.path.join(d, "before"), os.path.join(d, "after"))
     kinds = ["out", "in", "reweight", "down", "crush-weight", "crush-weight", "crushtool",
-             "crushtool", "crushtool", "pg_num", "pgp_num", "size", "upmap", "pg_temp", "none"]
+             "crushtool", "crushtool", "pg_num", "pgp_num", "size", "upmap", "pg-upmap",
+             "pg_temp", "none"]
     chosen = [rng.choice(kinds)]
     if rng.random() < 0.2:
         chosen.append(rng.choice(kinds))
@@ -326,6 +351,9 @@ def make_change(rng, d, info):
         elif kind == "down":
             m.mark_down(o)
             ops.append("osd down %d" % o)
+        elif kind == "pg-upmap":
+            plannable = False
+            random_upmaps(rng, m, info, "change")
         elif kind in ("pg_num", "pgp_num", "size"):
             plannable = False
             pid = rng.choice(sorted(m.pools))
@@ -668,7 +696,7 @@ def one_case(job):
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
            "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-           "cleanups": 0, "acting_differs": 0, "nondeterministic": 0}
+           "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
         # Random text maps Ceph rejects, and bases whose pools map no PG
@@ -698,8 +726,11 @@ def one_case(job):
                 res["cases"] += 1
                 res["diffs"].append("%s: %s [%s]" % (tag, err, " | ".join(info["notes"])))
                 return res
-        res["pg_temp"] += sum(1 for n in ("before", "after")
-                              if '"pg_temp": [{' in open(os.path.join(d, n + ".json")).read())
+        for n in ("before", "after"):
+            with open(os.path.join(d, n + ".json")) as f:
+                text = f.read()
+            res["pg_temp"] += 1 if '"pg_temp": [{' in text else 0
+            res["pg_upmap"] += 1 if '"pg_upmap": [{' in text else 0
         pools_b = {p["pool"]: p for p in dump_b["pools"]}
         pools_a = {p["pool"]: p for p in dump_a["pools"]}
         want = truth(pools_b, pools_a, up_b, up_a, sizes, ec)
@@ -795,7 +826,7 @@ def main():
     jobs = [(a.seed, i, crushkit, keep, has_plan) for i in indexes]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-             "cleanups": 0, "acting_differs": 0, "nondeterministic": 0}
+             "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
@@ -810,14 +841,15 @@ def main():
     for n in total["skip_notes"][:10]:
         print("SKIPPED", n)
     print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
-          "%d PGs; %d with an erasure-coded pool; %d states with pg_temp, %d PGs whose acting set "
+          "%d PGs; %d with an erasure-coded pool; %d states with pg_upmap; %d with pg_temp, %d PGs whose acting set "
           "differs from up; %d crush changes where "
           "clean_pg_upmaps changed mappings); change kinds %s; "
           "%d cases with differences; %d skipped (oracle rejected or crashed; %d of them because Ceph "
           "wrote uninitialised tree weights); plan %s; %.1f s" % (
               total["cases"], total["comparisons"],
               total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
-              total["plans"], total["pgs"], total["ec"], total["pg_temp"], total["acting_differs"],
+              total["plans"], total["pgs"], total["ec"], total["pg_upmap"], total["pg_temp"],
+              total["acting_differs"],
               total["cleanups"],
               json.dumps(dict(sorted(total["kinds"].items()))), len(total["diffs"]),
               total["skipped"], total["nondeterministic"], "available" if has_plan else "not available",
