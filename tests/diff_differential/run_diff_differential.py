@@ -514,8 +514,9 @@ def is_osd(o):
 
 
 def truth(pools_b, pools_a, up_b, up_a, sizes, ec):
-    """Counters from movement.proto's definitions; returns (pools, osds)."""
-    pools, osds = {}, {}
+    """Counters from movement.proto's definitions; returns (pools, osds,
+    moves), moves = [(from OSD or None, to OSD, shard bytes)] per moved shard."""
+    pools, osds, moves = {}, {}, []
 
     def osd(o):
         return osds.setdefault(o, dict.fromkeys(OSD_FIELDS + OSD_COUNT_FIELDS, 0))
@@ -563,26 +564,101 @@ def truth(pools_b, pools_a, up_b, up_a, sizes, ec):
                 remapped = pos_b != pos_a
                 arrived = [pos_a[i] for i in range(n) if pos_a[i] != pos_b[i] and is_osd(pos_a[i])]
                 left = [pos_b[i] for i in range(n) if pos_a[i] != pos_b[i] and is_osd(pos_b[i])]
+                sources = [pos_b[i] if is_osd(pos_b[i]) else None
+                           for i in range(n) if pos_a[i] != pos_b[i] and is_osd(pos_a[i])]
             else:
                 sb = {o for o in b if is_osd(o)}
                 sa = set(real_a)
                 remapped = sb != sa
                 arrived = sorted(sa - sb)
                 left = sorted(sb - sa)
+                # movement.proto: leaving and arriving OSDs paired in
+                # ascending order; extra arrivals read from the before primary.
+                primary = b[0] if b and is_osd(b[0]) else None
+                sources = [left[i] if i < len(left) else primary for i in range(len(arrived))]
             if not remapped:
                 continue
             c["pgs_remapped"] += 1
             c["shards_moved"] += len(arrived)
             c["objects_to_move"] += len(arrived) * objects
             c["bytes_to_move"] += len(arrived) * shard
-            for o in arrived:
+            for o, src in zip(arrived, sources):
                 osd(o)["pgs_in"] += 1
                 osd(o)["bytes_in"] += shard
+                moves.append((src, o, shard))
             for o in left:
                 osd(o)["pgs_out"] += 1
                 osd(o)["bytes_out"] += shard
         pools[pid] = c
-    return pools, osds
+    return pools, osds, moves
+
+
+def osd_domains(text, type_name):
+    """OSD -> name of its ancestor bucket of `type_name` in a decompiled map
+    (each item's first parent by bucket slot, shadow trees excluded)."""
+    ids, types, items = {}, {}, {}
+    for m in re.finditer(r"^device (\d+) (\S+)", text, re.M):
+        ids[m.group(2)] = int(m.group(1))
+    for m in re.finditer(r"^(\w+) (\S+) \{\n(.*?)^\}", text, re.M | re.S):
+        if m.group(1) in ("rule", "choose_args"):
+            continue
+        bid = re.search(r"^\s+id (-\d+)\s*(?:#.*)?$", m.group(3), re.M)
+        if not bid:
+            continue
+        ids[m.group(2)] = int(bid.group(1))
+        types[int(bid.group(1))] = (m.group(1), m.group(2))
+        items[int(bid.group(1))] = re.findall(r"^\s+item (\S+)", m.group(3), re.M)
+    parent = {}
+    for bid in sorted(items, reverse=True):  # slot order: -1, -2, ...
+        for name in items[bid]:
+            if name in ids:
+                parent.setdefault(ids[name], bid)
+    out = {}
+    for o in (v for v in ids.values() if v >= 0):
+        cur, seen = o, set()
+        while cur in parent and cur not in seen:
+            seen.add(cur)
+            cur = parent[cur]
+            if types[cur][0] == type_name:
+                out[o] = types[cur][1]
+                break
+    return out
+
+
+def domain_truth(moves, text_b, text_a, type_name):
+    """{(from, to): [shards, bytes]} of one bucket type, or None if no OSD is
+    below a bucket of that type in either map (then there is no matrix)."""
+    before, after = osd_domains(text_b, type_name), osd_domains(text_a, type_name)
+    if not before and not after:
+        return None
+    cells = {}
+    for src, dst, nbytes in moves:
+        key = ("(new)" if src is None else before.get(src, "(none)"), after.get(dst, "(none)"))
+        cell = cells.setdefault(key, [0, 0])
+        cell[0] += 1
+        cell[1] += nbytes
+    return cells
+
+
+def compare_domains(report, moves, text_b, text_a):
+    diffs = []
+    got = {m["type"]: m for m in report.get("domains", [])}
+    for type_name in ("host", "rack"):
+        want = domain_truth(moves, text_b, text_a, type_name)
+        if want is None:
+            if type_name in got:
+                diffs.append("domains: a %s matrix, but no OSD is below a %s" % (type_name, type_name))
+            continue
+        if type_name not in got:
+            diffs.append("domains: no %s matrix" % type_name)
+            continue
+        cells = {(c["from"], c["to"]): [int(c.get("shards", 0)), int(c.get("bytes", 0))]
+                 for c in got[type_name].get("cells", [])}
+        for key in sorted(set(cells) | set(want)):
+            if cells.get(key) != want.get(key):
+                diffs.append("%s matrix %s -> %s: got %s, expected %s (shards, bytes)" % (
+                    type_name, key[0], key[1], cells.get(key), want.get(key)))
+    return diffs
 
 
 # ------------------------------------------------------------------ compare
@@ -769,13 +845,16 @@ def one_case(job):
                                     "\n    %s\n    case: %s" % (tag, name, len(diffs),
                                                               "\n    ".join(diffs[:5]),
                                                               " | ".join(info["notes"])))
-        for what, args, (want_pools, want_osds), upmaps in runs:
+        text_b, text_a = crush_text(d, "before.crush"), crush_text(d, "after.crush")
+        for what, args, (want_pools, want_osds, want_moves), upmaps in runs:
             args = args + ["--threads", str(rng.randint(1, 3))]
             report, err = crushkit_json(crushkit, d, args)
             res["comparisons"] += 1
             res["plans"] += 1 if args[0] == "plan" else 0
             res["crush_after"] += 1 if "--crush-after" in args else 0
             diffs = [err] if err else compare(report, want_pools, want_osds, same_pg_num)
+            if not err:
+                diffs += compare_domains(report, want_moves, text_b, text_a)
             if not err and upmaps is not None:
                 risks = report.get("risks", {})
                 got = (int(risks.get("upmaps_dropped", 0)), int(risks.get("upmap_items_rewritten", 0)))
