@@ -241,6 +241,99 @@ absl::Status AddBucketItem(Bucket& b, ItemId item, Weight weight, int straw_calc
   return absl::OkStatus();
 }
 
+namespace {
+
+// crush_remove_tree_bucket_item(): the leaf is zeroed in place (its item id
+// becomes 0) and only trailing zero-weight leaves are dropped.
+absl::Status RemoveTreeItem(Bucket& b, std::size_t i) {
+  const int depth = TreeDepth(static_cast<int>(b.items.size()));
+  int node = TreeNodeOfLeaf(static_cast<int>(i));
+  if (static_cast<std::size_t>(node) >= b.node_weights.size()) {
+    return absl::UnimplementedError("tree bucket node array too short");
+  }
+  b.items[i] = 0;
+  const Weight weight = b.node_weights[static_cast<std::size_t>(node)];
+  b.node_weights[static_cast<std::size_t>(node)] = 0;
+  for (int j = 1; j < depth; ++j) {
+    node = Parent(node);
+    if (static_cast<std::size_t>(node) >= b.node_weights.size()) {
+      return absl::UnimplementedError("tree bucket node array too short");
+    }
+    b.node_weights[static_cast<std::size_t>(node)] -= weight;
+  }
+  b.weight = weight < b.weight ? b.weight - weight : 0;
+  std::size_t newsize = b.items.size();
+  while (newsize > 0) {
+    const auto leaf = static_cast<std::size_t>(TreeNodeOfLeaf(static_cast<int>(newsize) - 1));
+    if (leaf < b.node_weights.size() && b.node_weights[leaf] != 0) break;
+    --newsize;
+  }
+  if (newsize == 0) {
+    // builder.c reallocs the item array to 0 bytes: glibc frees it and
+    // returns NULL, Ceph reports -ENOMEM and keeps the freed array (its
+    // output then holds whatever reuses that memory).
+    return absl::UnimplementedError("tree bucket " + std::to_string(b.id) +
+                                    " would be emptied; Ceph uses its freed item array");
+  }
+  if (newsize != b.items.size()) {
+    const int olddepth = TreeDepth(static_cast<int>(b.items.size()));
+    const int newdepth = TreeDepth(static_cast<int>(newsize));
+    b.items.resize(newsize);
+    if (olddepth != newdepth) b.node_weights.resize(std::size_t{1} << newdepth, 0);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RemoveBucketItem(Bucket& b, ItemId item, int straw_calc_version) {
+  std::size_t i = 0;
+  while (i < b.items.size() && b.items[i] != item) ++i;
+  if (i == b.items.size()) {
+    return absl::NotFoundError("item " + std::to_string(item) + " is not in bucket " +
+                               std::to_string(b.id));
+  }
+  const auto erase_at = [i](auto& v) {
+    if (i < v.size()) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+  };
+  switch (b.alg) {
+    case BucketAlg::kTree:
+      return RemoveTreeItem(b, i);
+    case BucketAlg::kUniform:
+      erase_at(b.items);
+      b.weight = b.uniform_item_weight < b.weight ? b.weight - b.uniform_item_weight : 0;
+      return absl::OkStatus();
+    case BucketAlg::kList: {
+      const Weight weight = b.item_weights[i];
+      // builder.c: sum_weights[j] = sum_weights[j+1] - weight for j >= i.
+      for (std::size_t j = i + 1; j < b.sum_weights.size(); ++j) b.sum_weights[j] -= weight;
+      erase_at(b.items);
+      erase_at(b.item_weights);
+      erase_at(b.sum_weights);
+      b.weight = weight < b.weight ? b.weight - weight : 0;
+      return absl::OkStatus();
+    }
+    case BucketAlg::kStraw:
+    case BucketAlg::kStraw2: {
+      const Weight weight = b.item_weights[i];
+      b.weight = weight < b.weight ? b.weight - weight : 0;
+      erase_at(b.items);
+      erase_at(b.item_weights);
+      if (b.alg == BucketAlg::kStraw) {
+        if (b.items.empty()) {
+          erase_at(b.straws);  // builder.c does not bother recomputing
+        } else {
+          b.straws = CalcStraws(b.item_weights, straw_calc_version);
+        }
+      }
+      return absl::OkStatus();
+    }
+    case BucketAlg::kNone:
+      break;
+  }
+  return absl::InvalidArgumentError("unknown bucket algorithm");
+}
+
 Weight BucketItemWeight(const Bucket& b, std::size_t pos) {
   switch (b.alg) {
     case BucketAlg::kUniform:

@@ -51,6 +51,17 @@ absl::StatusOr<Bucket> MakeBucket(BucketAlg alg, std::uint8_t hash, std::uint16_
 // otherwise, as in Pacific). Errors: kOutOfRange on 32-bit overflow (the bucket is unchanged).
 absl::Status AddBucketItem(Bucket& bucket, ItemId item, Weight weight, int straw_calc_version);
 
+// Removes the first occurrence of `item` (crush_bucket_remove_item), as
+// builder.c does it: uniform/list/straw/straw2 shift later items down and
+// subtract the weight (bucket weight clamped at 0); list prefix sums after
+// it are reduced by the weight; straw recomputes every straw (unless the
+// bucket becomes empty); tree zeroes the leaf, sets its item id to 0 and
+// trims trailing zero-weight leaves (shrinking node_weights when the depth
+// drops). Errors: kNotFound if `item` is not in the bucket; kUnimplemented
+// for a tree whose node array is too short (Ceph writes past it) or that
+// would keep no leaf (Ceph's realloc to 0 frees the items it goes on using).
+absl::Status RemoveBucketItem(Bucket& bucket, ItemId item, int straw_calc_version);
+
 // Weight of the item at `pos` (crush_get_bucket_item_weight): the uniform
 // item weight, a tree leaf's node weight, or item_weights[pos]; 0 when `pos`
 // is out of range (decoded maps may be inconsistent).

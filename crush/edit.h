@@ -5,9 +5,26 @@
 // Ceph assigns). Used by the crushtool front's editing flags, the change
 // planner (osdmap/apply_change.h) and `crushkit strategies`.
 //
-// None of these rebuilds the device-class shadow trees: crushtool calls
-// rebuild_roots_with_classes() once after all its modifications, and so must
-// callers (RebuildRootsWithClasses below).
+// Shadow trees: each function rebuilds the device-class shadow trees exactly
+// where its CrushWrapper counterpart does (insert_item, update_item,
+// remove_item, move_bucket, reweight call rebuild_roots_with_classes()
+// internally; adjust_item_weight does not, it adjusts the shadow buckets
+// holding the item in place). That is what crushtool 16.2 writes; calling
+// RebuildRootsWithClasses() again afterwards is harmless (it keeps shadow ids
+// and recomputes the same clones).
+//
+// Errors carry the errno Ceph returns, recoverable with CephErrno():
+// kInvalidArgument EINVAL, kNotFound ENOENT, kAlreadyExists EEXIST,
+// kFailedPrecondition ENOTEMPTY, kUnavailable EBUSY, kAborted ELOOP,
+// kOutOfRange EOVERFLOW, kUnknown "errno N: ..." any other errno. kInternal
+// and kUnimplemented mean Ceph would crash, hang or read out of bounds here
+// (assertion, bucket cycle, short weight set); the map is then unspecified.
+// On any error the map may be partly edited, as Ceph leaves it.
+//
+// Cost: Ceph's algorithms, kept in shape: an edit scans all buckets per
+// touched item (O(buckets x items) and more with choose_args, see
+// AdjustItemWeight); a shadow-tree rebuild is O(classes x buckets x items).
+// Fine for maps of thousands of buckets; not meant for a hot path.
 // Thread-safety: functions on values; thread-compatible.
 #ifndef CRUSHKIT_CRUSH_EDIT_H_
 #define CRUSHKIT_CRUSH_EDIT_H_
@@ -27,51 +44,129 @@ namespace crushkit::crush {
 // ("host" -> "node3", "rack" -> "rack1", "root" -> "default").
 using Location = std::map<std::string, std::string>;
 
-// The item (device or bucket, shadow buckets included) named `name`.
-// Errors: kNotFound.
+// The errno (positive) a Status from this library stands for, as described
+// above; EINVAL for codes not listed, 0 for OK.
+int CephErrno(const absl::Status& status);
+
+// is_valid_crush_name(): non-empty, only [-_.0-9A-Za-z].
+bool IsValidCrushName(std::string_view name);
+
+// get_default_bucket_alg(): the first allowed of straw2, straw, tree, list,
+// uniform; kNone if allowed_bucket_algs allows none of them.
+BucketAlg DefaultBucketAlg(const MapModel& map);
+
+// check_item_loc(): true if `item` is directly in the bucket named for the
+// lowest type of `loc` that names a type of the map (higher levels are not
+// checked); `weight` (optional) receives its weight there. False if that
+// name is unknown or a device, or no type of `loc` exists.
+bool CheckItemLoc(const MapModel& map, ItemId item, const Location& loc, Weight* weight = nullptr);
+
+// The item (device or bucket, shadow buckets included) named `name`; with
+// duplicate names the highest id, as Ceph's reverse name map. Errors:
+// kNotFound. Cost: O(names).
 absl::StatusOr<ItemId> FindItem(const MapModel& map, std::string_view name);
 
-// CrushWrapper::adjust_item_weight: sets `id`'s weight in every bucket that
-// holds it and propagates to ancestors (weight sets too). Returns the number
-// of buckets changed (0: the item is in no bucket, not an error).
+// CrushWrapper::adjust_item_weight: sets `id`'s weight (its first position)
+// in every bucket that holds it, shadow buckets included, and propagates
+// each bucket's new weight to its parents. Straw (v1) buckets get their
+// straws recomputed with the map's straw_calc_version. With choose_args,
+// Ceph's weight-set bookkeeping is reproduced step by step: the item's
+// weight-set entries are set too, every bucket lacking a weight set in a
+// choose_args map gets one (its CRUSH item weights), and the per-position
+// sums are propagated upwards. Returns the number of buckets changed (0: the
+// item is in no bucket; Ceph's -ENOENT, not an error here). No shadow-tree
+// rebuild. Cost: O(buckets^2 x height x positions) with choose_args, as in
+// Ceph. Errors: kInternal for a bucket cycle; kUnimplemented where Ceph reads
+// past a weight set shorter than its bucket.
 absl::StatusOr<int> AdjustItemWeight(MapModel& map, ItemId id, Weight weight);
-// CrushWrapper::adjust_item_weightf: validate_weightf, then the above.
+// CrushWrapper::adjust_item_weightf: validate_weightf() first, then
+// AdjustItemWeight((int)(weight * 0x10000)), both conversions as Ceph's
+// x86-64 build does them: validation converts the product to uint64 and
+// refuses values above INT_MAX (so NaN, -inf and weights below -1/65536 are
+// refused but +inf passes and becomes INT_MIN). Errors: kOutOfRange when
+// validation refuses (map unchanged), else as AdjustItemWeight.
 absl::StatusOr<int> AdjustItemWeightF(MapModel& map, ItemId id, float weight);
 
 // CrushWrapper::insert_item (crushtool --add-item ID WEIGHT NAME --loc ...):
-// links a new item under the lowest bucket of `loc`, creating missing
-// ancestors with the map's default bucket algorithm.
+// names `id` `name` and links it, with weight 0, under the bucket named for
+// the lowest type of `loc` that exists, creating the missing lower buckets
+// (default algorithm, rjenkins1; they also get zero weight-set entries); then
+// sets its weight in every bucket of `loc` (weight sets too for devices),
+// grows max_devices and rebuilds the shadow trees. Errors: kInvalidArgument
+// for an invalid name/location, a location naming a device or a bucket of
+// another type, an item already below the target, or nowhere to link it;
+// kAlreadyExists if `name` belongs to another id; kAborted (ELOOP) if the
+// target is below the item; kOutOfRange for a weight validate_weightf refuses.
 absl::Status InsertItem(MapModel& map, ItemId id, float weight, std::string_view name,
                         const Location& loc);
 
-// CrushWrapper::update_item (crushtool --update-item): moves and/or
-// reweights an existing item, or inserts it if absent.
+// CrushWrapper::update_item (crushtool --update-item): if CheckItemLoc()
+// finds the item at `loc`, adjusts its weight there (when the 16.16 value
+// differs; shadow trees rebuilt) and its name; otherwise unlinks it
+// everywhere (if it has a name) and InsertItem()s it. Errors as InsertItem.
 absl::Status UpdateItem(MapModel& map, ItemId id, float weight, std::string_view name,
                         const Location& loc);
 
 // CrushWrapper::remove_item (crushtool --remove-item NAME): unlinks `id`
-// from every parent and, unless `unlink_only`, deletes it (a bucket must be
-// empty and unused by rules).
+// from every bucket holding it (weights of ancestors and weight sets
+// adjusted; tree buckets keep a zero leaf, as builder.c does) and, when no
+// link is left, forgets its name and class (a bucket is deleted unless
+// `unlink_only`), then rebuilds the shadow trees. Errors: kNotFound if
+// nothing was unlinked or removed; for buckets (unless unlink_only)
+// kNotFound if it does not exist, kFailedPrecondition (ENOTEMPTY) if not
+// empty, kUnavailable (EBUSY) if a rule or shadow table uses it.
 absl::Status RemoveItem(MapModel& map, ItemId id, bool unlink_only = false);
 
-// crushtool --add-bucket NAME TYPE [--loc ...]: a new empty bucket of the
-// map's default algorithm, optionally linked at `loc`. Returns its id.
+// crushtool --add-bucket NAME TYPE [--loc ...] (do_add_bucket): a new empty
+// bucket of the map's default algorithm in the first free slot, named
+// `name`, then MoveBucket()d to `loc` unless `loc` is empty or it is already
+// there. Returns its id. Errors: kAlreadyExists if the name exists;
+// kInvalidArgument for an unknown type or type 0, no allowed default
+// algorithm, or an invalid name; else as MoveBucket.
 absl::StatusOr<ItemId> CreateBucket(MapModel& map, std::string_view name, std::string_view type,
                                     const Location& loc = {});
 
-// CrushWrapper::move_bucket (crushtool --move NAME --loc ...).
+// CrushWrapper::move_bucket (crushtool --move NAME --loc ... for buckets):
+// detaches the bucket from its first non-shadow parent and InsertItem()s it
+// at `loc` with its weight (via float, as Ceph) without touching its own
+// weight-set entries. Errors: kInvalidArgument for a device id, kNotFound
+// for an unnamed id, else as InsertItem.
 absl::Status MoveBucket(MapModel& map, ItemId id, const Location& loc);
 
+// CrushWrapper::create_or_move_item (crushtool --move for devices, weight
+// 0): unless already at `loc`, unlinks the item (keeping its current weight
+// if linked) and InsertItem()s it there. Returns true if the map changed.
+// Errors as InsertItem.
+absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight,
+                                      std::string_view name, const Location& loc);
+
 // CrushWrapper::update_device_class: device `id` gets class `class_name`
-// (created if new).
+// (created if new) and the shadow trees are rebuilt. Errors: kUnavailable
+// (EBUSY) if it already has another class, kInvalidArgument for a bucket.
 absl::Status SetDeviceClass(MapModel& map, ItemId id, std::string_view class_name);
 
-// CrushWrapper::rebuild_roots_with_classes: regenerates every shadow tree,
-// keeping existing shadow ids.
+// CrushWrapper::rebuild_roots_with_classes: drops classes no device or rule
+// uses, deletes every shadow tree, then clones each non-shadow root per class
+// (children first, item order; new ids: the old shadow id, else the lowest
+// id free in the map and never a shadow id before), weight sets included.
+// Errors: kInvalidArgument when a clone cannot be built (e.g. a uniform
+// bucket with devices of differing weights), kUnknown (ECHILD) for an
+// unnamed bucket, kInternal for a cycle.
 absl::Status RebuildRootsWithClasses(MapModel& map);
 
-// crushtool --reweight: every bucket's weight recomputed bottom-up.
+// CrushWrapper::reweight (crushtool --reweight): crush_reweight_bucket() on
+// every non-shadow root (each bucket's item weights for child buckets and
+// its weight recomputed bottom-up; list prefix sums and inner tree nodes are
+// left alone, uniform buckets take the average child weight when they hold
+// more buckets than devices), the same for every weight set (position 0
+// written, as Ceph does), then RebuildRootsWithClasses(). Errors: kInternal
+// where Ceph asserts (a 32-bit overflow, a missing child bucket).
 absl::Status ReweightAll(MapModel& map);
+
+// crush_finalize() + CrushWrapper::finalize() as crushtool runs them before
+// writing: max_devices becomes one more than the highest device in any
+// bucket or the highest named id, whichever is larger (so it can shrink).
+void FinalizeMaxDevices(MapModel& map);
 
 }  // namespace crushkit::crush
 

@@ -8,11 +8,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/codec.h"
+#include "crush/edit.h"
 #include "crush/map.h"
-#include "osdmap/crush_edit.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -85,7 +86,7 @@ class Runner {
       : state_(state), opt_(opt), mapping_(state) {}
 
   OsdmaptoolResult Run() {
-    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !ImportCrush() ||
+    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !UpmapCleanup() || !ImportCrush() ||
         !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
       return std::move(r_);
     }
@@ -93,7 +94,7 @@ class Runner {
                             !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
                             opt_.test_map_pgs || opt_.test_map_pgs_dump ||
                             opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
-                            opt_.tree;
+                            opt_.tree || opt_.upmap_cleanup_path.has_value();
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;
@@ -120,7 +121,7 @@ class Runner {
         state_.osds[static_cast<std::size_t>(i)].state |= kOsdUp;
         SetWeight(state_, i, 0x10000);
         if (ItemWeightInt(state_.crush, i) == 0) {
-          auto s = AdjustItemWeight(state_.crush, i, 0x10000);
+          auto s = crush::AdjustItemWeight(state_.crush, i, 0x10000);
           if (!s.ok()) return Fail(absl::StrCat(opt_.me, ": ", s.status().message()));
           crush_edited_ = true;
         }
@@ -179,7 +180,7 @@ class Runner {
       if (end == w_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
       // osdmaptool ignores adjust_item_weightf()'s result: a weight that
       // fails validate_weightf() changes nothing but is still reported.
-      auto changed = AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
+      auto changed = crush::AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
       if (!changed.ok() && changed.status().code() != absl::StatusCode::kOutOfRange) {
         return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
       }
@@ -199,6 +200,34 @@ class Runner {
     r_.out += "clearing pg/primary temp\n";
     state_.pg_temp.clear();
     state_.primary_temp.clear();
+    return true;
+  }
+
+  // osdmaptool opens the upmap file, prints "checking for upmap cleanups",
+  // runs OSDMap::clean_pg_upmaps() and, if anything changed, prints the
+  // commands and applies them in memory (apply_incremental: epoch + 1),
+  // without marking the map modified: --save alone does not write it.
+  bool UpmapCleanup() {
+    if (!opt_.upmap_cleanup_path) return true;
+    const std::string& path = *opt_.upmap_cleanup_path;
+    if (!EnsureMapping()) return false;
+    auto cleanup = CheckPgUpmaps(state_, mapping_.mapper());
+    if (!cleanup.ok()) {
+      return Fail(absl::StrCat(opt_.me, ": upmap cleanup: ", cleanup.status().message()));
+    }
+    const std::string commands =
+        cleanup->changed() ? FormatUpmapCleanupCommands(*cleanup) : std::string();
+    if (path != "-") {
+      if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
+      auto s = opt_.write_file(path, commands);
+      if (!s.ok()) return Fail(absl::StrCat("error opening ", path, ": ", s.message()));
+      absl::StrAppend(&r_.out, "writing upmap command output to: ", path, "\n");
+    }
+    r_.out += "checking for upmap cleanups\n";
+    if (!cleanup->changed()) return true;
+    if (path == "-") r_.out += commands;
+    ApplyUpmapCleanup(*cleanup, state_);
+    ++state_.epoch;
     return true;
   }
 

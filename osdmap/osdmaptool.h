@@ -8,9 +8,10 @@
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
 // --import-crush, --export-crush, --test-map-object, --test-map-pg,
 // --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
-// json), --save.
+// json), --upmap-cleanup (upmap_cleanup.h), --save.
 // Not supported (crushkit does not decode Ceph's binary osdmap or run the
-// balancer): --createsimple, --create-from-conf, --upmap*, --read, --print,
+// balancer): --createsimple, --create-from-conf, --upmap (the balancer) and
+// its --upmap-* options, --read, --print,
 // --dump, --health, --test-random, --clean-temps, --test-crush.
 // Thread-compatible: Run mutates the state it is given.
 #ifndef CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
@@ -36,6 +37,10 @@ struct OsdmaptoolOptions {
   std::string adjust_crush_weight;  // "id:w[,id:w...]"
   bool save = false;
   bool clear_temp = false;
+  // --upmap-cleanup FILE: "-" appends the commands to stdout, anything else
+  // is written (possibly empty) through write_file, as osdmaptool truncates
+  // it before cleaning.
+  std::optional<std::string> upmap_cleanup_path;
   // --import-crush: the file name (for messages) and its bytes.
   std::optional<std::string> import_crush_path;
   std::string import_crush_bytes;
@@ -51,7 +56,8 @@ struct OsdmaptoolOptions {
   // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
   bool tree = false;
   bool tree_json = false;
-  // Writes --export-crush output (atomically); required if export_crush_path.
+  // Writes --export-crush and --upmap-cleanup output (atomically); required
+  // if export_crush_path or a upmap_cleanup_path other than "-".
   std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;
 };
 

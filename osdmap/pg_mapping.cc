@@ -245,6 +245,19 @@ void PgMapper::MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out) {
   }
 }
 
+void PgMapper::PgToRawUpmap(const PgId& pg, OsdList* raw, OsdList* raw_upmap) {
+  const Pool* pool = state_.FindPool(pg.pool);
+  if (pool == nullptr) {
+    raw->clear();
+    raw_upmap->clear();
+    return;
+  }
+  std::uint32_t pps = 0;
+  PgToRawOsdsInternal(*pool, pg, raw, &pps);
+  *raw_upmap = *raw;
+  ApplyUpmap(*pool, PgId{pool->id, pool->FoldPs(pg.ps)}, raw_upmap);
+}
+
 void PgMapper::PgToUpActing(const PgId& pg, PgMapping* out) {
   const Pool* pool = state_.FindPool(pg.pool);
   if (pool == nullptr) {

@@ -104,6 +104,12 @@ class PgMapper {
   // folded pg), plus out->raw = pg_to_raw_osds() (before upmaps).
   void PgToUpActing(const PgId& pg, PgMapping* out);
 
+  // OSDMap::pg_to_raw_upmap(): `raw` as PgToRawOsds(), and `raw_upmap` =
+  // `raw` with the upmap entries of the folded pg applied, before down OSDs
+  // are removed (what the monitor's upmap cleanup checks). Both empty if the
+  // pool does not exist.
+  void PgToRawUpmap(const PgId& pg, OsdList* raw, OsdList* raw_upmap);
+
   // Same as PgToUpActing for a known pool (the map-pgs fast path).
   // REQUIRES: pool is state.pools[pg.pool].
   void MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out);

@@ -1,1 +1,216 @@
 #include "osdmap/upmap_cleanup.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "crush/map.h"
+#include "osdmap/crush_placement.h"
+#include "osdmap/rule_weights.h"
+#include "osdmap/upmap_verify.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+std::optional<UpmapCancelReason> FromVerdict(UpmapVerdict v) {
+  switch (v) {
+    case UpmapVerdict::kOk:
+      return std::nullopt;
+    case UpmapVerdict::kRuleMissing:
+      return UpmapCancelReason::kRuleMissing;
+    case UpmapVerdict::kSameFailureDomain:
+      return UpmapCancelReason::kSameFailureDomain;
+    case UpmapVerdict::kTooManyBuckets:
+      return UpmapCancelReason::kTooManyBuckets;
+    case UpmapVerdict::kOutsideTakeRoot:
+      return UpmapCancelReason::kOutsideTakeRoot;
+  }
+  return std::nullopt;
+}
+
+// One PG's share of OSDMap::check_pg_upmaps(). Holds the per-call caches.
+class Checker {
+ public:
+  Checker(const ClusterState& state, PgMapper& mapper)
+      : state_(state), mapper_(mapper), verifier_(state.crush) {}
+
+  // Records the PG's outcome in `out`.
+  absl::Status Check(const PgId& pg, UpmapCleanup* out) {
+    const Pool* pool = state_.FindPool(pg.pool);
+    if (pool == nullptr || pg.ps >= pool->pg_num) {
+      out->cancelled.emplace(pg, UpmapCancelReason::kPgGone);
+      return absl::OkStatus();
+    }
+    OsdList raw;
+    OsdList up;
+    mapper_.PgToRawUpmap(pg, &raw, &up);
+    // get_pg_pool_crush_rule(): the pool's crush_rule as a rule id.
+    const int rule = pool->crush_rule;
+    const int size = static_cast<int>(pool->size);
+    if (auto r = FromVerdict(verifier_.Verify(rule, size, up.span()))) {
+      out->cancelled.emplace(pg, *r);
+      return absl::OkStatus();
+    }
+    auto weights = RuleWeights(rule);
+    if (!weights.ok()) return weights.status();
+    for (std::int32_t osd : up.span()) {
+      auto it = (*weights)->find(osd);
+      if (it == (*weights)->end()) {
+        out->cancelled.emplace(pg, UpmapCancelReason::kOsdNotInRule);
+        return absl::OkStatus();
+      }
+      // get_weightf(osd) * share, in float; a NaN share (a take whose
+      // subtree weighs 0) is never 0, so such OSDs pass.
+      if (ReweightF(osd) * it->second == 0.0f) {
+        out->cancelled.emplace(pg, UpmapCancelReason::kOsdZeroWeight);
+        return absl::OkStatus();
+      }
+    }
+    if (auto i = state_.pg_upmap.find(pg); i != state_.pg_upmap.end()) {
+      if (std::ranges::equal(i->second, raw.span())) {
+        out->cancelled.emplace(pg, UpmapCancelReason::kRedundantPgUpmap);
+        return absl::OkStatus();
+      }
+      if (static_cast<long long>(i->second.size()) != size) {
+        out->cancelled.emplace(pg, UpmapCancelReason::kPgUpmapSizeMismatch);
+        return absl::OkStatus();
+      }
+    }
+    if (auto j = state_.pg_upmap_items.find(pg); j != state_.pg_upmap_items.end()) {
+      UpmapItems kept;
+      for (const auto& [from, to] : j->second) {
+        if (std::ranges::find(raw.span(), from) == raw.span().end()) continue;  // stale source
+        if (to != crush::kItemNone && to >= 0 && to < state_.max_osd() &&
+            state_.osds[static_cast<std::size_t>(to)].weight == 0) {
+          continue;  // target marked out
+        }
+        kept.emplace_back(from, to);
+      }
+      if (kept.empty()) {
+        out->cancelled.emplace(pg, UpmapCancelReason::kNoOpPgUpmapItems);
+      } else if (kept != j->second) {
+        out->trimmed_items.emplace(pg, std::move(kept));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // CrushWrapper::get_rule_weight_osd_map(), once per rule.
+  absl::StatusOr<const std::map<std::int32_t, float>*> RuleWeights(int rule) {
+    auto it = rule_weights_.find(rule);
+    if (it == rule_weights_.end()) {
+      auto w = RuleWeightOsdMap(state_.crush, rule);
+      if (!w.ok()) return w.status();
+      it = rule_weights_.emplace(rule, std::move(*w)).first;
+    }
+    return &it->second;
+  }
+
+  // OSDMap::get_weightf(); ids past max_osd (Ceph would read out of bounds)
+  // count as out.
+  float ReweightF(std::int32_t osd) const {
+    if (osd < 0 || osd >= state_.max_osd()) return 0.0f;
+    return static_cast<float>(state_.osds[static_cast<std::size_t>(osd)].weight) /
+           static_cast<float>(0x10000);
+  }
+
+  const ClusterState& state_;
+  PgMapper& mapper_;
+  UpmapVerifier verifier_;
+  std::map<int, std::map<std::int32_t, float>> rule_weights_;
+};
+
+}  // namespace
+
+std::string_view UpmapCancelReasonName(UpmapCancelReason reason) {
+  switch (reason) {
+    case UpmapCancelReason::kPgGone:
+      return "pg gone";
+    case UpmapCancelReason::kRuleMissing:
+      return "rule missing";
+    case UpmapCancelReason::kSameFailureDomain:
+      return "same failure domain";
+    case UpmapCancelReason::kTooManyBuckets:
+      return "too many buckets";
+    case UpmapCancelReason::kOutsideTakeRoot:
+      return "outside take root";
+    case UpmapCancelReason::kOsdNotInRule:
+      return "osd not in rule";
+    case UpmapCancelReason::kOsdZeroWeight:
+      return "osd zero weight";
+    case UpmapCancelReason::kRedundantPgUpmap:
+      return "redundant pg_upmap";
+    case UpmapCancelReason::kPgUpmapSizeMismatch:
+      return "pg_upmap size mismatch";
+    case UpmapCancelReason::kNoOpPgUpmapItems:
+      return "no-op pg_upmap_items";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& mapper) {
+  // get_upmap_pgs() lists pg_upmap keys, then pg_upmap_items keys; a PG in
+  // both is checked twice with the same outcome, so one pass over the union
+  // in pg order decides the same cancellations and rewrites.
+  std::set<PgId> pgs;
+  for (const auto& [pg, osds] : state.pg_upmap) pgs.insert(pg);
+  for (const auto& [pg, items] : state.pg_upmap_items) pgs.insert(pg);
+  UpmapCleanup out;
+  Checker checker(state, mapper);
+  for (const PgId& pg : pgs) {
+    absl::Status s = checker.Check(pg, &out);
+    if (!s.ok()) return s;
+  }
+  for (const auto& [pg, reason] : out.cancelled) {
+    if (state.pg_upmap.count(pg)) out.removed_pg_upmap.push_back(pg);
+    if (state.pg_upmap_items.count(pg)) out.removed_pg_upmap_items.push_back(pg);
+  }
+  return out;
+}
+
+absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state) {
+  auto map = crush::CrushMap::Build(state.crush);
+  if (!map.ok()) {
+    return absl::Status(map.status().code(),
+                        absl::StrCat("crush map: ", map.status().message()));
+  }
+  CrushPlacement placement(*map);
+  PgMapper mapper(state, placement);
+  return CheckPgUpmaps(state, mapper);
+}
+
+void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state) {
+  for (const auto& [pg, reason] : cleanup.cancelled) {
+    state.pg_upmap.erase(pg);
+    state.pg_upmap_items.erase(pg);
+  }
+  for (const auto& [pg, items] : cleanup.trimmed_items) state.pg_upmap_items[pg] = items;
+}
+
+absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state) {
+  auto cleanup = CheckPgUpmaps(state);
+  if (!cleanup.ok()) return cleanup.status();
+  ApplyUpmapCleanup(*cleanup, state);
+  return cleanup;
+}
+
+std::string FormatUpmapCleanupCommands(const UpmapCleanup& cleanup) {
+  std::string out;
+  for (const PgId& pg : cleanup.removed_pg_upmap) {
+    absl::StrAppend(&out, "ceph osd rm-pg-upmap ", FormatPgId(pg), "\n");
+  }
+  for (const PgId& pg : cleanup.removed_pg_upmap_items) {
+    absl::StrAppend(&out, "ceph osd rm-pg-upmap-items ", FormatPgId(pg), "\n");
+  }
+  for (const auto& [pg, items] : cleanup.trimmed_items) {
+    absl::StrAppend(&out, "ceph osd pg-upmap-items ", FormatPgId(pg));
+    for (const auto& [from, to] : items) absl::StrAppend(&out, " ", from, " ", to);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace crushkit::osdmap

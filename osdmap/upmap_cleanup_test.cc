@@ -1,3 +1,342 @@
+// OSDMap::check_pg_upmaps / clean_pg_upmaps rules on hand-built states (the
+// osdmaptool differential covers random ones): each cancel reason, pair
+// trimming, what is left alone, the state edit and the command text.
 #include "osdmap/upmap_cleanup.h"
 
-#include <gtest/gtest.h>
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "crush/map.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "osdmap/crush_placement.h"
+#include "osdmap/osdmaptool.h"
+#include "osdmap/pg_mapping.h"
+#include "tests/testing/cluster_builder.h"
+#include "tests/testing/status_matchers.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using ::crush_testing::IsOk;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+
+constexpr int kPerHost = 2;  // OSD o lives in host o / 2 (bucket -2 - o / 2)
+
+ClusterState MakeState(const crush::MapModel& model, PoolType type = PoolType::kReplicated,
+                       int crush_rule = 0) {
+  ClusterState s;
+  s.crush = model;
+  s.osds.resize(static_cast<std::size_t>(model.max_devices));
+  for (auto& o : s.osds) o = OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity};
+  Pool p;
+  p.id = 1;
+  p.name = "p";
+  p.type = type;
+  p.size = 3;
+  p.crush_rule = crush_rule;
+  p.pg_num = 16;
+  p.pgp_num = 16;
+  s.pools[1] = p;
+  return s;
+}
+
+crush::MapModel FourHosts() {
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 4;
+  spec.osds_per_host = kPerHost;
+  return crush_testing::MakeClusterModel(spec);
+}
+
+// pg_to_raw_osds() and pg_to_raw_upmap() of `pg` in `state`.
+std::vector<std::int32_t> Raw(const ClusterState& state, const PgId& pg, bool upmapped = false) {
+  auto map = crush::CrushMap::Build(state.crush);
+  EXPECT_THAT(map, IsOk());
+  CrushPlacement placement(*map);
+  PgMapper mapper(state, placement);
+  OsdList raw;
+  OsdList up;
+  mapper.PgToRawUpmap(pg, &raw, &up);
+  return upmapped ? up.ToVector() : raw.ToVector();
+}
+
+int Host(std::int32_t osd) { return osd / kPerHost; }
+
+// An OSD on a host `raw` does not use.
+std::int32_t FreeHostOsd(const std::vector<std::int32_t>& raw) {
+  for (std::int32_t o = 0; o < 4 * kPerHost; ++o) {
+    if (std::none_of(raw.begin(), raw.end(), [&](std::int32_t r) { return Host(r) == Host(o); })) {
+      return o;
+    }
+  }
+  return -1;
+}
+
+const PgId kPg{1, 0};
+
+class UpmapCleanupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_ = MakeState(FourHosts());
+    raw_ = Raw(state_, kPg);
+    ASSERT_EQ(raw_.size(), 3u);
+    free_ = FreeHostOsd(raw_);
+    ASSERT_GE(free_, 0);
+  }
+
+  UpmapCleanup Check() {
+    auto c = CheckPgUpmaps(state_);
+    EXPECT_THAT(c, IsOk());
+    return c.ok() ? *c : UpmapCleanup{};
+  }
+
+  ClusterState state_;
+  std::vector<std::int32_t> raw_;
+  std::int32_t free_ = -1;
+};
+
+TEST_F(UpmapCleanupTest, ValidItemsAreKept) {
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  const UpmapCleanup c = Check();
+  EXPECT_FALSE(c.changed());
+  EXPECT_EQ(c.entries_changed(), 0);
+  EXPECT_EQ(FormatUpmapCleanupCommands(c), "");
+}
+
+TEST_F(UpmapCleanupTest, FailureDomainViolationCancels) {
+  // raw_[0] -> the sibling of raw_[1]: two OSDs on one host.
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kSameFailureDomain)));
+  EXPECT_THAT(c.removed_pg_upmap_items, ElementsAre(kPg));
+  EXPECT_THAT(c.removed_pg_upmap, IsEmpty());
+  EXPECT_EQ(FormatUpmapCleanupCommands(c), "ceph osd rm-pg-upmap-items 1.0\n");
+}
+
+TEST_F(UpmapCleanupTest, ChooseStepWithTooManyBucketsCancels) {
+  // take default; choose firstn 1 type host; choose firstn 0 type osd; emit
+  // places a size-2 PG on one host; moving one copy away needs two hosts.
+  crush::Rule& rule = state_.crush.rules[0];
+  rule.steps = {{crush::RuleOp::kTake, -1, 0},
+                {crush::RuleOp::kChooseFirstn, 1, crush_testing::kHostType},
+                {crush::RuleOp::kChooseFirstn, 0, 0},
+                {crush::RuleOp::kEmit, 0, 0}};
+  state_.pools[1].size = 2;
+  const auto raw = Raw(state_, kPg);
+  ASSERT_EQ(raw.size(), 2u);
+  ASSERT_EQ(Host(raw[0]), Host(raw[1]));
+  const std::int32_t elsewhere = (raw[1] + kPerHost) % (4 * kPerHost);
+  state_.pg_upmap_items[kPg] = {{raw[1], elsewhere}};
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kTooManyBuckets)));
+}
+
+TEST_F(UpmapCleanupTest, OsdMovedOutOfTheRootCancels) {
+  // `free_` is unlinked from its host and hung under a second root.
+  crush::MapModel& m = state_.crush;
+  crush::Bucket& host = m.buckets[static_cast<std::size_t>(1 + Host(free_))];
+  const auto pos = static_cast<std::size_t>(
+      std::find(host.items.begin(), host.items.end(), free_) - host.items.begin());
+  host.items.erase(host.items.begin() + static_cast<std::ptrdiff_t>(pos));
+  host.item_weights.erase(host.item_weights.begin() + static_cast<std::ptrdiff_t>(pos));
+  crush_testing::FinishBucket(host);
+  crush::Bucket other;
+  other.id = -static_cast<int>(m.buckets.size()) - 1;
+  other.type = crush_testing::kRootType;
+  other.alg = crush::BucketAlg::kStraw2;
+  other.items = {free_};
+  other.item_weights = {crush::kWeightOne};
+  crush_testing::FinishBucket(other);
+  m.item_names[other.id] = "other";
+  m.buckets.push_back(other);
+  // The parents' weights are stale now; only membership matters here.
+  const auto raw = Raw(state_, kPg);
+  state_.pg_upmap_items[kPg] = {{raw[0], free_}};
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kOutsideTakeRoot)));
+}
+
+TEST_F(UpmapCleanupTest, OsdBeyondTheEmittedCountMissingFromWeightMapCancels) {
+  // chooseleaf firstn 2 emits two OSDs, so verify_upmap checks only the
+  // first two of a 3-entry pg_upmap; the third, outside the rule (a device
+  // in no bucket), is caught by the rule weight map.
+  state_.crush.rules[0].steps[1].arg1 = 2;
+  state_.crush.max_devices = 9;
+  state_.osds.push_back(OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  const auto raw = Raw(state_, kPg);
+  ASSERT_EQ(raw.size(), 2u);
+  state_.pg_upmap[kPg] = {raw[0], raw[1], 8};
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kOsdNotInRule)));
+  EXPECT_THAT(c.removed_pg_upmap, ElementsAre(kPg));
+  EXPECT_EQ(FormatUpmapCleanupCommands(c), "ceph osd rm-pg-upmap 1.0\n");
+}
+
+TEST_F(UpmapCleanupTest, ZeroCrushWeightTargetCancels) {
+  // CRUSH weight 0 in its host (the others keep theirs): rule share 0.
+  crush::Bucket& host = state_.crush.buckets[static_cast<std::size_t>(1 + Host(free_))];
+  for (std::size_t i = 0; i < host.items.size(); ++i) {
+    if (host.items[i] == free_) host.item_weights[i] = 0;
+  }
+  crush_testing::FinishBucket(host);
+  const auto raw = Raw(state_, kPg);
+  ASSERT_EQ(std::count(raw.begin(), raw.end(), free_), 0);
+  state_.pg_upmap_items[kPg] = {{raw[0], free_}};
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kOsdZeroWeight)));
+}
+
+TEST_F(UpmapCleanupTest, RedundantPgUpmapCancels) {
+  state_.pg_upmap[kPg] = raw_;
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kRedundantPgUpmap)));
+  // Both entries of the PG go.
+  EXPECT_EQ(FormatUpmapCleanupCommands(c),
+            "ceph osd rm-pg-upmap 1.0\nceph osd rm-pg-upmap-items 1.0\n");
+}
+
+TEST_F(UpmapCleanupTest, ShortPgUpmapCancels) {
+  state_.pg_upmap[kPg] = {raw_[0], free_};
+  EXPECT_THAT(Check().cancelled,
+              ElementsAre(Pair(kPg, UpmapCancelReason::kPgUpmapSizeMismatch)));
+}
+
+TEST_F(UpmapCleanupTest, PgUpmapWithOutTargetIsNotCleaned) {
+  // _apply_upmap ignores it, and the raw set passes every check.
+  state_.pg_upmap[kPg] = {free_, raw_[1], raw_[2]};
+  state_.osds[static_cast<std::size_t>(free_)].weight = 0;
+  EXPECT_FALSE(Check().changed());
+}
+
+TEST_F(UpmapCleanupTest, StaleSourcePairIsTrimmed) {
+  const std::int32_t not_in_raw = raw_[0] ^ 1;
+  ASSERT_EQ(std::count(raw_.begin(), raw_.end(), not_in_raw), 0);
+  state_.pg_upmap_items[kPg] = {{not_in_raw, raw_[2] ^ 1}, {raw_[0], free_}};
+  UpmapCleanup c = Check();
+  EXPECT_THAT(c.cancelled, IsEmpty());
+  EXPECT_THAT(c.trimmed_items, ElementsAre(Pair(kPg, UpmapItems{{raw_[0], free_}})));
+  EXPECT_EQ(FormatUpmapCleanupCommands(c),
+            "ceph osd pg-upmap-items 1.0 " + std::to_string(raw_[0]) + " " +
+                std::to_string(free_) + "\n");
+  ApplyUpmapCleanup(c, state_);
+  EXPECT_THAT(state_.pg_upmap_items[kPg], ElementsAre(Pair(raw_[0], free_)));
+}
+
+TEST_F(UpmapCleanupTest, OutTargetPairIsTrimmed) {
+  const std::int32_t out = free_ ^ 1;  // same free host, so the first pair stays valid
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}, {raw_[1], out}};
+  state_.osds[static_cast<std::size_t>(out)].weight = 0;
+  EXPECT_THAT(Check().trimmed_items, ElementsAre(Pair(kPg, UpmapItems{{raw_[0], free_}})));
+}
+
+TEST_F(UpmapCleanupTest, AllPairsStaleCancels) {
+  state_.pg_upmap_items[kPg] = {{raw_[0] ^ 1, free_}};
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kNoOpPgUpmapItems)));
+}
+
+TEST_F(UpmapCleanupTest, GonePoolAndMergedAwaySeedCancel) {
+  state_.pg_upmap_items[PgId{1, 20}] = {{0, 1}};  // ps >= pg_num 16
+  state_.pg_upmap_items[PgId{7, 0}] = {{0, 1}};   // no pool 7
+  state_.pg_upmap[PgId{7, 1}] = {0, 2, 4};
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.cancelled, ElementsAre(Pair(PgId{1, 20}, UpmapCancelReason::kPgGone),
+                                       Pair(PgId{7, 0}, UpmapCancelReason::kPgGone),
+                                       Pair(PgId{7, 1}, UpmapCancelReason::kPgGone)));
+  EXPECT_EQ(FormatUpmapCleanupCommands(c),
+            "ceph osd rm-pg-upmap 7.1\n"
+            "ceph osd rm-pg-upmap-items 1.14\n"
+            "ceph osd rm-pg-upmap-items 7.0\n");
+}
+
+TEST_F(UpmapCleanupTest, MissingRuleCancels) {
+  state_.pools[1].crush_rule = 9;
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kRuleMissing)));
+}
+
+TEST_F(UpmapCleanupTest, DownTargetIsLeftAlone) {
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  state_.osds[static_cast<std::size_t>(free_)].state = kOsdExists;  // down, still in
+  EXPECT_FALSE(Check().changed());
+}
+
+TEST(UpmapCleanupEcTest, HoleInTheUpmappedSetCancels) {
+  // A nonexistent OSD becomes a hole in an EC raw set; verify_upmap's emit
+  // check finds CRUSH_ITEM_NONE under no bucket.
+  ClusterState state = MakeState(FourHosts(), PoolType::kErasure, crush_testing::kEcRule);
+  const auto raw = Raw(state, kPg);
+  ASSERT_EQ(raw.size(), 3u);
+  state.osds[static_cast<std::size_t>(raw[2])].state = 0;
+  const std::int32_t free = FreeHostOsd(raw);
+  state.pg_upmap_items[kPg] = {{raw[0], free}};
+  ASSERT_THAT(Raw(state, kPg, true), ElementsAre(free, raw[1], crush::kItemNone));
+  auto c = CheckPgUpmaps(state);
+  ASSERT_THAT(c, IsOk());
+  EXPECT_THAT(c->cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kOutsideTakeRoot)));
+}
+
+TEST_F(UpmapCleanupTest, CleanEditsTheStateAndIsIdempotent) {
+  const PgId other{1, 1};
+  const auto raw1 = Raw(state_, other);
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};                 // cancelled
+  state_.pg_upmap_items[other] = {{raw1[0] ^ 1, 0}, {raw1[0], FreeHostOsd(raw1)}};  // trimmed
+  const std::uint32_t epoch = state_.epoch;
+  auto c = CleanPgUpmaps(state_);
+  ASSERT_THAT(c, IsOk());
+  EXPECT_EQ(c->entries_changed(), 2);
+  EXPECT_EQ(state_.epoch, epoch);
+  EXPECT_EQ(state_.pg_upmap_items.count(kPg), 0u);
+  EXPECT_THAT(state_.pg_upmap_items[other], ElementsAre(Pair(raw1[0], FreeHostOsd(raw1))));
+  auto again = CleanPgUpmaps(state_);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_FALSE(again->changed());
+}
+
+TEST_F(UpmapCleanupTest, OsdmaptoolPrintsAndAppliesInMemoryOnly) {
+  // Pacific: the cleanup is applied (apply_incremental, epoch + 1) but does
+  // not mark the map modified, so --save alone writes nothing.
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
+  state_.epoch = 4;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "-";
+  opt.save = true;
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "checking for upmap cleanups\nceph osd rm-pg-upmap-items 1.0\n");
+  EXPECT_FALSE(r.modified);
+  EXPECT_EQ(state_.epoch, 5u);
+  EXPECT_TRUE(state_.pg_upmap_items.empty());
+}
+
+TEST_F(UpmapCleanupTest, OsdmaptoolWritesTheFileEvenWhenEmpty) {
+  std::vector<std::pair<std::string, std::string>> written;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "c.txt";
+  opt.write_file = [&](const std::string& path, const std::string& bytes) {
+    written.emplace_back(path, bytes);
+    return absl::OkStatus();
+  };
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.out, "writing upmap command output to: c.txt\nchecking for upmap cleanups\n");
+  EXPECT_EQ(state_.epoch, 0u);
+  state_.osds[static_cast<std::size_t>(free_)].weight = 0;  // the pair's target goes out
+  r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(state_.epoch, 1u);
+  EXPECT_THAT(written, ElementsAre(Pair("c.txt", ""),
+                                   Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
+}
+
+TEST(UpmapCancelReasonTest, NamesAreDistinct) {
+  std::set<std::string_view> names;
+  for (int r = 0; r <= static_cast<int>(UpmapCancelReason::kNoOpPgUpmapItems); ++r) {
+    names.insert(UpmapCancelReasonName(static_cast<UpmapCancelReason>(r)));
+  }
+  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.count("unknown"), 0u);
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "osdmap/movement.h"
+#include "osdmap/movement_html.h"
 #include "osdmap/movement_report.h"
+#include "tools/common/file_io.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
@@ -22,6 +24,7 @@ struct DiffArgs {
   std::string crush_after;
   bool keep_upmaps = false;
   bool json = false;
+  std::string html;
   std::vector<std::string> by;
   int threads = 0;
   int top = 5;
@@ -57,9 +60,17 @@ int RunDiff(const DiffArgs& a) {
   if (!a.by.empty()) options.domain_types = a.by;
   Progress progress("mapping PGs before and after");
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
+  options.keep_moves = !a.html.empty();
   absl::StatusOr<osdmap::Movement> m = osdmap::DiffStates(*std::move(before), *std::move(after), options);
   if (!m.ok()) return Fail(std::string(m.status().message()));
   m->change = std::move(change);
+  if (!a.html.empty()) {
+    osdmap::HtmlExtras extras;
+    extras.title = "crushkit diff: " + m->change.front();
+    if (absl::Status s = WriteFileAtomically(a.html, osdmap::MovementHtml(*m, extras)); !s.ok()) {
+      return Fail(a.html + ": " + std::string(s.message()));
+    }
+  }
   if (a.json) {
     absl::StatusOr<std::string> json = osdmap::MovementToJson(*m);
     if (!json.ok()) return Fail(std::string(json.status().message()));
@@ -90,6 +101,7 @@ void AddDiffCommand(CLI::App& app) {
                 "with --crush-after: keep upmap entries the new map invalidates (osdmaptool's "
                 "behaviour) instead of dropping them as the monitor does");
   cmd->add_flag("--json", args->json, "print the report as JSON (schema: osdmap/proto/movement.proto)");
+  cmd->add_option("--html", args->html, "also write a self-contained HTML report to this file");
   cmd->add_option("--by", args->by, "bucket types for the from -> to matrices (default: host rack)");
   cmd->add_option("--threads", args->threads, "mapping threads (default: number of CPUs)");
   cmd->add_option("--top", args->top, "entries per list in the summary (default 5)");

@@ -73,9 +73,10 @@ constexpr char kCrushkitNote[] =
     "osdmap, which crushkit does not decode yet. Supported here: --mark-up-in, --mark-out,\n"
     "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--tree [plain|json], --save. Not supported: --print and --dump (a state file does not\n"
-    "keep the fsid, timestamps, flags and pool details they print), --createsimple,\n"
-    "--create-from-conf, --upmap*, --read, --health, --clean-temps, --test-random, --test-crush.\n";
+    "--tree [plain|json], --upmap-cleanup, --save. Not supported: --print and --dump (a state\n"
+    "file does not keep the fsid, timestamps, flags and pool details they print),\n"
+    "--createsimple, --create-from-conf, --upmap (the balancer) and its --upmap-* options,\n"
+    "--read, --health, --clean-temps, --test-random, --test-crush.\n";
 
 // Formatter::create() names other than json that --tree would accept.
 bool IsOtherCephFormat(const std::string& f) {
@@ -177,7 +178,7 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
       "--clean-temps", "--test-random", "--test-crush", "--upmap-active", "--vstart",
       "--osd-size-aware"};
   static const char* const kUnsupportedWithArg[] = {
-      "--dump", "--createsimple", "--upmap", "--upmap-cleanup", "--upmap-max",
+      "--dump", "--createsimple", "--upmap", "--upmap-max",
       "--upmap-deviation", "--upmap-pool", "--upmap-seed", "--read", "--read-pool",
       "--pg-bits", "--pgp-bits", "--osd-pg-bits", "--osd-pgp-bits"};
   while (!args.done()) {
@@ -248,6 +249,9 @@ int RunOsdmaptool(const std::vector<std::string>& argv) {
       if (r < 0) return 1;
       ceph_val = val;
       import_crush = val;
+    } else if ((r = args.WithArg("--upmap-cleanup", &val)) != 0) {
+      if (r < 0) return 1;
+      opt.upmap_cleanup_path = val;
     } else if ((r = args.WithArg("--export-crush", &val)) != 0) {
       if (r < 0) return 1;
       ceph_val = val;

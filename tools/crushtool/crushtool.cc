@@ -10,9 +10,11 @@
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
 #include "crush/codec.h"
+#include "crush/edit.h"
 #include "crush/map.h"
 #include "crush/model.h"
 #include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
 #include "tools/crushtool/tester.h"
 #include "tools/crushtool/tunable_edits.h"
@@ -100,6 +102,9 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   // tunables ----
   modified = ApplyTunableEdits(o, model) || modified;
 
+  // modifications ----
+  if (auto code = ApplyModifications(o, model, &modified, out, err)) return *code;
+
   // display: decompile ----
   if (o.decompile) {
     auto text = compiler::Decompile(model, compiler::Dialect::kPacific);
@@ -136,6 +141,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     if (o.outfn.empty()) {
       Write(out, me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
     } else {
+      crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
       PrepareForPacificEncode(model);
       const std::string bytes = crush::EncodeCrushMap(model);
       if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {

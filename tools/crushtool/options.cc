@@ -82,12 +82,12 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     return false;
   };
 
-  bool check = false, tree = false, dump = false, reweight = false, rebuild_class_roots = false;
-  bool add_bucket = false, move_item = false, add_rule = false, del_rule = false;
+  bool check = false, tree = false, dump = false, rebuild_class_roots = false;
+  bool add_rule = false, del_rule = false;
   bool reclassify = false, write_to_file = false, bucket_tree = false;
-  int add_item = -1, full_location = -1, max_id = -1, tmp = 0, x = 0;
+  int full_location = -1, max_id = -1, tmp = 0, x = 0;
   std::int64_t z = 0;
-  std::string val, compare, remove_name, reweight_name;
+  std::string val, compare;
   auto unsupported = [&o](const std::string& what) {
     for (const std::string& u : o.unsupported) {
       if (u == what) return;
@@ -190,34 +190,38 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
                args.WithInt({"--set_allowed_bucket_algs"}, &o.allowed_bucket_algs, &err)) {
       o.adjust = true;
     } else if (args.Flag({"--reweight"})) {
-      reweight = true;
-      unsupported("--reweight");
+      o.reweight = true;
     } else if (args.Flag({"--rebuild-class-roots"})) {
       rebuild_class_roots = true;
       unsupported("--rebuild-class-roots");
-    } else if (args.WithInt({"--add_item"}, &add_item, &err) ||
-               args.WithInt({"--update_item"}, &add_item, &err)) {
+    } else if (args.WithInt({"--add_item"}, &o.add_item, &err)) {
       if (!checked()) return res;
       if (!need_more(" to --add-item")) return res;
-      args.Take();
+      o.add_weight = Atof(args.Take());
       if (!need_more(" to --add-item")) return res;
-      args.Take();
-      unsupported("--add-item/--update-item");
+      o.add_name = args.Take();
+    } else if (args.WithInt({"--update_item"}, &o.add_item, &err)) {
+      o.update_item = true;
+      if (!checked()) return res;
+      if (!need_more(" to --update-item")) return res;
+      o.add_weight = Atof(args.Take());
+      if (!need_more(" to --update-item")) return res;
+      o.add_name = args.Take();
     } else if ((r = static_cast<int>(args.WithArg({"--add-bucket"}, &val, &err))) != 0) {
       if (r == static_cast<int>(ArgMatch::kValue)) {
+        o.add_name = val;
         if (args.AtEnd()) {
           err += "expecting additional argument to --add-bucket";
         } else {
-          args.Take();
+          o.add_type = args.Take();
         }
       }
       if (!checked()) return res;
-      add_bucket = true;
-      unsupported("--add-bucket");
+      o.add_bucket = true;
     } else if ((r = static_cast<int>(args.WithArg({"--move"}, &val, &err))) != 0) {
+      if (r == static_cast<int>(ArgMatch::kValue)) o.move_name = val;
       if (!checked()) return res;
-      move_item = true;
-      unsupported("--move");
+      o.move_item = true;
     } else if ((r = static_cast<int>(args.WithArg({"--create-simple-rule"}, &val, &err))) != 0) {
       if (!checked()) return res;
       std::string parts[3];
@@ -252,7 +256,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if ((r = with_string({"--loc"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more(" to --loc")) return res;
-      args.Take();
+      o.add_loc[val] = args.Take();
     } else if (args.Flag({"--output-csv"})) {
       write_to_file = true;
       t.output_csv = true;
@@ -265,14 +269,12 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       if (!need_more(" to --output-name")) return res;
     } else if ((r = with_string({"--remove_item"}, &val)) != 0) {
       if (r < 0) return res;
-      remove_name = val;
-      unsupported("--remove-item");
+      o.remove_name = val;
     } else if ((r = with_string({"--reweight_item"}, &val)) != 0) {
       if (r < 0) return res;
-      reweight_name = val;
+      o.reweight_name = val;
       if (!need_more(" to --reweight-item")) return res;
-      args.Take();
-      unsupported("--reweight-item");
+      o.reweight_weight = Atof(args.Take());
     } else if (args.Flag({"--build"})) {
       o.build = true;
     } else if (args.WithInt({"--num_osds"}, &o.num_osds, &err)) {
@@ -340,10 +342,10 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     res.err += "cannot specify more than one of compile, decompile, and build\n";
     return exit_with(1);
   }
-  if (!check && !o.compile && !o.decompile && !o.build && !o.test && !reweight && !o.adjust &&
-      !tree && !bucket_tree && !dump && add_item < 0 && !add_bucket && !move_item && !add_rule &&
-      !del_rule && full_location < 0 && !reclassify && !rebuild_class_roots && compare.empty() &&
-      remove_name.empty() && reweight_name.empty()) {
+  if (!check && !o.compile && !o.decompile && !o.build && !o.test && !o.reweight && !o.adjust &&
+      !tree && !bucket_tree && !dump && o.add_item < 0 && !o.add_bucket && !o.move_item &&
+      !add_rule && !del_rule && full_location < 0 && !reclassify && !rebuild_class_roots &&
+      compare.empty() && o.remove_name.empty() && o.reweight_name.empty()) {
     res.err += "no action specified; -h for help\n";
     return exit_with(1);
   }

@@ -68,6 +68,21 @@ struct CrushtoolOptions {
   int allowed_bucket_algs = -1;
   bool adjust = false;
 
+  // Modifications stage (crush/edit.h), run in this order after tunables.
+  std::string reweight_name;  // --reweight-item NAME W
+  float reweight_weight = 0;
+  std::string remove_name;    // --remove-item NAME
+  int add_item = -1;          // --add-item / --update-item ID W NAME
+  bool update_item = false;
+  float add_weight = 0;
+  std::string add_name;       // also --add-bucket's NAME
+  std::map<std::string, std::string> add_loc;  // --loc TYPE NAME (repeatable)
+  bool add_bucket = false;    // --add-bucket NAME TYPE
+  std::string add_type;
+  bool move_item = false;     // --move NAME
+  std::string move_name;
+  bool reweight = false;      // --reweight
+
   // Stages crushkit does not implement yet; recorded so that they can be
   // refused with a clear message (the first one given, in Ceph's option
   // order) rather than silently ignored.

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git python3
       libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev
-      libgtest-dev libgmock-dev libbenchmark-dev ceph-base)
+      libgtest-dev libgmock-dev libbenchmark-dev ceph-base chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

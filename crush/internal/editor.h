@@ -1,0 +1,136 @@
+// Private to crush/edit*.cc and crush/shadow_trees.cc: Ceph's CrushWrapper
+// editing methods as one procedural class over a MapModel. The class keeps
+// CrushWrapper's call structure on purpose: the order in which buckets are
+// scanned, weight sets are created and shadow ids are picked decides the
+// bytes crushtool writes, so the methods mirror the Ceph functions they name
+// rather than a tidier design. Not installed; thread-compatible.
+#ifndef CRUSHKIT_CRUSH_INTERNAL_EDITOR_H_
+#define CRUSHKIT_CRUSH_INTERNAL_EDITOR_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "crush/edit.h"
+#include "crush/model.h"
+#include "crush/types.h"
+
+namespace crushkit::crush::internal {
+
+// A Status carrying the errno Ceph returns (see CephErrno in edit.h).
+absl::Status ErrnoStatus(int err, const std::string& message);
+
+// `status` if it means Ceph would crash (kInternal, kUnimplemented), else OK:
+// for results Ceph ignores.
+absl::Status IgnoringCephErrors(const absl::Status& status);
+
+// Ceph's float -> 16.16 conversions on x86-64 (validate_weightf and the
+// `(int)(weight * (float)0x10000)` cast).
+bool WeightFitsLikeCeph(float weight);
+Weight FloatToWeightLikeCeph(float weight);
+
+class Editor {
+ public:
+  explicit Editor(MapModel& map) : map_(map) {}
+
+  MapModel& map() { return map_; }
+
+  // --- names (name_exists, get_item_id, is_valid_crush_name, ...) ---
+  static bool IsValidName(std::string_view name);
+  bool NameExists(std::string_view name) const;
+  // get_item_id(): the highest id carrying `name` (Ceph's reverse map is
+  // built in id order), or 0 when none does (Ceph's "hrm").
+  ItemId ItemIdOf(std::string_view name) const;
+  bool ItemExists(ItemId id) const { return map_.item_names.count(id) != 0; }
+  bool IsShadow(ItemId id) const;
+  int TypeIdOf(std::string_view type_name) const;  // -1 if unknown
+
+  // --- structure ---
+  bool BucketExists(ItemId id) const { return id < 0 && map_.FindBucket(id) != nullptr; }
+  bool SearchItemExists(ItemId item) const;
+  bool SubtreeContains(ItemId root, ItemId item) const;
+  std::set<ItemId> FindRoots() const;
+  std::set<ItemId> FindShadowRoots() const;
+  std::set<ItemId> FindNonshadowRoots() const;
+  // Errors: kInternal when buckets form a cycle (Ceph recurses forever).
+  absl::Status CheckAcyclic() const;
+
+  // --- bucket primitives with choose_args bookkeeping ---
+  // CrushWrapper::add_bucket: alg kNone means the map's default algorithm.
+  absl::StatusOr<ItemId> AddBucket(ItemId id, BucketAlg alg, std::uint16_t type,
+                                   const std::vector<ItemId>& items,
+                                   const std::vector<Weight>& weights);
+  absl::Status BucketAddItem(ItemId bucket, ItemId item, Weight weight);
+  absl::Status BucketRemoveItem(ItemId bucket, ItemId item);
+  void RemoveBucket(ItemId id);  // crush_remove_bucket
+  void UpdateChooseArgs();
+
+  // --- weights (edit_weights.cc) ---
+  absl::StatusOr<int> AdjustItemWeight(ItemId id, Weight weight, bool update_weight_sets,
+                                       int depth = 0);
+  absl::StatusOr<int> AdjustItemWeightInBucket(ItemId id, Weight weight, ItemId bucket,
+                                               bool update_weight_sets, int depth = 0);
+  absl::StatusOr<int> AdjustItemWeightInLoc(ItemId id, Weight weight, const Location& loc,
+                                            bool update_weight_sets);
+  // Returns -ENOENT-like 0 changes as 0, like Ceph's count (< 0 only via Status).
+  absl::StatusOr<int> AdjustItemWeightFInLoc(ItemId id, float weight, const Location& loc,
+                                             bool update_weight_sets);
+  // get_item_weight(): a bucket's own weight or the first item weight found.
+  std::int64_t ItemWeight(ItemId id) const;
+
+  // --- hierarchy edits (edit.cc) ---
+  absl::Status InsertItem(ItemId item, float weight, const std::string& name, const Location& loc,
+                          bool init_weight_sets);
+  absl::StatusOr<int> UpdateItem(ItemId item, float weight, const std::string& name,
+                                 const Location& loc);
+  absl::Status RemoveItem(ItemId item, bool unlink_only);
+  absl::Status MoveBucket(ItemId id, const Location& loc);
+  absl::StatusOr<int> CreateOrMoveItem(ItemId item, float weight, const std::string& name,
+                                       const Location& loc);
+  bool CheckItemLoc(ItemId item, const Location& loc, Weight* weight) const;
+  absl::Status Reweight();
+
+  // --- shadow trees (shadow_trees.cc) ---
+  absl::Status RebuildRootsWithClasses();
+  std::int32_t GetOrCreateClassId(const std::string& name);
+
+ private:
+  absl::StatusOr<std::int64_t> DetachBucket(ItemId item);
+  bool MaybeRemoveLastInstance(ItemId item, bool unlink_only, absl::Status* status);
+  bool BucketIsInUse(ItemId item) const;
+  bool SplitIdClass(ItemId step_item, ItemId* original) const;
+  absl::Status BucketAdjustItemWeight(Bucket& b, ItemId item, Weight weight,
+                                      bool update_weight_sets);
+  absl::StatusOr<int> ChooseArgsAdjust(std::int64_t index, ItemId id,
+                                       const std::vector<Weight>& weight, int depth);
+  absl::StatusOr<int> ChooseArgsAdjustInBucket(std::int64_t index, ItemId bucket, ItemId id,
+                                               const std::vector<Weight>& weight, int depth);
+  absl::Status CheckDepth(int depth) const;
+  absl::Status ReweightBucket(ItemId id, int depth);
+  absl::Status ReweightBucketWeightSets(ItemId id, ChooseArgMap& cmap, std::vector<Weight>* out,
+                                        int depth);
+
+  // shadow_trees.cc
+  void CleanupDeadClasses();
+  bool ClassIsDead(std::int32_t class_id) const;
+  absl::Status TrimRootsWithClass();
+  void RemoveRoot(ItemId item, int depth);
+  using ClassBuckets = std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>;
+  using CmapItemWeight = std::map<std::int64_t, std::map<ItemId, std::vector<Weight>>>;
+  absl::Status PopulateClasses(const ClassBuckets& old_class_bucket);
+  absl::StatusOr<ItemId> DeviceClassClone(ItemId original, std::int32_t device_class,
+                                          const ClassBuckets& old_class_bucket,
+                                          const std::set<std::int32_t>& used_ids,
+                                          CmapItemWeight* cmap_item_weight, int depth);
+
+  MapModel& map_;
+};
+
+}  // namespace crushkit::crush::internal
+
+#endif  // CRUSHKIT_CRUSH_INTERNAL_EDITOR_H_

@@ -1,0 +1,224 @@
+// Device-class shadow trees, as CrushWrapper (Ceph 16.2) maintains them:
+// rebuild_roots_with_classes = cleanup_dead_classes + trim_roots_with_class
+// (remove_root) + populate_classes (device_class_clone). Shadow ids and the
+// order clones are created in are visible in the written map, so the scans
+// follow Ceph's exactly (roots in ascending id order, classes in ascending
+// class id order, children first in item order).
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crush/builder.h"
+#include "crush/internal/editor.h"
+#include "crush/status_macros.h"
+
+namespace crushkit::crush::internal {
+
+std::int32_t Editor::GetOrCreateClassId(const std::string& name) {
+  for (const auto& [id, n] : map_.class_names) {
+    if (n == name) return id;
+  }
+  // _alloc_class_id(): one above the highest id (Ceph's wrap-around search
+  // needs 2^31 classes).
+  const std::int32_t id = map_.class_names.empty() ? 0 : map_.class_names.rbegin()->first + 1;
+  map_.class_names[id] = name;
+  return id;
+}
+
+// _class_is_dead(): no device has the class and no rule takes one of its
+// shadow buckets.
+bool Editor::ClassIsDead(std::int32_t class_id) const {
+  for (const auto& [item, cls] : map_.class_map) {
+    if (item >= 0 && cls == class_id) return false;
+  }
+  for (std::size_t r = 0; r < map_.rules.size(); ++r) {
+    if (!map_.rule_exists[r]) continue;
+    for (const RuleStep& step : map_.rules[r].steps) {
+      if (step.op != RuleOp::kTake) continue;
+      for (const auto& [orig, by_class] : map_.class_buckets) {
+        auto it = by_class.find(class_id);
+        if (it != by_class.end() && it->second == step.arg1) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// cleanup_dead_classes(). Ceph removes by name through its reverse class
+// map, which holds the highest id of a duplicated name, once per name.
+void Editor::CleanupDeadClasses() {
+  std::vector<std::int32_t> ids;
+  for (const auto& [id, name] : map_.class_names) ids.push_back(id);
+  std::set<std::string> removed;
+  for (std::int32_t id : ids) {
+    auto it = map_.class_names.find(id);
+    if (it == map_.class_names.end() || !ClassIsDead(id)) continue;
+    const std::string name = it->second;
+    if (!removed.insert(name).second) continue;
+    std::int32_t rname_id = id;
+    for (const auto& [other, n] : map_.class_names) {
+      if (n == name) rname_id = other;
+    }
+    map_.class_names.erase(rname_id);
+  }
+}
+
+// remove_root(): the bucket and everything below it, idempotently.
+void Editor::RemoveRoot(ItemId item, int depth) {
+  const Bucket* b = map_.FindBucket(item);
+  if (b == nullptr || depth > 2 * map_.max_buckets() + 8) return;
+  const std::vector<ItemId> children = b->items;
+  for (ItemId child : children) {
+    if (child < 0) RemoveRoot(child, depth + 1);
+  }
+  RemoveBucket(item);
+  map_.item_names.erase(item);
+  map_.class_buckets.erase(item);
+  map_.class_map.erase(item);
+  UpdateChooseArgs();
+}
+
+absl::Status Editor::TrimRootsWithClass() {
+  for (ItemId root : FindShadowRoots()) {
+    if (root < 0) RemoveRoot(root, 0);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Editor::RebuildRootsWithClasses() {
+  const ClassBuckets old_class_bucket = map_.class_buckets;
+  CleanupDeadClasses();
+  CRUSH_RETURN_IF_ERROR(TrimRootsWithClass());
+  map_.class_buckets.clear();
+  return PopulateClasses(old_class_bucket);
+}
+
+absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket) {
+  std::set<std::int32_t> used_ids;
+  for (const auto& [orig, by_class] : old_class_bucket) {
+    for (const auto& [cls, shadow] : by_class) used_ids.insert(shadow);
+  }
+  // Weight-set sums of the clones made so far: index -> clone -> positions.
+  CmapItemWeight cmap_item_weight;
+  for (ItemId root : FindNonshadowRoots()) {
+    std::vector<std::int32_t> classes;
+    for (const auto& [id, name] : map_.class_names) classes.push_back(id);
+    for (std::int32_t cls : classes) {
+      CRUSH_RETURN_IF_ERROR(
+          DeviceClassClone(root, cls, old_class_bucket, used_ids, &cmap_item_weight, 0).status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// device_class_clone().
+absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t device_class,
+                                                const ClassBuckets& old_class_bucket,
+                                                const std::set<std::int32_t>& used_ids,
+                                                CmapItemWeight* cmap_item_weight, int depth) {
+  CRUSH_RETURN_IF_ERROR(CheckDepth(depth));
+  auto name_it = map_.item_names.find(original);
+  if (name_it == map_.item_names.end()) {
+    return ErrnoStatus(10, "bucket " + std::to_string(original) + " has no name");
+  }
+  auto class_it = map_.class_names.find(device_class);
+  if (class_it == map_.class_names.end()) return ErrnoStatus(9, "unknown class");
+  const std::string copy_name = name_it->second + "~" + class_it->second;
+  if (NameExists(copy_name)) return ItemIdOf(copy_name);
+
+  const Bucket* orig = map_.FindBucket(original);
+  if (orig == nullptr) {
+    return absl::InternalError("device_class_clone of missing bucket " + std::to_string(original) +
+                               "; Ceph asserts");
+  }
+  Bucket copy;
+  copy.alg = orig->alg;
+  copy.hash = orig->hash;
+  copy.type = orig->type;
+  const int scv = map_.tunables.straw_calc_version;
+  std::vector<std::size_t> item_orig_pos;  // clone position -> original position
+  const std::size_t size = orig->items.size();
+  for (std::size_t i = 0; i < size; ++i) {
+    const Bucket& o = *map_.FindBucket(original);
+    const ItemId item = o.items[i];
+    const Weight weight = BucketItemWeight(o, i);
+    if (item >= 0) {
+      auto cls = map_.class_map.find(item);
+      if (cls == map_.class_map.end() || cls->second != device_class) continue;
+      CRUSH_RETURN_IF_ERROR(AddBucketItem(copy, item, weight, scv));
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(ItemId child, DeviceClassClone(item, device_class, old_class_bucket,
+                                                            used_ids, cmap_item_weight, depth + 1));
+      const Bucket* child_copy = map_.FindBucket(child);
+      if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
+      CRUSH_RETURN_IF_ERROR(AddBucketItem(copy, child, child_copy->weight, scv));
+    }
+    item_orig_pos.push_back(i);
+  }
+
+  ItemId bno = 0;
+  auto old = old_class_bucket.find(original);
+  if (old != old_class_bucket.end() && old->second.count(device_class) != 0) {
+    bno = old->second.at(device_class);
+  } else {
+    // A new shadow id: free in the map and never used by a shadow bucket.
+    bno = -1;
+    while ((BucketSlot(bno) < map_.max_buckets() && map_.FindBucket(bno) != nullptr) ||
+           used_ids.count(bno) != 0) {
+      --bno;
+    }
+  }
+  const std::vector<ItemId> copy_items = copy.items;
+  auto added = crush::AddBucket(map_, bno, std::move(copy));
+  if (!added.ok()) return ErrnoStatus(17, std::string(added.status().message()));
+  const ItemId clone = *added;
+  map_.class_map[clone] = device_class;
+  map_.item_names[clone] = copy_name;
+  map_.class_buckets[original][device_class] = clone;
+
+  // Weight sets of the clone: the original's device entries, the sums
+  // recorded for child clones made in this rebuild (0 for others). Ceph
+  // records a fresh vector per position, so only the last position of the
+  // recorded sums is non-zero; reproduced as is.
+  for (auto& [index, cmap] : map_.choose_args) {
+    auto o = cmap.find(original);
+    const std::size_t positions = o == cmap.end() ? 0 : o->second.weight_set.size();
+    if (positions == 0) {
+      cmap.erase(clone);
+      continue;
+    }
+    const std::vector<std::vector<Weight>> orig_ws = o->second.weight_set;
+    ChooseArg n;
+    n.weight_set.assign(positions, std::vector<Weight>(copy_items.size(), 0));
+    auto& recorded = (*cmap_item_weight)[index];
+    for (std::size_t s = 0; s < positions; ++s) {
+      std::vector<Weight> bucket_weights(positions, 0);
+      for (std::size_t i = 0; i < copy_items.size(); ++i) {
+        const ItemId item = copy_items[i];
+        Weight w = 0;
+        if (item >= 0) {
+          if (item_orig_pos[i] >= orig_ws[s].size()) {
+            return absl::UnimplementedError("weight set shorter than its bucket; Ceph reads past it");
+          }
+          w = orig_ws[s][item_orig_pos[i]];
+        } else if (auto r = recorded.find(item); r != recorded.end()) {
+          if (s >= r->second.size()) {
+            // The child clone's weight set has fewer positions: Ceph indexes
+            // past the end of its std::vector (heap garbage in the output).
+            return absl::UnimplementedError(
+                "weight sets with differing position counts; Ceph reads past a vector's end");
+          }
+          w = r->second[s];
+        }
+        n.weight_set[s][i] = w;
+        bucket_weights[s] += w;
+      }
+      recorded[clone] = bucket_weights;
+    }
+    cmap[clone] = std::move(n);
+  }
+  return clone;
+}
+
+}  // namespace crushkit::crush::internal
