@@ -102,6 +102,22 @@ def risky(d, crush_file):
     return "alg tree" in text and re.search(r"^device \d+ \S+ class ", text, re.M) is not None
 
 
+def tree_out_of_bounds(d, crush_file, dump, crushkit):
+    """True if a pool's rule on this map descends past a tree bucket's last
+    item for some of 8,192 inputs: Ceph's mapper reads out of bounds there
+    (inconsistent tree node weights, e.g. after crushtool --add-item on a tree
+    bucket), so its answer is not defined; crushkit's crushtool front warns."""
+    if "alg tree" not in crush_text(d, crush_file):
+        return False
+    for p in dump["pools"]:
+        rc, _, err = run([crushkit, "crushtool", "-i", crush_file, "--test", "--rule",
+                          str(p["crush_rule"]), "--num-rep", str(p["size"]), "--min-x", "0",
+                          "--max-x", "8191"], d)
+        if b"tree bucket descent past its last item" in err:
+            return True
+    return False
+
+
 def same_files(d, a, b):
     with open(os.path.join(d, a), "rb") as fa, open(os.path.join(d, b), "rb") as fb:
         return fa.read() == fb.read()
@@ -768,13 +784,18 @@ def mapping_diffs(crushkit, d, name, up):
     return diffs, acting_differs
 
 
+def count(res, category):
+    res["categories"][category] = res["categories"].get(category, 0) + 1
+
+
 def one_case(job):
     seed, index, crushkit, keep, has_plan = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
            "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-           "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0}
+           "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
+           "categories": {}, "cases_with_diffs": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
         # Random text maps Ceph rejects, and bases whose pools map no PG
@@ -784,15 +805,19 @@ def one_case(job):
             try:
                 build_before(rng, d, info)
                 up_b = map_all(d, "before")
+                dump_b = dump_json(d, "before")
+                if tree_out_of_bounds(d, "before.crush", dump_b, crushkit):
+                    raise Nondeterministic("before: a tree bucket descent past its last item")
             except CaseError:
                 if attempt == 5:
                     raise
                 continue
             if mapped_anything(up_b):
                 break
-        dump_b = dump_json(d, "before")
         ops, crush_after = make_change(rng, d, info)
         dump_a = dump_json(d, "after")
+        if tree_out_of_bounds(d, "after.crush", dump_a, crushkit):
+            raise Nondeterministic("after: a tree bucket descent past its last item")
         up_a = map_all(d, "after")
         pg_doc, sizes = pg_dump(rng, dump_b, up_b)
         with open(os.path.join(d, "pgdump.json"), "w") as f:
@@ -848,11 +873,17 @@ def one_case(job):
             diffs, acting_differs = mapping_diffs(crushkit, d, name, up)
             res["acting_differs"] += acting_differs
             if diffs:
+                count(res, "map-pgs")
                 res["diffs"].append("%s: crushkit map-pgs %s.pb differs from osdmaptool in %d PGs"
                                     "\n    %s\n    case: %s" % (tag, name, len(diffs),
                                                               "\n    ".join(diffs[:5]),
                                                               " | ".join(info["notes"])))
         text_b, text_a = crush_text(d, "before.crush"), crush_text(d, "after.crush")
+        # Rules with several take/emit blocks can give a replicated PG the same
+        # OSD twice; the report compares sets (movement.proto).
+        dup_sets = any(len(set(v)) != len(v) for up in (up_b, up_a)
+                       for pid, pool in up.items() if pools_a[pid]["type"] != 3
+                       for v in pool.values())
         for what, args, (want_pools, want_osds, want_moves), upmaps in runs:
             args = args + ["--threads", str(rng.randint(1, 3))]
             report, err = crushkit_json(crushkit, d, args)
@@ -872,10 +903,21 @@ def one_case(job):
                     not compare(report, want[0], want[1], same_pg_num):
                 diffs.insert(0, "(the counters equal the truth with every upmap kept: none was dropped)")
             if diffs:
+                category = " ".join(args[:-2]).replace("before.pb", "A").replace(
+                    "after.pb", "B").replace("ops.txt", "OPS")
+                category = re.sub(r"after_only\.(crush|txt)", "NEW", category)
+                if dup_sets:
+                    category += " [duplicate OSDs in replicated up sets]"
+                if any("equal the truth with every upmap kept" in x for x in diffs):
+                    category += " [upmaps not dropped]"
+                elif any(x.startswith("risks upmaps") for x in diffs) and len(diffs) == 1:
+                    category += " [upmap counts only]"
+                count(res, category)
                 kept = os.path.join(keep, "seed%d-case%d" % (seed, index)) if keep else None
                 res["diffs"].append("%s: crushkit %s: %d differences%s\n    %s\n    case: %s" % (
                     tag, what, len(diffs), (" (files in %s)" % kept) if kept else "",
                     "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
+        res["cases_with_diffs"] = 1 if res["diffs"] else 0
         return res
     except CaseError as e:
         res["skipped"] += 1
@@ -900,6 +942,8 @@ def main():
     ap.add_argument("--keep", help="copy the files of each differing case under this folder")
     ap.add_argument("--case", type=int, action="append",
                     help="run only this case index (repeatable), e.g. to reproduce a DIFF line")
+    ap.add_argument("--show", type=int, default=30, help="DIFF entries printed (default 30)")
+    ap.add_argument("--diff-log", help="write every DIFF entry to this file")
     ap.add_argument("--no-plan", action="store_true", help="do not run `crushkit plan`")
     a = ap.parse_args()
     if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
@@ -912,32 +956,39 @@ def main():
     jobs = [(a.seed, i, crushkit, keep, has_plan) for i in indexes]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
-             "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0}
+             "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
+             "categories": {}, "cases_with_diffs": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
             for k in total:
-                if k == "kinds":
+                if k in ("kinds", "categories"):
                     for kk, v in r[k].items():
                         total[k][kk] = total[k].get(kk, 0) + v
                 else:
                     total[k] += r[k]
-    for d in sorted(total["diffs"])[:30]:
+    for d in sorted(total["diffs"])[:a.show]:
         print("DIFF", d)
+    if a.diff_log:
+        with open(a.diff_log, "w") as f:
+            for d in sorted(total["diffs"]):
+                f.write("DIFF %s\n" % d)
+    for category, n in sorted(total["categories"].items()):
+        print("differing reports: %5d  crushkit %s" % (n, category))
     for n in total["skip_notes"][:10]:
         print("SKIPPED", n)
     print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
           "%d PGs; %d with an erasure-coded pool; %d states with pg_upmap; %d with pg_temp, %d PGs whose acting set "
           "differs from up; %d crush changes where "
           "clean_pg_upmaps changed mappings); change kinds %s; "
-          "%d cases with differences; %d skipped (oracle rejected or crashed; %d of them because Ceph "
-          "wrote uninitialised tree weights); plan %s; %.1f s" % (
+          "%d cases with differences; %d skipped (oracle rejected or crashed; %d of them because Ceph's "
+          "answer is undefined: uninitialised or inconsistent tree bucket weights); plan %s; %.1f s" % (
               total["cases"], total["comparisons"],
               total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
               total["plans"], total["pgs"], total["ec"], total["pg_upmap"], total["pg_temp"],
               total["acting_differs"],
               total["cleanups"],
-              json.dumps(dict(sorted(total["kinds"].items()))), len(total["diffs"]),
+              json.dumps(dict(sorted(total["kinds"].items()))), total["cases_with_diffs"],
               total["skipped"], total["nondeterministic"], "available" if has_plan else "not available",
               time.time() - start))
     if total["cases"] < a.min_cases:
