@@ -169,7 +169,8 @@ absl::StatusOr<ItemId> Editor::AddBucket(ItemId id, BucketAlg alg, std::uint16_t
   }
   CRUSH_ASSIGN_OR_RETURN(ItemId new_id, crush::AddBucket(map_, id, std::move(*made)));
   if (!items.empty()) {
-    for (auto& [index, cmap] : map_.choose_args) {
+    for (auto& [index, cmap_binding] : map_.choose_args) {
+      ChooseArgMap& cmap = cmap_binding;  // a structured binding cannot be captured (C++20, clang)
       const std::size_t positions = [&] {
         for (auto it = cmap.rbegin(); it != cmap.rend(); ++it) {
           if (!it->second.weight_set.empty()) return it->second.weight_set.size();

@@ -44,6 +44,8 @@
 
 namespace crushkit::crush {
 
+class ChoiceMemo;  // crush/choice_memo.h
+
 // Largest result_max a Workspace supports (Ceph pools use <= 255).
 inline constexpr int kMaxWorkspaceResult = 1 << 16;
 
@@ -84,6 +86,35 @@ class Workspace {
   void ResetChooseTriesProfile();
   std::span<const std::uint32_t> choose_tries_profile() const { return choose_tries_; }
 
+  // Straw2 choice memo (crush/choice_memo.h), for mapping the same inputs on
+  // two similar maps A and B. The memo is not owned and must outlive its
+  // use; nullptr is the same as ClearMemo().
+  //
+  // RecordChoicesInto(memo): every later DoRule() call on memo's map A
+  // starts a new input in `memo` (forgetting the previous one) and records
+  // the choices made in the buckets the memo shares with B. Results are
+  // unchanged. On any other map the memo is ignored.
+  void RecordChoicesInto(ChoiceMemo* memo) {
+    memo_record_ = memo;
+    memo_replay_ = nullptr;
+  }
+  // ReplayChoicesFrom(memo): every later DoRule() call on memo's map B for
+  // the input x the memo holds (recorded under the same resolved
+  // choose_args index) takes recorded choices instead of recomputing them.
+  // Results are unchanged (bit for bit); only the cost drops. Otherwise the
+  // call maps normally.
+  void ReplayChoicesFrom(const ChoiceMemo* memo) {
+    memo_record_ = nullptr;
+    memo_replay_ = memo;
+  }
+  // Back to plain mapping (no memo).
+  void ClearMemo() {
+    memo_record_ = nullptr;
+    memo_replay_ = nullptr;
+  }
+  // Straw2 choices the last DoRule() call took from a replayed memo.
+  std::uint32_t memo_hits() const { return memo_hits_; }
+
  private:
   friend int DoRule(const CrushMap& map, int rule, std::uint32_t x,
                     std::span<const Weight> reweights, Workspace& ws,
@@ -114,6 +145,10 @@ class Workspace {
   // Per bucket slot: 1 if a straw2 bucket whose items share one weight w
   // with 0 < (int)w (see Straw2Choose).
   std::vector<std::uint8_t> straw2_uniform_;
+  // At most one is set (see RecordChoicesInto / ReplayChoicesFrom).
+  ChoiceMemo* memo_record_ = nullptr;
+  const ChoiceMemo* memo_replay_ = nullptr;
+  std::uint32_t memo_hits_ = 0;
 };
 
 // Maps input `x` through rule `rule` (crush_do_rule), writing at most

@@ -49,6 +49,10 @@ struct Pool {
   std::string erasure_code_profile;
   std::uint32_t ec_k = 0;  // from the profile; 0 for replicated pools
   std::uint32_t ec_m = 0;
+  // k x the EC chunk size (`ceph osd dump` stripe_width; an object of S
+  // bytes takes ceil(S / stripe_width) chunks of stripe_width / k bytes on
+  // every shard). 0 when unknown and for replicated pools; no placement effect.
+  std::uint32_t stripe_width = 0;
 
   // Replicated pools compact holes away (pg_pool_t::can_shift_osds()).
   bool CanShiftOsds() const { return type == PoolType::kReplicated; }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 
+#include "crush/choice_memo.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
@@ -35,6 +36,22 @@ class CrushPlacement final : public RawPlacement {
   // default crush::kDefaultWorkBudget). Lower it to bound the cost of
   // mapping untrusted maps more tightly.
   void set_work_budget(std::uint64_t budget) { ws_.set_budget(budget); }
+
+  // The CRUSH map this placement maps on.
+  const crush::CrushMap& map() const { return map_; }
+
+  // Straw2 choice memo of the workspace (crush/choice_memo.h,
+  // crush::Workspace::RecordChoicesInto and friends), for mapping every PG
+  // on two cluster states in pairs: the "before" placement records into a
+  // memo built for (before map, after map), the "after" placement replays
+  // it, and each PG is mapped on before, then on after. Results are
+  // unchanged; the after mapping skips the straw2 draws of the buckets both
+  // maps share. `memo` is not owned; nullptr or ClearMemo() turns it off.
+  void RecordChoicesInto(crush::ChoiceMemo* memo) { ws_.RecordChoicesInto(memo); }
+  void ReplayChoicesFrom(const crush::ChoiceMemo* memo) { ws_.ReplayChoicesFrom(memo); }
+  void ClearMemo() { ws_.ClearMemo(); }
+  // Straw2 choices the last DoRule() took from a replayed memo.
+  std::uint32_t memo_hits() const { return ws_.memo_hits(); }
 
   int FindRule(int ruleset, int type, int size) const override;
   int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,

@@ -1,6 +1,8 @@
 #include "osdmap/import.h"
 
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include <google/protobuf/util/json_util.h>
 
@@ -62,6 +64,7 @@ absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
   pool.flags = p.flags();
   pool.object_hash = p.object_hash();
   pool.erasure_code_profile = p.erasure_code_profile();
+  pool.stripe_width = p.stripe_width();
   if (pool.type == PoolType::kErasure) {
     auto it = dump.erasure_code_profiles().find(pool.erasure_code_profile);
     if (it != dump.erasure_code_profiles().end()) {
@@ -96,6 +99,43 @@ absl::Status ImportPrimaryTemp(const google::protobuf::ListValue& list, ClusterS
   return absl::OkStatus();
 }
 
+// Ceph keeps the ratios as floats and prints them as doubles
+// (0.8999999761581421), so the float cast restores the exact value. Ceph's
+// monitor refuses ratios outside [0, 1] (OSDMonitor's set-full-ratio).
+absl::Status ImportRatio(bool has, double value, const char* path, float* out) {
+  if (!has) return absl::OkStatus();
+  if (!(value >= 0.0 && value <= 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", value, " is not in [0, 1]"));
+  }
+  *out = static_cast<float>(value);
+  return absl::OkStatus();
+}
+
+absl::Status ImportOsdDfNodes(
+    const google::protobuf::RepeatedPtrField<ceph::OsdDfNode>& nodes, const char* base,
+    int max_osd, std::map<std::int32_t, OsdUsage>* usage) {
+  for (int i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes.Get(i);
+    const std::string at = absl::StrCat(base, "[", i, "].");
+    if (!n.has_id()) return Missing(at + "id");
+    if (n.id() < 0) continue;  // a bucket row of `ceph osd df tree`
+    if (n.id() >= max_osd) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, "id: osd.", n.id(), " is outside max_osd ", max_osd));
+    }
+    if (!n.has_kb()) return Missing(at + "kb");
+    if (!n.has_kb_used()) return Missing(at + "kb_used");
+    if (n.kb_used() > n.kb()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, "kb_used: ", n.kb_used(), " exceeds kb ", n.kb()));
+    }
+    if (!usage->emplace(n.id(), OsdUsage{n.kb(), n.kb_used()}).second) {
+      return absl::InvalidArgumentError(absl::StrCat(at, "id: osd.", n.id(), " listed twice"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::uint32_t WeightFromFloat(double f) {
@@ -117,6 +157,13 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   }
   ClusterState state;
   state.epoch = dump.epoch();
+  state.fsid = dump.fsid();
+  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_nearfull_ratio(), dump.nearfull_ratio(),
+                                    "nearfull_ratio", &state.nearfull_ratio));
+  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_backfillfull_ratio(), dump.backfillfull_ratio(),
+                                    "backfillfull_ratio", &state.backfillfull_ratio));
+  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_full_ratio(), dump.full_ratio(), "full_ratio",
+                                    &state.full_ratio));
   state.osds.resize(static_cast<std::size_t>(dump.max_osd()));
   for (int i = 0; i < dump.osds_size(); ++i) {
     const auto& o = dump.osds(i);
@@ -201,6 +248,39 @@ absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* sta
     if (!s.has_num_bytes()) return Missing(at + "stat_sum.num_bytes");
     state->pg_stats[pg] = PgStat{s.num_objects(), s.num_bytes(), s.num_omap_bytes()};
   }
+  return absl::OkStatus();
+}
+
+absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state) {
+  ceph::OsdDf df;
+  CRUSH_RETURN_IF_ERROR(ParseJson(osd_df_json, &df, "osd df JSON"));
+  std::map<std::int32_t, OsdUsage> usage;
+  CRUSH_RETURN_IF_ERROR(ImportOsdDfNodes(df.nodes(), "nodes", state->max_osd(), &usage));
+  CRUSH_RETURN_IF_ERROR(ImportOsdDfNodes(df.stray(), "stray", state->max_osd(), &usage));
+  state->osd_usage = std::move(usage);
+  return absl::OkStatus();
+}
+
+absl::Status ImportCephDf(const std::string& df_json, ClusterState* state) {
+  ceph::CephDf df;
+  CRUSH_RETURN_IF_ERROR(ParseJson(df_json, &df, "df JSON"));
+  std::map<std::int64_t, PoolUsage> usage;
+  for (int i = 0; i < df.pools_size(); ++i) {
+    const auto& p = df.pools(i);
+    const std::string at = absl::StrCat("pools[", i, "].");
+    if (!p.has_id()) return Missing(at + "id");
+    if (state->FindPool(p.id()) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, "id: pool ", p.id(), " is not in the OSD map"));
+    }
+    if (!p.has_stats()) return Missing(at + "stats");
+    if (!p.stats().has_stored()) return Missing(at + "stats.stored");
+    if (!p.stats().has_objects()) return Missing(at + "stats.objects");
+    if (!usage.emplace(p.id(), PoolUsage{p.stats().stored(), p.stats().objects()}).second) {
+      return absl::InvalidArgumentError(absl::StrCat(at, "id: pool ", p.id(), " listed twice"));
+    }
+  }
+  state->pool_usage = std::move(usage);
   return absl::OkStatus();
 }
 

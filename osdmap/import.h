@@ -1,7 +1,8 @@
 // Importers from what a running Ceph cluster prints: the OSD map as JSON
 // (`ceph osd dump -f json`, `osdmaptool --dump json`), the binary crush map
 // (`ceph osd getcrushmap`, `osdmaptool --export-crush`) and optionally the
-// per-PG statistics of `ceph pg dump [pgs] -f json`.
+// per-PG statistics of `ceph pg dump [pgs] -f json`, the per-OSD use of
+// `ceph osd df [tree] -f json` and the per-pool use of `ceph df -f json`.
 //
 // Unknown JSON fields are ignored; a missing required field is an error
 // naming its path (e.g. "pools[2].pg_placement_num: missing"). Pure
@@ -18,15 +19,33 @@
 namespace crushkit::osdmap {
 
 // Builds a ClusterState from the OSD map JSON and the binary crush map.
+// Also takes fsid, the full ratios (Ceph's defaults are kept when absent)
+// and each pool's stripe_width (0 when absent).
 // Errors (kInvalidArgument unless noted): malformed JSON (parser message),
 // missing required fields (path named), bad pgids, a crush map the codec
-// rejects (its code, message prefixed "crush map: "), ValidateState failures.
+// rejects (its code, message prefixed "crush map: "), a full ratio that is
+// not a number in [0, 1], ValidateState failures.
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
 
 // Adds per-PG object/byte counts from `ceph pg dump pgs -f json` (top-level
 // "pg_stats") or `ceph pg dump -f json` ("pg_map.pg_stats") to `state`.
 absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state);
+
+// Replaces state->osd_usage with nodes[] and stray[] of `ceph osd df -f json`
+// (id, kb, kb_used). Entries with negative ids (the buckets `ceph osd df
+// tree` lists) are skipped. Errors (kInvalidArgument, state unchanged):
+// malformed JSON, a missing id/kb/kb_used, an OSD id outside the map's
+// max_osd, a duplicate OSD, kb_used greater than kb; each names its JSON
+// path (e.g. "nodes[4].kb_used"). Linear in the input.
+absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state);
+
+// Replaces state->pool_usage with pools[] of `ceph df [detail] -f json`
+// (id, stats.stored, stats.objects). Errors (kInvalidArgument, state
+// unchanged): malformed JSON, a missing id/stats/stats.stored/stats.objects,
+// a pool id the OSD map does not have, a duplicate pool; each names its JSON
+// path (e.g. "pools[1].stats.stored"). Linear in the input.
+absl::Status ImportCephDf(const std::string& df_json, ClusterState* state);
 
 // Converts Ceph's printed float weights (reweight, primary affinity) back to
 // 16.16: round(f * 0x10000), clamped to [0, 0x10000]. Ceph prints at least 6

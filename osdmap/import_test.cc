@@ -1,9 +1,13 @@
 #include "osdmap/import.h"
 
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "osdmap/proto/state.pb.h"
 #include "osdmap/state_codec.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
@@ -21,10 +25,12 @@ std::string Crush() {
 // A trimmed `ceph osd dump -f json` with the shapes Ceph prints (pgids as
 // strings, primary_temp as a flat alternating array, unknown fields).
 constexpr char kDump[] = R"json({
-  "epoch": 42, "fsid": "x", "flags_set": [], "max_osd": 8,
+  "epoch": 42, "fsid": "5f3a1c2e-0d4b-4f7e-9a61-2b8c7d9e0f11", "flags_set": [],
+  "max_osd": 8, "full_ratio": 0.949999988079071, "backfillfull_ratio": 0.8999999761581421,
+  "nearfull_ratio": 0.800000011920929,
   "pools": [{"pool": 3, "pool_name": "ec", "flags": 1, "type": 3, "size": 6,
              "min_size": 5, "crush_rule": 2, "object_hash": 2, "pg_num": 32,
-             "pg_placement_num": 16, "erasure_code_profile": "p42",
+             "pg_placement_num": 16, "erasure_code_profile": "p42", "stripe_width": 16384,
              "options": {}, "application_metadata": {"rbd": {}}}],
   "osds": [{"osd": 0, "up": 1, "in": 1, "weight": 1, "primary_affinity": 0.5,
             "state": ["exists", "up"], "public_addrs": {"addrvec": []}},
@@ -63,12 +69,41 @@ TEST(ImportTest, ImportsEverythingCephPrints) {
   EXPECT_EQ(st->primary_temp.at({3, 2}), 5);
   EXPECT_EQ(st->primary_temp.at({3, 4}), 0);
   EXPECT_FALSE(st->crush.buckets.empty());
+  EXPECT_EQ(st->fsid, "5f3a1c2e-0d4b-4f7e-9a61-2b8c7d9e0f11");
+  // Ceph prints its float ratios as doubles; the float cast restores them.
+  EXPECT_EQ(st->full_ratio, 0.95f);
+  EXPECT_EQ(st->backfillfull_ratio, 0.9f);
+  EXPECT_EQ(st->nearfull_ratio, 0.8f);
+  EXPECT_EQ(p->stripe_width, 16384u);
+}
+
+TEST(ImportTest, AbsentRatiosKeepCephDefaults) {
+  auto st = ImportCephOsdDump(R"({"epoch": 1, "max_osd": 2})", Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  EXPECT_EQ(st->fsid, "");
+  EXPECT_EQ(st->nearfull_ratio, 0.85f);
+  EXPECT_EQ(st->backfillfull_ratio, 0.90f);
+  EXPECT_EQ(st->full_ratio, 0.95f);
+}
+
+TEST(ImportTest, RatiosOutsideZeroOneAreRejected) {
+  for (const char* bad : {"1.5", "-0.1", "\"NaN\"", "\"Infinity\""}) {
+    const std::string dump =
+        absl::StrCat(R"({"epoch": 1, "max_osd": 2, "backfillfull_ratio": )", bad, "}");
+    EXPECT_THAT(ImportCephOsdDump(dump, Crush()).status(),
+                crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr("backfillfull_ratio")))
+        << bad;
+  }
 }
 
 TEST(ImportTest, StateRoundTripsThroughBinaryAndJson) {
   auto st = ImportCephOsdDump(kDump, Crush());
   ASSERT_THAT(st.status(), crush_testing::IsOk());
   st->pg_stats[{3, 1}] = PgStat{10, 4096, 7};
+  st->osd_usage[5] = OsdUsage{8000000000, 1234567};
+  st->osd_usage[0] = OsdUsage{0, 0};
+  st->pool_usage[3] = PoolUsage{1ull << 50, 77};
   for (StateFormat f : {StateFormat::kBinary, StateFormat::kJson}) {
     auto bytes = SerializeState(*st, f);
     ASSERT_THAT(bytes.status(), crush_testing::IsOk());
@@ -131,6 +166,153 @@ TEST(ImportTest, PgDumpBothShapes) {
   EXPECT_THAT(ImportCephPgDump(R"({"pg_stats": [{"pgid": "3.2"}]})", &*st),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                       HasSubstr("pg_stats[0].stat_sum")));
+}
+
+// A `ceph osd df tree -f json` shape: bucket rows (negative ids) among the
+// OSD rows, one stray OSD, and the fields crushkit ignores.
+constexpr char kOsdDf[] = R"json({
+  "nodes": [
+    {"id": -1, "name": "default", "type": "root", "kb": 300, "kb_used": 120},
+    {"id": 0, "device_class": "hdd", "name": "osd.0", "type": "osd", "crush_weight": 3.63,
+     "reweight": 1, "kb": 3907018584, "kb_used": 1953509292, "kb_avail": 1953509292,
+     "utilization": 50.0, "var": 1.0, "pgs": 97, "status": "up"},
+    {"id": 5, "name": "osd.5", "kb": 100, "kb_used": 0}
+  ],
+  "stray": [{"id": 7, "name": "osd.7", "kb": 50, "kb_used": 50}],
+  "summary": {"total_kb": 3907018734, "total_kb_used": 1953509342}
+})json";
+
+TEST(ImportTest, OsdDfNodesAndStray) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  st->osd_usage[3] = OsdUsage{1, 1};  // replaced, not merged
+  ASSERT_THAT(ImportCephOsdDf(kOsdDf, &*st), crush_testing::IsOk());
+  EXPECT_EQ(st->osd_usage.size(), 3u);
+  EXPECT_EQ(st->osd_usage.at(0), (OsdUsage{3907018584, 1953509292}));
+  EXPECT_EQ(st->osd_usage.at(5), (OsdUsage{100, 0}));
+  EXPECT_EQ(st->osd_usage.at(7), (OsdUsage{50, 50}));
+  EXPECT_EQ(st->osd_usage.count(3), 0u);
+}
+
+TEST(ImportTest, OsdDfErrorsNameThePathAndLeaveStateAlone) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  ASSERT_THAT(ImportCephOsdDf(kOsdDf, &*st), crush_testing::IsOk());
+  const auto before = st->osd_usage;
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"nodes": [{"id": 1, "kb": 10}]})", "nodes[0].kb_used: missing"},
+      {R"({"nodes": [{"kb": 10, "kb_used": 1}]})", "nodes[0].id: missing"},
+      {R"({"nodes": [{"id": 1, "kb_used": 1}]})", "nodes[0].kb: missing"},
+      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": 11}]})", "nodes[0].kb_used: 11 exceeds kb 10"},
+      {R"({"nodes": [{"id": 8, "kb": 10, "kb_used": 1}]})", "nodes[0].id: osd.8 is outside max_osd 8"},
+      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": 1}],
+           "stray": [{"id": 2, "kb": 1, "kb_used": 1}, {"id": 1, "kb": 10, "kb_used": 1}]})",
+       "stray[1].id: osd.1 listed twice"},
+      // Type errors: protobuf's JSON parser names the path too.
+      {R"({"nodes": [{"id": 1, "kb": "ten", "kb_used": 1}]})", "osd df JSON"},
+      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": -5}]})", "(nodes[0].kb_used): invalid value -5"},
+      {"[1, 2", "osd df JSON"},
+  };
+  for (const auto& [json, message] : cases) {
+    EXPECT_THAT(ImportCephOsdDf(json, &*st),
+                crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)))
+        << json;
+    EXPECT_EQ(st->osd_usage, before) << json;
+  }
+}
+
+// A `ceph df -f json` shape (Pacific, with stats the importer ignores).
+constexpr char kCephDf[] = R"json({
+  "stats": {"total_bytes": 1000, "total_avail_bytes": 400, "num_osds": 6},
+  "stats_by_class": {"hdd": {"total_bytes": 1000}},
+  "pools": [{"name": "ec", "id": 3, "stats": {"stored": 123456789012, "objects": 30000,
+             "kb_used": 180843929, "bytes_used": 185184183296, "percent_used": 0.4,
+             "max_avail": 1000}}]
+})json";
+
+TEST(ImportTest, CephDfPools) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  ASSERT_THAT(ImportCephDf(kCephDf, &*st), crush_testing::IsOk());
+  ASSERT_EQ(st->pool_usage.size(), 1u);
+  EXPECT_EQ(st->pool_usage.at(3), (PoolUsage{123456789012, 30000}));
+}
+
+TEST(ImportTest, CephDfErrorsNameThePathAndLeaveStateAlone) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  ASSERT_THAT(ImportCephDf(kCephDf, &*st), crush_testing::IsOk());
+  const auto before = st->pool_usage;
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"pools": [{"name": "ec", "stats": {"stored": 1, "objects": 1}}]})", "pools[0].id: missing"},
+      {R"({"pools": [{"id": 3}]})", "pools[0].stats: missing"},
+      {R"({"pools": [{"id": 3, "stats": {"objects": 1}}]})", "pools[0].stats.stored: missing"},
+      {R"({"pools": [{"id": 3, "stats": {"stored": 1}}]})", "pools[0].stats.objects: missing"},
+      {R"({"pools": [{"id": 4, "stats": {"stored": 1, "objects": 1}}]})",
+       "pools[0].id: pool 4 is not in the OSD map"},
+      {R"({"pools": [{"id": 3, "stats": {"stored": 1, "objects": 1}},
+                     {"id": 3, "stats": {"stored": 1, "objects": 1}}]})",
+       "pools[1].id: pool 3 listed twice"},
+      {R"({"pools": [{"id": 3, "stats": {"stored": 1.5, "objects": 1}}]})",
+       "(pools[0].stats.stored): invalid value 1.5"},
+      {R"({"pools": [{"id": "three"}]})", "df JSON"},
+  };
+  for (const auto& [json, message] : cases) {
+    EXPECT_THAT(ImportCephDf(json, &*st),
+                crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)))
+        << json;
+    EXPECT_EQ(st->pool_usage, before) << json;
+  }
+}
+
+// A state file written before fsid, ratios and usage existed reads back with
+// Ceph's default ratios and no usage.
+TEST(ImportTest, StateFilesWithoutTheNewFieldsStillParse) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  proto::ClusterState msg;
+  ToProto(*st, &msg);
+  EXPECT_TRUE(msg.has_full_ratio());
+  msg.clear_fsid();
+  msg.clear_nearfull_ratio();
+  msg.clear_backfillfull_ratio();
+  msg.clear_full_ratio();
+  for (auto& p : *msg.mutable_pools()) p.clear_stripe_width();
+  std::string old_file;
+  ASSERT_TRUE(msg.SerializeToString(&old_file));
+  auto back = ParseState(old_file);
+  ASSERT_THAT(back.status(), crush_testing::IsOk());
+  EXPECT_EQ(back->nearfull_ratio, 0.85f);
+  EXPECT_EQ(back->backfillfull_ratio, 0.90f);
+  EXPECT_EQ(back->full_ratio, 0.95f);
+  ClusterState expected = *st;
+  expected.fsid.clear();
+  expected.nearfull_ratio = 0.85f;
+  expected.backfillfull_ratio = 0.90f;
+  expected.full_ratio = 0.95f;
+  expected.pools.at(3).stripe_width = 0;
+  EXPECT_TRUE(*back == expected);
+}
+
+TEST(ImportTest, StateFileRejectsBadRatiosAndDuplicateUsage) {
+  auto st = ImportCephOsdDump(kDump, Crush());
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  proto::ClusterState msg;
+  ToProto(*st, &msg);
+  msg.set_nearfull_ratio(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_THAT(FromProto(msg).status(),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("nearfull_ratio")));
+  ToProto(*st, &msg);
+  for (int i = 0; i < 2; ++i) msg.add_osd_usage()->set_id(4);
+  EXPECT_THAT(FromProto(msg).status(),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("osd_usage: osd.4 listed twice")));
+  ToProto(*st, &msg);
+  for (int i = 0; i < 2; ++i) msg.add_pool_usage()->set_id(3);
+  EXPECT_THAT(FromProto(msg).status(),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("pool_usage: pool 3 listed twice")));
 }
 
 TEST(ImportTest, WeightFromFloat) {

@@ -25,6 +25,8 @@ class MappingSession {
   MappingSession& operator=(const MappingSession&) = delete;
 
   const ClusterState& state() const { return state_; }
+  // The CRUSH map built from state().crush (what a crush::ChoiceMemo pairs).
+  const crush::CrushMap& crush_map() const { return map_; }
   PgMapper& mapper() { return *mapper_; }
 
   // An independent mapper (own CRUSH workspace) over the same state and
@@ -34,6 +36,8 @@ class MappingSession {
    public:
     explicit Worker(const MappingSession& s) : placement_(s.map_), mapper_(s.state_, placement_) {}
     PgMapper& mapper() { return mapper_; }
+    // The CRUSH step under mapper(), e.g. to attach a crush::ChoiceMemo.
+    CrushPlacement& placement() { return placement_; }
 
    private:
     CrushPlacement placement_;

@@ -169,6 +169,9 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     const int up_after = CountOsds(a);
     if (up_after < static_cast<int>(pa.size)) ++c.pgs_degraded_after;
     if (up_after < static_cast<int>(pa.min_size)) ++c.pgs_inactive_after;
+    const int up_before = CountOsds(b);
+    if (up_before < static_cast<int>(pb.size)) ++c.pgs_degraded_before;
+    if (up_before < static_cast<int>(pb.min_size)) ++c.pgs_inactive_before;
     c.shards_total += pa.size;
     c.objects_total += size.objects * pa.size;
     c.bytes_total += shard_bytes * pa.size;
@@ -228,6 +231,8 @@ void MovementCounters::Add(const MovementCounters& o) {
   bytes_to_move += o.bytes_to_move;
   pgs_degraded_after += o.pgs_degraded_after;
   pgs_inactive_after += o.pgs_inactive_after;
+  pgs_degraded_before += o.pgs_degraded_before;
+  pgs_inactive_before += o.pgs_inactive_before;
   shards_total += o.shards_total;
   objects_total += o.objects_total;
   bytes_total += o.bytes_total;

@@ -34,6 +34,8 @@ struct MovementCounters {
   std::uint64_t bytes_to_move = 0;
   std::uint32_t pgs_degraded_after = 0;
   std::uint32_t pgs_inactive_after = 0;
+  std::uint32_t pgs_degraded_before = 0;
+  std::uint32_t pgs_inactive_before = 0;
   std::uint32_t shards_total = 0;
   std::uint64_t objects_total = 0;
   std::uint64_t bytes_total = 0;

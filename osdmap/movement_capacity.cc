@@ -1,11 +1,11 @@
 // PG sizes, expected shares, capacity, fill and risks of the movement report.
 #include <algorithm>
-#include <deque>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "crush/builder.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/movement_internal.h"
+#include "osdmap/rule_weights.h"
 
 namespace crushkit::osdmap::internal {
 namespace {
@@ -54,30 +54,10 @@ std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const P
   const int rule = FindCrushRule(map, pool.crush_rule, static_cast<int>(pool.type),
                                  static_cast<int>(pool.size));
   if (rule < 0) return shares;
-  // CrushWrapper::get_rule_weight_osd_map: per take, every device's item
-  // weight below it, normalised to sum 1 within that take.
-  for (const crush::RuleStep& step : map.rules[static_cast<std::size_t>(rule)].steps) {
-    if (step.op != crush::RuleOp::kTake) continue;
-    std::map<std::int32_t, double> take;
-    double sum = 0;
-    std::deque<crush::ItemId> queue{step.arg1};
-    for (std::size_t visited = 0; !queue.empty() && visited < map.buckets.size() + 1; ++visited) {
-      const crush::Bucket* b = map.FindBucket(queue.front());
-      queue.pop_front();
-      if (b == nullptr) continue;
-      for (std::size_t i = 0; i < b->items.size(); ++i) {
-        if (b->items[i] < 0) {
-          queue.push_back(b->items[i]);
-          continue;
-        }
-        const double w = crush::BucketItemWeight(*b, i) / 65536.0;
-        take[b->items[i]] = w;
-        sum += w;
-      }
-    }
-    for (const auto& [osd, w] : take) {
-      if (sum > 0) shares[osd] += w / sum;
-    }
+  absl::StatusOr<std::map<std::int32_t, float>> weights = RuleWeightOsdMap(map, rule);
+  if (!weights.ok()) return shares;
+  for (const auto& [osd, w] : *weights) {
+    if (std::isfinite(w) && w > 0) shares[osd] = w;
   }
   double total = 0;
   for (auto& [osd, w] : shares) {
@@ -169,11 +149,15 @@ MovementRisks AssessRisks(const ClusterState& after, const Movement& m) {
   if (!fill_known) {
     r.notes.push_back("bytes are unknown: import `ceph pg dump -f json` (--pg-stats) or `ceph df -f json` (--df) for byte figures");
   }
+  const MovementCounters& t = m.totals;
   if (r.pgs_inactive_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_inactive_after, " PGs would have fewer OSDs than min_size and stop serving I/O"));
+    r.notes.push_back(absl::StrCat(r.pgs_inactive_after,
+                                   " PGs would have fewer OSDs than min_size and stop serving I/O (",
+                                   t.pgs_inactive_before, " before the change)"));
   }
   if (r.pgs_degraded_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size"));
+    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size (",
+                                   t.pgs_degraded_before, " before the change)"));
   }
   return r;
 }

@@ -233,9 +233,41 @@ void Table(std::string& h, const HtmlTable& t) {
   h += "</table>\n";
 }
 
+void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
+  const BackfillSchedule& s = *r.schedule;
+  HtmlSeries curve;
+  curve.title = absl::StrFormat("Backfill at once: misplaced over time (simulated, osd_max_backfills %d, about %s)",
+                                r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
+  curve.x_label = "hours";
+  curve.y_label = "misplaced";
+  const bool ratio = r.movement.totals.objects_total > 0;
+  for (const MisplacedPoint& p : s.misplaced) {
+    curve.points.emplace_back(p.seconds / 3600, ratio ? p.ratio : static_cast<double>(p.objects_misplaced));
+  }
+  if (ratio) curve.y_line = 0.05;  // target_max_misplaced_ratio
+  extras.series.insert(extras.series.begin(), std::move(curve));
+  HtmlTable hosts{"Busiest hosts during the backfill", {"host", "busy", "OSD busy (sum)", "OSDs"}, {}};
+  for (std::size_t i = 0; i < s.hosts.size() && i < 15; ++i) {
+    const HostBackfillLoad& l = s.hosts[i];
+    hosts.rows.push_back({l.host, FormatDuration(l.busy_seconds), FormatDuration(l.osd_busy_seconds),
+                          absl::StrCat(l.osds)});
+  }
+  HtmlTable osds{"Busiest OSDs", {"OSD", "busy", "transferring", "as primary", "as target", "bytes in"}, {}};
+  for (std::size_t i = 0; i < s.osds.size() && i < 15; ++i) {
+    const OsdBackfillLoad& l = s.osds[i];
+    osds.rows.push_back({absl::StrCat("osd.", l.osd), FormatDuration(l.busy_seconds),
+                         FormatDuration(l.transfer_seconds), absl::StrCat(l.jobs_as_primary),
+                         absl::StrCat(l.jobs_as_target), FormatBytes(static_cast<double>(l.bytes_in))});
+  }
+  if (!hosts.rows.empty()) extras.tables.insert(extras.tables.begin(), std::move(hosts));
+  if (!osds.rows.empty()) extras.tables.push_back(std::move(osds));
+}
+
 }  // namespace
 
-std::string MovementHtml(const Movement& m, const HtmlExtras& extras) {
+std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
+  const Movement& m = r.movement;
+  if (r.schedule) AddSchedule(r, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
   absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>", Escape(extras.title),
                   "</h1>\n");

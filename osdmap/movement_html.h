@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "osdmap/movement.h"
+#include "osdmap/plan_report.h"
 
 namespace crushkit::osdmap {
 
@@ -40,8 +40,10 @@ struct HtmlExtras {
   int max_domains = 40;            // rows/columns of each heat map (busiest first)
 };
 
-// The page. Text from the state (pool, host names) is HTML-escaped.
-std::string MovementHtml(const Movement& m, const HtmlExtras& extras = {});
+// The page. Text from the state (pool, host names) is HTML-escaped. The
+// report's schedule, if any, adds the misplaced-over-time curve and the
+// busiest hosts and OSDs.
+std::string ReportHtml(const PlanReport& r, HtmlExtras extras = {});
 
 }  // namespace crushkit::osdmap
 

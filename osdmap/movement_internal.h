@@ -68,10 +68,9 @@ class Ancestry {
   std::map<std::int32_t, std::int32_t> parent_;
 };
 
-// Each OSD's expected share (summing to 1) of the pool's data: CRUSH weights
-// below the rule's take steps, normalised per take as
-// CrushWrapper::get_rule_weight_osd_map does, times the OSD's reweight; OSDs
-// that do not exist or are out get nothing.
+// Each OSD's expected share (summing to 1) of the pool's data: the rule
+// weight map (rule_weights.h, CrushWrapper::get_rule_weight_osd_map) times
+// the OSD's reweight; OSDs that do not exist or are out get nothing.
 std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const Pool& pool);
 
 // Sets c->minimum_to_move and c->amplification.

@@ -31,6 +31,8 @@ void ToProto(const MovementCounters& c, proto::Counters* p) {
   p->set_size_after(c.size_after);
   p->set_pg_num_before(c.pg_num_before);
   p->set_pg_num_after(c.pg_num_after);
+  p->set_pgs_degraded_before(c.pgs_degraded_before);
+  p->set_pgs_inactive_before(c.pgs_inactive_before);
 }
 
 void ToProto(const OsdMovement& o, proto::OsdMovement* p) {
@@ -92,6 +94,50 @@ void ToProto(const Movement& m, proto::MovementReport* p) {
   p->set_epoch_after(m.epoch_after);
 }
 
+void ToProto(const PlanReport& r, proto::Schedule* p) {
+  const BackfillSchedule& s = *r.schedule;
+  constexpr std::size_t kTop = 20;
+  p->set_makespan_seconds(s.makespan_seconds);
+  p->set_max_backfills(r.backfill.max_backfills);
+  p->set_bytes_total(s.bytes_total);
+  for (const MisplacedPoint& m : s.misplaced) {
+    proto::MisplacedPoint* pm = p->add_misplaced();
+    pm->set_seconds(m.seconds);
+    pm->set_objects_misplaced(m.objects_misplaced);
+    pm->set_ratio(m.ratio);
+  }
+  for (std::size_t i = 0; i < s.osds.size() && i < kTop; ++i) {
+    const OsdBackfillLoad& o = s.osds[i];
+    proto::OsdLoad* po = p->add_busiest_osds();
+    po->set_osd(o.osd);
+    po->set_busy_seconds(o.busy_seconds);
+    po->set_transfer_seconds(o.transfer_seconds);
+    po->set_jobs_as_primary(o.jobs_as_primary);
+    po->set_jobs_as_target(o.jobs_as_target);
+    po->set_bytes_in(o.bytes_in);
+  }
+  for (std::size_t i = 0; i < s.hosts.size() && i < kTop; ++i) {
+    const HostBackfillLoad& h = s.hosts[i];
+    proto::HostLoad* ph = p->add_busiest_hosts();
+    ph->set_host(h.host);
+    ph->set_busy_seconds(h.busy_seconds);
+    ph->set_osd_busy_seconds(h.osd_busy_seconds);
+    ph->set_osds(h.osds);
+  }
+  for (std::size_t i = 0; i < s.longest_waits.size() && i < kTop; ++i) {
+    const BackfillWait& w = s.longest_waits[i];
+    proto::PgWait* pw = p->add_longest_waits();
+    pw->set_pgid(FormatPgId(w.pg));
+    pw->set_priority(w.priority);
+    pw->set_wait_seconds(w.wait_seconds);
+    pw->set_start_seconds(w.start_seconds);
+    pw->set_end_seconds(w.end_seconds);
+  }
+  for (const auto& [cls, rate] : r.backfill.class_rates) {
+    (*p->mutable_rates_bytes_per_second())[cls] = rate.bytes_per_second;
+  }
+}
+
 std::string Percent(double part, double whole) {
   if (whole <= 0) return "-";
   return absl::StrFormat("%.1f%%", 100.0 * part / whole);
@@ -117,7 +163,7 @@ const char* SourceName(BytesSource s) {
 }
 
 void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
-  absl::StrAppendFormat(out, "%-16.16s %8u %9u %7s %9u %7s", c.pool_name, c.pgs, c.pgs_remapped,
+  absl::StrAppendFormat(out, "%-24.24s %8u %9u %7s %9u %7s", c.pool_name, c.pgs, c.pgs_remapped,
                         Percent(c.pgs_remapped, c.pgs), c.shards_moved,
                         Percent(c.shards_moved, c.shards_total));
   if (bytes) {
@@ -165,12 +211,22 @@ std::string FormatBytes(double bytes) {
     ++u;
   }
   if (u == 0) return absl::StrFormat("%.0f B", bytes);
-  return absl::StrFormat(bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, kUnits[u]);
+  if (bytes < 10) return absl::StrFormat("%.2f %s", bytes, kUnits[u]);
+  if (bytes < 100) return absl::StrFormat("%.1f %s", bytes, kUnits[u]);
+  return absl::StrFormat("%.0f %s", bytes, kUnits[u]);
 }
 
-absl::StatusOr<std::string> MovementToJson(const Movement& m) {
+std::string FormatDuration(double seconds) {
+  if (seconds >= 2 * 86400) return absl::StrFormat("%.1f days", seconds / 86400);
+  if (seconds >= 2 * 3600) return absl::StrFormat("%.1f h", seconds / 3600);
+  if (seconds >= 120) return absl::StrFormat("%.0f min", seconds / 60);
+  return absl::StrFormat("%.0f s", seconds);
+}
+
+absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   proto::MovementReport msg;
-  ToProto(m, &msg);
+  ToProto(r.movement, &msg);
+  if (r.schedule) ToProto(r, msg.mutable_schedule());
   google::protobuf::util::JsonPrintOptions opts;
   opts.add_whitespace = true;
   opts.preserve_proto_field_names = true;
@@ -183,7 +239,45 @@ absl::StatusOr<std::string> MovementToJson(const Movement& m) {
   return out;
 }
 
-std::string MovementSummary(const Movement& m, int top) {
+void AppendSchedule(std::string& out, const PlanReport& r, int top) {
+  const BackfillSchedule& s = *r.schedule;
+  if (s.makespan_seconds <= 0) return;
+  absl::StrAppend(&out, "\nbackfill at once (simulated, osd_max_backfills ", r.backfill.max_backfills,
+                  "): about ", FormatDuration(s.makespan_seconds));
+  if (!s.misplaced.empty() && s.misplaced.front().ratio > 0) {
+    absl::StrAppendFormat(&out, "; misplaced %.1f%% at the start", 100 * s.misplaced.front().ratio);
+    for (const MisplacedPoint& p : s.misplaced) {
+      if (p.ratio <= 0.05 && s.misplaced.front().ratio > 0.05) {
+        absl::StrAppend(&out, ", under 5% after ", FormatDuration(p.seconds));
+        break;
+      }
+    }
+  }
+  absl::StrAppend(&out, "\n  assumed rates per target OSD:");
+  for (const auto& [cls, rate] : r.backfill.class_rates) {
+    absl::StrAppend(&out, " ", cls, " ", FormatBytes(rate.bytes_per_second), "/s");
+  }
+  absl::StrAppend(&out, " (--backfill-rate CLASS=RATE)\n");
+  if (!s.hosts.empty()) {
+    absl::StrAppend(&out, "  busiest hosts:");
+    for (int i = 0; i < top && i < static_cast<int>(s.hosts.size()); ++i) {
+      absl::StrAppend(&out, " ", s.hosts[static_cast<std::size_t>(i)].host, " ",
+                      FormatDuration(s.hosts[static_cast<std::size_t>(i)].busy_seconds), ";");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (!s.osds.empty()) {
+    absl::StrAppend(&out, "  busiest OSDs:");
+    for (int i = 0; i < top && i < static_cast<int>(s.osds.size()); ++i) {
+      absl::StrAppend(&out, " osd.", s.osds[static_cast<std::size_t>(i)].osd, " ",
+                      FormatDuration(s.osds[static_cast<std::size_t>(i)].busy_seconds), ";");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+}
+
+std::string ReportSummary(const PlanReport& r, int top) {
+  const Movement& m = r.movement;
   std::string out;
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
   absl::StrAppend(&out, "epoch ", m.epoch_before, " -> ", m.epoch_after, "; ", SourceName(m.bytes_source), "\n");
@@ -191,7 +285,7 @@ std::string MovementSummary(const Movement& m, int top) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
   if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
-  absl::StrAppendFormat(&out, "\n%-16s %8s %17s %17s", "pool", "pgs", "remapped", "shards moved");
+  absl::StrAppendFormat(&out, "\n%-24s %8s %17s %17s", "pool", "pgs", "remapped", "shards moved");
   if (bytes) absl::StrAppendFormat(&out, " %9s %18s", "objects", "bytes to move");
   absl::StrAppend(&out, "  ampl\n");
   for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes);
@@ -221,23 +315,24 @@ std::string MovementSummary(const Movement& m, int top) {
       absl::StrAppend(&out, "\n");
     }
   }
-  const MovementRisks& r = m.risks;
+  if (r.schedule) AppendSchedule(out, r, top);
+  const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
-  if (!r.osds.empty()) {
-    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", r.osds.size(), r.nearfull_ratio);
-    for (int i = 0; i < top && i < static_cast<int>(r.osds.size()); ++i) {
-      const OsdRisk& o = r.osds[static_cast<std::size_t>(i)];
+  if (!risks.osds.empty()) {
+    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", risks.osds.size(), risks.nearfull_ratio);
+    for (int i = 0; i < top && i < static_cast<int>(risks.osds.size()); ++i) {
+      const OsdRisk& o = risks.osds[static_cast<std::size_t>(i)];
       absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%% %s;", o.osd, 100 * o.fill_before, 100 * o.fill_after,
                             o.level);
     }
     absl::StrAppend(&out, "\n");
   }
-  if (r.upmaps_dropped > 0 || r.upmap_items_rewritten > 0) {
-    absl::StrAppend(&out, "  upmaps the monitor would drop: ", r.upmaps_dropped, ", trim: ", r.upmap_items_rewritten,
+  if (risks.upmaps_dropped > 0 || risks.upmap_items_rewritten > 0) {
+    absl::StrAppend(&out, "  upmaps the monitor would drop: ", risks.upmaps_dropped, ", trim: ", risks.upmap_items_rewritten,
                     "\n");
   }
-  for (const std::string& n : r.notes) absl::StrAppend(&out, "  ", n, "\n");
-  if (r.osds.empty() && r.notes.empty() && r.upmaps_dropped == 0 && r.upmap_items_rewritten == 0) {
+  for (const std::string& n : risks.notes) absl::StrAppend(&out, "  ", n, "\n");
+  if (risks.osds.empty() && risks.notes.empty() && risks.upmaps_dropped == 0 && risks.upmap_items_rewritten == 0) {
     absl::StrAppend(&out, "  none found (no OSD past nearfull, every PG keeps its size)\n");
   }
   return out;

@@ -249,14 +249,14 @@ TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
   ClusterState after = before;
   Pin(after, kRep, 0, {0, 1, 3});
   const Movement m = Diff(before, after);
-  absl::StatusOr<std::string> json = MovementToJson(m);
+  absl::StatusOr<std::string> json = ReportToJson(PlanReport{m, std::nullopt, {}});
   ASSERT_TRUE(json.ok()) << json.status();
   for (const char* key : {"\"pools\"", "\"totals\"", "\"osds\"", "\"domains\"", "\"risks\"", "\"pool_id\"",
                           "\"pgs_remapped\"", "\"shards_moved\"", "\"objects_to_move\"", "\"bytes_to_move\""}) {
     EXPECT_THAT(*json, HasSubstr(key));
   }
   EXPECT_THAT(*json, HasSubstr("\"bytes_to_move\": \"1024\""));
-  EXPECT_THAT(MovementSummary(m), HasSubstr("rep"));
+  EXPECT_THAT(ReportSummary(PlanReport{m, std::nullopt, {}}), HasSubstr("rep"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/builder.h"
+#include "crush/status_macros.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -63,9 +64,7 @@ absl::StatusOr<std::map<std::int32_t, float>> RuleWeightOsdMap(const crush::MapM
       take[step.arg1] = 1.0f;
       sum = 1.0f;
     } else {
-      auto s = TakeWeights(map, step.arg1, &take);
-      if (!s.ok()) return s.status();
-      sum = *s;
+      CRUSH_ASSIGN_OR_RETURN(sum, TakeWeights(map, step.arg1, &take));
     }
     // CrushWrapper::_normalize_weight_map(): a zero sum gives 0/0 = NaN (or
     // inf), which Ceph keeps; the upmap check then never sees "weight 0".

@@ -19,6 +19,16 @@ absl::StatusOr<PgId> ParsePgField(const std::string& text, const std::string& wh
   return *pg;
 }
 
+// A NaN would also break ClusterState's equality (a state unequal to itself).
+absl::Status RatioField(bool has, float value, const char* name, float* out) {
+  if (!has) return absl::OkStatus();
+  if (!(value >= 0.0f && value <= 1.0f)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", value, " is not in [0, 1]"));
+  }
+  *out = value;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void ToProto(const ClusterState& state, proto::ClusterState* out) {
@@ -51,6 +61,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_erasure_code_profile(pool.erasure_code_profile);
     p->set_ec_k(pool.ec_k);
     p->set_ec_m(pool.ec_m);
+    p->set_stripe_width(pool.stripe_width);
   }
   for (const auto& [pg, osds] : state.pg_upmap) {
     auto* p = out->add_pg_upmap();
@@ -88,7 +99,23 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_num_bytes(st.num_bytes);
     p->set_num_omap_bytes(st.num_omap_bytes);
   }
+  for (const auto& [id, u] : state.osd_usage) {
+    auto* p = out->add_osd_usage();
+    p->set_id(id);
+    p->set_kb(u.kb);
+    p->set_kb_used(u.kb_used);
+  }
+  for (const auto& [id, u] : state.pool_usage) {
+    auto* p = out->add_pool_usage();
+    p->set_id(id);
+    p->set_stored_bytes(u.stored_bytes);
+    p->set_objects(u.objects);
+  }
   out->set_crush_map(state.crush_bytes);
+  out->set_fsid(state.fsid);
+  out->set_nearfull_ratio(state.nearfull_ratio);
+  out->set_backfillfull_ratio(state.backfillfull_ratio);
+  out->set_full_ratio(state.full_ratio);
 }
 
 absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
@@ -126,6 +153,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     pool.erasure_code_profile = p.erasure_code_profile();
     pool.ec_k = p.ec_k();
     pool.ec_m = p.ec_m();
+    pool.stripe_width = p.stripe_width();
     if (!state.pools.emplace(pool.id, pool).second) {
       return absl::InvalidArgumentError(absl::StrCat("pools: duplicate pool id ", pool.id));
     }
@@ -155,6 +183,27 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_stats"));
     state.pg_stats[pg] = PgStat{p.num_objects(), p.num_bytes(), p.num_omap_bytes()};
   }
+  for (const auto& p : msg.osd_usage()) {
+    if (p.id() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("osd_usage: negative osd id ", p.id()));
+    }
+    if (!state.osd_usage.emplace(p.id(), OsdUsage{p.kb(), p.kb_used()}).second) {
+      return absl::InvalidArgumentError(absl::StrCat("osd_usage: osd.", p.id(), " listed twice"));
+    }
+  }
+  for (const auto& p : msg.pool_usage()) {
+    if (!state.pool_usage.emplace(p.id(), PoolUsage{p.stored_bytes(), p.objects()}).second) {
+      return absl::InvalidArgumentError(absl::StrCat("pool_usage: pool ", p.id(), " listed twice"));
+    }
+  }
+  state.fsid = msg.fsid();
+  // Files written before the ratios existed keep ClusterState's defaults.
+  CRUSH_RETURN_IF_ERROR(RatioField(msg.has_nearfull_ratio(), msg.nearfull_ratio(),
+                                   "nearfull_ratio", &state.nearfull_ratio));
+  CRUSH_RETURN_IF_ERROR(RatioField(msg.has_backfillfull_ratio(), msg.backfillfull_ratio(),
+                                   "backfillfull_ratio", &state.backfillfull_ratio));
+  CRUSH_RETURN_IF_ERROR(
+      RatioField(msg.has_full_ratio(), msg.full_ratio(), "full_ratio", &state.full_ratio));
   state.crush_bytes = msg.crush_map();
   auto model = crush::DecodeCrushMap(state.crush_bytes);
   if (!model.ok()) {

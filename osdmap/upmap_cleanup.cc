@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/map.h"
+#include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/rule_weights.h"
 #include "osdmap/upmap_verify.h"
@@ -53,11 +54,10 @@ class Checker {
       out->cancelled.emplace(pg, *r);
       return absl::OkStatus();
     }
-    auto weights = RuleWeights(rule);
-    if (!weights.ok()) return weights.status();
+    CRUSH_ASSIGN_OR_RETURN(const auto* weights, RuleWeights(rule));
     for (std::int32_t osd : up.span()) {
-      auto it = (*weights)->find(osd);
-      if (it == (*weights)->end()) {
+      auto it = weights->find(osd);
+      if (it == weights->end()) {
         out->cancelled.emplace(pg, UpmapCancelReason::kOsdNotInRule);
         return absl::OkStatus();
       }
@@ -161,8 +161,7 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& 
   UpmapCleanup out;
   Checker checker(state, mapper);
   for (const PgId& pg : pgs) {
-    absl::Status s = checker.Check(pg, &out);
-    if (!s.ok()) return s;
+    CRUSH_RETURN_IF_ERROR(checker.Check(pg, &out));
   }
   for (const auto& [pg, reason] : out.cancelled) {
     if (state.pg_upmap.count(pg)) out.removed_pg_upmap.push_back(pg);
@@ -191,9 +190,8 @@ void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state) {
 }
 
 absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state) {
-  auto cleanup = CheckPgUpmaps(state);
-  if (!cleanup.ok()) return cleanup.status();
-  ApplyUpmapCleanup(*cleanup, state);
+  CRUSH_ASSIGN_OR_RETURN(UpmapCleanup cleanup, CheckPgUpmaps(state));
+  ApplyUpmapCleanup(cleanup, state);
   return cleanup;
 }
 

@@ -1,12 +1,16 @@
-// Fuzz target: the `ceph osd dump -f json` / `ceph pg dump -f json`
-// importers, and PG mapping on whatever they accept.
+// Fuzz target: the `ceph osd dump -f json` / `ceph pg dump -f json` /
+// `ceph osd df -f json` / `ceph df -f json` importers, and PG mapping on
+// whatever they accept.
 //
 // Input: JSON text, optionally followed by "\n--crush--\n" and a binary crush
 // map (otherwise a fixed 4-host, 16-OSD map is used). For any input the
 // importers must return; if ImportCephOsdDump succeeds:
 //   - the state passes ValidateState (the importer's documented promise);
 //   - the state survives SerializeState/ParseState in both formats unchanged;
-//   - ImportCephPgDump on the same text returns (its own schema);
+//   - ImportCephPgDump, ImportCephOsdDf and ImportCephDf on the same text
+//     return (each reads its own schema); the latter two leave the state
+//     unchanged when they fail, and the state with whatever they added
+//     survives the state file round trip too;
 //   - a few PGs of every pool map to raw/up/acting sets no larger than
 //     kMaxPgOsds; up and acting members are NONE or OSDs below max_osd.
 #include <algorithm>
@@ -78,6 +82,16 @@ void MapSomePgs(const osdmap::ClusterState& st) {
   }
 }
 
+void CheckRoundTrip(const osdmap::ClusterState& st) {
+  for (const auto format : {osdmap::StateFormat::kBinary, osdmap::StateFormat::kJson}) {
+    auto bytes = osdmap::SerializeState(st, format);
+    FUZZ_CHECK(bytes.ok(), "serialize failed: " + bytes.status().ToString());
+    auto back = osdmap::ParseState(*bytes);
+    FUZZ_CHECK(back.ok(), "parse of our own state file failed: " + back.status().ToString());
+    FUZZ_CHECK(*back == st, "state file round trip changed the state");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -95,15 +109,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const absl::Status valid = osdmap::ValidateState(*st);
   FUZZ_CHECK(valid.ok(), "imported state is invalid: " + valid.ToString());
-  for (const auto format : {osdmap::StateFormat::kBinary, osdmap::StateFormat::kJson}) {
-    auto bytes = osdmap::SerializeState(*st, format);
-    FUZZ_CHECK(bytes.ok(), "serialize failed: " + bytes.status().ToString());
-    auto back = osdmap::ParseState(*bytes);
-    FUZZ_CHECK(back.ok(), "parse of our own state file failed: " + back.status().ToString());
-    FUZZ_CHECK(*back == *st, "state file round trip changed the state");
-  }
+  CheckRoundTrip(*st);
   osdmap::ClusterState with_stats = *st;
   (void)osdmap::ImportCephPgDump(json, &with_stats);
+  for (auto* import : {&osdmap::ImportCephOsdDf, &osdmap::ImportCephDf}) {
+    const osdmap::ClusterState before = with_stats;
+    if (!import(json, &with_stats).ok()) {
+      FUZZ_CHECK(with_stats == before, "a failed usage import changed the state");
+    }
+  }
+  CheckRoundTrip(with_stats);
   MapSomePgs(*st);
   return 0;
 }

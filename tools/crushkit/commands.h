@@ -24,6 +24,7 @@ void AddDiffCommand(CLI::App& app);
 void AddImportCommand(CLI::App& app);
 void AddMapObjectCommand(CLI::App& app);
 void AddMapPgsCommand(CLI::App& app);
+void AddPlanCommand(CLI::App& app);
 void AddStrategiesCommand(CLI::App& app);
 
 }  // namespace crushkit::tools

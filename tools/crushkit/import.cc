@@ -1,10 +1,11 @@
 // `crushkit import`: Ceph's JSON osd dump + crush map (binary, or text that
-// is compiled as `crushtool -c` would) (+ optional pg dump) -> a crushkit
-// state file (.pb binary, .json protobuf JSON).
+// is compiled as `crushtool -c` would) (+ optional pg dump, osd df and ceph
+// df) -> a crushkit state file (.pb binary, .json protobuf JSON).
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "compiler/compile.h"
 #include "crush/codec.h"
 #include "osdmap/import.h"
@@ -19,8 +20,27 @@ struct ImportArgs {
   std::string osdmap;
   std::string crush;
   std::string pg_stats;
+  std::string osd_df;
+  std::string df;
   std::string output;
 };
+
+// Reads the optional file at `path` (skipped when empty) and hands it to
+// `import`; errors name the file. Returns false after printing an error.
+bool ImportOptional(const std::string& path, osdmap::ClusterState* state,
+                    absl::Status (*import)(const std::string&, osdmap::ClusterState*)) {
+  if (path.empty()) return true;
+  auto json = ReadFileBytes(path);
+  if (!json.ok()) {
+    std::cerr << "crushkit import: " << path << ": " << json.status().message() << "\n";
+    return false;
+  }
+  if (auto s = import(*json, state); !s.ok()) {
+    std::cerr << "crushkit import: " << path << ": " << s.message() << "\n";
+    return false;
+  }
+  return true;
+}
 
 bool LooksLikeBinaryCrush(const std::string& bytes) {
   // CRUSH_MAGIC 0x00010000, little-endian.
@@ -57,19 +77,17 @@ int RunImport(const ImportArgs& a) {
   }
   auto state = osdmap::ImportCephOsdDump(*json, *crush_bytes);
   if (!state.ok()) {
-    std::cerr << "crushkit import: " << state.status().message() << "\n";
+    // The importer prefixes crush decoding errors with "crush map: "; every
+    // other error is about the JSON.
+    const bool crush_error = absl::StartsWith(state.status().message(), "crush map: ");
+    std::cerr << "crushkit import: " << (crush_error ? a.crush : a.osdmap) << ": "
+              << state.status().message() << "\n";
     return 1;
   }
-  if (!a.pg_stats.empty()) {
-    auto pg = ReadFileBytes(a.pg_stats);
-    if (!pg.ok()) {
-      std::cerr << "crushkit import: " << a.pg_stats << ": " << pg.status().message() << "\n";
-      return 1;
-    }
-    if (auto s = osdmap::ImportCephPgDump(*pg, &*state); !s.ok()) {
-      std::cerr << "crushkit import: " << a.pg_stats << ": " << s.message() << "\n";
-      return 1;
-    }
+  if (!ImportOptional(a.pg_stats, &*state, osdmap::ImportCephPgDump) ||
+      !ImportOptional(a.osd_df, &*state, osdmap::ImportCephOsdDf) ||
+      !ImportOptional(a.df, &*state, osdmap::ImportCephDf)) {
+    return 1;
   }
   auto bytes = osdmap::SerializeState(*state, osdmap::StateFormatForPath(a.output));
   if (!bytes.ok()) {
@@ -95,7 +113,14 @@ void AddImportCommand(CLI::App& app) {
       "yet.");
   cmd->add_option("--osdmap", args->osdmap, "OSD map as JSON (ceph osd dump -f json)")->required();
   cmd->add_option("--crush", args->crush, "crush map, binary or text")->required();
-  cmd->add_option("--pg-stats", args->pg_stats, "optional `ceph pg dump pgs -f json` output");
+  cmd->add_option("--pg-stats", args->pg_stats,
+                  "optional `ceph pg dump -f json` (or `ceph pg dump pgs -f json`) output: per-PG "
+                  "bytes and objects");
+  cmd->add_option("--osd-df", args->osd_df,
+                  "optional `ceph osd df -f json` (or `ceph osd df tree -f json`) output: per-OSD "
+                  "kb and kb_used");
+  cmd->add_option("--df", args->df, "optional `ceph df -f json` output: per-pool stored bytes "
+                                    "and objects");
   cmd->add_option("-o,--output", args->output,
                   "state file to write (.json: protobuf JSON, otherwise binary protobuf)")
       ->required();

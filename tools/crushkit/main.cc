@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
         "Ceph's own flags and print byte-identical output."};
     app.require_subcommand(1);
     for (auto* add : {&AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddImportCommand,
-                      &AddMapObjectCommand, &AddMapPgsCommand, &AddStrategiesCommand}) {
+                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand}) {
       add(app);
     }
     CLI11_PARSE(app, argc, argv);

@@ -1,0 +1,111 @@
+#include "crush/choice_memo.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "crush/map.h"
+#include "crush/model.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+namespace {
+
+// The choose_args entry of bucket `id` in index `index` of `model`; an
+// absent index or entry is the empty ChooseArg, which the mapper treats
+// exactly like an entry with neither weight set nor ids (map.cc Build()).
+const ChooseArg& ArgOf(const MapModel& model, std::int64_t index, ItemId id) {
+  static const ChooseArg kNone;
+  const auto it = model.choose_args.find(index);
+  if (it == model.choose_args.end()) return kNone;
+  const auto jt = it->second.find(id);
+  return jt == it->second.end() ? kNone : jt->second;
+}
+
+// How straw2 bucket `slot` of `a` and `b` relates for the memo:
+// bucket_straw2_choose() reads the items, the item weights (or a weight-set
+// row) and the hash ids, nothing else. Shared: all equal under every
+// choose_args index. Partial: all equal but 1..kMaxChoiceMemoWeightChanges
+// item weights, whose indexes go to *changed. Other algorithms are never
+// shared (only straw2 is memoised).
+std::uint8_t CompareStraw2Bucket(const MapModel& a, const MapModel& b, std::size_t slot,
+                                 const std::set<std::int64_t>& indexes,
+                                 std::vector<std::uint32_t>* changed) {
+  constexpr std::uint8_t kNo = 0, kShared = 1, kPartial = 2;  // ChoiceMemo's kinds
+  const Bucket& ba = a.buckets[slot];
+  const Bucket& bb = b.buckets[slot];
+  if (ba.alg != BucketAlg::kStraw2 || bb.alg != BucketAlg::kStraw2) return kNo;
+  if (ba.id != bb.id || ba.hash != bb.hash || ba.items != bb.items ||
+      ba.item_weights.size() != bb.item_weights.size()) {
+    return kNo;
+  }
+  for (const std::int64_t index : indexes) {
+    if (!(ArgOf(a, index, ba.id) == ArgOf(b, index, bb.id))) return kNo;
+  }
+  changed->clear();
+  for (std::size_t i = 0; i < ba.item_weights.size(); ++i) {
+    if (ba.item_weights[i] == bb.item_weights[i]) continue;
+    if (changed->size() == static_cast<std::size_t>(kMaxChoiceMemoWeightChanges)) return kNo;
+    changed->push_back(static_cast<std::uint32_t>(i));
+  }
+  if (changed->empty()) return kShared;
+  // All items changed: nothing left to reuse.
+  return changed->size() < ba.item_weights.size() ? kPartial : kNo;
+}
+
+}  // namespace
+
+ChoiceMemo::ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity)
+    : layout_a_(a.layout_id()),
+      layout_b_(b.layout_id()),
+      capacity_(std::clamp(capacity, 1, kMaxChoiceMemoCapacity)) {
+  const MapModel& ma = a.model();
+  const MapModel& mb = b.model();
+  std::set<std::int64_t> indexes;
+  for (const auto& entry : ma.choose_args) indexes.insert(entry.first);
+  for (const auto& entry : mb.choose_args) indexes.insert(entry.first);
+  const std::size_t slots =
+      std::min(static_cast<std::size_t>(a.max_buckets()), static_cast<std::size_t>(b.max_buckets()));
+  kind_.assign(slots, kNotShared);
+  changed_at_.assign(slots + 1, 0);
+  std::vector<std::uint32_t> changed;
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    changed_at_[slot] = static_cast<std::uint32_t>(changed_.size());
+    kind_[slot] = CompareStraw2Bucket(ma, mb, slot, indexes, &changed);
+    if (kind_[slot] == kShared) ++shared_count_;
+    if (kind_[slot] == kPartial) {
+      ++partial_count_;
+      changed_.insert(changed_.end(), changed.begin(), changed.end());
+    }
+  }
+  changed_at_[slots] = static_cast<std::uint32_t>(changed_.size());
+  // Load factor <= 1/2 keeps probes short and guarantees an empty entry.
+  const std::size_t entries = std::bit_ceil(static_cast<std::size_t>(capacity_) * 2);
+  table_.assign(entries, Entry{});
+  mask_ = entries - 1;
+}
+
+void ChoiceMemo::Clear() {
+  // Entries are live only with the current stamp: a new stamp empties the
+  // table in O(1); on wrap-around the stamps are reset once.
+  if (++stamp_ == 0) {
+    for (Entry& e : table_) e.stamp = 0;
+    stamp_ = 1;
+  }
+  size_ = 0;
+  has_input_ = false;
+}
+
+void ChoiceMemo::Begin(std::uint32_t x, const internal::FlatChooseArgs* args) {
+  Clear();
+  has_input_ = true;
+  x_ = x;
+  has_args_ = args != nullptr;
+  args_index_ = args != nullptr ? args->index : 0;
+}
+
+}  // namespace crushkit::crush

@@ -1,0 +1,187 @@
+// ChoiceMemo: reuse of straw2 bucket choices between two mappings of the
+// same input x on two similar maps A and B (a "before" and an "after"
+// cluster state).
+//
+// A straw2 bucket's choice for (x, r, position) depends only on x, r, the
+// effective position, the bucket's items, item weights and its choose_args
+// (weight set and substitute ids), never on the rest of the map, the rule
+// or the device reweights. A ChoiceMemo knows which bucket slots are
+// identical in A and B (straw2 in both, same hash, items, item weights, and
+// the same choose_args entry in every choose_args index of either map). A
+// Workspace on A records the choices it makes in those buckets
+// (Workspace::RecordChoicesInto); a Workspace on B then replays them for the
+// same x (Workspace::ReplayChoicesFrom) instead of hashing the bucket again.
+// A straw2 bucket that differs only in a few item weights (an ancestor of a
+// reweighted item: same items, same choose_args) is shared partially: A
+// records the winner among the unchanged items and its draw, and B only
+// draws the changed items (with B's weights) against it. This applies when
+// the call uses the bucket's own weights (no weight set for it).
+// Everything else - the retry and collision logic, is_out, the work budget
+// accounting - runs unchanged, so B's result equals B's result without the
+// memo bit for bit (choice_memo_test.cc checks that on random maps and
+// edits).
+//
+// Typical use, per thread (copy one memo built for the pair to each thread):
+//
+//   ChoiceMemo memo(map_a, map_b);              // once per pair; allocates
+//   ws_a.RecordChoicesInto(&memo);
+//   ws_b.ReplayChoicesFrom(&memo);
+//   for (x ...) {
+//     DoRule(map_a, rule_a, x, reweights_a, ws_a, out_a, args_a);  // records
+//     DoRule(map_b, rule_b, x, reweights_b, ws_b, out_b, args_b);  // replays
+//   }
+//
+// A recording DoRule() call forgets the previous input's choices (O(1)) and
+// records this input's; a replaying call uses the memo only if it was
+// recorded for the same x, on map A, with the same resolved choose_args
+// index (or none on both sides), and on map B; otherwise it maps normally.
+// The record has a fixed capacity: once full, further choices of that input
+// are not recorded (never an allocation while mapping).
+//
+// Thread-safety: a ChoiceMemo is a plain value. Recording writes it, so one
+// memo serves one recording workspace (one thread) at a time; a memo that
+// is only replayed from may be read by several workspaces. Copies are
+// independent (copying allocates).
+#ifndef CRUSHKIT_CRUSH_CHOICE_MEMO_H_
+#define CRUSHKIT_CRUSH_CHOICE_MEMO_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "crush/map.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+// Default number of choices recorded per input: a 3-level descent of an
+// 8+3 EC rule makes about 35 straw2 choices without retries.
+inline constexpr int kDefaultChoiceMemoCapacity = 128;
+// Largest accepted capacity (larger requests are clamped).
+inline constexpr int kMaxChoiceMemoCapacity = 1 << 16;
+// A bucket whose item weights differ in at most this many positions (and
+// nothing else) is shared partially.
+inline constexpr int kMaxChoiceMemoWeightChanges = 4;
+
+class ChoiceMemo {
+ public:
+  // Compares `a` and `b` bucket slot by bucket slot (see above) and reserves
+  // room for `capacity` recorded choices per input (clamped to
+  // [1, kMaxChoiceMemoCapacity]). Neither map is referenced afterwards; the
+  // memo remembers their layout_id()s, so it also serves copies of them.
+  // Cost: linear in the size of both maps (models and choose_args);
+  // allocates O(max_buckets + capacity).
+  ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity = kDefaultChoiceMemoCapacity);
+
+  // True iff bucket slot `slot` is a straw2 bucket identical in both maps,
+  // whose choices are recorded and replayed.
+  bool SlotShared(int slot) const { return SlotKind(slot) == kShared; }
+  // True iff bucket slot `slot` is a straw2 bucket that differs only in 1 to
+  // kMaxChoiceMemoWeightChanges item weights (see above).
+  bool SlotPartiallyShared(int slot) const { return SlotKind(slot) == kPartial; }
+  // Number of shared and of partially shared slots.
+  int shared_slots() const { return shared_count_; }
+  int partially_shared_slots() const { return partial_count_; }
+
+  int capacity() const { return capacity_; }
+  // Choices recorded for the current input (<= capacity()).
+  int size() const { return size_; }
+  // True iff a recording DoRule() call has started an input since the
+  // memo was built or Clear()ed; then x() is that input.
+  bool has_input() const { return has_input_; }
+  std::uint32_t x() const { return x_; }
+
+  // Forgets the recorded input. O(1) (amortised).
+  void Clear();
+
+ private:
+  friend class MapperImpl;  // the only reader and writer while mapping
+
+  static constexpr std::uint8_t kNotShared = 0;
+  static constexpr std::uint8_t kShared = 1;
+  static constexpr std::uint8_t kPartial = 2;
+
+  // The recorded choice: for a shared slot the item; for a partially shared
+  // one the index of the best unchanged item and its draw.
+  struct Entry {
+    std::uint32_t stamp = 0;  // live iff == stamp_
+    std::uint32_t slot = 0;
+    std::uint32_t r = 0;
+    std::uint32_t pos = 0;
+    ItemId item = 0;
+    std::int64_t draw = 0;
+  };
+
+  std::uint8_t SlotKind(int slot) const {
+    return slot >= 0 && static_cast<std::size_t>(slot) < kind_.size()
+               ? kind_[static_cast<std::size_t>(slot)]
+               : kNotShared;
+  }
+  // The item indexes whose weight differs in a partially shared slot.
+  const std::uint32_t* changed_begin(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot)];
+  }
+  const std::uint32_t* changed_end(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot) + 1];
+  }
+
+  // Starts recording input `x` under choose_args `args` (nullptr: none).
+  void Begin(std::uint32_t x, const internal::FlatChooseArgs* args);
+  // True iff the recorded input is `x` under the same choose_args index.
+  bool Matches(std::uint32_t x, const internal::FlatChooseArgs* args) const {
+    return has_input_ && x_ == x && has_args_ == (args != nullptr) &&
+           (args == nullptr || args_index_ == args->index);
+  }
+
+  std::size_t Home(std::uint32_t slot, std::uint32_t r, std::uint32_t pos) const {
+    const std::uint32_t h = (slot * 0x9e3779b1u) ^ (r * 0x85ebca77u) ^ (pos * 0xc2b2ae3du);
+    return static_cast<std::size_t>((h ^ (h >> 15)) & mask_);
+  }
+
+  // The recorded choice for (slot, r, pos), or nullptr.
+  const Entry* Find(std::uint32_t slot, std::uint32_t r, std::uint32_t pos) const {
+    for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
+      const Entry& e = table_[i];
+      if (e.stamp != stamp_) return nullptr;
+      if (e.slot == slot && e.r == r && e.pos == pos) return &e;
+    }
+  }
+  // Records a choice unless the memo is full or already has (slot, r, pos).
+  void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item,
+              std::int64_t draw = 0) {
+    if (size_ >= capacity_) return;
+    for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
+      Entry& e = table_[i];
+      if (e.stamp != stamp_) {
+        e = Entry{stamp_, slot, r, pos, item, draw};
+        ++size_;
+        return;
+      }
+      if (e.slot == slot && e.r == r && e.pos == pos) return;
+    }
+  }
+
+  std::uint64_t layout_a_ = 0;
+  std::uint64_t layout_b_ = 0;
+  std::vector<std::uint8_t> kind_;  // per slot of the smaller map
+  // Partially shared slots: changed_[changed_at_[s] .. changed_at_[s + 1]).
+  std::vector<std::uint32_t> changed_at_;
+  std::vector<std::uint32_t> changed_;
+  int shared_count_ = 0;
+  int partial_count_ = 0;
+  int capacity_ = 0;
+  // Open addressing, at least 2 x capacity entries (a power of two), so a
+  // probe always ends at an empty entry.
+  std::vector<Entry> table_;
+  std::size_t mask_ = 0;
+  std::uint32_t stamp_ = 1;
+  int size_ = 0;
+  bool has_input_ = false;
+  std::uint32_t x_ = 0;
+  bool has_args_ = false;
+  std::int64_t args_index_ = 0;
+};
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_CHOICE_MEMO_H_

@@ -1,0 +1,208 @@
+// How long a change backfills: an event-driven simulation of Ceph's backfill
+// throttle over the PG moves a movement report lists (osdmap/movement.h,
+// MovementOptions::keep_moves). It answers the operator's questions after
+// `crushkit diff` / `crushkit plan`: when is the cluster clean again, which
+// OSDs and hosts gate it, how fast the misplaced ratio falls, which PGs wait
+// longest.
+//
+// The model (Pacific/Reef defaults, ceph-planning-notes.md sections 1-2):
+//  * Every OSD has a local and a remote reserver, each granting at most
+//    `max_backfills` (osd_max_backfills, default 1) reservations at a time,
+//    highest priority first, FIFO within a priority (AsyncReserver).
+//  * A PG first queues for a local slot on its primary; holding it, it asks
+//    its targets for remote slots one after another, in ascending OSD order
+//    (PeeringState WaitLocalBackfillReserved, then WaitRemoteBackfillReserved
+//    over remote_shards_to_reserve_backfill: targets unique per OSD, minus the
+//    primary). It keeps what it holds while it waits (hold and wait, as Ceph;
+//    the fixed order makes that deadlock-free).
+//  * Holding everything it backfills for a fixed duration, then releases all.
+//    The primary pushes each object to every target at once, so the PG moves
+//    at the pace of its slowest OSD: duration = max(bytes_per_target / the
+//    lowest bytes rate among primary and targets, objects_per_target / the
+//    primary's objects rate). EC read sources other than the primary hold no
+//    reservation and are not modelled.
+//  * All PGs request at time 0, in input order (FIFO order within a priority).
+// Simplifications, each on the optimistic or the neutral side:
+//  * concurrent backfills on one OSD do not share its bandwidth (each runs at
+//    its full rate, so max_backfills N allows N times the throughput);
+//  * no preemption (AsyncReserver preempts a lower-priority holder when a
+//    strictly higher-priority request queues on a full reserver; here a
+//    degraded PG waits for the holder to finish), no backfill_toofull, no
+//    log-based recovery sharing the slots, no message latency, no client load;
+//  * a PG's misplaced objects disappear when its backfill ends (Ceph counts
+//    them down object by object), so the curve is a staircase that lags the
+//    real one by at most one PG duration per OSD.
+// The rates are assumptions (see DefaultBackfillRates()); override them per
+// device class with what the cluster shows in `ceph -s` recovery io.
+//
+// Thread-safety: SimulateBackfill() is a pure function of its arguments (the
+// trace callback runs on the calling thread); results are plain values.
+#ifndef CRUSHKIT_OSDMAP_BACKFILL_SCHEDULE_H_
+#define CRUSHKIT_OSDMAP_BACKFILL_SCHEDULE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "crush/types.h"
+#include "osdmap/movement.h"
+#include "osdmap/pg_id.h"
+
+namespace crushkit::osdmap {
+
+// Ceph's backfill priorities (osd_types.h OSD_BACKFILL_PRIORITY_BASE 100,
+// OSD_BACKFILL_DEGRADED_PRIORITY_BASE 140) plus the 10 that
+// PeeringState::clamp_recovery_priority adds for a pool recovery_priority of
+// 0; a plain misplaced backfill queues at 110 (observed on 16.2.15).
+inline constexpr int kBackfillPriority = 110;
+inline constexpr int kBackfillDegradedPriority = 150;
+
+// One PG to backfill.
+struct BackfillJob {
+  PgId pg;
+  // Holds the local reservation and reads; crush::kItemNone: none known
+  // (PgMove::source is the before set's first position, a hole for an EC PG
+  // that had lost shard 0), then only the targets are reserved.
+  std::int32_t primary = crush::kItemNone;
+  // OSDs receiving a copy or shard (an OSD may appear twice for two EC shards
+  // and may be the primary itself); remote slots are taken once per distinct
+  // OSD other than the primary. Must not be empty.
+  std::vector<std::int32_t> targets;
+  std::uint64_t bytes_per_target = 0;
+  std::uint64_t objects_per_target = 0;
+  int priority = kBackfillPriority;  // higher is served first
+};
+
+// One job per move: primary = source, priority kBackfillDegradedPriority
+// when the move is degraded, else kBackfillPriority. Cost O(moves x targets).
+std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves);
+
+// What one backfill sustains on an OSD of a device class.
+struct BackfillRate {
+  double bytes_per_second = 0;    // must be > 0
+  double objects_per_second = 0;  // 0: no object-rate limit
+};
+
+// The assumed per-class figures (assumptions, not measurements; override
+// them): "hdd" 100 MiB/s and 10 objects/s (Pacific osd_recovery_sleep_hdd
+// 0.1 s between recovery starts on a primary bounds it to ~10 pushes/s),
+// "ssd" 400 MiB/s (a SATA SSD's ~500 MB/s less client I/O; recovery sleep 0),
+// "nvme" 1 GiB/s (a 10 GbE link's ~1.16 GiB/s bounds one stream).
+std::map<std::string, BackfillRate, std::less<>> DefaultBackfillRates();
+
+// Per-OSD facts, indexed by OSD id; ids past the end or empty strings mean
+// unknown (the default rate; no host).
+struct BackfillOsdInfo {
+  std::vector<std::string> device_class;
+  std::vector<std::string> host;  // all empty: no per-host report
+};
+
+// device_class and host of every OSD in the movement report (Movement::osds).
+BackfillOsdInfo OsdInfoFromMovement(const Movement& movement);
+
+// Describes one reservation change or job transition (tests, debugging).
+struct BackfillTraceEvent {
+  enum class Kind {
+    kLocalGranted,    // `osd` (the primary) granted a local slot to `job`
+    kRemoteGranted,   // `osd` granted a remote slot to `job`
+    kStarted,         // `job` holds everything and starts moving data
+    kLocalReleased,   // `job` finished and freed its local slot on `osd`
+    kRemoteReleased,  // `job` finished and freed its remote slot on `osd`
+  };
+  Kind kind = Kind::kStarted;
+  double seconds = 0;
+  std::size_t job = 0;  // index into the jobs given
+  std::int32_t osd = crush::kItemNone;
+};
+
+struct BackfillOptions {
+  int max_backfills = 1;  // osd_max_backfills; must be >= 1
+  std::map<std::string, BackfillRate, std::less<>> class_rates = DefaultBackfillRates();
+  // For OSDs without a class or with a class not in class_rates (the "hdd"
+  // figures: the pessimistic choice).
+  BackfillRate default_rate = {100.0 * 1024 * 1024, 10};
+  // Denominator of the misplaced ratio: every object copy in the cluster
+  // (Movement::totals.objects_total, Ceph's sum of num_object_copies); 0:
+  // ratios are reported as 0.
+  std::uint64_t objects_total = 0;
+  // The curve keeps at most this many points (evenly spaced in time, always
+  // the first and last); 0 keeps one point per completion time.
+  std::size_t curve_max_points = 1000;
+  std::size_t top_waits = 20;                            // how many longest-waiting PGs to report
+  std::function<void(const BackfillTraceEvent&)> trace;  // optional
+};
+
+struct MisplacedPoint {
+  double seconds = 0;
+  std::uint64_t objects_misplaced = 0;  // sum over unfinished PGs of objects x targets
+  double ratio = 0;                     // objects_misplaced / objects_total
+};
+
+struct OsdBackfillLoad {
+  std::int32_t osd = 0;
+  double busy_seconds = 0;      // holding at least one reservation (local or remote)
+  double transfer_seconds = 0;  // at least one of its backfills moving data
+  std::uint32_t jobs_as_primary = 0;
+  std::uint32_t jobs_as_target = 0;  // jobs with this OSD among their targets
+  std::uint64_t bytes_in = 0;        // bytes written to it
+};
+
+struct HostBackfillLoad {
+  std::string host;
+  double busy_seconds = 0;      // at least one of its OSDs holding a reservation
+  double osd_busy_seconds = 0;  // sum of its OSDs' busy_seconds
+  std::uint32_t osds = 0;       // its OSDs taking part
+};
+
+struct BackfillJobTiming {
+  double start_seconds = 0;  // all reservations held, data starts moving
+  double end_seconds = 0;    // done, reservations released
+};
+
+struct BackfillWait {
+  std::size_t job = 0;  // index into the jobs given
+  PgId pg;
+  int priority = 0;
+  double wait_seconds = 0;  // from the request (time 0) to start
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
+struct BackfillSchedule {
+  double makespan_seconds = 0;              // last end; 0 with no jobs
+  std::uint64_t bytes_total = 0;            // sum of bytes_per_target x targets
+  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (makespan, 0)
+  std::vector<OsdBackfillLoad> osds;        // every OSD taking part, busiest first
+  std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
+  std::vector<BackfillWait> longest_waits;  // longest first, then job order
+  std::vector<BackfillJobTiming> jobs;      // per job, in input order
+};
+
+// Simulates the backfill of `jobs` under Ceph's reservation throttle (see the
+// file comment). Deterministic: the same input gives the same schedule.
+// Errors (kInvalidArgument, naming the PG where there is one): max_backfills
+// < 1 (nothing could ever be reserved), a job without targets, an OSD id that
+// is negative (other than a kItemNone primary) or above 2^24, a bytes rate
+// that is not > 0 or an objects rate < 0 for an OSD a job uses.
+// Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
+// memory; ~0.1 s for 100,000 jobs.
+absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> jobs,
+                                                  const BackfillOsdInfo& osd_info,
+                                                  const BackfillOptions& options = {});
+
+// The schedule of a movement report made with MovementOptions::keep_moves:
+// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), and, when
+// options.objects_total is 0, movement.totals.objects_total as the ratio's
+// denominator. Errors and cost: SimulateBackfill's.
+absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
+                                                          BackfillOptions options = {});
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_BACKFILL_SCHEDULE_H_

@@ -1,0 +1,124 @@
+#include "osdmap/planner.h"
+
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "osdmap/apply_change.h"
+#include "osdmap/upmap_cleanup.h"
+
+namespace crushkit::osdmap {
+
+namespace {
+
+// "150MiB", "2G", "1e9", "800 MiB/s" -> bytes per second.
+std::optional<double> ParseRate(const std::string& text) {
+  std::string t(absl::StripAsciiWhitespace(text));
+  if (absl::EndsWith(t, "/s")) t.resize(t.size() - 2);
+  std::size_t unit = t.find_first_not_of("0123456789.eE+-");
+  double value = 0;
+  if (!absl::SimpleAtod(t.substr(0, unit), &value) || !std::isfinite(value) || value <= 0) return std::nullopt;
+  std::string u = unit == std::string::npos ? "" : std::string(absl::StripAsciiWhitespace(t.substr(unit)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1}, {"B", 1}, {"K", 1024}, {"KB", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MB", 1 << 20},
+      {"MiB", 1 << 20}, {"G", 1 << 30}, {"GB", 1 << 30}, {"GiB", 1 << 30}};
+  for (const auto& [name, scale] : kUnits) {
+    if (u == name) return value * scale;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillOptions* options) {
+  for (const std::string& w : words) {
+    const std::size_t eq = w.find('=');
+    const std::string cls = eq == std::string::npos ? "" : w.substr(0, eq);
+    const std::optional<double> rate = ParseRate(eq == std::string::npos ? w : w.substr(eq + 1));
+    if (!rate || (eq != std::string::npos && cls.empty())) {
+      return absl::InvalidArgumentError(absl::StrCat("--backfill-rate '", w,
+                                                     "': expected CLASS=RATE or RATE, RATE a positive number of "
+                                                     "bytes per second such as 150MiB or 2GiB"));
+    }
+    if (cls.empty()) {
+      for (auto& [name, r] : options->class_rates) r.bytes_per_second = *rate;
+      options->default_rate.bytes_per_second = *rate;
+    } else {
+      options->class_rates[cls].bytes_per_second = *rate;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
+                                    MovementRisks* risks) {
+  if (options.keep_upmaps) return absl::OkStatus();
+  absl::StatusOr<UpmapCleanup> cleanup = CleanPgUpmaps(after);
+  if (!cleanup.ok()) {
+    return absl::Status(cleanup.status().code(),
+                        absl::StrCat("upmap cleanup after the change: ", cleanup.status().message()));
+  }
+  risks->upmaps_dropped =
+      static_cast<std::uint32_t>(cleanup->removed_pg_upmap.size() + cleanup->removed_pg_upmap_items.size());
+  risks->upmap_items_rewritten = static_cast<std::uint32_t>(cleanup->trimmed_items.size());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options) {
+  MovementOptions movement = options.movement;
+  movement.keep_moves = movement.keep_moves || options.schedule;
+  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement);
+  if (!m.ok()) return m.status();
+  PlanReport report;
+  report.backfill = options.backfill;
+  if (options.schedule) {
+    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, options.backfill);
+    if (!schedule.ok()) {
+      return absl::Status(schedule.status().code(),
+                          absl::StrCat("backfill simulation: ", schedule.status().message()));
+    }
+    report.schedule = *std::move(schedule);
+  }
+  if (!options.movement.keep_moves) m->moves.clear();
+  report.movement = *std::move(m);
+  return report;
+}
+
+absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after, const PlanOptions& options) {
+  return Report(std::move(before), std::move(after), options);
+}
+
+absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
+                                           const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = WithCrushMap(before, std::move(crush_bytes));
+  if (!after.ok()) return after.status();
+  ++after->epoch;
+  MovementRisks cleaned;
+  if (absl::Status s = CleanUpmapsAfterChange(*after, options, &cleaned); !s.ok()) return s;
+  absl::StatusOr<PlanReport> r = Report(std::move(before), *std::move(after), options);
+  if (!r.ok()) return r.status();
+  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  return r;
+}
+
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = ApplyChange(before, change);
+  if (!after.ok()) return after.status();
+  MovementRisks cleaned;
+  if (absl::Status s = CleanUpmapsAfterChange(*after, options, &cleaned); !s.ok()) return s;
+  absl::StatusOr<PlanReport> r = Report(std::move(before), *std::move(after), options);
+  if (!r.ok()) return r.status();
+  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+  return r;
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,69 @@
+// The change planner's entry points: a cluster state and a proposed change
+// (another crush map, or a list of operations) -> the movement report of
+// osdmap/movement.h. After a change the monitor's upmap cleanup runs
+// (upmap_cleanup.h) unless PlanOptions::keep_upmaps asks for osdmaptool's
+// raw behaviour; the report says how many entries it dropped.
+// Thread-safety: each call runs its own mapping threads; inputs are values.
+#ifndef CRUSHKIT_OSDMAP_PLANNER_H_
+#define CRUSHKIT_OSDMAP_PLANNER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "osdmap/cluster_state.h"
+#include "osdmap/backfill_schedule.h"
+#include "osdmap/change_ops.h"
+#include "osdmap/movement.h"
+#include "osdmap/plan_report.h"
+
+namespace crushkit::osdmap {
+
+struct PlanOptions {
+  MovementOptions movement;
+  // Simulate the backfill of the whole change (PlanReport::schedule).
+  bool schedule = true;
+  BackfillOptions backfill;
+  // Keep upmap entries the change makes invalid (osdmaptool --import-crush
+  // does); by default they are dropped as the monitor's clean_pg_upmaps does.
+  bool keep_upmaps = false;
+};
+
+// Two states of one cluster, taken as they are (no upmap cleanup).
+// Errors: as DiffStates (movement.h), and the simulation's.
+absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
+                                         const PlanOptions& options = {});
+
+// `before` against the same state with its crush map replaced by
+// `crush_bytes` (Ceph's binary encoding), at the next epoch.
+// Errors: the decoder's; the crush map build error ("after: ...");
+// the upmap cleanup's; the simulation's.
+absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
+                                           const PlanOptions& options = {});
+
+// `before` against `before` with every operation of `change` applied
+// (apply_change.h), at the next epoch. The report's `change` lists the
+// operations. Errors: ApplyChange's located diagnostics (kInvalidArgument);
+// then as DiffNewCrushMap.
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options = {});
+
+// Movement of `before` -> `after` plus the schedule (the last step of every
+// entry point; `after` is already cleaned). Errors: as DiffStates, and the
+// simulation's.
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options);
+
+// Applies "CLASS=RATE" or "RATE" words (RATE: a number of bytes per second
+// with an optional binary unit: 150MiB, 2GiB, 800M, 1.5G; "/s" allowed) to
+// options->class_rates (a bare RATE sets every class and the default).
+// Errors: kInvalidArgument naming the word and what was expected.
+absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillOptions* options);
+
+// The cleanup step the entry points share: cleans `after`'s upmaps (unless
+// keep_upmaps) and records what went in `risks`.
+absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
+                                    MovementRisks* risks);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_PLANNER_H_

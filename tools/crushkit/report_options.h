@@ -1,0 +1,43 @@
+// The output and simulation options `crushkit diff` and `crushkit plan`
+// share (--json, --html, --by, --top, --threads, --keep-upmaps, backfill
+// knobs), registered once and turned into osdmap::PlanOptions, and the one
+// way both print a report.
+#ifndef CRUSHKIT_TOOLS_CRUSHKIT_REPORT_OPTIONS_H_
+#define CRUSHKIT_TOOLS_CRUSHKIT_REPORT_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "absl/status/statusor.h"
+#include "osdmap/plan_report.h"
+#include "osdmap/planner.h"
+
+namespace crushkit::tools {
+
+struct ReportArgs {
+  bool json = false;
+  std::string html;
+  std::vector<std::string> by;
+  int threads = 0;
+  int top = 5;
+  bool keep_upmaps = false;
+  bool no_schedule = false;
+  int max_backfills = 1;
+  std::vector<std::string> rates;
+};
+
+void AddReportOptions(CLI::App* cmd, ReportArgs* args);
+
+// PlanOptions from the flags. Errors: a bad --backfill-rate.
+absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a);
+
+// Writes --html (atomically) and prints the summary or --json to stdout.
+// Returns the exit code; errors are printed as "crushkit CMD: ...".
+int PrintReport(const std::string& cmd, const std::string& title, const ReportArgs& a,
+                const osdmap::PlanReport& report);
+
+}  // namespace crushkit::tools
+
+#endif  // CRUSHKIT_TOOLS_CRUSHKIT_REPORT_OPTIONS_H_
