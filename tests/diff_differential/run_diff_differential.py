@@ -62,7 +62,8 @@ import osdmap_bin as ob  # noqa: E402
 
 TIMEOUT = 15
 POOL_FIELDS = ["pgs", "pgs_remapped", "shards_moved", "objects_to_move", "bytes_to_move",
-               "pgs_degraded_after", "pgs_inactive_after", "shards_total", "objects_total",
+               "pgs_degraded_after", "pgs_inactive_after", "pgs_degraded_before",
+               "pgs_inactive_before", "shards_total", "objects_total",
                "bytes_total", "size_before", "size_after", "pg_num_before", "pg_num_after"]
 OSD_FIELDS = ["pgs_in", "pgs_out", "bytes_in", "bytes_out"]
 OSD_COUNT_FIELDS = ["pgs_before", "pgs_after"]
@@ -563,6 +564,11 @@ def truth(pools_b, pools_a, up_b, up_a, sizes, ec):
             nbytes //= family[bp]
             shard = nbytes // k
             real_a = [o for o in a if is_osd(o)]
+            real_b = [o for o in b if is_osd(o)]
+            if len(real_b) < pb["size"]:
+                c["pgs_degraded_before"] += 1
+            if len(real_b) < pb["min_size"]:
+                c["pgs_inactive_before"] += 1
             if len(real_a) < pa["size"]:
                 c["pgs_degraded_after"] += 1
             if len(real_a) < pa["min_size"]:
@@ -858,10 +864,15 @@ def one_case(job):
             # The monitor runs clean_pg_upmaps on every new epoch, so the
             # plan's truth is after with osdmaptool's --upmap-cleanup.
             up_clean = map_all(d, "after", ["--upmap-cleanup", "plan_cleanup.txt"])
-            runs.append(("plan before.pb ops.txt (%s)" % "; ".join(ops),
-                         ["plan", "before.pb", "ops.txt"],
+            if rng.random() < 0.3:
+                plan = ["plan", "before.pb"] + [x for op in ops for x in ("--do", op)]
+            else:
+                plan = ["plan", "before.pb", "ops.txt"]
+            runs.append(("%s (%s)" % (" ".join(plan[:3]), "; ".join(ops)), plan,
                          truth(pools_b, pools_a, up_b, up_clean, sizes, ec),
                          cleanup_counts(d, "plan_cleanup.txt")))
+            runs.append(("%s --keep-upmaps (%s)" % (" ".join(plan[:3]), "; ".join(ops)),
+                         plan + ["--keep-upmaps"], want, (0, 0)))
         res["cases"] += 1
         res["ec"] += 1 if ec else 0
         res["pgs"] += sum(w["pgs"] for w in want[0].values())
@@ -903,7 +914,11 @@ def one_case(job):
                     not compare(report, want[0], want[1], same_pg_num):
                 diffs.insert(0, "(the counters equal the truth with every upmap kept: none was dropped)")
             if diffs:
-                category = " ".join(args[:-2]).replace("before.pb", "A").replace(
+                words = [w for i, w in enumerate(args[:-2])
+                         if w != "--do" and (i == 0 or args[i - 1] != "--do")]
+                if "--do" in args:
+                    words.insert(2, "--do OP...")
+                category = " ".join(words).replace("before.pb", "A").replace(
                     "after.pb", "B").replace("ops.txt", "OPS")
                 category = re.sub(r"after_only\.(crush|txt)", "NEW", category)
                 if dup_sets:
