@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine, builds crushkit (Release), and runs the
-# main job on a bundled sample: compile a text CRUSH map, check it decompiles
-# to the same bytes, and test its placements the way `crushtool --test` does.
+# Sets up a fresh Debian 12 machine, builds the crushkit CLI only (Release),
+# and runs the main job on the bundled sample cluster (samples/cluster: 188
+# OSDs in 3 racks, hdd and ssd, a replicated and an EC 4+2 pool, real PG
+# sizes): import Ceph's JSON exports, then plan a change -- a fourth rack
+# with three new hosts -- and report what moves, PG by PG and byte by byte,
+# how long the backfill takes, and an HTML report.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
-bash tools/dev/build.sh
+BUILD_TARGETS=crushkit bash tools/dev/build.sh -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF
 ck=${BUILD_DIR:-build}/tools/crushkit
-sample=samples/3rack-weighted.crush
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+s=samples/cluster
+out=${SAMPLE_OUT:-sample-out}
+mkdir -p "$out"
 
-echo "== crushkit compile $sample"
-"$ck" compile "$sample" -o "$out/map.bin"
-echo "== crushkit decompile (first lines)"
-"$ck" decompile "$out/map.bin" | head -n 12
-echo "== crushkit crushtool --test: statistics and utilization, 3 replicas, 10,000 inputs"
-"$ck" crushtool -i "$out/map.bin" --test --show-utilization --num-rep 3 --min-x 0 --max-x 9999
-echo "== crushkit strategies on the same map: remove osd.0"
-"$ck" strategies "$out/map.bin" --remove osd.0 --keys 100000
+echo "== crushkit import (ceph osd dump / crush map / pg dump / osd df / df) -> $out/state.pb"
+"$ck" import --osdmap $s/osd-dump.json --crush $s/crush.txt --pg-stats $s/pg-dump.json \
+  --osd-df $s/osd-df.json --df $s/df.json -o "$out/state.pb"
+echo "== the change ($s/add-rack.ops)"
+grep -v '^#' $s/add-rack.ops
+echo "== crushkit plan $out/state.pb $s/add-rack.ops --html $out/add-rack.html"
+"$ck" plan "$out/state.pb" $s/add-rack.ops --html "$out/add-rack.html"
+echo
+echo "HTML report: $out/add-rack.html (open it in a browser); --json prints the same report for scripts."
