@@ -757,10 +757,38 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
   ++st.epoch;
   for (const std::int32_t id : applier.purged()) st.osd_usage.erase(id);
   if (applier.crush_changed()) {
-    // crushtool and the monitor rebuild the shadow trees once after edits.
-    // It can fail where Ceph's would (a uniform bucket whose class clone
-    // would hold differing weights): the change's fault, not crushkit's.
-    if (const absl::Status s = crush::RebuildRootsWithClasses(st.crush); !s.ok()) {
+    // crushtool and the monitor rebuild the shadow trees once after edits,
+    // except after reweights alone: adjust_item_weight reweights the shadow
+    // buckets in place (a rebuild there can even reach Ceph's undefined
+    // behaviour on weight sets of differing lengths, which the reweight
+    // itself never touches). It can fail where Ceph's would (a uniform
+    // bucket whose class clone would hold differing weights): the change's
+    // fault, not crushkit's.
+    const bool reweights_only = std::all_of(change.ops.begin(), change.ops.end(), [](const ChangeOp& op) {
+      switch (op.kind) {
+        case ChangeOpKind::kCrushReweight:
+        case ChangeOpKind::kCrushReweightSubtree:
+        case ChangeOpKind::kDrain:
+        case ChangeOpKind::kCrushTunables:
+        case ChangeOpKind::kCrushSetTunable:
+        case ChangeOpKind::kOsdOut:
+        case ChangeOpKind::kOsdIn:
+        case ChangeOpKind::kOsdDown:
+        case ChangeOpKind::kOsdUp:
+        case ChangeOpKind::kOsdReweight:
+        case ChangeOpKind::kOsdPrimaryAffinity:
+        case ChangeOpKind::kPgUpmap:
+        case ChangeOpKind::kRmPgUpmap:
+        case ChangeOpKind::kPgUpmapItems:
+        case ChangeOpKind::kRmPgUpmapItems:
+        case ChangeOpKind::kPoolSet:
+          return true;
+        default:
+          return false;
+      }
+    });
+    const absl::Status s = reweights_only ? absl::OkStatus() : crush::RebuildRootsWithClasses(st.crush);
+    if (!s.ok()) {
       const Word& w = applier.last_crush_op();
       const ChangeDiagnostic d{w.line, w.column, std::max(1, static_cast<int>(w.text.size())),
                                absl::StrCat("after this change the device-class shadow trees "

@@ -1,5 +1,6 @@
 #include "osdmap/cluster_state.h"
 
+#include <bit>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,19 @@ absl::Status CheckListLengths(const Map& m, const char* what) {
 }
 
 }  // namespace
+
+bool Pool::IsPendingMerge(std::uint32_t ps) const {
+  const std::uint32_t pending = PgNumPending();
+  if (pending >= pg_num) return false;
+  if (ps >= pending && ps < pg_num) return true;
+  // A merge target is the parent (pg_t::get_parent(): the seed without its
+  // highest set bit) of a source: ps with one bit above its own set.
+  for (int b = 32 - std::countl_zero(ps); b < 32; ++b) {
+    const std::uint32_t child = ps | (std::uint32_t{1} << b);
+    if (child >= pending && child < pg_num) return true;
+  }
+  return false;
+}
 
 absl::Status ValidateState(const ClusterState& state) {
   for (const auto& [id, pool] : state.pools) {

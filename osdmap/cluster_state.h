@@ -53,11 +53,19 @@ struct Pool {
   // bytes takes ceil(S / stripe_width) chunks of stripe_width / k bytes on
   // every shard). 0 when unknown and for replicated pools; no placement effect.
   std::uint32_t stripe_width = 0;
+  // pg_pool_t::pg_num_pending when a merge is in progress (below pg_num);
+  // 0 when it equals pg_num. The monitor drops upmaps of merging PGs.
+  std::uint32_t pg_num_pending = 0;
 
   // Replicated pools compact holes away (pg_pool_t::can_shift_osds()).
   bool CanShiftOsds() const { return type == PoolType::kReplicated; }
   std::uint32_t pg_num_mask() const { return PgMask(pg_num); }
   std::uint32_t pgp_num_mask() const { return PgMask(pgp_num); }
+  // pg_pool_t::get_pg_num_pending().
+  std::uint32_t PgNumPending() const { return pg_num_pending != 0 ? pg_num_pending : pg_num; }
+  // pg_pool_t::is_pending_merge(): `ps` merges away (a source at or above
+  // pg_num_pending) or receives a merge (the parent of such a source).
+  bool IsPendingMerge(std::uint32_t ps) const;
   // pg_pool_t::raw_pg_to_pg(): the folded seed of a raw seed.
   std::uint32_t FoldPs(std::uint32_t raw_ps) const {
     return StableMod(raw_ps, pg_num, pg_num_mask());

@@ -61,6 +61,7 @@ absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
   pool.crush_rule = p.crush_rule();
   pool.pg_num = p.pg_num();
   pool.pgp_num = p.pg_placement_num();
+  if (p.has_pg_num_pending() && p.pg_num_pending() != pool.pg_num) pool.pg_num_pending = p.pg_num_pending();
   pool.flags = p.flags();
   pool.object_hash = p.object_hash();
   pool.erasure_code_profile = p.erasure_code_profile();

@@ -132,6 +132,14 @@ MovementRisks AssessRisks(const ClusterState& after, const Movement& m) {
   r.nearfull_ratio = after.nearfull_ratio;
   r.backfillfull_ratio = after.backfillfull_ratio;
   r.full_ratio = after.full_ratio;
+  if (r.nearfull_ratio <= 0 || r.backfillfull_ratio <= 0 || r.full_ratio <= 0) {
+    // Maps made by osdmaptool carry 0; a monitor always sets them.
+    const ClusterState defaults;
+    r.nearfull_ratio = defaults.nearfull_ratio;
+    r.backfillfull_ratio = defaults.backfillfull_ratio;
+    r.full_ratio = defaults.full_ratio;
+    r.notes.push_back("the osdmap sets no full ratios: Ceph's defaults 0.85/0.90/0.95 used");
+  }
   r.pgs_degraded_after = m.totals.pgs_degraded_after;
   r.pgs_inactive_after = m.totals.pgs_inactive_after;
   const bool fill_known = m.bytes_source != BytesSource::kUnknown;

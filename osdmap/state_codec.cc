@@ -56,6 +56,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_crush_rule(pool.crush_rule);
     p->set_pg_num(pool.pg_num);
     p->set_pgp_num(pool.pgp_num);
+    p->set_pg_num_pending(pool.pg_num_pending);
     p->set_flags(pool.flags);
     p->set_object_hash(pool.object_hash);
     p->set_erasure_code_profile(pool.erasure_code_profile);
@@ -148,6 +149,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     pool.crush_rule = p.crush_rule();
     pool.pg_num = p.pg_num();
     pool.pgp_num = p.pgp_num();
+    pool.pg_num_pending = p.pg_num_pending();
     pool.flags = p.flags();
     pool.object_hash = p.object_hash();
     pool.erasure_code_profile = p.erasure_code_profile();

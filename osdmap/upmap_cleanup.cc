@@ -40,7 +40,8 @@ class Checker {
   // Records the PG's outcome in `out`.
   absl::Status Check(const PgId& pg, UpmapCleanup* out) {
     const Pool* pool = state_.FindPool(pg.pool);
-    if (pool == nullptr || pg.ps >= pool->pg_num) {
+    // ps >= pg_num_pending (a merge source or gone), then is_pending_merge.
+    if (pool == nullptr || pg.ps >= pool->PgNumPending() || pool->IsPendingMerge(pg.ps)) {
       out->cancelled.emplace(pg, UpmapCancelReason::kPgGone);
       return absl::OkStatus();
     }

@@ -8,7 +8,8 @@
 //
 // For every PG with a pg_upmap or pg_upmap_items entry, in pg order (the
 // first failing check decides; see UpmapCancelReason):
-//   1. the pool is gone or ps >= pg_num                 -> cancel
+//   1. the pool is gone, ps >= pg_num_pending, or the
+//      PG is pending merge (a source or its target)   -> cancel
 //   2. verify_upmap() of the upmapped raw set fails     -> cancel
 //   3. an upmapped OSD is not in the rule weight map    -> cancel
 //   4. an upmapped OSD has rule weight x reweight == 0  -> cancel
@@ -22,9 +23,8 @@
 // Down-but-in OSDs never matter: the checks look at the set before down
 // OSDs are removed.
 //
-// Not modelled: the pending-merge checks (a state keeps no pg_num_pending,
-// so ps >= pg_num stands in for ps >= pg_num_pending), and the monitor's
-// chunking (mon_clean_pg_upmaps_per_chunk), which changes no result.
+// Not modelled: the monitor's chunking (mon_clean_pg_upmaps_per_chunk),
+// which changes no result.
 // Thread-compatible: CheckPgUpmaps reads, ApplyUpmapCleanup/CleanPgUpmaps
 // write the state they are given.
 #ifndef CRUSHKIT_OSDMAP_UPMAP_CLEANUP_H_
@@ -46,7 +46,7 @@ namespace crushkit::osdmap {
 
 // Why a PG's upmap entries were cancelled (the check that failed first).
 enum class UpmapCancelReason : std::uint8_t {
-  kPgGone,              // pool deleted, or ps >= pg_num (merged away)
+  kPgGone,              // pool deleted, ps >= pg_num_pending, or a PG pending merge
   kRuleMissing,         // the pool's crush_rule is not a rule id
   kSameFailureDomain,   // two OSDs under one failure-domain bucket
   kTooManyBuckets,      // a choose step would need more buckets than it picks

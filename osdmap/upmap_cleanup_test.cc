@@ -340,3 +340,27 @@ TEST(UpmapCancelReasonTest, NamesAreDistinct) {
 
 }  // namespace
 }  // namespace crushkit::osdmap
+
+namespace crushkit::osdmap {
+namespace {
+
+TEST(PoolMergeTest, PendingMergeSourcesAndTargets) {
+  Pool p;
+  p.pg_num = 128;
+  p.pg_num_pending = 20;  // PGs 20..127 merge into their parents
+  EXPECT_EQ(p.PgNumPending(), 20u);
+  EXPECT_TRUE(p.IsPendingMerge(20));   // a source
+  EXPECT_TRUE(p.IsPendingMerge(127));
+  EXPECT_TRUE(p.IsPendingMerge(4));    // parent of 20 (0b10100 -> 0b0100)
+  EXPECT_TRUE(p.IsPendingMerge(0));    // parent of 64
+  EXPECT_FALSE(p.IsPendingMerge(128));
+  p.pg_num_pending = 0;                // no merge
+  EXPECT_FALSE(p.IsPendingMerge(4));
+  p.pg_num = 8;
+  p.pg_num_pending = 7;                // only 7 merges, into 3
+  EXPECT_TRUE(p.IsPendingMerge(3));
+  EXPECT_FALSE(p.IsPendingMerge(2));
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap
