@@ -139,6 +139,31 @@ class OsdMapBin:
     def pool_u32(self, pool, field):
         return struct.unpack_from("<I", self.b, self._body(pool, field))[0]
 
+    def _tail(self, pool, back):
+        start, length = self.pools[pool]
+        return start + length - back
+
+    # pg_pool_t v28 fields, located from the body's end: pg_num_target,
+    # pgp_num_target, pg_num_pending, two u32 zeros, last_force_op_resend
+    # (u32), pg_autoscale_mode (u8), then v29's 59-byte last_pg_merge_meta.
+    _PG_NUM_TARGET_BACK = 59 + 1 + 4 + 8 + 4 + 4 + 4
+
+    def set_pg_nums(self, pool, pg_num, pgp_num):
+        """pg_num and pgp_num of a settled pool, as the monitor keeps them:
+        pg_num_target = pg_num_pending = pg_num, pgp_num_target = pgp_num
+        (a pg_num_pending below pg_num would mark PGs as merge sources, which
+        OSDMap::clean_pg_upmaps treats specially)."""
+        if self.b[self.pools[pool][0]] != 29:
+            raise ValueError("pg_pool_t v%d, expected 29" % self.b[self.pools[pool][0]])
+        self.set_pool_u32(pool, POOL_PG_NUM, pg_num)
+        self.set_pool_u32(pool, POOL_PGP_NUM, pgp_num)
+        at = self._tail(pool, self._PG_NUM_TARGET_BACK)
+        struct.pack_into("<III", self.b, at, pg_num, pgp_num, pg_num)
+
+    def pg_num_fields(self, pool):
+        at = self._tail(pool, self._PG_NUM_TARGET_BACK)
+        return struct.unpack_from("<III", self.b, at)
+
     def set_osd_weight(self, osd, weight_16_16):
         struct.pack_into("<I", self.b, self.osd_weight_off + 4 * osd, weight_16_16)
 

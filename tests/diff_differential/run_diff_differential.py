@@ -230,14 +230,12 @@ def build_before(rng, d, info):
         m.set_pool_u8(1, ob.POOL_MIN_SIZE, rng.randint(1, size))
     if rng.random() < 0.3:
         pg = pick_pg_num(rng, 256)
-        m.set_pool_u32(1, ob.POOL_PG_NUM, pg)
-        m.set_pool_u32(1, ob.POOL_PGP_NUM, rng.randint(1, pg))
+        m.set_pg_nums(1, pg, rng.randint(1, pg))
     info["ec"] = {}
     if rng.random() < 0.6:
         m.add_pool_copy(1, 2, "second")
         pg = pick_pg_num(rng, 128)
-        m.set_pool_u32(2, ob.POOL_PG_NUM, pg)
-        m.set_pool_u32(2, ob.POOL_PGP_NUM, pg if rng.random() < 0.6 else rng.randint(1, pg))
+        m.set_pg_nums(2, pg, pg if rng.random() < 0.6 else rng.randint(1, pg))
         if ec_rule is not None and rng.random() < 0.8:
             k, mm = rng.randint(2, 4), rng.randint(1, 2)
             m.set_pool_u8(2, ob.POOL_TYPE, 3)
@@ -361,8 +359,14 @@ def make_change(rng, d, info):
             m.set_osd_weight(o, 0)
             ops.append("osd out %d" % o)
         elif kind == "in":
+            # `osd in` of an OSD that is in does nothing (OSDMonitor: "is
+            # already in"), whatever its reweight: mark an out OSD in, else
+            # reweight one to 1.
+            out = [x for x in range(max_osd) if m.osd_weight(x) == 0]
+            if out:
+                o = rng.choice(out)
             m.set_osd_weight(o, 0x10000)
-            ops.append("osd in %d" % o)
+            ops.append(("osd in %d" if out else "osd reweight %d 1") % o)
         elif kind == "reweight":
             w = rng.choice([0.5, 0.25, 0.75, 0.125])
             m.set_osd_weight(o, int(w * 0x10000))
@@ -380,11 +384,11 @@ def make_change(rng, d, info):
                 pg = m.pool_u32(pid, ob.POOL_PG_NUM)
                 new = max(1, rng.choice([pg * 2, pg + rng.randint(1, 20), pg // 2, pg - 1, pg * 4]))
                 new = min(new, 512)
-                m.set_pool_u32(pid, ob.POOL_PG_NUM, new)
                 pgp = m.pool_u32(pid, ob.POOL_PGP_NUM)
+                new_pgp = pgp
                 if pgp > new or rng.random() < 0.4:
-                    m.set_pool_u32(pid, ob.POOL_PGP_NUM, rng.randint(1, new) if rng.random() < 0.5
-                                   else new)
+                    new_pgp = rng.randint(1, new) if rng.random() < 0.5 else new
+                m.set_pg_nums(pid, new, new_pgp)
                 info["notes"].append("change: pool %d pg_num %d -> %d, pgp_num %d -> %d" % (
                     pid, pg, new, pgp, m.pool_u32(pid, ob.POOL_PGP_NUM)))
             elif kind == "pgp_num":
@@ -392,7 +396,7 @@ def make_change(rng, d, info):
                 new = rng.randint(1, pg)
                 info["notes"].append("change: pool %d pgp_num %d -> %d" % (
                     pid, m.pool_u32(pid, ob.POOL_PGP_NUM), new))
-                m.set_pool_u32(pid, ob.POOL_PGP_NUM, new)
+                m.set_pg_nums(pid, pg, new)
             else:
                 if m.pool_u8(pid, ob.POOL_TYPE) == 3:
                     m.set_pool_u8(pid, ob.POOL_MIN_SIZE, rng.randint(1, m.pool_u8(pid, ob.POOL_SIZE)))
@@ -801,7 +805,7 @@ def one_case(job):
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
            "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
            "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
-           "categories": {}, "cases_with_diffs": 0}
+           "categories": {}, "cases_with_diffs": 0, "refused": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
         # Random text maps Ceph rejects, and bases whose pools map no PG
@@ -898,6 +902,11 @@ def one_case(job):
         for what, args, (want_pools, want_osds, want_moves), upmaps in runs:
             args = args + ["--threads", str(rng.randint(1, 3))]
             report, err = crushkit_json(crushkit, d, args)
+            if err and "Ceph reads past" in err:
+                # crushkit refuses a change whose Ceph result is undefined.
+                res["refused"] += 1
+                res["skip_notes"].append("%s: crushkit %s refused: %s" % (tag, what, err[:160]))
+                continue
             res["comparisons"] += 1
             res["plans"] += 1 if args[0] == "plan" else 0
             res["crush_after"] += 1 if "--crush-after" in args else 0
@@ -972,7 +981,7 @@ def main():
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
              "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
-             "categories": {}, "cases_with_diffs": 0}
+             "categories": {}, "cases_with_diffs": 0, "refused": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
@@ -996,7 +1005,7 @@ def main():
           "%d PGs; %d with an erasure-coded pool; %d states with pg_upmap; %d with pg_temp, %d PGs whose acting set "
           "differs from up; %d crush changes where "
           "clean_pg_upmaps changed mappings); change kinds %s; "
-          "%d cases with differences; %d skipped (oracle rejected or crashed; %d of them because Ceph's "
+          "%d cases with differences; %d reports refused by crushkit (Ceph undefined); %d skipped (oracle rejected or crashed; %d of them because Ceph's "
           "answer is undefined: uninitialised or inconsistent tree bucket weights); plan %s; %.1f s" % (
               total["cases"], total["comparisons"],
               total["comparisons"] - total["crush_after"] - total["plans"], total["crush_after"],
@@ -1004,6 +1013,7 @@ def main():
               total["acting_differs"],
               total["cleanups"],
               json.dumps(dict(sorted(total["kinds"].items()))), total["cases_with_diffs"],
+              total["refused"],
               total["skipped"], total["nondeterministic"], "available" if has_plan else "not available",
               time.time() - start))
     if total["cases"] < a.min_cases:
