@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,6 +197,7 @@ absl::StatusOr<ItemId> Editor::AddBucket(ItemId id, BucketAlg alg, std::uint16_t
       ChooseArg& arg = cmap[new_id];
       arg.ids.clear();
       arg.weight_set.assign(positions, weights);
+      empty_weight_sets_.erase({index, new_id});
     }
   }
   return new_id;
@@ -253,6 +255,10 @@ void Editor::RemoveBucket(ItemId id) {
 // are dropped; weight sets with the common position count are resized to
 // their bucket.
 void Editor::UpdateChooseArgs() {
+  for (auto it = empty_weight_sets_.begin(); it != empty_weight_sets_.end();) {
+    const Bucket* b = it->second < 0 ? map_.FindBucket(it->second) : nullptr;
+    it = b == nullptr || b->alg != BucketAlg::kStraw2 ? empty_weight_sets_.erase(it) : std::next(it);
+  }
   for (auto& [index, cmap] : map_.choose_args) {
     std::size_t positions = 1;
     for (auto it = cmap.rbegin(); it != cmap.rend(); ++it) {

@@ -23,11 +23,14 @@
 // using); the map is then unspecified. On any error the map may be partly
 // edited, as Ceph leaves it.
 //
-// Not modelled: after a shadow-tree rebuild on a map with choose_args, Ceph
-// leaves clones of buckets without a weight set with an allocated, empty
-// weight set and asserts on the next weight adjustment touching them; here
-// such clones simply have no weight set (the next edit works). New tree
-// nodes start at 0 where Ceph leaves them uninitialised (crush/builder.h).
+// After a shadow-tree rebuild on a map with choose_args, Ceph leaves clones
+// of buckets without a weight set with an allocated, empty weight set and
+// asserts on the next weight adjustment touching them. That state is
+// modelled within one call (e.g. update_item's unlink, rebuild, insert gives
+// kInternal where Ceph asserts) but is not part of MapModel (it is never
+// encoded), so a later call sees such clones without a weight set and goes
+// on where Ceph, in one process, would assert. New tree nodes start at 0
+// where Ceph leaves them uninitialised (crush/builder.h).
 //
 // Cost: Ceph's algorithms, kept in shape: an edit scans all buckets per
 // touched item (O(buckets x items) and more with choose_args, see

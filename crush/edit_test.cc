@@ -188,6 +188,29 @@ TEST(EditTest, AdjustItemWeightKeepsWeightSetsSumming) {
   EXPECT_EQ(m.FindBucket(-1)->weight, 6 * kOne);
 }
 
+TEST(EditTest, CephAssertsOnTheEmptyWeightSetsOfFreshClones) {
+  const auto make = [](bool with_choose_args) {
+    MapModel m = TwoHosts();
+    m.class_names[0] = "ssd";
+    m.class_map[0] = 0;
+    m.class_map[2] = 0;
+    m.item_names[5] = "osd.5";  // named, in no bucket
+    if (with_choose_args) m.choose_args[kCompatChooseArgs][-1].weight_set = {{2 * kOne, 2 * kOne}};
+    return m;
+  };
+  // update_item of an unlinked device: remove_item (nothing to adjust)
+  // rebuilds the shadow trees, cloning host0/host1 without weight sets
+  // (calloc(0) in Ceph); insert_item's weight adjustment then reaches those
+  // clones: ceph_assert(arg->weight_set_positions > 0).
+  MapModel m = make(true);
+  EXPECT_EQ(UpdateItem(m, 5, 1.0F, "osd.5", {{"host", "host0"}}).code(),
+            absl::StatusCode::kInternal);
+  // Without choose_args the same edit is fine.
+  MapModel plain = make(false);
+  ASSERT_TRUE(UpdateItem(plain, 5, 1.0F, "osd.5", {{"host", "host0"}}).ok());
+  EXPECT_EQ(plain.FindBucket(-2)->items, (std::vector<ItemId>{0, 1, 5}));
+}
+
 TEST(EditTest, AdjustItemWeightFValidatesLikeCeph) {
   MapModel m = TwoHosts();
   EXPECT_EQ(AdjustItemWeightF(m, 0, -1.0F).status().code(), absl::StatusCode::kOutOfRange);

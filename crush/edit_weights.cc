@@ -184,6 +184,11 @@ absl::StatusOr<int> Editor::AdjustItemWeightInBucket(ItemId id, Weight weight, I
   // with a weight set, whether or not it holds `id`.
   for (auto& [index, cmap] : map_.choose_args) {
     const Bucket& b = *map_.FindBucket(bucket_id);
+    if (empty_weight_sets_.count({index, bucket_id}) != 0) {
+      return absl::InternalError("shadow bucket " + std::to_string(bucket_id) +
+                                 " has an empty weight set; Ceph asserts "
+                                 "weight_set_positions > 0");
+    }
     CRUSH_ASSIGN_OR_RETURN(ChooseArg * arg, WeightSetOf(cmap, b));
     if (arg == nullptr) continue;
     std::vector<Weight> w(arg->weight_set.size(), 0);
@@ -260,6 +265,9 @@ absl::StatusOr<int> Editor::ChooseArgsAdjustInBucket(std::int64_t index, ItemId 
                                                      int depth) {
   ChooseArgMap& cmap = map_.choose_args[index];
   const Bucket& b = *map_.FindBucket(bucket_id);
+  // An allocated but empty weight set is not re-created, and its position
+  // count (0) never matches.
+  if (empty_weight_sets_.count({index, bucket_id}) != 0) return 0;
   int changed = 0;
   auto found = cmap.find(b.id);
   ChooseArg* arg = found == cmap.end() || found->second.weight_set.empty() ? nullptr : &found->second;

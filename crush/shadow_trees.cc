@@ -186,8 +186,10 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
     const std::size_t positions = o == cmap.end() ? 0 : o->second.weight_set.size();
     if (positions == 0) {
       cmap.erase(clone);
+      empty_weight_sets_.emplace(index, clone);
       continue;
     }
+    empty_weight_sets_.erase({index, clone});
     const std::vector<std::vector<Weight>> orig_ws = o->second.weight_set;
     ChooseArg n;
     n.weight_set.assign(positions, std::vector<Weight>(copy_items.size(), 0));

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -132,6 +133,12 @@ class Editor {
                                           CmapItemWeight* cmap_item_weight, int depth);
 
   MapModel& map_;
+  // (choose_args index, bucket) pairs whose weight set Ceph has allocated
+  // with zero positions (device_class_clone's calloc(0) for clones of
+  // buckets without a weight set): not NULL, so never re-created, and
+  // adjust_item_weight_in_bucket asserts on them. Not encoded, so they live
+  // only as long as this Editor (one public call).
+  std::set<std::pair<std::int64_t, ItemId>> empty_weight_sets_;
 };
 
 }  // namespace crushkit::crush::internal
