@@ -124,10 +124,10 @@ class Applier {
         ++crush_edits_;
         return true;
       }
-      case ChangeOpKind::kOsdOut:
-      case ChangeOpKind::kOsdIn:
-      case ChangeOpKind::kOsdDown:
-      case ChangeOpKind::kOsdUp:
+      case ChangeOpKind::kMarkOut:
+      case ChangeOpKind::kMarkIn:
+      case ChangeOpKind::kMarkDown:
+      case ChangeOpKind::kMarkUp:
         return MarkOsds(op);
       case ChangeOpKind::kOsdReweight:
         return OsdReweight(op);
@@ -490,14 +490,14 @@ bool Applier::MarkOsds(const ChangeOp& op) {
     }
     OsdInfo& osd = st_.osds[static_cast<std::size_t>(op.osd_ids[i])];
     switch (op.kind) {
-      case ChangeOpKind::kOsdOut:
+      case ChangeOpKind::kMarkOut:
         osd.weight = 0;
         break;
-      case ChangeOpKind::kOsdIn:
+      case ChangeOpKind::kMarkIn:
         // OSDMonitor "osd in": only an out OSD gets CEPH_OSD_IN.
         if (osd.weight == 0) osd.weight = kWeightIn;
         break;
-      case ChangeOpKind::kOsdDown:
+      case ChangeOpKind::kMarkDown:
         osd.state &= ~kOsdUp;
         break;
       default:
@@ -771,10 +771,10 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
         case ChangeOpKind::kDrain:
         case ChangeOpKind::kCrushTunables:
         case ChangeOpKind::kCrushSetTunable:
-        case ChangeOpKind::kOsdOut:
-        case ChangeOpKind::kOsdIn:
-        case ChangeOpKind::kOsdDown:
-        case ChangeOpKind::kOsdUp:
+        case ChangeOpKind::kMarkOut:
+        case ChangeOpKind::kMarkIn:
+        case ChangeOpKind::kMarkDown:
+        case ChangeOpKind::kMarkUp:
         case ChangeOpKind::kOsdReweight:
         case ChangeOpKind::kOsdPrimaryAffinity:
         case ChangeOpKind::kPgUpmap:

@@ -88,10 +88,10 @@ enum class ChangeOpKind {
   kCrushRuleCreateReplicated,  // osd crush rule create-replicated
   kCrushTunables,              // osd crush tunables
   kCrushSetTunable,            // osd crush set-tunable
-  kOsdOut,
-  kOsdIn,
-  kOsdDown,
-  kOsdUp,
+  kMarkOut,  // osd out
+  kMarkIn,   // osd in
+  kMarkDown, // osd down
+  kMarkUp,   // osd up (crushkit)
   kOsdReweight,
   kOsdPurge,
   kOsdPrimaryAffinity,  // osd primary-affinity
@@ -107,7 +107,7 @@ enum class ChangeOpKind {
 // One parsed operation. Which fields are used depends on `kind`; unused
 // fields stay default. The words keep their positions for apply-time errors.
 struct ChangeOp {
-  ChangeOpKind kind = ChangeOpKind::kOsdOut;
+  ChangeOpKind kind = ChangeOpKind::kMarkOut;
   // The command's first word ("osd", "add-host", "drain"; never "ceph").
   Word command;
   // The command words and arguments as written, single-spaced, without the

@@ -50,15 +50,15 @@ TEST(ParseChangeTest, CephPrefixCommentsAndPositions) {
       ParseOk("ceph osd out 3 osd.7   # maintenance\n\tosd in 3\r\nosd   down 4#x\n");
   ASSERT_EQ(change.ops.size(), 3u);
   const ChangeOp& out = change.ops[0];
-  EXPECT_EQ(out.kind, ChangeOpKind::kOsdOut);
+  EXPECT_EQ(out.kind, ChangeOpKind::kMarkOut);
   EXPECT_EQ(out.command, (Word{"osd", 1, 6}));
   EXPECT_EQ(out.text, "osd out 3 osd.7");
   EXPECT_THAT(out.osd_ids, ElementsAre(3, 7));
   EXPECT_EQ(out.osd_words[1], (Word{"osd.7", 1, 16}));
-  EXPECT_EQ(change.ops[1].kind, ChangeOpKind::kOsdIn);
+  EXPECT_EQ(change.ops[1].kind, ChangeOpKind::kMarkIn);
   EXPECT_EQ(change.ops[1].command, (Word{"osd", 2, 2}));
   EXPECT_EQ(change.lines[1], "\tosd in 3");  // the '\r' is not part of the line
-  EXPECT_EQ(change.ops[2].kind, ChangeOpKind::kOsdDown);
+  EXPECT_EQ(change.ops[2].kind, ChangeOpKind::kMarkDown);
   EXPECT_THAT(change.ops[2].osd_ids, ElementsAre(4));
   EXPECT_EQ(DescribeChangeOp(change.ops[2]), "osd down 4");
 }
@@ -122,7 +122,7 @@ TEST(ParseChangeTest, CrushCommands) {
 
 TEST(ParseChangeTest, OsdAndPoolCommands) {
   ChangeOp op = ParseOne("osd up 1");
-  EXPECT_EQ(op.kind, ChangeOpKind::kOsdUp);
+  EXPECT_EQ(op.kind, ChangeOpKind::kMarkUp);
   op = ParseOne("osd reweight osd.2 0.85");
   EXPECT_EQ(op.kind, ChangeOpKind::kOsdReweight);
   EXPECT_DOUBLE_EQ(op.weight, 0.85);

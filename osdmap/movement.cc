@@ -31,6 +31,8 @@ struct PgDelta {
   int num_moves = 0;
 };
 
+// The set's distinct OSDs, ascending: a rule with several take/emit blocks
+// can list one OSD twice ([11,5,11]), which holds one copy.
 void SortedCopy(std::span<const std::int32_t> in, std::array<std::int32_t, kMaxPgOsds>& out,
                 int* n) {
   *n = 0;
@@ -38,6 +40,13 @@ void SortedCopy(std::span<const std::int32_t> in, std::array<std::int32_t, kMaxP
     if (IsOsd(o)) out[static_cast<std::size_t>((*n)++)] = o;
   }
   std::sort(out.begin(), out.begin() + *n);
+  *n = static_cast<int>(std::unique(out.begin(), out.begin() + *n) - out.begin());
+}
+
+// True if `o` appears in set[0, i) (an OSD listed twice counts once).
+bool SeenBefore(std::span<const std::int32_t> set, std::size_t i) {
+  return std::find(set.begin(), set.begin() + static_cast<std::ptrdiff_t>(i), set[i]) !=
+         set.begin() + static_cast<std::ptrdiff_t>(i);
 }
 
 void CompareReplicated(std::span<const std::int32_t> before, std::span<const std::int32_t> after,
@@ -175,15 +184,15 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     c.shards_total += pa.size;
     c.objects_total += size.objects * pa.size;
     c.bytes_total += shard_bytes * pa.size;
-    for (std::int32_t o : b) {
-      if (IsOsd(o)) {
-        OsdMovement& m = osds.At(o);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (IsOsd(b[i]) && (ec || !SeenBefore(b, i))) {
+        OsdMovement& m = osds.At(b[i]);
         ++m.pgs_before;
         m.used_before += shard_bytes;
       }
     }
-    for (std::int32_t o : a) {
-      if (IsOsd(o)) ++osds.At(o).pgs_after;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (IsOsd(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
@@ -209,7 +218,7 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     // Every before member absent afterwards gives its copy up, paired or not.
     for (std::size_t i = 0; i < b.size(); ++i) {
       const std::int32_t o = b[i];
-      if (!IsOsd(o)) continue;
+      if (!IsOsd(o) || (!ec && SeenBefore(b, i))) continue;
       const bool kept = ec ? (i < a.size() && a[i] == o)
                            : std::find(a.begin(), a.end(), o) != a.end();
       if (kept) continue;

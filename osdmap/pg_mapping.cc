@@ -100,15 +100,12 @@ void PgMapper::ApplyUpmap(const Pool& /*pool*/, const PgId& folded, OsdList* raw
   if (!state_.pg_upmap.empty()) {
     auto p = state_.pg_upmap.find(folded);
     if (p != state_.pg_upmap.end()) {
-      bool rejected = false;
       for (std::int32_t osd : p->second) {
-        // A target that is marked out voids the whole explicit mapping.
-        if (osd != crush::kItemNone && IsOut(osd)) {
-          rejected = true;
-          break;
-        }
+        // A target that is marked out voids the explicit mapping, and Ceph
+        // returns at once: the PG's pg_upmap_items are not applied either.
+        if (osd != crush::kItemNone && IsOut(osd)) return;
       }
-      if (!rejected) raw->assign(p->second);
+      raw->assign(p->second);
     }
   }
   if (!state_.pg_upmap_items.empty()) {

@@ -160,6 +160,15 @@ TEST(PgMappingTest, PgUpmapReplacesUnlessATargetIsOut) {
     m.PgToUpActing({1, 5}, &r);
     EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
   }
+  // _apply_upmap returns on the rejected pg_upmap: the PG's pg_upmap_items
+  // are not applied either (diff_differential seed 7 case 215).
+  s.pg_upmap_items[{1, 5}] = {{1, 3}};
+  {
+    PgMapper m(s, f);
+    PgMapping r;
+    m.PgToUpActing({1, 5}, &r);
+    EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
+  }
 }
 
 TEST(PgMappingTest, UpmapIsKeyedByTheFoldedPg) {

@@ -580,10 +580,12 @@ def truth(pools_b, pools_a, up_b, up_a, sizes, ec):
             c["shards_total"] += pa["size"]
             c["objects_total"] += objects * pa["size"]
             c["bytes_total"] += shard * pa["size"]
-            for o in b:
+            # A replicated set listing an OSD twice (rules with several
+            # take/emit blocks) holds one copy there: PGs count once per OSD.
+            for o in (b if erasure else list(dict.fromkeys(b))):
                 if is_osd(o):
                     osd(o)["pgs_before"] += 1
-            for o in real_a:
+            for o in (real_a if erasure else list(dict.fromkeys(real_a))):
                 osd(o)["pgs_after"] += 1
             if erasure:
                 n = max(len(a), len(b))
