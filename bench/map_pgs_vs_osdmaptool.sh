@@ -10,16 +10,13 @@ set -euo pipefail
 CRUSHKIT=$(readlink -f "${1:-build-release/tools/crushkit}")
 OSDS=${OSDS:-10000}
 PG_BITS=${PG_BITS:-7}
+source "$(dirname "$0")/cluster_10k.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export CEPH_ARGS="--crash_dir=$work"
 
-crushtool --build --num_osds "$OSDS" host straw2 25 rack straw2 20 root straw2 0 -o crush.bin >/dev/null
-osdmaptool --createsimple "$OSDS" --with-default-pool --pg-bits "$PG_BITS" --pgp-bits "$PG_BITS" \
-  --clobber --import-crush crush.bin om >/dev/null 2>&1
-# Persist "all up and in" (the marks are written because --save modifies the map).
-osdmaptool om --mark-up-in --adjust-crush-weight 0:1 --save >/dev/null 2>&1
+build_bench_cluster "$OSDS" "$PG_BITS"
 osdmaptool om --export-crush exported.bin --dump json 2>/dev/null | sed -n '/^{/,$p' > dump.json
 "$CRUSHKIT" import --osdmap dump.json --crush exported.bin -o state.pb
 

@@ -93,30 +93,35 @@ absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after
   return Report(std::move(before), std::move(after), options);
 }
 
-absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
-                                           const PlanOptions& options) {
-  absl::StatusOr<ClusterState> after = WithCrushMap(before, std::move(crush_bytes));
-  if (!after.ok()) return after.status();
-  ++after->epoch;
+namespace {
+
+// A changed state as the monitor would commit it (upmaps cleaned), reported.
+absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after, const PlanOptions& options) {
   MovementRisks cleaned;
-  if (absl::Status s = CleanUpmapsAfterChange(*after, options, &cleaned); !s.ok()) return s;
-  absl::StatusOr<PlanReport> r = Report(std::move(before), *std::move(after), options);
+  if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
+  absl::StatusOr<PlanReport> r = Report(std::move(before), std::move(after), options);
   if (!r.ok()) return r.status();
   r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
   r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
   return r;
 }
 
+}  // namespace
+
+absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
+                                           const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = WithCrushMap(before, std::move(crush_bytes));
+  if (!after.ok()) return after.status();
+  ++after->epoch;
+  return ReportChange(std::move(before), *std::move(after), options);
+}
+
 absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
                                       const PlanOptions& options) {
   absl::StatusOr<ClusterState> after = ApplyChange(before, change);
   if (!after.ok()) return after.status();
-  MovementRisks cleaned;
-  if (absl::Status s = CleanUpmapsAfterChange(*after, options, &cleaned); !s.ok()) return s;
-  absl::StatusOr<PlanReport> r = Report(std::move(before), *std::move(after), options);
+  absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
   if (!r.ok()) return r.status();
-  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
-  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
   return r;
 }
