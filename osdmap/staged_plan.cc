@@ -1,0 +1,1 @@
+#include "osdmap/staged_plan.h"

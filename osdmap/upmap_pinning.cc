@@ -1,0 +1,1 @@
+#include "osdmap/upmap_pinning.h"
