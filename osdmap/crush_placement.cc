@@ -1,5 +1,7 @@
 #include "osdmap/crush_placement.h"
 
+#include <algorithm>
+
 namespace crushkit::osdmap {
 
 int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size) {
@@ -19,24 +21,46 @@ int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size)
   return -1;
 }
 
+namespace {
+
+// The weight of the item in slot `pos` of `b`, as the bucket stores it.
+crush::Weight WeightAt(const crush::Bucket& b, std::size_t pos) {
+  switch (b.alg) {
+    case crush::BucketAlg::kUniform:
+      return b.uniform_item_weight;
+    case crush::BucketAlg::kTree: {
+      const std::size_t node = ((pos + 1) << 1) - 1;
+      return node < b.node_weights.size() ? b.node_weights[node] : 0;
+    }
+    default:
+      return pos < b.item_weights.size() ? b.item_weights[pos] : 0;
+  }
+}
+
+}  // namespace
+
 std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush::ItemId id) {
   for (const crush::Bucket& b : model.buckets) {
     if (b.alg == crush::BucketAlg::kNone) continue;
     for (std::size_t pos = 0; pos < b.items.size(); ++pos) {
-      if (b.items[pos] != id) continue;
-      switch (b.alg) {
-        case crush::BucketAlg::kUniform:
-          return b.uniform_item_weight;
-        case crush::BucketAlg::kTree: {
-          const std::size_t node = ((pos + 1) << 1) - 1;
-          return node < b.node_weights.size() ? b.node_weights[node] : 0;
-        }
-        default:
-          return pos < b.item_weights.size() ? b.item_weights[pos] : 0;
-      }
+      if (b.items[pos] == id) return WeightAt(b, pos);
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapModel& model) {
+  std::vector<std::optional<crush::Weight>> out(static_cast<std::size_t>(std::max(model.max_devices, 0)));
+  for (const crush::Bucket& b : model.buckets) {
+    if (b.alg == crush::BucketAlg::kNone) continue;
+    for (std::size_t pos = 0; pos < b.items.size(); ++pos) {
+      if (b.items[pos] < 0) continue;
+      const auto d = static_cast<std::size_t>(b.items[pos]);
+      if (d >= out.size()) out.resize(d + 1);
+      if (!out[d]) out[d] = WeightAt(b, pos);
+    }
+  }
+  return out;
 }
 
 CrushPlacement::CrushPlacement(const crush::CrushMap& map)

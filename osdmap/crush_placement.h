@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 #include <span>
 
 #include "crush/choice_memo.h"
@@ -26,6 +27,10 @@ int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size)
 // CrushWrapper::get_item_weight(): the weight of `id` in the first bucket
 // (by slot) that holds it, or nullopt if no bucket does.
 std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush::ItemId id);
+
+// CrushItemWeight() of every device, indexed by id (nullopt: in no bucket),
+// in one pass over the buckets instead of one per device.
+std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapModel& model);
 
 class CrushPlacement final : public RawPlacement {
  public:

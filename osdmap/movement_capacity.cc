@@ -96,6 +96,8 @@ void FillCapacity(const ClusterState& before, const ClusterState& after, bool by
   const Ancestry anc_after(after.crush), anc_before(before.crush);
   const std::optional<int> host_after = anc_after.TypeId("host");
   const std::optional<int> host_before = anc_before.TypeId("host");
+  const std::vector<std::optional<crush::Weight>> weights_after = DeviceCrushWeights(after.crush);
+  const std::vector<std::optional<crush::Weight>> weights_before = DeviceCrushWeights(before.crush);
   for (OsdMovement& m : *osds) {
     const std::string* host = host_after ? anc_after.Find(m.osd, *host_after) : nullptr;
     if (host == nullptr && host_before) host = anc_before.Find(m.osd, *host_before);
@@ -115,8 +117,9 @@ void FillCapacity(const ClusterState& before, const ClusterState& after, bool by
       m.capacity_bytes = usage->kb * 1024;
       m.used_before = usage->kb_used * 1024;
     } else {
-      std::optional<crush::Weight> w = CrushItemWeight(after.crush, m.osd);
-      if (!w) w = CrushItemWeight(before.crush, m.osd);
+      const auto d = static_cast<std::size_t>(m.osd);
+      std::optional<crush::Weight> w = d < weights_after.size() ? weights_after[d] : std::nullopt;
+      if (!w && d < weights_before.size()) w = weights_before[d];
       m.capacity_bytes = static_cast<std::uint64_t>(w.value_or(0) / 65536.0 * kBytesPerWeightUnit);
       if (!bytes_known) m.used_before = 0;
     }

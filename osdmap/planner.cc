@@ -10,6 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "osdmap/apply_change.h"
+#include "osdmap/mapping_session.h"
+#include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::osdmap {
@@ -83,10 +85,44 @@ absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& opti
   return absl::OkStatus();
 }
 
-absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options) {
+namespace {
+
+// The mapped states of a change, kept for the staged plan.
+struct KeptMapping {
+  std::unique_ptr<MappingSession> before;
+  std::unique_ptr<MappingSession> after;
+  PgTablePair tables;
+};
+
+// DiffStates(), keeping the sessions and tables in `kept`.
+absl::StatusOr<Movement> DiffKeeping(ClusterState before, ClusterState after, const MovementOptions& options,
+                                     KeptMapping* kept) {
+  if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
+  auto sb = MappingSession::Create(std::move(before));
+  if (!sb.ok()) return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
+  auto sa = MappingSession::Create(std::move(after));
+  if (!sa.ok()) return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
+  kept->before = *std::move(sb);
+  kept->after = *std::move(sa);
+  std::uint64_t all = 0;
+  for (const auto& [id, p] : kept->before->state().pools) all += p.pg_num;
+  for (const auto& [id, p] : kept->after->state().pools) all += p.pg_num;
+  MapAllOptions mo;
+  mo.threads = options.threads;
+  mo.acting = false;
+  if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
+  kept->tables = MapAllPgsPaired(*kept->before, *kept->after, mo);
+  return CompareMappedStates(kept->before->state(), kept->after->state(), kept->tables.before,
+                             kept->tables.after, options);
+}
+
+absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after, const PlanOptions& options,
+                                         KeptMapping* kept) {
   MovementOptions movement = options.movement;
-  movement.keep_moves = movement.keep_moves || options.schedule;
-  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement);
+  movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
+  absl::StatusOr<Movement> m = kept != nullptr
+                                   ? DiffKeeping(std::move(before), std::move(after), movement, kept)
+                                   : DiffStates(std::move(before), std::move(after), movement);
   if (!m.ok()) return m.status();
   PlanReport report;
   report.backfill = options.backfill;
@@ -98,9 +134,15 @@ absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const
     }
     report.schedule = *std::move(schedule);
   }
-  if (!options.movement.keep_moves) m->moves.clear();
+  if (!options.movement.keep_moves && kept == nullptr) m->moves.clear();
   report.movement = *std::move(m);
   return report;
+}
+
+}  // namespace
+
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options) {
+  return ReportKeeping(std::move(before), std::move(after), options, nullptr);
 }
 
 absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after, const PlanOptions& options) {
@@ -110,10 +152,11 @@ absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after
 namespace {
 
 // A changed state as the monitor would commit it (upmaps cleaned), reported.
-absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after, const PlanOptions& options) {
+absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after, const PlanOptions& options,
+                                        KeptMapping* kept = nullptr) {
   MovementRisks cleaned;
   if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
-  absl::StatusOr<PlanReport> r = Report(std::move(before), std::move(after), options);
+  absl::StatusOr<PlanReport> r = ReportKeeping(std::move(before), std::move(after), options, kept);
   if (!r.ok()) return r.status();
   r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
   r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
@@ -140,8 +183,8 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
     for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
     return r;
   }
-  const ClusterState kept_before = before;
-  absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
+  KeptMapping kept;
+  absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
   if (!r.ok()) return r.status();
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
   StagedPlanOptions so;
@@ -151,7 +194,9 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.backfill = options.backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
-  absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept_before, change, r->movement, so);
+  MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after};
+  absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
+  if (!options.movement.keep_moves) r->movement.moves.clear();
   if (!staged.ok()) {
     return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));
   }

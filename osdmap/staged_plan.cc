@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -15,6 +14,7 @@
 #include "crush/edit.h"
 #include "crush/status_macros.h"
 #include "osdmap/apply_change.h"
+#include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
@@ -132,6 +132,11 @@ crush::Weight Interpolate(crush::Weight from, crush::Weight to, double f) {
 
 std::vector<Staged> FindStaged(const ClusterState& start, const ClusterState& target) {
   std::vector<Staged> out;
+  const std::vector<std::optional<crush::Weight>> w0 = DeviceCrushWeights(start.crush);
+  const std::vector<std::optional<crush::Weight>> w1 = DeviceCrushWeights(target.crush);
+  auto at = [](const std::vector<std::optional<crush::Weight>>& w, std::size_t i) {
+    return i < w.size() ? w[i].value_or(0) : 0;
+  };
   const std::size_t n = std::max(start.osds.size(), target.osds.size());
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<std::int32_t>(i);
@@ -139,8 +144,8 @@ std::vector<Staged> FindStaged(const ClusterState& start, const ClusterState& ta
     s.osd = id;
     auto name = target.crush.item_names.find(id);
     s.name = name != target.crush.item_names.end() ? name->second : absl::StrCat("osd.", id);
-    const crush::Weight c0 = DeviceCrushWeight(start.crush, id);
-    const crush::Weight c1 = DeviceCrushWeight(target.crush, id);
+    const crush::Weight c0 = at(w0, i);
+    const crush::Weight c1 = at(w1, i);
     // Only devices linked on both sides can be reweighted step by step.
     const bool linked = name != target.crush.item_names.end() && start.crush.item_names.contains(id);
     if (linked && c0 != c1) {
@@ -182,10 +187,12 @@ std::vector<std::string> StepCommands(const std::vector<Staged>& staged, double 
 
 std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged, const ClusterState& state) {
   std::vector<StepOsdWeight> out;
+  const std::vector<std::optional<crush::Weight>> weights = DeviceCrushWeights(state.crush);
   for (const Staged& s : staged) {
     StepOsdWeight w;
     w.osd = s.osd;
-    w.crush_weight = DeviceCrushWeight(state.crush, s.osd);
+    const auto d = static_cast<std::size_t>(s.osd);
+    w.crush_weight = d < weights.size() ? weights[d].value_or(0) : 0;
     w.reweight = static_cast<std::size_t>(s.osd) < state.osds.size() ? state.osds[static_cast<std::size_t>(s.osd)].weight : 0;
     out.push_back(w);
   }
@@ -225,11 +232,27 @@ absl::StatusOr<ClusterState> ApplyCommands(const ClusterState& state, const std:
   return ApplyChange(state, *list);
 }
 
-// A state of the plan, mapped.
+// A state of the plan and its PG table: mapped here (owned) or the
+// planner's mapping of the change at once (borrowed).
 struct Mapped {
   std::unique_ptr<MappingSession> session;
-  PgTable table;
+  std::unique_ptr<PgTable> owned_table;
+  const ClusterState* state = nullptr;
+  const PgTable* table = nullptr;
 };
+
+Mapped Borrow(const ClusterState& state, const PgTable& table) {
+  Mapped m;
+  m.state = &state;
+  m.table = &table;
+  return m;
+}
+
+// The inputs of placement are equal: the same PG tables.
+bool SamePlacement(const ClusterState& a, const ClusterState& b) {
+  return a.crush == b.crush && a.osds == b.osds && a.pools == b.pools && a.pg_upmap == b.pg_upmap &&
+         a.pg_upmap_items == b.pg_upmap_items && a.pg_upmap_primaries == b.pg_upmap_primaries;
+}
 
 absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean = true) {
   if (clean && !options.keep_upmaps) {
@@ -243,7 +266,9 @@ absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& opt
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   mo.acting = false;
-  m.table = MapAllPgs(*m.session, mo);
+  m.owned_table = std::make_unique<PgTable>(MapAllPgs(*m.session, mo));
+  m.state = &m.session->state();
+  m.table = m.owned_table.get();
   return m;
 }
 
@@ -253,7 +278,7 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const StagedPla
   MovementOptions mo = options.movement;
   mo.domain_types.clear();
   mo.keep_moves = options.simulate;
-  *movement = CompareMappedStates(prev.session->state(), next.session->state(), prev.table, next.table, mo);
+  *movement = CompareMappedStates(*prev.state, *next.state, *prev.table, *next.table, mo);
   step->totals = movement->totals;
   step->misplaced_ratio = MisplacedRatio(*movement);
   return absl::OkStatus();
@@ -272,23 +297,9 @@ absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options
 std::string CrushWeightText(crush::Weight w) { return ShortestText(w, CrushWeightOf); }
 std::string ReweightText(crush::Weight w) { return ShortestText(w, ReweightOf); }
 
-crush::Weight DeviceCrushWeight(const crush::MapModel& map, std::int32_t osd) {
-  std::set<std::int32_t> shadow;
-  for (const auto& [bucket, per_class] : map.class_buckets) {
-    for (const auto& [cls, id] : per_class) shadow.insert(id);
-  }
-  for (const crush::Bucket& b : map.buckets) {
-    if (b.alg == crush::BucketAlg::kNone || shadow.contains(b.id)) continue;
-    for (std::size_t i = 0; i < b.items.size(); ++i) {
-      if (b.items[i] != osd) continue;
-      return i < b.item_weights.size() ? b.item_weights[i] : b.uniform_item_weight;
-    }
-  }
-  return 0;
-}
-
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
-                                            const Movement& at_once, const StagedPlanOptions& options) {
+                                            const Movement& at_once, const StagedPlanOptions& options,
+                                            const MappedChange* mapped) {
   if (!(options.max_misplaced > 0 && options.max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-misplaced must be above 0% and at most 100%, not ", options.max_misplaced * 100, "%"));
@@ -309,12 +320,22 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   }
   absl::StatusOr<ClusterState> start = ApplyChange(before, structural);
   if (!start.ok()) return start.status();
-  absl::StatusOr<ClusterState> target = ApplyChange(before, change);
-  if (!target.ok()) return target.status();
+  std::optional<ClusterState> applied;
+  if (mapped == nullptr) {
+    absl::StatusOr<ClusterState> a = ApplyChange(before, change);
+    if (!a.ok()) return a.status();
+    applied = *std::move(a);
+  }
+  const ClusterState* target = mapped != nullptr ? mapped->after : &*applied;
   const std::vector<Staged> staged = FindStaged(*start, *target);
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
 
-  CRUSH_ASSIGN_OR_RETURN(Mapped prev, MapState(before, options, /*clean=*/false));
+  Mapped prev;
+  if (mapped != nullptr) {
+    prev = Borrow(before, *mapped->before_table);
+  } else {
+    CRUSH_ASSIGN_OR_RETURN(prev, MapState(before, options, /*clean=*/false));
+  }
   CRUSH_ASSIGN_OR_RETURN(Mapped here, MapState(*start, options));
   if (!structural.ops.empty()) {
     PlanStep step;
@@ -324,7 +345,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     CRUSH_RETURN_IF_ERROR(MeasureStep(prev, here, options, &step, &m));
     CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
     step.over_limit = step.misplaced_ratio > options.max_misplaced;
-    step.weights = StepWeights(staged, here.session->state());
+    step.weights = StepWeights(staged, *here.state);
     plan.moved_in_steps += Moved(m, plan.bytes_known);
     if (Moved(m, plan.bytes_known) > 0) {
       plan.notes.push_back(absl::StrCat(
@@ -353,7 +374,13 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     const std::vector<std::string> absolute = StepCommands(staged, -1, next);
     CRUSH_ASSIGN_OR_RETURN(ClusterState state,
                            ApplyCommands(*start, absolute, absl::StrCat("step at ", next)));
-    CRUSH_ASSIGN_OR_RETURN(Mapped mapped_next, MapState(std::move(state), options));
+    Mapped mapped_next;
+    if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
+      // The last step lands on the change at once: its table is mapped already.
+      mapped_next = Borrow(*mapped->after, *mapped->after_table);
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
+    }
     PlanStep step;
     Movement m;
     CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, options, &step, &m));
@@ -364,7 +391,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
       step.fraction = next;
       step.commands = StepCommands(staged, f, next);
       step.over_limit = r > limit;
-      step.weights = StepWeights(staged, mapped_next.session->state());
+      step.weights = StepWeights(staged, *mapped_next.state);
       CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
       plan.moved_in_steps += Moved(m, plan.bytes_known);
       plan.steps.push_back(std::move(step));
@@ -394,7 +421,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     }
   }
   plan.overhead = plan.moved_at_once > 0 ? plan.moved_in_steps / plan.moved_at_once : 1.0;
-  if (prev.session->state().crush != target->crush || prev.session->state().osds != target->osds) {
+  if (prev.state->crush != target->crush || prev.state->osds != target->osds) {
     plan.notes.push_back(
         "the last step's state differs from the change applied at once (an OSD removed from the "
         "crush map or an operation Ceph applies differently in pieces); compare them with `crushkit diff`");

@@ -36,6 +36,7 @@
 #include "osdmap/change_ops.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/movement.h"
+#include "osdmap/pg_table.h"
 
 namespace crushkit::osdmap {
 
@@ -83,25 +84,33 @@ struct StagedPlanOptions {
   std::function<void(double, int)> progress;
 };
 
+// The change at once as the planner mapped it, so no state is mapped twice:
+// `after` is the change applied and its upmaps cleaned, each table the
+// MapAllPgs result of its state. All must outlive the call.
+struct MappedChange {
+  const ClusterState* after = nullptr;
+  const PgTable* before_table = nullptr;
+  const PgTable* after_table = nullptr;
+};
+
 // Plans `change` on `before` in steps. `at_once` is the movement of the
 // whole change (before -> ApplyChange + cleanup), for the overhead ratio.
 // Errors: kInvalidArgument for a limit outside (0, 1], for a change that
 // ApplyChange refuses (its diagnostics), or when more than max_steps steps
 // would be needed; the mapping and simulation errors of the planner.
-// Cost: one all-PG mapping per step tried (about 1.3 per step), plus one
-// ApplyChange per try.
+// `mapped` (optional) is the change at once already mapped: `before` and a
+// last step equal to it are then not mapped again.
+// Cost: one all-PG mapping per step tried (about 1.3 per step) and one for
+// step 0, plus one ApplyChange per try.
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
-                                            const Movement& at_once, const StagedPlanOptions& options);
+                                            const Movement& at_once, const StagedPlanOptions& options,
+                                            const MappedChange* mapped = nullptr);
 
 // The shortest decimal text of a CRUSH weight that `ceph osd crush reweight`
 // turns back into exactly `w` ((int)((float)x * 0x10000), as Ceph), and of
 // an OSD reweight for `ceph osd reweight` ((int)(x * 0x10000) in double).
 std::string CrushWeightText(crush::Weight w);
 std::string ReweightText(crush::Weight w);
-
-// A device's CRUSH weight: its item weight in the first non-shadow bucket
-// that holds it (0 if none does).
-crush::Weight DeviceCrushWeight(const crush::MapModel& map, std::int32_t osd);
 
 }  // namespace crushkit::osdmap
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "crush/codec.h"
 #include "osdmap/apply_change.h"
+#include "osdmap/crush_placement.h"
 #include "osdmap/planner.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
@@ -120,7 +121,7 @@ ClusterState Replay(const ClusterState& start, const StagedPlan& plan, double li
       EXPECT_LE(Ratio(m), limit) << "step " << step.index;
     }
     for (const StepOsdWeight& w : step.weights) {
-      EXPECT_EQ(DeviceCrushWeight(next.crush, w.osd), w.crush_weight) << "osd." << w.osd;
+      EXPECT_EQ(CrushItemWeight(next.crush, w.osd).value_or(0), w.crush_weight) << "osd." << w.osd;
       EXPECT_EQ(next.osds[static_cast<std::size_t>(w.osd)].weight, w.reweight) << "osd." << w.osd;
     }
     prev = std::move(next);
@@ -140,7 +141,7 @@ TEST(WeightTextTest, ConvertsBackToTheSameWeightThroughCephsParser) {
   }
   for (crush::Weight w : crush_weights) {
     const ClusterState out = Apply(s, "osd crush reweight osd.5 " + CrushWeightText(w));
-    EXPECT_EQ(DeviceCrushWeight(out.crush, 5), w) << CrushWeightText(w);
+    EXPECT_EQ(CrushItemWeight(out.crush, 5).value_or(0), w) << CrushWeightText(w);
   }
   for (crush::Weight w : reweights) {
     const ClusterState out = Apply(s, "osd reweight 5 " + ReweightText(w));
