@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/status_macros.h"
+#include "crush/zero_weight_additions.h"
 #include "osdmap/apply_change.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
@@ -171,13 +173,13 @@ std::vector<std::string> StepCommands(const std::vector<Staged>& staged, double 
   for (const Staged& s : staged) {
     if (s.crush) {
       const crush::Weight w = Interpolate(s.crush_from, s.crush_to, to);
-      if (from < 0 || w != Interpolate(s.crush_from, s.crush_to, from)) {
+      if (w != Interpolate(s.crush_from, s.crush_to, from)) {
         out.push_back(absl::StrCat("ceph osd crush reweight ", s.name, " ", CrushWeightText(w)));
       }
     }
     if (s.reweight) {
       const crush::Weight r = Interpolate(s.reweight_from, s.reweight_to, to);
-      if (from < 0 || r != Interpolate(s.reweight_from, s.reweight_to, from)) {
+      if (r != Interpolate(s.reweight_from, s.reweight_to, from)) {
         out.push_back(absl::StrCat("ceph osd reweight ", s.osd, " ", ReweightText(r)));
       }
     }
@@ -224,12 +226,28 @@ void AppendCephCommands(const ChangeOp& op, const ClusterState& start, std::vect
   out->push_back("ceph " + DescribeChangeOp(op));
 }
 
-// Parses and applies Ceph command lines, as an operator would run them.
-absl::StatusOr<ClusterState> ApplyCommands(const ClusterState& state, const std::vector<std::string>& commands,
-                                           const std::string& what) {
-  absl::StatusOr<ChangeList> list = ParseChange(absl::StrJoin(commands, "\n"), what);
-  if (!list.ok()) return absl::InternalError(absl::StrCat(what, ": ", list.status().message()));
-  return ApplyChange(state, *list);
+// `start` with every staged OSD at fraction `f` of its way: what the
+// step's commands (StepCommands) do when Ceph applies them, made directly
+// (one copy of the state, not one per command as ApplyChange keeps for
+// undo); staged_plan_test replays the commands and compares.
+absl::StatusOr<ClusterState> StateAt(const ClusterState& start, const std::vector<Staged>& staged, double f) {
+  ClusterState st = start;
+  bool crush_changed = false;
+  for (const Staged& s : staged) {
+    if (s.crush) {
+      absl::StatusOr<int> changed =
+          crush::AdjustItemWeight(st.crush, s.osd, Interpolate(s.crush_from, s.crush_to, f));
+      if (!changed.ok()) return changed.status();
+      crush_changed = true;
+    }
+    if (s.reweight) st.osds[static_cast<std::size_t>(s.osd)].weight = Interpolate(s.reweight_from, s.reweight_to, f);
+  }
+  ++st.epoch;
+  if (crush_changed) {
+    crush::FinalizeMaxDevices(st.crush);
+    st.crush_bytes = crush::EncodeCrushMap(st.crush);
+  }
+  return st;
 }
 
 // A state of the plan and its PG table: mapped here (owned) or the
@@ -252,6 +270,24 @@ Mapped Borrow(const ClusterState& state, const PgTable& table) {
 bool SamePlacement(const ClusterState& a, const ClusterState& b) {
   return a.crush == b.crush && a.osds == b.osds && a.pools == b.pools && a.pg_upmap == b.pg_upmap &&
          a.pg_upmap_items == b.pg_upmap_items && a.pg_upmap_primaries == b.pg_upmap_primaries;
+}
+
+// `after` maps every PG exactly as `before` does, provably (no mapping
+// needed): the same pools, upmaps and OSD states, and a crush map that only
+// adds zero-weight straw2 items (crush/zero_weight_additions.h) and devices
+// that `before` does not place.
+bool MapsAsBefore(const ClusterState& before, const ClusterState& after) {
+  if (before.pools != after.pools || before.pg_upmap != after.pg_upmap ||
+      before.pg_upmap_items != after.pg_upmap_items || before.pg_upmap_primaries != after.pg_upmap_primaries ||
+      after.osds.size() < before.osds.size() ||
+      !std::equal(before.osds.begin(), before.osds.end(), after.osds.begin())) {
+    return false;
+  }
+  const std::vector<std::optional<crush::Weight>> placed = DeviceCrushWeights(before.crush);
+  for (std::size_t i = before.osds.size(); i < placed.size(); ++i) {
+    if (placed[i]) return false;  // a device `before` places but did not have
+  }
+  return crush::OnlyAddsZeroWeightItems(before.crush, after.crush);
 }
 
 absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean = true) {
@@ -336,13 +372,31 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   } else {
     CRUSH_ASSIGN_OR_RETURN(prev, MapState(before, options, /*clean=*/false));
   }
-  CRUSH_ASSIGN_OR_RETURN(Mapped here, MapState(*start, options));
+  // Step 0 usually adds hosts at weight 0: proven to map as before, its
+  // table is before's.
+  ClusterState start_clean = *start;
+  if (!options.keep_upmaps) {
+    absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(start_clean);
+    if (!cleaned.ok()) return cleaned.status();
+  }
+  // `prev` may hand its table to `here`; the view stays valid (heap-held).
+  const Mapped before_view = Borrow(*prev.state, *prev.table);
+  Mapped here;
+  if (structural.ops.empty()) {
+    here = std::move(prev);
+  } else if (MapsAsBefore(*prev.state, start_clean)) {
+    // Ownership moves with the table (heap-held, so the pointer stays valid).
+    here = std::move(prev);
+    here.state = &start_clean;
+  } else {
+    CRUSH_ASSIGN_OR_RETURN(here, MapState(start_clean, options, /*clean=*/false));
+  }
   if (!structural.ops.empty()) {
     PlanStep step;
     step.index = 0;
     for (const ChangeOp& op : structural.ops) AppendCephCommands(op, *start, &step.commands);
     Movement m;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, here, options, &step, &m));
+    CRUSH_RETURN_IF_ERROR(MeasureStep(before_view, here, options, &step, &m));
     CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
     step.over_limit = step.misplaced_ratio > options.max_misplaced;
     step.weights = StepWeights(staged, *here.state);
@@ -371,9 +425,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     // A remainder under a third of a step goes with this one (no sliver
     // step), unless that was just tried and refused.
     const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
-    const std::vector<std::string> absolute = StepCommands(staged, -1, next);
-    CRUSH_ASSIGN_OR_RETURN(ClusterState state,
-                           ApplyCommands(*start, absolute, absl::StrCat("step at ", next)));
+    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*start, staged, next));
     Mapped mapped_next;
     if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
       // The last step lands on the change at once: its table is mapped already.
