@@ -1,6 +1,7 @@
 #include "osdmap/upmap_pinning.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -163,6 +164,46 @@ absl::StatusOr<std::unique_ptr<MappingSession>> Session(const ClusterState& stat
   return std::move(*s);
 }
 
+// One PG to pin: its before up set (what it must map to again) and its
+// before raw set with upmaps applied, down OSDs still in (what _apply_upmap
+// produced before the change).
+struct PinTask {
+  PgId pg;
+  std::vector<std::int32_t> want_up;
+  std::vector<std::int32_t> want_raw;
+};
+
+// A candidate entry: pg_upmap_items, or a full pg_upmap.
+struct Candidate {
+  UpmapItems items;
+  std::vector<std::int32_t> pg_upmap;
+
+  bool operator==(const Candidate&) const = default;
+};
+
+// The entries to try, in order: upmap-remapped's pairs from the after raw
+// set to the before up set; the same to the before raw set (a replicated
+// PG whose before set held an OSD that is down in both states: the up set
+// then lacks it and the pairs alone cannot drop an after OSD; an EC PG whose
+// hole position, left to the after OSD, breaks the failure domain); then
+// the full pg_upmap of each. Duplicates are dropped.
+std::vector<Candidate> Candidates(const ClusterState& after, const Pool& pool, OsdSpan raw,
+                                  const PinTask& task) {
+  std::vector<Candidate> out;
+  auto add = [&out](Candidate c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+  };
+  for (const auto* want : {&task.want_up, &task.want_raw}) {
+    const auto items =
+        pool.CanShiftOsds() ? ReplicatedItems(after, raw, *want) : EcItems(raw, *want);
+    if (items) add(Candidate{*items, {}});
+  }
+  for (const auto* want : {&task.want_up, &task.want_raw}) {
+    if (auto full = FullUpmap(pool, raw, *want)) add(Candidate{{}, *std::move(full)});
+  }
+  return out;
+}
+
 // Builds the pins on a working copy of `after`, mapping PGs with the
 // candidate entries in place (the copy is what the checks map, so nothing
 // here relies on reasoning about _apply_upmap alone).
@@ -171,70 +212,71 @@ class Pinner {
   Pinner(const ClusterState& after, const crush::CrushMap& map)
       : after_(after), work_(after), placement_(map), mapper_(work_, placement_) {}
 
-  // Pins `pg` to `want` (its before up set) or says why not.
-  void Pin(const PgId& pg, OsdSpan want, UpmapPinPlan* plan) {
-    const Pool& pool = work_.pools.at(pg.pool);
+  // Sets the first candidate from index `first` on that maps `task.pg` to
+  // its before up set; returns its index, or nullopt (the PG's entries of
+  // `after` are restored).
+  std::optional<std::size_t> Pin(const PinTask& task, std::size_t first) {
+    const Pool& pool = work_.pools.at(task.pg.pool);
     OsdList raw;
     OsdList raw_upmap;
-    mapper_.PgToRawUpmap(pg, &raw, &raw_upmap);
-    const auto items = pool.CanShiftOsds() ? ReplicatedItems(after_, raw.span(), want)
-                                           : EcItems(raw.span(), want);
-    if (items) {
-      work_.pg_upmap.erase(pg);
-      work_.pg_upmap_items[pg] = *items;
-      if (MapsTo(pool, pg, want)) {
-        UpmapPin pin;
-        pin.pg = pg;
-        pin.items = *items;
-        pin.removes_pg_upmap = after_.pg_upmap.count(pg) != 0;
-        plan->pins.push_back(std::move(pin));
-        return;
+    mapper_.PgToRawUpmap(task.pg, &raw, &raw_upmap);
+    const std::vector<Candidate> candidates = Candidates(after_, pool, raw.span(), task);
+    for (std::size_t i = first; i < candidates.size(); ++i) {
+      Set(task.pg, candidates[i]);
+      if (MapsTo(pool, task.pg, task.want_up)) {
+        chosen_[task.pg] = candidates[i];
+        return i;
       }
     }
-    if (const auto full = FullUpmap(pool, raw.span(), want)) {
-      work_.pg_upmap_items.erase(pg);
-      work_.pg_upmap[pg] = *full;
-      if (MapsTo(pool, pg, want)) {
-        UpmapPin pin;
-        pin.pg = pg;
-        pin.pg_upmap = *full;
-        pin.removes_pg_upmap_items = after_.pg_upmap_items.count(pg) != 0;
-        plan->pins.push_back(std::move(pin));
-        return;
-      }
-    }
-    Restore(pg);
-    plan->unpinnable.push_back(UnpinnablePg{pg, UnmappableReason(after_, want)});
+    Restore(task.pg);
+    chosen_.erase(task.pg);
+    return std::nullopt;
   }
 
-  // OSDMap::check_pg_upmaps() over the copy with every pin: pins it would
-  // cancel or trim become unpinnable (and their PGs get `after`'s entries
-  // back). Each PG's check depends on its own entries only, so one pass
-  // decides every pin.
-  absl::Status DropPinsTheMonitorCancels(UpmapPinPlan* plan) {
+  // OSDMap::check_pg_upmaps() over the copy with every pin set: the pinned
+  // PGs it would cancel or trim, with the reason. Each PG's check depends on
+  // its own entries only.
+  absl::StatusOr<std::map<PgId, std::string>> Rejected() {
     CRUSH_ASSIGN_OR_RETURN(const UpmapCleanup cleanup, CheckPgUpmaps(work_, mapper_));
-    if (!cleanup.changed()) return absl::OkStatus();
-    std::vector<UpmapPin> kept;
-    for (UpmapPin& pin : plan->pins) {
-      std::string reason;
-      if (auto c = cleanup.cancelled.find(pin.pg); c != cleanup.cancelled.end()) {
-        reason = CleanupReason(c->second);
-      } else if (cleanup.trimmed_items.count(pin.pg)) {
-        reason = "the monitor's upmap cleanup would trim its pairs (a source not in the raw "
-                 "CRUSH set or an out target)";
-      }
-      if (reason.empty()) {
-        kept.push_back(std::move(pin));
-      } else {
-        Restore(pin.pg);
-        plan->unpinnable.push_back(UnpinnablePg{pin.pg, std::move(reason)});
+    std::map<PgId, std::string> out;
+    for (const auto& [pg, reason] : cleanup.cancelled) {
+      if (chosen_.count(pg)) out[pg] = CleanupReason(reason);
+    }
+    for (const auto& [pg, items] : cleanup.trimmed_items) {
+      if (chosen_.count(pg)) {
+        out[pg] = "the monitor's upmap cleanup would trim its pairs (a source not in the raw "
+                  "CRUSH set or an out target)";
       }
     }
-    plan->pins = std::move(kept);
-    return absl::OkStatus();
+    return out;
+  }
+
+  // The pins set, in PG order.
+  std::vector<UpmapPin> Pins() const {
+    std::vector<UpmapPin> out;
+    for (const auto& [pg, c] : chosen_) {
+      UpmapPin pin;
+      pin.pg = pg;
+      pin.items = c.items;
+      pin.pg_upmap = c.pg_upmap;
+      pin.removes_pg_upmap = !c.items.empty() && after_.pg_upmap.count(pg) != 0;
+      pin.removes_pg_upmap_items = !c.pg_upmap.empty() && after_.pg_upmap_items.count(pg) != 0;
+      out.push_back(std::move(pin));
+    }
+    return out;
   }
 
  private:
+  void Set(const PgId& pg, const Candidate& c) {
+    if (!c.items.empty()) {
+      work_.pg_upmap.erase(pg);
+      work_.pg_upmap_items[pg] = c.items;
+    } else {
+      work_.pg_upmap_items.erase(pg);
+      work_.pg_upmap[pg] = c.pg_upmap;
+    }
+  }
+
   bool MapsTo(const Pool& pool, const PgId& pg, OsdSpan want) {
     PgMapping m;
     mapper_.MapPg(pool, pg.ps, &m);
@@ -254,7 +296,42 @@ class Pinner {
   ClusterState work_;
   CrushPlacement placement_;
   PgMapper mapper_;
+  std::map<PgId, Candidate> chosen_;
 };
+
+// Pins every task that some candidate maps back and the monitor's cleanup
+// keeps: a PG whose pin the cleanup rejects retries its later candidates,
+// then one more cleanup pass checks the retried ones (at most one pass per
+// candidate kind). Fills plan->pins and plan->unpinnable.
+absl::Status PinAll(const ClusterState& after, const std::vector<PinTask>& tasks,
+                    Pinner& pinner, UpmapPinPlan* plan) {
+  std::map<PgId, std::size_t> index;  // chosen candidate per pinned PG
+  std::map<PgId, const PinTask*> by_pg;
+  for (const PinTask& t : tasks) {
+    by_pg[t.pg] = &t;
+    if (auto i = pinner.Pin(t, 0)) {
+      index[t.pg] = *i;
+    } else {
+      plan->unpinnable.push_back(UnpinnablePg{t.pg, UnmappableReason(after, t.want_up)});
+    }
+  }
+  for (;;) {
+    CRUSH_ASSIGN_OR_RETURN(const auto rejected, pinner.Rejected());
+    if (rejected.empty()) break;
+    for (const auto& [pg, reason] : rejected) {
+      if (auto i = pinner.Pin(*by_pg.at(pg), index.at(pg) + 1)) {
+        index[pg] = *i;
+      } else {
+        index.erase(pg);
+        plan->unpinnable.push_back(UnpinnablePg{pg, reason});
+      }
+    }
+  }
+  plan->pins = pinner.Pins();
+  std::sort(plan->unpinnable.begin(), plan->unpinnable.end(),
+            [](const UnpinnablePg& a, const UnpinnablePg& b) { return a.pg < b.pg; });
+  return absl::OkStatus();
+}
 
 // The commands that set `pin` and those that restore `after`'s entries.
 void FillCommands(const ClusterState& after, UpmapPin& pin) {
@@ -405,7 +482,8 @@ absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before,
 
   UpmapPinPlan plan;
   plan.max_misplaced = max_misplaced;
-  Pinner pinner(after_session->state(), after_session->crush_map());
+  std::vector<PinTask> tasks;
+  PgMapper& before_mapper = before_session->mapper();
   for (const auto& [id, pool] : after.pools) {
     const Pool* old = before.FindPool(id);
     const PoolPgTable* bt = tables.before.Find(id);
@@ -422,12 +500,17 @@ absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before,
     }
     for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
       if (SameUp(pool, bt->Up(ps), at->Up(ps))) continue;
-      pinner.Pin(PgId{id, ps}, bt->Up(ps), &plan);
+      PinTask& t = tasks.emplace_back();
+      t.pg = PgId{id, ps};
+      t.want_up.assign(bt->Up(ps).begin(), bt->Up(ps).end());
+      OsdList raw;
+      OsdList raw_upmap;
+      before_mapper.PgToRawUpmap(t.pg, &raw, &raw_upmap);
+      t.want_raw = raw_upmap.ToVector();
     }
   }
-  CRUSH_RETURN_IF_ERROR(pinner.DropPinsTheMonitorCancels(&plan));
-  std::sort(plan.unpinnable.begin(), plan.unpinnable.end(),
-            [](const UnpinnablePg& a, const UnpinnablePg& b) { return a.pg < b.pg; });
+  Pinner pinner(after_session->state(), after_session->crush_map());
+  CRUSH_RETURN_IF_ERROR(PinAll(after, tasks, pinner, &plan));
   for (UpmapPin& pin : plan.pins) FillCommands(after, pin);
 
   const BatchBuilder builder(at_once, backfill);
