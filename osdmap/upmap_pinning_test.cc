@@ -351,6 +351,41 @@ TEST(UpmapPinningTest, NewHostIsPinnedBackIncludingEcPositions) {
   }
 }
 
+// _apply_upmap skips a pair whose target is already in the set, so two EC
+// shards trading places cannot be expressed with pg_upmap_items: the pin
+// falls back to a full pg_upmap. A replicated PG whose order alone changes
+// moves no data and gets no pin.
+TEST(UpmapPinningTest, SwappedEcShardsNeedAFullPgUpmap) {
+  ClusterState before = MakeState(3);
+  auto session = MappingSession::Create(before);
+  ASSERT_THAT(session, IsOk());
+  PgMapping ec;
+  PgMapping rep;
+  (*session)->mapper().PgToUpActing(PgId{kEc, 0}, &ec);
+  (*session)->mapper().PgToUpActing(PgId{kRep, 0}, &rep);
+  std::vector<std::int32_t> swapped = ec.up.ToVector();
+  std::swap(swapped[0], swapped[1]);
+  std::vector<std::int32_t> reordered = rep.up.ToVector();
+  std::swap(reordered[0], reordered[2]);
+  before.pg_upmap[PgId{kEc, 0}] = swapped;
+  before.pg_upmap[PgId{kRep, 0}] = reordered;
+  ASSERT_FALSE(CheckPgUpmaps(before)->changed());
+  const Change c = MakeChange(before, "osd rm-pg-upmap 2.0\nosd rm-pg-upmap 1.0\n");
+
+  const UpmapPinPlan plan = PlanOk(c);
+  EXPECT_THAT(plan.unpinnable, IsEmpty());
+  ASSERT_EQ(plan.pins.size(), 1u);
+  const UpmapPin& pin = plan.pins[0];
+  EXPECT_EQ(pin.pg, (PgId{kEc, 0}));
+  EXPECT_THAT(pin.items, IsEmpty());
+  EXPECT_EQ(pin.pg_upmap, swapped);
+  EXPECT_THAT(pin.commands, ElementsAre(absl::StrCat("ceph osd pg-upmap 2.0 ", swapped[0], " ",
+                                                     swapped[1], " ", swapped[2])));
+  EXPECT_THAT(pin.unpin_commands, ElementsAre("ceph osd rm-pg-upmap 2.0"));
+  ExpectPinsHold(c, plan);
+  ExpectSameUpmaps(ApplyCommands(c.after, PinCommands(plan)), Pinned(c, plan));
+}
+
 TEST(UpmapPinningTest, OutOsdMakesItsPgsUnpinnable) {
   const ClusterState before = MakeState(4);
   const Change c = MakeChange(before, "osd out 6\nosd crush reweight osd.1 0.4\n");
