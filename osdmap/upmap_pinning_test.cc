@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -601,6 +602,40 @@ TEST(UpmapPinningTest, BadLimitAndBadPinsAreRejected) {
   EXPECT_THAT(ApplyPins(c.after, plan),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                       HasSubstr("exactly one")));
+}
+
+// The size the plan must handle: 10,000 OSDs (20 racks x 20 hosts x 25),
+// one replicated pool of 1,280,000 PGs, and rack0's CRUSH weight halved.
+// Disabled (tens of seconds on two cores); run it with
+// --gtest_also_run_disabled_tests --gtest_filter='*LargeCluster*'.
+TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
+  crush_testing::ClusterSpec spec;
+  spec.racks = 20;
+  spec.hosts = 400;
+  spec.osds_per_host = 25;
+  ClusterState before;
+  before.crush = crush_testing::MakeClusterModel(spec);
+  before.crush_bytes = crush::EncodeCrushMap(before.crush);
+  before.osds.assign(10000, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  Pool rep;
+  rep.id = kRep;
+  rep.name = "rep";
+  rep.crush_rule = crush_testing::kRackRule;
+  rep.pg_num = rep.pgp_num = 1280000;
+  before.pools[kRep] = rep;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Change c = MakeChange(before, "osd crush reweight-subtree rack0 0.5\n");
+  const auto t1 = std::chrono::steady_clock::now();
+  const UpmapPinPlan plan = PlanOk(c);
+  const auto t2 = std::chrono::steady_clock::now();
+  auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  std::printf("remapped %u, pins %zu, unpinnable %zu, batches %zu; change + movement %.1f s, "
+              "plan %.1f s\n",
+              c.at_once.totals.pgs_remapped, plan.pins.size(), plan.unpinnable.size(),
+              plan.batches.size(), secs(t0, t1), secs(t1, t2));
+  EXPECT_EQ(plan.pins.size(), c.at_once.totals.pgs_remapped);
+  const ClusterState pinned = Pinned(c, plan);
+  EXPECT_EQ(Diff(c.before, pinned).totals.pgs_remapped, 0u);
 }
 
 // samples/cluster imported as `crushkit import` does, with the crush map
