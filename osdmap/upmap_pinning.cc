@@ -8,6 +8,7 @@
 #include <span>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
@@ -129,12 +130,12 @@ std::string UnmappableReason(const ClusterState& after, OsdSpan want) {
     if (IsHole(osd)) continue;
     if (!after.Exists(osd)) return OsdName(osd) + " of the before set does not exist in after";
     const OsdInfo& info = after.osds[static_cast<std::size_t>(osd)];
-    if (info.state & kOsdDestroyed) return OsdName(osd) + " of the before set is destroyed in after";
+    if (info.state & kOsdDestroyed)
+      return OsdName(osd) + " of the before set is destroyed in after";
     if (info.weight == 0) return OsdName(osd) + " of the before set is out in after (reweight 0)";
     if (!after.IsUp(osd)) return OsdName(osd) + " of the before set is down in after";
   }
-  return absl::StrCat("no pg_upmap_items or pg_upmap entry maps it back to ",
-                      FormatOsdList(want));
+  return absl::StrCat("no pg_upmap_items or pg_upmap entry maps it back to ", FormatOsdList(want));
 }
 
 std::string CleanupReason(UpmapCancelReason r) {
@@ -143,13 +144,15 @@ std::string CleanupReason(UpmapCancelReason r) {
     case UpmapCancelReason::kSameFailureDomain:
     case UpmapCancelReason::kTooManyBuckets:
     case UpmapCancelReason::kOutsideTakeRoot:
-      return absl::StrCat("violates the rule's failure domain (the monitor's upmap cleanup "
-                          "would cancel it: ",
-                          name, ")");
+      return absl::StrCat(
+          "violates the rule's failure domain (the monitor's upmap cleanup "
+          "would cancel it: ",
+          name, ")");
     case UpmapCancelReason::kOsdZeroWeight:
-      return absl::StrCat("an OSD of the before set has CRUSH weight 0 under the rule or is out "
-                          "in after (the monitor's upmap cleanup would cancel it: ",
-                          name, ")");
+      return absl::StrCat(
+          "an OSD of the before set has CRUSH weight 0 under the rule or is out "
+          "in after (the monitor's upmap cleanup would cancel it: ",
+          name, ")");
     default:
       return absl::StrCat("the monitor's upmap cleanup would cancel it: ", name);
   }
@@ -244,8 +247,9 @@ class Pinner {
     }
     for (const auto& [pg, items] : cleanup.trimmed_items) {
       if (chosen_.count(pg)) {
-        out[pg] = "the monitor's upmap cleanup would trim its pairs (a source not in the raw "
-                  "CRUSH set or an out target)";
+        out[pg] =
+            "the monitor's upmap cleanup would trim its pairs (a source not in the raw "
+            "CRUSH set or an out target)";
       }
     }
     return out;
@@ -286,7 +290,8 @@ class Pinner {
   void Restore(const PgId& pg) {
     work_.pg_upmap.erase(pg);
     work_.pg_upmap_items.erase(pg);
-    if (auto i = after_.pg_upmap.find(pg); i != after_.pg_upmap.end()) work_.pg_upmap[pg] = i->second;
+    if (auto i = after_.pg_upmap.find(pg); i != after_.pg_upmap.end())
+      work_.pg_upmap[pg] = i->second;
     if (auto j = after_.pg_upmap_items.find(pg); j != after_.pg_upmap_items.end()) {
       work_.pg_upmap_items[pg] = j->second;
     }
@@ -303,8 +308,8 @@ class Pinner {
 // keeps: a PG whose pin the cleanup rejects retries its later candidates,
 // then one more cleanup pass checks the retried ones (at most one pass per
 // candidate kind). Fills plan->pins and plan->unpinnable.
-absl::Status PinAll(const ClusterState& after, const std::vector<PinTask>& tasks,
-                    Pinner& pinner, UpmapPinPlan* plan) {
+absl::Status PinAll(const ClusterState& after, const std::vector<PinTask>& tasks, Pinner& pinner,
+                    UpmapPinPlan* plan) {
   std::map<PgId, std::size_t> index;  // chosen candidate per pinned PG
   std::map<PgId, const PinTask*> by_pg;
   for (const PinTask& t : tasks) {
@@ -372,6 +377,7 @@ class BatchBuilder {
   }
 
   bool in_objects() const { return objects_; }
+
   std::uint64_t total() const { return total_; }
 
   // The move of `pg`, or nullptr (a PG whose set changed without a target).
@@ -400,7 +406,8 @@ class BatchBuilder {
       cost += Cost(m);
       owned.push_back(*m);
     }
-    batch->misplaced_ratio = total_ == 0 ? 0 : static_cast<double>(cost) / static_cast<double>(total_);
+    batch->misplaced_ratio =
+        total_ == 0 ? 0 : static_cast<double>(cost) / static_cast<double>(total_);
     if (owned.empty()) return absl::OkStatus();
     const std::vector<BackfillJob> jobs = JobsFromMoves(owned);
     CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(jobs, info_, options_));
@@ -466,8 +473,7 @@ absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, UpmapPin
 
 }  // namespace
 
-absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before,
-                                              const ClusterState& after,
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
                                               const BackfillOptions& backfill) {
   if (!(max_misplaced > 0 && max_misplaced <= 1)) {
@@ -531,8 +537,8 @@ absl::StatusOr<ClusterState> ApplyPins(const ClusterState& after, const UpmapPin
           absl::StrCat("pin for pg ", FormatPgId(pin.pg), ": no such pg in after"));
     }
     if (pin.items.empty() == pin.pg_upmap.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pin for pg ", FormatPgId(pin.pg), ": needs exactly one of items and pg_upmap"));
+      return absl::InvalidArgumentError(absl::StrCat("pin for pg ", FormatPgId(pin.pg),
+                                                     ": needs exactly one of items and pg_upmap"));
     }
     if (!pin.items.empty()) {
       out.pg_upmap.erase(pin.pg);

@@ -15,15 +15,20 @@
 //     before up set, replacing whatever pg_upmap / pg_upmap_items the PG has
 //     in `after`. Items follow OSDMap::_apply_upmap: pairs apply in order, a
 //     pair whose target is already in the set or marked out is skipped, so a
-//     swap (EC shards trading places) cannot be expressed; then a full
-//     pg_upmap with the before up set is tried (EC: its holes filled with the
-//     after OSD of that position). Every candidate is checked by mapping the
-//     PG with it in a copy of `after`; one that does not give the before up
-//     set is not used. Positions that were holes in an EC PG's before set get
-//     no pair: the after OSD stays there (nothing to keep in place).
+//     swap (EC shards trading places) cannot be expressed. The candidates, in
+//     order: pairs to the before up set; pairs to the before set as
+//     _apply_upmap left it, down OSDs still in (a replicated PG that held an
+//     OSD down in both states, whose up set is one short); a full pg_upmap
+//     of either (EC: holes filled with the after OSD of that position).
+//     Every candidate is checked by mapping the PG with it in a copy of
+//     `after`; the first that gives the before up set is taken. Positions
+//     that were holes in an EC PG's before up set get no pair: the after OSD
+//     stays there and that shard is rebuilt at once (the PG was degraded;
+//     reported in UpmapPinPlan::immediate).
 //     All pins together then go through the monitor's cleanup
 //     (upmap_cleanup.h CheckPgUpmaps: failure domain, rule weight, pair
-//     trimming); a pin it would cancel or trim is dropped.
+//     trimming); a PG whose pin it would cancel or trim tries its remaining
+//     candidates (cleanup again), and is unpinnable when none is left.
 //     A PG that cannot be pinned is listed with the reason. The usual ones:
 //     the before set holds an OSD that is out, down, destroyed or gone in
 //     `after`; the pin would put an OSD the rule gives CRUSH weight 0 (a
@@ -42,7 +47,7 @@
 // What moves at once (the moves of PGs that are not pinned) is reported as
 // UpmapPinPlan::immediate.
 //
-// Applying the plan on a live cluster: set `ceph osd set norebalance`, apply
+// Applying the plan on a live cluster: `ceph osd set norebalance`, apply
 // the change, run the pin commands, unset norebalance; then run one batch's
 // commands whenever the cluster is back to active+clean. The commands of one
 // pin run in separate epochs, so a PG may be briefly remapped between them
@@ -59,6 +64,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/movement.h"
@@ -71,7 +77,7 @@ namespace crushkit::osdmap {
 struct UpmapPin {
   PgId pg;
   std::vector<std::pair<std::int32_t, std::int32_t>> items;  // pg_upmap_items
-  std::vector<std::int32_t> pg_upmap;                         // full pg_upmap
+  std::vector<std::int32_t> pg_upmap;                        // full pg_upmap
   // The PG has a pg_upmap (an items pin) or pg_upmap_items (a pg_upmap pin)
   // in `after` that the pin removes, since _apply_upmap would apply it too.
   bool removes_pg_upmap = false;
@@ -95,7 +101,7 @@ struct UnpinnablePg {
 // A group of PGs whose pins are removed together, or (UpmapPinPlan::immediate)
 // the PGs that move as soon as the change and the pins are applied.
 struct UpmapBatch {
-  std::vector<PgId> pgs;  // in PG order
+  std::vector<PgId> pgs;      // in PG order
   std::uint32_t shards = 0;   // sum of the PGs' move targets
   std::uint64_t objects = 0;  // sum of objects_per_target x targets
   std::uint64_t bytes = 0;    // sum of bytes_per_target x targets
@@ -106,11 +112,12 @@ struct UpmapBatch {
   // A single PG larger than the limit (batches), or more than the limit
   // moving at once (immediate).
   bool over_limit = false;
-  std::vector<std::string> commands;  // unpin commands of its PGs, in PG order
+  // Unpin commands of its PGs, in PG order (none for `immediate`).
+  std::vector<std::string> commands;
 };
 
 struct UpmapPinPlan {
-  std::vector<UpmapPin> pins;  // in PG order
+  std::vector<UpmapPin> pins;            // in PG order
   std::vector<UnpinnablePg> unpinnable;  // in PG order
   std::vector<UpmapBatch> batches;
   // Moves of PGs without a pin (unpinnable PGs, EC positions that were holes
@@ -134,12 +141,14 @@ struct UpmapPinPlan {
 // Errors: kInvalidArgument if max_misplaced is not in (0, 1] or a state does
 // not validate / build (prefixed "before: " / "after: "); the cleanup's and
 // the simulation's errors.
-// Cost: one paired all-PG mapping of both states (pg_table.h); then for the
-// remapped PGs only, up to three mappings each and one cleanup check of
-// every upmapped PG of `after`; one backfill simulation per batch. Memory:
-// two PG tables and one copy of `after`.
-absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before,
-                                              const ClusterState& after,
+// Cost: one paired all-PG mapping of both states (pg_table.h, all cores);
+// then, on the calling thread, for the remapped PGs only: about three CRUSH
+// mappings each, and a cleanup check of every upmapped PG (one more pass per
+// round of retried candidates, rarely more than one); one backfill
+// simulation per batch. Measured: 10,000 OSDs, 1,280,000 PGs, 95,727 pins
+// in 7 s on two shared cores. Memory: two PG tables and two copies of
+// `after` plus one of `before`.
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
                                               const BackfillOptions& backfill = {});
 

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "absl/strings/str_join.h"
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/apply_change.h"
@@ -223,8 +223,8 @@ void ExpectPinsHold(const Change& c, const UpmapPinPlan& plan) {
   auto cleanup = CheckPgUpmaps(state);
   ASSERT_THAT(cleanup, IsOk());
   for (const auto& [pg, reason] : cleanup->cancelled) {
-    EXPECT_FALSE(pinned.count(pg)) << FormatPgId(pg) << " cancelled: "
-                                   << UpmapCancelReasonName(reason);
+    EXPECT_FALSE(pinned.count(pg))
+        << FormatPgId(pg) << " cancelled: " << UpmapCancelReasonName(reason);
   }
   for (const auto& [pg, items] : cleanup->trimmed_items) {
     EXPECT_FALSE(pinned.count(pg)) << FormatPgId(pg) << " trimmed";
@@ -446,9 +446,8 @@ TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
   EXPECT_NE(pin->items, item);
   EXPECT_FALSE(pin->removes_pg_upmap);
   const std::string pg = FormatPgId(chosen);
-  EXPECT_THAT(pin->unpin_commands,
-              ElementsAre(absl::StrCat("ceph osd pg-upmap-items ", pg, " ", item[0].first, " ",
-                                       item[0].second)));
+  EXPECT_THAT(pin->unpin_commands, ElementsAre(absl::StrCat("ceph osd pg-upmap-items ", pg, " ",
+                                                            item[0].first, " ", item[0].second)));
   // Unpinning that PG alone gives `after` back.
   const ClusterState unpinned = ApplyCommands(Pinned(c, plan), pin->unpin_commands);
   EXPECT_EQ(unpinned.pg_upmap_items.at(chosen), item);
@@ -481,9 +480,8 @@ TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
     EXPECT_THAT(pin.commands[1], HasSubstr("ceph osd pg-upmap-items " + FormatPgId(chosen)));
     ASSERT_EQ(pin.unpin_commands.size(), 2u);
     EXPECT_EQ(pin.unpin_commands[0], "ceph osd rm-pg-upmap-items " + FormatPgId(chosen));
-    EXPECT_EQ(pin.unpin_commands[1],
-              absl::StrCat("ceph osd pg-upmap ", FormatPgId(chosen), " ", up[0], " ", up[1], " ",
-                           up[2]));
+    EXPECT_EQ(pin.unpin_commands[1], absl::StrCat("ceph osd pg-upmap ", FormatPgId(chosen), " ",
+                                                  up[0], " ", up[1], " ", up[2]));
     return;
   }
   FAIL() << "no pin for " << FormatPgId(chosen);
@@ -590,18 +588,17 @@ TEST(UpmapPinningTest, ChangedPgNumIsNotPinned) {
 
 TEST(UpmapPinningTest, BadLimitAndBadPinsAreRejected) {
   const Change c = MakeChange(MakeState(3), "osd crush reweight osd.5 0.3\n");
-  EXPECT_THAT(PlanUpmapPinning(c.before, c.after, c.at_once, 0, {}),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("max_misplaced")));
+  EXPECT_THAT(
+      PlanUpmapPinning(c.before, c.after, c.at_once, 0, {}),
+      crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_misplaced")));
   UpmapPinPlan plan;
   plan.pins.push_back(UpmapPin{PgId{kRep, 999}, {{0, 1}}, {}, false, false, {}, {}});
   EXPECT_THAT(ApplyPins(c.after, plan),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1.3e7")));
   plan.pins[0].pg.ps = 1;
   plan.pins[0].pg_upmap = {0, 4, 8};
-  EXPECT_THAT(ApplyPins(c.after, plan),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("exactly one")));
+  EXPECT_THAT(ApplyPins(c.after, plan), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                                HasSubstr("exactly one")));
 }
 
 // The size the plan must handle: 10,000 OSDs (20 racks x 20 hosts x 25),
@@ -629,10 +626,11 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
   const UpmapPinPlan plan = PlanOk(c);
   const auto t2 = std::chrono::steady_clock::now();
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-  std::printf("remapped %u, pins %zu, unpinnable %zu, batches %zu; change + movement %.1f s, "
-              "plan %.1f s\n",
-              c.at_once.totals.pgs_remapped, plan.pins.size(), plan.unpinnable.size(),
-              plan.batches.size(), secs(t0, t1), secs(t1, t2));
+  std::printf(
+      "remapped %u, pins %zu, unpinnable %zu, batches %zu; change + movement %.1f s, "
+      "plan %.1f s\n",
+      c.at_once.totals.pgs_remapped, plan.pins.size(), plan.unpinnable.size(), plan.batches.size(),
+      secs(t0, t1), secs(t1, t2));
   EXPECT_EQ(plan.pins.size(), c.at_once.totals.pgs_remapped);
   const ClusterState pinned = Pinned(c, plan);
   EXPECT_EQ(Diff(c.before, pinned).totals.pgs_remapped, 0u);
@@ -711,7 +709,8 @@ TEST_F(SampleClusterTest, DrainHostPinsEverythingButTheDrainedOsds) {
     PgMapping m;
     (*session)->mapper().PgToUpActing(u.pg, &m);
     const auto up = m.up.span();
-    EXPECT_TRUE(std::any_of(up.begin(), up.end(), [](std::int32_t o) { return o >= 106 && o <= 117; }))
+    EXPECT_TRUE(
+        std::any_of(up.begin(), up.end(), [](std::int32_t o) { return o >= 106 && o <= 117; }))
         << FormatPgId(u.pg) << ": " << u.reason;
     EXPECT_THAT(u.reason, HasSubstr("CRUSH weight 0")) << FormatPgId(u.pg);
   }
