@@ -5,13 +5,14 @@
 // do when parsed and applied like a change file.
 #include "osdmap/upmap_pinning.h"
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <ostream>
 #include <set>
 #include <string>
@@ -640,15 +641,17 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
 // compiled by Ceph's crushtool (osdmap_tests does not link the compiler).
 absl::StatusOr<ClusterState> LoadSample() {
   const std::string dir = crush_testing::SourceDir() + "/samples/cluster";
-  char tmpl[] = "/tmp/pin_crushXXXXXX";
-  const int fd = mkstemp(tmpl);
-  if (fd < 0) return absl::UnavailableError("mkstemp");
-  close(fd);
-  const std::string cmd = "CEPH_ARGS=--crash_dir=/tmp timeout 15 crushtool -c " + dir +
-                          "/crush.txt -o " + tmpl + " >/dev/null 2>&1";
-  if (std::system(cmd.c_str()) != 0) return absl::UnavailableError("crushtool failed");
-  const std::string bytes = crush_testing::ReadFileOrEmpty(tmpl);
-  std::remove(tmpl);
+  char tmp[] = "/tmp/pin_sampleXXXXXX";
+  if (mkdtemp(tmp) == nullptr) return absl::UnavailableError("mkdtemp failed");
+  const std::string out = std::string(tmp) + "/crush.bin";
+  const std::string cmd = std::string("CEPH_ARGS=--crash_dir=") + tmp +
+                          " timeout 15 crushtool -c " + dir + "/crush.txt -o " + out +
+                          " >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  const std::string bytes = crush_testing::ReadFileOrEmpty(out);
+  std::error_code ignored;
+  std::filesystem::remove_all(tmp, ignored);
+  if (rc != 0 || bytes.empty()) return absl::UnavailableError("crushtool -c failed");
   auto state = ImportCephOsdDump(crush_testing::ReadFileOrEmpty(dir + "/osd-dump.json"), bytes);
   if (!state.ok()) return state.status();
   CRUSH_RETURN_IF_ERROR(
