@@ -388,6 +388,34 @@ TEST(UpmapPinningTest, SwappedEcShardsNeedAFullPgUpmap) {
   ExpectSameUpmaps(ApplyCommands(c.after, PinCommands(plan)), Pinned(c, plan));
 }
 
+// Shards that each move one position along ([r0 r1 r2] back to [r1 r2 y])
+// need their pairs in dependency order: _apply_upmap skips a pair whose
+// target is still in the set, so r2 -> y must come first, then r1 -> r2,
+// then r0 -> r1.
+TEST(UpmapPinningTest, ShiftedEcShardsArePairedInApplicableOrder) {
+  ClusterState before = MakeState(3);
+  auto session = MappingSession::Create(before);
+  ASSERT_THAT(session, IsOk());
+  PgMapping ec;
+  (*session)->mapper().PgToUpActing(PgId{kEc, 0}, &ec);
+  const std::int32_t r0 = ec.up[0];
+  const std::int32_t r1 = ec.up[1];
+  const std::int32_t r2 = ec.up[2];
+  const std::int32_t y = r0 / 4 * 4 + (r0 % 4 + 1) % 4;  // r0's host, another OSD
+  before.pg_upmap[PgId{kEc, 0}] = {r1, r2, y};
+  ASSERT_FALSE(CheckPgUpmaps(before)->changed());
+  const Change c = MakeChange(before, "osd rm-pg-upmap 2.0\n");
+
+  const UpmapPinPlan plan = PlanOk(c);
+  ASSERT_EQ(plan.pins.size(), 1u);
+  EXPECT_EQ(plan.pins[0].items, (UpmapItems{{r2, y}, {r1, r2}, {r0, r1}}));
+  EXPECT_THAT(plan.pins[0].commands,
+              ElementsAre(absl::StrCat("ceph osd pg-upmap-items 2.0 ", r2, " ", y, " ", r1, " ", r2,
+                                       " ", r0, " ", r1)));
+  ExpectPinsHold(c, plan);
+  ExpectSameUpmaps(ApplyCommands(c.after, PinCommands(plan)), Pinned(c, plan));
+}
+
 TEST(UpmapPinningTest, OutOsdMakesItsPgsUnpinnable) {
   const ClusterState before = MakeState(4);
   const Change c = MakeChange(before, "osd out 6\nosd crush reweight osd.1 0.4\n");
