@@ -416,6 +416,28 @@ TEST(UpmapPinningTest, ShiftedEcShardsArePairedInApplicableOrder) {
   ExpectSameUpmaps(ApplyCommands(c.after, PinCommands(plan)), Pinned(c, plan));
 }
 
+// osd.3 is down (but in) in both states: replicated PGs that hold it in
+// their raw set have a short up set, and pairs to that up set alone would
+// leave an extra after OSD; the pin maps back to the raw set with osd.3 in
+// it instead. EC PGs that held it have a hole, left to the after OSD.
+TEST(UpmapPinningTest, DownOsdInBothStatesIsPutBackIntoTheRawSet) {
+  ClusterState before = MakeState(4);
+  before.osds[3].state = kOsdExists;
+  const Change c = MakeChange(before, "add-host host9 osds=4 weight=1 root=default\n");
+  const UpmapPinPlan plan = PlanOk(c);
+  EXPECT_THAT(plan.unpinnable, IsEmpty());
+  ExpectPinsHold(c, plan);
+  int to_down = 0;
+  for (const UpmapPin& pin : plan.pins) {
+    for (const auto& [from, to] : pin.items) to_down += to == 3 ? 1 : 0;
+  }
+  EXPECT_GT(to_down, 0);
+  for (const PgId& pg : plan.immediate.pgs) {
+    EXPECT_EQ(pg.pool, kEc);
+    EXPECT_TRUE(HadHole(c.before, pg)) << FormatPgId(pg);
+  }
+}
+
 TEST(UpmapPinningTest, OutOsdMakesItsPgsUnpinnable) {
   const ClusterState before = MakeState(4);
   const Change c = MakeChange(before, "osd out 6\nosd crush reweight osd.1 0.4\n");
