@@ -281,9 +281,11 @@ Movement ComputeMovement(const MappingSession& before, const MappingSession& aft
   mo.acting = false;
   if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
   const PgTablePair tables = MapAllPgsPaired(before, after, mo);
-  const PgTable& tb = tables.before;
-  const PgTable& ta = tables.after;
+  return CompareMappedStates(sb, sa, tables.before, tables.after, options);
+}
 
+Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
+                             const PgTable& ta, const MovementOptions& options) {
   Movement m;
   m.epoch_before = sb.epoch;
   m.epoch_after = sa.epoch;

@@ -19,6 +19,7 @@
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_id.h"
+#include "osdmap/pg_table.h"
 
 namespace crushkit::osdmap {
 
@@ -139,6 +140,14 @@ struct MovementOptions {
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
+
+// ComputeMovement() of two states whose PGs are already mapped (MapAllPgs
+// of each state; acting sets are not used), e.g. when one mapping serves
+// several comparisons. REQUIRES: CheckComparable(); each table maps its own
+// state. Cost: O(PGs x size).
+Movement CompareMappedStates(const ClusterState& before, const ClusterState& after,
+                             const PgTable& table_before, const PgTable& table_after,
+                             const MovementOptions& options = {});
 
 // Checks that `after` can be compared with `before`: the same cluster (fsids
 // equal when both are known) and the same pool ids. Errors:

@@ -263,11 +263,49 @@ void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
   if (!osds.rows.empty()) extras.tables.push_back(std::move(osds));
 }
 
+// The staged plan: a sawtooth of each step's misplaced ratio falling to 0
+// over its simulated backfill (linear, for the eye), and the steps table.
+void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
+  const StagedPlan& p = *r.staged;
+  const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
+  HtmlSeries saw;
+  saw.title = absl::StrFormat("Staged plan: %d steps of at most %.3g%% misplaced (about %s)", p.steps.size(),
+                              100 * p.max_misplaced, FormatDuration(p.total_seconds));
+  saw.x_label = "hours";
+  saw.y_label = "misplaced";
+  saw.y_line = p.max_misplaced;
+  double t = 0;
+  for (const PlanStep& s : p.steps) {
+    saw.points.emplace_back(t / 3600, 0);
+    saw.points.emplace_back(t / 3600, s.misplaced_ratio);
+    t += s.seconds;
+    saw.points.emplace_back(t / 3600, 0);
+  }
+  if (p.total_seconds > 0) extras.series.push_back(std::move(saw));
+  HtmlTable steps{absl::StrFormat("Staged plan steps (moves %.2fx the change at once)", p.overhead),
+                  {"step", "weights done", "PGs remapped", "misplaced", bytes ? "bytes" : "shards", "backfill",
+                   "commands"},
+                  {}};
+  for (const PlanStep& s : p.steps) {
+    std::string cmds = s.commands.empty() ? "" : s.commands.front();
+    if (s.commands.size() > 1) absl::StrAppend(&cmds, " ... (", s.commands.size() - 1, " more)");
+    steps.rows.push_back({absl::StrCat(s.index), absl::StrFormat("%.0f%%", 100 * s.fraction),
+                          absl::StrCat(s.totals.pgs_remapped),
+                          absl::StrFormat("%.2f%%%s", 100 * s.misplaced_ratio, s.over_limit ? " (over)" : ""),
+                          bytes ? FormatBytes(static_cast<double>(s.totals.bytes_to_move))
+                                : absl::StrCat(s.totals.shards_moved),
+                          FormatDuration(s.seconds), cmds});
+  }
+  for (const std::string& n : p.notes) steps.rows.push_back({"note", n, "", "", "", "", ""});
+  extras.tables.insert(extras.tables.begin(), std::move(steps));
+}
+
 }  // namespace
 
 std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   const Movement& m = r.movement;
   if (r.schedule) AddSchedule(r, extras);
+  if (r.staged) AddStagedPlan(r, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
   absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>", Escape(extras.title),
                   "</h1>\n");

@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "osdmap/proto/movement.pb.h"
+#include "osdmap/report_internal.h"
 
 namespace crushkit::osdmap {
-namespace {
 
-void ToProto(const MovementCounters& c, proto::Counters* p) {
+void internal::CountersToProto(const MovementCounters& c, proto::Counters* p) {
   p->set_pool_id(c.pool_id);
   p->set_pool_name(c.pool_name);
   p->set_pgs(c.pgs);
@@ -34,6 +34,19 @@ void ToProto(const MovementCounters& c, proto::Counters* p) {
   p->set_pgs_degraded_before(c.pgs_degraded_before);
   p->set_pgs_inactive_before(c.pgs_inactive_before);
 }
+
+std::string internal::FormatCount(double n) {
+  if (n >= 1e9) return absl::StrFormat("%.2fG", n / 1e9);
+  if (n >= 1e6) return absl::StrFormat("%.2fM", n / 1e6);
+  if (n >= 1e4) return absl::StrFormat("%.1fk", n / 1e3);
+  return absl::StrFormat("%.0f", n);
+}
+
+namespace {
+
+using internal::FormatCount;
+
+void ToProto(const MovementCounters& c, proto::Counters* p) { internal::CountersToProto(c, p); }
 
 void ToProto(const OsdMovement& o, proto::OsdMovement* p) {
   p->set_osd(o.osd);
@@ -143,12 +156,6 @@ std::string Percent(double part, double whole) {
   return absl::StrFormat("%.1f%%", 100.0 * part / whole);
 }
 
-std::string Count(double n) {
-  if (n >= 1e9) return absl::StrFormat("%.2fG", n / 1e9);
-  if (n >= 1e6) return absl::StrFormat("%.2fM", n / 1e6);
-  if (n >= 1e4) return absl::StrFormat("%.1fk", n / 1e3);
-  return absl::StrFormat("%.0f", n);
-}
 
 const char* SourceName(BytesSource s) {
   switch (s) {
@@ -167,7 +174,7 @@ void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
                         Percent(c.pgs_remapped, c.pgs), c.shards_moved,
                         Percent(c.shards_moved, c.shards_total));
   if (bytes) {
-    absl::StrAppendFormat(out, " %9s %10s %7s", Count(static_cast<double>(c.objects_to_move)),
+    absl::StrAppendFormat(out, " %9s %10s %7s", FormatCount(static_cast<double>(c.objects_to_move)),
                           FormatBytes(static_cast<double>(c.bytes_to_move)),
                           Percent(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)));
   }
@@ -227,6 +234,7 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   proto::MovementReport msg;
   ToProto(r.movement, &msg);
   if (r.schedule) ToProto(r, msg.mutable_schedule());
+  if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   google::protobuf::util::JsonPrintOptions opts;
   opts.add_whitespace = true;
   opts.preserve_proto_field_names = true;
@@ -292,7 +300,7 @@ std::string ReportSummary(const PlanReport& r, int top) {
   if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes);
   if (m.totals.minimum_to_move > 0) {
     absl::StrAppend(&out, "theoretical minimum ",
-                    bytes ? FormatBytes(m.totals.minimum_to_move) : Count(m.totals.minimum_to_move) + " shards",
+                    bytes ? FormatBytes(m.totals.minimum_to_move) : FormatCount(m.totals.minimum_to_move) + " shards",
                     " (ampl = moved / minimum, from CRUSH weights x reweights)\n");
   }
   std::vector<const OsdMovement*> in, out_list;
@@ -316,6 +324,7 @@ std::string ReportSummary(const PlanReport& r, int top) {
     }
   }
   if (r.schedule) AppendSchedule(out, r, top);
+  if (r.staged) internal::AppendStagedPlan(out, *r.staged, bytes);
   const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {

@@ -22,6 +22,10 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r);
 // failure-domain flows, the backfill estimate, and risks. `top` bounds each list.
 std::string ReportSummary(const PlanReport& r, int top = 5);
 
+// The staged plan's commands as a shell script, one commented block per
+// step (just the header when the report has no staged plan).
+std::string PlanCommandsScript(const PlanReport& r);
+
 // "3.2 h", "45 min", "12 s".
 std::string FormatDuration(double seconds);
 

@@ -249,14 +249,16 @@ TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
   ClusterState after = before;
   Pin(after, kRep, 0, {0, 1, 3});
   const Movement m = Diff(before, after);
-  absl::StatusOr<std::string> json = ReportToJson(PlanReport{m, std::nullopt, {}});
+  PlanReport report;
+  report.movement = m;
+  absl::StatusOr<std::string> json = ReportToJson(report);
   ASSERT_TRUE(json.ok()) << json.status();
   for (const char* key : {"\"pools\"", "\"totals\"", "\"osds\"", "\"domains\"", "\"risks\"", "\"pool_id\"",
                           "\"pgs_remapped\"", "\"shards_moved\"", "\"objects_to_move\"", "\"bytes_to_move\""}) {
     EXPECT_THAT(*json, HasSubstr(key));
   }
   EXPECT_THAT(*json, HasSubstr("\"bytes_to_move\": \"1024\""));
-  EXPECT_THAT(ReportSummary(PlanReport{m, std::nullopt, {}}), HasSubstr("rep"));
+  EXPECT_THAT(ReportSummary(report), HasSubstr("rep"));
 }
 
 }  // namespace

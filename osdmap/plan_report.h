@@ -1,6 +1,6 @@
 // What `crushkit diff` and `crushkit plan` report: the movement (what
-// moves) and, unless turned off, the simulated backfill of doing it at once.
-// Plain values.
+// moves) and, unless turned off, the simulated backfill of doing it at once;
+// with a misplaced limit, the staged plan. Plain values.
 #ifndef CRUSHKIT_OSDMAP_PLAN_REPORT_H_
 #define CRUSHKIT_OSDMAP_PLAN_REPORT_H_
 
@@ -8,6 +8,7 @@
 
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/movement.h"
+#include "osdmap/staged_plan.h"
 
 namespace crushkit::osdmap {
 
@@ -15,6 +16,7 @@ struct PlanReport {
   Movement movement;
   std::optional<BackfillSchedule> schedule;
   BackfillOptions backfill;  // what the schedule was simulated with
+  std::optional<StagedPlan> staged;  // PlanOptions::max_misplaced
 };
 
 }  // namespace crushkit::osdmap

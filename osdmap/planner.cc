@@ -55,6 +55,20 @@ absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillO
   return absl::OkStatus();
 }
 
+absl::StatusOr<double> ParseMisplacedLimit(std::string_view text) {
+  std::string t(absl::StripAsciiWhitespace(std::string(text)));
+  const bool percent = absl::EndsWith(t, "%");
+  if (percent) t.pop_back();
+  double v = 0;
+  if (absl::SimpleAtod(t, &v) && std::isfinite(v)) {
+    if (percent) v /= 100;
+    if (v > 0 && v <= 1) return v;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--max-misplaced '", std::string(text),
+                                                 "': expected a share above 0 and at most 1, as a "
+                                                 "percentage (5%) or a fraction (0.05)"));
+}
+
 absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
                                     MovementRisks* risks) {
   if (options.keep_upmaps) return absl::OkStatus();
@@ -120,9 +134,28 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
                                       const PlanOptions& options) {
   absl::StatusOr<ClusterState> after = ApplyChange(before, change);
   if (!after.ok()) return after.status();
+  if (!options.max_misplaced) {
+    absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
+    if (!r.ok()) return r.status();
+    for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+    return r;
+  }
+  const ClusterState kept_before = before;
   absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
   if (!r.ok()) return r.status();
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+  StagedPlanOptions so;
+  so.max_misplaced = *options.max_misplaced;
+  so.movement = options.movement;
+  so.simulate = options.schedule;
+  so.backfill = options.backfill;
+  so.keep_upmaps = options.keep_upmaps;
+  so.progress = options.staging_progress;
+  absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept_before, change, r->movement, so);
+  if (!staged.ok()) {
+    return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));
+  }
+  r->staged = *std::move(staged);
   return r;
 }
 

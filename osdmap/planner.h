@@ -7,7 +7,10 @@
 #ifndef CRUSHKIT_OSDMAP_PLANNER_H_
 #define CRUSHKIT_OSDMAP_PLANNER_H_
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +30,10 @@ struct PlanOptions {
   // Keep upmap entries the change makes invalid (osdmaptool --import-crush
   // does); by default they are dropped as the monitor's clean_pg_upmaps does.
   bool keep_upmaps = false;
+  // PlanChange only: also plan the change in steps that each misplace at
+  // most this share (staged_plan.h), e.g. 0.05.
+  std::optional<double> max_misplaced;
+  std::function<void(double, int)> staging_progress;  // StagedPlanOptions::progress
 };
 
 // Two states of one cluster, taken as they are (no upmap cleanup).
@@ -43,8 +50,9 @@ absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crus
 
 // `before` against `before` with every operation of `change` applied
 // (apply_change.h), at the next epoch. The report's `change` lists the
-// operations. Errors: ApplyChange's located diagnostics (kInvalidArgument);
-// then as DiffNewCrushMap.
+// operations. With options.max_misplaced, also the staged plan
+// (PlanStagedChange). Errors: ApplyChange's located diagnostics
+// (kInvalidArgument); then as DiffNewCrushMap and PlanStagedChange.
 absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
                                       const PlanOptions& options = {});
 
@@ -58,6 +66,10 @@ absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const
 // options->class_rates (a bare RATE sets every class and the default).
 // Errors: kInvalidArgument naming the word and what was expected.
 absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillOptions* options);
+
+// "5%" or "0.05" -> 0.05: a share in (0, 1]. Errors: kInvalidArgument
+// naming the text and what was expected.
+absl::StatusOr<double> ParseMisplacedLimit(std::string_view text);
 
 // The cleanup step the entry points share: cleans `after`'s upmaps (unless
 // keep_upmaps) and records what went in `risks`.

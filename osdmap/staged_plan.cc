@@ -1,1 +1,405 @@
 #include "osdmap/staged_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "crush/edit.h"
+#include "crush/status_macros.h"
+#include "osdmap/apply_change.h"
+#include "osdmap/mapping_session.h"
+#include "osdmap/pg_table.h"
+#include "osdmap/upmap_cleanup.h"
+
+namespace crushkit::osdmap {
+
+namespace {
+
+// A step smaller than this share of the change is taken even when it
+// misplaces too much: a single PG can be larger than the limit.
+constexpr double kMinFraction = 1.0 / 1024;
+
+// Ops that only set weights: they are what the steps walk.
+bool IsWeightOp(ChangeOpKind kind) {
+  switch (kind) {
+    case ChangeOpKind::kCrushReweight:
+    case ChangeOpKind::kCrushReweightSubtree:
+    case ChangeOpKind::kDrain:
+    case ChangeOpKind::kMarkOut:
+    case ChangeOpKind::kMarkIn:
+    case ChangeOpKind::kOsdReweight:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// add-host / osd crush add with CRUSH weight 0 (osd_crush_initial_weight =
+// 0): the new OSDs join empty and the steps fill them.
+ChangeOp WithZeroWeight(ChangeOp op) {
+  std::vector<std::string> words = absl::StrSplit(op.text, ' ');
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (op.kind == ChangeOpKind::kAddHost && words[i].starts_with("weight=")) {
+      words[i] = "weight=0";
+      break;
+    }
+    // osd crush add ID WEIGHT ...: the weight is the word after the id.
+    if (op.kind == ChangeOpKind::kCrushAdd && i == 4) {
+      words[i] = "0";
+      break;
+    }
+  }
+  op.text = absl::StrJoin(words, " ");
+  op.weight = 0;
+  op.weight_word.text = "0";
+  return op;
+}
+
+// Ceph's conversions of a typed weight (ParseCrushWeight / AdjustItemWeightF,
+// OSDMonitor "osd reweight").
+crush::Weight CrushWeightOf(double x) {
+  return static_cast<crush::Weight>(static_cast<int>(static_cast<float>(x) * static_cast<float>(0x10000)));
+}
+crush::Weight ReweightOf(double x) {
+  return static_cast<crush::Weight>(static_cast<int>(static_cast<double>(0x10000) * x));
+}
+
+// Shortest fixed-point text whose conversion gives `w`; candidates are the
+// value rounded at each precision and nudged up by one unit of it (the
+// conversions truncate).
+std::string ShortestText(crush::Weight w, crush::Weight (*convert)(double)) {
+  const double v = static_cast<double>(w) / 0x10000;
+  for (int digits = 0; digits <= 9; ++digits) {
+    const double unit = std::pow(10.0, -digits);
+    for (double candidate : {std::round(v / unit) * unit, std::round(v / unit) * unit + unit}) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f", digits, candidate);
+      double parsed = 0;
+      if (absl::SimpleAtod(buf, &parsed) && convert(parsed) == w) return buf;
+    }
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9f", v);
+  return buf;
+}
+
+double MisplacedRatio(const Movement& m) {
+  const MovementCounters& t = m.totals;
+  if (m.bytes_source != BytesSource::kUnknown && t.objects_total > 0) {
+    return static_cast<double>(t.objects_to_move) / static_cast<double>(t.objects_total);
+  }
+  return t.shards_total > 0 ? static_cast<double>(t.shards_moved) / t.shards_total : 0.0;
+}
+
+double Moved(const Movement& m, bool bytes_known) {
+  return bytes_known ? static_cast<double>(m.totals.bytes_to_move) : m.totals.shards_moved;
+}
+
+// One OSD the steps walk, from step 0's weights to the change's.
+struct Staged {
+  std::int32_t osd = 0;
+  std::string name;  // its CRUSH name, for `osd crush reweight`
+  bool crush = false;
+  crush::Weight crush_from = 0, crush_to = 0;
+  bool reweight = false;
+  crush::Weight reweight_from = 0, reweight_to = 0;
+};
+
+// "osd.188-199" for consecutive ids, else "osd.3, osd.7, ...".
+std::string FormatOsdRange(const std::vector<std::int32_t>& ids) {
+  if (ids.empty()) return "no OSDs";
+  bool consecutive = true;
+  for (std::size_t i = 1; i < ids.size(); ++i) consecutive = consecutive && ids[i] == ids[i - 1] + 1;
+  if (consecutive && ids.size() > 1) return absl::StrCat("osd.", ids.front(), "-", ids.back());
+  std::vector<std::string> names;
+  for (std::int32_t id : ids) names.push_back(absl::StrCat("osd.", id));
+  return absl::StrJoin(names, ", ");
+}
+
+crush::Weight Interpolate(crush::Weight from, crush::Weight to, double f) {
+  if (f >= 1) return to;
+  const double d = static_cast<double>(to) - static_cast<double>(from);
+  return static_cast<crush::Weight>(std::llround(static_cast<double>(from) + f * d));
+}
+
+std::vector<Staged> FindStaged(const ClusterState& start, const ClusterState& target) {
+  std::vector<Staged> out;
+  const std::size_t n = std::max(start.osds.size(), target.osds.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<std::int32_t>(i);
+    Staged s;
+    s.osd = id;
+    auto name = target.crush.item_names.find(id);
+    s.name = name != target.crush.item_names.end() ? name->second : absl::StrCat("osd.", id);
+    const crush::Weight c0 = DeviceCrushWeight(start.crush, id);
+    const crush::Weight c1 = DeviceCrushWeight(target.crush, id);
+    // Only devices linked on both sides can be reweighted step by step.
+    const bool linked = name != target.crush.item_names.end() && start.crush.item_names.contains(id);
+    if (linked && c0 != c1) {
+      s.crush = true;
+      s.crush_from = c0;
+      s.crush_to = c1;
+    }
+    if (i < start.osds.size() && i < target.osds.size() && start.Exists(id) && target.Exists(id) &&
+        start.osds[i].weight != target.osds[i].weight) {
+      s.reweight = true;
+      s.reweight_from = start.osds[i].weight;
+      s.reweight_to = target.osds[i].weight;
+    }
+    if (s.crush || s.reweight) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The commands that take the staged OSDs from fraction `from` to `to`
+// (only those whose value changes).
+std::vector<std::string> StepCommands(const std::vector<Staged>& staged, double from, double to) {
+  std::vector<std::string> out;
+  for (const Staged& s : staged) {
+    if (s.crush) {
+      const crush::Weight w = Interpolate(s.crush_from, s.crush_to, to);
+      if (from < 0 || w != Interpolate(s.crush_from, s.crush_to, from)) {
+        out.push_back(absl::StrCat("ceph osd crush reweight ", s.name, " ", CrushWeightText(w)));
+      }
+    }
+    if (s.reweight) {
+      const crush::Weight r = Interpolate(s.reweight_from, s.reweight_to, to);
+      if (from < 0 || r != Interpolate(s.reweight_from, s.reweight_to, from)) {
+        out.push_back(absl::StrCat("ceph osd reweight ", s.osd, " ", ReweightText(r)));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged, const ClusterState& state) {
+  std::vector<StepOsdWeight> out;
+  for (const Staged& s : staged) {
+    StepOsdWeight w;
+    w.osd = s.osd;
+    w.crush_weight = DeviceCrushWeight(state.crush, s.osd);
+    w.reweight = static_cast<std::size_t>(s.osd) < state.osds.size() ? state.osds[static_cast<std::size_t>(s.osd)].weight : 0;
+    out.push_back(w);
+  }
+  return out;
+}
+
+// Ceph CLI lines for a step-0 operation. crushkit's own add-host becomes
+// the host bucket plus a comment on deploying its OSDs (Ceph creates OSDs
+// from a disk, not from a command); `osd up` (crushkit's) a comment.
+void AppendCephCommands(const ChangeOp& op, const ClusterState& start, std::vector<std::string>* out) {
+  if (op.kind == ChangeOpKind::kAddHost) {
+    std::string loc;
+    for (const LocationWord& l : op.location) absl::StrAppend(&loc, " ", l.type.text, "=", l.name.text);
+    out->push_back(absl::StrCat("ceph osd crush add-bucket ", op.name.text, " host", loc));
+    std::vector<std::int32_t> ids;
+    if (absl::StatusOr<crush::ItemId> host = crush::FindItem(start.crush, op.name.text); host.ok()) {
+      if (const crush::Bucket* b = start.crush.FindBucket(*host)) ids = b->items;
+    }
+    out->push_back(absl::StrCat("# deploy ", op.osd_count, " OSDs on ", op.name.text,
+                                op.device_class.present() ? " (class " + op.device_class.text + ")" : "",
+                                " with `ceph config set osd osd_crush_initial_weight 0` set: they "
+                                "join at CRUSH weight 0 as ", FormatOsdRange(ids)));
+    return;
+  }
+  if (op.kind == ChangeOpKind::kMarkUp) {
+    out->push_back("# " + DescribeChangeOp(op) + " (start the OSDs)");
+    return;
+  }
+  out->push_back("ceph " + DescribeChangeOp(op));
+}
+
+// Parses and applies Ceph command lines, as an operator would run them.
+absl::StatusOr<ClusterState> ApplyCommands(const ClusterState& state, const std::vector<std::string>& commands,
+                                           const std::string& what) {
+  absl::StatusOr<ChangeList> list = ParseChange(absl::StrJoin(commands, "\n"), what);
+  if (!list.ok()) return absl::InternalError(absl::StrCat(what, ": ", list.status().message()));
+  return ApplyChange(state, *list);
+}
+
+// A state of the plan, mapped.
+struct Mapped {
+  std::unique_ptr<MappingSession> session;
+  PgTable table;
+};
+
+absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean = true) {
+  if (clean && !options.keep_upmaps) {
+    absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(state);
+    if (!cleaned.ok()) return cleaned.status();
+  }
+  absl::StatusOr<std::unique_ptr<MappingSession>> session = MappingSession::Create(std::move(state));
+  if (!session.ok()) return session.status();
+  Mapped m;
+  m.session = *std::move(session);
+  MapAllOptions mo;
+  mo.threads = options.movement.threads;
+  mo.acting = false;
+  m.table = MapAllPgs(*m.session, mo);
+  return m;
+}
+
+// Measures the step prev -> next and fills `step` (all but index/commands).
+absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const StagedPlanOptions& options,
+                         PlanStep* step, Movement* movement) {
+  MovementOptions mo = options.movement;
+  mo.domain_types.clear();
+  mo.keep_moves = options.simulate;
+  *movement = CompareMappedStates(prev.session->state(), next.session->state(), prev.table, next.table, mo);
+  step->totals = movement->totals;
+  step->misplaced_ratio = MisplacedRatio(*movement);
+  return absl::OkStatus();
+}
+
+absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options, PlanStep* step) {
+  if (!options.simulate) return absl::OkStatus();
+  absl::StatusOr<BackfillSchedule> s = SimulateMovementBackfill(movement, options.backfill);
+  if (!s.ok()) return absl::Status(s.status().code(), absl::StrCat("backfill simulation: ", s.status().message()));
+  step->seconds = s->makespan_seconds;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string CrushWeightText(crush::Weight w) { return ShortestText(w, CrushWeightOf); }
+std::string ReweightText(crush::Weight w) { return ShortestText(w, ReweightOf); }
+
+crush::Weight DeviceCrushWeight(const crush::MapModel& map, std::int32_t osd) {
+  std::set<std::int32_t> shadow;
+  for (const auto& [bucket, per_class] : map.class_buckets) {
+    for (const auto& [cls, id] : per_class) shadow.insert(id);
+  }
+  for (const crush::Bucket& b : map.buckets) {
+    if (b.alg == crush::BucketAlg::kNone || shadow.contains(b.id)) continue;
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] != osd) continue;
+      return i < b.item_weights.size() ? b.item_weights[i] : b.uniform_item_weight;
+    }
+  }
+  return 0;
+}
+
+absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
+                                            const Movement& at_once, const StagedPlanOptions& options) {
+  if (!(options.max_misplaced > 0 && options.max_misplaced <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-misplaced must be above 0% and at most 100%, not ", options.max_misplaced * 100, "%"));
+  }
+  StagedPlan plan;
+  plan.max_misplaced = options.max_misplaced;
+  plan.bytes_known = at_once.bytes_source != BytesSource::kUnknown;
+  plan.moved_at_once = Moved(at_once, plan.bytes_known);
+
+  // Step 0: everything but the weights.
+  ChangeList structural = change;
+  structural.ops.clear();
+  for (const ChangeOp& op : change.ops) {
+    if (IsWeightOp(op.kind)) continue;
+    structural.ops.push_back(op.kind == ChangeOpKind::kAddHost || op.kind == ChangeOpKind::kCrushAdd
+                                 ? WithZeroWeight(op)
+                                 : op);
+  }
+  absl::StatusOr<ClusterState> start = ApplyChange(before, structural);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<ClusterState> target = ApplyChange(before, change);
+  if (!target.ok()) return target.status();
+  const std::vector<Staged> staged = FindStaged(*start, *target);
+  for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
+
+  CRUSH_ASSIGN_OR_RETURN(Mapped prev, MapState(before, options, /*clean=*/false));
+  CRUSH_ASSIGN_OR_RETURN(Mapped here, MapState(*start, options));
+  if (!structural.ops.empty()) {
+    PlanStep step;
+    step.index = 0;
+    for (const ChangeOp& op : structural.ops) AppendCephCommands(op, *start, &step.commands);
+    Movement m;
+    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, here, options, &step, &m));
+    CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+    step.over_limit = step.misplaced_ratio > options.max_misplaced;
+    step.weights = StepWeights(staged, here.session->state());
+    plan.moved_in_steps += Moved(m, plan.bytes_known);
+    if (Moved(m, plan.bytes_known) > 0) {
+      plan.notes.push_back(absl::StrCat(
+          "step 0 (the change's operations other than weights) moves data by itself (",
+          step.totals.pgs_remapped, " PGs); it is not split"));
+    }
+    plan.steps.push_back(std::move(step));
+  }
+  if (staged.empty()) {
+    plan.notes.push_back("the change sets no weights, so there is nothing to split");
+  }
+  prev = std::move(here);
+
+  // Steps 1..n: grow the fraction while each step stays under the limit.
+  const double limit = options.max_misplaced;
+  const double whole = MisplacedRatio(at_once);
+  double f = 0;
+  double stride = whole > 0 ? std::min(1.0, 0.9 * limit / whole) : 1.0;
+  int tries = 0;
+  bool may_snap = true;
+  while (!staged.empty() && f < 1) {
+    const double width = std::max(stride, kMinFraction);
+    // A remainder under a third of a step goes with this one (no sliver
+    // step), unless that was just tried and refused.
+    const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
+    const std::vector<std::string> absolute = StepCommands(staged, -1, next);
+    CRUSH_ASSIGN_OR_RETURN(ClusterState state,
+                           ApplyCommands(*start, absolute, absl::StrCat("step at ", next)));
+    CRUSH_ASSIGN_OR_RETURN(Mapped mapped_next, MapState(std::move(state), options));
+    PlanStep step;
+    Movement m;
+    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, options, &step, &m));
+    const double r = step.misplaced_ratio;
+    if (options.progress) options.progress(next, static_cast<int>(plan.steps.size()));
+    if (r <= limit || next - f <= kMinFraction) {
+      step.index = static_cast<int>(plan.steps.size()) + (structural.ops.empty() ? 1 : 0);
+      step.fraction = next;
+      step.commands = StepCommands(staged, f, next);
+      step.over_limit = r > limit;
+      step.weights = StepWeights(staged, mapped_next.session->state());
+      CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      plan.moved_in_steps += Moved(m, plan.bytes_known);
+      plan.steps.push_back(std::move(step));
+      stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
+      f = next;
+      may_snap = true;
+      prev = std::move(mapped_next);
+      if (static_cast<int>(plan.steps.size()) > options.max_steps) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
+            "% misplaced; raise --max-misplaced"));
+      }
+    } else {
+      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
+      if (next >= 1) may_snap = false;
+    }
+    if (++tries > 4 * options.max_steps) {
+      return absl::InternalError("the staged plan's step search does not converge");
+    }
+  }
+  for (const PlanStep& s : plan.steps) {
+    plan.total_seconds += s.seconds;
+    if (s.over_limit && s.index > 0) {
+      plan.notes.push_back(absl::StrCat("step ", s.index, " misplaces ", s.misplaced_ratio * 100,
+                                        "% although it is as small as the search goes (single PGs "
+                                        "larger than the limit)"));
+    }
+  }
+  plan.overhead = plan.moved_at_once > 0 ? plan.moved_in_steps / plan.moved_at_once : 1.0;
+  if (prev.session->state().crush != target->crush || prev.session->state().osds != target->osds) {
+    plan.notes.push_back(
+        "the last step's state differs from the change applied at once (an OSD removed from the "
+        "crush map or an operation Ceph applies differently in pieces); compare them with `crushkit diff`");
+  }
+  return plan;
+}
+
+}  // namespace crushkit::osdmap

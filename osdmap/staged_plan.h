@@ -1,4 +1,108 @@
-// Stub: filled in by the issue-14 work.
+// A weight change done in steps, each misplacing at most a share of the
+// cluster's data: what an operator does by hand with `ceph osd crush
+// reweight` and the balancer's target_max_misplaced_ratio (default 0.05).
+//
+// The change (a change file, osdmap/change_ops.h) is split in two:
+//  * step 0 applies everything that is not a weight: new buckets and hosts
+//    (their new OSDs at CRUSH weight 0, as with osd_crush_initial_weight =
+//    0), moves, rules, pool settings, upmaps. It usually moves nothing; when
+//    it does (a bucket moved, a rule changed) that movement is not split.
+//  * steps 1..n walk every staged OSD's CRUSH weight and reweight linearly
+//    from where step 0 left them to where the change puts them, a fraction
+//    at a time. Each step is measured by mapping every PG with that step's
+//    weights and comparing with the previous step (whose backfill is assumed
+//    done): its misplaced ratio is objects to move / all object copies (as
+//    `ceph -s`; shards when the state has no object counts). Step sizes are
+//    searched so each step stays at or under the limit; a step that cannot
+//    be made small enough (one PG alone is over the limit) is flagged.
+// Every step's commands are Ceph CLI lines (`ceph osd crush reweight osd.N
+// W`, `ceph osd reweight N R`) whose weights convert to exactly the 16.16
+// values the step was measured with; parsing and applying them
+// (ApplyChange) reproduces the step's state.
+//
+// Thread-safety: PlanStagedChange() runs its own mapping threads; inputs are
+// read only; results are plain values.
 #ifndef CRUSHKIT_OSDMAP_STAGED_PLAN_H_
 #define CRUSHKIT_OSDMAP_STAGED_PLAN_H_
-#endif
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "crush/types.h"
+#include "osdmap/backfill_schedule.h"
+#include "osdmap/change_ops.h"
+#include "osdmap/cluster_state.h"
+#include "osdmap/movement.h"
+
+namespace crushkit::osdmap {
+
+// One staged OSD's weights at the end of a step (16.16 values, as the
+// commands set them).
+struct StepOsdWeight {
+  std::int32_t osd = 0;
+  crush::Weight crush_weight = 0;
+  crush::Weight reweight = 0;
+};
+
+struct PlanStep {
+  int index = 0;          // 0: the non-weight part of the change
+  double fraction = 0;    // share of the weight change done after this step
+  std::vector<std::string> commands;  // Ceph CLI lines, "ceph ..." included
+  MovementCounters totals;            // what this step moves (from the previous step)
+  double misplaced_ratio = 0;         // its objects (shards) to move / all copies
+  double seconds = 0;                 // its simulated backfill (0 when not simulated)
+  bool over_limit = false;            // misplaces more than the limit
+  std::vector<StepOsdWeight> weights;  // staged OSDs after this step
+};
+
+struct StagedPlan {
+  double max_misplaced = 0.05;
+  std::vector<PlanStep> steps;
+  // Bytes (shards when bytes are unknown) moved by all steps, by the change
+  // done at once, and their ratio (1 when the at-once change moves nothing).
+  bool bytes_known = false;
+  double moved_in_steps = 0;
+  double moved_at_once = 0;
+  double overhead = 1;
+  double total_seconds = 0;            // sum of the steps' simulated times
+  std::vector<std::int32_t> staged_osds;  // OSDs whose weights the steps walk
+  std::vector<std::string> notes;      // one sentence each
+};
+
+struct StagedPlanOptions {
+  double max_misplaced = 0.05;  // in (0, 1]
+  MovementOptions movement;     // threads; domain types are not used
+  bool simulate = true;         // simulate each step's backfill
+  BackfillOptions backfill;
+  bool keep_upmaps = false;     // else each step's upmaps are cleaned as the monitor does
+  int max_steps = 200;          // more steps than this: an error
+  // Called after each mapping with (fraction reached, steps so far).
+  std::function<void(double, int)> progress;
+};
+
+// Plans `change` on `before` in steps. `at_once` is the movement of the
+// whole change (before -> ApplyChange + cleanup), for the overhead ratio.
+// Errors: kInvalidArgument for a limit outside (0, 1], for a change that
+// ApplyChange refuses (its diagnostics), or when more than max_steps steps
+// would be needed; the mapping and simulation errors of the planner.
+// Cost: one all-PG mapping per step tried (about 1.3 per step), plus one
+// ApplyChange per try.
+absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
+                                            const Movement& at_once, const StagedPlanOptions& options);
+
+// The shortest decimal text of a CRUSH weight that `ceph osd crush reweight`
+// turns back into exactly `w` ((int)((float)x * 0x10000), as Ceph), and of
+// an OSD reweight for `ceph osd reweight` ((int)(x * 0x10000) in double).
+std::string CrushWeightText(crush::Weight w);
+std::string ReweightText(crush::Weight w);
+
+// A device's CRUSH weight: its item weight in the first non-shadow bucket
+// that holds it (0 if none does).
+crush::Weight DeviceCrushWeight(const crush::MapModel& map, std::int32_t osd);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_STAGED_PLAN_H_

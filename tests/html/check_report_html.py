@@ -53,6 +53,18 @@ def make_state(crushkit, d):
     return ["state.pb", "--crush-after", "after.bin"]
 
 
+def sample_plan(crushkit, d, sample):
+    """The bundled sample cluster and its rack expansion, staged at 5%."""
+    files = {f: os.path.join(sample, f) for f in
+             ["osd-dump.json", "crush.txt", "pg-dump.json", "osd-df.json", "df.json", "add-rack.ops"]}
+    p = run([crushkit, "import", "--osdmap", files["osd-dump.json"], "--crush", files["crush.txt"],
+             "--pg-stats", files["pg-dump.json"], "--osd-df", files["osd-df.json"], "--df", files["df.json"],
+             "-o", "state.pb"], d)
+    if p.returncode != 0:
+        raise RuntimeError("import of the sample failed: " + p.stderr)
+    return ["state.pb", files["add-rack.ops"], "--max-misplaced", "5%"]
+
+
 def console_lines(stderr):
     return [l for l in stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
 
@@ -72,15 +84,22 @@ def main():
     ap.add_argument("--args", nargs="*", help="diff/plan arguments instead of the built-in cluster")
     ap.add_argument("--command", default="diff", choices=["diff", "plan"])
     ap.add_argument("--screenshot", help="where to keep the screenshot")
+    ap.add_argument("--sample", help="samples/cluster: plan its add-rack.ops staged at 5%% (needs no Ceph)")
     a = ap.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
         return oracle.skip_or_fail("chromium not installed (apt-get install chromium)")
-    if a.args is None and not (shutil.which("crushtool") and shutil.which("osdmaptool")):
+    if a.args is None and a.sample is None and not (shutil.which("crushtool") and shutil.which("osdmaptool")):
         return oracle.skip_or_fail("Ceph's crushtool/osdmaptool not installed")
     crushkit = os.path.abspath(a.crushkit)
     d = tempfile.mkdtemp(prefix="crushkit-html-")
-    args = a.args if a.args is not None else make_state(crushkit, d)
+    needles = ["What moves", "OSDs before and after", "movement</h2>", "<svg"]
+    if a.sample:
+        a.command = "plan"
+        args = sample_plan(crushkit, d, os.path.abspath(a.sample))
+        needles += ["Staged plan steps", "Staged plan:", "Backfill at once"]
+    else:
+        args = a.args if a.args is not None else make_state(crushkit, d)
     page = os.path.join(d, "report.html")
     p = run([crushkit, a.command] + args + ["--html", page], d)
     if p.returncode != 0:
@@ -97,7 +116,7 @@ def main():
         print("FAIL: chromium's console log did not report an error on a broken page")
         return 1
     # Console messages are logged as "CONSOLE(line)" with --enable-logging.
-    p = run(base + ["--enable-logging=stderr", "--v=0", "--window-size=1280,1800",
+    p = run(base + ["--enable-logging=stderr", "--v=0", "--window-size=1280,3200",
                     "--screenshot=" + shot, "file://" + page], d)
     console = console_lines(p.stderr)
     if p.returncode != 0:
@@ -107,7 +126,7 @@ def main():
     if not os.path.isfile(shot) or os.path.getsize(shot) < 1000:
         failures.append("no screenshot")
     dom = run(base + ["--dump-dom", "file://" + page], d).stdout
-    for needle in ["What moves", "OSDs before and after", "movement</h2>", "<svg"]:
+    for needle in needles:
         if needle not in dom:
             failures.append("the loaded page lacks %r" % needle)
     if failures:

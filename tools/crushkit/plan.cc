@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "osdmap/change_ops.h"
+#include "osdmap/movement_report.h"
 #include "osdmap/planner.h"
 #include "tools/common/file_io.h"
 #include "tools/common/progress.h"
@@ -21,6 +22,8 @@ struct PlanArgs {
   std::string state;
   std::string ops;
   std::vector<std::string> do_ops;
+  std::string max_misplaced;
+  std::string commands;
   ReportArgs report;
 };
 
@@ -49,10 +52,21 @@ int RunPlan(const PlanArgs& a) {
   if (change->ops.empty()) return Fail(file + ": no operations");
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
   if (!plan.ok()) return Fail(std::string(plan.status().message()));
+  if (!a.max_misplaced.empty()) {
+    absl::StatusOr<double> limit = osdmap::ParseMisplacedLimit(a.max_misplaced);
+    if (!limit.ok()) return Fail(std::string(limit.status().message()));
+    plan->max_misplaced = *limit;
+  } else if (!a.commands.empty()) {
+    return Fail("--commands writes the staged plan's steps: give --max-misplaced too");
+  }
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
   Progress progress("mapping PGs before and after");
   plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
+  Progress staging("staging the change");
+  plan->staging_progress = [&](double fraction, int) {
+    staging.Update(static_cast<std::uint64_t>(fraction * 1000), 1000);
+  };
   absl::StatusOr<osdmap::PlanReport> report = osdmap::PlanChange(*std::move(state), *change, *plan);
   if (!report.ok()) {
     // Apply errors are located diagnostics, already formatted.
@@ -61,6 +75,11 @@ int RunPlan(const PlanArgs& a) {
       return 1;
     }
     return Fail(std::string(report.status().message()));
+  }
+  if (!a.commands.empty()) {
+    if (absl::Status s = WriteFileAtomically(a.commands, osdmap::PlanCommandsScript(*report)); !s.ok()) {
+      return Fail(a.commands + ": " + std::string(s.message()));
+    }
   }
   return PrintReport("plan", "crushkit plan: " + file, a.report, *report);
 }
@@ -81,6 +100,11 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("state", args->state, "state file (from `crushkit import`)")->required();
   cmd->add_option("ops", args->ops, "change file: one operation per line, '#' comments");
   cmd->add_option("--do", args->do_ops, "an operation, instead of a change file (repeatable)");
+  cmd->add_option("--max-misplaced", args->max_misplaced,
+                  "also plan the change in steps that each misplace at most this share of the data "
+                  "(5% or 0.05; Ceph's target_max_misplaced_ratio is 5%)");
+  cmd->add_option("--commands", args->commands,
+                  "with --max-misplaced: write the steps' Ceph commands to this file as a shell script");
   AddReportOptions(cmd, &args->report);
   cmd->callback([args]() {
     if (const int rc = RunPlan(*args); rc != 0) throw CLI::RuntimeError(rc);

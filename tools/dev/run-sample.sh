@@ -19,7 +19,9 @@ echo "== crushkit import (ceph osd dump / crush map / pg dump / osd df / df) -> 
   --osd-df $s/osd-df.json --df $s/df.json -o "$out/state.pb"
 echo "== the change ($s/add-rack.ops)"
 grep -v '^#' $s/add-rack.ops
-echo "== crushkit plan $out/state.pb $s/add-rack.ops --html $out/add-rack.html"
-"$ck" plan "$out/state.pb" $s/add-rack.ops --html "$out/add-rack.html"
+echo "== crushkit plan $out/state.pb $s/add-rack.ops --max-misplaced 5% --html $out/add-rack.html --commands $out/add-rack-steps.sh"
+"$ck" plan "$out/state.pb" $s/add-rack.ops --max-misplaced 5% --html "$out/add-rack.html" \
+  --commands "$out/add-rack-steps.sh"
 echo
-echo "HTML report: $out/add-rack.html (open it in a browser); --json prints the same report for scripts."
+echo "HTML report: $out/add-rack.html (open it in a browser); the steps' Ceph commands:"
+echo "$out/add-rack-steps.sh; --json prints the same report for scripts."

@@ -7,8 +7,9 @@
 #   (any UBSan report is fatal), at -O1 -g1 (compiles ~2x faster than -O2 -g
 #   and keeps file:line in reports), the whole suite: unit, golden, limits,
 #   fuzz replays, and the differential and cram suites (their crushkit runs
-#   are the ASan binary; Ceph is the oracle as usual). Benchmarks are not
-#   built (their smoke runs measure nothing under ASan). Labels in
+#   are the ASan binary; Ceph is the oracle as usual). Benchmarks are built
+#   only with CRUSH_SANITIZE_BENCHMARKS=ON (CI: their smoke runs then check
+#   they run cleanly; they measure nothing under ASan). Labels in
 #   $CRUSH_SANITIZE_EXCLUDE (a ctest -LE regex) are skipped. -Werror is on
 #   (CI builds the tests only here); CRUSH_WERROR=OFF turns it off.
 #   Build dir: ${BUILD_DIR:-build-asan}.
@@ -36,7 +37,7 @@ case "$mode" in
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
       -DCRUSH_WERROR="${CRUSH_WERROR:-ON}" \
-      -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS=OFF >/dev/null
+      -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS="${CRUSH_SANITIZE_BENCHMARKS:-OFF}" >/dev/null
     # CRUSH_SANITIZE_TARGETS (space-separated) limits the build, e.g. for CI;
     # tests of targets not built are simply not discovered.
     if [[ -n "${CRUSH_SANITIZE_TARGETS:-}" ]]; then
