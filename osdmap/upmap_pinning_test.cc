@@ -5,14 +5,10 @@
 // do when parsed and applied like a change file.
 #include "osdmap/upmap_pinning.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <ostream>
 #include <set>
 #include <string>
@@ -23,15 +19,13 @@
 #include "gtest/gtest.h"
 
 #include "crush/codec.h"
-#include "crush/status_macros.h"
 #include "osdmap/apply_change.h"
 #include "osdmap/change_ops.h"
-#include "osdmap/import.h"
 #include "osdmap/movement.h"
 #include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
-#include "tests/testing/paths.h"
+#include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -113,11 +107,19 @@ struct Change {
   Movement at_once;
 };
 
-Change MakeChange(const ClusterState& before, const std::string& ops) {
-  Change c{before, ApplyText(before, ops), {}};
+Change MakeChange(const ClusterState& before, const ChangeList& change) {
+  auto after = ApplyChange(before, change);
+  EXPECT_THAT(after, IsOk());
+  Change c{before, after.ok() ? *std::move(after) : before, {}};
   EXPECT_THAT(CleanPgUpmaps(c.after), IsOk());
   c.at_once = Diff(c.before, c.after);
   return c;
+}
+
+Change MakeChange(const ClusterState& before, const std::string& ops) {
+  auto change = ParseChange(ops, "ops");
+  EXPECT_THAT(change, IsOk()) << ops;
+  return change.ok() ? MakeChange(before, *change) : Change{before, before, {}};
 }
 
 UpmapPinPlan PlanOk(const Change& c, double max_misplaced = 0.05) {
@@ -687,42 +689,18 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
   EXPECT_EQ(Diff(c.before, pinned).totals.pgs_remapped, 0u);
 }
 
-// samples/cluster imported as `crushkit import` does, with the crush map
-// compiled by Ceph's crushtool (osdmap_tests does not link the compiler).
-absl::StatusOr<ClusterState> LoadSample() {
-  const std::string dir = crush_testing::SourceDir() + "/samples/cluster";
-  char tmp[] = "/tmp/pin_sampleXXXXXX";
-  if (mkdtemp(tmp) == nullptr) return absl::UnavailableError("mkdtemp failed");
-  const std::string out = std::string(tmp) + "/crush.bin";
-  const std::string cmd = std::string("CEPH_ARGS=--crash_dir=") + tmp +
-                          " timeout 15 crushtool -c " + dir + "/crush.txt -o " + out +
-                          " >/dev/null 2>&1";
-  const int rc = std::system(cmd.c_str());
-  const std::string bytes = crush_testing::ReadFileOrEmpty(out);
-  std::error_code ignored;
-  std::filesystem::remove_all(tmp, ignored);
-  if (rc != 0 || bytes.empty()) return absl::UnavailableError("crushtool -c failed");
-  auto state = ImportCephOsdDump(crush_testing::ReadFileOrEmpty(dir + "/osd-dump.json"), bytes);
-  if (!state.ok()) return state.status();
-  CRUSH_RETURN_IF_ERROR(
-      ImportCephPgDump(crush_testing::ReadFileOrEmpty(dir + "/pg-dump.json"), &*state));
-  CRUSH_RETURN_IF_ERROR(
-      ImportCephOsdDf(crush_testing::ReadFileOrEmpty(dir + "/osd-df.json"), &*state));
-  CRUSH_RETURN_IF_ERROR(ImportCephDf(crush_testing::ReadFileOrEmpty(dir + "/df.json"), &*state));
-  return state;
-}
-
 class SampleClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = LoadSample();
-    if (!s.ok()) GTEST_SKIP() << "samples/cluster not loadable: " << s.status();
+    auto s = crush_testing::LoadSampleCluster();
+    ASSERT_THAT(s, IsOk());
     state_ = *std::move(s);
   }
 
   Change SampleChange(const std::string& ops_file) {
-    return MakeChange(state_, crush_testing::ReadFileOrEmpty(crush_testing::SourceDir() +
-                                                             "/samples/cluster/" + ops_file));
+    auto change = crush_testing::LoadSampleChange(ops_file);
+    EXPECT_THAT(change, IsOk());
+    return change.ok() ? MakeChange(state_, *change) : Change{state_, state_, {}};
   }
 
   ClusterState state_;
