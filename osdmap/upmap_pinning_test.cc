@@ -689,7 +689,7 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
   EXPECT_EQ(Diff(c.before, pinned).totals.pgs_remapped, 0u);
 }
 
-class SampleClusterTest : public ::testing::Test {
+class UpmapPinningSampleTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto s = crush_testing::LoadSampleCluster();
@@ -706,7 +706,7 @@ class SampleClusterTest : public ::testing::Test {
   ClusterState state_;
 };
 
-TEST_F(SampleClusterTest, AddRackIsPinnedBackCompletely) {
+TEST_F(UpmapPinningSampleTest, AddRackIsPinnedBackCompletely) {
   const Change c = SampleChange("add-rack.ops");
   ASSERT_GT(c.at_once.totals.pgs_remapped, 1000u);
   const UpmapPinPlan plan = PlanOk(c);
@@ -729,7 +729,7 @@ TEST_F(SampleClusterTest, AddRackIsPinnedBackCompletely) {
 // Draining node-r1-3 gives its OSDs (106..117) CRUSH weight 0; the monitor
 // cancels upmaps to them, so the PGs that were there cannot be held there:
 // they are unpinnable and move at once. Every other remapped PG is pinned.
-TEST_F(SampleClusterTest, DrainHostPinsEverythingButTheDrainedOsds) {
+TEST_F(UpmapPinningSampleTest, DrainHostPinsEverythingButTheDrainedOsds) {
   const Change c = SampleChange("drain-host.ops");
   const UpmapPinPlan plan = PlanOk(c);
   ExpectPinsHold(c, plan);
@@ -750,7 +750,7 @@ TEST_F(SampleClusterTest, DrainHostPinsEverythingButTheDrainedOsds) {
 
 // reweight.ops: osd.22's CRUSH weight lowered and osd.7 reweighted 0.85
 // (pinnable), osd.50 out (its PGs are not).
-TEST_F(SampleClusterTest, ReweightPinsAllButTheOutOsd) {
+TEST_F(UpmapPinningSampleTest, ReweightPinsAllButTheOutOsd) {
   const Change c = SampleChange("reweight.ops");
   const UpmapPinPlan plan = PlanOk(c);
   ExpectPinsHold(c, plan);
