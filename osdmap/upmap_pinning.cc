@@ -58,7 +58,9 @@ std::optional<UpmapItems> OrderPairs(OsdSpan raw, UpmapItems pairs) {
     auto it = std::find_if(pairs.begin(), pairs.end(),
                            [&](const auto& p) { return !Contains(set, p.second); });
     if (it == pairs.end()) return std::nullopt;
-    *std::find(set.begin(), set.end(), it->first) = it->second;
+    auto from = std::find(set.begin(), set.end(), it->first);
+    if (from == set.end()) return std::nullopt;  // not built by EcItems; be safe
+    *from = it->second;
     ordered.push_back(*it);
     pairs.erase(it);
   }
