@@ -196,18 +196,36 @@ absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state) {
   return cleanup;
 }
 
+std::string FormatPgUpmapItemsCommand(const PgId& pg, const UpmapItems& items) {
+  std::string out = absl::StrCat("ceph osd pg-upmap-items ", FormatPgId(pg));
+  for (const auto& [from, to] : items) absl::StrAppend(&out, " ", from, " ", to);
+  return out;
+}
+
+std::string FormatPgUpmapCommand(const PgId& pg, const std::vector<std::int32_t>& osds) {
+  std::string out = absl::StrCat("ceph osd pg-upmap ", FormatPgId(pg));
+  for (std::int32_t osd : osds) absl::StrAppend(&out, " ", osd);
+  return out;
+}
+
+std::string FormatRmPgUpmapCommand(const PgId& pg) {
+  return absl::StrCat("ceph osd rm-pg-upmap ", FormatPgId(pg));
+}
+
+std::string FormatRmPgUpmapItemsCommand(const PgId& pg) {
+  return absl::StrCat("ceph osd rm-pg-upmap-items ", FormatPgId(pg));
+}
+
 std::string FormatUpmapCleanupCommands(const UpmapCleanup& cleanup) {
   std::string out;
   for (const PgId& pg : cleanup.removed_pg_upmap) {
-    absl::StrAppend(&out, "ceph osd rm-pg-upmap ", FormatPgId(pg), "\n");
+    absl::StrAppend(&out, FormatRmPgUpmapCommand(pg), "\n");
   }
   for (const PgId& pg : cleanup.removed_pg_upmap_items) {
-    absl::StrAppend(&out, "ceph osd rm-pg-upmap-items ", FormatPgId(pg), "\n");
+    absl::StrAppend(&out, FormatRmPgUpmapItemsCommand(pg), "\n");
   }
   for (const auto& [pg, items] : cleanup.trimmed_items) {
-    absl::StrAppend(&out, "ceph osd pg-upmap-items ", FormatPgId(pg));
-    for (const auto& [from, to] : items) absl::StrAppend(&out, " ", from, " ", to);
-    out += "\n";
+    absl::StrAppend(&out, FormatPgUpmapItemsCommand(pg, items), "\n");
   }
   return out;
 }

@@ -110,6 +110,17 @@ void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state);
 // would and returns what it did. On error the state is unchanged.
 absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state);
 
+// One Ceph CLI command each, without a trailing newline, PG ids as Ceph
+// prints them (FormatPgId: pool.hexseed), OSD ids as plain numbers:
+// "ceph osd pg-upmap-items 1.2f 12 4 30 7", "ceph osd pg-upmap 1.2f 4 7 9",
+// "ceph osd rm-pg-upmap 1.2f", "ceph osd rm-pg-upmap-items 1.2f". Shared by
+// the cleanup printer below and the upmap pinning plan (upmap_pinning.h);
+// change_ops.h parses all four.
+std::string FormatPgUpmapItemsCommand(const PgId& pg, const UpmapItems& items);
+std::string FormatPgUpmapCommand(const PgId& pg, const std::vector<std::int32_t>& osds);
+std::string FormatRmPgUpmapCommand(const PgId& pg);
+std::string FormatRmPgUpmapItemsCommand(const PgId& pg);
+
 // osdmaptool's print_inc_upmaps() for a cleanup, one command per line:
 // `ceph osd rm-pg-upmap PG`, `ceph osd rm-pg-upmap-items PG`, then
 // `ceph osd pg-upmap-items PG FROM TO [FROM TO...]`, each group in pg order.
