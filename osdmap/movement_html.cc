@@ -300,12 +300,34 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
   extras.tables.insert(extras.tables.begin(), std::move(steps));
 }
 
+// The upmap way: what moves at once, then each batch of pin removals.
+void AddUpmapPlan(const PlanReport& r, HtmlExtras& extras) {
+  const UpmapPinPlan& u = *r.upmap_plan;
+  const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
+  HtmlTable t{absl::StrFormat("Upmap way: %u PGs pinned where their data is, %u cannot be; batches of at most "
+                              "%.3g%% misplaced (about %s)",
+                              u.pins.size(), u.unpinnable.size(), 100 * u.max_misplaced,
+                              FormatDuration(u.total_seconds)),
+              {"batch", "PGs", "misplaced", bytes ? "bytes" : "shards", "backfill"},
+              {}};
+  auto row = [&](const std::string& name, const UpmapBatch& b) {
+    t.rows.push_back({name, absl::StrCat(b.pgs.size()),
+                      absl::StrFormat("%.2f%%%s", 100 * b.misplaced_ratio, b.over_limit ? " (over)" : ""),
+                      bytes ? FormatBytes(static_cast<double>(b.bytes)) : absl::StrCat(b.shards),
+                      FormatDuration(b.seconds)});
+  };
+  row("at once (not pinned)", u.immediate);
+  for (std::size_t i = 0; i < u.batches.size(); ++i) row(absl::StrCat(i + 1), u.batches[i]);
+  extras.tables.insert(extras.tables.begin() + (r.staged ? 1 : 0), std::move(t));
+}
+
 }  // namespace
 
 std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   const Movement& m = r.movement;
   if (r.schedule) AddSchedule(r, extras);
   if (r.staged) AddStagedPlan(r, extras);
+  if (r.upmap_plan) AddUpmapPlan(r, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
   absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>", Escape(extras.title),
                   "</h1>\n");

@@ -235,6 +235,7 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   ToProto(r.movement, &msg);
   if (r.schedule) ToProto(r, msg.mutable_schedule());
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
+  if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
   google::protobuf::util::JsonPrintOptions opts;
   opts.add_whitespace = true;
   opts.preserve_proto_field_names = true;
@@ -325,6 +326,7 @@ std::string ReportSummary(const PlanReport& r, int top) {
   }
   if (r.schedule) AppendSchedule(out, r, top);
   if (r.staged) internal::AppendStagedPlan(out, *r.staged, bytes);
+  if (r.upmap_plan) internal::AppendUpmapPlan(out, *r.upmap_plan, bytes);
   const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {

@@ -22,8 +22,10 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r);
 // failure-domain flows, the backfill estimate, and risks. `top` bounds each list.
 std::string ReportSummary(const PlanReport& r, int top = 5);
 
-// The staged plan's commands as a shell script, one commented block per
-// step (just the header when the report has no staged plan).
+// The plans' Ceph commands as a shell script: one function per staged step
+// (step_0, step_1, ...) and, with an upmap plan, upmap_pins and
+// upmap_batch_1, ...; `sh FILE NAME` runs one, without an argument it only
+// prints the names.
 std::string PlanCommandsScript(const PlanReport& r);
 
 // "3.2 h", "45 min", "12 s".

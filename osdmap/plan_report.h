@@ -9,6 +9,7 @@
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/movement.h"
 #include "osdmap/staged_plan.h"
+#include "osdmap/upmap_pinning.h"
 
 namespace crushkit::osdmap {
 
@@ -17,6 +18,7 @@ struct PlanReport {
   std::optional<BackfillSchedule> schedule;
   BackfillOptions backfill;  // what the schedule was simulated with
   std::optional<StagedPlan> staged;  // PlanOptions::max_misplaced
+  std::optional<UpmapPinPlan> upmap_plan;  // PlanOptions::upmap_remapped
 };
 
 }  // namespace crushkit::osdmap

@@ -196,11 +196,19 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.progress = options.staging_progress;
   MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after};
   absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
-  if (!options.movement.keep_moves) r->movement.moves.clear();
   if (!staged.ok()) {
     return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));
   }
   r->staged = *std::move(staged);
+  if (options.upmap_remapped) {
+    absl::StatusOr<UpmapPinPlan> pins = PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
+                                                         *options.max_misplaced, options.backfill);
+    if (!pins.ok()) {
+      return absl::Status(pins.status().code(), absl::StrCat("upmap plan: ", pins.status().message()));
+    }
+    r->upmap_plan = *std::move(pins);
+  }
+  if (!options.movement.keep_moves) r->movement.moves.clear();
   return r;
 }
 

@@ -33,6 +33,8 @@ struct PlanOptions {
   // PlanChange only: also plan the change in steps that each misplace at
   // most this share (staged_plan.h), e.g. 0.05.
   std::optional<double> max_misplaced;
+  // PlanChange only, with max_misplaced: also the upmap way (upmap_pinning.h).
+  bool upmap_remapped = false;
   std::function<void(double, int)> staging_progress;  // StagedPlanOptions::progress
 };
 

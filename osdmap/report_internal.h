@@ -23,6 +23,10 @@ void StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* msg);
 // The staged plan's lines of the terminal summary.
 void AppendStagedPlan(std::string& out, const StagedPlan& plan, bool bytes_known);
 
+// The upmap plan into the report (upmap_plan), and its terminal lines.
+void UpmapPlanToProto(const UpmapPinPlan& plan, proto::UpmapPlan* p);
+void AppendUpmapPlan(std::string& out, const UpmapPinPlan& plan, bool bytes_known);
+
 }  // namespace crushkit::osdmap::internal
 
 #endif  // CRUSHKIT_OSDMAP_REPORT_INTERNAL_H_

@@ -62,7 +62,7 @@ def sample_plan(crushkit, d, sample):
              "-o", "state.pb"], d)
     if p.returncode != 0:
         raise RuntimeError("import of the sample failed: " + p.stderr)
-    return ["state.pb", files["add-rack.ops"], "--max-misplaced", "5%"]
+    return ["state.pb", files["add-rack.ops"], "--max-misplaced", "5%", "--upmap-remapped"]
 
 
 def console_lines(stderr):
@@ -97,7 +97,7 @@ def main():
     if a.sample:
         a.command = "plan"
         args = sample_plan(crushkit, d, os.path.abspath(a.sample))
-        needles += ["Staged plan steps", "Staged plan:", "Backfill at once"]
+        needles += ["Staged plan steps", "Staged plan:", "Backfill at once", "Upmap way:"]
     else:
         args = a.args if a.args is not None else make_state(crushkit, d)
     page = os.path.join(d, "report.html")

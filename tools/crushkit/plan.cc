@@ -24,6 +24,7 @@ struct PlanArgs {
   std::vector<std::string> do_ops;
   std::string max_misplaced;
   std::string commands;
+  bool upmap_remapped = false;
   ReportArgs report;
 };
 
@@ -56,8 +57,9 @@ int RunPlan(const PlanArgs& a) {
     absl::StatusOr<double> limit = osdmap::ParseMisplacedLimit(a.max_misplaced);
     if (!limit.ok()) return Fail(std::string(limit.status().message()));
     plan->max_misplaced = *limit;
-  } else if (!a.commands.empty()) {
-    return Fail("--commands writes the staged plan's steps: give --max-misplaced too");
+    plan->upmap_remapped = a.upmap_remapped;
+  } else if (!a.commands.empty() || a.upmap_remapped) {
+    return Fail("--commands and --upmap-remapped plan in steps: give --max-misplaced too");
   }
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
@@ -105,6 +107,9 @@ void AddPlanCommand(CLI::App& app) {
                   "(5% or 0.05; Ceph's target_max_misplaced_ratio is 5%)");
   cmd->add_option("--commands", args->commands,
                   "with --max-misplaced: write the steps' Ceph commands to this file as a shell script");
+  cmd->add_flag("--upmap-remapped", args->upmap_remapped,
+                "with --max-misplaced: also the upmap way (CERN's upmap-remapped): pin every remapped PG "
+                "where its data is with upmap entries, then remove the pins in batches under the limit");
   AddReportOptions(cmd, &args->report);
   cmd->callback([args]() {
     if (const int rc = RunPlan(*args); rc != 0) throw CLI::RuntimeError(rc);

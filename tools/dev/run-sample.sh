@@ -19,8 +19,8 @@ echo "== crushkit import (ceph osd dump / crush map / pg dump / osd df / df) -> 
   --osd-df $s/osd-df.json --df $s/df.json -o "$out/state.pb"
 echo "== the change ($s/add-rack.ops)"
 grep -v '^#' $s/add-rack.ops
-echo "== crushkit plan $out/state.pb $s/add-rack.ops --max-misplaced 5% --html $out/add-rack.html --commands $out/add-rack-steps.sh"
-"$ck" plan "$out/state.pb" $s/add-rack.ops --max-misplaced 5% --html "$out/add-rack.html" \
+echo "== crushkit plan $out/state.pb $s/add-rack.ops --max-misplaced 5% --upmap-remapped --html $out/add-rack.html --commands $out/add-rack-steps.sh"
+"$ck" plan "$out/state.pb" $s/add-rack.ops --max-misplaced 5% --upmap-remapped --html "$out/add-rack.html" \
   --commands "$out/add-rack-steps.sh"
 echo
 echo "HTML report: $out/add-rack.html (open it in a browser); the steps' Ceph commands:"
