@@ -226,12 +226,13 @@ void AppendCephCommands(const ChangeOp& op, const ClusterState& start, std::vect
   out->push_back("ceph " + DescribeChangeOp(op));
 }
 
-// `start` with every staged OSD at fraction `f` of its way: what the
-// step's commands (StepCommands) do when Ceph applies them, made directly
-// (one copy of the state, not one per command as ApplyChange keeps for
-// undo); staged_plan_test replays the commands and compares.
-absl::StatusOr<ClusterState> StateAt(const ClusterState& start, const std::vector<Staged>& staged, double f) {
-  ClusterState st = start;
+// `base` (the previous step's state, as the monitor left it: upmaps
+// cleaned) with every staged OSD at fraction `f` of its way: what the step's
+// commands (StepCommands) do when Ceph applies them, made directly (one copy
+// of the state, not one per command as ApplyChange keeps for undo);
+// staged_plan_test replays the commands and compares.
+absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector<Staged>& staged, double f) {
+  ClusterState st = base;
   bool crush_changed = false;
   for (const Staged& s : staged) {
     if (s.crush) {
@@ -425,7 +426,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     // A remainder under a third of a step goes with this one (no sliver
     // step), unless that was just tried and refused.
     const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
-    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*start, staged, next));
+    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, staged, next));
     Mapped mapped_next;
     if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
       // The last step lands on the change at once: its table is mapped already.

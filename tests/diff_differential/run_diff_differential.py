@@ -800,6 +800,65 @@ def count(res, category):
     res["categories"][category] = res["categories"].get(category, 0) + 1
 
 
+WEIGHT_OPS = ("osd out ", "osd in ", "osd reweight ", "osd crush reweight ")
+STEP_COUNTERS = ("pgs_remapped", "shards_moved", "objects_to_move", "bytes_to_move")
+
+
+def staged_check(rng, d, crushkit, ops, pools_b, up_b, up_a, sizes, ec):
+    """`crushkit plan --max-misplaced L`: each step's commands applied with
+    Ceph's tools (osd crush reweight -> osdmaptool --adjust-crush-weight,
+    osd reweight -> the osd_weight the monitor writes) to the previous
+    step's map; its counters must equal the osdmaptool-derived truth of that
+    step, stay under L unless flagged, and the last step must map as AFTER.
+    Returns (differences, steps checked)."""
+    limit = rng.choice([0.005, 0.01, 0.02, 0.05])
+    report, err = crushkit_json(crushkit, d, ["plan", "before.pb", "ops.txt", "--max-misplaced",
+                                              str(limit), "--no-schedule",
+                                              "--threads", str(rng.randint(1, 3))])
+    if err:
+        return ["plan --max-misplaced %s: %s" % (limit, err)], 0
+    diffs = []
+    cur, prev_up = "before", up_b
+    steps = report.get("steps", [])
+    for step in steps:
+        i = int(step.get("index", 0))
+        if i == 0:
+            diffs.append("step 0 for a change of weights only")
+            continue
+        name = "step%d" % i
+        shutil.copyfile(os.path.join(d, cur), os.path.join(d, name))
+        for c in step.get("commands", []):
+            w = c.split()
+            if w[:4] == ["ceph", "osd", "crush", "reweight"]:
+                dev = int(w[4].split(".")[1])
+                ceph(["osdmaptool", name, "--adjust-crush-weight", "%d:%s" % (dev, w[5]), "--save"], d,
+                     "staged step adjust-crush-weight")
+            elif w[:3] == ["ceph", "osd", "reweight"]:
+                m = ob.load(os.path.join(d, name))
+                m.set_osd_weight(int(w[3]), int(0x10000 * float(w[4])))
+                m.bump_epoch()
+                ob.save(m, os.path.join(d, name))
+            else:
+                diffs.append("step %d: unexpected command %r" % (i, c))
+        up_i = map_all(d, name)
+        want_pools = truth(pools_b, pools_b, prev_up, up_i, sizes, ec)[0]
+        got = step.get("totals", {})
+        for f in STEP_COUNTERS:
+            want = sum(c[f] for c in want_pools.values())
+            if int(got.get(f, 0)) != want:
+                diffs.append("step %d %s: got %s, truth %d" % (i, f, got.get(f), want))
+        copies = int(got.get("objects_total", 0))
+        moved = int(got.get("objects_to_move", 0)) if copies else int(got.get("shards_moved", 0))
+        total = copies or int(got.get("shards_total", 0))
+        if total and moved / total > limit and not step.get("over_limit"):
+            diffs.append("step %d misplaces %.4f > %s without over_limit" % (i, moved / total, limit))
+        cur, prev_up = name, up_i
+    if steps and prev_up != up_a:
+        diffs.append("the last step does not map as AFTER (%d pools differ)" %
+                     sum(1 for p in up_a if prev_up.get(p) != up_a[p]))
+    return diffs, len(steps)
+
+
 def one_case(job):
     seed, index, crushkit, keep, has_plan = job
     rng = random.Random(seed * 1000003 + index)
@@ -807,7 +866,7 @@ def one_case(job):
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
            "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
            "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
-           "categories": {}, "cases_with_diffs": 0, "refused": 0}
+           "categories": {}, "cases_with_diffs": 0, "refused": 0, "staged": 0, "staged_steps": 0}
     tag = "seed %d case %d" % (seed, index)
     try:
         # Random text maps Ceph rejects, and bases whose pools map no PG
@@ -943,6 +1002,17 @@ def one_case(job):
                 res["diffs"].append("%s: crushkit %s: %d differences%s\n    %s\n    case: %s" % (
                     tag, what, len(diffs), (" (files in %s)" % kept) if kept else "",
                     "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
+        no_upmaps = not dump_b.get("pg_upmap") and not dump_b.get("pg_upmap_items")
+        if ops and has_plan and no_upmaps and all(op.startswith(WEIGHT_OPS) for op in ops):
+            # Staged plans of weight changes, step by step against Ceph
+            # (states without upmaps: the monitor's cleanup is then a no-op).
+            diffs, n = staged_check(rng, d, crushkit, ops, pools_b, up_b, up_a, sizes, ec)
+            res["staged"] += 1
+            res["staged_steps"] += n
+            if diffs:
+                count(res, "plan --max-misplaced (steps vs osdmaptool)")
+                res["diffs"].append("%s: crushkit plan --max-misplaced: %d differences\n    %s\n    case: %s" % (
+                    tag, len(diffs), "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
         res["cases_with_diffs"] = 1 if res["diffs"] else 0
         return res
     except CaseError as e:
@@ -983,7 +1053,7 @@ def main():
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
              "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
-             "categories": {}, "cases_with_diffs": 0, "refused": 0}
+             "categories": {}, "cases_with_diffs": 0, "refused": 0, "staged": 0, "staged_steps": 0}
     start = time.time()
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap_unordered(one_case, jobs):
@@ -1018,6 +1088,8 @@ def main():
               total["refused"],
               total["skipped"], total["nondeterministic"], "available" if has_plan else "not available",
               time.time() - start))
+    print("staged plans checked step by step against osdmaptool: %d (%d steps)" % (
+        total["staged"], total["staged_steps"]))
     if total["cases"] < a.min_cases:
         print("FAIL: only %d cases compared, fewer than --min-cases %d" % (
             total["cases"], a.min_cases))
