@@ -10,43 +10,18 @@
 #include "osdmap/movement_report.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_state.h"
 
 namespace crushkit::osdmap {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr std::int64_t kRep = 1;
-constexpr std::int64_t kEc = 2;
+constexpr std::int64_t kRep = crush_testing::kRepPool;
+constexpr std::int64_t kEc = crush_testing::kEcPool;
 
 // 6 hosts of one OSD each (osd.i in host i), both pools of 2 PGs.
-ClusterState MakeState() {
-  ClusterState s;
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 6;
-  spec.osds_per_host = 1;
-  s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
-  s.osds.assign(6, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  Pool rep;
-  rep.id = kRep;
-  rep.name = "rep";
-  rep.size = 3;
-  rep.min_size = 2;
-  rep.crush_rule = crush_testing::kReplicatedRule;
-  rep.pg_num = rep.pgp_num = 2;
-  s.pools[kRep] = rep;
-  Pool ec = rep;
-  ec.id = kEc;
-  ec.name = "ec";
-  ec.type = PoolType::kErasure;
-  ec.crush_rule = crush_testing::kEcRule;
-  ec.ec_k = 2;
-  ec.ec_m = 1;
-  ec.min_size = 3;
-  s.pools[kEc] = ec;
-  return s;
-}
+ClusterState MakeState() { return crush_testing::MakeTestState({.ec_min_size = 3}); }
 
 void Pin(ClusterState& s, std::int64_t pool, std::uint32_t ps, std::vector<std::int32_t> osds) {
   s.pg_upmap[PgId{pool, ps}] = std::move(osds);

@@ -17,6 +17,7 @@
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/sample_cluster.h"
+#include "tests/testing/test_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -24,35 +25,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// 6 hosts x 4 OSDs (straw2, jewel), a replicated pool of 256 PGs (size 3,
-// host failure domain) and an EC 2+1 pool of 128 PGs.
+// 6 hosts x 4 OSDs, a replicated pool of 256 PGs and an EC 2+1 pool of 128.
 ClusterState MakeState() {
-  ClusterState s;
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 6;
-  spec.osds_per_host = 4;
-  s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
-  s.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  Pool rep;
-  rep.id = 1;
-  rep.name = "rep";
-  rep.size = 3;
-  rep.min_size = 2;
-  rep.crush_rule = crush_testing::kReplicatedRule;
-  rep.pg_num = rep.pgp_num = 256;
-  s.pools[1] = rep;
-  Pool ec = rep;
-  ec.id = 2;
-  ec.name = "ec";
-  ec.type = PoolType::kErasure;
-  ec.crush_rule = crush_testing::kEcRule;
-  ec.ec_k = 2;
-  ec.ec_m = 1;
-  ec.min_size = 2;
-  ec.pg_num = ec.pgp_num = 128;
-  s.pools[2] = ec;
-  return s;
+  return crush_testing::MakeTestState({.hosts = 6, .osds_per_host = 4, .rep_pg_num = 256, .ec_pg_num = 128});
 }
 
 ChangeList Parse(const std::string& text) {

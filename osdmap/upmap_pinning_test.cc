@@ -27,6 +27,7 @@
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_state.h"
 
 namespace crushkit::osdmap {
 
@@ -41,37 +42,16 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-constexpr std::int64_t kRep = 1;
-constexpr std::int64_t kEc = 2;
+constexpr std::int64_t kRep = crush_testing::kRepPool;
+constexpr std::int64_t kEc = crush_testing::kEcPool;
 
 // `hosts` hosts of 4 OSDs (osd.i in host i/4); pool 1 replicated size 3 on
 // chooseleaf firstn host, pool 2 EC 2+1 on chooseleaf indep host, 128 PGs
 // each, every PG 100..106 objects of 4 MiB.
 ClusterState MakeState(int hosts) {
-  crush_testing::ClusterSpec spec;
-  spec.hosts = hosts;
-  spec.osds_per_host = 4;
-  ClusterState s;
+  ClusterState s = crush_testing::MakeTestState({.hosts = hosts, .osds_per_host = 4, .rep_pg_num = 128,
+                                                 .ec_pg_num = 128});
   s.epoch = 5;
-  s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
-  s.osds.assign(static_cast<std::size_t>(hosts * 4),
-                OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  Pool rep;
-  rep.id = kRep;
-  rep.name = "rep";
-  rep.crush_rule = crush_testing::kReplicatedRule;
-  rep.pg_num = rep.pgp_num = 128;
-  s.pools[kRep] = rep;
-  Pool ec = rep;
-  ec.id = kEc;
-  ec.name = "ec";
-  ec.type = PoolType::kErasure;
-  ec.crush_rule = crush_testing::kEcRule;
-  ec.ec_k = 2;
-  ec.ec_m = 1;
-  ec.min_size = 2;
-  s.pools[kEc] = ec;
   for (const auto& [id, pool] : s.pools) {
     for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
       const std::uint64_t objects = 100 + ps % 7;
