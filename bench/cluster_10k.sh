@@ -1,4 +1,20 @@
-# Sourced by the bench scripts: builds the 10,000-OSD cluster they time
+# Sourced by the bench scripts.
+#
+# bench_init [CRUSHKIT]: sets CRUSHKIT (absolute path; default
+# build/tools/crushkit), OSDS (10000) and PG_BITS (7) unless set, and moves
+# into a temporary work directory, removed on exit, that also holds Ceph's
+# crash dumps.
+bench_init() {
+  CRUSHKIT=$(readlink -f "${1:-build/tools/crushkit}")
+  OSDS=${OSDS:-10000}
+  PG_BITS=${PG_BITS:-7}
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cd "$work"
+  export CEPH_ARGS="--crash_dir=$work"
+}
+
+# build_bench_cluster: builds the 10,000-OSD cluster they time
 # (OSDS x PG_BITS; 20 racks x 20 hosts x 25 OSDs, straw2, one replicated pool
 # with OSDS << PG_BITS PGs, all OSDs up and in) as the osdmap `om` and its
 # crush map `crush.bin` in the current directory.

@@ -7,14 +7,8 @@
 #
 # Usage: bench/map_pgs_vs_osdmaptool.sh [path/to/crushkit]   (needs ceph-base)
 set -euo pipefail
-CRUSHKIT=$(readlink -f "${1:-build-release/tools/crushkit}")
-OSDS=${OSDS:-10000}
-PG_BITS=${PG_BITS:-7}
 source "$(dirname "$0")/cluster_10k.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export CEPH_ARGS="--crash_dir=$work"
+bench_init "${1:-build-release/tools/crushkit}"
 
 build_bench_cluster "$OSDS" "$PG_BITS"
 osdmaptool om --export-crush exported.bin --dump json 2>/dev/null | sed -n '/^{/,$p' > dump.json

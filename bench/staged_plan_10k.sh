@@ -9,14 +9,8 @@
 #
 # Usage: bench/staged_plan_10k.sh [path/to/crushkit]   (needs ceph-base)
 set -euo pipefail
-CRUSHKIT=$(readlink -f "${1:-build/tools/crushkit}")
-OSDS=${OSDS:-10000}
-PG_BITS=${PG_BITS:-7}
 source "$(dirname "$0")/cluster_10k.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export CEPH_ARGS="--crash_dir=$work"
+bench_init "${1:-build/tools/crushkit}"
 
 build_bench_cluster "$OSDS" "$PG_BITS"
 osdmaptool om --export-crush om.crush --dump json 2>/dev/null | sed -n '/^{/,$p' > om.json
