@@ -329,6 +329,65 @@ absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options
   return absl::OkStatus();
 }
 
+// Steps 1..n: from `prev` (the state after step 0) the fraction grows
+// while each step stays under the limit; each accepted step is appended to
+// plan->steps and `prev` becomes its state.
+absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_once,
+                         const StagedPlanOptions& options, const MappedChange* mapped, int first_index,
+                         Mapped& prev, StagedPlan* plan) {
+  const double limit = options.max_misplaced;
+  const double whole = MisplacedRatio(at_once);
+  double f = 0;
+  double stride = whole > 0 ? std::min(1.0, 0.9 * limit / whole) : 1.0;
+  int tries = 0;
+  bool may_snap = true;
+  while (f < 1) {
+    const double width = std::max(stride, kMinFraction);
+    // A remainder under a third of a step goes with this one (no sliver
+    // step), unless that was just tried and refused.
+    const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
+    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, staged, next));
+    Mapped mapped_next;
+    if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
+      // The last step lands on the change at once: its table is mapped already.
+      mapped_next = Borrow(*mapped->after, *mapped->after_table);
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
+    }
+    PlanStep step;
+    Movement m;
+    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, options, &step, &m));
+    const double r = step.misplaced_ratio;
+    if (options.progress) options.progress(next, static_cast<int>(plan->steps.size()));
+    if (r <= limit || next - f <= kMinFraction) {
+      step.index = static_cast<int>(plan->steps.size()) + first_index;
+      step.fraction = next;
+      step.commands = StepCommands(staged, f, next);
+      step.over_limit = r > limit;
+      step.weights = StepWeights(staged, *mapped_next.state);
+      CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      plan->moved_in_steps += Moved(m, plan->bytes_known);
+      plan->steps.push_back(std::move(step));
+      stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
+      f = next;
+      may_snap = true;
+      prev = std::move(mapped_next);
+      if (static_cast<int>(plan->steps.size()) > options.max_steps) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
+            "% misplaced; raise --max-misplaced"));
+      }
+    } else {
+      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
+      if (next >= 1) may_snap = false;
+    }
+    if (++tries > 4 * options.max_steps) {
+      return absl::InternalError("the staged plan's step search does not converge");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string CrushWeightText(crush::Weight w) { return ShortestText(w, CrushWeightOf); }
@@ -414,57 +473,8 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   }
   prev = std::move(here);
 
-  // Steps 1..n: grow the fraction while each step stays under the limit.
-  const double limit = options.max_misplaced;
-  const double whole = MisplacedRatio(at_once);
-  double f = 0;
-  double stride = whole > 0 ? std::min(1.0, 0.9 * limit / whole) : 1.0;
-  int tries = 0;
-  bool may_snap = true;
-  while (!staged.empty() && f < 1) {
-    const double width = std::max(stride, kMinFraction);
-    // A remainder under a third of a step goes with this one (no sliver
-    // step), unless that was just tried and refused.
-    const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
-    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, staged, next));
-    Mapped mapped_next;
-    if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
-      // The last step lands on the change at once: its table is mapped already.
-      mapped_next = Borrow(*mapped->after, *mapped->after_table);
-    } else {
-      CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
-    }
-    PlanStep step;
-    Movement m;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, options, &step, &m));
-    const double r = step.misplaced_ratio;
-    if (options.progress) options.progress(next, static_cast<int>(plan.steps.size()));
-    if (r <= limit || next - f <= kMinFraction) {
-      step.index = static_cast<int>(plan.steps.size()) + (structural.ops.empty() ? 1 : 0);
-      step.fraction = next;
-      step.commands = StepCommands(staged, f, next);
-      step.over_limit = r > limit;
-      step.weights = StepWeights(staged, *mapped_next.state);
-      CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
-      plan.moved_in_steps += Moved(m, plan.bytes_known);
-      plan.steps.push_back(std::move(step));
-      stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
-      f = next;
-      may_snap = true;
-      prev = std::move(mapped_next);
-      if (static_cast<int>(plan.steps.size()) > options.max_steps) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
-            "% misplaced; raise --max-misplaced"));
-      }
-    } else {
-      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
-      if (next >= 1) may_snap = false;
-    }
-    if (++tries > 4 * options.max_steps) {
-      return absl::InternalError("the staged plan's step search does not converge");
-    }
-  }
+  const int first_index = structural.ops.empty() ? 1 : 0;
+  if (!staged.empty()) CRUSH_RETURN_IF_ERROR(WalkWeights(staged, at_once, options, mapped, first_index, prev, &plan));
   for (const PlanStep& s : plan.steps) {
     plan.total_seconds += s.seconds;
     if (s.over_limit && s.index > 0) {
