@@ -194,7 +194,8 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.backfill = options.backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
-  MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after};
+  MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
+                      r->schedule ? r->schedule->makespan_seconds : -1.0};
   absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
   if (!staged.ok()) {
     return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));

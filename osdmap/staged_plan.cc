@@ -132,33 +132,35 @@ crush::Weight Interpolate(crush::Weight from, crush::Weight to, double f) {
   return static_cast<crush::Weight>(std::llround(static_cast<double>(from) + f * d));
 }
 
-std::vector<Staged> FindStaged(const ClusterState& start, const ClusterState& target) {
+// Every OSD whose CRUSH weight or reweight the change sets: from its value
+// in `before` (CRUSH weight 0 for a device new to the map) to its value in
+// `target`. Devices the change unlinks, and reweights of OSDs it creates,
+// are not walked.
+std::vector<Staged> FindStaged(const ClusterState& before, const ClusterState& target) {
   std::vector<Staged> out;
-  const std::vector<std::optional<crush::Weight>> w0 = DeviceCrushWeights(start.crush);
+  const std::vector<std::optional<crush::Weight>> w0 = DeviceCrushWeights(before.crush);
   const std::vector<std::optional<crush::Weight>> w1 = DeviceCrushWeights(target.crush);
   auto at = [](const std::vector<std::optional<crush::Weight>>& w, std::size_t i) {
-    return i < w.size() ? w[i].value_or(0) : 0;
+    return i < w.size() ? w[i] : std::nullopt;
   };
-  const std::size_t n = std::max(start.osds.size(), target.osds.size());
+  const std::size_t n = std::max(before.osds.size(), target.osds.size());
   for (std::size_t i = 0; i < n; ++i) {
     const auto id = static_cast<std::int32_t>(i);
     Staged s;
     s.osd = id;
     auto name = target.crush.item_names.find(id);
     s.name = name != target.crush.item_names.end() ? name->second : absl::StrCat("osd.", id);
-    const crush::Weight c0 = at(w0, i);
-    const crush::Weight c1 = at(w1, i);
-    // Only devices linked on both sides can be reweighted step by step.
-    const bool linked = name != target.crush.item_names.end() && start.crush.item_names.contains(id);
-    if (linked && c0 != c1) {
+    const std::optional<crush::Weight> c1 = at(w1, i);
+    const crush::Weight c0 = at(w0, i).value_or(0);
+    if (c1 && name != target.crush.item_names.end() && c0 != *c1) {
       s.crush = true;
       s.crush_from = c0;
-      s.crush_to = c1;
+      s.crush_to = *c1;
     }
-    if (i < start.osds.size() && i < target.osds.size() && start.Exists(id) && target.Exists(id) &&
-        start.osds[i].weight != target.osds[i].weight) {
+    if (i < before.osds.size() && i < target.osds.size() && before.Exists(id) && target.Exists(id) &&
+        before.osds[i].weight != target.osds[i].weight) {
       s.reweight = true;
-      s.reweight_from = start.osds[i].weight;
+      s.reweight_from = before.osds[i].weight;
       s.reweight_to = target.osds[i].weight;
     }
     if (s.crush || s.reweight) out.push_back(std::move(s));
@@ -309,9 +311,44 @@ absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& opt
   return m;
 }
 
-// Measures the step prev -> next and fills `step` (all but index/commands).
-absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const StagedPlanOptions& options,
-                         PlanStep* step, Movement* movement) {
+// What a step whose two states map alike moves: nothing; its totals are
+// those of `at_once` without the moves, in before's state.
+MovementCounters Unmoved(const Movement& at_once) {
+  MovementCounters c = at_once.totals;
+  c.pgs_remapped = c.shards_moved = 0;
+  c.objects_to_move = c.bytes_to_move = 0;
+  c.pgs_degraded_after = c.pgs_degraded_before;
+  c.pgs_inactive_after = c.pgs_inactive_before;
+  c.minimum_to_move = c.amplification = 0;
+  return c;
+}
+
+// Measures the step prev -> next and fills `step` (all but index/commands);
+// *simulated tells whether step->seconds is set already. Tables mapped
+// alike (one table) move nothing; the planner's pair of tables is the
+// change at once.
+absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement& at_once,
+                         const MappedChange* mapped, const StagedPlanOptions& options, PlanStep* step,
+                         Movement* movement, bool* simulated) {
+  *simulated = false;
+  if (prev.table == next.table) {
+    step->totals = Unmoved(at_once);
+    step->misplaced_ratio = 0;
+    *movement = Movement{};
+    *simulated = true;
+    return absl::OkStatus();
+  }
+  if (mapped != nullptr && prev.table == mapped->before_table && next.table == mapped->after_table &&
+      mapped->at_once_seconds >= 0) {
+    step->totals = at_once.totals;
+    step->misplaced_ratio = MisplacedRatio(at_once);
+    step->seconds = mapped->at_once_seconds;
+    *movement = Movement{};
+    movement->totals = at_once.totals;
+    movement->bytes_source = at_once.bytes_source;
+    *simulated = true;
+    return absl::OkStatus();
+  }
   MovementOptions mo = options.movement;
   mo.domain_types.clear();
   mo.keep_moves = options.simulate;
@@ -356,7 +393,8 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
     }
     PlanStep step;
     Movement m;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, options, &step, &m));
+    bool simulated = false;
+    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
     const double r = step.misplaced_ratio;
     if (options.progress) options.progress(next, static_cast<int>(plan->steps.size()));
     if (r <= limit || next - f <= kMinFraction) {
@@ -365,7 +403,7 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
       step.commands = StepCommands(staged, f, next);
       step.over_limit = r > limit;
       step.weights = StepWeights(staged, *mapped_next.state);
-      CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
       plan->moved_in_steps += Moved(m, plan->bytes_known);
       plan->steps.push_back(std::move(step));
       stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
@@ -414,8 +452,6 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
                                  ? WithZeroWeight(op)
                                  : op);
   }
-  absl::StatusOr<ClusterState> start = ApplyChange(before, structural);
-  if (!start.ok()) return start.status();
   std::optional<ClusterState> applied;
   if (mapped == nullptr) {
     absl::StatusOr<ClusterState> a = ApplyChange(before, change);
@@ -423,8 +459,12 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     applied = *std::move(a);
   }
   const ClusterState* target = mapped != nullptr ? mapped->after : &*applied;
-  const std::vector<Staged> staged = FindStaged(*start, *target);
+  const std::vector<Staged> staged = FindStaged(before, *target);
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
+  // The state after step 0: the change with every staged OSD still at its
+  // weights of `before` (what the step-0 commands make, new OSDs at 0).
+  absl::StatusOr<ClusterState> start = StateAt(*target, staged, 0);
+  if (!start.ok()) return start.status();
 
   Mapped prev;
   if (mapped != nullptr) {
@@ -456,8 +496,9 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     step.index = 0;
     for (const ChangeOp& op : structural.ops) AppendCephCommands(op, *start, &step.commands);
     Movement m;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(before_view, here, options, &step, &m));
-    CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+    bool simulated = false;
+    CRUSH_RETURN_IF_ERROR(MeasureStep(before_view, here, at_once, mapped, options, &step, &m, &simulated));
+    if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
     step.over_limit = step.misplaced_ratio > options.max_misplaced;
     step.weights = StepWeights(staged, *here.state);
     plan.moved_in_steps += Moved(m, plan.bytes_known);

@@ -86,11 +86,14 @@ struct StagedPlanOptions {
 
 // The change at once as the planner mapped it, so no state is mapped twice:
 // `after` is the change applied and its upmaps cleaned, each table the
-// MapAllPgs result of its state. All must outlive the call.
+// MapAllPgs result of its state. All must outlive the call. A step whose
+// two tables are these two is the change at once: it reuses `at_once` and
+// `at_once_seconds` (the simulated backfill; < 0: simulate it).
 struct MappedChange {
   const ClusterState* after = nullptr;
   const PgTable* before_table = nullptr;
   const PgTable* after_table = nullptr;
+  double at_once_seconds = -1;
 };
 
 // Plans `change` on `before` in steps. `at_once` is the movement of the
