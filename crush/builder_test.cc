@@ -41,6 +41,14 @@ TEST(BuilderTest, TreeNodeWeightsByHand) {
   EXPECT_EQ(TreeDepth(0), 0);
   EXPECT_EQ(TreeDepth(1), 1);
   EXPECT_EQ(TreeDepth(5), 4);
+  EXPECT_EQ(TreeDepth(std::size_t{1} << 32), 33);  // a decoder's u32 count cannot wrap
+  EXPECT_EQ(TreeNodeHeight(1), 0);
+  EXPECT_EQ(TreeNodeHeight(4), 2);
+  EXPECT_EQ(TreeNodeParent(1), 2);
+  EXPECT_EQ(TreeNodeParent(3), 2);
+  EXPECT_EQ(TreeNodeParent(5), 6);
+  EXPECT_EQ(TreeNodeParent(2), 4);
+  EXPECT_EQ(TreeNodeParent(6), 4);
 }
 
 TEST(BuilderTest, IncrementalTreeEqualsBatchTree) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "crush/builder.h"
 #include "crush/internal/byte_io.h"
 #include "crush/status_macros.h"
 
@@ -26,14 +27,6 @@ std::string Hex32(std::uint32_t v) {
   std::string s = "0x";
   for (int shift = 28; shift >= 0; shift -= 4) s.push_back(kDigits[(v >> shift) & 0xf]);
   return s;
-}
-
-// Depth of a tree bucket of `size` items, as builder.c calc_depth().
-int TreeDepth(std::uint32_t size) {
-  if (size == 0) return 0;
-  int depth = 1;
-  for (std::uint32_t t = size - 1; t != 0; t >>= 1) ++depth;
-  return depth;
 }
 
 // Ceph's decoder state machine, with every read checked. `context_` names
