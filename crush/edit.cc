@@ -670,6 +670,14 @@ int CephErrno(const absl::Status& status) {
 
 bool IsValidCrushName(std::string_view name) { return internal::Editor::IsValidName(name); }
 
+bool IsShadowItem(const MapModel& map, ItemId id) {
+  return internal::Editor(const_cast<MapModel&>(map)).IsShadow(id);
+}
+
+std::set<ItemId> FindNonshadowRoots(const MapModel& map) {
+  return internal::Editor(const_cast<MapModel&>(map)).FindNonshadowRoots();
+}
+
 BucketAlg DefaultBucketAlg(const MapModel& map) {
   const std::uint32_t algs = map.tunables.allowed_bucket_algs;
   for (BucketAlg alg : {BucketAlg::kStraw2, BucketAlg::kStraw, BucketAlg::kTree, BucketAlg::kList,
