@@ -984,17 +984,7 @@ class Lowerer {
 
   // CrushWrapper::finalize.
   void Finalize() {
-    std::int32_t max_devices = 0;
-    for (const crush::Bucket& b : m_.buckets) {
-      if (b.alg == BucketAlg::kNone) continue;
-      for (ItemId item : b.items) {
-        if (item >= max_devices) max_devices = item + 1;
-      }
-    }
-    if (!m_.item_names.empty() && m_.item_names.rbegin()->first >= max_devices) {
-      max_devices = m_.item_names.rbegin()->first + 1;
-    }
-    m_.max_devices = max_devices;
+    crush::FinalizeMaxDevices(m_);
     m_.tail = crush::EncodedTail::kChooseArgs;
   }
 

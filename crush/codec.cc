@@ -395,23 +395,19 @@ absl::Status Decoder::Finish(MapModel* m) {
   }
 
   // crush_finalize() + CrushWrapper::finalize().
-  std::int64_t max_devices = 0;
-  std::string where;
-  for (const Bucket& b : m->buckets) {
-    for (ItemId item : b.items) {
-      if (item >= max_devices) {
-        max_devices = std::int64_t{item} + 1;
+  const std::int64_t max_devices = FinalizedMaxDevices(*m);
+  if (max_devices > kMaxDecodedDevices) {
+    // Name the first place holding the highest id, buckets before names.
+    const std::int64_t id = max_devices - 1;
+    std::string where = "an item_names key";
+    for (const Bucket& b : m->buckets) {
+      if (std::find(b.items.begin(), b.items.end(), id) != b.items.end()) {
         where = "an item of bucket " + std::to_string(b.id);
+        break;
       }
     }
-  }
-  if (!m->item_names.empty() && m->item_names.rbegin()->first >= max_devices) {
-    max_devices = std::int64_t{m->item_names.rbegin()->first} + 1;
-    where = "an item_names key";
-  }
-  if (max_devices > kMaxDecodedDevices) {
-    return absl::InvalidArgumentError("device id " + std::to_string(max_devices - 1) + " (" +
-                                      where + ") is too large; decoded maps are limited to ids "
+    return absl::InvalidArgumentError("device id " + std::to_string(id) + " (" + where +
+                                      ") is too large; decoded maps are limited to ids "
                                       "below " + std::to_string(kMaxDecodedDevices));
   }
   m->max_devices = static_cast<std::int32_t>(max_devices);
