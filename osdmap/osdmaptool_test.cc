@@ -280,12 +280,5 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(FormatCephDoubleTest, LikeOstream) {
-  EXPECT_EQ(FormatCephDouble(25.19921), "25.1992");
-  EXPECT_EQ(FormatCephDouble(1), "1");
-  EXPECT_EQ(FormatCephDouble(0.5), "0.5");
-  EXPECT_EQ(FormatCephDouble(1234567.0), "1.23457e+06");
-}
-
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "crush/edit.h"
+#include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/tester.h"
 
@@ -62,7 +63,7 @@ class Stage {
 // -ENOENT for crushtool.
 std::optional<int> ReweightItem(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
   Write(st.out_, std::string(kMe) + " reweighting item " + o.reweight_name + " to " +
-                     FormatFloat(o.reweight_weight) + "\n");
+                     crush::FormatCephFloat(o.reweight_weight) + "\n");
   auto id = crush::FindItem(model, o.reweight_name);
   if (!id.ok()) {
     Write(st.err_, " name " + o.reweight_name + " dne\n");
