@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -80,8 +81,6 @@ int RunOracle(const std::string& cmd, const ScratchDir& dir) {
   return std::system(full.c_str());
 }
 
-bool HaveOracle() { return std::system("command -v crushtool >/dev/null 2>&1") == 0; }
-
 void ExpectRoundTrip(const std::string& bytes, const std::string& what) {
   absl::StatusOr<MapModel> m = DecodeCrushMap(bytes);
   ASSERT_THAT(m, IsOk()) << what;
@@ -98,7 +97,7 @@ TEST(CodecTest, RoundTripsEveryCorpusMap) {
 }
 
 TEST(CodecTest, RoundTripsOracleBuiltMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   const std::vector<std::string> layers = {
       "host straw2 4 rack straw 3 root uniform 0",
@@ -128,7 +127,7 @@ TEST(CodecTest, RoundTripsOracleBuiltMaps) {
 }
 
 TEST(CodecTest, RoundTripsOracleCompiledTextMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   int compiled = 0;
   for (const std::string sub : {"/ceph-cli-tests/pacific/crushtool", "/examples"}) {
@@ -148,7 +147,7 @@ TEST(CodecTest, RoundTripsOracleCompiledTextMaps) {
 }
 
 TEST(CodecTest, RoundTripsOsdmaptoolExportedMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   for (int osds : {1, 3, 16, 200}) {
     const std::string om = dir.Path("om");
@@ -199,7 +198,7 @@ std::uint32_t GetU32(const std::string& s, std::size_t off) {
 }
 
 TEST(CodecTest, NormalisesMaxDevicesLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   ASSERT_EQ(RunOracle("crushtool --build --num_osds 12 host straw2 4 root straw2 0 -o " +
                           dir.Path("b"),
@@ -324,7 +323,7 @@ TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
 // crushtool accepts it, ours must be one of the documented deliberate
 // rejections (kInvalidArgument/kUnimplemented), never a truncation report.
 TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   std::mt19937 rng(777);
   const std::vector<std::string> bases = StressMaps();
@@ -381,7 +380,7 @@ TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
 // Hand-edited choose_args exercising update_choose_args(): our decode must
 // normalise exactly as crushtool does when it reads the same bytes.
 TEST(CodecTest, ChooseArgsNormaliseLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   const std::string path = CompatDir() + "/examples/classes-4host-compat-weightset.crushmap";
   absl::StatusOr<MapModel> base = DecodeCrushMap(ReadFileOrEmpty(path));
@@ -609,7 +608,7 @@ TEST(CodecTest, TrailingBytes) {
 
 // Spot-checks decoded fields against `crushtool -d` text.
 TEST(CodecTest, FieldsAgreeWithCrushtoolDecompile) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   ScratchDir dir;
   for (const char* rel : {"/examples/classes-4host-compat-weightset.crushmap",
                           "/ceph-cli-tests/pacific/crushtool/test-map-hammer-tunables.crushmap",

@@ -32,6 +32,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -323,8 +324,6 @@ std::string ToCrushText(const MapModel& m) {
 
 class Oracle {
  public:
-  static bool Available() { return std::filesystem::exists("/usr/bin/crushtool"); }
-
   // Compiles `model` as crushtool source text.
   explicit Oracle(const MapModel& model) {
     MakeDir();
@@ -471,7 +470,7 @@ void PrintTo(const DiffCase& c, std::ostream* os) { *os << c.name; }
 class MapperDiffTest : public ::testing::TestWithParam<DiffCase> {};
 
 TEST_P(MapperDiffTest, MatchesCrushtool) {
-  if (!Oracle::Available()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const DiffCase& c = GetParam();
   MapModel model = MakeClusterModel(c.spec);
   const bool racks = c.spec.racks > 0;
@@ -512,7 +511,7 @@ INSTANTIATE_TEST_SUITE_P(AllAlgsAndProfiles, MapperDiffTest, ::testing::ValuesIn
 class MapperCorpusTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MapperCorpusTest, MatchesCrushtoolUnderEveryProfile) {
-  if (!Oracle::Available()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const std::string path =
       crush_testing::CompatDir() + "/ceph-cli-tests/pacific/crushtool/" + GetParam();
   const std::string bytes = crush_testing::ReadFileOrEmpty(path);
@@ -606,7 +605,7 @@ TEST(MapperOracleTest, Straw2HugeWeightAlwaysWins) {
   const CrushMap map = BuildOrDie(m);
   const Mappings ours = OurMappings(map, 0, 1, 1023, AllIn(map));
   for (const auto& [x, items] : ours) ASSERT_EQ(items, std::vector<ItemId>{0}) << x;
-  if (!Oracle::Available()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   Oracle oracle(m);
   ASSERT_TRUE(oracle.compiled());
   EXPECT_TRUE(SameMappings(oracle.Test(0, 1, 1023), ours));

@@ -33,6 +33,7 @@
 #include "crush/model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tools/crushtool/front_test_util.h"
 #include "tools/crushtool/crushtool.h"
@@ -297,7 +298,7 @@ TEST_F(CephCrashCasesTest, CompilerNumbersAreStrict) {
 // The oracle still misbehaves on the cheap-to-run classes above (skipped
 // without Ceph, and for the classes that hang).
 TEST_F(CephCrashCasesTest, CephStillMisbehaves) {
-  if (::access("/usr/bin/crushtool", X_OK) != 0) GTEST_SKIP() << "Ceph crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   crush::MapModel m = model_;
   m.FindBucket(-1)->items[2] = -40;
   const std::string dangling = Write("dangling.bin", crush::EncodeCrushMap(m));

@@ -11,6 +11,7 @@
 #include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -90,7 +91,7 @@ TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
             "\tid -7 class hdd\t\t# do not change unnecessarily\n"
             "\t   ^~\n");
   // Byte-identical with Ceph's crushtool -c when the oracle is installed.
-  if (::access("/usr/bin/crushtool", X_OK) != 0) GTEST_SKIP() << "Ceph crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   char dir[] = "/tmp/dup_shadow.XXXXXX";
   const std::string d = ::mkdtemp(dir);
   const int status = std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +

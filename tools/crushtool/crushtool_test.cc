@@ -1,5 +1,6 @@
 // End-to-end tests of RunCrushtoolCommand against Ceph's crushtool, which is
-// run at test time (skipped if /usr/bin/crushtool is missing) on maps from
+// run at test time (skipped if /usr/bin/crushtool is missing, failed under
+// CRUSHKIT_REQUIRE_ORACLE) on maps from
 // the shared compat corpus.
 #include "tools/crushtool/crushtool.h"
 
@@ -13,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tools/crushtool/front_test_util.h"
 
@@ -33,8 +35,6 @@ std::string Quote(const std::string& s) {
   }
   return q + "'";
 }
-
-bool HaveOracle() { return ::access("/usr/bin/crushtool", X_OK) == 0; }
 
 Result RunCeph(const std::vector<std::string>& args) {
   char dir[] = "/tmp/crushtool_test.XXXXXX";
@@ -58,7 +58,7 @@ std::string Pacific(const std::string& name) {
 class CrushtoolVsCephTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
+    CRUSH_TEST_NEEDS_ORACLE("crushtool");
     if (crush_testing::ReadFileOrEmpty(Pacific("test-map-a.crushmap")).empty()) {
       GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
     }
@@ -190,7 +190,7 @@ rule leaf {
 class CrushtoolDefinedAnswersTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
+    CRUSH_TEST_NEEDS_ORACLE("crushtool");
     char dir[] = "/tmp/crushtool_quirks.XXXXXX";
     dir_ = ::mkdtemp(dir);
     std::FILE* f = std::fopen((dir_ + "/m.txt").c_str(), "w");
