@@ -35,6 +35,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/crushtool/front_test_util.h"
 #include "tools/crushtool/crushtool.h"
 
@@ -120,15 +121,12 @@ rule unsatisfiable {
 class CephCrashCasesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char dir[] = "/tmp/ceph_crash_cases.XXXXXX";
-    dir_ = ::mkdtemp(dir);
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     auto m = compiler::Compile(compiler::SourceFile("m.txt", kMap));
     ASSERT_TRUE(m.ok()) << m.status();
     model_ = *m;
     good_ = Write("good.bin", crush::EncodeCrushMap(model_));
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::system(("rm -rf " + dir_).c_str());
   }
 
   std::string Write(const std::string& name, const std::string& bytes) {
@@ -147,6 +145,7 @@ class CephCrashCasesTest : public ::testing::Test {
     return RunOurs(args);
   }
 
+  crush_testing::TempDir tmp_{"ceph_crash_cases"};
   std::string dir_, good_;
   crush::MapModel model_;
 };

@@ -14,6 +14,7 @@
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::compiler {
 namespace {
@@ -92,14 +93,14 @@ TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
             "\t   ^~\n");
   // Byte-identical with Ceph's crushtool -c when the oracle is installed.
   CRUSH_TEST_NEEDS_ORACLE("crushtool");
-  char dir[] = "/tmp/dup_shadow.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  const crush_testing::TempDir tmp("dup_shadow");
+  ASSERT_TRUE(tmp.ok());
+  const std::string& d = tmp.path();
   const int status = std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +
                                   " timeout 60 /usr/bin/crushtool -c " + path + " -o " + d +
                                   "/ceph.bin").c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(crush::EncodeCrushMap(*m), crush_testing::ReadFileOrEmpty(d + "/ceph.bin"));
-  std::system(("rm -rf " + d).c_str());
 }
 
 }  // namespace

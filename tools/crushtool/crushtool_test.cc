@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/crushtool/front_test_util.h"
 
 namespace crushkit::tools::crushtool {
@@ -37,8 +38,8 @@ std::string Quote(const std::string& s) {
 }
 
 Result RunCeph(const std::vector<std::string>& args) {
-  char dir[] = "/tmp/crushtool_test.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  const crush_testing::TempDir tmp("crushtool_test");
+  const std::string& d = tmp.path();
   std::string cmd = "cd " + d + " && CEPH_ARGS=--crash_dir=" + d + " PATH=/usr/bin:$PATH timeout 60 crushtool";
   for (const std::string& a : args) cmd += " " + Quote(a);
   cmd += " >" + d + "/out 2>" + d + "/err";
@@ -47,7 +48,6 @@ Result RunCeph(const std::vector<std::string>& args) {
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   r.out = crush_testing::ReadFileOrEmpty(d + "/out");
   r.err = crush_testing::ReadFileOrEmpty(d + "/err");
-  std::system(("rm -rf " + d).c_str());
   return r;
 }
 
@@ -102,8 +102,9 @@ TEST_F(CrushtoolVsCephTest, TestOutputs) {
 
 TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
   const std::string m = Pacific("test-map-a.crushmap");
-  char dir[] = "/tmp/crushtool_test_out.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  const crush_testing::TempDir tmp("crushtool_test_out");
+  ASSERT_TRUE(tmp.ok());
+  const std::string& d = tmp.path();
   for (const std::vector<std::string>& edit :
        std::vector<std::vector<std::string>>{{"--set-choose-total-tries", "50"},
                                              {"--set-chooseleaf-vary-r", "300"},
@@ -124,7 +125,6 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
     std::remove((d + "/theirs").c_str());
   }
   ExpectSame({"-i", m, "--set-choose-total-tries", "50"});
-  std::system(("rm -rf " + d).c_str());
 }
 
 
@@ -191,17 +191,15 @@ class CrushtoolDefinedAnswersTest : public ::testing::Test {
  protected:
   void SetUp() override {
     CRUSH_TEST_NEEDS_ORACLE("crushtool");
-    char dir[] = "/tmp/crushtool_quirks.XXXXXX";
-    dir_ = ::mkdtemp(dir);
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     std::FILE* f = std::fopen((dir_ + "/m.txt").c_str(), "w");
     std::fputs(kQuirkMap, f);
     std::fclose(f);
     map_ = dir_ + "/m.bin";
     ASSERT_EQ(RunCeph({"-c", dir_ + "/m.txt", "-o", map_}).rc, 0);
   }
-  void TearDown() override {
-    if (!dir_.empty()) std::system(("rm -rf " + dir_).c_str());
-  }
+  crush_testing::TempDir tmp_{"crushtool_quirks"};
   std::string dir_, map_;
 };
 

@@ -12,6 +12,7 @@
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::planning {
 namespace {
@@ -186,11 +187,10 @@ TEST(CompareTest, JsonNamesEveryField) {
 // Compiles samples/3rack-weighted.crush with the oracle crushtool and
 // decodes it with crushkit's codec.
 absl::StatusOr<crush::MapModel> LoadRackSample() {
-  char dir_template[] = "/tmp/planning_test_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) return absl::InternalError("mkdtemp failed");
-  const std::string out = std::string(dir) + "/m";
-  const std::string cmd = "CEPH_ARGS=--crash_dir=" + std::string(dir) +
+  const crush_testing::TempDir dir("planning_test");
+  if (!dir.ok()) return absl::InternalError("mkdtemp failed");
+  const std::string out = dir.File("m");
+  const std::string cmd = "CEPH_ARGS=--crash_dir=" + dir.path() +
                           " timeout 60 /usr/bin/crushtool -c " + crush_testing::SourceDir() +
                           "/samples/3rack-weighted.crush -o " + out + " >/dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) return absl::UnavailableError("crushtool -c failed");
