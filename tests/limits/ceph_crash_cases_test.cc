@@ -33,6 +33,7 @@
 #include "crush/model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crush_text.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
@@ -59,45 +60,8 @@ int RunCephStatus(const std::string& dir, const std::string& args) {
 // Three hosts of two devices, one replicated rule (chooseleaf over hosts)
 // and one rule that can never be satisfied for 4 replicas (4 distinct hosts
 // of 3) with a huge set_choose_tries.
-constexpr char kMap[] = R"(device 0 osd.0
-device 1 osd.1
-device 2 osd.2
-device 3 osd.3
-device 4 osd.4
-device 5 osd.5
-type 0 osd
-type 1 host
-type 2 root
-host h0 {
-	id -2
-	alg straw2
-	hash 0
-	item osd.0 weight 1.000
-	item osd.1 weight 1.000
-}
-host h1 {
-	id -3
-	alg straw2
-	hash 0
-	item osd.2 weight 1.000
-	item osd.3 weight 1.000
-}
-host h2 {
-	id -4
-	alg straw2
-	hash 0
-	item osd.4 weight 1.000
-	item osd.5 weight 1.000
-}
-root default {
-	id -1
-	alg straw2
-	hash 0
-	item h0 weight 2.000
-	item h1 weight 2.000
-	item h2 weight 2.000
-}
-rule replicated {
+std::string Map() {
+  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}, {1, 1}}) + R"(rule replicated {
 	id 0
 	type replicated
 	min_size 1
@@ -117,13 +81,14 @@ rule unsatisfiable {
 	step emit
 }
 )";
+}
 
 class CephCrashCasesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(tmp_.ok());
     dir_ = tmp_.path();
-    auto m = compiler::Compile(compiler::SourceFile("m.txt", kMap));
+    auto m = compiler::Compile(compiler::SourceFile("m.txt", Map()));
     ASSERT_TRUE(m.ok()) << m.status();
     model_ = *m;
     good_ = Write("good.bin", crush::EncodeCrushMap(model_));
@@ -278,13 +243,11 @@ TEST_F(CephCrashCasesTest, ChooseTriesHistogramIsCapped) {
 // Ceph's compiler stores `weight 1e30` as 0 and turns `device 4294967297`
 // into device 1 (issue #6); crushkit: located errors, exit 1.
 TEST_F(CephCrashCasesTest, CompilerNumbersAreStrict) {
-  const std::string weight = Write("w.txt", std::string(kMap).replace(
-                                                std::string(kMap).find("weight 1.000"), 12,
-                                                "weight 1e30"));
+  const std::string weight = Write("w.txt", Map().replace(Map().find("weight 1.000"), 12, "weight 1e30"));
   Result r = RunOurs({"-c", weight, "-o", dir_ + "/w.bin"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, StartsWith(weight + ":14:"));
-  std::string dev_text(kMap);
+  std::string dev_text = Map();
   dev_text.replace(0, 8, "device 4294967297");
   const std::string dev = Write("d.txt", dev_text);
   r = RunOurs({"-c", dev, "-o", dir_ + "/d.bin"});

@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crush_text.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
@@ -130,35 +131,8 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
 
 // A two-host map whose rule 0 emits host buckets, whose rule 1 has no name
 // and whose rule 2 is ordinary; compiled with Ceph's crushtool at test time.
-constexpr const char* kQuirkMap = R"(device 0 osd.0
-device 1 osd.1
-device 2 osd.2
-device 3 osd.3
-type 0 osd
-type 1 host
-type 2 root
-host h0 {
-	id -2
-	alg straw2
-	hash 0
-	item osd.0 weight 1.000
-	item osd.1 weight 1.000
-}
-host h1 {
-	id -3
-	alg straw2
-	hash 0
-	item osd.2 weight 1.000
-	item osd.3 weight 1.000
-}
-root default {
-	id -1
-	alg straw2
-	hash 0
-	item h0 weight 2.000
-	item h1 weight 2.000
-}
-rule hosts {
+std::string QuirkMap() {
+  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}}) + R"(rule hosts {
 	id 0
 	type replicated
 	min_size 1
@@ -186,6 +160,7 @@ rule leaf {
 	step emit
 }
 )";
+}
 
 class CrushtoolDefinedAnswersTest : public ::testing::Test {
  protected:
@@ -194,7 +169,7 @@ class CrushtoolDefinedAnswersTest : public ::testing::Test {
     ASSERT_TRUE(tmp_.ok());
     dir_ = tmp_.path();
     std::FILE* f = std::fopen((dir_ + "/m.txt").c_str(), "w");
-    std::fputs(kQuirkMap, f);
+    std::fputs(QuirkMap().c_str(), f);
     std::fclose(f);
     map_ = dir_ + "/m.bin";
     ASSERT_EQ(RunCeph({"-c", dir_ + "/m.txt", "-o", map_}).rc, 0);
