@@ -10,7 +10,7 @@
 //   - a rule whose result holds bucket ids, an unnamed rule, --num-rep
 //     3000000, --batches 0: tools/crushtool/crushtool_test.cc
 //     (CrushtoolDefinedAnswersTest);
-//   - `-i` larger than 1 GiB: limits_test.cc InputSizeLimitTest (the front
+//   - `-i` larger than 1 GiB: limits_tools_test.cc InputSizeLimitTest (the front
 //     reads through tools::ReadFileBytes);
 //   - compiler inputs Ceph mis-parses (weight 1e30 stored as 0, device
 //     4294967297 becoming device 1, nan/inf/negative weights): the golden
