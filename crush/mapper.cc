@@ -1,6 +1,7 @@
 #include "crush/mapper.h"
 
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -813,6 +814,10 @@ int MapperImpl::DoRule(const internal::FlatRule& rule, const RuleStep* steps,
 
 int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,
            Workspace& ws, std::span<ItemId> out, ChooseArgsRef choose_args) {
+  // A workspace sized for another map would index its permutation state out
+  // of bounds: a caller's bug, caught in debug builds; release builds map
+  // nothing rather than read out of bounds.
+  assert(ws.layout_id_ == map.layout_id() && "Workspace used with a map it was not built for");
   if (ws.layout_id_ != map.layout_id() || !map.RuleExists(rule)) return 0;
   const internal::FlatRule& flat = internal::MapAccess::Rule(map, rule);
   if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) return 0;
