@@ -61,16 +61,8 @@ int RunCephStatus(const std::string& dir, const std::string& args) {
 // and one rule that can never be satisfied for 4 replicas (4 distinct hosts
 // of 3) with a huge set_choose_tries.
 std::string Map() {
-  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}, {1, 1}}) + R"(rule replicated {
-	id 0
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
-}
-rule unsatisfiable {
+  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}, {1, 1}}) +
+         crush_testing::ChooseleafHostsRuleText("replicated", 0) + R"(rule unsatisfiable {
 	id 1
 	type replicated
 	min_size 1
@@ -243,7 +235,8 @@ TEST_F(CephCrashCasesTest, ChooseTriesHistogramIsCapped) {
 // Ceph's compiler stores `weight 1e30` as 0 and turns `device 4294967297`
 // into device 1 (issue #6); crushkit: located errors, exit 1.
 TEST_F(CephCrashCasesTest, CompilerNumbersAreStrict) {
-  const std::string weight = Write("w.txt", Map().replace(Map().find("weight 1.000"), 12, "weight 1e30"));
+  const std::string weight =
+      Write("w.txt", Map().replace(Map().find("weight 1.000"), 12, "weight 1e30"));
   Result r = RunOurs({"-c", weight, "-o", dir_ + "/w.bin"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, StartsWith(weight + ":14:"));

@@ -15,7 +15,8 @@ namespace crush_testing {
 // 2 root, straw2 hosts h0, h1, ... (ids -2, -3, ...) holding
 // host_osd_weights[i], and a straw2 root "default" (id -1) holding every
 // host at the sum of its weights; weights printed "%.3f" as crushtool -d
-// does. Rules are the test's own text, appended to this.
+// does. Rules are the test's own text (or ChooseleafHostsRuleText),
+// appended to this.
 inline std::string HostsAndRootText(const std::vector<std::vector<double>>& host_osd_weights) {
   // Appends only: GCC 12 warns (-Wrestrict, a false positive) on
   // "literal" + std::string temporaries.
@@ -48,6 +49,19 @@ inline std::string HostsAndRootText(const std::vector<std::vector<double>>& host
       .append(hosts)
       .append(root)
       .append("}\n");
+}
+
+// A replicated rule `id` named `name` (none when empty: "rule {", a quirk
+// Ceph's compiler accepts) spreading over hosts: take default, chooseleaf
+// firstn 0 type host, emit; min_size 1, max_size 10.
+inline std::string ChooseleafHostsRuleText(const std::string& name, int id) {
+  std::string text = "rule ";
+  if (!name.empty()) text.append(name).append(" ");
+  text.append("{\n\tid ").append(std::to_string(id));
+  text.append(
+      "\n\ttype replicated\n\tmin_size 1\n\tmax_size 10\n\tstep take default\n"
+      "\tstep chooseleaf firstn 0 type host\n\tstep emit\n}\n");
+  return text;
 }
 
 }  // namespace crush_testing

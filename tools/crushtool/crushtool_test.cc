@@ -141,25 +141,8 @@ std::string QuirkMap() {
 	step choose firstn 0 type host
 	step emit
 }
-rule {
-	id 1
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
-}
-rule leaf {
-	id 2
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
-}
-)";
+)" + crush_testing::ChooseleafHostsRuleText("", 1) +
+         crush_testing::ChooseleafHostsRuleText("leaf", 2);
 }
 
 class CrushtoolDefinedAnswersTest : public ::testing::Test {
