@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "crush/codec.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -169,8 +170,6 @@ TEST(CompileTest, UnknownItemSuggestsClosestName) {
 
 // ---- differential tests against Ceph's crushtool, run at test time -------
 
-bool HaveCrushtool() { return std::system("command -v crushtool >/dev/null 2>&1") == 0; }
-
 // Runs `crushtool ARGS` in `dir`; returns its exit status.
 int Crushtool(const std::filesystem::path& dir, const std::string& args) {
   const std::string cmd = "cd '" + dir.string() + "' && CEPH_ARGS=--crash_dir='" + dir.string() +
@@ -191,7 +190,7 @@ std::vector<std::filesystem::path> CorpusTextMaps() {
 }
 
 TEST(CompileOracleTest, CorpusMapsMatchCrushtoolBytesAndText) {
-  if (!HaveCrushtool()) GTEST_SKIP() << "Ceph crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const std::vector<std::filesystem::path> maps = CorpusTextMaps();
   if (maps.empty()) GTEST_SKIP() << "compat corpus not found";
   const std::filesystem::path tmp = std::filesystem::temp_directory_path() / ("compile_test_" + std::to_string(getpid()));

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/compile.h"
 #include "crush/builder.h"
+#include "crush/edit.h"
 
 namespace crushkit::compiler {
 namespace {
@@ -17,17 +18,6 @@ using crush::BucketAlg;
 using crush::ItemId;
 using crush::MapModel;
 using crush::RuleOp;
-
-bool IsValidCrushName(const std::string& name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-          c == '.')) {
-      return false;
-    }
-  }
-  return true;
-}
 
 class Decompiler {
  public:
@@ -197,8 +187,7 @@ class Decompiler {
 
   // CrushCompiler::decompile_bucket_impl.
   void BucketImpl(const crush::Bucket& b) {
-    auto name = m_.item_names.find(b.id);
-    if (name != m_.item_names.end() && !IsValidCrushName(name->second)) return;  // shadow
+    if (crush::IsShadowItem(m_, b.id)) return;
     out_ += TypeName(b.type) + " " + ItemName(b.id) + " {\n";
     out_ += "\tid " + std::to_string(b.id) + "\t\t# do not change unnecessarily\n";
     if (auto cb = m_.class_buckets.find(b.id); cb != m_.class_buckets.end()) {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
+#include "tests/testing/golden.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::compiler {
@@ -57,7 +58,6 @@ TEST(DiagnosticsTest, ClosestNameFindsTypos) {
 // UPDATE_GOLDENS=1 after reviewing the change.
 TEST(DiagnosticsGoldenTest, EveryDiagnosticMatchesItsGolden) {
   const std::filesystem::path dir = crush_testing::SourceDir() + "/tests/golden/diagnostics";
-  const bool update = std::getenv("UPDATE_GOLDENS") != nullptr;
   std::vector<std::filesystem::path> inputs;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() == ".crush") inputs.push_back(e.path());
@@ -72,11 +72,7 @@ TEST(DiagnosticsGoldenTest, EveryDiagnosticMatchesItsGolden) {
     const std::string got = sink.Format(src) + (ok ? "=> compiled\n" : "=> rejected\n");
     std::filesystem::path expected_path = in;
     expected_path.replace_extension(".expected");
-    if (update) {
-      std::ofstream(expected_path, std::ios::binary) << got;
-      continue;
-    }
-    EXPECT_EQ(got, crush_testing::ReadFileOrEmpty(expected_path.string()));
+    EXPECT_TRUE(crush_testing::MatchesGolden(expected_path.string(), got));
   }
 }
 

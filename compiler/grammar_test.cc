@@ -28,6 +28,7 @@
 #include "compiler/diagnostics.h"
 #include "compiler/parser.h"
 #include "compiler/source_file.h"
+#include "tests/testing/golden.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::compiler {
@@ -446,33 +447,9 @@ TEST(GrammarX3Test, GoldenOutcomes) {
   std::string actual;
   for (const Input& in : PinnedInputs()) actual += OutcomeLine(in) + "\n";
   const std::string path = crush_testing::SourceDir() + "/compiler/testdata/grammar_outcomes.golden";
-  if (std::getenv("UPDATE_GOLDENS") != nullptr) {
-    fs::create_directories(fs::path(path).parent_path());
-    const std::string tmp = path + ".tmp";
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fwrite(actual.data(), 1, actual.size(), f);
-    std::fclose(f);
-    fs::rename(tmp, path);
-  }
-  const std::string expected = crush_testing::ReadFileOrEmpty(path);
-  ASSERT_FALSE(expected.empty()) << path;
+  ASSERT_FALSE(actual.empty());
   // Line by line, so a failure names the input.
-  std::size_t a = 0;
-  std::size_t e = 0;
-  int shown = 0;
-  while ((a < actual.size() || e < expected.size()) && shown < 10) {
-    const std::size_t an = actual.find('\n', a);
-    const std::size_t en = expected.find('\n', e);
-    const std::string al = actual.substr(a, an - a);
-    const std::string el = expected.substr(e, en - e);
-    if (al != el) {
-      ADD_FAILURE() << "expected: " << el << "\n  actual: " << al;
-      ++shown;
-    }
-    a = an == std::string::npos ? actual.size() : an + 1;
-    e = en == std::string::npos ? expected.size() : en + 1;
-  }
+  EXPECT_TRUE(crush_testing::MatchesGolden(path, actual));
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "crush/builder.h"
+#include "crush/edit.h"
 
 namespace crushkit::compiler {
 namespace {
@@ -62,15 +63,6 @@ bool IsRealLiteral(std::string_view s) {
     if (exp_digits == 0) return false;
   }
   return i == s.size();
-}
-
-// CrushWrapper::is_valid_crush_name: non-empty, [A-Za-z0-9_.-] only.
-bool IsValidCrushName(std::string_view name) {
-  if (name.empty()) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '_' || c == '.';
-  });
 }
 
 std::string Quote(std::string_view s) {
@@ -655,16 +647,7 @@ class Lowerer {
     for (const auto& [orig, per_class] : file_class_bucket_) {
       for (const auto& [cls, shadow] : per_class) used.insert(shadow);
     }
-    std::set<ItemId> referenced;
-    for (const crush::Bucket& b : m_.buckets) {
-      if (b.alg != BucketAlg::kNone) referenced.insert(b.items.begin(), b.items.end());
-    }
-    std::set<ItemId> roots;  // find_nonshadow_roots
-    for (const crush::Bucket& b : m_.buckets) {
-      if (b.alg == BucketAlg::kNone || referenced.count(b.id) != 0) continue;
-      if (auto n = m_.item_names.find(b.id); n != m_.item_names.end() && !IsValidCrushName(n->second)) continue;
-      roots.insert(b.id);
-    }
+    const std::set<ItemId> roots = crush::FindNonshadowRoots(m_);
     const std::map<std::int32_t, std::string> classes = m_.class_names;
     for (ItemId root : roots) {
       for (const auto& [cls, cname] : classes) {
@@ -1001,17 +984,7 @@ class Lowerer {
 
   // CrushWrapper::finalize.
   void Finalize() {
-    std::int32_t max_devices = 0;
-    for (const crush::Bucket& b : m_.buckets) {
-      if (b.alg == BucketAlg::kNone) continue;
-      for (ItemId item : b.items) {
-        if (item >= max_devices) max_devices = item + 1;
-      }
-    }
-    if (!m_.item_names.empty() && m_.item_names.rbegin()->first >= max_devices) {
-      max_devices = m_.item_names.rbegin()->first + 1;
-    }
-    m_.max_devices = max_devices;
+    crush::FinalizeMaxDevices(m_);
     m_.tail = crush::EncodedTail::kChooseArgs;
   }
 

@@ -12,21 +12,6 @@ namespace {
 // builder.c crush_addition_is_unsafe().
 bool AdditionIsUnsafe(Weight a, Weight b) { return b > std::numeric_limits<Weight>::max() - a; }
 
-// builder.c height()/on_right()/parent() on tree node labels.
-int Height(int n) {
-  int h = 0;
-  while ((n & 1) == 0) {
-    ++h;
-    n >>= 1;
-  }
-  return h;
-}
-
-int Parent(int n) {
-  const int h = Height(n);
-  return (n & (1 << (h + 1))) != 0 ? n - (1 << h) : n + (1 << h);
-}
-
 absl::Status Overflow(const char* what) {
   return absl::OutOfRangeError(std::string(what) + " weight overflows 32 bits");
 }
@@ -42,13 +27,6 @@ Weight StrawToFixed(double straw) {
 }
 
 }  // namespace
-
-int TreeDepth(int size) {
-  if (size == 0) return 0;
-  int depth = 1;
-  for (int t = size - 1; t != 0; t >>= 1) ++depth;
-  return depth;
-}
 
 // PLACEMENT-STABLE: matches builder.c crush_calc_straw() including the
 // unsigned 32-bit products in `wnext` and the truncating double->u32 casts.
@@ -153,7 +131,7 @@ absl::StatusOr<Bucket> MakeBucket(BucketAlg alg, std::uint8_t hash, std::uint16_
       return b;
     }
     case BucketAlg::kTree: {
-      const int depth = TreeDepth(static_cast<int>(size));
+      const int depth = TreeDepth(size);
       if (size == 0) return b;
       b.node_weights.assign(std::size_t{1} << depth, 0);
       for (std::size_t i = 0; i < size; ++i) {
@@ -162,7 +140,7 @@ absl::StatusOr<Bucket> MakeBucket(BucketAlg alg, std::uint8_t hash, std::uint16_
         if (AdditionIsUnsafe(b.weight, weights[i])) return Overflow("tree bucket");
         b.weight += weights[i];
         for (int j = 1; j < depth; ++j) {
-          node = Parent(node);
+          node = TreeNodeParent(node);
           Weight& nw = b.node_weights[static_cast<std::size_t>(node)];
           if (AdditionIsUnsafe(nw, weights[i])) return Overflow("tree bucket");
           nw += weights[i];
@@ -207,7 +185,7 @@ absl::Status AddBucketItem(Bucket& b, ItemId item, Weight weight, int straw_calc
     }
     case BucketAlg::kTree: {
       const int newsize = static_cast<int>(b.items.size()) + 1;
-      const int depth = TreeDepth(newsize);
+      const int depth = TreeDepth(static_cast<std::size_t>(newsize));
       std::vector<Weight> nodes = b.node_weights;
       nodes.resize(std::size_t{1} << depth, 0);
       int node = TreeNodeOfLeaf(newsize - 1);
@@ -218,7 +196,7 @@ absl::Status AddBucketItem(Bucket& b, ItemId item, Weight weight, int straw_calc
         nodes[static_cast<std::size_t>(root)] = nodes[static_cast<std::size_t>(root / 2)];
       }
       for (int j = 1; j < depth; ++j) {
-        node = Parent(node);
+        node = TreeNodeParent(node);
         Weight& nw = nodes[static_cast<std::size_t>(node)];
         if (AdditionIsUnsafe(nw, weight)) return Overflow("tree bucket");
         nw += weight;
@@ -246,7 +224,7 @@ namespace {
 // crush_remove_tree_bucket_item(): the leaf is zeroed in place (its item id
 // becomes 0) and only trailing zero-weight leaves are dropped.
 absl::Status RemoveTreeItem(Bucket& b, std::size_t i) {
-  const int depth = TreeDepth(static_cast<int>(b.items.size()));
+  const int depth = TreeDepth(b.items.size());
   int node = TreeNodeOfLeaf(static_cast<int>(i));
   if (static_cast<std::size_t>(node) >= b.node_weights.size()) {
     return absl::UnimplementedError("tree bucket node array too short");
@@ -255,7 +233,7 @@ absl::Status RemoveTreeItem(Bucket& b, std::size_t i) {
   const Weight weight = b.node_weights[static_cast<std::size_t>(node)];
   b.node_weights[static_cast<std::size_t>(node)] = 0;
   for (int j = 1; j < depth; ++j) {
-    node = Parent(node);
+    node = TreeNodeParent(node);
     if (static_cast<std::size_t>(node) >= b.node_weights.size()) {
       return absl::UnimplementedError("tree bucket node array too short");
     }
@@ -276,8 +254,8 @@ absl::Status RemoveTreeItem(Bucket& b, std::size_t i) {
                                     " would be emptied; Ceph uses its freed item array");
   }
   if (newsize != b.items.size()) {
-    const int olddepth = TreeDepth(static_cast<int>(b.items.size()));
-    const int newdepth = TreeDepth(static_cast<int>(newsize));
+    const int olddepth = TreeDepth(b.items.size());
+    const int newdepth = TreeDepth(newsize);
     b.items.resize(newsize);
     if (olddepth != newdepth) b.node_weights.resize(std::size_t{1} << newdepth, 0);
   }

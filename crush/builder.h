@@ -30,11 +30,40 @@ inline constexpr int kMaxBucketSlots = 1 << 18;
 // PLACEMENT-STABLE: straw buckets store these numbers; do not "improve".
 std::vector<Weight> CalcStraws(std::span<const Weight> weights, int straw_calc_version);
 
+// Tree-bucket node arithmetic (builder.c). Nodes are labelled so that leaf
+// `i` is node 2i+1 and a node's height is its number of trailing zero bits;
+// the root of a tree of depth d is node 1 << (d - 1). Shared by the builder,
+// the editor and the decoder; the mapper walks the same labels downwards.
+
 // Node index of leaf `i` in a tree bucket (crush_calc_tree_node).
 constexpr int TreeNodeOfLeaf(int i) { return ((i + 1) << 1) - 1; }
 
-// Tree depth for `size` leaves (builder.c calc_depth; 0 for an empty tree).
-int TreeDepth(int size);
+// Height of node `n` above the leaves (builder.c height()).
+// REQUIRES: n > 0.
+constexpr int TreeNodeHeight(int n) {
+  int h = 0;
+  while ((n & 1) == 0) {
+    ++h;
+    n >>= 1;
+  }
+  return h;
+}
+
+// Parent of node `n` (builder.c parent(), via on_right()).
+// REQUIRES: n > 0.
+constexpr int TreeNodeParent(int n) {
+  const int h = TreeNodeHeight(n);
+  return (n & (1 << (h + 1))) != 0 ? n - (1 << h) : n + (1 << h);
+}
+
+// Tree depth for `size` leaves (builder.c calc_depth(); 0 for an empty
+// tree). Takes the unsigned size so a decoder's 32-bit count is safe.
+constexpr int TreeDepth(std::size_t size) {
+  if (size == 0) return 0;
+  int depth = 1;
+  for (std::size_t t = size - 1; t != 0; t >>= 1) ++depth;
+  return depth;
+}
 
 // Builds a bucket (crush_make_bucket). `items` and `weights` have equal
 // size; id is left 0 (AddBucket assigns it). Uniform buckets take weights[0]

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "crush/builder.h"
 #include "crush/internal/byte_io.h"
 #include "crush/status_macros.h"
 
@@ -26,14 +27,6 @@ std::string Hex32(std::uint32_t v) {
   std::string s = "0x";
   for (int shift = 28; shift >= 0; shift -= 4) s.push_back(kDigits[(v >> shift) & 0xf]);
   return s;
-}
-
-// Depth of a tree bucket of `size` items, as builder.c calc_depth().
-int TreeDepth(std::uint32_t size) {
-  if (size == 0) return 0;
-  int depth = 1;
-  for (std::uint32_t t = size - 1; t != 0; t >>= 1) ++depth;
-  return depth;
 }
 
 // Ceph's decoder state machine, with every read checked. `context_` names
@@ -402,23 +395,19 @@ absl::Status Decoder::Finish(MapModel* m) {
   }
 
   // crush_finalize() + CrushWrapper::finalize().
-  std::int64_t max_devices = 0;
-  std::string where;
-  for (const Bucket& b : m->buckets) {
-    for (ItemId item : b.items) {
-      if (item >= max_devices) {
-        max_devices = std::int64_t{item} + 1;
+  const std::int64_t max_devices = FinalizedMaxDevices(*m);
+  if (max_devices > kMaxDecodedDevices) {
+    // Name the first place holding the highest id, buckets before names.
+    const std::int64_t id = max_devices - 1;
+    std::string where = "an item_names key";
+    for (const Bucket& b : m->buckets) {
+      if (std::find(b.items.begin(), b.items.end(), id) != b.items.end()) {
         where = "an item of bucket " + std::to_string(b.id);
+        break;
       }
     }
-  }
-  if (!m->item_names.empty() && m->item_names.rbegin()->first >= max_devices) {
-    max_devices = std::int64_t{m->item_names.rbegin()->first} + 1;
-    where = "an item_names key";
-  }
-  if (max_devices > kMaxDecodedDevices) {
-    return absl::InvalidArgumentError("device id " + std::to_string(max_devices - 1) + " (" +
-                                      where + ") is too large; decoded maps are limited to ids "
+    return absl::InvalidArgumentError("device id " + std::to_string(id) + " (" + where +
+                                      ") is too large; decoded maps are limited to ids "
                                       "below " + std::to_string(kMaxDecodedDevices));
   }
   m->max_devices = static_cast<std::int32_t>(max_devices);

@@ -16,8 +16,10 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::crush {
 namespace {
@@ -52,35 +54,13 @@ std::vector<fs::path> CorpusMaps() {
   return out;
 }
 
-// A per-test scratch directory for oracle outputs.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = ::testing::TempDir() + "codec_test.XXXXXX";
-    char* p = mkdtemp(tmpl.data());
-    path_ = p ? p : ::testing::TempDir();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string Path(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
 // Runs an oracle command line (crushtool/osdmaptool) with a private crash
 // dir and a timeout; returns its exit status.
-int RunOracle(const std::string& cmd, const ScratchDir& dir) {
-  const std::string full = "CEPH_ARGS=--crash_dir=" + dir.Path("crash") + " timeout 60 " + cmd +
-                           " >" + dir.Path("oracle.out") + " 2>&1";
+int RunOracle(const std::string& cmd, const crush_testing::TempDir& dir) {
+  const std::string full = "CEPH_ARGS=--crash_dir=" + dir.File("crash") + " timeout 60 " + cmd +
+                           " >" + dir.File("oracle.out") + " 2>&1";
   return std::system(full.c_str());
 }
-
-bool HaveOracle() { return std::system("command -v crushtool >/dev/null 2>&1") == 0; }
 
 void ExpectRoundTrip(const std::string& bytes, const std::string& what) {
   absl::StatusOr<MapModel> m = DecodeCrushMap(bytes);
@@ -98,8 +78,8 @@ TEST(CodecTest, RoundTripsEveryCorpusMap) {
 }
 
 TEST(CodecTest, RoundTripsOracleBuiltMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   const std::vector<std::string> layers = {
       "host straw2 4 rack straw 3 root uniform 0",
       "host straw 4 rack straw2 3 root straw2 0",
@@ -113,7 +93,7 @@ TEST(CodecTest, RoundTripsOracleBuiltMaps) {
   int built = 0;
   for (const std::string& layer : layers) {
     for (int osds : {1, 7, 12, 100}) {
-      const std::string out = dir.Path("built" + std::to_string(n++));
+      const std::string out = dir.File("built" + std::to_string(n++));
       for (const char* tun : {"", " --set-straw-calc-version 0 --set-chooseleaf-stable 0"}) {
         const int rc = RunOracle("crushtool --build --num_osds " + std::to_string(osds) + " " +
                                      layer + tun + " -o " + out,
@@ -128,8 +108,8 @@ TEST(CodecTest, RoundTripsOracleBuiltMaps) {
 }
 
 TEST(CodecTest, RoundTripsOracleCompiledTextMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   int compiled = 0;
   for (const std::string sub : {"/ceph-cli-tests/pacific/crushtool", "/examples"}) {
     for (const auto& e : fs::directory_iterator(CompatDir() + sub)) {
@@ -138,7 +118,7 @@ TEST(CodecTest, RoundTripsOracleCompiledTextMaps) {
                         name.find(".template.") != std::string::npos ||
                         name.starts_with("multitype.");
       if (!text) continue;
-      const std::string out = dir.Path("compiled");
+      const std::string out = dir.File("compiled");
       if (RunOracle("crushtool -c " + e.path().string() + " -o " + out, dir) != 0) continue;
       ExpectRoundTrip(ReadFileOrEmpty(out), name);
       ++compiled;
@@ -148,11 +128,11 @@ TEST(CodecTest, RoundTripsOracleCompiledTextMaps) {
 }
 
 TEST(CodecTest, RoundTripsOsdmaptoolExportedMaps) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   for (int osds : {1, 3, 16, 200}) {
-    const std::string om = dir.Path("om");
-    const std::string crush = dir.Path("crush");
+    const std::string om = dir.File("om");
+    const std::string crush = dir.File("crush");
     ASSERT_EQ(RunOracle("osdmaptool --createsimple " + std::to_string(osds) + " --clobber " + om,
                         dir),
               0);
@@ -166,9 +146,9 @@ TEST(CodecTest, RoundTripsOsdmaptoolExportedMaps) {
 // `--set-choose-total-tries` with the decoded value makes crushtool re-encode
 // without changing anything.
 std::string OracleReencode(const std::string& bytes, std::uint32_t total_tries,
-                           const ScratchDir& dir, bool* ok) {
-  const std::string in = dir.Path("in");
-  const std::string out = dir.Path("out");
+                           const crush_testing::TempDir& dir, bool* ok) {
+  const std::string in = dir.File("in");
+  const std::string out = dir.File("out");
   {
     std::ofstream f(in, std::ios::binary | std::ios::trunc);
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -199,13 +179,13 @@ std::uint32_t GetU32(const std::string& s, std::size_t off) {
 }
 
 TEST(CodecTest, NormalisesMaxDevicesLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   ASSERT_EQ(RunOracle("crushtool --build --num_osds 12 host straw2 4 root straw2 0 -o " +
-                          dir.Path("b"),
+                          dir.File("b"),
                       dir),
             0);
-  const std::string built = ReadFileOrEmpty(dir.Path("b"));
+  const std::string built = ReadFileOrEmpty(dir.File("b"));
   ASSERT_EQ(GetU32(built, 12), 12U);  // max_devices
   for (std::uint32_t stored : {0U, 5U, 100U, 0xffffffffU}) {
     std::string bytes = built;
@@ -324,8 +304,8 @@ TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
 // crushtool accepts it, ours must be one of the documented deliberate
 // rejections (kInvalidArgument/kUnimplemented), never a truncation report.
 TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   std::mt19937 rng(777);
   const std::vector<std::string> bases = StressMaps();
   int compared = 0;
@@ -381,8 +361,8 @@ TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
 // Hand-edited choose_args exercising update_choose_args(): our decode must
 // normalise exactly as crushtool does when it reads the same bytes.
 TEST(CodecTest, ChooseArgsNormaliseLikeCrushtool) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   const std::string path = CompatDir() + "/examples/classes-4host-compat-weightset.crushmap";
   absl::StatusOr<MapModel> base = DecodeCrushMap(ReadFileOrEmpty(path));
   ASSERT_THAT(base, IsOk());
@@ -609,8 +589,8 @@ TEST(CodecTest, TrailingBytes) {
 
 // Spot-checks decoded fields against `crushtool -d` text.
 TEST(CodecTest, FieldsAgreeWithCrushtoolDecompile) {
-  if (!HaveOracle()) GTEST_SKIP() << "crushtool not installed";
-  ScratchDir dir;
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  crush_testing::TempDir dir("codec_test");
   for (const char* rel : {"/examples/classes-4host-compat-weightset.crushmap",
                           "/ceph-cli-tests/pacific/crushtool/test-map-hammer-tunables.crushmap",
                           "/ceph-cli-tests/pacific/crushtool/tree.template",
@@ -618,8 +598,8 @@ TEST(CodecTest, FieldsAgreeWithCrushtoolDecompile) {
     const std::string path = CompatDir() + rel;
     absl::StatusOr<MapModel> m = DecodeCrushMap(ReadFileOrEmpty(path));
     ASSERT_THAT(m, IsOk()) << rel;
-    ASSERT_EQ(RunOracle("crushtool -d " + path + " -o " + dir.Path("d.txt"), dir), 0);
-    std::istringstream text(ReadFileOrEmpty(dir.Path("d.txt")));
+    ASSERT_EQ(RunOracle("crushtool -d " + path + " -o " + dir.File("d.txt"), dir), 0);
+    std::istringstream text(ReadFileOrEmpty(dir.File("d.txt")));
     std::map<std::string, std::int32_t> ids_by_name;
     for (const auto& [id, name] : m->item_names) ids_by_name[name] = id;
     const Bucket* bucket = nullptr;

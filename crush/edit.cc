@@ -670,6 +670,14 @@ int CephErrno(const absl::Status& status) {
 
 bool IsValidCrushName(std::string_view name) { return internal::Editor::IsValidName(name); }
 
+bool IsShadowItem(const MapModel& map, ItemId id) {
+  return internal::Editor(const_cast<MapModel&>(map)).IsShadow(id);
+}
+
+std::set<ItemId> FindNonshadowRoots(const MapModel& map) {
+  return internal::Editor(const_cast<MapModel&>(map)).FindNonshadowRoots();
+}
+
 BucketAlg DefaultBucketAlg(const MapModel& map) {
   const std::uint32_t algs = map.tunables.allowed_bucket_algs;
   for (BucketAlg alg : {BucketAlg::kStraw2, BucketAlg::kStraw, BucketAlg::kTree, BucketAlg::kList,
@@ -762,17 +770,8 @@ absl::Status RebuildRootsWithClasses(MapModel& map) {
 absl::Status ReweightAll(MapModel& map) { return internal::Editor(map).Reweight(); }
 
 void FinalizeMaxDevices(MapModel& map) {
-  // crush_finalize() starts from 0: removing the highest device shrinks it.
-  map.max_devices = 0;
-  for (const Bucket& b : map.buckets) {
-    if (b.alg == BucketAlg::kNone) continue;
-    for (ItemId item : b.items) {
-      if (item >= map.max_devices) map.max_devices = item + 1;
-    }
-  }
-  if (!map.item_names.empty() && map.item_names.rbegin()->first >= map.max_devices) {
-    map.max_devices = map.item_names.rbegin()->first + 1;
-  }
+  // Ceph's int max_devices wraps past INT32_MAX; the conversion keeps that.
+  map.max_devices = static_cast<std::int32_t>(FinalizedMaxDevices(map));
 }
 
 }  // namespace crushkit::crush

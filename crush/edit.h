@@ -41,6 +41,7 @@
 #define CRUSHKIT_CRUSH_EDIT_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,14 @@ int CephErrno(const absl::Status& status);
 
 // is_valid_crush_name(): non-empty, only [-_.0-9A-Za-z].
 bool IsValidCrushName(std::string_view name);
+
+// is_shadow_item(): `id` has a name that is not a valid crush name (the
+// device-class clones, "host1~ssd"); an unnamed item is not a shadow.
+bool IsShadowItem(const MapModel& map, ItemId id);
+
+// find_nonshadow_roots(): the buckets no bucket holds, shadow roots left
+// out, in ascending id order. Cost: O(buckets x items).
+std::set<ItemId> FindNonshadowRoots(const MapModel& map);
 
 // get_default_bucket_alg(): the first allowed of straw2, straw, tree, list,
 // uniform; kNone if allowed_bucket_algs allows none of them.

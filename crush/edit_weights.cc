@@ -18,21 +18,6 @@ namespace crushkit::crush {
 namespace internal {
 namespace {
 
-// builder.c height() / parent() of a tree node.
-int NodeHeight(int n) {
-  int h = 0;
-  while ((n & 1) == 0) {
-    ++h;
-    n >>= 1;
-  }
-  return h;
-}
-
-int NodeParent(int n) {
-  const int h = NodeHeight(n);
-  return (n & (1 << (h + 1))) != 0 ? n - (1 << h) : n + (1 << h);
-}
-
 // crush_bucket_adjust_item_weight() for one position; 32-bit wrapping
 // arithmetic as in builder.c.
 absl::Status AdjustBucketPosition(Bucket& b, std::size_t pos, Weight weight,
@@ -58,9 +43,9 @@ absl::Status AdjustBucketPosition(Bucket& b, std::size_t pos, Weight weight,
       const Weight diff = weight - b.node_weights[static_cast<std::size_t>(node)];
       b.node_weights[static_cast<std::size_t>(node)] = weight;
       b.weight += diff;
-      const int depth = TreeDepth(static_cast<int>(b.items.size()));
+      const int depth = TreeDepth(b.items.size());
       for (int j = 1; j < depth; ++j) {
-        node = NodeParent(node);
+        node = TreeNodeParent(node);
         if (node < 0 || static_cast<std::size_t>(node) >= b.node_weights.size()) break;
         b.node_weights[static_cast<std::size_t>(node)] += diff;
       }

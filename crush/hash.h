@@ -24,7 +24,11 @@ inline constexpr std::uint32_t kY = 1232u;
 
 // PLACEMENT-STABLE: Jenkins' lookup2 mix, mutating all three arguments
 // (later mixes of one hash consume the mutated values, as hash.c does).
-constexpr void Mix(std::uint32_t& a, std::uint32_t& b, std::uint32_t& c) {
+// `U` is std::uint32_t, or a vector of 32-bit lanes (GCC vector extension,
+// lane-wise wrap-around arithmetic and logical shifts) for the batched
+// straw2 hash in internal/straw2_hash.cc.
+template <typename U>
+constexpr void Mix(U& a, U& b, U& c) {
   a -= b; a -= c; a ^= (c >> 13);
   b -= c; b -= a; b ^= (a << 8);
   c -= a; c -= b; c ^= (b >> 13);

@@ -302,7 +302,7 @@ ChooseArgsRef CrushMap::ResolveChooseArgs(std::int64_t index) const {
   return ref;
 }
 
-const internal::FlatChooseArgs* CrushMap::choose_args(ChooseArgsRef ref) const {
+const internal::FlatChooseArgs* CrushMap::FlatChooseArgsOf(ChooseArgsRef ref) const {
   if (ref.none() || ref.layout_ != layout_id_ ||
       static_cast<std::size_t>(ref.slot_) >= choose_args_.size()) {
     return nullptr;

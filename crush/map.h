@@ -24,6 +24,8 @@ class CrushMap;
 
 namespace internal {
 
+class MapAccess;
+
 // One bucket slot, flattened. Offsets index the CrushMap's shared arrays.
 struct FlatBucket {
   ItemId id = 0;
@@ -132,20 +134,15 @@ class CrushMap {
   // Workspaces and ChooseArgsRefs remember it to refuse foreign maps.
   std::uint64_t layout_id() const { return layout_id_; }
 
-  // Internal accessors for the mapper; not part of the stable API.
-  const internal::FlatBucket* bucket_slots() const { return buckets_.data(); }
-  const ItemId* items() const { return items_.data(); }
-  const Weight* weights() const { return weights_.data(); }
-  // Parallel to weights(): straw2 reciprocals (set for straw2 buckets only).
-  const internal::Straw2Divisor* divisors() const { return divisors_.data(); }
-  const internal::FlatRule& flat_rule(int rule) const {
-    return rules_[static_cast<std::size_t>(rule)];
-  }
-  const RuleStep* steps() const { return steps_.data(); }
-  const internal::FlatChooseArgs* choose_args(ChooseArgsRef ref) const;
 
  private:
+  // The mapper reads the flat arrays through internal::MapAccess
+  // (crush/internal/map_access.h, not installed).
+  friend class internal::MapAccess;
+
   CrushMap() = default;
+
+  const internal::FlatChooseArgs* FlatChooseArgsOf(ChooseArgsRef ref) const;
 
   MapModel model_;
   std::vector<internal::FlatBucket> buckets_;

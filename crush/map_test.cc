@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "crush/internal/map_access.h"
 #include "crush/model.h"
 #include "crush/types.h"
 #include "gmock/gmock.h"
@@ -189,10 +190,11 @@ TEST(CrushMapTest, ResolvesChooseArgsWithCompatFallback) {
   EXPECT_FALSE(map->ResolveChooseArgs(7).none());
   EXPECT_FALSE(map->ResolveChooseArgs(0).none());  // falls back to -1
   EXPECT_TRUE(map->FindChooseArgs(0).none());
-  EXPECT_EQ(map->choose_args(map->ResolveChooseArgs(7))->index, 7);
-  EXPECT_EQ(map->choose_args(map->ResolveChooseArgs(0))->index, kCompatChooseArgs);
+  EXPECT_EQ(internal::MapAccess::ChooseArgs(*map, map->ResolveChooseArgs(7))->index, 7);
+  EXPECT_EQ(internal::MapAccess::ChooseArgs(*map, map->ResolveChooseArgs(0))->index,
+            kCompatChooseArgs);
   // A ref from another map is "none" here.
-  EXPECT_EQ(no_args->choose_args(map->ResolveChooseArgs(7)), nullptr);
+  EXPECT_EQ(internal::MapAccess::ChooseArgs(*no_args, map->ResolveChooseArgs(7)), nullptr);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "crush/mapper.h"
 
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "crush/choice_memo.h"
 #include "crush/hash.h"
+#include "crush/internal/map_access.h"
 #include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
 #include "crush/map.h"
@@ -39,8 +41,8 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
   // Straw2 buckets whose items all have one positive (as int) weight take
   // Straw2Choose's compare-only path.
-  const internal::FlatBucket* buckets = map.bucket_slots();
-  const Weight* weights = map.weights();
+  const internal::FlatBucket* buckets = internal::MapAccess::BucketSlots(map);
+  const Weight* weights = internal::MapAccess::Weights(map);
   for (std::size_t slot = 0; slot < straw2_uniform_.size(); ++slot) {
     const internal::FlatBucket& b = buckets[slot];
     if (b.alg != BucketAlg::kStraw2 || b.size == 0) continue;
@@ -71,11 +73,11 @@ class MapperImpl {
  public:
   MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights,
              Workspace& ws, const internal::FlatChooseArgs* choose_args)
-      : buckets_(map.bucket_slots()),
+      : buckets_(internal::MapAccess::BucketSlots(map)),
         num_buckets_(static_cast<std::size_t>(map.max_buckets())),
-        items_(map.items()),
-        weights_(map.weights()),
-        divisors_(map.divisors()),
+        items_(internal::MapAccess::Items(map)),
+        weights_(internal::MapAccess::Weights(map)),
+        divisors_(internal::MapAccess::Divisors(map)),
         max_devices_(map.max_devices()),
         x_(x),
         reweights_(reweights.data()),
@@ -812,8 +814,12 @@ int MapperImpl::DoRule(const internal::FlatRule& rule, const RuleStep* steps,
 
 int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,
            Workspace& ws, std::span<ItemId> out, ChooseArgsRef choose_args) {
+  // A workspace sized for another map would index its permutation state out
+  // of bounds: a caller's bug, caught in debug builds; release builds map
+  // nothing rather than read out of bounds.
+  assert(ws.layout_id_ == map.layout_id() && "Workspace used with a map it was not built for");
   if (ws.layout_id_ != map.layout_id() || !map.RuleExists(rule)) return 0;
-  const internal::FlatRule& flat = map.flat_rule(rule);
+  const internal::FlatRule& flat = internal::MapAccess::Rule(map, rule);
   if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) return 0;
   // result_max 0 is not a shortcut: crush_do_rule still runs every step,
   // and each indep choose with a positive count makes one slot-less
@@ -831,8 +837,8 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   ws.exhausted_ = false;
   ws.tree_out_of_range_ = false;
   ws.memo_hits_ = 0;
-  MapperImpl impl(map, x, reweights, ws, map.choose_args(choose_args));
-  return impl.DoRule(flat, map.steps(), map.tunables(), out.data(), result_max);
+  MapperImpl impl(map, x, reweights, ws, internal::MapAccess::ChooseArgs(map, choose_args));
+  return impl.DoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(), result_max);
 }
 
 }  // namespace crushkit::crush

@@ -55,7 +55,8 @@ inline constexpr std::uint64_t kDefaultWorkBudget = std::uint64_t{1} << 26;
 // Scratch state for DoRule(). Create one per thread (per map) and reuse it:
 // construction allocates O(total bucket items + max_result); DoRule() then
 // allocates nothing. A Workspace built for one map may be used with that map
-// and its copies (same layout_id()); with any other map DoRule() returns 0.
+// and its copies (same layout_id()). Using it with any other map is a
+// programming error: debug builds assert; release builds' DoRule() returns 0.
 class Workspace {
  public:
   // `max_result` caps the result length of every DoRule() call with this
@@ -169,8 +170,9 @@ class Workspace {
 // with a positive count once in histogram[0] (crushtool --num-rep 0
 // --show-choose-tries).
 //
-// Returns 0 if the rule does not exist, is an MSR rule, or `ws` was built
-// for an unrelated map (different layout_id()). Never allocates or throws.
+// Returns 0 if the rule does not exist or is an MSR rule. REQUIRES: `ws` was
+// built for `map` or a copy of it (same layout_id()); debug builds assert,
+// release builds return 0 for a foreign workspace. Never allocates or throws.
 // Cost: O(depth x bucket size x replicas) in the common case; bounded by
 // the workspace budget in the worst case.
 int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,

@@ -46,4 +46,18 @@ Bucket* MapModel::FindBucket(ItemId id) {
   return const_cast<Bucket*>(static_cast<const MapModel&>(*this).FindBucket(id));
 }
 
+std::int64_t FinalizedMaxDevices(const MapModel& map) {
+  std::int64_t max_devices = 0;
+  for (const Bucket& b : map.buckets) {
+    if (b.alg == BucketAlg::kNone) continue;  // an empty slot (NULL in Ceph)
+    for (ItemId item : b.items) {
+      if (item >= max_devices) max_devices = std::int64_t{item} + 1;
+    }
+  }
+  if (!map.item_names.empty() && map.item_names.rbegin()->first >= max_devices) {
+    max_devices = std::int64_t{map.item_names.rbegin()->first} + 1;
+  }
+  return max_devices;
+}
+
 }  // namespace crushkit::crush

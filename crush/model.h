@@ -155,6 +155,13 @@ struct MapModel {
   bool operator==(const MapModel&) const = default;
 };
 
+// max_devices as crush_finalize() + CrushWrapper::finalize() compute it: one
+// more than the highest device id in any bucket or the highest named id,
+// whichever is larger; 0 when there is none (so it can shrink). 64-bit so a
+// device id of INT32_MAX does not overflow. Shared by the decoder, the
+// compiler and the editor (FinalizeMaxDevices in edit.h). Cost: O(items).
+std::int64_t FinalizedMaxDevices(const MapModel& map);
+
 }  // namespace crushkit::crush
 
 #endif  // CRUSHKIT_CRUSH_MODEL_H_

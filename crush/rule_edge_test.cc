@@ -4,7 +4,8 @@
 //     crush_choose_indep() call that --show-choose-tries counts in bucket 0;
 //   - rule ids >= 256: rule ids are slot indexes with no limit in Ceph 16.2;
 //     only the u8 ruleset byte of the binary rule mask wraps (id & 0xff).
-// The oracle tests skip when /usr/bin/crushtool is absent.
+// The oracle tests skip when /usr/bin/crushtool is absent (fail under
+// CRUSHKIT_REQUIRE_ORACLE).
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -33,8 +35,6 @@ namespace {
 
 using ::crush_testing::IsOk;
 using ::testing::HasSubstr;
-
-bool OracleAvailable() { return std::filesystem::exists("/usr/bin/crushtool"); }
 
 // A scratch directory with crushtool run inside it (under timeout, with its
 // crash dumps kept out of the system crash dir).
@@ -155,7 +155,7 @@ TEST(ResultMaxZeroTest, RunsTheStepsAndReturnsZero) {
 }
 
 TEST(ResultMaxZeroTest, ChooseTriesMatchCrushtoolNumRepZero) {
-  if (!OracleAvailable()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const MapModel model = NumRepZeroModel();
   auto map = CrushMap::Build(model);
   ASSERT_THAT(map.status(), IsOk());
@@ -229,7 +229,7 @@ class BigRuleIdTest : public ::testing::TestWithParam<int> {};
 // before it) with ruleset byte id & 0xff; we decode it, re-encode it to the
 // same bytes, build it and map exactly as crushtool --test --rule id.
 TEST_P(BigRuleIdTest, DecodesBuildsAndMapsLikeCrushtool) {
-  if (!OracleAvailable()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const int id = GetParam();
   Scratch dir;
   dir.Write("map.txt", OneRuleText(id));
@@ -278,7 +278,7 @@ INSTANTIATE_TEST_SUITE_P(Ids, BigRuleIdTest, ::testing::Values(255, 256, 300, 70
 // Our own encoding of a rule at slot 300 is what crushtool expects: it
 // decompiles it as id 300 with the wrapped ruleset 44.
 TEST(BigRuleIdTest, CrushtoolReadsOurEncodingOfRule300) {
-  if (!OracleAvailable()) GTEST_SKIP() << "crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   MapModel m = crush_testing::MakeClusterModel(crush_testing::ClusterSpec{});
   Rule rule = m.rules[0];
   rule.ruleset = static_cast<std::uint8_t>(300 & 0xff);

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "crush/builder.h"
+#include "crush/edit.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -22,17 +23,6 @@ struct TreeItem {
   float weight = 0;
   std::vector<int> children;
 };
-
-// CrushWrapper::is_valid_crush_name().
-bool IsValidCrushName(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    const bool ok = c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') ||
-                    (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    if (!ok) return false;
-  }
-  return true;
-}
 
 const std::string* Lookup(const std::map<std::int32_t, std::string>& m, int key) {
   auto it = m.find(key);
@@ -55,20 +45,7 @@ struct Walk {
 
 absl::StatusOr<Walk> WalkTree(const ClusterState& state) {
   const crush::MapModel& crush = state.crush;
-  // find_roots(): buckets no bucket lists as an item; sorted by id.
-  std::set<int> referenced;
-  for (const crush::Bucket& b : crush.buckets) {
-    if (b.alg == crush::BucketAlg::kNone) continue;
-    referenced.insert(b.items.begin(), b.items.end());
-  }
-  std::set<int> roots;
-  for (const crush::Bucket& b : crush.buckets) {
-    if (b.alg == crush::BucketAlg::kNone || referenced.count(b.id)) continue;
-    // is_shadow_item(): a name that is not a valid crush name ("host~ssd").
-    const std::string* name = Lookup(crush.item_names, b.id);
-    if (name != nullptr && !IsValidCrushName(*name)) continue;
-    roots.insert(b.id);
-  }
+  const std::set<crush::ItemId> roots = crush::FindNonshadowRoots(crush);
   Walk walk;
   std::set<int> touched;
   // A DAG may list a bucket under several parents (Ceph prints it under

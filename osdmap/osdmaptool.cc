@@ -10,6 +10,7 @@
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
+#include "crush/text_format.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
@@ -18,7 +19,8 @@
 namespace crushkit::osdmap {
 namespace {
 
-std::string FormatFloat(float v) { return FormatCephDouble(static_cast<double>(v)); }
+using crush::FormatCephDouble;
+using crush::FormatCephFloat;
 
 // pg_t's operator<<: the pool printed as unsigned 64-bit, the seed in hex.
 std::string FormatPg(const PgId& pg) {
@@ -185,7 +187,7 @@ class Runner {
         return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
       }
       crush_edited_ = true;
-      r_.out += absl::StrCat("Adjusted osd.", id, " CRUSH weight to ", FormatFloat(w), "\n");
+      r_.out += absl::StrCat("Adjusted osd.", id, " CRUSH weight to ", FormatCephFloat(w), "\n");
       if (opt_.save) {
         ++state_.epoch;
         r_.modified = true;
@@ -371,7 +373,8 @@ class Runner {
       const float cwf = static_cast<float>(cw) / static_cast<float>(0x10000);
       const float wf = static_cast<float>(state_.osds[ui].weight) / static_cast<float>(0x10000);
       absl::StrAppend(&out, "osd.", i, "\t", count[ui], "\t", first_count[ui], "\t",
-                      primary_count[ui], "\t", FormatFloat(cwf), "\t", FormatFloat(wf), "\n");
+                      primary_count[ui], "\t", FormatCephFloat(cwf), "\t", FormatCephFloat(wf),
+                      "\n");
       total += static_cast<std::uint64_t>(count[ui]);
       if (count[ui] && (min_osd < 0 || count[ui] < count[static_cast<std::size_t>(min_osd)])) {
         min_osd = i;
@@ -442,12 +445,6 @@ class Runner {
 };
 
 }  // namespace
-
-std::string FormatCephDouble(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
 
 OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options) {
   Runner runner(state, options);

@@ -74,9 +74,6 @@ struct OsdmaptoolResult {
 // Runs the actions of `options` on `state` (which it may modify).
 OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options);
 
-// Ceph's `ostream << double` with default flags (printf "%g").
-std::string FormatCephDouble(double v);
-
 }  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_OSDMAPTOOL_H_

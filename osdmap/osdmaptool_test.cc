@@ -1,6 +1,7 @@
 // RunOsdmaptoolActions against Ceph's osdmaptool on the shared example map
 // (om8-pg128-pgp64.osdmap: pg_num 128, pgp_num 64, class-aware crush map).
-// The oracle runs at test time; the test is skipped if it is not installed.
+// The oracle runs at test time; the test is skipped if it is not installed
+// (failed under CRUSHKIT_REQUIRE_ORACLE).
 #include "osdmap/osdmaptool.h"
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "osdmap/import.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -32,9 +34,7 @@ std::string RunShell(const std::string& cmd) {
 class OsdmaptoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("command -v osdmaptool >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "osdmaptool (ceph-base) not installed";
-    }
+    CRUSH_TEST_NEEDS_ORACLE("osdmaptool");
     dir_ = std::filesystem::temp_directory_path() /
            ("crushkit_osdmaptool_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
@@ -157,9 +157,7 @@ std::uint32_t CephCrc32c(const std::string& data) {
 class PatchedMapTest : public ::testing::TestWithParam<std::pair<int, std::uint32_t>> {
  protected:
   void SetUp() override {
-    if (std::system("command -v osdmaptool >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "osdmaptool (ceph-base) not installed";
-    }
+    CRUSH_TEST_NEEDS_ORACLE("osdmaptool");
     dir_ = std::filesystem::temp_directory_path() /
            ("crushkit_patched_map_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
@@ -238,9 +236,7 @@ INSTANTIATE_TEST_SUITE_P(UnusualPools, PatchedMapTest,
 // the way CrushWrapper::adjust_item_weight does; the exported crush map must
 // be byte-identical and the mappings and tree equal.
 TEST(ChooseArgsAdjustTest, MatchesOracle) {
-  if (std::system("command -v osdmaptool >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "osdmaptool (ceph-base) not installed";
-  }
+  CRUSH_TEST_NEEDS_ORACLE("osdmaptool");
   const auto dir = std::filesystem::temp_directory_path() /
                    ("crushkit_choose_args_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -278,13 +274,6 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
     EXPECT_EQ(exported, crush_testing::ReadFileOrEmpty(map + ".want")) << weights;
   }
   std::filesystem::remove_all(dir);
-}
-
-TEST(FormatCephDoubleTest, LikeOstream) {
-  EXPECT_EQ(FormatCephDouble(25.19921), "25.1992");
-  EXPECT_EQ(FormatCephDouble(1), "1");
-  EXPECT_EQ(FormatCephDouble(0.5), "0.5");
-  EXPECT_EQ(FormatCephDouble(1234567.0), "1.23457e+06");
 }
 
 }  // namespace

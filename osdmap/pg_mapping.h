@@ -78,6 +78,18 @@ struct PgMapping {
 // Ceph's vector printing: "[1,2,3]" (holes print as 2147483647).
 std::string FormatOsdList(std::span<const std::int32_t> osds);
 
+// What a PgMapper copies and what it reads live. At construction it
+// snapshots, from `state`: max_osd(), every OSD's reweight (osds[i].weight,
+// the weight vector CRUSH sees) and whether any OSD has a primary affinity
+// other than the default (when none does, affinity is skipped). Everything
+// else is read from `state` on each call: pools, OSD existence and up/down,
+// the primary affinity values, pg_upmap, pg_upmap_items,
+// pg_upmap_primaries, pg_temp and primary_temp; the CRUSH rules and map are
+// whatever `placement` maps on (CrushPlacement keeps a reference to its
+// CrushMap). So after changing `state`, a mapper that already exists sees
+// new pools, upmaps, temps and up/down/existence, but keeps the old max_osd
+// and reweights (and skips affinity if it started with none): build a new
+// PgMapper after changing those.
 class PgMapper {
  public:
   // Both referents must outlive the mapper. REQUIRES: ValidateState(state).

@@ -7,6 +7,7 @@
 #include "crush/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -40,20 +41,7 @@ class FakePlacement : public RawPlacement {
   std::vector<crush::Weight> weights;
 };
 
-ClusterState MakeState(PoolType type) {
-  ClusterState s;
-  s.osds.resize(8);
-  for (auto& o : s.osds) o = OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity};
-  Pool p;
-  p.id = 1;
-  p.name = "p";
-  p.type = type;
-  p.size = 3;
-  p.pg_num = 16;
-  p.pgp_num = 16;
-  s.pools[1] = p;
-  return s;
-}
+ClusterState MakeState(PoolType type) { return crush_testing::MakeOnePoolState(8, type); }
 
 std::vector<std::int32_t> V(const OsdList& l) { return l.ToVector(); }
 

@@ -14,6 +14,7 @@
 #include "osdmap/osdmaptool.h"
 #include "osdmap/pg_mapping.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -28,20 +29,8 @@ constexpr int kPerHost = 2;  // OSD o lives in host o / 2 (bucket -2 - o / 2)
 
 ClusterState MakeState(const crush::MapModel& model, PoolType type = PoolType::kReplicated,
                        int crush_rule = 0) {
-  ClusterState s;
-  s.crush = model;
-  s.osds.resize(static_cast<std::size_t>(model.max_devices));
-  for (auto& o : s.osds) o = OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity};
-  Pool p;
-  p.id = 1;
-  p.name = "p";
-  p.type = type;
-  p.size = 3;
-  p.crush_rule = crush_rule;
-  p.pg_num = 16;
-  p.pgp_num = 16;
-  s.pools[1] = p;
-  return s;
+  return crush_testing::MakeOnePoolState(static_cast<std::size_t>(model.max_devices), type, model,
+                                         crush_rule);
 }
 
 crush::MapModel FourHosts() {

@@ -11,21 +11,6 @@ namespace crushkit::crush::internal {
 
 namespace {
 
-// PLACEMENT-STABLE: hash.h's Mix on vectors of 32-bit lanes (lane-wise
-// wrap-around arithmetic, logical shifts), same operation order.
-template <typename V>
-__attribute__((always_inline)) inline void VecMix(V& a, V& b, V& c) {
-  a -= b; a -= c; a ^= (c >> 13);
-  b -= c; b -= a; b ^= (a << 8);
-  c -= a; c -= b; c ^= (b >> 13);
-  a -= b; a -= c; a ^= (c >> 12);
-  b -= c; b -= a; b ^= (a << 16);
-  c -= a; c -= b; c ^= (b >> 5);
-  a -= b; a -= c; a ^= (c >> 3);
-  b -= c; b -= a; b ^= (a << 10);
-  c -= a; c -= b; c ^= (b >> 15);
-}
-
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane.
 // Hashes whole blocks of kLanes from `j` on and returns where it stopped.
 template <typename V, std::uint32_t kLanes>
@@ -40,11 +25,11 @@ __attribute__((always_inline)) inline std::uint32_t VecHashLanes(std::uint32_t x
     V h = (V{} + (hash_internal::kSeed ^ x ^ r)) ^ b;
     V hx = V{} + hash_internal::kX;
     V hy = V{} + hash_internal::kY;
-    VecMix(a, b, h);
-    VecMix(c, hx, h);
-    VecMix(hy, a, h);
-    VecMix(b, hx, h);
-    VecMix(hy, c, h);
+    hash_internal::Mix(a, b, h);
+    hash_internal::Mix(c, hx, h);
+    hash_internal::Mix(hy, a, h);
+    hash_internal::Mix(b, hx, h);
+    hash_internal::Mix(hy, c, h);
     h &= V{} + 0xffffu;
     std::memcpy(u + j, &h, sizeof(h));
   }

@@ -1,6 +1,8 @@
 """Running Ceph's tools (and crushkit) from the differential runners."""
+import multiprocessing
 import os
 import subprocess
+import sys
 
 
 def run(cmd, cwd, timeout):
@@ -32,3 +34,21 @@ def skip_or_fail(message):
         return 1
     print("SKIP: %s" % message)
     return 77
+
+
+def map_tasks(check, tasks, jobs, progress_every):
+    """Runs check(task) for every task on `jobs` worker processes and returns
+    (total, failures): the sum of each counter the checks return, and their
+    "failures" lists joined. Prints "... done/all maps" to stderr every
+    `progress_every` results, a sign of life on long runs."""
+    total, failures = {}, []
+    with multiprocessing.Pool(jobs) as pool:
+        for done, res in enumerate(pool.imap_unordered(check, tasks), 1):
+            if done % progress_every == 0:
+                print("... %d/%d maps" % (done, len(tasks)), file=sys.stderr, flush=True)
+            for k, v in res.items():
+                if k == "failures":
+                    failures += v
+                else:
+                    total[k] = total.get(k, 0) + v
+    return total, failures

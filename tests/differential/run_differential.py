@@ -23,7 +23,6 @@ Exit status: 0 if there were no differences, 1 otherwise, 77 (ctest SKIP) if
 Ceph's crushtool is not installed.
 """
 import argparse
-import multiprocessing
 import os
 import random
 import re
@@ -271,17 +270,7 @@ def main():
     tasks = [(a.seed, i, crushkit, "crushtool", a.runs_per_map, a.x_max, a.keep_failures,
               max(1, a.cd_every))
              for i in range(a.first_map, a.first_map + a.maps)]
-    total = {}
-    failures = []
-    with multiprocessing.Pool(a.jobs) as pool:
-        for done, res in enumerate(pool.imap_unordered(check_map, tasks), 1):
-            if done % 100 == 0:  # long runs: a sign of life on stderr
-                print("... %d/%d maps" % (done, a.maps), file=sys.stderr, flush=True)
-            for k, v in res.items():
-                if k == "failures":
-                    failures += v
-                else:
-                    total[k] = total.get(k, 0) + v
+    total, failures = oracle.map_tasks(check_map, tasks, a.jobs, progress_every=100)
     for f in sorted(failures):
         print("FAIL", f)
     print("maps=%d compiled=%d rejected_by_oracle=%d runs=%d diffs=%d oracle_crashes=%d "

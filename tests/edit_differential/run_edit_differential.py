@@ -26,7 +26,6 @@ Exit: 0 with no difference and at least --min-compared maps compared;
 CRUSHKIT_REQUIRE_ORACLE is not set.
 """
 import argparse
-import multiprocessing
 import os
 import random
 import re
@@ -371,23 +370,13 @@ def main():
     a = ap.parse_args()
     crushtool = shutil.which(a.crushtool)
     if crushtool is None:
-        print("crushtool (the oracle) not found: %s" % a.crushtool)
-        return 1 if os.environ.get("CRUSHKIT_REQUIRE_ORACLE") else 77
+        return oracle.skip_or_fail("crushtool (the oracle) not found: %s" % a.crushtool)
     # Messages print argv[0]; run the oracle by bare name as scripts do.
     os.environ["PATH"] = os.path.dirname(crushtool) + os.pathsep + os.environ.get("PATH", "")
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
     tasks = [(a.seed, i, crushkit, a.keep_failures)
              for i in range(a.first_map, a.first_map + a.maps)]
-    total, failures = {}, []
-    with multiprocessing.Pool(a.jobs) as pool:
-        for done, res in enumerate(pool.imap_unordered(check_map, tasks), 1):
-            if done % 250 == 0:
-                print("... %d/%d maps" % (done, a.maps), file=sys.stderr, flush=True)
-            for k, v in res.items():
-                if k == "failures":
-                    failures += v
-                else:
-                    total[k] = total.get(k, 0) + v
+    total, failures = oracle.map_tasks(check_map, tasks, a.jobs, progress_every=250)
     for f in sorted(failures):
         print("FAIL", f)
     print("maps_compared=%d (text=%d build=%d) rejected_text_maps=%d steps=%d matches=%d diffs=%d "

@@ -10,7 +10,7 @@
 //   - a rule whose result holds bucket ids, an unnamed rule, --num-rep
 //     3000000, --batches 0: tools/crushtool/crushtool_test.cc
 //     (CrushtoolDefinedAnswersTest);
-//   - `-i` larger than 1 GiB: limits_test.cc InputSizeLimitTest (the front
+//   - `-i` larger than 1 GiB: limits_tools_test.cc InputSizeLimitTest (the front
 //     reads through tools::ReadFileBytes);
 //   - compiler inputs Ceph mis-parses (weight 1e30 stored as 0, device
 //     4294967297 becoming device 1, nan/inf/negative weights): the golden
@@ -33,7 +33,10 @@
 #include "crush/model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crush_text.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/crushtool/front_test_util.h"
 #include "tools/crushtool/crushtool.h"
 
@@ -57,54 +60,9 @@ int RunCephStatus(const std::string& dir, const std::string& args) {
 // Three hosts of two devices, one replicated rule (chooseleaf over hosts)
 // and one rule that can never be satisfied for 4 replicas (4 distinct hosts
 // of 3) with a huge set_choose_tries.
-constexpr char kMap[] = R"(device 0 osd.0
-device 1 osd.1
-device 2 osd.2
-device 3 osd.3
-device 4 osd.4
-device 5 osd.5
-type 0 osd
-type 1 host
-type 2 root
-host h0 {
-	id -2
-	alg straw2
-	hash 0
-	item osd.0 weight 1.000
-	item osd.1 weight 1.000
-}
-host h1 {
-	id -3
-	alg straw2
-	hash 0
-	item osd.2 weight 1.000
-	item osd.3 weight 1.000
-}
-host h2 {
-	id -4
-	alg straw2
-	hash 0
-	item osd.4 weight 1.000
-	item osd.5 weight 1.000
-}
-root default {
-	id -1
-	alg straw2
-	hash 0
-	item h0 weight 2.000
-	item h1 weight 2.000
-	item h2 weight 2.000
-}
-rule replicated {
-	id 0
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
-}
-rule unsatisfiable {
+std::string Map() {
+  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}, {1, 1}}) +
+         crush_testing::ChooseleafHostsRuleText("replicated", 0) + R"(rule unsatisfiable {
 	id 1
 	type replicated
 	min_size 1
@@ -115,19 +73,17 @@ rule unsatisfiable {
 	step emit
 }
 )";
+}
 
 class CephCrashCasesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char dir[] = "/tmp/ceph_crash_cases.XXXXXX";
-    dir_ = ::mkdtemp(dir);
-    auto m = compiler::Compile(compiler::SourceFile("m.txt", kMap));
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
+    auto m = compiler::Compile(compiler::SourceFile("m.txt", Map()));
     ASSERT_TRUE(m.ok()) << m.status();
     model_ = *m;
     good_ = Write("good.bin", crush::EncodeCrushMap(model_));
-  }
-  void TearDown() override {
-    if (!dir_.empty()) std::system(("rm -rf " + dir_).c_str());
   }
 
   std::string Write(const std::string& name, const std::string& bytes) {
@@ -146,6 +102,7 @@ class CephCrashCasesTest : public ::testing::Test {
     return RunOurs(args);
   }
 
+  crush_testing::TempDir tmp_{"ceph_crash_cases"};
   std::string dir_, good_;
   crush::MapModel model_;
 };
@@ -278,13 +235,12 @@ TEST_F(CephCrashCasesTest, ChooseTriesHistogramIsCapped) {
 // Ceph's compiler stores `weight 1e30` as 0 and turns `device 4294967297`
 // into device 1 (issue #6); crushkit: located errors, exit 1.
 TEST_F(CephCrashCasesTest, CompilerNumbersAreStrict) {
-  const std::string weight = Write("w.txt", std::string(kMap).replace(
-                                                std::string(kMap).find("weight 1.000"), 12,
-                                                "weight 1e30"));
+  const std::string weight =
+      Write("w.txt", Map().replace(Map().find("weight 1.000"), 12, "weight 1e30"));
   Result r = RunOurs({"-c", weight, "-o", dir_ + "/w.bin"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, StartsWith(weight + ":14:"));
-  std::string dev_text(kMap);
+  std::string dev_text = Map();
   dev_text.replace(0, 8, "device 4294967297");
   const std::string dev = Write("d.txt", dev_text);
   r = RunOurs({"-c", dev, "-o", dir_ + "/d.bin"});
@@ -297,7 +253,7 @@ TEST_F(CephCrashCasesTest, CompilerNumbersAreStrict) {
 // The oracle still misbehaves on the cheap-to-run classes above (skipped
 // without Ceph, and for the classes that hang).
 TEST_F(CephCrashCasesTest, CephStillMisbehaves) {
-  if (::access("/usr/bin/crushtool", X_OK) != 0) GTEST_SKIP() << "Ceph crushtool not installed";
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
   crush::MapModel m = model_;
   m.FindBucket(-1)->items[2] = -40;
   const std::string dangling = Write("dangling.bin", crush::EncodeCrushMap(m));

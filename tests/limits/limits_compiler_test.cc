@@ -11,8 +11,10 @@
 #include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::compiler {
 namespace {
@@ -90,15 +92,15 @@ TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
             "\tid -7 class hdd\t\t# do not change unnecessarily\n"
             "\t   ^~\n");
   // Byte-identical with Ceph's crushtool -c when the oracle is installed.
-  if (::access("/usr/bin/crushtool", X_OK) != 0) GTEST_SKIP() << "Ceph crushtool not installed";
-  char dir[] = "/tmp/dup_shadow.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  CRUSH_TEST_NEEDS_ORACLE("crushtool");
+  const crush_testing::TempDir tmp("dup_shadow");
+  ASSERT_TRUE(tmp.ok());
+  const std::string& d = tmp.path();
   const int status = std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +
                                   " timeout 60 /usr/bin/crushtool -c " + path + " -o " + d +
                                   "/ceph.bin").c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(crush::EncodeCrushMap(*m), crush_testing::ReadFileOrEmpty(d + "/ceph.bin"));
-  std::system(("rm -rf " + d).c_str());
 }
 
 }  // namespace

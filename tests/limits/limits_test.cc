@@ -3,7 +3,6 @@
 // capped behaviour). Expected values are derived by hand in the comments.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,6 @@
 #include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
-#include "tools/common/file_io.h"
 
 namespace crushkit::crush {
 namespace {
@@ -442,25 +440,6 @@ TEST(WorkBudgetTest, HugeTriesOnAnUnsatisfiableRuleStopAtTheBudget) {
   ws2.set_budget(1 << 20);
   EXPECT_EQ(DoRule(*huge, crush_testing::kReplicatedRule, 5, rw, ws2, out), 1);
   EXPECT_TRUE(ws2.budget_exhausted());
-}
-
-// ---------------------------------------------------------------- input file size
-
-TEST(InputSizeLimitTest, FilesUpToTheLimitAreRead) {
-  EXPECT_EQ(tools::kMaxInputFileBytes, std::size_t{1} << 30);
-  const std::string path = ::testing::TempDir() + "/limits_input";
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fwrite("0123456789", 1, 10, f);
-    std::fclose(f);
-  }
-  auto at = tools::ReadFileBytes(path, 10);
-  ASSERT_THAT(at, IsOk());
-  EXPECT_EQ(*at, "0123456789");
-  EXPECT_THAT(tools::ReadFileBytes(path, 9),
-              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("input limit")));
-  std::remove(path.c_str());
 }
 
 }  // namespace

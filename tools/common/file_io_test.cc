@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::tools {
 namespace {
@@ -19,13 +20,11 @@ namespace {
 using ::crush_testing::IsOk;
 using ::crush_testing::StatusIs;
 
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/file_io_XXXXXX";
-  return ::mkdtemp(tmpl.data());
-}
+using ::crush_testing::TempDir;
 
 TEST(FileIoTest, WriteThenReadRoundTrips) {
-  const std::string path = MakeTempDir() + "/out.bin";
+  const TempDir tmp("file_io");
+  const std::string path = tmp.File("out.bin");
   ASSERT_THAT(WriteFileAtomically(path, std::string("a\0b", 3)), IsOk());
   absl::StatusOr<std::string> got = ReadFileBytes(path);
   ASSERT_THAT(got, IsOk());
@@ -35,7 +34,8 @@ TEST(FileIoTest, WriteThenReadRoundTrips) {
 TEST(FileIoTest, FailedRenameLeavesTargetAndDirectoryClean) {
   // Renaming a file over a non-empty directory fails even for root, so this
   // exercises the failure path on any machine.
-  const std::string dir = MakeTempDir();
+  const TempDir tmp("file_io");
+  const std::string& dir = tmp.path();
   const std::string target = dir + "/target";
   ASSERT_EQ(::mkdir(target.c_str(), 0700), 0);
   ASSERT_THAT(WriteFileAtomically(target + "/inner", "keep"), IsOk());
@@ -53,12 +53,14 @@ TEST(FileIoTest, FailedRenameLeavesTargetAndDirectoryClean) {
 }
 
 TEST(FileIoTest, WriteIntoMissingDirectoryFails) {
-  EXPECT_THAT(WriteFileAtomically(MakeTempDir() + "/no/such/dir/f", "x"),
+  const TempDir tmp("file_io");
+  EXPECT_THAT(WriteFileAtomically(tmp.File("no/such/dir/f"), "x"),
               StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(FileIoTest, ReadRejectsFilesOverTheLimit) {
-  const std::string path = MakeTempDir() + "/big";
+  const TempDir tmp("file_io");
+  const std::string path = tmp.File("big");
   ASSERT_THAT(WriteFileAtomically(path, std::string(100, 'x')), IsOk());
   EXPECT_THAT(ReadFileBytes(path, 99), StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_THAT(ReadFileBytes(path, 100), IsOk());
@@ -75,11 +77,13 @@ TEST(FileIoTest, DeviceIsWrittenInPlaceNotReplaced) {
 }
 
 TEST(FileIoTest, DirectoryTargetIsEisdir) {
-  EXPECT_EQ(ReplaceFileAtomically(MakeTempDir(), "x", 0644), EISDIR);
+  const TempDir tmp("file_io");
+  EXPECT_EQ(ReplaceFileAtomically(tmp.path(), "x", 0644), EISDIR);
 }
 
 TEST(FileIoTest, ReplaceUsesTheGivenModeLessUmask) {
-  const std::string path = MakeTempDir() + "/m";
+  const TempDir tmp("file_io");
+  const std::string path = tmp.File("m");
   const mode_t old_mask = ::umask(022);
   ASSERT_EQ(ReplaceFileAtomically(path, "x", 0666), 0);
   ::umask(old_mask);
@@ -89,7 +93,8 @@ TEST(FileIoTest, ReplaceUsesTheGivenModeLessUmask) {
 }
 
 TEST(FileIoTest, ReadFdFullyAppendsAndStopsAtTheLimit) {
-  const std::string path = MakeTempDir() + "/r";
+  const TempDir tmp("file_io");
+  const std::string path = tmp.File("r");
   ASSERT_EQ(ReplaceFileAtomically(path, std::string(70000, 'y'), 0644), 0);
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
@@ -105,7 +110,8 @@ TEST(FileIoTest, ReadFdFullyAppendsAndStopsAtTheLimit) {
 }
 
 TEST(FileIoTest, ReadMissingFileIsNotFound) {
-  EXPECT_THAT(ReadFileBytes(MakeTempDir() + "/absent"), StatusIs(absl::StatusCode::kNotFound));
+  const TempDir tmp("file_io");
+  EXPECT_THAT(ReadFileBytes(tmp.File("absent")), StatusIs(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

@@ -6,12 +6,11 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "compiler/compile.h"
-#include "crush/codec.h"
 #include "osdmap/import.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
+#include "tools/crushkit/crush_loading.h"
 
 namespace crushkit::tools {
 namespace {
@@ -42,38 +41,18 @@ bool ImportOptional(const std::string& path, osdmap::ClusterState* state,
   return true;
 }
 
-bool LooksLikeBinaryCrush(const std::string& bytes) {
-  // CRUSH_MAGIC 0x00010000, little-endian.
-  return bytes.size() >= 4 && bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 1 && bytes[3] == 0;
-}
-
 int RunImport(const ImportArgs& a) {
   auto json = ReadFileBytes(a.osdmap);
   if (!json.ok()) {
     std::cerr << "crushkit import: " << a.osdmap << ": " << json.status().message() << "\n";
     return 1;
   }
-  auto crush_bytes = ReadFileBytes(a.crush);
+  // A text map is compiled to the bytes `crushtool -c` would write, so the
+  // state holds the same crush map as importing that binary.
+  absl::StatusOr<std::string> crush_bytes = LoadCrushMapBytes(a.crush);
   if (!crush_bytes.ok()) {
     std::cerr << "crushkit import: " << a.crush << ": " << crush_bytes.status().message() << "\n";
     return 1;
-  }
-  if (!LooksLikeBinaryCrush(*crush_bytes)) {
-    // A text map: compile it to the bytes `crushtool -c` would write, so the
-    // state holds the same crush map as importing that binary.
-    const compiler::SourceFile src(a.crush, *std::move(crush_bytes));
-    compiler::DiagnosticSink sink;
-    absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
-    std::cerr << sink.Format(src);
-    if (!model.ok()) {
-      if (sink.diagnostics().empty()) {
-        std::cerr << "crushkit import: " << a.crush << ": " << model.status().message() << "\n";
-      }
-      std::cerr << "crushkit import: " << a.crush
-                << ": neither a binary crush map (no CRUSH magic) nor a valid text map\n";
-      return 1;
-    }
-    crush_bytes = crush::EncodeCrushMap(*model);
   }
   auto state = osdmap::ImportCephOsdDump(*json, *crush_bytes);
   if (!state.ok()) {

@@ -76,11 +76,7 @@ Metrics (keys are KEYS hashed with SEED; details in tools/planning/README.md):
 
 absl::StatusOr<crush::MapModel> LoadMap(const std::string& path) {
   CRUSH_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
-  const bool binary = bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0x00 &&
-                      static_cast<unsigned char>(bytes[1]) == 0x00 &&
-                      static_cast<unsigned char>(bytes[2]) == 0x01 &&
-                      static_cast<unsigned char>(bytes[3]) == 0x00;
-  if (binary) return crush::DecodeCrushMap(bytes);
+  if (crush::HasCrushMagic(bytes)) return crush::DecodeCrushMap(bytes);
   const compiler::SourceFile src(path, std::move(bytes));
   compiler::DiagnosticSink sink;
   auto model = compiler::Compile(src, &sink);

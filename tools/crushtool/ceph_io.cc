@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,11 @@ std::string CppStrerror(int err) {
   text += ") ";
   text += std::strerror(err);
   return text;
+}
+
+void WriteAndFlush(std::FILE* f, const std::string& s) {
+  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
+  std::fflush(f);
 }
 
 bool ReadMapFile(const std::string& path, std::string* data, std::string* error) {

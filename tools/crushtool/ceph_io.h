@@ -8,10 +8,19 @@
 #define CRUSHKIT_TOOLS_CRUSHTOOL_CEPH_IO_H_
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
 namespace crushkit::tools::crushtool {
+
+// argv[0] as Ceph prints it in messages ("crushtool: ..."); scripts compare
+// these texts.
+inline constexpr const char* kMe = "crushtool";
+
+// Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr
+// interleave as Ceph's unbuffered streams do.
+void WriteAndFlush(std::FILE* f, const std::string& s);
 
 // Largest map file read (Ceph has no limit; 1 GiB is far above any real map).
 inline constexpr std::size_t kMaxMapFileBytes = std::size_t{1} << 30;

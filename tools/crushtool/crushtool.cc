@@ -20,27 +20,16 @@
 #include "tools/crushtool/tunable_edits.h"
 
 namespace crushkit::tools::crushtool {
-namespace {
-
-// argv[0] as Ceph prints it in messages; scripts compare these texts.
-constexpr const char* kMe = "crushtool";
-
-void Write(std::FILE* f, const std::string& s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
-}
-
-}  // namespace
 
 int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
   const std::string me = kMe;
   ParseOutcome parsed = ParseCrushtoolArgs(args, me);
-  Write(out, parsed.out);
-  Write(err, parsed.err);
+  WriteAndFlush(out, parsed.out);
+  WriteAndFlush(err, parsed.err);
   if (parsed.exit_now) return parsed.exit_code;
   CrushtoolOptions& o = parsed.options;
   if (!o.unsupported.empty()) {
-    Write(err, "crushkit crushtool: " + o.unsupported.front() +
+    WriteAndFlush(err, "crushkit crushtool: " + o.unsupported.front() +
                    " is not supported by crushkit; use Ceph's crushtool\n");
     return 1;
   }
@@ -54,22 +43,22 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     std::string data, error;
     if (o.infn == "-") {
       if (::isatty(STDIN_FILENO) != 0) {
-        Write(err, "stdin must not be from a tty\n");
+        WriteAndFlush(err, "stdin must not be from a tty\n");
         return 1;
       }
       if (!ReadMapFile("-", &data, &error)) {
-        Write(err, "error reading data from STDIN\n");
+        WriteAndFlush(err, "error reading data from STDIN\n");
         return 1;
       }
     } else if (!ReadMapFile(o.infn, &data, &error)) {
-      Write(err, me + ": error reading '" + o.infn + "': " + error + "\n");
+      WriteAndFlush(err, me + ": error reading '" + o.infn + "': " + error + "\n");
       return 1;
     }
     crush::DecodeOptions decode_options;
     decode_options.ignore_trailing_bytes = true;  // as Pacific's decoder
     auto decoded = crush::DecodeCrushMap(data, decode_options);
     if (!decoded.ok()) {
-      Write(err, me + ": unable to decode " + o.infn + "\n");
+      WriteAndFlush(err, me + ": unable to decode " + o.infn + "\n");
       return 1;
     }
     model = std::move(*decoded);
@@ -81,7 +70,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     std::string text, error;
     if (!ReadMapFile(o.srcfn, &text, &error)) {
       // Ceph: `return -ENOENT` from main, i.e. exit status 254.
-      Write(err, "input file " + o.srcfn + " not found\n");
+      WriteAndFlush(err, "input file " + o.srcfn + " not found\n");
       return 254;
     }
     const compiler::SourceFile src(o.srcfn, std::move(text));
@@ -91,8 +80,8 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     // item used twice) are not printed here; on failure the diagnostics are
     // crushkit's gcc-style texts, not Ceph's (README).
     if (!compiled.ok()) {
-      Write(err, sink.Format(src));
-      if (!sink.has_errors()) Write(err, std::string(compiled.status().message()) + "\n");
+      WriteAndFlush(err, sink.Format(src));
+      if (!sink.has_errors()) WriteAndFlush(err, std::string(compiled.status().message()) + "\n");
       return 1;
     }
     model = std::move(*compiled);
@@ -109,13 +98,13 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   if (o.decompile) {
     auto text = compiler::Decompile(model, compiler::Dialect::kPacific);
     if (!text.ok()) {
-      Write(err, me + ": " + std::string(text.status().message()) + "\n");
+      WriteAndFlush(err, me + ": " + std::string(text.status().message()) + "\n");
       return 1;
     }
     if (o.outfn.empty()) {
-      Write(out, *text);
+      WriteAndFlush(out, *text);
     } else if (const int e = WriteFileAtomic(o.outfn, *text); e != 0) {
-      Write(err, me + ": error writing '" + o.outfn + "'\n");
+      WriteAndFlush(err, me + ": error writing '" + o.outfn + "'\n");
       return 1;
     }
   }
@@ -124,7 +113,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   if (o.test) {
     auto map = crush::CrushMap::Build(model);
     if (!map.ok()) {
-      Write(err, "crushkit crushtool: cannot test the map: " +
+      WriteAndFlush(err, "crushkit crushtool: cannot test the map: " +
                      std::string(map.status().message()) + "\n");
       return 1;
     }
@@ -139,18 +128,19 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   // output ----
   if (modified) {
     if (o.outfn.empty()) {
-      Write(out, me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
+      WriteAndFlush(out,
+                    me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
     } else {
       crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
       PrepareForPacificEncode(model);
       const std::string bytes = crush::EncodeCrushMap(model);
       if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
-        Write(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +
+        WriteAndFlush(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +
                        CppStrerror(e) + "\n");
-        Write(err, me + ": error writing '" + o.outfn + "': " + CppStrerror(e) + "\n");
+        WriteAndFlush(err, me + ": error writing '" + o.outfn + "': " + CppStrerror(e) + "\n");
         return 1;
       }
-      if (o.verbose != 0) Write(out, "wrote crush map to " + o.outfn + "\n");
+      if (o.verbose != 0) WriteAndFlush(out, "wrote crush map to " + o.outfn + "\n");
     }
   }
   return 0;

@@ -1,5 +1,6 @@
 // End-to-end tests of RunCrushtoolCommand against Ceph's crushtool, which is
-// run at test time (skipped if /usr/bin/crushtool is missing) on maps from
+// run at test time (skipped if /usr/bin/crushtool is missing, failed under
+// CRUSHKIT_REQUIRE_ORACLE) on maps from
 // the shared compat corpus.
 #include "tools/crushtool/crushtool.h"
 
@@ -13,7 +14,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crush_text.h"
+#include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/crushtool/front_test_util.h"
 
 namespace crushkit::tools::crushtool {
@@ -34,11 +38,9 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
-bool HaveOracle() { return ::access("/usr/bin/crushtool", X_OK) == 0; }
-
 Result RunCeph(const std::vector<std::string>& args) {
-  char dir[] = "/tmp/crushtool_test.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  const crush_testing::TempDir tmp("crushtool_test");
+  const std::string& d = tmp.path();
   std::string cmd = "cd " + d + " && CEPH_ARGS=--crash_dir=" + d + " PATH=/usr/bin:$PATH timeout 60 crushtool";
   for (const std::string& a : args) cmd += " " + Quote(a);
   cmd += " >" + d + "/out 2>" + d + "/err";
@@ -47,7 +49,6 @@ Result RunCeph(const std::vector<std::string>& args) {
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   r.out = crush_testing::ReadFileOrEmpty(d + "/out");
   r.err = crush_testing::ReadFileOrEmpty(d + "/err");
-  std::system(("rm -rf " + d).c_str());
   return r;
 }
 
@@ -58,7 +59,7 @@ std::string Pacific(const std::string& name) {
 class CrushtoolVsCephTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
+    CRUSH_TEST_NEEDS_ORACLE("crushtool");
     if (crush_testing::ReadFileOrEmpty(Pacific("test-map-a.crushmap")).empty()) {
       GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
     }
@@ -102,8 +103,9 @@ TEST_F(CrushtoolVsCephTest, TestOutputs) {
 
 TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
   const std::string m = Pacific("test-map-a.crushmap");
-  char dir[] = "/tmp/crushtool_test_out.XXXXXX";
-  const std::string d = ::mkdtemp(dir);
+  const crush_testing::TempDir tmp("crushtool_test_out");
+  ASSERT_TRUE(tmp.ok());
+  const std::string& d = tmp.path();
   for (const std::vector<std::string>& edit :
        std::vector<std::vector<std::string>>{{"--set-choose-total-tries", "50"},
                                              {"--set-chooseleaf-vary-r", "300"},
@@ -124,41 +126,13 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
     std::remove((d + "/theirs").c_str());
   }
   ExpectSame({"-i", m, "--set-choose-total-tries", "50"});
-  std::system(("rm -rf " + d).c_str());
 }
 
 
 // A two-host map whose rule 0 emits host buckets, whose rule 1 has no name
 // and whose rule 2 is ordinary; compiled with Ceph's crushtool at test time.
-constexpr const char* kQuirkMap = R"(device 0 osd.0
-device 1 osd.1
-device 2 osd.2
-device 3 osd.3
-type 0 osd
-type 1 host
-type 2 root
-host h0 {
-	id -2
-	alg straw2
-	hash 0
-	item osd.0 weight 1.000
-	item osd.1 weight 1.000
-}
-host h1 {
-	id -3
-	alg straw2
-	hash 0
-	item osd.2 weight 1.000
-	item osd.3 weight 1.000
-}
-root default {
-	id -1
-	alg straw2
-	hash 0
-	item h0 weight 2.000
-	item h1 weight 2.000
-}
-rule hosts {
+std::string QuirkMap() {
+  return crush_testing::HostsAndRootText({{1, 1}, {1, 1}}) + R"(rule hosts {
 	id 0
 	type replicated
 	min_size 1
@@ -167,41 +141,23 @@ rule hosts {
 	step choose firstn 0 type host
 	step emit
 }
-rule {
-	id 1
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
+)" + crush_testing::ChooseleafHostsRuleText("", 1) +
+         crush_testing::ChooseleafHostsRuleText("leaf", 2);
 }
-rule leaf {
-	id 2
-	type replicated
-	min_size 1
-	max_size 10
-	step take default
-	step chooseleaf firstn 0 type host
-	step emit
-}
-)";
 
 class CrushtoolDefinedAnswersTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveOracle()) GTEST_SKIP() << "Ceph crushtool not installed";
-    char dir[] = "/tmp/crushtool_quirks.XXXXXX";
-    dir_ = ::mkdtemp(dir);
+    CRUSH_TEST_NEEDS_ORACLE("crushtool");
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     std::FILE* f = std::fopen((dir_ + "/m.txt").c_str(), "w");
-    std::fputs(kQuirkMap, f);
+    std::fputs(QuirkMap().c_str(), f);
     std::fclose(f);
     map_ = dir_ + "/m.bin";
     ASSERT_EQ(RunCeph({"-c", dir_ + "/m.txt", "-o", map_}).rc, 0);
   }
-  void TearDown() override {
-    if (!dir_.empty()) std::system(("rm -rf " + dir_).c_str());
-  }
+  crush_testing::TempDir tmp_{"crushtool_quirks"};
   std::string dir_, map_;
 };
 

@@ -4,18 +4,12 @@
 
 #include "absl/status/status.h"
 #include "crush/edit.h"
+#include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/tester.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
-
-constexpr const char* kMe = "crushtool";
-
-void Write(std::FILE* f, const std::string& s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
-}
 
 // Ceph's operator<<(ostream, map<string,string>): "{k=v,k=v}".
 std::string FormatLoc(const crush::Location& loc) {
@@ -40,7 +34,7 @@ class Stage {
   int FailWithErrno(const absl::Status& s) {
     if (CephWouldCrash(s)) return Crash(s);
     const int e = crush::CephErrno(s);
-    Write(err_, std::string(kMe) + " " + CppStrerror(e) + "\n");
+    WriteAndFlush(err_, std::string(kMe) + " " + CppStrerror(e) + "\n");
     return ExitFor(e);
   }
   // `return r` without a message.
@@ -49,7 +43,8 @@ class Stage {
     return ExitFor(crush::CephErrno(s));
   }
   int Crash(const absl::Status& s) {
-    Write(err_, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
+    WriteAndFlush(err_,
+                  "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
     return 1;
   }
   static int ExitFor(int err) { return (256 - err) & 0xff; }
@@ -61,11 +56,11 @@ class Stage {
 // --reweight-item NAME W: adjust_item_weightf(), whose "in no bucket" is
 // -ENOENT for crushtool.
 std::optional<int> ReweightItem(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
-  Write(st.out_, std::string(kMe) + " reweighting item " + o.reweight_name + " to " +
-                     FormatFloat(o.reweight_weight) + "\n");
+  WriteAndFlush(st.out_, std::string(kMe) + " reweighting item " + o.reweight_name + " to " +
+                             crush::FormatCephFloat(o.reweight_weight) + "\n");
   auto id = crush::FindItem(model, o.reweight_name);
   if (!id.ok()) {
-    Write(st.err_, " name " + o.reweight_name + " dne\n");
+    WriteAndFlush(st.err_, " name " + o.reweight_name + " dne\n");
     return st.FailWithErrno(absl::NotFoundError(""));
   }
   auto changed = crush::AdjustItemWeightF(model, *id, o.reweight_weight);
@@ -75,10 +70,10 @@ std::optional<int> ReweightItem(const CrushtoolOptions& o, crush::MapModel& mode
 }
 
 std::optional<int> RemoveItem(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
-  Write(st.out_, std::string(kMe) + " removing item " + o.remove_name + "\n");
+  WriteAndFlush(st.out_, std::string(kMe) + " removing item " + o.remove_name + "\n");
   auto id = crush::FindItem(model, o.remove_name);
   if (!id.ok()) {
-    Write(st.err_, " name " + o.remove_name + " dne\n");
+    WriteAndFlush(st.err_, " name " + o.remove_name + " dne\n");
     return st.FailWithErrno(absl::NotFoundError(""));
   }
   if (auto s = crush::RemoveItem(model, *id, false); !s.ok()) return st.FailWithErrno(s);
@@ -97,7 +92,7 @@ std::optional<int> AddItem(const CrushtoolOptions& o, crush::MapModel& model, St
 std::optional<int> AddBucket(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
   const std::string me = kMe;
   if (crush::FindItem(model, o.add_name).ok()) {
-    Write(st.err_, me + " bucket '" + o.add_name + "' already exists\n");
+    WriteAndFlush(st.err_, me + " bucket '" + o.add_name + "' already exists\n");
     return Stage::ExitFor(17);
   }
   int type = -1;
@@ -105,22 +100,22 @@ std::optional<int> AddBucket(const CrushtoolOptions& o, crush::MapModel& model, 
     if (name == o.add_type) type = id;
   }
   if (type <= 0) {
-    Write(st.err_, me + " bad bucket type: " + o.add_type + "\n");
+    WriteAndFlush(st.err_, me + " bad bucket type: " + o.add_type + "\n");
     return Stage::ExitFor(22);
   }
   if (crush::DefaultBucketAlg(model) == crush::BucketAlg::kNone) {
-    Write(st.err_, me + " unable to add bucket: " + CppStrerror(22) + "\n");
+    WriteAndFlush(st.err_, me + " unable to add bucket: " + CppStrerror(22) + "\n");
     return Stage::ExitFor(22);
   }
   if (!crush::IsValidCrushName(o.add_name)) {
-    Write(st.err_, me + " bad bucket name: " + o.add_name + "\n");
+    WriteAndFlush(st.err_, me + " bad bucket name: " + o.add_name + "\n");
     return Stage::ExitFor(22);
   }
   auto id = crush::CreateBucket(model, o.add_name, o.add_type, o.add_loc);
   if (!id.ok()) {
     if (CephWouldCrash(id.status())) return st.Crash(id.status());
-    Write(st.err_, me + " error moving bucket '" + o.add_name + "' to " + FormatLoc(o.add_loc) +
-                       "\n");
+    WriteAndFlush(st.err_, me + " error moving bucket '" + o.add_name + "' to " +
+                               FormatLoc(o.add_loc) + "\n");
     return st.Silent(id.status());
   }
   return std::nullopt;
@@ -131,15 +126,16 @@ std::optional<int> MoveItem(const CrushtoolOptions& o, crush::MapModel& model, S
   const std::string me = kMe;
   auto id = crush::FindItem(model, o.move_name);
   if (!id.ok()) {
-    Write(st.err_, me + " item '" + o.move_name + "' does not exist\n");
+    WriteAndFlush(st.err_, me + " item '" + o.move_name + "' does not exist\n");
     return Stage::ExitFor(2);
   }
   if (o.add_loc.empty()) {
-    Write(st.err_, me + " expecting additional --loc argument to --move\n");
+    WriteAndFlush(st.err_, me + " expecting additional --loc argument to --move\n");
     return Stage::ExitFor(22);
   }
   if (crush::CheckItemLoc(model, *id, o.add_loc)) {
-    Write(st.err_, me + " item '" + o.move_name + "' already at " + FormatLoc(o.add_loc) + "\n");
+    WriteAndFlush(st.err_,
+                  me + " item '" + o.move_name + "' already at " + FormatLoc(o.add_loc) + "\n");
     return 1;
   }
   if (*id >= 0) {

@@ -18,6 +18,7 @@
 #include "crush/hash.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
+#include "crush/text_format.h"
 #include "crush/types.h"
 
 namespace crushkit::tools::crushtool {
@@ -353,12 +354,6 @@ void TestOutput::WriteErr(const std::string& text) {
   std::fflush(err_file);
 }
 
-std::string FormatFloat(float value) {
-  char buf[64];
-  const int n = std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(value));
-  return std::string(buf, static_cast<std::size_t>(n));
-}
-
 int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output) {
   return RunCrushTest(map, opt, output, TestThreadingFromEnvironment());
 }
@@ -533,7 +528,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
           const int len = std::snprintf(buf, sizeof(buf), "  device %zu:\t\t stored : %lld\t", i,
                                         per[i]);
           out.append(buf, static_cast<std::size_t>(len));
-          out += " expected : " + FormatFloat(num_objects_expected[i]) + "\n";
+          out += " expected : " + crush::FormatCephFloat(num_objects_expected[i]) + "\n";
         }
       }
       output.MaybeFlush();

@@ -84,10 +84,6 @@ int RunCrushTest(const crush::CrushMap& map, const TestOptions& options, TestOut
 // As above with TestThreadingFromEnvironment().
 int RunCrushTest(const crush::CrushMap& map, const TestOptions& options, TestOutput& output);
 
-// C++ ostream default formatting of a float (precision 6, %g style), which
-// is how CrushTester prints "expected" counts.
-std::string FormatFloat(float value);
-
 }  // namespace crushkit::tools::crushtool
 
 #endif  // CRUSHKIT_TOOLS_CRUSHTOOL_TESTER_H_

@@ -11,24 +11,13 @@
 #include "crush/map.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crush_text.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
 
 using ::testing::HasSubstr;
-
-// std::ostream << float prints at most 6 significant digits, %g style.
-TEST(FormatFloatTest, MatchesOstreamDefaults) {
-  EXPECT_EQ(FormatFloat(0.002F), "0.002");
-  EXPECT_EQ(FormatFloat(2.5F), "2.5");
-  EXPECT_EQ(FormatFloat(3.0F), "3");
-  EXPECT_EQ(FormatFloat(1234567.0F), "1.23457e+06");
-  EXPECT_EQ(FormatFloat(0.0001F), "0.0001");
-  EXPECT_EQ(FormatFloat(0.00001F), "1e-05");
-  EXPECT_EQ(FormatFloat(-0.5F), "-0.5");
-  EXPECT_EQ(FormatFloat(2.92969F), "2.92969");
-}
 
 std::string Pacific(const std::string& name) {
   return crush_testing::CompatDir() + "/ceph-cli-tests/pacific/crushtool/" + name;
@@ -37,56 +26,8 @@ std::string Pacific(const std::string& name) {
 // A map whose second rule emits hosts (bucket ids in the results: the
 // emitted-bucket warning) and whose third maps with choose_args-free
 // firstn/indep mixes; several hosts so that --weight moves data.
-constexpr char kEmitBucketsMap[] = R"(
-device 0 osd.0
-device 1 osd.1
-device 2 osd.2
-device 3 osd.3
-device 4 osd.4
-device 5 osd.5
-device 6 osd.6
-device 7 osd.7
-type 0 osd
-type 1 host
-type 2 root
-host h0 {
-	id -2
-	alg straw2
-	hash 0
-	item osd.0 weight 1.000
-	item osd.1 weight 2.000
-}
-host h1 {
-	id -3
-	alg straw2
-	hash 0
-	item osd.2 weight 1.000
-	item osd.3 weight 1.000
-}
-host h2 {
-	id -4
-	alg straw2
-	hash 0
-	item osd.4 weight 1.000
-	item osd.5 weight 0.500
-}
-host h3 {
-	id -5
-	alg straw2
-	hash 0
-	item osd.6 weight 1.000
-	item osd.7 weight 1.000
-}
-root default {
-	id -1
-	alg straw2
-	hash 0
-	item h0 weight 3.000
-	item h1 weight 2.000
-	item h2 weight 1.500
-	item h3 weight 2.000
-}
-rule replicated {
+std::string EmitBucketsMap() {
+  return crush_testing::HostsAndRootText({{1, 2}, {1, 1}, {1, 0.5}, {1, 1}}) + R"(rule replicated {
 	id 0
 	type replicated
 	min_size 1
@@ -115,6 +56,7 @@ rule ec {
 	step emit
 }
 )";
+}
 
 struct Captured {
   int rc = 0;
@@ -187,7 +129,7 @@ std::vector<TestOptions> OptionVariants() {
 
 std::vector<crush::MapModel> TestModels() {
   std::vector<crush::MapModel> models;
-  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", kEmitBucketsMap));
+  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()));
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (compiled.ok()) models.push_back(*std::move(compiled));
   for (const char* name : {"test-map-a.crushmap", "test-map-indep.crushmap"}) {
@@ -251,10 +193,10 @@ TEST(RunCrushTestThreadsTest, ThreadedOutputIsByteIdentical) {
 }
 
 // The single-threaded loop's output for a tiny case, by hand: rule 1 of
-// kEmitBucketsMap emits hosts, so one mapping prints bucket ids and the
+// EmitBucketsMap() emits hosts, so one mapping prints bucket ids and the
 // statistics count the result size.
 TEST(RunCrushTestThreadsTest, EmittedBucketsAreCountedOnceAcrossThreads) {
-  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", kEmitBucketsMap));
+  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()));
   ASSERT_TRUE(model.ok()) << model.status();
   auto map = crush::CrushMap::Build(*model);
   ASSERT_TRUE(map.ok()) << map.status();

@@ -18,6 +18,7 @@
 #include "tools/planning/maglev.h"
 #include "tools/planning/mod_n.h"
 #include "tools/planning/partitions.h"
+#include "tools/planning/planning_test_util.h"
 #include "tools/planning/rendezvous.h"
 #include "tools/planning/ring.h"
 #include "tools/planning/straw2.h"
@@ -30,13 +31,7 @@ using crush_testing::IsOk;
 using crush_testing::StatusIs;
 using ::testing::HasSubstr;
 
-Topology Flat(int n) {
-  auto model = MakeFlatModel(n);
-  EXPECT_THAT(model, IsOk());
-  auto topo = TopologyFromModel(std::make_shared<const crush::MapModel>(*model), 0);
-  EXPECT_THAT(topo, IsOk());
-  return *topo;
-}
+using test_util::Flat;
 
 Topology FlatWithWeights(const std::vector<double>& weights) {
   crush::MapModel m = *MakeFlatModel(static_cast<int>(weights.size()));

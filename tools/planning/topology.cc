@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "crush/builder.h"
 #include "crush/edit.h"
 #include "crush/status_macros.h"
 
@@ -26,20 +27,6 @@ using crush::Weight;
 // Deepest hierarchy we walk; real maps have < 12 levels, and the bound keeps a
 // corrupt (cyclic) map from recursing without end.
 constexpr int kMaxDepth = 64;
-
-// crush_get_bucket_item_weight(): where each algorithm keeps item i's weight.
-Weight ItemWeight(const Bucket& b, std::size_t i) {
-  switch (b.alg) {
-    case BucketAlg::kUniform:
-      return b.uniform_item_weight;
-    case BucketAlg::kTree: {
-      const std::size_t node = 2 * i + 1;
-      return node < b.node_weights.size() ? b.node_weights[node] : 0;
-    }
-    default:
-      return i < b.item_weights.size() ? b.item_weights[i] : 0;
-  }
-}
 
 std::string ItemName(const MapModel& m, ItemId id) {
   if (auto it = m.item_names.find(id); it != m.item_names.end()) return it->second;
@@ -190,7 +177,7 @@ absl::StatusOr<Topology> TopologyFromModel(std::shared_ptr<const MapModel> model
   CRUSH_RETURN_IF_ERROR(Walk(m, root, [&](const Bucket& b, const std::vector<ItemId>& path) {
     for (std::size_t i = 0; i < b.items.size(); ++i) {
       const ItemId id = b.items[i];
-      const Weight w = ItemWeight(b, i);
+      const Weight w = crush::BucketItemWeight(b, i);
       if (id < 0 || w == 0 || !seen.insert(id).second) continue;
       ItemId domain = id;
       if (type != 0) {

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tools/planning/planning_test_util.h"
 
 namespace crushkit::planning {
 namespace {
@@ -16,13 +17,7 @@ using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Topology Flat(int n) {
-  auto model = MakeFlatModel(n);
-  EXPECT_THAT(model, IsOk());
-  auto topo = TopologyFromModel(std::make_shared<const crush::MapModel>(*model), 0);
-  EXPECT_THAT(topo, IsOk());
-  return *topo;
-}
+using test_util::Flat;
 
 // Nodes with the given weights; node i is in domain domains[i].
 Topology Synthetic(std::vector<double> weights, std::vector<int> domains, int num_domains) {

@@ -1,0 +1,28 @@
+// Numbers printed as Ceph's C++ streams print them with default flags
+// (`ostream << double`: printf "%g", precision 6), for the tools that
+// reproduce Ceph's text output byte for byte (the crushtool --test report,
+// crushtool's and osdmaptool's messages). Kept in crush/ because it is the
+// one module both the crushtool front and osdmap/ build on; it is not part of
+// the installed embedding API. Thread-safe.
+#ifndef CRUSHKIT_CRUSH_TEXT_FORMAT_H_
+#define CRUSHKIT_CRUSH_TEXT_FORMAT_H_
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+namespace crushkit::crush {
+
+// `ostream << v` with default flags: "0.002", "3", "1.23457e+06", "1e-05".
+inline std::string FormatCephDouble(double v) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof(buf), "%g", v);
+  return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+// `ostream << v` for a float: Ceph's streams widen it to double first.
+inline std::string FormatCephFloat(float v) { return FormatCephDouble(static_cast<double>(v)); }
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_TEXT_FORMAT_H_
