@@ -10,7 +10,7 @@
 #include "osdmap/movement_report.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/test_state.h"
+#include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
 namespace {

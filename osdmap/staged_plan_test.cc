@@ -17,7 +17,7 @@
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/sample_cluster.h"
-#include "tests/testing/test_state.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {

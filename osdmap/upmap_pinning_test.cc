@@ -27,7 +27,7 @@
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/test_state.h"
+#include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
 
