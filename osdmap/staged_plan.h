@@ -8,13 +8,17 @@
 //    0), moves, rules, pool settings, upmaps. It usually moves nothing; when
 //    it does (a bucket moved, a rule changed) that movement is not split.
 //  * steps 1..n walk every staged OSD's CRUSH weight and reweight linearly
-//    from where step 0 left them to where the change puts them, a fraction
-//    at a time. Each step is measured by mapping every PG with that step's
-//    weights and comparing with the previous step (whose backfill is assumed
-//    done): its misplaced ratio is objects to move / all object copies (as
-//    `ceph -s`; shards when the state has no object counts). Step sizes are
-//    searched so each step stays at or under the limit; a step that cannot
-//    be made small enough (one PG alone is over the limit) is flagged.
+//    from its value before the change (0 for a new OSD) to where the change
+//    puts it, a fraction at a time. Each step is measured by mapping every
+//    PG with that step's weights and comparing with the previous step (whose
+//    backfill is assumed done; its upmaps cleaned as the monitor would): its
+//    misplaced ratio is objects to move / all object copies (as `ceph -s`;
+//    shards when the state has no object counts). Step sizes are searched so
+//    each step stays at or under the limit; a step that cannot be made small
+//    enough (one PG alone is over the limit) is flagged. No state is mapped
+//    twice: a step 0 that only adds zero-weight straw2 items is proven to
+//    map as before (crush/zero_weight_additions.h), and a last step equal to
+//    the change at once reuses the planner's mapping (MappedChange).
 // Every step's commands are Ceph CLI lines (`ceph osd crush reweight osd.N
 // W`, `ceph osd reweight N R`) whose weights convert to exactly the 16.16
 // values the step was measured with; parsing and applying them
