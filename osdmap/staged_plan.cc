@@ -374,15 +374,21 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
                          Mapped& prev, StagedPlan* plan) {
   const double limit = options.max_misplaced;
   const double whole = MisplacedRatio(at_once);
-  double f = 0;
+  double f = 0;  // the fraction reached by the accepted steps
   double stride = whole > 0 ? std::min(1.0, 0.9 * limit / whole) : 1.0;
+  // The search for the next step's end brackets it: up to `lo` nothing
+  // moves (or what moves fits), from `hi` on too much moves.
+  double lo = f, hi = 2;
   int tries = 0;
-  bool may_snap = true;
   while (f < 1) {
-    const double width = std::max(stride, kMinFraction);
-    // A remainder under a third of a step goes with this one (no sliver
-    // step), unless that was just tried and refused.
-    const double next = f + width >= 1 - (may_snap ? width / 3 : 0) ? 1.0 : f + width;
+    double next;
+    if (hi <= 1) {
+      next = lo + (hi - lo) / 2;  // bisect the bracket
+    } else {
+      const double width = std::max(stride, kMinFraction);
+      // A remainder under a third of a step goes with this one.
+      next = lo + width >= 1 - width / 3 ? 1.0 : lo + width;
+    }
     CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, staged, next));
     Mapped mapped_next;
     if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
@@ -397,30 +403,38 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
     CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
     const double r = step.misplaced_ratio;
     if (options.progress) options.progress(next, static_cast<int>(plan->steps.size()));
-    if (r <= limit || next - f <= kMinFraction) {
-      step.index = static_cast<int>(plan->steps.size()) + first_index;
-      step.fraction = next;
-      step.commands = StepCommands(staged, f, next);
-      step.over_limit = r > limit;
-      step.weights = StepWeights(staged, *mapped_next.state);
-      if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
-      plan->moved_in_steps += Moved(m, plan->bytes_known);
-      plan->steps.push_back(std::move(step));
-      stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
-      f = next;
-      may_snap = true;
-      prev = std::move(mapped_next);
-      if (static_cast<int>(plan->steps.size()) > options.max_steps) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
-            "% misplaced; raise --max-misplaced"));
-      }
-    } else {
-      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
-      if (next >= 1) may_snap = false;
-    }
-    if (++tries > 4 * options.max_steps) {
+    if (++tries > 16 * options.max_steps) {
       return absl::InternalError("the staged plan's step search does not converge");
+    }
+    // Too much: narrow from above, unless the bracket is as narrow as the
+    // search goes (a single PG larger than the limit moves there: take it).
+    if (r > limit && next - lo > kMinFraction) {
+      hi = next;
+      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
+      continue;
+    }
+    // Nothing moves yet: a longer step may still fit (no empty steps).
+    if (r == 0 && next < 1) {
+      lo = next;
+      stride *= 2;
+      continue;
+    }
+    step.index = static_cast<int>(plan->steps.size()) + first_index;
+    step.fraction = next;
+    step.commands = StepCommands(staged, f, next);
+    step.over_limit = r > limit;
+    step.weights = StepWeights(staged, *mapped_next.state);
+    if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+    plan->moved_in_steps += Moved(m, plan->bytes_known);
+    plan->steps.push_back(std::move(step));
+    stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
+    f = lo = next;
+    hi = 2;
+    prev = std::move(mapped_next);
+    if (static_cast<int>(plan->steps.size()) > options.max_steps) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
+          "% misplaced; raise --max-misplaced"));
     }
   }
   return absl::OkStatus();

@@ -860,7 +860,7 @@ def staged_check(rng, d, crushkit, ops, pools_b, up_b, up_a, sizes, ec):
 
 
 def one_case(job):
-    seed, index, crushkit, keep, has_plan = job
+    seed, index, crushkit, keep, has_plan, staged_share = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
@@ -1003,7 +1003,8 @@ def one_case(job):
                     tag, what, len(diffs), (" (files in %s)" % kept) if kept else "",
                     "\n    ".join(diffs[:12]), " | ".join(info["notes"])))
         no_upmaps = not dump_b.get("pg_upmap") and not dump_b.get("pg_upmap_items")
-        if ops and has_plan and no_upmaps and all(op.startswith(WEIGHT_OPS) for op in ops):
+        if ops and has_plan and no_upmaps and all(op.startswith(WEIGHT_OPS) for op in ops) and \
+                rng.random() < staged_share:
             # Staged plans of weight changes, step by step against Ceph
             # (states without upmaps: the monitor's cleanup is then a no-op).
             diffs, n = staged_check(rng, d, crushkit, ops, pools_b, up_b, up_a, sizes, ec)
@@ -1041,6 +1042,8 @@ def main():
     ap.add_argument("--show", type=int, default=30, help="DIFF entries printed (default 30)")
     ap.add_argument("--diff-log", help="write every DIFF entry to this file")
     ap.add_argument("--no-plan", action="store_true", help="do not run `crushkit plan`")
+    ap.add_argument("--staged-share", type=float, default=1.0,
+                    help="share of the eligible cases whose staged plan is checked step by step (default 1)")
     a = ap.parse_args()
     if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
         return oracle.skip_or_fail("osdmaptool/crushtool not installed")
@@ -1049,7 +1052,7 @@ def main():
     has_plan = re.search(rb"^  plan ", out, re.M) is not None and not a.no_plan
     keep = os.path.abspath(a.keep) if a.keep else None
     indexes = a.case if a.case else range(a.cases)
-    jobs = [(a.seed, i, crushkit, keep, has_plan) for i in indexes]
+    jobs = [(a.seed, i, crushkit, keep, has_plan, a.staged_share) for i in indexes]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
              "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
