@@ -157,6 +157,31 @@ TEST(StagedPlanTest, DrainHasNoStepZeroAndEndsAtWeightZero) {
   EXPECT_EQ(Diff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
 }
 
+// PGs of very different sizes: the moves of the big ones cannot fit under
+// the limit; the search still ends, each such step flagged.
+TEST(StagedPlanTest, PgsLargerThanTheLimitGetStepsOfTheirOwn) {
+  ClusterState before = MakeState();
+  for (const auto& [id, pool] : before.pools) {
+    for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+      const std::uint64_t objects = ps % 17 == 0 ? 100000 : 10;
+      before.pg_stats[PgId{id, ps}] = PgStat{objects, objects << 20, 0};
+    }
+  }
+  const StagedPlan plan = Plan(before, Parse("drain host1\n"), 0.005);
+  ASSERT_FALSE(plan.steps.empty());
+  int flagged = 0;
+  for (const PlanStep& s : plan.steps) {
+    flagged += s.over_limit ? 1 : 0;
+    // Only the last step, which sets the final weights, may move nothing.
+    if (&s != &plan.steps.back()) {
+      EXPECT_GT(s.totals.shards_moved, 0u) << "an empty step " << s.index;
+    }
+  }
+  EXPECT_GT(flagged, 0);
+  const ClusterState end = Replay(before, plan, 0.005);
+  EXPECT_EQ(Diff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
+}
+
 TEST(StagedPlanTest, OutIsWalkedAsReweights) {
   const ClusterState before = MakeState();
   const StagedPlan plan = Plan(before, Parse("osd out 3\n"), 1.0);
