@@ -860,7 +860,7 @@ def staged_check(rng, d, crushkit, ops, pools_b, up_b, up_a, sizes, ec):
 
 
 def one_case(job):
-    seed, index, crushkit, keep, has_plan, staged_share = job
+    seed, index, crushkit, keep, has_plan, staged_share, map_pgs_share = job
     rng = random.Random(seed * 1000003 + index)
     d = tempfile.mkdtemp(prefix="diffdiff-")
     res = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
@@ -945,7 +945,7 @@ def one_case(job):
             if n.startswith("change kinds: "):
                 for k in n[len("change kinds: "):].split(";")[0].split(","):
                     res["kinds"][k] = res["kinds"].get(k, 0) + 1
-        for name, up in (("before", up_b), ("after", up_a)):
+        for name, up in (("before", up_b), ("after", up_a)) if rng.random() < map_pgs_share else ():
             diffs, acting_differs = mapping_diffs(crushkit, d, name, up)
             res["acting_differs"] += acting_differs
             if diffs:
@@ -1042,6 +1042,9 @@ def main():
     ap.add_argument("--show", type=int, default=30, help="DIFF entries printed (default 30)")
     ap.add_argument("--diff-log", help="write every DIFF entry to this file")
     ap.add_argument("--no-plan", action="store_true", help="do not run `crushkit plan`")
+    ap.add_argument("--map-pgs-share", type=float, default=1.0,
+                    help="share of the cases whose states are also mapped with `crushkit map-pgs` and "
+                         "compared with osdmaptool's up/acting sets (default 1)")
     ap.add_argument("--staged-share", type=float, default=1.0,
                     help="share of the eligible cases whose staged plan is checked step by step (default 1)")
     a = ap.parse_args()
@@ -1052,7 +1055,7 @@ def main():
     has_plan = re.search(rb"^  plan ", out, re.M) is not None and not a.no_plan
     keep = os.path.abspath(a.keep) if a.keep else None
     indexes = a.case if a.case else range(a.cases)
-    jobs = [(a.seed, i, crushkit, keep, has_plan, a.staged_share) for i in indexes]
+    jobs = [(a.seed, i, crushkit, keep, has_plan, a.staged_share, a.map_pgs_share) for i in indexes]
     total = {"cases": 0, "comparisons": 0, "pgs": 0, "ec": 0, "diffs": [], "skipped": 0,
              "skip_notes": [], "kinds": {}, "plans": 0, "crush_after": 0, "pg_temp": 0,
              "cleanups": 0, "acting_differs": 0, "nondeterministic": 0, "pg_upmap": 0,
