@@ -184,6 +184,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
     return r;
   }
   KeptMapping kept;
+  const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items, after->pg_upmap_primaries};
   absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
   if (!r.ok()) return r.status();
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
@@ -195,7 +196,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
   MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
-                      r->schedule ? r->schedule->makespan_seconds : -1.0};
+                      r->schedule ? r->schedule->makespan_seconds : -1.0, &after_upmaps};
   absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
   if (!staged.ok()) {
     return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));

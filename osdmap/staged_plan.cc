@@ -479,6 +479,11 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   // weights of `before` (what the step-0 commands make, new OSDs at 0).
   absl::StatusOr<ClusterState> start = StateAt(*target, staged, 0);
   if (!start.ok()) return start.status();
+  if (mapped != nullptr && mapped->after_upmaps != nullptr) {
+    start->pg_upmap = mapped->after_upmaps->pg_upmap;
+    start->pg_upmap_items = mapped->after_upmaps->pg_upmap_items;
+    start->pg_upmap_primaries = mapped->after_upmaps->pg_upmap_primaries;
+  }
 
   Mapped prev;
   if (mapped != nullptr) {

@@ -31,6 +31,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -93,11 +95,20 @@ struct StagedPlanOptions {
 // MapAllPgs result of its state. All must outlive the call. A step whose
 // two tables are these two is the change at once: it reuses `at_once` and
 // `at_once_seconds` (the simulated backfill; < 0: simulate it).
+// `after_upmaps` holds `after`'s upmap entries as the change left them,
+// before the monitor's cleanup (step 0 is cleaned on its own: an entry the
+// whole change invalidates may still be valid after step 0).
+struct UpmapEntries {
+  std::map<PgId, std::vector<std::int32_t>> pg_upmap;
+  std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;
+  std::map<PgId, std::int32_t> pg_upmap_primaries;
+};
 struct MappedChange {
   const ClusterState* after = nullptr;
   const PgTable* before_table = nullptr;
   const PgTable* after_table = nullptr;
   double at_once_seconds = -1;
+  const UpmapEntries* after_upmaps = nullptr;
 };
 
 // Plans `change` on `before` in steps. `at_once` is the movement of the

@@ -239,6 +239,16 @@ TEST(StagedPlanTest, SampleRackExpansionStepsStayUnderFivePercent) {
   ASSERT_TRUE(CleanPgUpmaps(start).ok());
   EXPECT_EQ(Diff(*before, start).totals.pgs_remapped, plan.steps[0].totals.pgs_remapped);
   for (const PlanStep& s : plan.steps) EXPECT_FALSE(s.over_limit) << "step " << s.index;
+  // The planner's path (the change at once mapped first, its upmaps cleaned)
+  // plans the same step 0: upmaps only the whole change invalidates stay.
+  PlanOptions po;
+  po.schedule = false;
+  po.max_misplaced = 0.05;
+  absl::StatusOr<PlanReport> planned = PlanChange(*before, *change, po);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  ASSERT_TRUE(planned->staged.has_value());
+  EXPECT_EQ(planned->staged->steps[0].totals.pgs_remapped, Diff(*before, start).totals.pgs_remapped);
+  EXPECT_EQ(planned->staged->steps.size(), plan.steps.size());
   const ClusterState end = Replay(start, plan, 0.05);
   absl::StatusOr<ClusterState> at_once = ApplyChange(*before, *change);
   ASSERT_TRUE(at_once.ok()) << at_once.status();
