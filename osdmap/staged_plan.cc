@@ -105,7 +105,7 @@ double Moved(const Movement& m, bool bytes_known) {
   return bytes_known ? static_cast<double>(m.totals.bytes_to_move) : m.totals.shards_moved;
 }
 
-// One OSD the steps walk, from step 0's weights to the change's.
+// One OSD the steps walk, from its weights before the change to the change's.
 struct Staged {
   std::int32_t osd = 0;
   std::string name;  // its CRUSH name, for `osd crush reweight`
@@ -197,7 +197,7 @@ std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged, const 
     w.osd = s.osd;
     const auto d = static_cast<std::size_t>(s.osd);
     w.crush_weight = d < weights.size() ? weights[d].value_or(0) : 0;
-    w.reweight = static_cast<std::size_t>(s.osd) < state.osds.size() ? state.osds[static_cast<std::size_t>(s.osd)].weight : 0;
+    w.reweight = d < state.osds.size() ? state.osds[d].weight : 0;
     out.push_back(w);
   }
   return out;
@@ -475,45 +475,41 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   const ClusterState* target = mapped != nullptr ? mapped->after : &*applied;
   const std::vector<Staged> staged = FindStaged(before, *target);
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
-  // The state after step 0: the change with every staged OSD still at its
-  // weights of `before` (what the step-0 commands make, new OSDs at 0).
-  absl::StatusOr<ClusterState> start = StateAt(*target, staged, 0);
-  if (!start.ok()) return start.status();
-  if (mapped != nullptr && mapped->after_upmaps != nullptr) {
-    start->pg_upmap = mapped->after_upmaps->pg_upmap;
-    start->pg_upmap_items = mapped->after_upmaps->pg_upmap_items;
-    start->pg_upmap_primaries = mapped->after_upmaps->pg_upmap_primaries;
-  }
-
   Mapped prev;
   if (mapped != nullptr) {
     prev = Borrow(before, *mapped->before_table);
   } else {
     CRUSH_ASSIGN_OR_RETURN(prev, MapState(before, options, /*clean=*/false));
   }
-  // Step 0 usually adds hosts at weight 0: proven to map as before, its
-  // table is before's.
-  ClusterState start_clean = *start;
-  if (!options.keep_upmaps) {
-    absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(start_clean);
-    if (!cleaned.ok()) return cleaned.status();
-  }
-  // `prev` may hand its table to `here`; the view stays valid (heap-held).
-  const Mapped before_view = Borrow(*prev.state, *prev.table);
-  Mapped here;
-  if (structural.ops.empty()) {
-    here = std::move(prev);
-  } else if (MapsAsBefore(*prev.state, start_clean)) {
-    // Ownership moves with the table (heap-held, so the pointer stays valid).
-    here = std::move(prev);
-    here.state = &start_clean;
-  } else {
-    CRUSH_ASSIGN_OR_RETURN(here, MapState(start_clean, options, /*clean=*/false));
-  }
+  // The state after step 0 (kept alive for `prev`, which may point at it).
+  ClusterState start_clean;
   if (!structural.ops.empty()) {
+    // The change with every staged OSD still at its weights of `before`
+    // (what the step-0 commands make, new OSDs at 0), and the change's
+    // upmaps as the monitor cleans them for this state.
+    CRUSH_ASSIGN_OR_RETURN(start_clean, StateAt(*target, staged, 0));
+    if (mapped != nullptr && mapped->after_upmaps != nullptr) {
+      start_clean.pg_upmap = mapped->after_upmaps->pg_upmap;
+      start_clean.pg_upmap_items = mapped->after_upmaps->pg_upmap_items;
+      start_clean.pg_upmap_primaries = mapped->after_upmaps->pg_upmap_primaries;
+    }
+    if (!options.keep_upmaps) {
+      absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(start_clean);
+      if (!cleaned.ok()) return cleaned.status();
+    }
+    // Step 0 usually adds hosts at weight 0: proven to map as before, it
+    // takes over before's table (heap-held: the view stays valid).
+    const Mapped before_view = Borrow(*prev.state, *prev.table);
+    Mapped here;
+    if (MapsAsBefore(*prev.state, start_clean)) {
+      here = std::move(prev);
+      here.state = &start_clean;
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(here, MapState(start_clean, options, /*clean=*/false));
+    }
     PlanStep step;
     step.index = 0;
-    for (const ChangeOp& op : structural.ops) AppendCephCommands(op, *start, &step.commands);
+    for (const ChangeOp& op : structural.ops) AppendCephCommands(op, start_clean, &step.commands);
     Movement m;
     bool simulated = false;
     CRUSH_RETURN_IF_ERROR(MeasureStep(before_view, here, at_once, mapped, options, &step, &m, &simulated));
@@ -527,11 +523,11 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
           step.totals.pgs_remapped, " PGs); it is not split"));
     }
     plan.steps.push_back(std::move(step));
+    prev = std::move(here);
   }
   if (staged.empty()) {
     plan.notes.push_back("the change sets no weights, so there is nothing to split");
   }
-  prev = std::move(here);
 
   const int first_index = structural.ops.empty() ? 1 : 0;
   if (!staged.empty()) CRUSH_RETURN_IF_ERROR(WalkWeights(staged, at_once, options, mapped, first_index, prev, &plan));
