@@ -270,7 +270,7 @@ absl::Status CheckComparable(const ClusterState& before, const ClusterState& aft
 }
 
 Movement ComputeMovement(const MappingSession& before, const MappingSession& after,
-                         const MovementOptions& options) {
+                         const MovementOptions& options, PgTablePair* tables_out) {
   const ClusterState& sb = before.state();
   const ClusterState& sa = after.state();
   std::uint64_t all = 0;
@@ -280,8 +280,10 @@ Movement ComputeMovement(const MappingSession& before, const MappingSession& aft
   mo.threads = options.threads;
   mo.acting = false;
   if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
-  const PgTablePair tables = MapAllPgsPaired(before, after, mo);
-  return CompareMappedStates(sb, sa, tables.before, tables.after, options);
+  PgTablePair tables = MapAllPgsPaired(before, after, mo);
+  Movement m = CompareMappedStates(sb, sa, tables.before, tables.after, options);
+  if (tables_out != nullptr) *tables_out = std::move(tables);
+  return m;
 }
 
 Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
@@ -317,13 +319,18 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
 }
 
 absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options) {
+                                    const MovementOptions& options, MappedStates* keep) {
   if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
   auto sb = MappingSession::Create(std::move(before));
   if (!sb.ok()) return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
   auto sa = MappingSession::Create(std::move(after));
   if (!sa.ok()) return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
-  return ComputeMovement(**sb, **sa, options);
+  Movement m = ComputeMovement(**sb, **sa, options, keep != nullptr ? &keep->tables : nullptr);
+  if (keep != nullptr) {
+    keep->before = *std::move(sb);
+    keep->after = *std::move(sa);
+  }
+  return m;
 }
 
 absl::StatusOr<ClusterState> WithCrushMap(const ClusterState& state, std::string crush_bytes) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -160,14 +161,24 @@ absl::Status CheckComparable(const ClusterState& before, const ClusterState& aft
 // even share of its bytes). Bytes come from before's pg_stats, else its
 // pool_usage, else are unknown (BytesSource). REQUIRES: CheckComparable().
 // Cost: two all-PG mappings (pg_table.h) plus O(PGs x size) comparison.
+// `tables` (optional) receives both PG tables.
 Movement ComputeMovement(const MappingSession& before, const MappingSession& after,
-                         const MovementOptions& options = {});
+                         const MovementOptions& options = {}, PgTablePair* tables = nullptr);
+
+// Both states of a diff as mapped, for callers that map further states
+// against them (the staged plan).
+struct MappedStates {
+  std::unique_ptr<MappingSession> before;
+  std::unique_ptr<MappingSession> after;
+  PgTablePair tables;
+};
 
 // CheckComparable(), both states' mapping sessions (crush maps built), then
-// ComputeMovement(). Errors: kInvalidArgument from CheckComparable, or the
-// crush map build error of the state named "before: " / "after: ".
+// ComputeMovement(). `keep` (optional) receives the sessions and tables.
+// Errors: kInvalidArgument from CheckComparable, or the crush map build
+// error of the state named "before: " / "after: ".
 absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options = {});
+                                    const MovementOptions& options = {}, MappedStates* keep = nullptr);
 
 // `state` with its crush map replaced by `crush_bytes` (Ceph's binary
 // encoding), as `osdmaptool --import-crush` does: upmaps are left as they

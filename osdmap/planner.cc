@@ -10,8 +10,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "osdmap/apply_change.h"
-#include "osdmap/mapping_session.h"
-#include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::osdmap {
@@ -87,42 +85,11 @@ absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& opti
 
 namespace {
 
-// The mapped states of a change, kept for the staged plan.
-struct KeptMapping {
-  std::unique_ptr<MappingSession> before;
-  std::unique_ptr<MappingSession> after;
-  PgTablePair tables;
-};
-
-// DiffStates(), keeping the sessions and tables in `kept`.
-absl::StatusOr<Movement> DiffKeeping(ClusterState before, ClusterState after, const MovementOptions& options,
-                                     KeptMapping* kept) {
-  if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
-  auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok()) return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
-  auto sa = MappingSession::Create(std::move(after));
-  if (!sa.ok()) return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
-  kept->before = *std::move(sb);
-  kept->after = *std::move(sa);
-  std::uint64_t all = 0;
-  for (const auto& [id, p] : kept->before->state().pools) all += p.pg_num;
-  for (const auto& [id, p] : kept->after->state().pools) all += p.pg_num;
-  MapAllOptions mo;
-  mo.threads = options.threads;
-  mo.acting = false;
-  if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
-  kept->tables = MapAllPgsPaired(*kept->before, *kept->after, mo);
-  return CompareMappedStates(kept->before->state(), kept->after->state(), kept->tables.before,
-                             kept->tables.after, options);
-}
-
 absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after, const PlanOptions& options,
-                                         KeptMapping* kept) {
+                                         MappedStates* kept) {
   MovementOptions movement = options.movement;
   movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
-  absl::StatusOr<Movement> m = kept != nullptr
-                                   ? DiffKeeping(std::move(before), std::move(after), movement, kept)
-                                   : DiffStates(std::move(before), std::move(after), movement);
+  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
   if (!m.ok()) return m.status();
   PlanReport report;
   report.backfill = options.backfill;
@@ -153,7 +120,7 @@ namespace {
 
 // A changed state as the monitor would commit it (upmaps cleaned), reported.
 absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after, const PlanOptions& options,
-                                        KeptMapping* kept = nullptr) {
+                                        MappedStates* kept = nullptr) {
   MovementRisks cleaned;
   if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
   absl::StatusOr<PlanReport> r = ReportKeeping(std::move(before), std::move(after), options, kept);
@@ -183,7 +150,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
     for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
     return r;
   }
-  KeptMapping kept;
+  MappedStates kept;
   const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items, after->pg_upmap_primaries};
   absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
   if (!r.ok()) return r.status();
