@@ -72,17 +72,17 @@ constexpr char kCanonical[] =
     "# end crush map\n";
 
 TEST(DecompileTest, CanonicalTextRoundTrips) {
-  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical));
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
   ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::string> text = Decompile(*m);
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kPacific);
   ASSERT_THAT(text, IsOk());
   EXPECT_EQ(*text, kCanonical);
 }
 
-TEST(DecompileTest, QuincyDialectUsesFiveDecimalsAndNoSizes) {
-  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical));
+TEST(DecompileTest, ReefDialectUsesFiveDecimalsAndNoSizes) {
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
   ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::string> text = Decompile(*m, Dialect::kQuincy);
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kReef);
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("\titem osd.1 weight 0.50000 pos 1\n"));
   EXPECT_THAT(*text, ::testing::Not(HasSubstr("min_size")));
@@ -100,7 +100,7 @@ TEST(DecompileTest, UnnamedItemsAndTypesGetCephPlaceholders) {
   ASSERT_THAT(crush::AddBucket(m, -3, *b), IsOk());
   m.max_devices = 4;
   m.type_names[1] = "host";
-  absl::StatusOr<std::string> text = Decompile(m);
+  absl::StatusOr<std::string> text = Decompile(m, crush::CephRelease::kPacific);
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("# types\ntype 0 osd\ntype 1 host\n"));
   EXPECT_THAT(*text, HasSubstr("type7 bucket2 {\n"));

@@ -4,6 +4,30 @@ import os
 import subprocess
 import sys
 
+# Ceph releases with an oracle here, and the crushtool / osdmaptool each is
+# run as: Debian 12's 16.2 on PATH, the newer ones installed by
+# ../shared/tools/ceph-oracles.sh (the setup script runs it).
+ORACLE_BIN = os.environ.get("CEPH_ORACLES_BIN", "/opt/ceph-oracles/bin")
+RELEASES = ("pacific", "reef", "tentacle")
+
+
+def tool(name, release):
+    """Path (or bare name) of Ceph's `name` (crushtool, osdmaptool, crushdiff)
+    of `release`."""
+    if release == "pacific":
+        return name
+    return os.path.join(ORACLE_BIN, "%s-%s" % (name, release))
+
+
+def use_release(release):
+    """Makes every crushkit run of this process (and its workers) behave as
+    `release` (CRUSHKIT_CEPH_RELEASE, read by crushkit's fronts)."""
+    os.environ["CRUSHKIT_CEPH_RELEASE"] = release
+
+
+# The suites compare with Ceph 16.2 unless they select another release.
+use_release("pacific")
+
 
 def run(cmd, cwd, timeout):
     """Runs `cmd` in `cwd`; returns (rc, stdout, stderr), rc "timeout" on a hang.

@@ -11,7 +11,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-ParseOutcome Parse(std::vector<std::string> args) { return ParseCrushtoolArgs(std::move(args), "crushtool"); }
+ParseOutcome Parse(std::vector<std::string> args, crush::CephRelease release = crush::CephRelease::kPacific) {
+  return ParseCrushtoolArgs(std::move(args), "crushtool", release);
+}
 
 // Expected texts below were captured from Pacific 16.2.15 crushtool.
 TEST(ParseCrushtoolArgsTest, NoArgumentsAndHelp) {
