@@ -92,6 +92,27 @@ TEST(DecompileTest, ReefDialectUsesFiveDecimalsAndNoSizes) {
   EXPECT_EQ(again->buckets, m->buckets);
 }
 
+TEST(DecompileTest, ReefCompilerIgnoresSizesWithCephsWarnings) {
+  DiagnosticSink sink;
+  absl::StatusOr<crush::MapModel> m =
+      Compile(SourceFile("c.crush", kCanonical), &sink, CompileOptions{.release = crush::CephRelease::kReef});
+  ASSERT_THAT(m, IsOk());
+  // Ceph 18.2's crushtool -c prints one line per ignored keyword, in order.
+  EXPECT_THAT(sink.ceph_messages(), ::testing::ElementsAre("WARNING: min_size is no longer supported, ignoring",
+                                                           "WARNING: max_size is no longer supported, ignoring"));
+  EXPECT_THAT(sink.Format(SourceFile("c.crush", kCanonical)), HasSubstr("warning: min_size is ignored by Ceph reef"));
+  for (std::size_t i = 0; i < m->rules.size(); ++i) {
+    if (!m->rule_exists[i]) continue;
+    EXPECT_EQ(m->rules[i].min_size, 1);
+    EXPECT_EQ(m->rules[i].max_size, 100);
+  }
+  DiagnosticSink pacific;
+  ASSERT_THAT(Compile(SourceFile("c.crush", kCanonical), &pacific,
+                      CompileOptions{.release = crush::CephRelease::kPacific}),
+              IsOk());
+  EXPECT_TRUE(pacific.ceph_messages().empty());
+}
+
 TEST(DecompileTest, UnnamedItemsAndTypesGetCephPlaceholders) {
   crush::MapModel m;
   absl::StatusOr<crush::Bucket> b = crush::MakeBucket(crush::BucketAlg::kStraw2, 0, 7, std::vector<crush::ItemId>{3},

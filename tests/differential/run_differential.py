@@ -45,17 +45,11 @@ TIMEOUT = 60
 ORACLE_TIMEOUT = 15
 
 
-# The newer releases' wrappers run crushtool through their own loader, so
-# the program sees argv[0] as its path inside the oracle root; Ceph prints
-# argv[0] in some messages, which then name that path instead of `crushtool`.
-ORACLE_ARGV0 = re.compile(rb"/\S*/(?:reef|tentacle)/usr/bin/crushtool")
-
-
 def run(cmd, cwd):
     if cmd[0] != "crushtool":
         return oracle.run(cmd, cwd, TIMEOUT)
     rc, out, err = oracle.run(cmd, cwd, ORACLE_TIMEOUT)
-    return rc, ORACLE_ARGV0.sub(b"crushtool", out), ORACLE_ARGV0.sub(b"crushtool", err)
+    return rc, oracle.normalize_argv0(out), oracle.normalize_argv0(err)
 
 
 def release_text(text, release, rng):
@@ -290,14 +284,9 @@ def main():
                     help="the oracle (default: that release's crushtool)")
     ap.add_argument("--keep-failures", default="", help="directory for failing cases")
     a = ap.parse_args()
-    wanted = a.crushtool or oracle.tool("crushtool", a.release)
-    crushtool = shutil.which(wanted)
-    if crushtool is None:
-        return oracle.skip_or_fail("Ceph crushtool not found (%s)" % wanted)
-    # Messages print argv[0]; run the oracle by bare name as scripts do.
-    bare = tempfile.mkdtemp(prefix="crushdiff-bin.")
-    os.symlink(crushtool, os.path.join(bare, "crushtool"))
-    os.environ["PATH"] = bare + os.pathsep + os.environ.get("PATH", "")
+    if oracle.put_on_path("crushtool", a.release, a.crushtool) is None:
+        return oracle.skip_or_fail("Ceph %s crushtool not found (%s)" %
+                                   (a.release, a.crushtool or oracle.tool("crushtool", a.release)))
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
     tasks = [(a.seed, i, crushkit, "crushtool", a.runs_per_map, a.x_max, a.keep_failures,
               max(1, a.cd_every), a.release)
@@ -305,7 +294,6 @@ def main():
     total, failures = oracle.map_tasks(check_map, tasks, a.jobs, progress_every=100)
     for f in sorted(failures):
         print("FAIL", f)
-    shutil.rmtree(bare, ignore_errors=True)
     print("release=%s maps=%d compiled=%d rejected_by_oracle=%d runs=%d diffs=%d oracle_crashes=%d "
           "crushkit_crashes=%d roundtrip_failures=%d ceph_undefined=%d ceph_nondeterministic_compiles=%d" %
           (a.release, a.maps, total.get("compiled", 0), total.get("invalid", 0), total.get("runs", 0),
