@@ -100,7 +100,7 @@ TEST(DecompileTest, ReefCompilerIgnoresSizesWithCephsWarnings) {
   // Ceph 18.2's crushtool -c prints one line per ignored keyword, in order.
   EXPECT_THAT(sink.ceph_messages(), ::testing::ElementsAre("WARNING: min_size is no longer supported, ignoring",
                                                            "WARNING: max_size is no longer supported, ignoring"));
-  EXPECT_THAT(sink.Format(SourceFile("c.crush", kCanonical)), HasSubstr("warning: min_size is ignored by Ceph reef"));
+  EXPECT_THAT(sink.Format(SourceFile("c.crush", kCanonical)), HasSubstr("warning: min_size/max_size are ignored by Ceph reef"));
   for (std::size_t i = 0; i < m->rules.size(); ++i) {
     if (!m->rule_exists[i]) continue;
     EXPECT_EQ(m->rules[i].min_size, 1);

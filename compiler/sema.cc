@@ -796,9 +796,13 @@ class Lowerer {
       } else if (crush::HasRulesets(release_)) {
         *field = static_cast<std::uint8_t>((*size)->value);
       } else {
-        Warning((*size)->range, std::string(keyword) + " is ignored by Ceph " +
-                                    std::string(crush::CephReleaseName(release_)) +
-                                    " (rules have no size range since Quincy)");
+        if (!warned_sizes_ignored_) {
+          // Once per map: a Pacific map has the lines in every rule.
+          warned_sizes_ignored_ = true;
+          Warning((*size)->range, "min_size/max_size are ignored by Ceph " +
+                                      std::string(crush::CephReleaseName(release_)) +
+                                      " (rules have no size range since Quincy), here and in every rule");
+        }
         sink_.ReportCephMessage("WARNING: " + std::string(keyword) + " is no longer supported, ignoring");
       }
     }
@@ -1027,6 +1031,7 @@ class Lowerer {
   std::set<std::string_view> cyclic_;
   std::unordered_set<std::string_view> declared_buckets_;
   bool saw_rule_ = false;
+  bool warned_sizes_ignored_ = false;
   bool populated_ = false;
 };
 
