@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "crush/types.h"
 #include "osdmap/pg_id.h"
@@ -117,6 +118,12 @@ struct PoolUsage {
 
 struct ClusterState {
   std::uint32_t epoch = 0;
+  // Whose OSDMap code maps the PGs: Pacific resolves a pool's crush_rule
+  // through CrushWrapper::find_rule() (ruleset, type and min_size..max_size
+  // must match, else the PG maps to nothing); Quincy and later take the rule
+  // id as it is. Import sets it (flag, CRUSHKIT_CEPH_RELEASE, or the dump's
+  // require_osd_release).
+  crush::CephRelease ceph_release = crush::kDefaultCephRelease;
   // The cluster's fsid (`ceph osd dump` "fsid"); empty when unknown.
   std::string fsid;
   // OSDMap's full ratios (`ceph osd dump` nearfull_ratio, ...); Ceph's

@@ -4,7 +4,12 @@
 
 namespace crushkit::osdmap {
 
-int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size) {
+int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size,
+                  crush::CephRelease release) {
+  if (!crush::HasRulesets(release)) {
+    const auto idx = static_cast<std::size_t>(ruleset);
+    return ruleset >= 0 && idx < model.rule_exists.size() && model.rule_exists[idx] ? ruleset : -1;
+  }
   // Pacific's find_rule() first tries rule id == ruleset when all rules are
   // "uniform" (ruleset == id) and otherwise scans crush_find_rule(); both
   // return the lowest matching rule id, so one scan reproduces them.
@@ -63,11 +68,11 @@ std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapMod
   return out;
 }
 
-CrushPlacement::CrushPlacement(const crush::CrushMap& map)
-    : map_(map), ws_(map, kMaxPgOsds) {}
+CrushPlacement::CrushPlacement(const crush::CrushMap& map, crush::CephRelease release)
+    : map_(map), release_(release), ws_(map, kMaxPgOsds) {}
 
 int CrushPlacement::FindRule(int ruleset, int type, int size) const {
-  return FindCrushRule(map_.model(), ruleset, type, size);
+  return FindCrushRule(map_.model(), ruleset, type, size, release_);
 }
 
 int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,

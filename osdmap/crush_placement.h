@@ -12,6 +12,7 @@
 #include <vector>
 #include <span>
 
+#include "crush/ceph_release.h"
 #include "crush/choice_memo.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -20,9 +21,12 @@
 
 namespace crushkit::osdmap {
 
-// CrushWrapper::find_rule() (Pacific): the first rule whose ruleset byte,
-// type and [min_size, max_size] match; -1 if none.
-int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size);
+// The rule OSDMap::_pg_to_raw_osds() maps a pool with. Pacific calls
+// CrushWrapper::find_rule(): the first rule whose ruleset byte, type and
+// [min_size, max_size] match; Quincy and later take `ruleset` as the rule id
+// (no type or size check). -1 if there is none.
+int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size,
+                  crush::CephRelease release);
 
 // CrushWrapper::get_item_weight(): the weight of `id` in the first bucket
 // (by slot) that holds it, or nullopt if no bucket does.
@@ -34,8 +38,9 @@ std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapMod
 
 class CrushPlacement final : public RawPlacement {
  public:
-  // `map` must outlive this object.
-  explicit CrushPlacement(const crush::CrushMap& map);
+  // `map` must outlive this object. `release` decides the rule lookup
+  // (FindCrushRule).
+  CrushPlacement(const crush::CrushMap& map, crush::CephRelease release);
 
   // Bucket items one DoRule() call may examine (crush::Workspace::budget;
   // default crush::kDefaultWorkBudget). Lower it to bound the cost of
@@ -64,6 +69,7 @@ class CrushPlacement final : public RawPlacement {
 
  private:
   const crush::CrushMap& map_;
+  const crush::CephRelease release_;
   crush::Workspace ws_;
   // choose_args resolution per pool id, cached (pools are few).
   std::int64_t cached_pool_ = -1;

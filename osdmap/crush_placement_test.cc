@@ -24,7 +24,7 @@ TEST(CrushPlacementTest, EqualsTheMapperAndHonoursASmallerWorkBudget) {
   ASSERT_TRUE(map.ok()) << map.status();
   const std::vector<crush::Weight> weights(16, 0x10000);
   crush::Workspace ws(*map, 3);
-  CrushPlacement placement(*map);
+  CrushPlacement placement(*map, crush::kDefaultCephRelease);
   for (std::uint32_t x = 0; x < 100; ++x) {
     std::array<std::int32_t, 3> direct{};
     std::array<std::int32_t, 3> via{};
@@ -103,6 +103,28 @@ TEST(CrushPlacementTest, PairedMappingWithAChoiceMemoEqualsPlainMapping) {
     }
   }
   EXPECT_GT(hits, 768u * 3);  // most rack and host draws of the after state
+}
+
+// Pacific's OSDMap resolves a pool's crush_rule through find_rule() (type
+// and size must fit the rule); Quincy dropped it and takes the id as it is
+// (Ceph 16.2 vs 20.2 osdmaptool on the same map map such pools differently).
+TEST(FindCrushRuleTest, PacificMatchesTypeAndSizeQuincyAndLaterTakeTheId) {
+  crush::MapModel m;
+  m.rules.resize(2);
+  m.rule_exists = {true, true};
+  m.rules[0] = crush::Rule{.ruleset = 0, .type = crush::RuleType::kReplicated, .min_size = 1, .max_size = 3, .steps = {}};
+  m.rules[1] = crush::Rule{.ruleset = 1, .type = crush::RuleType::kErasure, .min_size = 3, .max_size = 6, .steps = {}};
+  constexpr int kReplicated = 1, kErasure = 3;
+  EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 3, crush::CephRelease::kPacific), 0);
+  EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 4, crush::CephRelease::kPacific), -1);  // size 4 > max_size
+  EXPECT_EQ(FindCrushRule(m, 1, kReplicated, 4, crush::CephRelease::kPacific), -1);  // wrong type
+  EXPECT_EQ(FindCrushRule(m, 1, kErasure, 4, crush::CephRelease::kPacific), 1);
+  for (crush::CephRelease r : {crush::CephRelease::kReef, crush::CephRelease::kTentacle}) {
+    EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 4, r), 0);
+    EXPECT_EQ(FindCrushRule(m, 1, kReplicated, 9, r), 1);
+    EXPECT_EQ(FindCrushRule(m, 2, kReplicated, 3, r), -1);  // no such rule
+    EXPECT_EQ(FindCrushRule(m, -1, kReplicated, 3, r), -1);
+  }
 }
 
 }  // namespace

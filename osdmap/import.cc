@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <map>
+#include <set>
+#include <string>
 #include <utility>
 
 #include <google/protobuf/util/json_util.h>
@@ -139,6 +141,18 @@ absl::Status ImportOsdDfNodes(
 
 }  // namespace
 
+crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release) {
+  // Mapping changed in Quincy (find_rule dropped); a cluster that requires
+  // Quincy or later runs Quincy-or-later monitors.
+  static const std::set<std::string, std::less<>> kPreQuincy = {
+      "luminous", "mimic", "nautilus", "octopus", "pacific"};
+  static const std::set<std::string, std::less<>> kQuincyReef = {"quincy", "reef"};
+  if (kPreQuincy.count(require_osd_release) != 0) return crush::CephRelease::kPacific;
+  if (kQuincyReef.count(require_osd_release) != 0) return crush::CephRelease::kReef;
+  if (require_osd_release == "squid" || require_osd_release == "tentacle") return crush::CephRelease::kTentacle;
+  return crush::kDefaultCephRelease;
+}
+
 std::uint32_t WeightFromFloat(double f) {
   if (!(f > 0)) return 0;
   if (f >= 1.0) return 0x10000;
@@ -159,6 +173,7 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   ClusterState state;
   state.epoch = dump.epoch();
   state.fsid = dump.fsid();
+  state.ceph_release = ReleaseOfCluster(dump.require_osd_release());
   CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_nearfull_ratio(), dump.nearfull_ratio(),
                                     "nearfull_ratio", &state.nearfull_ratio));
   CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_backfillfull_ratio(), dump.backfillfull_ratio(),

@@ -19,12 +19,19 @@
 namespace crushkit::osdmap {
 
 // Builds a ClusterState from the OSD map JSON and the binary crush map.
+// The state's ceph_release comes from require_osd_release (ReleaseOfCluster).
 // Also takes fsid, the full ratios (Ceph's defaults are kept when absent)
 // and each pool's stripe_width (0 when absent).
 // Errors (kInvalidArgument unless noted): malformed JSON (parser message),
 // missing required fields (path named), bad pgids, a crush map the codec
 // rejects (its code, message prefixed "crush map: "), a full ratio that is
 // not a number in [0, 1], ValidateState failures.
+// The release whose OSDMap rules a cluster with this `require_osd_release`
+// maps PGs with: "luminous".."pacific" -> Pacific (find_rule), "quincy" and
+// "reef" -> Reef, "squid" and "tentacle" -> Tentacle; anything else
+// (osdmaptool's "unknown", empty, a future name) -> crushkit's default.
+crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release);
+
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
 

@@ -70,6 +70,8 @@ TEST(ImportTest, ImportsEverythingCephPrints) {
   EXPECT_EQ(st->primary_temp.at({3, 4}), 0);
   EXPECT_FALSE(st->crush.buckets.empty());
   EXPECT_EQ(st->fsid, "5f3a1c2e-0d4b-4f7e-9a61-2b8c7d9e0f11");
+  // No require_osd_release in this dump: crushkit's default release.
+  EXPECT_EQ(st->ceph_release, crush::kDefaultCephRelease);
   // Ceph prints its float ratios as doubles; the float cast restores them.
   EXPECT_EQ(st->full_ratio, 0.95f);
   EXPECT_EQ(st->backfillfull_ratio, 0.9f);
@@ -325,6 +327,16 @@ TEST(ImportTest, WeightFromFloat) {
     std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(static_cast<float>(w) / 65536.0f));
     ASSERT_EQ(WeightFromFloat(std::strtod(buf, nullptr)), w) << buf;
   }
+}
+
+TEST(ImportTest, RequireOsdReleaseDecidesTheMappingRules) {
+  EXPECT_EQ(ReleaseOfCluster("nautilus"), crush::CephRelease::kPacific);
+  EXPECT_EQ(ReleaseOfCluster("pacific"), crush::CephRelease::kPacific);
+  EXPECT_EQ(ReleaseOfCluster("quincy"), crush::CephRelease::kReef);
+  EXPECT_EQ(ReleaseOfCluster("reef"), crush::CephRelease::kReef);
+  EXPECT_EQ(ReleaseOfCluster("squid"), crush::CephRelease::kTentacle);
+  EXPECT_EQ(ReleaseOfCluster("tentacle"), crush::CephRelease::kTentacle);
+  EXPECT_EQ(ReleaseOfCluster("unknown"), crush::kDefaultCephRelease);  // osdmaptool's maps
 }
 
 }  // namespace

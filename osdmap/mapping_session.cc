@@ -5,7 +5,7 @@
 namespace crushkit::osdmap {
 
 MappingSession::MappingSession(ClusterState state, crush::CrushMap map)
-    : state_(std::move(state)), map_(std::move(map)), placement_(map_) {
+    : state_(std::move(state)), map_(std::move(map)), placement_(map_, state_.ceph_release) {
   mapper_ = std::make_unique<PgMapper>(state_, placement_);
 }
 

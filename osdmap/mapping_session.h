@@ -34,7 +34,8 @@ class MappingSession {
   // of workers may map concurrently.
   class Worker {
    public:
-    explicit Worker(const MappingSession& s) : placement_(s.map_), mapper_(s.state_, placement_) {}
+    explicit Worker(const MappingSession& s)
+        : placement_(s.map_, s.state_.ceph_release), mapper_(s.state_, placement_) {}
     PgMapper& mapper() { return mapper_; }
     // The CRUSH step under mapper(), e.g. to attach a crush::ChoiceMemo.
     CrushPlacement& placement() { return placement_; }

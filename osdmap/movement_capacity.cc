@@ -52,7 +52,7 @@ std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const P
   std::map<std::int32_t, double> shares;
   const crush::MapModel& map = state.crush;
   const int rule = FindCrushRule(map, pool.crush_rule, static_cast<int>(pool.type),
-                                 static_cast<int>(pool.size));
+                                 static_cast<int>(pool.size), state.ceph_release);
   if (rule < 0) return shares;
   absl::StatusOr<std::map<std::int32_t, float>> weights = RuleWeightOsdMap(map, rule);
   if (!weights.ok()) return shares;

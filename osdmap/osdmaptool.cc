@@ -49,7 +49,7 @@ class Mapping {
     auto built = crush::CrushMap::Build(state_.crush);
     if (!built.ok()) return built.status();
     map_ = std::make_unique<crush::CrushMap>(std::move(*built));
-    placement_ = std::make_unique<CrushPlacement>(*map_);
+    placement_ = std::make_unique<CrushPlacement>(*map_, state_.ceph_release);
     mapper_ = std::make_unique<PgMapper>(state_, *placement_);
     return absl::OkStatus();
   }

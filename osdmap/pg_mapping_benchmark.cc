@@ -56,7 +56,7 @@ void BM_MapPool(benchmark::State& state) {
     state.SkipWithError("bad map");
     return;
   }
-  CrushPlacement placement(*map);
+  CrushPlacement placement(*map, cs.ceph_release);
   PgMapper mapper(cs, placement);
   PgMapping out;
   std::uint32_t ps = 0;

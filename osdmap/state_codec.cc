@@ -114,6 +114,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
   }
   out->set_crush_map(state.crush_bytes);
   out->set_fsid(state.fsid);
+  out->set_ceph_release(std::string(crush::CephReleaseName(state.ceph_release)));
   out->set_nearfull_ratio(state.nearfull_ratio);
   out->set_backfillfull_ratio(state.backfillfull_ratio);
   out->set_full_ratio(state.full_ratio);
@@ -199,6 +200,11 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     }
   }
   state.fsid = msg.fsid();
+  if (!msg.ceph_release().empty()) {
+    absl::StatusOr<crush::CephRelease> release = crush::ParseCephRelease(msg.ceph_release());
+    if (!release.ok()) return absl::InvalidArgumentError(absl::StrCat("ceph_release: ", release.status().message()));
+    state.ceph_release = *release;
+  }
   // Files written before the ratios existed keep ClusterState's defaults.
   CRUSH_RETURN_IF_ERROR(RatioField(msg.has_nearfull_ratio(), msg.nearfull_ratio(),
                                    "nearfull_ratio", &state.nearfull_ratio));

@@ -177,7 +177,7 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state) {
     return absl::Status(map.status().code(),
                         absl::StrCat("crush map: ", map.status().message()));
   }
-  CrushPlacement placement(*map);
+  CrushPlacement placement(*map, state.ceph_release);
   PgMapper mapper(state, placement);
   return CheckPgUpmaps(state, mapper);
 }

@@ -44,7 +44,7 @@ crush::MapModel FourHosts() {
 std::vector<std::int32_t> Raw(const ClusterState& state, const PgId& pg, bool upmapped = false) {
   auto map = crush::CrushMap::Build(state.crush);
   EXPECT_THAT(map, IsOk());
-  CrushPlacement placement(*map);
+  CrushPlacement placement(*map, state.ceph_release);
   PgMapper mapper(state, placement);
   OsdList raw;
   OsdList up;

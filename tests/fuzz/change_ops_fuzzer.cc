@@ -123,7 +123,7 @@ void CheckDiagnostics(const absl::Status& status, std::size_t line_count, const 
 }
 
 void MapSomePgs(const osdmap::ClusterState& st, const crush::CrushMap& map) {
-  osdmap::CrushPlacement placement(map);
+  osdmap::CrushPlacement placement(map, st.ceph_release);
   placement.set_work_budget(1 << 16);
   osdmap::PgMapper mapper(st, placement);
   for (const auto& [id, pool] : st.pools) {

@@ -64,7 +64,7 @@ constexpr std::uint64_t kWorkBudget = 1 << 16;
 void MapSomePgs(const osdmap::ClusterState& st) {
   auto map = crushkit::crush::CrushMap::Build(st.crush);
   if (!map.ok()) return;
-  osdmap::CrushPlacement placement(*map);
+  osdmap::CrushPlacement placement(*map, st.ceph_release);
   placement.set_work_budget(kWorkBudget);
   osdmap::PgMapper mapper(st, placement);
   for (const auto& [id, pool] : st.pools) {

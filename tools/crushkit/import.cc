@@ -1,6 +1,7 @@
 // `crushkit import`: Ceph's JSON osd dump + crush map (binary, or text that
 // is compiled as `crushtool -c` would) (+ optional pg dump, osd df and ceph
 // df) -> a crushkit state file (.pb binary, .json protobuf JSON).
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,8 +9,10 @@
 #include "absl/strings/match.h"
 #include "osdmap/import.h"
 #include "osdmap/state_codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
+#include "tools/crushkit/ceph_release_option.h"
 #include "tools/crushkit/crush_loading.h"
 
 namespace crushkit::tools {
@@ -22,6 +25,7 @@ struct ImportArgs {
   std::string osd_df;
   std::string df;
   std::string output;
+  std::string ceph_release;
 };
 
 // Reads the optional file at `path` (skipped when empty) and hands it to
@@ -63,6 +67,16 @@ int RunImport(const ImportArgs& a) {
               << state.status().message() << "\n";
     return 1;
   }
+  // The release whose rules map the PGs: --ceph-release, else
+  // CRUSHKIT_CEPH_RELEASE, else what the dump's require_osd_release implies.
+  if (!a.ceph_release.empty() || std::getenv(kCephReleaseEnv) != nullptr) {
+    absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(a.ceph_release);
+    if (!release.ok()) {
+      std::cerr << "crushkit import: " << release.status().message() << "\n";
+      return 1;
+    }
+    state->ceph_release = *release;
+  }
   if (!ImportOptional(a.pg_stats, &*state, osdmap::ImportCephPgDump) ||
       !ImportOptional(a.osd_df, &*state, osdmap::ImportCephOsdDf) ||
       !ImportOptional(a.df, &*state, osdmap::ImportCephDf)) {
@@ -103,6 +117,7 @@ void AddImportCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->output,
                   "state file to write (.json: protobuf JSON, otherwise binary protobuf)")
       ->required();
+  AddCephReleaseOption(cmd, &args->ceph_release);
   cmd->callback([args]() {
     if (const int rc = RunImport(*args); rc != 0) throw CLI::RuntimeError(rc);
   });
