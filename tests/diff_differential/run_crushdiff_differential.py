@@ -258,7 +258,7 @@ def one_case(job):
         res["skip_notes"].append("%s: %s" % (tag, e))
         return res
     finally:
-        if keep and (res["diffs"] or res["crushdiff_failed"] or res["version_differs"]):
+        if keep and res["diffs"]:
             shutil.copytree(d, os.path.join(keep, "seed%d-case%d" % (seed, index)),
                             dirs_exist_ok=True)
         shutil.rmtree(d, ignore_errors=True)
