@@ -6,6 +6,7 @@
 #include "crush/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -158,6 +159,55 @@ TEST(SummarizeCrushdiffTest, MissingStatsOrProfileAreErrors) {
   s = SummarizeCrushdiff(OnePool(2, 2), t, shorter);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()), HasSubstr("PG 1.1 is not in the after state"));
+}
+
+// End to end through CRUSH mapping: every set pinned with pg_upmap, so the
+// expected figures follow from the sets written here.
+TEST(CompareCrushdiffTest, ActingSetsAndProfileNamesDecide) {
+  using crush_testing::kEcPool;
+  using crush_testing::kRepPool;
+  ClusterState before = crush_testing::MakeTestState({});
+  before.pg_upmap = {{PgId{kRepPool, 0}, {0, 1, 2}},
+                     {PgId{kRepPool, 1}, {3, 4, 5}},
+                     {PgId{kEcPool, 0}, {0, 1, 2}},
+                     {PgId{kEcPool, 1}, {3, 4, 5}}};
+  // pg_temp holds rep PG 0 where it is: its acting set does not change.
+  before.pg_temp[PgId{kRepPool, 0}] = {0, 1, 2};
+  for (std::int64_t pool : {kRepPool, kEcPool}) {
+    for (std::uint32_t ps = 0; ps < 2; ++ps) before.pg_stats[PgId{pool, ps}] = PgStat{100, 4096, 0};
+  }
+  ClusterState after = before;
+  after.pg_upmap[PgId{kRepPool, 0}] = {0, 1, 3};  // up changes, acting does not
+  after.pg_upmap[PgId{kRepPool, 1}] = {3, 4, 0};  // one copy moves
+  after.pg_upmap[PgId{kEcPool, 0}] = {2, 1, 0};   // positions 0 and 2
+  after.pg_upmap[PgId{kEcPool, 1}] = {3, 5, 4};   // positions 1 and 2
+
+  // The test state's EC pool names no profile: crushdiff sizes it as a
+  // replicated pool, and its reorderings are order-only changes.
+  MapAllOptions options;
+  options.threads = 2;
+  absl::StatusOr<CrushdiffSummary> s = CompareCrushdiff(before, after, options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(FormatCrushdiff(*s),
+            "1/4 (25.00%) pgs affected\n"
+            "100/400 (25.00%) objects affected\n"
+            "1/12 (8.33%) pg shards to move\n"
+            "100/1200 (8.33%) pg object shards to move\n"
+            "4.00Ki/48.00Ki (8.33%) bytes to move\n");
+
+  before.pools[kEcPool].erasure_code_profile = "k2m1";
+  after.pools[kEcPool].erasure_code_profile = "k2m1";
+  s = CompareCrushdiff(before, after, options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  // EC: k + m = 3 object shards per object, 4096 * 3 / 2 bytes per PG,
+  // 2048 bytes per moved shard.
+  EXPECT_EQ(FormatCrushdiff(*s),
+            "3/4 (75.00%) pgs affected\n"
+            "300/400 (75.00%) objects affected\n"
+            "5/12 (41.67%) pg shards to move\n"
+            "500/1200 (41.67%) pg object shards to move\n"
+            "12.00Ki/36.00Ki (33.33%) bytes to move\n");
+  EXPECT_TRUE(s->warnings.empty());
 }
 
 }  // namespace
