@@ -9,6 +9,8 @@
 # Usage: bench/compile_vs_ceph.sh [path/to/crushkit] [RUNS]
 # The map: crushtool --build --num_osds 10000 host straw2 10 rack straw2 20 root straw2 0, then -d.
 set -euo pipefail
+# The oracle is Ceph 16.2: crushkit behaves as that release.
+export CRUSHKIT_CEPH_RELEASE=pacific
 CRUSHKIT=$(realpath "${1:-build/tools/crushkit}")
 RUNS=${2:-5}
 command -v crushtool >/dev/null || { echo "crushtool (Ceph) not installed"; exit 77; }

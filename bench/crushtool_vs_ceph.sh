@@ -14,6 +14,8 @@
 # CPU-time ratio, and the load average before and after (wall times on a
 # shared machine depend on it). Exit 1 if the outputs differ.
 set -euo pipefail
+# The oracle is Ceph 16.2: crushkit behaves as that release.
+export CRUSHKIT_CEPH_RELEASE=pacific
 
 crushkit=${1:-build/tools/crushkit}
 num_x=${2:-1000000}

@@ -21,13 +21,14 @@ absl::Status FirstError(const SourceFile& src, const DiagnosticSink& sink) {
 
 }  // namespace
 
-absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink) {
+absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink,
+                                        const CompileOptions& options) {
   DiagnosticSink local;
   DiagnosticSink& s = sink != nullptr ? *sink : local;
   try {
     std::optional<ast::CrushFile> file = Parse(src, s);
     if (!file) return FirstError(src, s);
-    std::optional<crush::MapModel> model = Lower(src, *file, s);
+    std::optional<crush::MapModel> model = Lower(src, *file, s, options.release);
     if (!model) return FirstError(src, s);
     return *std::move(model);
   } catch (const std::exception& e) {

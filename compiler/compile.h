@@ -16,9 +16,17 @@
 #include "absl/status/statusor.h"
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 
 namespace crushkit::compiler {
+
+struct CompileOptions {
+  // The text dialect: Pacific keeps each rule's min_size/max_size; Reef and
+  // later ignore them (with a warning whose ceph_text is Ceph's) and store
+  // 1/100, as their CrushCompiler does.
+  crush::CephRelease release = crush::kDefaultCephRelease;
+};
 
 // Compiles `src`. On success returns the model; on failure returns
 // kInvalidArgument whose message is the first formatted diagnostic, and, if
@@ -26,17 +34,16 @@ namespace crushkit::compiler {
 // or all semantic errors up to DiagnosticSink::kMaxErrors). Never throws.
 // Cost: linear in the text size plus Ceph's O(buckets^2) bucket reordering.
 absl::StatusOr<crush::MapModel> Compile(const SourceFile& src,
-                                        DiagnosticSink* sink = nullptr);
+                                        DiagnosticSink* sink = nullptr,
+                                        const CompileOptions& options = {});
 
-// Text flavours of the decompiler. kPacific is byte-identical with Ceph 16.2
-// `crushtool -d`; kQuincy prints weights with 5 decimals and omits
-// min_size/max_size (Ceph 17+).
-enum class Dialect { kPacific, kQuincy };
-
-// Decompiles `m` to text. Fails with kInvalidArgument if the buckets contain
-// a cycle (Ceph prints an error in that case too). Never throws.
+// Decompiles `m` to text exactly as `release`'s `crushtool -d` prints it:
+// Pacific prints weights with 3 decimals and each rule's min_size/max_size;
+// Reef and later print 5 decimals and no sizes. Fails with kInvalidArgument
+// if the buckets contain a cycle (Ceph prints an error in that case too).
+// Never throws.
 absl::StatusOr<std::string> Decompile(const crush::MapModel& m,
-                                      Dialect dialect = Dialect::kPacific);
+                                      crush::CephRelease release = crush::kDefaultCephRelease);
 
 }  // namespace crushkit::compiler
 

@@ -66,7 +66,7 @@ void BM_Lower(benchmark::State& state) {
   const std::optional<ast::CrushFile> file = Parse(src, parse_sink);
   for (auto _ : state) {
     DiagnosticSink sink;
-    benchmark::DoNotOptimize(Lower(src, *file, sink));
+    benchmark::DoNotOptimize(Lower(src, *file, sink, crush::kDefaultCephRelease));
   }
 }
 BENCHMARK(BM_Lower)->Arg(10000)->Unit(benchmark::kMillisecond);

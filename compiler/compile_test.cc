@@ -25,7 +25,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 absl::StatusOr<crush::MapModel> CompileText(const std::string& text) {
-  return Compile(SourceFile("test.crush", text));
+  return Compile(SourceFile("test.crush", text), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
 }
 
 // Root "default" (-1) over hosts h0..h3 (-2..-5), one hdd and one ssd device
@@ -162,7 +162,7 @@ TEST(CompileTest, UnknownItemSuggestsClosestName) {
   DiagnosticSink sink;
   const SourceFile src("r.crush", "device 0 osd.0\ntype 0 osd\ntype 1 host\n"
                                   "host host1 { alg straw2 item osd.0 }\nhost rack1 { alg straw2 item host9 }\n");
-  EXPECT_FALSE(Compile(src, &sink).ok());
+  EXPECT_FALSE(Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
   EXPECT_THAT(sink.Format(src), HasSubstr("r.crush:5:30: error: unknown item 'host9' in bucket 'rack1'; "
                                           "did you mean 'host1'?"));
   EXPECT_THAT(sink.Format(src), HasSubstr("r.crush:4:6: note: 'host1' declared here"));
@@ -199,7 +199,7 @@ TEST(CompileOracleTest, CorpusMapsMatchCrushtoolBytesAndText) {
   for (const auto& path : maps) {
     SCOPED_TRACE(path.filename().string());
     const std::string text = crush_testing::ReadFileOrEmpty(path.string());
-    absl::StatusOr<crush::MapModel> ours = Compile(SourceFile(path.filename().string(), text));
+    absl::StatusOr<crush::MapModel> ours = Compile(SourceFile(path.filename().string(), text), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
     const int rc = Crushtool(tmp, "-c '" + path.string() + "' -o theirs.bin");
     if (rc != 0) {
       EXPECT_FALSE(ours.ok()) << "crushtool rejects this map, we accept it";
@@ -211,11 +211,11 @@ TEST(CompileOracleTest, CorpusMapsMatchCrushtoolBytesAndText) {
     ASSERT_EQ(Crushtool(tmp, "-d theirs.bin -o theirs.txt"), 0);
     absl::StatusOr<crush::MapModel> decoded = crush::DecodeCrushMap(theirs);
     ASSERT_THAT(decoded, IsOk());
-    absl::StatusOr<std::string> text_out = Decompile(*decoded);
+    absl::StatusOr<std::string> text_out = Decompile(*decoded, crush::CephRelease::kPacific);
     ASSERT_THAT(text_out, IsOk());
     EXPECT_EQ(*text_out, crush_testing::ReadFileOrEmpty((tmp / "theirs.txt").string()));
     // text -> bin -> text -> bin.
-    absl::StatusOr<crush::MapModel> again = Compile(SourceFile("again", *text_out));
+    absl::StatusOr<crush::MapModel> again = Compile(SourceFile("again", *text_out), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
     ASSERT_THAT(again, IsOk());
     EXPECT_EQ(crush::EncodeCrushMap(*again), theirs);
     ++compared;

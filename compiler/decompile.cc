@@ -21,7 +21,7 @@ using crush::RuleOp;
 
 class Decompiler {
  public:
-  Decompiler(const MapModel& m, Dialect d) : m_(m), dialect_(d) {}
+  Decompiler(const MapModel& m, crush::CephRelease release) : m_(m), release_(release) {}
 
   absl::StatusOr<std::string> Run() {
     out_ += "# begin crush map\n";
@@ -127,7 +127,7 @@ class Decompiler {
   void FixedPoint(crush::Weight w) {
     char buf[64];
     const float v = static_cast<float>(static_cast<std::int32_t>(w)) / static_cast<float>(0x10000);
-    std::snprintf(buf, sizeof(buf), dialect_ == Dialect::kPacific ? "%.3f" : "%.5f", static_cast<double>(v));
+    std::snprintf(buf, sizeof(buf), crush::HasRulesets(release_) ? "%.3f" : "%.5f", static_cast<double>(v));
     out_ += buf;
   }
 
@@ -280,7 +280,7 @@ class Decompiler {
     if (auto n = m_.rule_names.find(i); n != m_.rule_names.end()) out_ += n->second;
     out_ += " {\n";
     out_ += "\tid " + std::to_string(i) + "\n";
-    if (dialect_ == Dialect::kPacific && i != r.ruleset) {
+    if (crush::HasRulesets(release_) && i != r.ruleset) {
       out_ += "\t# WARNING: ruleset " + std::to_string(r.ruleset) + " != id " + std::to_string(i) +
               "; this will not recompile to the same map\n";
     }
@@ -295,7 +295,7 @@ class Decompiler {
         out_ += "\ttype " + std::to_string(static_cast<int>(r.type)) + "\n";
         break;
     }
-    if (dialect_ == Dialect::kPacific) {
+    if (crush::HasRulesets(release_)) {
       out_ += "\tmin_size " + std::to_string(r.min_size) + "\n";
       out_ += "\tmax_size " + std::to_string(r.max_size) + "\n";
     }
@@ -355,15 +355,15 @@ class Decompiler {
 
   enum State { kInProgress, kDone };
   const MapModel& m_;
-  Dialect dialect_;
+  crush::CephRelease release_;
   std::string out_;
   std::map<ItemId, State> states_;
 };
 
 }  // namespace
 
-absl::StatusOr<std::string> Decompile(const MapModel& m, Dialect dialect) {
-  return Decompiler(m, dialect).Run();
+absl::StatusOr<std::string> Decompile(const MapModel& m, crush::CephRelease release) {
+  return Decompiler(m, release).Run();
 }
 
 }  // namespace crushkit::compiler

@@ -72,17 +72,17 @@ constexpr char kCanonical[] =
     "# end crush map\n";
 
 TEST(DecompileTest, CanonicalTextRoundTrips) {
-  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical));
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
   ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::string> text = Decompile(*m);
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kPacific);
   ASSERT_THAT(text, IsOk());
   EXPECT_EQ(*text, kCanonical);
 }
 
-TEST(DecompileTest, QuincyDialectUsesFiveDecimalsAndNoSizes) {
-  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical));
+TEST(DecompileTest, ReefDialectUsesFiveDecimalsAndNoSizes) {
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("c.crush", kCanonical), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
   ASSERT_THAT(m, IsOk());
-  absl::StatusOr<std::string> text = Decompile(*m, Dialect::kQuincy);
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kReef);
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("\titem osd.1 weight 0.50000 pos 1\n"));
   EXPECT_THAT(*text, ::testing::Not(HasSubstr("min_size")));
@@ -90,6 +90,27 @@ TEST(DecompileTest, QuincyDialectUsesFiveDecimalsAndNoSizes) {
   absl::StatusOr<crush::MapModel> again = Compile(SourceFile("q.crush", *text));
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->buckets, m->buckets);
+}
+
+TEST(DecompileTest, ReefCompilerIgnoresSizesWithCephsWarnings) {
+  DiagnosticSink sink;
+  absl::StatusOr<crush::MapModel> m =
+      Compile(SourceFile("c.crush", kCanonical), &sink, CompileOptions{.release = crush::CephRelease::kReef});
+  ASSERT_THAT(m, IsOk());
+  // Ceph 18.2's crushtool -c prints one line per ignored keyword, in order.
+  EXPECT_THAT(sink.ceph_messages(), ::testing::ElementsAre("WARNING: min_size is no longer supported, ignoring",
+                                                           "WARNING: max_size is no longer supported, ignoring"));
+  EXPECT_THAT(sink.Format(SourceFile("c.crush", kCanonical)), HasSubstr("warning: min_size/max_size are ignored by Ceph reef"));
+  for (std::size_t i = 0; i < m->rules.size(); ++i) {
+    if (!m->rule_exists[i]) continue;
+    EXPECT_EQ(m->rules[i].min_size, 1);
+    EXPECT_EQ(m->rules[i].max_size, 100);
+  }
+  DiagnosticSink pacific;
+  ASSERT_THAT(Compile(SourceFile("c.crush", kCanonical), &pacific,
+                      CompileOptions{.release = crush::CephRelease::kPacific}),
+              IsOk());
+  EXPECT_TRUE(pacific.ceph_messages().empty());
 }
 
 TEST(DecompileTest, UnnamedItemsAndTypesGetCephPlaceholders) {
@@ -100,7 +121,7 @@ TEST(DecompileTest, UnnamedItemsAndTypesGetCephPlaceholders) {
   ASSERT_THAT(crush::AddBucket(m, -3, *b), IsOk());
   m.max_devices = 4;
   m.type_names[1] = "host";
-  absl::StatusOr<std::string> text = Decompile(m);
+  absl::StatusOr<std::string> text = Decompile(m, crush::CephRelease::kPacific);
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("# types\ntype 0 osd\ntype 1 host\n"));
   EXPECT_THAT(*text, HasSubstr("type7 bucket2 {\n"));

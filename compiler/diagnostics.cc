@@ -17,6 +17,7 @@ void DiagnosticSink::Report(Diagnostic d) {
 
 void DiagnosticSink::Clear() {
   diagnostics_.clear();
+  ceph_messages_.clear();
   error_count_ = 0;
 }
 

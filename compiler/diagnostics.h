@@ -13,6 +13,7 @@
 #define CRUSHKIT_COMPILER_DIAGNOSTICS_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/source_file.h"
@@ -39,6 +40,11 @@ class DiagnosticSink {
 
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   int error_count() const { return error_count_; }
+  // Lines Ceph's own compiler prints on stderr for this input (e.g. Reef's
+  // "WARNING: min_size is no longer supported, ignoring"), in order; the
+  // crushtool front repeats them verbatim. Each also has a diagnostic.
+  void ReportCephMessage(std::string line) { ceph_messages_.push_back(std::move(line)); }
+  const std::vector<std::string>& ceph_messages() const { return ceph_messages_; }
   bool has_errors() const { return error_count_ > 0; }
   void Clear();
 
@@ -48,6 +54,7 @@ class DiagnosticSink {
 
  private:
   std::vector<Diagnostic> diagnostics_;
+  std::vector<std::string> ceph_messages_;
   int error_count_ = 0;
 };
 

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -106,7 +107,8 @@ SourceRange DeclOf(const Named& n) { return n.decl; }
 
 class Lowerer {
  public:
-  Lowerer(const SourceFile& src, DiagnosticSink& sink) : src_(src), sink_(sink) {}
+  Lowerer(const SourceFile& src, DiagnosticSink& sink, crush::CephRelease release)
+      : src_(src), sink_(sink), release_(release) {}
 
   std::optional<MapModel> Run(const ast::CrushFile& file) {
     // CrushCompiler::compile: always start from legacy tunables.
@@ -783,16 +785,26 @@ class Lowerer {
       Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by this map version (Ceph Pacific)");
       ok = false;
     }
-    // Quincy made min_size/max_size optional and encodes 1/100.
+    // Quincy made min_size/max_size optional, ignores them and encodes 1/100.
     rule.min_size = 1;
     rule.max_size = 100;
-    if (r.min_size) {
-      if (CheckInt32(*r.min_size, "min_size")) rule.min_size = static_cast<std::uint8_t>(r.min_size->value);
-      else ok = false;
-    }
-    if (r.max_size) {
-      if (CheckInt32(*r.max_size, "max_size")) rule.max_size = static_cast<std::uint8_t>(r.max_size->value);
-      else ok = false;
+    for (auto [size, field, keyword] : {std::tuple{&r.min_size, &rule.min_size, "min_size"},
+                                        std::tuple{&r.max_size, &rule.max_size, "max_size"}}) {
+      if (!*size) continue;
+      if (!CheckInt32(**size, keyword)) {
+        ok = false;
+      } else if (crush::HasRulesets(release_)) {
+        *field = static_cast<std::uint8_t>((*size)->value);
+      } else {
+        if (!warned_sizes_ignored_) {
+          // Once per map: a Pacific map has the lines in every rule.
+          warned_sizes_ignored_ = true;
+          Warning((*size)->range, "min_size/max_size are ignored by Ceph " +
+                                      std::string(crush::CephReleaseName(release_)) +
+                                      " (rules have no size range since Quincy), here and in every rule");
+        }
+        sink_.ReportCephMessage("WARNING: " + std::string(keyword) + " is no longer supported, ignoring");
+      }
     }
     const std::string in_rule = r.name ? " in rule " + Quote(rname) : std::string(" in unnamed rule");
     for (const ast::Step& s : r.steps) {
@@ -990,6 +1002,7 @@ class Lowerer {
 
   const SourceFile& src_;
   DiagnosticSink& sink_;
+  const crush::CephRelease release_;
   int errors_ = 0;
   MapModel m_;
   // CrushCompiler::item_id (devices and buckets named in the file) and
@@ -1018,13 +1031,15 @@ class Lowerer {
   std::set<std::string_view> cyclic_;
   std::unordered_set<std::string_view> declared_buckets_;
   bool saw_rule_ = false;
+  bool warned_sizes_ignored_ = false;
   bool populated_ = false;
 };
 
 }  // namespace
 
-std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file, DiagnosticSink& sink) {
-  return Lowerer(src, sink).Run(file);
+std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file, DiagnosticSink& sink,
+                             crush::CephRelease release) {
+  return Lowerer(src, sink, release).Run(file);
 }
 
 }  // namespace crushkit::compiler

@@ -10,14 +10,16 @@
 #include "compiler/ast.h"
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 
 namespace crushkit::compiler {
 
 // Lowers `file`. Reports every semantic error (up to the sink's cap) and
 // returns nullopt if there was any; warnings alone do not fail.
+// `release` selects the text dialect (see CompileOptions).
 std::optional<crush::MapModel> Lower(const SourceFile& src, const ast::CrushFile& file,
-                                     DiagnosticSink& sink);
+                                     DiagnosticSink& sink, crush::CephRelease release);
 
 }  // namespace crushkit::compiler
 

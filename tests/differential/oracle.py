@@ -1,8 +1,60 @@
 """Running Ceph's tools (and crushkit) from the differential runners."""
+import atexit
 import multiprocessing
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
+
+# Ceph releases with an oracle here, and the crushtool / osdmaptool each is
+# run as: Debian 12's 16.2 on PATH, the newer ones installed by
+# ../shared/tools/ceph-oracles.sh (the setup script runs it).
+ORACLE_BIN = os.environ.get("CEPH_ORACLES_BIN", "/opt/ceph-oracles/bin")
+RELEASES = ("pacific", "reef", "tentacle")
+
+
+def tool(name, release):
+    """Path (or bare name) of Ceph's `name` (crushtool, osdmaptool, crushdiff)
+    of `release`."""
+    if release == "pacific":
+        return name
+    return os.path.join(ORACLE_BIN, "%s-%s" % (name, release))
+
+
+def use_release(release):
+    """Makes every crushkit run of this process (and its workers) behave as
+    `release` (CRUSHKIT_CEPH_RELEASE, read by crushkit's fronts)."""
+    os.environ["CRUSHKIT_CEPH_RELEASE"] = release
+
+
+# The suites compare with Ceph 16.2 unless they select another release.
+use_release("pacific")
+
+# The newer releases' wrappers run the tools through their root's loader, so
+# a tool sees argv[0] as its path inside that root; Ceph prints argv[0] in
+# some messages, which then name that path instead of `crushtool`.
+_ORACLE_ARGV0 = re.compile(rb"/\S*/(?:reef|tentacle)/usr/bin/(crushtool|osdmaptool)")
+
+
+def normalize_argv0(data):
+    """`data` with the newer releases' argv[0] paths shown as bare names."""
+    return _ORACLE_ARGV0.sub(rb"\1", data)
+
+
+def put_on_path(name, release, explicit=""):
+    """Puts `release`'s `name` (or the tool `explicit` names) first on PATH
+    under its bare name, so that the runners call it as `name` as scripts do
+    (messages print argv[0]). Returns its path, or None if it is missing."""
+    found = shutil.which(explicit or tool(name, release))
+    if found is None:
+        return None
+    bare = tempfile.mkdtemp(prefix="crushkit-oracle.")
+    atexit.register(shutil.rmtree, bare, True)
+    os.symlink(found, os.path.join(bare, name))
+    os.environ["PATH"] = bare + os.pathsep + os.environ.get("PATH", "")
+    return found
 
 
 def run(cmd, cwd, timeout):

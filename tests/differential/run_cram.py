@@ -51,7 +51,9 @@ def main():
         with open(script, "w") as f:
             f.write('#!/bin/sh\nexec "%s" crushtool "$@"\n' % os.path.abspath(a.crushkit))
         os.chmod(script, stat.S_IRWXU)
-        env = dict(os.environ, PATH=wrap + os.pathsep + os.environ.get("PATH", ""))
+        # Ceph's Pacific cram tests: crushkit behaves as Pacific's crushtool.
+        env = dict(os.environ, PATH=wrap + os.pathsep + os.environ.get("PATH", ""),
+                   CRUSHKIT_CEPH_RELEASE="pacific")
         p = subprocess.run([sys.executable, minicram, testdir] +
                            [os.path.join(testdir, t) for t in tests],
                            env=env, stdout=subprocess.PIPE, text=True)

@@ -46,8 +46,18 @@ ORACLE_TIMEOUT = 15
 
 
 def run(cmd, cwd):
-    timeout = ORACLE_TIMEOUT if cmd[0] == "crushtool" else TIMEOUT
-    return oracle.run(cmd, cwd, timeout)
+    if cmd[0] != "crushtool":
+        return oracle.run(cmd, cwd, TIMEOUT)
+    rc, out, err = oracle.run(cmd, cwd, ORACLE_TIMEOUT)
+    return rc, oracle.normalize_argv0(out), oracle.normalize_argv0(err)
+
+
+def release_text(text, release, rng):
+    """The generator writes Pacific text; Reef and later also accept rules
+    without min_size/max_size (and warn about them when present)."""
+    if release == "pacific" or rng.random() < 0.5:
+        return text
+    return re.sub(r"^\t(min|max)_size \d+\n", "", text, flags=re.M)
 
 
 def ceph_undefined(ours):
@@ -65,7 +75,7 @@ def map_info(text):
             "total_tries": int(m.group(1)) if m else 19}
 
 
-def random_flags(rng, info, x_max):
+def random_flags(rng, info, x_max, release):
     f = ["--test"]
     shows = ["--show-mappings", "--show-bad-mappings", "--show-statistics",
              "--show-utilization", "--show-utilization-all", "--show-choose-tries"]
@@ -79,11 +89,19 @@ def random_flags(rng, info, x_max):
     elif r < 0.65:
         lo = rng.randint(0, 3)
         f += ["--min-rule", str(lo), "--max-rule", str(lo + rng.randint(0, 3))]
-    elif r < 0.7:
+    elif r < (0.7 if release == "pacific" else 0.67):
         f += ["--ruleset", str(rng.randint(0, 3))]
     r = rng.random()
     if r < 0.7:
         f += ["--num-rep", str(rng.choice([1, 2, 3, 3, 4, 5, 6, 8, 0]))]
+    elif release != "pacific" and r < 0.97:
+        # Quincy+: --num-rep or both --min-rep and --max-rep (one alone, or
+        # negative values, are accepted too)
+        lo = rng.choice([0, 1, 1, 2, 3])
+        if rng.random() < 0.9:
+            f += ["--min-rep", str(lo)]
+        if rng.random() < 0.9:
+            f += ["--max-rep", str(lo + rng.randint(0, 5))]
     r = rng.random()
     if r < 0.6:
         lo = rng.randint(0, 1000)
@@ -128,9 +146,10 @@ def random_flags(rng, info, x_max):
 
 
 def check_map(task):
-    seed, index, crushkit, crushtool, runs, x_max, keep, cd_every = task
+    seed, index, crushkit, crushtool, runs, x_max, keep, cd_every, release = task
+    oracle.use_release(release)
     rng = random.Random(seed * 7919 + index)
-    text = gen_maps.generate(seed, index)
+    text = release_text(gen_maps.generate(seed, index), release, rng)
     info = map_info(text)
     res = {"compiled": 0, "invalid": 0, "runs": 0, "diffs": 0, "oracle_crash": 0,
            "roundtrip_fail": 0, "ours_crash": 0, "ceph_undefined": 0, "ceph_nondeterministic": 0,
@@ -207,8 +226,9 @@ def check_map(task):
                 res["failures"].append("map %d: differ on: %s" % (index, " ".join(flags)))
 
         flag_sets = [["--test", "--show-mappings", "--show-statistics", "--show-bad-mappings"] +
-                     ([] if x_max >= 1023 else ["--min-x", "0", "--max-x", str(x_max)])]
-        flag_sets += [random_flags(rng, info, x_max) for _ in range(runs)]
+                     ([] if x_max >= 1023 else ["--min-x", "0", "--max-x", str(x_max)]) +
+                     ([] if release == "pacific" else ["--min-rep", "1", "--max-rep", "6"])]
+        flag_sets += [random_flags(rng, info, x_max, release) for _ in range(runs)]
         for flags in flag_sets:
             theirs = run([crushtool, "-i", "map.bin"] + flags, wd)
             ours = run(crushkit + ["-i", "map.bin"] + flags, wd)
@@ -258,24 +278,25 @@ def main():
     ap.add_argument("--cd-every", type=int, default=1,
                     help="run the -c/-d checks on every Nth map only")
     ap.add_argument("--crushkit", required=True, help="path of the crushkit binary")
-    ap.add_argument("--crushtool", default="crushtool")
+    ap.add_argument("--release", choices=oracle.RELEASES, default="pacific",
+                    help="Ceph release to compare with (its crushtool; crushkit runs as it)")
+    ap.add_argument("--crushtool", default="",
+                    help="the oracle (default: that release's crushtool)")
     ap.add_argument("--keep-failures", default="", help="directory for failing cases")
     a = ap.parse_args()
-    crushtool = shutil.which(a.crushtool)
-    if crushtool is None:
-        return oracle.skip_or_fail("Ceph crushtool not found (%s)" % a.crushtool)
-    # Messages print argv[0]; run the oracle by bare name as scripts do.
-    os.environ["PATH"] = os.path.dirname(crushtool) + os.pathsep + os.environ.get("PATH", "")
+    if oracle.put_on_path("crushtool", a.release, a.crushtool) is None:
+        return oracle.skip_or_fail("Ceph %s crushtool not found (%s)" %
+                                   (a.release, a.crushtool or oracle.tool("crushtool", a.release)))
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
     tasks = [(a.seed, i, crushkit, "crushtool", a.runs_per_map, a.x_max, a.keep_failures,
-              max(1, a.cd_every))
+              max(1, a.cd_every), a.release)
              for i in range(a.first_map, a.first_map + a.maps)]
     total, failures = oracle.map_tasks(check_map, tasks, a.jobs, progress_every=100)
     for f in sorted(failures):
         print("FAIL", f)
-    print("maps=%d compiled=%d rejected_by_oracle=%d runs=%d diffs=%d oracle_crashes=%d "
+    print("release=%s maps=%d compiled=%d rejected_by_oracle=%d runs=%d diffs=%d oracle_crashes=%d "
           "crushkit_crashes=%d roundtrip_failures=%d ceph_undefined=%d ceph_nondeterministic_compiles=%d" %
-          (a.maps, total.get("compiled", 0), total.get("invalid", 0), total.get("runs", 0),
+          (a.release, a.maps, total.get("compiled", 0), total.get("invalid", 0), total.get("runs", 0),
            total.get("diffs", 0), total.get("oracle_crash", 0), total.get("ours_crash", 0),
            total.get("roundtrip_fail", 0), total.get("ceph_undefined", 0),
            total.get("ceph_nondeterministic", 0)))

@@ -56,7 +56,7 @@ def run(cmd, cwd):
     if cmd[0] != "crushtool":
         return oracle.run(cmd, cwd, TIMEOUT)
     rc, out, err = oracle.run(cmd, cwd, ORACLE_TIMEOUT)
-    return rc, out, CEPH_LOG_LINE.sub(b"", err)
+    return rc, oracle.normalize_argv0(out), CEPH_LOG_LINE.sub(b"", oracle.normalize_argv0(err))
 
 
 def crashed(rc):
@@ -300,7 +300,8 @@ def compare_step(res, index, step, flags, theirs, ours, tbin, obin, wd):
 
 
 def check_map(task):
-    seed, index, crushkit, keep = task
+    seed, index, crushkit, keep, release = task
+    oracle.use_release(release)
     rng = random.Random(seed * 104729 + index)
     res = {"maps": 0, "text_maps": 0, "build_maps": 0, "rejected": 0, "steps": 0, "matches": 0,
            "diffs": 0, "oracle_crash": 0, "ours_crash": 0, "ceph_undefined": 0,
@@ -365,16 +366,16 @@ def main():
     ap.add_argument("--min-compared", type=int, default=0,
                     help="fail unless at least this many maps were compared")
     ap.add_argument("--crushkit", required=True)
-    ap.add_argument("--crushtool", default="crushtool")
+    ap.add_argument("--release", choices=oracle.RELEASES, default="pacific",
+                    help="Ceph release to compare with (its crushtool; crushkit runs as it)")
+    ap.add_argument("--crushtool", default="", help="the oracle (default: that release's crushtool)")
     ap.add_argument("--keep-failures", default="")
     a = ap.parse_args()
-    crushtool = shutil.which(a.crushtool)
-    if crushtool is None:
-        return oracle.skip_or_fail("crushtool (the oracle) not found: %s" % a.crushtool)
-    # Messages print argv[0]; run the oracle by bare name as scripts do.
-    os.environ["PATH"] = os.path.dirname(crushtool) + os.pathsep + os.environ.get("PATH", "")
+    if oracle.put_on_path("crushtool", a.release, a.crushtool) is None:
+        return oracle.skip_or_fail("crushtool (the oracle) of %s not found: %s" %
+                                   (a.release, a.crushtool or oracle.tool("crushtool", a.release)))
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
-    tasks = [(a.seed, i, crushkit, a.keep_failures)
+    tasks = [(a.seed, i, crushkit, a.keep_failures, a.release)
              for i in range(a.first_map, a.first_map + a.maps)]
     total, failures = oracle.map_tasks(check_map, tasks, a.jobs, progress_every=250)
     for f in sorted(failures):

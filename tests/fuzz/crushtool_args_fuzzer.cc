@@ -42,11 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)ct::ClassifyArgValue(a);
     (void)ct::DashesToUnderscores(a);
   }
-  const ct::ParseOutcome outcome = ct::ParseCrushtoolArgs(args, "crushtool");
-  if (outcome.exit_now) {
-    // A process exit status; Ceph's main() returns 0, 1 (EXIT_FAILURE) or
-    // small positive values.
-    FUZZ_CHECK(outcome.exit_code >= 0 && outcome.exit_code < 256, "exit code out of range");
+  for (crushkit::crush::CephRelease release :
+       {crushkit::crush::CephRelease::kPacific, crushkit::crush::CephRelease::kTentacle}) {
+    const ct::ParseOutcome outcome = ct::ParseCrushtoolArgs(args, "crushtool", release);
+    if (outcome.exit_now) {
+      // A process exit status; Ceph's main() returns 0, 1 (EXIT_FAILURE) or
+      // small positive values.
+      FUZZ_CHECK(outcome.exit_code >= 0 && outcome.exit_code < 256, "exit code out of range");
+    }
   }
   return 0;
 }

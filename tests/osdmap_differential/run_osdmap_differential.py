@@ -54,7 +54,8 @@ LAYERS = ["host", "rack", "row", "room"]
 
 
 def run(cmd, cwd):
-    return oracle.run(cmd, cwd, TIMEOUT)
+    rc, out, err = oracle.run(cmd, cwd, TIMEOUT)
+    return rc, oracle.normalize_argv0(out), oracle.normalize_argv0(err)
 
 
 def build_crush(rng, d, only_choose_args=False):
@@ -450,9 +451,14 @@ def main():
                          "85%% of the variations run --upmap-cleanup")
     ap.add_argument("--min-states", type=int, default=0,
                     help="fail unless at least this many states were compared")
+    ap.add_argument("--release", choices=oracle.RELEASES, default="pacific",
+                    help="Ceph release whose osdmaptool and crushtool are the oracle "
+                         "(crushkit runs as it)")
     a = ap.parse_args()
-    if not shutil.which("osdmaptool") or not shutil.which("crushtool"):
-        return oracle.skip_or_fail("osdmaptool/crushtool not installed")
+    oracle.use_release(a.release)
+    if (oracle.put_on_path("osdmaptool", a.release) is None or
+            oracle.put_on_path("crushtool", a.release) is None):
+        return oracle.skip_or_fail("osdmaptool/crushtool of %s not installed" % a.release)
     crushkit = os.path.abspath(a.crushkit)
     jobs = [(a.seed, i, a.variations, crushkit, a.only_choose_args, a.upmap_stress)
             for i in range(a.bases)]

@@ -1,5 +1,5 @@
-// `crushkit compile IN.txt -o OUT.bin`: text crush map -> Ceph binary map,
-// byte-identical with `crushtool -c`. Diagnostics go to stderr; on any error
+// `crushkit compile IN.txt -o OUT.bin [--ceph-release R]`: text crush map ->
+// Ceph binary map, byte-identical with that release's `crushtool -c`. Diagnostics go to stderr; on any error
 // nothing is written and the exit code is 1.
 #include <algorithm>
 #include <filesystem>
@@ -10,9 +10,12 @@
 #include <CLI/CLI.hpp>
 
 #include "compiler/compile.h"
+#include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"
+#include "tools/crushkit/ceph_release_option.h"
 #include "tools/crushkit/commands.h"
 
 namespace crushkit::tools {
@@ -21,9 +24,20 @@ namespace {
 struct CompileOptions {
   std::string input;
   std::string output;
+  std::string ceph_release;
 };
 
+std::string EncodedFor(crush::MapModel model, crush::CephRelease release) {
+  crush::PrepareForEncode(model, release);
+  return crush::EncodeCrushMap(model);
+}
+
 int RunCompile(const CompileOptions& o) {
+  absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(o.ceph_release);
+  if (!release.ok()) {
+    std::cerr << "crushkit compile: " << release.status().message() << "\n";
+    return 1;
+  }
   // Peak heap is ~17x the text size (AST + model + output); see heap.h.
   std::error_code size_error;
   const std::uintmax_t text_size = std::filesystem::file_size(o.input, size_error);
@@ -35,13 +49,14 @@ int RunCompile(const CompileOptions& o) {
   }
   const compiler::SourceFile src(o.input, *std::move(text));
   compiler::DiagnosticSink sink;
-  absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
+  absl::StatusOr<crush::MapModel> model =
+      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     if (sink.diagnostics().empty()) std::cerr << model.status().message() << "\n";
     return 1;
   }
-  if (absl::Status s = WriteFileAtomically(o.output, crush::EncodeCrushMap(*model)); !s.ok()) {
+  if (absl::Status s = WriteFileAtomically(o.output, EncodedFor(*std::move(model), *release)); !s.ok()) {
     std::cerr << "crushkit compile: cannot write " << o.output << ": " << s.message() << "\n";
     return 1;
   }
@@ -55,6 +70,7 @@ void AddCompileCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile a text crush map to Ceph's binary format (crushtool -c)");
   cmd->add_option("input", opts->input, "text crush map")->required();
   cmd->add_option("-o,--output", opts->output, "binary crush map to write")->required();
+  AddCephReleaseOption(cmd, &opts->ceph_release);
   cmd->callback([opts] {
     if (const int rc = RunCompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -3,7 +3,9 @@
 #include <iostream>
 
 #include "compiler/compile.h"
+#include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
@@ -12,10 +14,13 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
-  // A text map: compile it to the bytes `crushtool -c` would write.
+  // A text map: compile it to the bytes the release's `crushtool -c` writes.
+  absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
+  if (!release.ok()) return release.status();
   const compiler::SourceFile src(path, *std::move(bytes));
   compiler::DiagnosticSink sink;
-  absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
+  absl::StatusOr<crush::MapModel> model =
+      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     return absl::InvalidArgumentError(
@@ -23,6 +28,7 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
             ? std::string(model.status().message())
             : "neither a binary crush map (no CRUSH magic) nor a valid text map");
   }
+  crush::PrepareForEncode(*model, *release);
   return crush::EncodeCrushMap(*model);
 }
 

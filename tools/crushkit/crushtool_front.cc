@@ -1,14 +1,22 @@
 // `crushkit crushtool ARGS...`: Ceph crushtool's own flag syntax, handled by
-// the crushkit_crushtool library (tools/crushtool/).
+// the crushkit_crushtool library (tools/crushtool/), as the release named by
+// CRUSHKIT_CEPH_RELEASE (default: the current one) behaves.
 #include <cstdio>
+#include <string>
 
+#include "tools/common/ceph_release_env.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushtool/crushtool.h"
 
 namespace crushkit::tools {
 
 int RunCrushtool(const std::vector<std::string>& args) {
-  return crushtool::RunCrushtoolCommand(args, stdout, stderr);
+  absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
+  if (!release.ok()) {
+    std::fprintf(stderr, "crushkit crushtool: %s\n", std::string(release.status().message()).c_str());
+    return 1;
+  }
+  return crushtool::RunCrushtoolCommand(args, stdout, stderr, *release);
 }
 
 }  // namespace crushkit::tools

@@ -1,12 +1,11 @@
-// `crushkit decompile IN.bin [-o OUT.txt] [--dialect pacific|quincy]`:
-// binary crush map -> text, byte-identical with Pacific `crushtool -d` by
-// default. Pacific prints weights with 3 decimals, which can lose
-// information; we recompile our own text and warn on stderr when it would
-// not give back the input bytes.
+// `crushkit decompile IN.bin [-o OUT.txt] [--ceph-release R]`: binary crush
+// map -> text, byte-identical with that release's `crushtool -d`. Pacific
+// prints weights with 3 decimals, which can lose information; we recompile
+// our own text and warn on stderr when it would not give back the input
+// bytes (as that release would encode them).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,9 +13,12 @@
 #include <CLI/CLI.hpp>
 
 #include "compiler/compile.h"
+#include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"
+#include "tools/crushkit/ceph_release_option.h"
 #include "tools/crushkit/commands.h"
 
 namespace crushkit::tools {
@@ -25,10 +27,21 @@ namespace {
 struct DecompileOptions {
   std::string input;
   std::string output = "-";
-  compiler::Dialect dialect = compiler::Dialect::kPacific;
+  std::string ceph_release;
 };
 
+// The bytes `release` writes for `model` (crushtool -i in -o out).
+std::string EncodedFor(crush::MapModel model, crush::CephRelease release) {
+  crush::PrepareForEncode(model, release);
+  return crush::EncodeCrushMap(model);
+}
+
 int RunDecompile(const DecompileOptions& o) {
+  absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(o.ceph_release);
+  if (!release.ok()) {
+    std::cerr << "crushkit decompile: " << release.status().message() << "\n";
+    return 1;
+  }
   // Peak heap is ~40x the binary size (model, text, then the recompile check);
   // see heap.h.
   std::error_code size_error;
@@ -44,18 +57,19 @@ int RunDecompile(const DecompileOptions& o) {
     std::cerr << "crushkit decompile: cannot decode " << o.input << ": " << model.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<std::string> text = compiler::Decompile(*model, o.dialect);
+  absl::StatusOr<std::string> text = compiler::Decompile(*model, *release);
   if (!text.ok()) {
     std::cerr << "crushkit decompile: " << o.input << ": " << text.status().message() << "\n";
     return 1;
   }
   // Lossiness check: does the text compile back to the input bytes?
   const compiler::SourceFile again("<decompiled " + o.input + ">", *std::move(text));
-  absl::StatusOr<crush::MapModel> recompiled = compiler::Compile(again);
+  absl::StatusOr<crush::MapModel> recompiled =
+      compiler::Compile(again, nullptr, compiler::CompileOptions{.release = *release});
   if (!recompiled.ok()) {
     std::cerr << "crushkit decompile: warning: the decompiled text does not compile: "
               << recompiled.status().message() << "\n";
-  } else if (crush::EncodeCrushMap(*recompiled) != *bytes) {
+  } else if (EncodedFor(*std::move(recompiled), *release) != EncodedFor(*model, *release)) {
     std::cerr << "crushkit decompile: warning: the decompiled text will not recompile to the same map"
               << " (text weights are rounded, or the map was not made by the compiler)\n";
   }
@@ -73,10 +87,7 @@ void AddDecompileCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("decompile", "Decompile a binary crush map to text (crushtool -d)");
   cmd->add_option("input", opts->input, "binary crush map")->required();
   cmd->add_option("-o,--output", opts->output, "text output (default: standard output)");
-  const std::map<std::string, compiler::Dialect> dialects{{"pacific", compiler::Dialect::kPacific},
-                                                          {"quincy", compiler::Dialect::kQuincy}};
-  cmd->add_option("--dialect", opts->dialect, "text dialect: pacific (default, 3 decimals) or quincy")
-      ->transform(CLI::CheckedTransformer(dialects, CLI::ignore_case));
+  AddCephReleaseOption(cmd, &opts->ceph_release);
   cmd->callback([opts] {
     if (const int rc = RunDecompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
   });

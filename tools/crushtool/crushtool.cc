@@ -9,6 +9,7 @@
 #include "compiler/compile.h"
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
+#include "crush/ceph_release.h"
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -21,9 +22,10 @@
 
 namespace crushkit::tools::crushtool {
 
-int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err,
+                        crush::CephRelease release) {
   const std::string me = kMe;
-  ParseOutcome parsed = ParseCrushtoolArgs(args, me);
+  ParseOutcome parsed = ParseCrushtoolArgs(args, me, release);
   WriteAndFlush(out, parsed.out);
   WriteAndFlush(err, parsed.err);
   if (parsed.exit_now) return parsed.exit_code;
@@ -57,7 +59,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     crush::DecodeOptions decode_options;
     decode_options.ignore_trailing_bytes = true;  // as Pacific's decoder
     auto decoded = crush::DecodeCrushMap(data, decode_options);
-    if (!decoded.ok()) {
+    if (!decoded.ok() || !crush::CheckDecodable(*decoded, release).ok()) {
       WriteAndFlush(err, me + ": unable to decode " + o.infn + "\n");
       return 1;
     }
@@ -75,10 +77,12 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     }
     const compiler::SourceFile src(o.srcfn, std::move(text));
     compiler::DiagnosticSink sink;
-    auto compiled = compiler::Compile(src, &sink);
-    // Ceph's compiler is silent on success, so crushkit's warnings (e.g. an
-    // item used twice) are not printed here; on failure the diagnostics are
-    // crushkit's gcc-style texts, not Ceph's (README).
+    auto compiled = compiler::Compile(src, &sink, compiler::CompileOptions{.release = release});
+    // Ceph's compiler prints only a few warnings of its own (Reef's ignored
+    // min_size/max_size), repeated here verbatim; crushkit's other warnings
+    // (e.g. an item used twice) are not printed. On failure the diagnostics
+    // are crushkit's gcc-style texts, not Ceph's (README).
+    for (const std::string& line : sink.ceph_messages()) WriteAndFlush(err, line + "\n");
     if (!compiled.ok()) {
       WriteAndFlush(err, sink.Format(src));
       if (!sink.has_errors()) WriteAndFlush(err, std::string(compiled.status().message()) + "\n");
@@ -96,7 +100,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
 
   // display: decompile ----
   if (o.decompile) {
-    auto text = compiler::Decompile(model, compiler::Dialect::kPacific);
+    auto text = compiler::Decompile(model, release);
     if (!text.ok()) {
       WriteAndFlush(err, me + ": " + std::string(text.status().message()) + "\n");
       return 1;
@@ -111,6 +115,10 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
 
   // display/test ----
   if (o.test) {
+    if (!o.tester.rule_sizes_default && o.tester.min_rep < 0 && o.tester.max_rep < 0) {
+      WriteAndFlush(err, "must specify --num-rep or both --min-rep and --max-rep\n");
+      return 1;
+    }
     auto map = crush::CrushMap::Build(model);
     if (!map.ok()) {
       WriteAndFlush(err, "crushkit crushtool: cannot test the map: " +
@@ -132,7 +140,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
                     me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
     } else {
       crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
-      PrepareForPacificEncode(model);
+      crush::PrepareForEncode(model, release);
       const std::string bytes = crush::EncodeCrushMap(model);
       if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
         WriteAndFlush(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +

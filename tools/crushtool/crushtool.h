@@ -1,5 +1,5 @@
-// `crushkit crushtool`: the Pacific 16.2 crushtool command line on crushkit's
-// libraries. Stages run in Ceph's fixed order (input, compile, tunables,
+// `crushkit crushtool`: the crushtool command line of Ceph 16.2 (Pacific),
+// 18.2 (Reef) or 20.2 (Tentacle) on crushkit's libraries. Stages run in Ceph's fixed order (input, compile, tunables,
 // display/test, output) whatever the argument order; stdout/stderr texts and
 // exit codes are Ceph's. Supported: -i/-d/-o, -c, --test with every
 // --show-* output, the tunables stage, the item/bucket modifications
@@ -16,11 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "crush/ceph_release.h"
+
 namespace crushkit::tools::crushtool {
 
-// Runs crushtool with `args` (argv without the program name), writing to
-// `out`/`err`. Returns the exit code.
-int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
+// Runs `release`'s crushtool with `args` (argv without the program name),
+// writing to `out`/`err`. Returns the exit code. The release decides the
+// text dialect of -c/-d, the bytes written, the accepted flags and --help.
+int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err,
+                        crush::CephRelease release);
 
 }  // namespace crushkit::tools::crushtool
 

@@ -31,12 +31,14 @@ inline std::string ReadBack(std::FILE* f) {
   return s;
 }
 
-// RunCrushtoolCommand(args) with stdout and stderr captured.
-inline Result RunOurs(const std::vector<std::string>& args) {
+// RunCrushtoolCommand(args) with stdout and stderr captured; Pacific unless
+// told otherwise, as the installed oracle (Debian 12's crushtool) is 16.2.
+inline Result RunOurs(const std::vector<std::string>& args,
+                      crush::CephRelease release = crush::CephRelease::kPacific) {
   std::FILE* out = std::tmpfile();
   std::FILE* err = std::tmpfile();
   Result r;
-  r.rc = RunCrushtoolCommand(args, out, err);
+  r.rc = RunCrushtoolCommand(args, out, err, release);
   r.out = ReadBack(out);
   r.err = ReadBack(err);
   std::fclose(out);

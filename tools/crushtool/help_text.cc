@@ -1,11 +1,20 @@
-// Verbatim usage texts of Pacific 16.2 crushtool (`crushtool --help` and
+// Verbatim usage texts of Pacific 16.2 crushtool (Reef 18.2 and Tentacle 20.2
+// differ in two lines of --help) (`crushtool --help` and
 // `crushtool --help-output`), which scripts and cram tests compare byte for
 // byte. Regenerate with: crushtool --help; crushtool --help-output.
 #include "tools/crushtool/help_text.h"
 
 namespace crushkit::tools::crushtool {
+namespace {
 
-std::string_view UsageText() {
+constexpr std::string_view kPacificTestLines =
+    "      [--min-rule r] [--max-rule r] [--rule r] [--ruleset rs]\n"
+    "      [--num-rep n]\n";
+constexpr std::string_view kQuincyTestLines =
+    "      [--min-rule r] [--max-rule r] [--rule r]\n"
+    "      [--min-rep n] [--max-rep n] [--num-rep n]\n";
+
+std::string_view PacificUsageText() {
   return R"(usage: crushtool ...
 
 Display, modify and test a crush map
@@ -135,6 +144,16 @@ Options for the output stage
                          specify output for modified crush map
 
 )";
+}
+
+}  // namespace
+
+std::string UsageText(crush::CephRelease release) {
+  std::string text(PacificUsageText());
+  if (!crush::HasRulesets(release)) {
+    text.replace(text.find(kPacificTestLines), kPacificTestLines.size(), kQuincyTestLines);
+  }
+  return text;
 }
 
 std::string_view HelpOutputText() {

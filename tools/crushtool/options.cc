@@ -31,10 +31,13 @@ int Atoi(const std::string& s) { return std::atoi(s.c_str()); }
 
 }  // namespace
 
-ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string& me) {
+ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string& me,
+                                crush::CephRelease release) {
   ParseOutcome res;
   CrushtoolOptions& o = res.options;
   TestOptions& t = o.tester;
+  const bool has_rulesets = crush::HasRulesets(release);
+  t.rule_sizes_default = has_rulesets;
   auto exit_with = [&res](int code) -> ParseOutcome& {
     res.exit_now = true;
     res.exit_code = code;
@@ -47,7 +50,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
   }
   for (const std::string& a : argv) {
     if (a == "-h" || a == "--help") {
-      res.out += UsageText();
+      res.out += UsageText(release);
       return exit_with(0);
     }
   }
@@ -282,11 +285,10 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if (args.WithInt({"--num_rep"}, &x, &err)) {
       if (!checked()) return res;
       t.min_rep = t.max_rep = x;
-    } else if (args.WithInt({"--min_rep"}, &x, &err)) {
-      // Quincy's spelling, accepted as an extension (README).
+    } else if (!has_rulesets && args.WithInt({"--min_rep"}, &x, &err)) {
       if (!checked()) return res;
       t.min_rep = x;
-    } else if (args.WithInt({"--max_rep"}, &x, &err)) {
+    } else if (!has_rulesets && args.WithInt({"--max_rep"}, &x, &err)) {
       if (!checked()) return res;
       t.max_rep = x;
     } else if (args.WithInt({"--max_x"}, &x, &err)) {
@@ -310,7 +312,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if (args.WithInt({"--rule"}, &x, &err)) {
       if (!checked()) return res;
       t.min_rule = t.max_rule = x;
-    } else if (args.WithInt({"--ruleset"}, &x, &err)) {
+    } else if (has_rulesets && args.WithInt({"--ruleset"}, &x, &err)) {
       if (!checked()) return res;
       t.ruleset = x;
     } else if (args.WithInt({"--batches"}, &x, &err)) {

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "crush/ceph_release.h"
+
 namespace crushkit::tools::crushtool {
 
 // --test parameters (CrushTester's setters). -1 means "not given".
@@ -24,6 +26,9 @@ struct TestOptions {
   int ruleset = -1;
   int min_rep = -1;  // --num-rep sets both; --min-rep/--max-rep (Quincy) too
   int max_rep = -1;
+  // Pacific tests a rule's min_size..max_size when no --num-rep is given;
+  // Quincy and later require --num-rep or both --min-rep and --max-rep.
+  bool rule_sizes_default = true;
   std::int64_t pool_id = -1;
   int batches = 1;
   bool output_utilization = false;
@@ -101,9 +106,11 @@ struct ParseOutcome {
   CrushtoolOptions options;
 };
 
-// Parses crushtool's arguments (excluding argv[0]). `me` is argv[0] as Ceph
-// prints it in messages ("crushtool").
-ParseOutcome ParseCrushtoolArgs(std::vector<std::string> args, const std::string& me);
+// Parses crushtool's arguments (excluding argv[0]) as `release`'s crushtool
+// does (Pacific has --ruleset; Quincy and later have --min-rep/--max-rep
+// instead). `me` is argv[0] as Ceph prints it in messages ("crushtool").
+ParseOutcome ParseCrushtoolArgs(std::vector<std::string> args, const std::string& me,
+                                crush::CephRelease release);
 
 // CrushTester::set_device_weight(): (int)(w * 0x10000) computed in float,
 // clamped to [0, 0x10000]. Values whose product does not fit an int convert

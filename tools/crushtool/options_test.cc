@@ -11,7 +11,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-ParseOutcome Parse(std::vector<std::string> args) { return ParseCrushtoolArgs(std::move(args), "crushtool"); }
+ParseOutcome Parse(std::vector<std::string> args, crush::CephRelease release = crush::CephRelease::kPacific) {
+  return ParseCrushtoolArgs(std::move(args), "crushtool", release);
+}
 
 // Expected texts below were captured from Pacific 16.2.15 crushtool.
 TEST(ParseCrushtoolArgsTest, NoArgumentsAndHelp) {
@@ -22,6 +24,30 @@ TEST(ParseCrushtoolArgsTest, NoArgumentsAndHelp) {
   p = Parse({"-i", "x", "--help"});
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_THAT(p.out, HasSubstr("usage: crushtool ..."));
+}
+
+// Captured from Reef 18.2.7 and Tentacle 20.2.4 crushtool: --ruleset is gone,
+// --min-rep/--max-rep are new (Pacific 16.2.15 knows neither of the latter).
+TEST(ParseCrushtoolArgsTest, QuincyAndLaterSwapRulesetForMinMaxRep) {
+  for (crush::CephRelease r : {crush::CephRelease::kReef, crush::CephRelease::kTentacle}) {
+    ParseOutcome p = Parse({"-i", "m", "--test", "--min-rep", "2", "--max_rep=4", "--show-statistics"}, r);
+    ASSERT_FALSE(p.exit_now) << p.err;
+    EXPECT_EQ(p.options.tester.min_rep, 2);
+    EXPECT_EQ(p.options.tester.max_rep, 4);
+    EXPECT_FALSE(p.options.tester.rule_sizes_default);
+    p = Parse({"-i", "m", "--test", "--ruleset", "1", "--num-rep", "2", "--show-statistics"}, r);
+    EXPECT_TRUE(p.exit_now);
+    EXPECT_EQ(p.exit_code, 1);
+    EXPECT_EQ(p.err, "unrecognized arguments: [--ruleset,1]\n");
+    p = Parse({"--help"}, r);
+    EXPECT_THAT(p.out, HasSubstr("      [--min-rule r] [--max-rule r] [--rule r]\n"
+                                 "      [--min-rep n] [--max-rep n] [--num-rep n]\n"));
+  }
+  ParseOutcome p = Parse({"-i", "m", "--test", "--min-rep", "2", "--show-statistics"});
+  EXPECT_TRUE(p.exit_now);
+  EXPECT_EQ(p.err, "unrecognized arguments: [--min-rep,2]\n");
+  EXPECT_TRUE(Parse({"-i", "m", "--test", "--num-rep", "2"}).options.tester.rule_sizes_default);
+  EXPECT_THAT(Parse({"--help"}).out, HasSubstr("[--rule r] [--ruleset rs]\n      [--num-rep n]\n"));
 }
 
 TEST(ParseCrushtoolArgsTest, TestOptionsAndSpellings) {

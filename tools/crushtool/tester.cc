@@ -380,6 +380,9 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
   // Bucket ids in results: Ceph's tester indexes its per-device counters
   // with them, writing out of bounds (often into its choose_tries histogram).
   long long emitted_buckets = 0;
+  // Quincy+ accept a negative --min-rep/--max-rep and size a stack array with
+  // it (undefined: they print garbage or die of stack smashing).
+  bool negative_num_rep = false;
 
   const int max_devices = map.max_devices();
   const std::vector<bool> present = PresentDevices(m, max_devices);
@@ -421,7 +424,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     const crush::Rule& rule = m.rules[static_cast<std::size_t>(r)];
     if (opt.ruleset >= 0 && rule.ruleset != opt.ruleset) continue;
     int minr = opt.min_rep, maxr = opt.max_rep;
-    if (minr < 0 || maxr < 0) {
+    if (opt.rule_sizes_default && (minr < 0 || maxr < 0)) {
       minr = rule.min_size;
       maxr = rule.max_size;
     }
@@ -441,6 +444,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                         " exceeds the supported maximum " + std::to_string(kMaxNumRep) + "\n");
         return 1;
       }
+      if (nr < 0) negative_num_rep = true;
       const int num_objects = WrapAdd(WrapSub(max_x, min_x), 1);
       int total_weight = 0;
       for (Weight w : weight) total_weight = WrapAdd(total_weight, static_cast<int>(w));
@@ -550,6 +554,11 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                     " bucket id(s); Ceph's crushtool counts them at negative device indexes (it"
                     " reads out of bounds there and may corrupt its other counters); crushkit"
                     " counts devices only\n");
+  }
+  if (negative_num_rep) {
+    output.WriteErr("crushkit crushtool: warning: a negative num_rep was tested; Ceph's crushtool"
+                    " sizes a stack array with it (its answer is undefined, it reads out of bounds);"
+                    " crushkit maps nothing for it\n");
   }
   if (diverged > 0) {
     output.WriteErr("crushkit crushtool: warning: " + std::to_string(diverged) +

@@ -30,12 +30,4 @@ bool ApplyTunableEdits(const CrushtoolOptions& o, crush::MapModel& model) {
   return modified;
 }
 
-void PrepareForPacificEncode(crush::MapModel& model) {
-  model.tail = crush::EncodedTail::kChooseArgs;
-  // Pacific neither reads nor writes the Squid msr tunables.
-  const crush::Tunables defaults;
-  model.tunables.msr_descents = defaults.msr_descents;
-  model.tunables.msr_collision_tries = defaults.msr_collision_tries;
-}
-
 }  // namespace crushkit::tools::crushtool

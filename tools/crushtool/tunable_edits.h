@@ -16,11 +16,6 @@ namespace crushkit::tools::crushtool {
 // any was applied (Ceph's `modified`), even when the value is unchanged.
 bool ApplyTunableEdits(const CrushtoolOptions& options, crush::MapModel& model);
 
-// Sets the encoding tail to what Pacific's CrushWrapper::encode writes
-// (every group through choose_args), so that EncodeCrushMap(model) equals
-// `crushtool -i in ... -o out`.
-void PrepareForPacificEncode(crush::MapModel& model);
-
 }  // namespace crushkit::tools::crushtool
 
 #endif  // CRUSHKIT_TOOLS_CRUSHTOOL_TUNABLE_EDITS_H_

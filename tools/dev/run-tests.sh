@@ -21,7 +21,7 @@
 # Each phase prints its start time ("== [N s] ...").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bash tools/dev/setup.sh
+bash tools/dev/setup.sh --newer-oracles
 export CEPH_ARGS="--crash_dir=$(mktemp -d)"
 # Differential suites fail instead of skipping when Ceph's tools are missing.
 export CRUSHKIT_REQUIRE_ORACLE=1

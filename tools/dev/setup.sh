@@ -15,3 +15,15 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# With --newer-oracles: Ceph 18.2 (Reef) and 20.2 (Tentacle) crushtool, osdmaptool and crushdiff as
+# /opt/ceph-oracles/bin/{crushtool,osdmaptool,crushdiff}-{reef,tentacle} (each in its own Debian root,
+# about 40 s and 430 MB each; idempotent), the oracles of the newer-release differential suites.
+if [[ ${1:-} == --newer-oracles ]]; then
+  oracles=$(dirname "$0")/../../../shared/tools/ceph-oracles.sh
+  if [[ -f $oracles ]]; then
+    bash "$oracles"
+  else
+    echo "setup: $oracles not found; the Reef/Tentacle suites will skip (or fail in CI)" >&2
+  fi
+fi
