@@ -21,6 +21,12 @@ POOL_PG_NUM, POOL_PGP_NUM = 4, 8
 # map (4) + empty removed_snaps (4) + auid (8) + flags (8) +
 # crash_replay_interval (4).
 POOL_MIN_SIZE = 64
+# ... min_size (1) + quota_max_bytes, quota_max_objects (16) + empty tiers
+# (4) + tier_of (8) + cache_mode (1) + read_tier, write_tier (16) + empty
+# properties (4) + "none" hit_set_params (7) + hit_set_period, hit_set_count,
+# stripe_width (12) + target_max_bytes, target_max_objects (16) + four u32
+# cache ratios and ages (16): the v14 erasure_code_profile string.
+POOL_EC_PROFILE = 165
 
 CEPH_OSD_UP = 2
 
@@ -90,20 +96,26 @@ class OsdMapBin:
         off += 4
         for _ in range(n):
             off = _skip_addrvec(b, off)
+        self.pg_temp_off = off
         off = _skip_pg_map(b, off, lambda o: o + 4 + 4 * struct.unpack_from("<I", b, o)[0])
+        self.pg_temp_end = off
         off = _skip_pg_map(b, off, lambda o: o + 4)  # primary_temp
         (n,) = struct.unpack_from("<I", b, off)  # osd_primary_affinity
         off += 4 + 4 * n
         (n,) = struct.unpack_from("<I", b, off)  # crush bufferlist
         off += 4 + n
+        self.ec_profiles_off = off
+        self.ec_profiles = {}
         (n,) = struct.unpack_from("<I", b, off)  # erasure_code_profiles
         off += 4
         for _ in range(n):
-            off = _skip_string(b, off)
+            name, off = _read_string(b, off)
             (m,) = struct.unpack_from("<I", b, off)
             off += 4
-            for _ in range(2 * m):
-                off = _skip_string(b, off)
+            prof = self.ec_profiles.setdefault(name, {})
+            for _ in range(m):
+                key, off = _read_string(b, off)
+                prof[key], off = _read_string(b, off)
         self.pg_upmap_off = off
         self.pg_upmap = {}
         (n,) = struct.unpack_from("<I", b, off)
@@ -212,6 +224,41 @@ class OsdMapBin:
         self._grow(grown)
         self._index()
 
+    def _replace(self, start, end, data):
+        self.b[start:end] = data
+        self._grow(len(data) - (end - start))
+        self._index()
+
+    def set_pool_ec_profile(self, pool, name):
+        """Sets the pool's erasure_code_profile name (ceph osd pool create
+        ... erasure NAME); the pool body grows or shrinks with it."""
+        header = self.pools[pool][0]
+        if self.b[header] != 29:
+            raise ValueError("pg_pool_t v%d, expected 29" % self.b[header])
+        at = self._body(pool, POOL_EC_PROFILE)
+        (old,) = struct.unpack_from("<I", self.b, at)
+        data = struct.pack("<I", len(name)) + name.encode()
+        (blen,) = struct.unpack_from("<I", self.b, header + 2)
+        struct.pack_into("<I", self.b, header + 2, blen + len(data) - (4 + old))
+        self._replace(at, at + 4 + old, data)
+
+    def set_ec_profiles(self, profiles):
+        """Replaces erasure_code_profiles ({name: {key: value}})."""
+        out = bytearray(struct.pack("<I", len(profiles)))
+        for name in sorted(profiles):
+            out += _string(name) + struct.pack("<I", len(profiles[name]))
+            for key in sorted(profiles[name]):
+                out += _string(key) + _string(profiles[name][key])
+        self._replace(self.ec_profiles_off, self.pg_upmap_off, out)
+
+    def set_pg_temp(self, pg_temp):
+        """Replaces pg_temp ({(pool, seed): [osd...]}), as the monitor
+        writes it while a PG backfills."""
+        out = bytearray(struct.pack("<I", len(pg_temp)))
+        for (pool, seed), osds in sorted(pg_temp.items()):
+            out += _pg_t(pool, seed) + struct.pack("<I%di" % len(osds), len(osds), *osds)
+        self._replace(self.pg_temp_off, self.pg_temp_end, out)
+
     def bump_epoch(self):
         (e,) = struct.unpack_from("<I", self.b, 28)
         struct.pack_into("<I", self.b, 28, e + 1)
@@ -224,6 +271,15 @@ class OsdMapBin:
 
 def _pg_t(pool, seed):
     return struct.pack("<BqIi", 1, pool, seed, -1)
+
+
+def _string(text):
+    return struct.pack("<I", len(text)) + text.encode()
+
+
+def _read_string(b, off):
+    (n,) = struct.unpack_from("<I", b, off)
+    return bytes(b[off + 4:off + 4 + n]).decode(), off + 4 + n
 
 
 def _skip_string(b, off):

@@ -8,8 +8,18 @@
 
 namespace crushkit::tools {
 
-void AddReportOptions(CLI::App* cmd, ReportArgs* args) {
-  cmd->add_flag("--json", args->json, "print the report as JSON (schema: osdmap/proto/movement.proto)");
+void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::string>& formats) {
+  std::vector<std::string> allowed = {"summary", "json"};
+  allowed.insert(allowed.end(), formats.begin(), formats.end());
+  std::string help = "output: summary (default), json (the report as JSON; schema: osdmap/proto/movement.proto)";
+  for (const std::string& f : formats) {
+    if (f == "crushdiff") {
+      help += ", crushdiff (the five lines of Ceph's `crushdiff compare` for the same osdmap, crush "
+              "maps and pg dump: acting sets, upmaps kept, its undersized warnings on stderr)";
+    }
+  }
+  CLI::Option* format = cmd->add_option("--format", args->format, help)->check(CLI::IsMember(allowed));
+  cmd->add_flag("--json", args->json, "same as --format json")->excludes(format);
   cmd->add_option("--html", args->html, "also write a self-contained HTML report to this file");
   cmd->add_option("--by", args->by, "bucket types for the from -> to matrices (default: host rack)");
   cmd->add_option("--top", args->top, "entries per list in the summary (default 5)");
@@ -47,7 +57,7 @@ int PrintReport(const std::string& cmd, const std::string& title, const ReportAr
       return 1;
     }
   }
-  if (a.json) {
+  if (a.json || a.format == "json") {
     absl::StatusOr<std::string> json = osdmap::ReportToJson(report);
     if (!json.ok()) {
       std::cerr << "crushkit " << cmd << ": " << json.status().message() << "\n";

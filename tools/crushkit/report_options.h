@@ -1,7 +1,7 @@
 // The output and simulation options `crushkit diff` and `crushkit plan`
-// share (--json, --html, --by, --top, --threads, --keep-upmaps, backfill
-// knobs), registered once and turned into osdmap::PlanOptions, and the one
-// way both print a report.
+// share (--format/--json, --html, --by, --top, --threads, --keep-upmaps,
+// backfill knobs), registered once and turned into osdmap::PlanOptions, and
+// the one way both print a report.
 #ifndef CRUSHKIT_TOOLS_CRUSHKIT_REPORT_OPTIONS_H_
 #define CRUSHKIT_TOOLS_CRUSHKIT_REPORT_OPTIONS_H_
 
@@ -18,6 +18,7 @@ namespace crushkit::tools {
 
 struct ReportArgs {
   bool json = false;
+  std::string format = "summary";  // one of the formats AddReportOptions allows
   std::string html;
   std::vector<std::string> by;
   int threads = 0;
@@ -28,7 +29,10 @@ struct ReportArgs {
   std::vector<std::string> rates;
 };
 
-void AddReportOptions(CLI::App* cmd, ReportArgs* args);
+// Registers the options on `cmd`. `formats` lists what --format accepts
+// beyond "summary" and "json" (`crushkit diff` adds "crushdiff", which it
+// prints itself); --json is --format json and excludes --format.
+void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::string>& formats = {});
 
 // PlanOptions from the flags. Errors: a bad --backfill-rate.
 absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a);
