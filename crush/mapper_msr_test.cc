@@ -1,0 +1,1 @@
+#include "crush/mapper.h"
