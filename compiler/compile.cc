@@ -22,12 +22,17 @@ absl::Status FirstError(const SourceFile& src, const DiagnosticSink& sink) {
 }  // namespace
 
 absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink) {
+  return Compile(src, sink, CompileOptions{});
+}
+
+absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink,
+                                        const CompileOptions& options) {
   DiagnosticSink local;
   DiagnosticSink& s = sink != nullptr ? *sink : local;
   try {
     std::optional<ast::CrushFile> file = Parse(src, s);
     if (!file) return FirstError(src, s);
-    std::optional<crush::MapModel> model = Lower(src, *file, s);
+    std::optional<crush::MapModel> model = Lower(src, *file, s, options.msr);
     if (!model) return FirstError(src, s);
     return *std::move(model);
   } catch (const std::exception& e) {

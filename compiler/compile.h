@@ -28,10 +28,27 @@ namespace crushkit::compiler {
 absl::StatusOr<crush::MapModel> Compile(const SourceFile& src,
                                         DiagnosticSink* sink = nullptr);
 
+// Syntax newer than Pacific's that Compile() accepts on request.
+struct CompileOptions {
+  // MSR rules (Ceph 19.2+ `crushtool -c`): rule types msr_firstn and
+  // msr_indep, steps `choosemsr N type T`, `set_msr_descents N` and
+  // `set_msr_collision_tries N`, tunables msr_descents and
+  // msr_collision_tries. Like Ceph's compiler, no rule shape is checked (the
+  // mapper maps a malformed MSR rule to nothing). The model then carries the
+  // msr tail (EncodedTail::kMsr), which Ceph 19.2+ always writes.
+  // Off (the Pacific default): each is an error naming Ceph Pacific.
+  bool msr = false;
+};
+
+// Compile() with `options`; the overload above uses CompileOptions{}.
+absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink,
+                                        const CompileOptions& options);
+
 // Text flavours of the decompiler. kPacific is byte-identical with Ceph 16.2
 // `crushtool -d`; kQuincy prints weights with 5 decimals and omits
-// min_size/max_size (Ceph 17+).
-enum class Dialect { kPacific, kQuincy };
+// min_size/max_size (Ceph 17+); kTentacle is kQuincy plus MSR rule types,
+// steps and tunables (Ceph 19.2+, byte-identical with 20.2 `crushtool -d`).
+enum class Dialect { kPacific, kQuincy, kTentacle };
 
 // Decompiles `m` to text. Fails with kInvalidArgument if the buckets contain
 // a cycle (Ceph prints an error in that case too). Never throws.

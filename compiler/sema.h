@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "compiler/ast.h"
+#include "compiler/compile.h"
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
 #include "crush/model.h"
@@ -15,9 +16,10 @@
 namespace crushkit::compiler {
 
 // Lowers `file`. Reports every semantic error (up to the sink's cap) and
-// returns nullopt if there was any; warnings alone do not fail.
+// returns nullopt if there was any; warnings alone do not fail. `msr`:
+// accept MSR rules and tunables (CompileOptions::msr).
 std::optional<crush::MapModel> Lower(const SourceFile& src, const ast::CrushFile& file,
-                                     DiagnosticSink& sink);
+                                     DiagnosticSink& sink, bool msr = false);
 
 }  // namespace crushkit::compiler
 

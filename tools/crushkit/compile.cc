@@ -1,5 +1,6 @@
-// `crushkit compile IN.txt -o OUT.bin`: text crush map -> Ceph binary map,
-// byte-identical with `crushtool -c`. Diagnostics go to stderr; on any error
+// `crushkit compile IN.txt -o OUT.bin [--msr]`: text crush map -> Ceph binary
+// map, byte-identical with `crushtool -c` (with --msr: with Ceph 20.2's, for
+// maps using MSR rules or tunables). Diagnostics go to stderr; on any error
 // nothing is written and the exit code is 1.
 #include <algorithm>
 #include <filesystem>
@@ -21,6 +22,7 @@ namespace {
 struct CompileOptions {
   std::string input;
   std::string output;
+  bool msr = false;  // compiler::CompileOptions::msr
 };
 
 int RunCompile(const CompileOptions& o) {
@@ -35,7 +37,7 @@ int RunCompile(const CompileOptions& o) {
   }
   const compiler::SourceFile src(o.input, *std::move(text));
   compiler::DiagnosticSink sink;
-  absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink);
+  absl::StatusOr<crush::MapModel> model = compiler::Compile(src, &sink, compiler::CompileOptions{.msr = o.msr});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     if (sink.diagnostics().empty()) std::cerr << model.status().message() << "\n";
@@ -55,6 +57,8 @@ void AddCompileCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile a text crush map to Ceph's binary format (crushtool -c)");
   cmd->add_option("input", opts->input, "text crush map")->required();
   cmd->add_option("-o,--output", opts->output, "binary crush map to write")->required();
+  cmd->add_flag("--msr", opts->msr,
+                "accept MSR rules and tunables (Ceph 19.2+) and write the msr tunables as 19.2+ does");
   cmd->callback([opts] {
     if (const int rc = RunCompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
   });

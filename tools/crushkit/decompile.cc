@@ -1,4 +1,4 @@
-// `crushkit decompile IN.bin [-o OUT.txt] [--dialect pacific|quincy]`:
+// `crushkit decompile IN.bin [-o OUT.txt] [--dialect pacific|quincy|tentacle]`:
 // binary crush map -> text, byte-identical with Pacific `crushtool -d` by
 // default. Pacific prints weights with 3 decimals, which can lose
 // information; we recompile our own text and warn on stderr when it would
@@ -51,7 +51,8 @@ int RunDecompile(const DecompileOptions& o) {
   }
   // Lossiness check: does the text compile back to the input bytes?
   const compiler::SourceFile again("<decompiled " + o.input + ">", *std::move(text));
-  absl::StatusOr<crush::MapModel> recompiled = compiler::Compile(again);
+  absl::StatusOr<crush::MapModel> recompiled = compiler::Compile(
+      again, nullptr, compiler::CompileOptions{.msr = o.dialect == compiler::Dialect::kTentacle});
   if (!recompiled.ok()) {
     std::cerr << "crushkit decompile: warning: the decompiled text does not compile: "
               << recompiled.status().message() << "\n";
@@ -74,8 +75,10 @@ void AddDecompileCommand(CLI::App& app) {
   cmd->add_option("input", opts->input, "binary crush map")->required();
   cmd->add_option("-o,--output", opts->output, "text output (default: standard output)");
   const std::map<std::string, compiler::Dialect> dialects{{"pacific", compiler::Dialect::kPacific},
-                                                          {"quincy", compiler::Dialect::kQuincy}};
-  cmd->add_option("--dialect", opts->dialect, "text dialect: pacific (default, 3 decimals) or quincy")
+                                                          {"quincy", compiler::Dialect::kQuincy},
+                                                          {"tentacle", compiler::Dialect::kTentacle}};
+  cmd->add_option("--dialect", opts->dialect,
+                  "text dialect: pacific (default, 3 decimals), quincy, or tentacle (quincy + MSR)")
       ->transform(CLI::CheckedTransformer(dialects, CLI::ignore_case));
   cmd->callback([opts] {
     if (const int rc = RunDecompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
