@@ -15,3 +15,12 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Ceph 20.2's crushtool (crushtool-tentacle), the oracle of the MSR
+# differential suite, from the shared oracle installer beside the repository
+# (idempotent; a missing oracle fails that suite when CRUSHKIT_REQUIRE_ORACLE
+# is set).
+oracles=$(dirname "$0")/../../../shared/tools/ceph-oracles.sh
+if [[ ! -x /opt/ceph-oracles/bin/crushtool-tentacle && -f $oracles ]]; then
+  echo "setup: installing Ceph 20.2 oracle tools"
+  bash "$oracles" tentacle
+fi
