@@ -212,7 +212,7 @@ class Gen:
 
     def choose_args(self):
         rng = self.rng
-        for idx in sorted(set(rng.choice([-1, -1, 0, 1, 2]) for _ in range(rng.randint(1, 2)))):
+        for idx in sorted(set(rng.choice([-1, -1, 0, 0, 1]) for _ in range(rng.randint(1, 2)))):
             self.lines.append("choose_args %d {" % (idx if idx >= 0 else idx + 2**64))
             for bid, size in self.straw2:
                 if rng.random() < 0.3:
