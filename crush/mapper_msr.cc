@@ -274,11 +274,14 @@ int MapperImpl::MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps,
   call.result_max = static_cast<std::uint32_t>(result_max);
   call.descents = tunables.msr_descents;
   call.collision_tries = tunables.msr_collision_tries;
-  call.out = result;
+  // Results go to scratch first (Ceph writes its result array directly):
+  // DoRule() writes nothing past the count it returns, and a rule found
+  // malformed in a later block returns 0 as Ceph does.
+  call.out = ws_.a_.data();
   const std::uint32_t len = rule.num_steps;
   std::uint32_t stepno =
       ScanConfigSteps(call.steps, len, &call.descents, &call.collision_tries);
-  std::fill(result, result + result_max, kItemNone);
+  std::fill(call.out, call.out + result_max, kItemNone);
 
   std::uint32_t start_index = 0;
   while (stepno < len) {
@@ -311,7 +314,9 @@ int MapperImpl::MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps,
     start_index = end_index;
     stepno = emit + 1;
   }
-  return call.firstn ? static_cast<int>(call.returned) : result_max;
+  const int count = call.firstn ? static_cast<int>(call.returned) : result_max;
+  std::copy(call.out, call.out + count, result);
+  return count;
 }
 
 }  // namespace crushkit::crush
