@@ -44,8 +44,11 @@ ARGS = None
 
 
 def find_oracle(explicit):
-    for cand in [explicit, os.environ.get("CRUSHKIT_TENTACLE_CRUSHTOOL"), DEFAULT_ORACLE,
-                 shutil.which("crushtool-tentacle")]:
+    """--oracle if given (and nothing else), else $CRUSHKIT_TENTACLE_CRUSHTOOL,
+    the shared installer's path, or crushtool-tentacle on PATH."""
+    cands = [explicit] if explicit else [os.environ.get("CRUSHKIT_TENTACLE_CRUSHTOOL"),
+                                         DEFAULT_ORACLE, shutil.which("crushtool-tentacle")]
+    for cand in cands:
         if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
             return cand
     return None
