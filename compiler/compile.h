@@ -23,8 +23,13 @@ namespace crushkit::compiler {
 
 struct CompileOptions {
   // The text dialect: Pacific keeps each rule's min_size/max_size; Reef and
-  // later ignore them (with a warning whose ceph_text is Ceph's) and store
-  // 1/100, as their CrushCompiler does.
+  // later ignore them (with a warning, and Ceph's own line in
+  // DiagnosticSink::ceph_messages) and store 1/100, as their CrushCompiler
+  // does. Tentacle also accepts MSR rules (Ceph 19.2+): rule types
+  // msr_firstn/msr_indep, steps `choosemsr N type T`, `set_msr_descents N`,
+  // `set_msr_collision_tries N`, tunables msr_descents/msr_collision_tries;
+  // like Ceph's compiler no rule shape is checked (the mapper maps a
+  // malformed MSR rule to nothing). Older releases report them as errors.
   crush::CephRelease release = crush::kDefaultCephRelease;
 };
 

@@ -150,7 +150,35 @@ TEST(CompileTest, QuincyRulesWithoutMinMaxSizeCompile) {
 TEST(CompileTest, MsrRulesAreRejectedClearly) {
   EXPECT_THAT(CompileText("device 0 a\ntype 0 osd\ntype 1 root\nroot r { alg straw2 item a }\n"
                           "rule x { id 0 type msr_indep step take r step choosemsr 2 type osd step emit }\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not supported by this map version")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
+}
+
+// As Tentacle (CompileOptions::release) the same text compiles, as Ceph 19.2+ does: ops
+// 14..16, rule types 4/5, the msr tunables and the msr encoding tail.
+TEST(CompileTest, MsrRulesCompileWhenEnabled) {
+  const std::string text =
+      "tunable msr_descents 4\ntunable msr_collision_tries 6\n"
+      "device 0 a\ntype 0 osd\ntype 1 root\nroot r { id -1 alg straw2 item a }\n"
+      "rule x { id 0 type msr_indep step set_msr_descents 2 step set_msr_collision_tries 3 "
+      "step take r step choosemsr 2 type osd step emit }\n"
+      "rule y { id 1 type msr_firstn step take r step choosemsr 0 type osd step emit }\n";
+  absl::StatusOr<crush::MapModel> m =
+      Compile(SourceFile("msr.crush", text), nullptr, CompileOptions{.release = crush::CephRelease::kTentacle});
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ(m->tunables.msr_descents, 4u);
+  EXPECT_EQ(m->tunables.msr_collision_tries, 6u);
+  EXPECT_EQ(m->tail, crush::EncodedTail::kMsr);
+  ASSERT_EQ(m->max_rules(), 2);
+  EXPECT_EQ(m->rules[0].type, crush::RuleType::kMsrIndep);
+  EXPECT_EQ(m->rules[1].type, crush::RuleType::kMsrFirstn);
+  EXPECT_EQ(m->rules[0].steps, (std::vector<crush::RuleStep>{{crush::RuleOp::kSetMsrDescents, 2, 0},
+                                                             {crush::RuleOp::kSetMsrCollisionTries, 3, 0},
+                                                             {crush::RuleOp::kTake, -1, 0},
+                                                             {crush::RuleOp::kChooseMsr, 2, 0},
+                                                             {crush::RuleOp::kEmit, 0, 0}}));
+  // Pacific's default still rejects every MSR construct.
+  EXPECT_THAT(CompileText(text), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
 }
 
 TEST(CompileTest, SyntaxErrorIsLocated) {

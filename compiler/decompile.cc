@@ -43,6 +43,12 @@ class Decompiler {
     if (t.allowed_bucket_algs != 22) {
       out_ += "tunable allowed_bucket_algs " + std::to_string(t.allowed_bucket_algs) + "\n";
     }
+    // Ceph 19.2+ prints both msr tunables once either differs from 100
+    // (observed with crushtool 20.2 -d).
+    if (crush::HasMsr(release_) && (t.msr_descents != 100 || t.msr_collision_tries != 100)) {
+      out_ += "tunable msr_descents " + std::to_string(t.msr_descents) + "\n";
+      out_ += "tunable msr_collision_tries " + std::to_string(t.msr_collision_tries) + "\n";
+    }
 
     out_ += "\n# devices\n";
     for (std::int32_t i = 0; i < m_.max_devices; ++i) {
@@ -291,6 +297,13 @@ class Decompiler {
       case crush::RuleType::kErasure:
         out_ += "\ttype erasure\n";
         break;
+      case crush::RuleType::kMsrFirstn:
+      case crush::RuleType::kMsrIndep:
+        if (crush::HasMsr(release_)) {
+          out_ += r.type == crush::RuleType::kMsrFirstn ? "\ttype msr_firstn\n" : "\ttype msr_indep\n";
+          break;
+        }
+        [[fallthrough]];
       default:
         out_ += "\ttype " + std::to_string(static_cast<int>(r.type)) + "\n";
         break;
@@ -344,6 +357,11 @@ class Decompiler {
         case RuleOp::kChooseleafIndep:
           out_ += "\tstep chooseleaf indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
           break;
+        case RuleOp::kSetMsrDescents:
+        case RuleOp::kSetMsrCollisionTries:
+        case RuleOp::kChooseMsr:
+          if (crush::HasMsr(release_)) out_ += MsrStep(s);
+          break;
         default:
           // Pacific prints nothing for opcodes it does not know (msr ...).
           break;
@@ -351,6 +369,18 @@ class Decompiler {
     }
     out_ += "}\n";
     return absl::OkStatus();
+  }
+
+  // A Ceph 19.2+ MSR step line.
+  std::string MsrStep(const crush::RuleStep& s) {
+    switch (s.op) {
+      case RuleOp::kSetMsrDescents:
+        return "\tstep set_msr_descents " + std::to_string(s.arg1) + "\n";
+      case RuleOp::kSetMsrCollisionTries:
+        return "\tstep set_msr_collision_tries " + std::to_string(s.arg1) + "\n";
+      default:
+        return "\tstep choosemsr " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+    }
   }
 
   enum State { kInProgress, kDone };

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "compiler/compile.h"
 #include "crush/builder.h"
+#include "crush/codec.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::compiler {
@@ -111,6 +112,178 @@ TEST(DecompileTest, ReefCompilerIgnoresSizesWithCephsWarnings) {
                       CompileOptions{.release = crush::CephRelease::kPacific}),
               IsOk());
   EXPECT_TRUE(pacific.ceph_messages().empty());
+}
+
+// An MSR map as Ceph 20.2 `crushtool -d` prints it (compiled from text with
+// crushtool-tentacle -c, then decompiled); kMsrMapBytes is that binary.
+constexpr char kMsrText[] =
+    "# begin crush map\n"
+    "tunable msr_descents 3\n"
+    "tunable msr_collision_tries 100\n"
+    "\n"
+    "# devices\n"
+    "device 0 osd.0\n"
+    "device 1 osd.1\n"
+    "device 2 osd.2\n"
+    "\n"
+    "# types\n"
+    "type 0 osd\n"
+    "type 1 host\n"
+    "type 2 root\n"
+    "\n"
+    "# buckets\n"
+    "host h0 {\n"
+    "\tid -2\t\t# do not change unnecessarily\n"
+    "\t# weight 1.50000\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem osd.0 weight 1.00000\n"
+    "\titem osd.1 weight 0.50000\n"
+    "}\n"
+    "host h1 {\n"
+    "\tid -3\t\t# do not change unnecessarily\n"
+    "\t# weight 1.00000\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem osd.2 weight 1.00000\n"
+    "}\n"
+    "root default {\n"
+    "\tid -1\t\t# do not change unnecessarily\n"
+    "\t# weight 2.50000\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem h0 weight 1.50000\n"
+    "\titem h1 weight 1.00000\n"
+    "}\n"
+    "\n"
+    "# rules\n"
+    "rule ec {\n"
+    "\tid 0\n"
+    "\ttype msr_indep\n"
+    "\tstep set_msr_descents 5\n"
+    "\tstep set_msr_collision_tries 3\n"
+    "\tstep take default\n"
+    "\tstep choosemsr 2 type host\n"
+    "\tstep choosemsr 2 type osd\n"
+    "\tstep emit\n"
+    "}\n"
+    "rule rep {\n"
+    "\tid 1\n"
+    "\ttype msr_firstn\n"
+    "\tstep take default\n"
+    "\tstep choosemsr 0 type osd\n"
+    "\tstep emit\n"
+    "}\n"
+    "\n"
+    "# end crush map\n";
+constexpr char kMsrMapHex[] =
+    "0000010008000000020000000300000005000000ffffffff020005000080020002000000fefffffffdffffff00800100"
+    "0000010005000000feffffff0100050000800100020000000000000001000000000001000080000005000000fdffffff"
+    "010005000000010001000000020000000000010000000000000000000000000000000000000000000100000006000000"
+    "000501640e00000005000000000000000f000000030000000000000001000000ffffffff000000001000000002000000"
+    "0100000010000000020000000000000004000000000000000000000001000000030000000104016401000000ffffffff"
+    "000000001000000000000000000000000400000000000000000000000300000000000000030000006f73640100000004"
+    "000000686f73740200000004000000726f6f7406000000fdffffff020000006831feffffff020000006830ffffffff07"
+    "00000064656661756c7400000000050000006f73642e3001000000050000006f73642e3102000000050000006f73642e"
+    "320200000000000000020000006563010000000300000072657002000000050000001300000000000000000016000000"
+    "00000000000000000000000000000000000300000064000000";
+
+std::string Hex(const std::string& bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+TEST(DecompileTest, TentacleDialectPrintsMsrRulesAndTunables) {
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("msr.crush", kMsrText), nullptr, CompileOptions{.release = crush::CephRelease::kTentacle});
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ(Hex(crush::EncodeCrushMap(*m)), kMsrMapHex);
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kTentacle);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_EQ(*text, kMsrText);
+}
+
+// Pacific's crushtool -d on the same binary: numeric rule types, min/max
+// size, and no msr steps or tunables (it does not know them).
+TEST(DecompileTest, PacificDialectPrintsMsrRulesAsPacificDoes) {
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("msr.crush", kMsrText), nullptr, CompileOptions{.release = crush::CephRelease::kTentacle});
+  ASSERT_THAT(m, IsOk());
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kPacific);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_EQ(*text, std::string(
+    "# begin crush map\n"
+    "\n"
+    "# devices\n"
+    "device 0 osd.0\n"
+    "device 1 osd.1\n"
+    "device 2 osd.2\n"
+    "\n"
+    "# types\n"
+    "type 0 osd\n"
+    "type 1 host\n"
+    "type 2 root\n"
+    "\n"
+    "# buckets\n"
+    "host h0 {\n"
+    "\tid -2\t\t# do not change unnecessarily\n"
+    "\t# weight 1.500\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem osd.0 weight 1.000\n"
+    "\titem osd.1 weight 0.500\n"
+    "}\n"
+    "host h1 {\n"
+    "\tid -3\t\t# do not change unnecessarily\n"
+    "\t# weight 1.000\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem osd.2 weight 1.000\n"
+    "}\n"
+    "root default {\n"
+    "\tid -1\t\t# do not change unnecessarily\n"
+    "\t# weight 2.500\n"
+    "\talg straw2\n"
+    "\thash 0\t# rjenkins1\n"
+    "\titem h0 weight 1.500\n"
+    "\titem h1 weight 1.000\n"
+    "}\n"
+    "\n"
+    "# rules\n"
+    "rule ec {\n"
+    "\tid 0\n"
+    "\ttype 5\n"
+    "\tmin_size 1\n"
+    "\tmax_size 100\n"
+    "\tstep take default\n"
+    "\tstep emit\n"
+    "}\n"
+    "rule rep {\n"
+    "\tid 1\n"
+    "\ttype 4\n"
+    "\tmin_size 1\n"
+    "\tmax_size 100\n"
+    "\tstep take default\n"
+    "\tstep emit\n"
+    "}\n"
+    "\n"
+    "# end crush map\n"));
+}
+
+TEST(DecompileTest, MsrTunablesArePrintedInPairsOnlyWhenNotDefault) {
+  absl::StatusOr<crush::MapModel> m = Compile(SourceFile("msr.crush", kMsrText), nullptr, CompileOptions{.release = crush::CephRelease::kTentacle});
+  ASSERT_THAT(m, IsOk());
+  m->tunables.msr_descents = 100;
+  absl::StatusOr<std::string> text = Decompile(*m, crush::CephRelease::kTentacle);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_THAT(*text, ::testing::Not(HasSubstr("tunable msr")));
+  m->tunables.msr_collision_tries = 7;
+  text = Decompile(*m, crush::CephRelease::kTentacle);
+  ASSERT_THAT(text, IsOk());
+  EXPECT_THAT(*text, HasSubstr("tunable msr_descents 100\ntunable msr_collision_tries 7\n"));
 }
 
 TEST(DecompileTest, UnnamedItemsAndTypesGetCephPlaceholders) {

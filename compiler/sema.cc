@@ -108,7 +108,7 @@ SourceRange DeclOf(const Named& n) { return n.decl; }
 class Lowerer {
  public:
   Lowerer(const SourceFile& src, DiagnosticSink& sink, crush::CephRelease release)
-      : src_(src), sink_(sink), release_(release) {}
+      : src_(src), sink_(sink), release_(release), msr_(crush::HasMsr(release)) {}
 
   std::optional<MapModel> Run(const ast::CrushFile& file) {
     // CrushCompiler::compile: always start from legacy tunables.
@@ -206,7 +206,13 @@ class Lowerer {
   void DoTunable(const ast::Tunable& t) {
     const std::string_view n = t.name.text;
     if (n == "msr_descents" || n == "msr_collision_tries") {
-      Error(t.name.range, "tunable " + Quote(n) + " is not supported by this map version (Ceph Pacific)");
+      if (!msr_) {
+        Error(t.name.range, "tunable " + Quote(n) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
+      } else if (CheckInt32(t.value, "tunable value")) {
+        // CrushWrapper::set_msr_*: stored as u32.
+        const auto v = static_cast<std::uint32_t>(static_cast<std::int32_t>(t.value.value));
+        (n == "msr_descents" ? m_.tunables.msr_descents : m_.tunables.msr_collision_tries) = v;
+      }
       return;
     }
     if (std::find_if(std::begin(kTunableNames), std::end(kTunableNames),
@@ -781,8 +787,10 @@ class Lowerer {
       rule.type = crush::RuleType::kReplicated;
     } else if (r.type.text == "erasure") {
       rule.type = crush::RuleType::kErasure;
+    } else if (msr_ && (r.type.text == "msr_firstn" || r.type.text == "msr_indep")) {
+      rule.type = r.type.text == "msr_firstn" ? crush::RuleType::kMsrFirstn : crush::RuleType::kMsrIndep;
     } else {
-      Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by this map version (Ceph Pacific)");
+      Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
       ok = false;
     }
     // Quincy made min_size/max_size optional, ignores them and encodes 1/100.
@@ -849,8 +857,8 @@ class Lowerer {
         }
         case ast::StepKind::kSetParam: {
           const std::string_view op = s.op.text;
-          if (op == "set_msr_descents" || op == "set_msr_collision_tries") {
-            Error(s.op.range, "step " + Quote(op) + " is not supported by this map version (Ceph Pacific)");
+          if (!msr_ && (op == "set_msr_descents" || op == "set_msr_collision_tries")) {
+            Error(s.op.range, "step " + Quote(op) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
             ok = false;
             break;
           }
@@ -864,12 +872,14 @@ class Lowerer {
           else if (op == "set_chooseleaf_tries") code = RuleOp::kSetChooseleafTries;
           else if (op == "set_chooseleaf_vary_r") code = RuleOp::kSetChooseleafVaryR;
           else if (op == "set_chooseleaf_stable") code = RuleOp::kSetChooseleafStable;
+          else if (op == "set_msr_descents") code = RuleOp::kSetMsrDescents;
+          else if (op == "set_msr_collision_tries") code = RuleOp::kSetMsrCollisionTries;
           step = {code, static_cast<std::int32_t>(s.count.value), 0};
           break;
         }
         case ast::StepKind::kChoose: {
-          if (s.op.text == "choosemsr") {
-            Error(s.op.range, "step 'choosemsr' is not supported by this map version (Ceph Pacific)");
+          if (s.op.text == "choosemsr" && !msr_) {
+            Error(s.op.range, "step 'choosemsr' is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
             ok = false;
             break;
           }
@@ -886,8 +896,9 @@ class Lowerer {
           }
           const bool leaf = s.op.text == "chooseleaf";
           const bool firstn = s.mode.text == "firstn";
-          const RuleOp code = leaf ? (firstn ? RuleOp::kChooseleafFirstn : RuleOp::kChooseleafIndep)
-                                   : (firstn ? RuleOp::kChooseFirstn : RuleOp::kChooseIndep);
+          RuleOp code = leaf ? (firstn ? RuleOp::kChooseleafFirstn : RuleOp::kChooseleafIndep)
+                             : (firstn ? RuleOp::kChooseFirstn : RuleOp::kChooseIndep);
+          if (s.op.text == "choosemsr") code = RuleOp::kChooseMsr;
           step = {code, static_cast<std::int32_t>(s.count.value), t->second};
           break;
         }
@@ -997,12 +1008,13 @@ class Lowerer {
   // CrushWrapper::finalize.
   void Finalize() {
     crush::FinalizeMaxDevices(m_);
-    m_.tail = crush::EncodedTail::kChooseArgs;
+    m_.tail = msr_ ? crush::EncodedTail::kMsr : crush::EncodedTail::kChooseArgs;
   }
 
   const SourceFile& src_;
   DiagnosticSink& sink_;
   const crush::CephRelease release_;
+  const bool msr_;  // the release knows MSR rules (Squid and later)
   int errors_ = 0;
   MapModel m_;
   // CrushCompiler::item_id (devices and buckets named in the file) and

@@ -12,6 +12,7 @@
 #include "crush/choice_memo.h"
 #include "crush/hash.h"
 #include "crush/internal/map_access.h"
+#include "crush/internal/mapper_impl.h"
 #include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
 #include "crush/map.h"
@@ -36,6 +37,9 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       a_(static_cast<std::size_t>(std::max(max_result_, 1))),
       b_(static_cast<std::size_t>(std::max(max_result_, 1))),
       c_(static_cast<std::size_t>(std::max(max_result_, 1))),
+      msr_steps_(internal::MsrMaxChooseRun(map)),
+      msr_vecs_(std::size_t{msr_steps_} * static_cast<std::size_t>(max_result_)),
+      msr_undo_(std::size_t{msr_steps_} * static_cast<std::size_t>(max_result_)),
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
@@ -65,104 +69,6 @@ void Workspace::ResetChooseTriesProfile() {
   std::fill(choose_tries_.begin(), choose_tries_.end(), 0u);
 }
 
-// One crush_do_rule() invocation: the map, the input and the workspace,
-// bound together so the recursive choose functions take only Ceph's own
-// per-call arguments. Function names and control flow mirror mapper.c so
-// the two can be compared line by line; do not "simplify" the retry logic.
-class MapperImpl {
- public:
-  MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights,
-             Workspace& ws, const internal::FlatChooseArgs* choose_args)
-      : buckets_(internal::MapAccess::BucketSlots(map)),
-        num_buckets_(static_cast<std::size_t>(map.max_buckets())),
-        items_(internal::MapAccess::Items(map)),
-        weights_(internal::MapAccess::Weights(map)),
-        divisors_(internal::MapAccess::Divisors(map)),
-        max_devices_(map.max_devices()),
-        x_(x),
-        reweights_(reweights.data()),
-        weight_max_(static_cast<int>(
-            std::min<std::size_t>(reweights.size(), std::numeric_limits<int>::max()))),
-        ws_(ws),
-        choose_args_(choose_args) {
-    if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr) [[unlikely]] {
-      AttachMemo(map.layout_id());
-    }
-  }
-
-  int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
-             ItemId* result, int result_max);
-
- private:
-  const internal::FlatBucket& BucketOf(ItemId id) const {
-    return buckets_[static_cast<std::size_t>(BucketSlot(id))];
-  }
-
-  // Charges `cost` bucket items to the budget; true if still within it.
-  bool Spend(std::uint64_t cost) {
-    ws_.spent_ += cost;
-    if (ws_.spent_ > ws_.budget_) ws_.exhausted_ = true;
-    return !ws_.exhausted_;
-  }
-
-  void Profile(std::uint32_t ftotal) {
-    if (!ws_.choose_tries_.empty() && ftotal <= ws_.choose_total_tries_ &&
-        ftotal < ws_.choose_tries_.size()) {
-      ++ws_.choose_tries_[ftotal];
-    }
-  }
-
-  ItemId PermChoose(const internal::FlatBucket& b, std::uint32_t r);
-  ItemId ListChoose(const internal::FlatBucket& b, std::uint32_t r) const;
-  ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
-  ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
-  // bucket_straw2_choose(): the winner's index; its draw goes to *draw.
-  // Inlined into its callers so the plain path (Straw2Choose) drops *draw.
-  [[gnu::always_inline]] inline std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b,
-                                                                std::uint32_t r, int position,
-                                                                std::int64_t* draw) const;
-  // The straw2 choice, through the workspace's memo when one applies.
-  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
-  ItemId PlainStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) const {
-    std::int64_t draw = 0;
-    return items_[b.items + Straw2ChooseIndex(b, r, position, &draw)];
-  }
-  std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;
-  // Out of line and cold: keeps the plain path's code as it was.
-  [[gnu::noinline, gnu::cold]] ItemId MemoStraw2Choose(const internal::FlatBucket& b,
-                                                       std::uint32_t r, int position);
-  ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
-                             const ChoiceMemo& memo);
-  void AttachMemo(std::uint64_t layout);
-  ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
-  bool IsOut(ItemId item) const;
-
-  int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
-                   int outpos, int out_size, std::uint32_t tries, std::uint32_t recurse_tries,
-                   std::uint32_t local_retries, std::uint32_t local_fallback_retries,
-                   bool recurse_to_leaf, std::uint32_t vary_r, std::uint32_t stable,
-                   ItemId* out2, int parent_r);
-  void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
-                   ItemId* out, int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
-                   bool recurse_to_leaf, ItemId* out2, int parent_r);
-
-  const internal::FlatBucket* buckets_;
-  std::size_t num_buckets_;
-  const ItemId* items_;
-  const Weight* weights_;
-  const internal::Straw2Divisor* divisors_;
-  int max_devices_;
-  std::uint32_t x_;
-  const Weight* reweights_;
-  int weight_max_;
-  Workspace& ws_;
-  const internal::FlatChooseArgs* choose_args_;
-  // The workspace's memo, if it applies to this call (see AttachMemo); at
-  // most one is set, and memo_ says whether either is.
-  ChoiceMemo* memo_record_ = nullptr;
-  const ChoiceMemo* memo_replay_ = nullptr;
-  bool memo_ = false;
-};
 
 // A recording memo applies on its map A and starts a new input; a replaying
 // one applies on its map B only when it holds this very input under the
@@ -465,6 +371,12 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), winner_draw);
   }
   return items[winner];
+}
+
+ItemId MapperImpl::PlainStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                     int position) const {
+  std::int64_t draw = 0;
+  return items_[b.items + Straw2ChooseIndex(b, r, position, &draw)];
 }
 
 ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
@@ -820,7 +732,6 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   assert(ws.layout_id_ == map.layout_id() && "Workspace used with a map it was not built for");
   if (ws.layout_id_ != map.layout_id() || !map.RuleExists(rule)) return 0;
   const internal::FlatRule& flat = internal::MapAccess::Rule(map, rule);
-  if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) return 0;
   // result_max 0 is not a shortcut: crush_do_rule still runs every step,
   // and each indep choose with a positive count makes one slot-less
   // crush_choose_indep() call that crushtool --show-choose-tries counts in
@@ -838,6 +749,10 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   ws.tree_out_of_range_ = false;
   ws.memo_hits_ = 0;
   MapperImpl impl(map, x, reweights, ws, internal::MapAccess::ChooseArgs(map, choose_args));
+  if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) {
+    return impl.MsrDoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(),
+                          result_max);
+  }
   return impl.DoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(), result_max);
 }
 

@@ -1,5 +1,6 @@
 // The CRUSH mapper: bit-exact re-implementation of Ceph 16.2's
-// crush_do_rule() (src/crush/mapper.c, the non-MSR path) on a CrushMap.
+// crush_do_rule() (src/crush/mapper.c) on a CrushMap, plus the MSR rule
+// path that Ceph 19.2 (Squid) added (crush_msr_do_rule, as in 20.2).
 //
 // DoRule() maps an input x through a rule to an ordered list of items. It
 // never allocates, locks, throws or dispatches virtually; all scratch state
@@ -15,7 +16,8 @@
 // TAKE of an invalid id being ignored; numrep <= 0 meaning result_max +
 // numrep; multiple take/emit blocks; results that are buckets; and
 // kItemNone holes for indep rules. MSR rule types (kMsrFirstn/kMsrIndep,
-// Squid+) are not supported: they map to zero items.
+// Squid+) follow crush_msr_do_rule() (Ceph 20.2 mapper.c, see
+// mapper_msr.cc).
 //
 // Divergences from Ceph, all in cases where Ceph itself misbehaves:
 //   - Work budget: a call examines at most Workspace::budget() bucket items
@@ -29,6 +31,11 @@
 //   - A bucket of type 0 reached where a device is expected is treated as
 //     "in" by the reweight check, where Ceph indexes the weights with the
 //     negative id.
+//   - MSR rules on inputs where Ceph asserts, loops forever or reads out of
+//     bounds (a TAKE of a device or of a missing bucket, a block without
+//     choosemsr steps, a descent reaching an empty bucket or reaching a
+//     device where a bucket is expected, arg1 products that overflow):
+//     crushkit maps nothing (returns 0) and diverged_from_ceph() says so.
 //   - chooseleaf_vary_r > 32 shifts by (vary_r - 1) mod 32, as x86 does
 //     for Ceph's (undefined) oversized shift.
 #ifndef CRUSHKIT_CRUSH_MAPPER_H_
@@ -138,6 +145,12 @@ class Workspace {
   std::vector<PermState> perm_state_;
   std::vector<std::uint32_t> perm_;
   std::vector<ItemId> a_, b_, c_;
+  // MSR rules (crush_work_size): for each choosemsr step of the longest run
+  // in any MSR rule of the map, a collision vector and an undo vector of
+  // max_result entries (Ceph keeps the undo vector on the stack).
+  std::uint32_t msr_steps_ = 0;
+  std::vector<ItemId> msr_vecs_;
+  std::vector<ItemId> msr_undo_;
   std::vector<std::uint32_t> choose_tries_;
   std::uint32_t choose_total_tries_ = 0;
   // Straw2 hash kernel for this CPU, chosen once at construction.
@@ -170,7 +183,13 @@ class Workspace {
 // with a positive count once in histogram[0] (crushtool --num-rep 0
 // --show-choose-tries).
 //
-// Returns 0 if the rule does not exist or is an MSR rule. REQUIRES: `ws` was
+// MSR rules (kMsrFirstn / kMsrIndep) run crush_msr_do_rule(): msr_firstn
+// returns the number of items found (in discovery order), msr_indep returns
+// the capacity with kItemNone holes at unmapped positions; a rule that is
+// not of the MSR shape (set_msr_* prefix, then TAKE CHOOSE_MSR* EMIT
+// blocks) maps nothing. They ignore the choose_tries profile, as Ceph does.
+//
+// Returns 0 if the rule does not exist. REQUIRES: `ws` was
 // built for `map` or a copy of it (same layout_id()); debug builds assert,
 // release builds return 0 for a foreign workspace. Never allocates or throws.
 // Cost: O(depth x bucket size x replicas) in the common case; bounded by

@@ -821,7 +821,10 @@ TEST(MapperRuleTest, MissingRuleMapsToNothing) {
   EXPECT_TRUE(Map(map, -1, 1, 3, AllIn(map)).empty());
 }
 
-TEST(MapperRuleTest, MsrRulesMapToNothing) {
+// An MSR rule type over a conventional rule shape (chooseleaf) is a
+// malformed MSR rule: crush_msr_do_rule maps it to nothing (mapper_msr_test.cc
+// covers real MSR rules).
+TEST(MapperRuleTest, MsrRuleOfConventionalShapeMapsToNothing) {
   MapModel model = MakeClusterModel(ClusterSpec{});
   model.rules[0].type = RuleType::kMsrFirstn;
   const CrushMap map = BuildOrDie(model);

@@ -15,7 +15,7 @@
 # (ctest then replays it with every build: TARGET_fuzzer_replay).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-targets=(decode mapper compile osdmap_import crushtool_args change_ops)
+targets=(decode mapper msr_mapper compile osdmap_import crushtool_args change_ops)
 if [[ ${1:-} == list || $# -lt 1 ]]; then
   echo "usage: $0 TARGET [SECONDS] [libFuzzer flags...]; targets: ${targets[*]}" >&2
   [[ ${1:-} == list ]] && exit 0 || exit 2

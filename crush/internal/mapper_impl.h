@@ -1,0 +1,143 @@
+// Private to crush_core (not installed): the per-call mapper state shared by
+// mapper.cc (crush_do_rule's conventional path) and mapper_msr.cc (the MSR
+// path, crush_msr_do_rule). One MapperImpl lives on the stack for one
+// DoRule() call; it is not shared between threads.
+#ifndef CRUSHKIT_CRUSH_INTERNAL_MAPPER_IMPL_H_
+#define CRUSHKIT_CRUSH_INTERNAL_MAPPER_IMPL_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "crush/choice_memo.h"
+#include "crush/internal/map_access.h"
+#include "crush/internal/straw2_draw.h"
+#include "crush/map.h"
+#include "crush/mapper.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+namespace internal {
+// The longest run of choosemsr steps in any MSR rule of `map` (the MSR part
+// of crush_work_size); 0 without MSR rules. Defined in mapper_msr.cc.
+std::uint32_t MsrMaxChooseRun(const CrushMap& map);
+}  // namespace internal
+
+// One crush_do_rule() invocation: the map, the input and the workspace,
+// bound together so the recursive choose functions take only Ceph's own
+// per-call arguments. Function names and control flow mirror mapper.c so
+// the two can be compared line by line; do not "simplify" the retry logic.
+class MapperImpl {
+ public:
+  MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights,
+             Workspace& ws, const internal::FlatChooseArgs* choose_args)
+      : buckets_(internal::MapAccess::BucketSlots(map)),
+        num_buckets_(static_cast<std::size_t>(map.max_buckets())),
+        items_(internal::MapAccess::Items(map)),
+        weights_(internal::MapAccess::Weights(map)),
+        divisors_(internal::MapAccess::Divisors(map)),
+        max_devices_(map.max_devices()),
+        x_(x),
+        reweights_(reweights.data()),
+        weight_max_(static_cast<int>(
+            std::min<std::size_t>(reweights.size(), std::numeric_limits<int>::max()))),
+        ws_(ws),
+        choose_args_(choose_args) {
+    if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr) [[unlikely]] {
+      AttachMemo(map.layout_id());
+    }
+  }
+
+  int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
+             ItemId* result, int result_max);
+  // crush_msr_do_rule() for rule types kMsrFirstn / kMsrIndep (mapper_msr.cc).
+  int MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
+                ItemId* result, int result_max);
+
+ private:
+  const internal::FlatBucket& BucketOf(ItemId id) const {
+    return buckets_[static_cast<std::size_t>(BucketSlot(id))];
+  }
+
+  // Charges `cost` bucket items to the budget; true if still within it.
+  bool Spend(std::uint64_t cost) {
+    ws_.spent_ += cost;
+    if (ws_.spent_ > ws_.budget_) ws_.exhausted_ = true;
+    return !ws_.exhausted_;
+  }
+
+  void Profile(std::uint32_t ftotal) {
+    if (!ws_.choose_tries_.empty() && ftotal <= ws_.choose_total_tries_ &&
+        ftotal < ws_.choose_tries_.size()) {
+      ++ws_.choose_tries_[ftotal];
+    }
+  }
+
+  ItemId PermChoose(const internal::FlatBucket& b, std::uint32_t r);
+  ItemId ListChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  ItemId TreeChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  ItemId StrawChoose(const internal::FlatBucket& b, std::uint32_t r) const;
+  // bucket_straw2_choose(): the winner's index; its draw goes to *draw.
+  // Inlined into its callers so the plain path (Straw2Choose) drops *draw.
+  [[gnu::always_inline]] inline std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b,
+                                                                std::uint32_t r, int position,
+                                                                std::int64_t* draw) const;
+  // The straw2 choice, through the workspace's memo when one applies.
+  ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  // Both defined in mapper.cc, the only translation unit that calls them.
+  [[gnu::always_inline]] inline ItemId PlainStraw2Choose(const internal::FlatBucket& b,
+                                                         std::uint32_t r, int position) const;
+  std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;
+  // Out of line and cold: keeps the plain path's code as it was.
+  [[gnu::noinline, gnu::cold]] ItemId MemoStraw2Choose(const internal::FlatBucket& b,
+                                                       std::uint32_t r, int position);
+  ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
+                             const ChoiceMemo& memo);
+  void AttachMemo(std::uint64_t layout);
+  ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  bool IsOut(ItemId item) const;
+
+  int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
+                   int outpos, int out_size, std::uint32_t tries, std::uint32_t recurse_tries,
+                   std::uint32_t local_retries, std::uint32_t local_fallback_retries,
+                   bool recurse_to_leaf, std::uint32_t vary_r, std::uint32_t stable,
+                   ItemId* out2, int parent_r);
+  void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
+                   ItemId* out, int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
+                   bool recurse_to_leaf, ItemId* out2, int parent_r);
+
+  // The MSR path (mapper_msr.cc); `msr_` holds its per-call state.
+  struct MsrCall;
+  std::uint32_t MsrChoose(MsrCall& call, const internal::FlatBucket& bucket,
+                          std::uint32_t total_descendants, std::uint32_t start_index,
+                          std::uint32_t end_index, std::uint32_t stepno, std::uint32_t tryno);
+  ItemId MsrDescend(MsrCall& call, const internal::FlatBucket& bucket, int type,
+                    std::uint32_t tryno, std::uint32_t local_tryno, std::uint32_t index);
+  // Records that Ceph itself would crash, loop or read out of bounds here
+  // (see mapper.h); the MSR call then stops and maps nothing.
+  void MsrAbort(MsrCall& call);
+
+  const internal::FlatBucket* buckets_;
+  std::size_t num_buckets_;
+  const ItemId* items_;
+  const Weight* weights_;
+  const internal::Straw2Divisor* divisors_;
+  int max_devices_;
+  std::uint32_t x_;
+  const Weight* reweights_;
+  int weight_max_;
+  Workspace& ws_;
+  const internal::FlatChooseArgs* choose_args_;
+  // The workspace's memo, if it applies to this call (see AttachMemo); at
+  // most one is set, and memo_ says whether either is.
+  ChoiceMemo* memo_record_ = nullptr;
+  const ChoiceMemo* memo_replay_ = nullptr;
+  bool memo_ = false;
+};
+
+}  // namespace crushkit::crush
+
+#endif  // CRUSHKIT_CRUSH_INTERNAL_MAPPER_IMPL_H_
