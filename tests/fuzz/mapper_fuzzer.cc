@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@
 #include "crush/types.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/map_invariants.h"
+#include "tests/fuzz/random_hierarchy.h"
 
 namespace {
 
@@ -46,52 +48,6 @@ struct RuleInfo {
   int numrep = 0;
   int type = 0;
 };
-
-Weight RandomWeight(ByteSource& in) {
-  switch (in.Range(0, 7)) {
-    case 0: return 0;
-    case 1: return static_cast<Weight>(in.Range(1, 0xffff));   // below 1.0
-    case 2: return static_cast<Weight>(in.Range(0, 0x40000));  // up to 4.0
-    default: return crush::kWeightOne;
-  }
-}
-
-// Appends `b` to the slot array (after 0..1 empty slots) and returns its id.
-ItemId Place(ByteSource& in, crush::MapModel& m, crush::Bucket b) {
-  if (in.Range(0, 7) == 0) m.buckets.emplace_back();  // a hole
-  const ItemId id = crush::BucketIdOfSlot(static_cast<int>(m.buckets.size()));
-  b.id = id;
-  m.buckets.push_back(std::move(b));
-  return id;
-}
-
-// Groups `children` (with weights) into buckets of `type` holding 1..max_group
-// items each (all of them if max_group is 0) and replaces `children` with the
-// new level. False if the builder refused (then the input is skipped).
-bool BuildLevel(ByteSource& in, crush::MapModel& m, int type, int max_group,
-                std::vector<ItemId>& children, std::vector<Weight>& weights) {
-  std::vector<ItemId> level;
-  std::vector<Weight> level_weights;
-  std::size_t i = 0;
-  while (i < children.size()) {
-    const auto n =
-        max_group == 0 ? children.size()
-                       : std::min<std::size_t>(children.size() - i,
-                                               static_cast<std::size_t>(in.Range(1, max_group)));
-    const auto alg = static_cast<BucketAlg>(in.Range(1, 5));
-    const std::span<const ItemId> items(children.data() + i, n);
-    const std::span<const Weight> w(weights.data() + i, n);
-    auto b = crush::MakeBucket(alg, crush::kHashRjenkins1, static_cast<std::uint16_t>(type),
-                               items, w, m.tunables.straw_calc_version);
-    if (!b.ok()) return false;
-    level_weights.push_back(b->weight);
-    level.push_back(Place(in, m, *std::move(b)));
-    i += n;
-  }
-  children = std::move(level);
-  weights = std::move(level_weights);
-  return true;
-}
 
 RuleOp ChooseOp(ByteSource& in) {
   static constexpr RuleOp kOps[] = {RuleOp::kChooseFirstn, RuleOp::kChooseIndep,
@@ -169,21 +125,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   t.straw_calc_version = static_cast<std::uint8_t>(in.Range(0, 1));
 
   // Devices, then levels of buckets up to a single root.
-  const int num_devices = static_cast<int>(in.Range(1, 64));
-  const int levels = static_cast<int>(in.Range(1, 4));
-  std::vector<ItemId> children;
-  std::vector<Weight> weights;
-  for (int d = 0; d < num_devices; ++d) {
-    children.push_back(d);
-    weights.push_back(RandomWeight(in));
-  }
-  int type = 0;
-  for (int level = 1; level < levels; ++level) {
-    if (!BuildLevel(in, m, ++type, static_cast<int>(in.Range(1, 8)), children, weights)) return 0;
-  }
-  if (!BuildLevel(in, m, ++type, /*max_group=*/0, children, weights)) return 0;
-  const ItemId root = children[0];
-  const int top_type = type;
+  const std::optional<crushkit::fuzz::Hierarchy> h =
+      crushkit::fuzz::BuildRandomHierarchy(in, m, /*max_devices=*/64, /*max_group=*/8);
+  if (!h) return 0;
+  const int num_devices = h->num_devices;
+  const ItemId root = h->root;
+  const int top_type = h->top_type;
   // Some devices may lie at or beyond max_devices ("bad items" to the mapper).
   m.max_devices = std::max(0, num_devices - static_cast<int>(in.Range(0, 7) == 0));
 
@@ -232,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (in.Bool()) {
         arg.weight_set.resize(static_cast<std::size_t>(positions));
         for (auto& row : arg.weight_set) {
-          for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(RandomWeight(in));
+          for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(crushkit::fuzz::RandomWeight(in));
         }
       }
       if (in.Bool()) {

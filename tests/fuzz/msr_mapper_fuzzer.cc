@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -30,6 +31,7 @@
 #include "crush/types.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/map_invariants.h"
+#include "tests/fuzz/random_hierarchy.h"
 
 namespace {
 
@@ -41,45 +43,6 @@ using crush::Weight;
 using crushkit::fuzz::ByteSource;
 
 constexpr std::uint64_t kBudget = 1 << 15;
-
-Weight RandomWeight(ByteSource& in) {
-  switch (in.Range(0, 7)) {
-    case 0: return 0;
-    case 1: return static_cast<Weight>(in.Range(1, 0xffff));
-    case 2: return static_cast<Weight>(in.Range(0, 0x40000));
-    default: return crush::kWeightOne;
-  }
-}
-
-// Groups `children` into buckets of `type` (1..max_group items each, all if
-// 0), appended to the slot array after optional holes; `children` becomes
-// the new level. False if the builder refused.
-bool BuildLevel(ByteSource& in, crush::MapModel& m, int type, int max_group,
-                std::vector<ItemId>& children, std::vector<Weight>& weights) {
-  std::vector<ItemId> level;
-  std::vector<Weight> level_weights;
-  for (std::size_t i = 0; i < children.size();) {
-    const auto n = max_group == 0
-                       ? children.size()
-                       : std::min<std::size_t>(children.size() - i,
-                                               static_cast<std::size_t>(in.Range(1, max_group)));
-    const auto alg = static_cast<BucketAlg>(in.Range(1, 5));
-    auto b = crush::MakeBucket(alg, crush::kHashRjenkins1, static_cast<std::uint16_t>(type),
-                               std::span<const ItemId>(children.data() + i, n),
-                               std::span<const Weight>(weights.data() + i, n),
-                               m.tunables.straw_calc_version);
-    if (!b.ok()) return false;
-    if (in.Range(0, 7) == 0) m.buckets.emplace_back();  // a hole
-    b->id = crush::BucketIdOfSlot(static_cast<int>(m.buckets.size()));
-    level_weights.push_back(b->weight);
-    level.push_back(b->id);
-    m.buckets.push_back(*std::move(b));
-    i += n;
-  }
-  children = std::move(level);
-  weights = std::move(level_weights);
-  return true;
-}
 
 struct RuleInfo {
   bool well_formed = false;
@@ -143,21 +106,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   m.tunables.msr_collision_tries = static_cast<std::uint32_t>(in.Range(0, 6));
   m.tail = crush::EncodedTail::kMsr;
 
-  const int num_devices = static_cast<int>(in.Range(1, 48));
-  const int levels = static_cast<int>(in.Range(1, 4));
-  std::vector<ItemId> children;
-  std::vector<Weight> weights;
-  for (int d = 0; d < num_devices; ++d) {
-    children.push_back(d);
-    weights.push_back(RandomWeight(in));
-  }
-  int type = 0;
-  for (int level = 1; level < levels; ++level) {
-    if (!BuildLevel(in, m, ++type, static_cast<int>(in.Range(1, 6)), children, weights)) return 0;
-  }
-  if (!BuildLevel(in, m, ++type, /*max_group=*/0, children, weights)) return 0;
-  const ItemId root = children[0];
-  const int top_type = type;
+  const std::optional<crushkit::fuzz::Hierarchy> h =
+      crushkit::fuzz::BuildRandomHierarchy(in, m, /*max_devices=*/48, /*max_group=*/6);
+  if (!h) return 0;
+  const int num_devices = h->num_devices;
+  const ItemId root = h->root;
+  const int top_type = h->top_type;
   m.max_devices = num_devices;
 
   std::vector<RuleInfo> infos;
@@ -194,7 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       crush::ChooseArg& arg = args[b.id];
       arg.weight_set.resize(static_cast<std::size_t>(positions));
       for (auto& row : arg.weight_set) {
-        for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(RandomWeight(in));
+        for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(crushkit::fuzz::RandomWeight(in));
       }
       if (in.Bool()) {
         for (const ItemId item : b.items) arg.ids.push_back(item + static_cast<ItemId>(in.Range(0, 3)));
