@@ -7,6 +7,8 @@
 #
 # Usage: bench/map_pgs_vs_osdmaptool.sh [path/to/crushkit]   (needs ceph-base)
 set -euo pipefail
+# The oracle is Ceph 16.2: states map as that release (ClusterState.ceph_release).
+export CRUSHKIT_CEPH_RELEASE=pacific
 source "$(dirname "$0")/cluster_10k.sh"
 bench_init "${1:-build-release/tools/crushkit}"
 
