@@ -17,6 +17,10 @@
 namespace crushkit::tools::crushtool {
 namespace {
 
+// Pacific's maps and sizes: Reef and later would ignore the rules'
+// min_size/max_size, and the per-rule num_rep loops would run to 100.
+const compiler::CompileOptions kPacificText{.release = crush::CephRelease::kPacific};
+
 using ::testing::HasSubstr;
 
 std::string Pacific(const std::string& name) {
@@ -129,7 +133,7 @@ std::vector<TestOptions> OptionVariants() {
 
 std::vector<crush::MapModel> TestModels() {
   std::vector<crush::MapModel> models;
-  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()));
+  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()), nullptr, kPacificText);
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (compiled.ok()) models.push_back(*std::move(compiled));
   for (const char* name : {"test-map-a.crushmap", "test-map-indep.crushmap"}) {
@@ -142,7 +146,7 @@ std::vector<crush::MapModel> TestModels() {
   for (const char* name : {"bad-mappings.crushmap.txt", "set-choose.crushmap.txt"}) {
     const std::string text = crush_testing::ReadFileOrEmpty(Pacific(name));
     if (text.empty()) continue;
-    auto m = compiler::Compile(compiler::SourceFile(name, text));
+    auto m = compiler::Compile(compiler::SourceFile(name, text), nullptr, kPacificText);
     EXPECT_TRUE(m.ok()) << name << ": " << m.status();
     if (m.ok()) models.push_back(*std::move(m));
   }
@@ -196,7 +200,7 @@ TEST(RunCrushTestThreadsTest, ThreadedOutputIsByteIdentical) {
 // EmitBucketsMap() emits hosts, so one mapping prints bucket ids and the
 // statistics count the result size.
 TEST(RunCrushTestThreadsTest, EmittedBucketsAreCountedOnceAcrossThreads) {
-  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()));
+  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()), nullptr, kPacificText);
   ASSERT_TRUE(model.ok()) << model.status();
   auto map = crush::CrushMap::Build(*model);
   ASSERT_TRUE(map.ok()) << map.status();
