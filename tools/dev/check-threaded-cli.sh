@@ -17,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/crushkit-threads.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "check-threaded-cli: FAILED: $*" >&2; exit 1; }
 
-"$ck" compile "$repo/samples/6host-classes-ec.crush" -o "$work/map.bin"
+"$ck" compile --ceph-release pacific "$repo/samples/6host-classes-ec.crush" -o "$work/map.bin"
 for t in 1 4; do
   CRUSHKIT_CEPH_RELEASE=pacific CRUSHKIT_THREADS=$t "$ck" crushtool -i "$work/map.bin" --test --show-mappings \
     --show-utilization --show-statistics --show-choose-tries --min-x 0 --max-x 4999 \
