@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "crush/codec.h"
+
 namespace crushkit::crush {
 
 std::string_view CephReleaseName(CephRelease release) {
@@ -57,6 +59,11 @@ void PrepareForEncode(MapModel& map, CephRelease release) {
     rule.min_size = 1;
     rule.max_size = 100;
   }
+}
+
+std::string EncodeCrushMapAs(MapModel map, CephRelease release) {
+  PrepareForEncode(map, release);
+  return EncodeCrushMap(map);
 }
 
 }  // namespace crushkit::crush

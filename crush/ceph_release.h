@@ -51,6 +51,10 @@ absl::Status CheckDecodable(const MapModel& map, CephRelease release);
 // Cost: O(rules).
 void PrepareForEncode(MapModel& map, CephRelease release);
 
+// The bytes `release` writes for `map` (`crushtool -c`, `crushtool -i in
+// -o out`): PrepareForEncode on a copy, then EncodeCrushMap.
+std::string EncodeCrushMapAs(MapModel map, CephRelease release);
+
 }  // namespace crushkit::crush
 
 #endif  // CRUSHKIT_CRUSH_CEPH_RELEASE_H_

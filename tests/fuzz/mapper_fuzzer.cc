@@ -191,13 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto map = crush::CrushMap::Build(m);
   FUZZ_CHECK(map.ok(), "valid-by-construction map rejected: " + map.status().ToString());
 
-  // Reweights for every device, or one fewer (the last device is then out).
-  auto num_reweights = static_cast<std::size_t>(m.max_devices);
-  if (num_reweights > 0 && in.Range(0, 3) == 0) --num_reweights;
-  std::vector<Weight> reweights(num_reweights, crush::kWeightOne);
-  for (auto& w : reweights) {
-    if (in.Range(0, 5) == 0) w = in.Bool() ? 0 : static_cast<Weight>(in.Range(0, 0x10000));
-  }
+  const std::vector<Weight> reweights = crushkit::fuzz::RandomReweights(in, m.max_devices);
   const crush::ChooseArgsRef args = map->ResolveChooseArgs(0);
   // Two inputs x per map: the fuzzer varies x across runs anyway, and each
   // round maps every rule twice per choose_args variant (MapAndCheck).

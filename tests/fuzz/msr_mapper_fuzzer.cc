@@ -172,12 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto map = crush::CrushMap::Build(m);
   FUZZ_CHECK(map.ok(), "valid-by-construction map rejected: " + map.status().ToString());
 
-  auto num_reweights = static_cast<std::size_t>(m.max_devices);
-  if (in.Range(0, 3) == 0) --num_reweights;
-  std::vector<Weight> reweights(num_reweights, crush::kWeightOne);
-  for (auto& w : reweights) {
-    if (in.Range(0, 5) == 0) w = in.Bool() ? 0 : static_cast<Weight>(in.Range(0, 0x10000));
-  }
+  const std::vector<Weight> reweights = crushkit::fuzz::RandomReweights(in, m.max_devices);  // max_devices >= 1
   const crush::ChooseArgsRef args = map->ResolveChooseArgs(0);
   for (int round = 0; round < 2 && in.remaining() > 0; ++round) {
     const std::uint32_t x = in.U32();

@@ -68,6 +68,18 @@ inline bool BuildLevel(ByteSource& in, crush::MapModel& m, int type, int max_gro
   return true;
 }
 
+// Reweights for devices 0..max_devices-1, or one fewer (the last device is
+// then out); most stay 1.0, some become 0 or a random fraction.
+inline std::vector<crush::Weight> RandomReweights(ByteSource& in, int max_devices) {
+  auto n = static_cast<std::size_t>(max_devices);
+  if (n > 0 && in.Range(0, 3) == 0) --n;
+  std::vector<crush::Weight> reweights(n, crush::kWeightOne);
+  for (auto& w : reweights) {
+    if (in.Range(0, 5) == 0) w = in.Bool() ? 0 : static_cast<crush::Weight>(in.Range(0, 0x10000));
+  }
+  return reweights;
+}
+
 struct Hierarchy {
   int num_devices = 0;  // devices 0..num_devices-1
   crush::ItemId root = 0;

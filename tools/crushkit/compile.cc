@@ -11,7 +11,6 @@
 
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
-#include "crush/codec.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"
@@ -26,11 +25,6 @@ struct CompileOptions {
   std::string output;
   std::string ceph_release;
 };
-
-std::string EncodedFor(crush::MapModel model, crush::CephRelease release) {
-  crush::PrepareForEncode(model, release);
-  return crush::EncodeCrushMap(model);
-}
 
 int RunCompile(const CompileOptions& o) {
   absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(o.ceph_release);
@@ -56,7 +50,8 @@ int RunCompile(const CompileOptions& o) {
     if (sink.diagnostics().empty()) std::cerr << model.status().message() << "\n";
     return 1;
   }
-  if (absl::Status s = WriteFileAtomically(o.output, EncodedFor(*std::move(model), *release)); !s.ok()) {
+  const std::string bytes = crush::EncodeCrushMapAs(*std::move(model), *release);
+  if (absl::Status s = WriteFileAtomically(o.output, bytes); !s.ok()) {
     std::cerr << "crushkit compile: cannot write " << o.output << ": " << s.message() << "\n";
     return 1;
   }

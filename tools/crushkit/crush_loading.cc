@@ -28,8 +28,7 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
             ? std::string(model.status().message())
             : "neither a binary crush map (no CRUSH magic) nor a valid text map");
   }
-  crush::PrepareForEncode(*model, *release);
-  return crush::EncodeCrushMap(*model);
+  return crush::EncodeCrushMapAs(*std::move(model), *release);
 }
 
 }  // namespace crushkit::tools

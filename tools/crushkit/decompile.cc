@@ -30,12 +30,6 @@ struct DecompileOptions {
   std::string ceph_release;
 };
 
-// The bytes `release` writes for `model` (crushtool -i in -o out).
-std::string EncodedFor(crush::MapModel model, crush::CephRelease release) {
-  crush::PrepareForEncode(model, release);
-  return crush::EncodeCrushMap(model);
-}
-
 int RunDecompile(const DecompileOptions& o) {
   absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(o.ceph_release);
   if (!release.ok()) {
@@ -69,7 +63,8 @@ int RunDecompile(const DecompileOptions& o) {
   if (!recompiled.ok()) {
     std::cerr << "crushkit decompile: warning: the decompiled text does not compile: "
               << recompiled.status().message() << "\n";
-  } else if (EncodedFor(*std::move(recompiled), *release) != EncodedFor(*model, *release)) {
+  } else if (crush::EncodeCrushMapAs(*std::move(recompiled), *release) !=
+             crush::EncodeCrushMapAs(*model, *release)) {
     std::cerr << "crushkit decompile: warning: the decompiled text will not recompile to the same map"
               << " (text weights are rounded, or the map was not made by the compiler)\n";
   }

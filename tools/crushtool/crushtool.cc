@@ -140,8 +140,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
                     me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
     } else {
       crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
-      crush::PrepareForEncode(model, release);
-      const std::string bytes = crush::EncodeCrushMap(model);
+      const std::string bytes = crush::EncodeCrushMapAs(std::move(model), release);
       if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
         WriteAndFlush(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +
                        CppStrerror(e) + "\n");
