@@ -668,6 +668,15 @@ int CephErrno(const absl::Status& status) {
   }
 }
 
+std::string CephErrorText(const absl::Status& status) {
+  std::string_view m(status.message().data(), status.message().size());
+  if (status.code() == absl::StatusCode::kUnknown && m.substr(0, 6) == "errno ") {
+    const std::size_t colon = m.find(": ");
+    if (colon != std::string_view::npos) m.remove_prefix(colon + 2);
+  }
+  return std::string(m);
+}
+
 bool IsValidCrushName(std::string_view name) { return internal::Editor::IsValidName(name); }
 
 bool IsShadowItem(const MapModel& map, ItemId id) {

@@ -60,6 +60,10 @@ using Location = std::map<std::string, std::string>;
 // above; EINVAL for codes not listed, 0 for OK.
 int CephErrno(const absl::Status& status);
 
+// The message Ceph prints for `status` (its text without the "errno N: "
+// prefix kUnknown statuses carry).
+std::string CephErrorText(const absl::Status& status);
+
 // is_valid_crush_name(): non-empty, only [-_.0-9A-Za-z].
 bool IsValidCrushName(std::string_view name);
 
@@ -183,6 +187,49 @@ absl::Status RebuildRootsWithClasses(MapModel& map);
 // written, as Ceph does), then RebuildRootsWithClasses(). Errors: kInternal
 // where Ceph asserts (a 32-bit overflow, a missing child bucket).
 absl::Status ReweightAll(MapModel& map);
+
+// --- Rules ---
+
+// get_rule_id(): the id of the rule named `name`; with repeated names the
+// highest id, as Ceph's reverse map. The id may name an empty rule slot
+// (a decoded map can name one). Errors: kNotFound. Cost: O(rules).
+absl::StatusOr<int> FindRuleByName(const MapModel& map, std::string_view name);
+
+// What CrushWrapper::add_simple_rule_at() builds: `take root[~class];
+// chooseleaf <mode> 0 type <failure_domain>; emit` (`choose ... type 0`
+// when the failure domain is empty or type 0), indep rules preceded by
+// `set_chooseleaf_tries 5` and `set_choose_tries 100`.
+struct SimpleRuleSpec {
+  std::string name;
+  std::string root;            // an item name (bucket or device)
+  std::string failure_domain;  // a type name, or "" for type 0
+  std::string device_class;    // "" for none
+  std::string mode;            // "firstn" or "indep"
+  RuleType type = RuleType::kReplicated;
+  int id = -1;                 // -1: the lowest id with neither a rule nor a ruleset
+};
+
+// CrushWrapper::add_simple_rule_at as Pacific 16.2 writes it (ruleset =
+// id, sizes 1..10 for firstn and 3..20 for indep; later releases re-encode
+// the header, crush/ceph_release.h). Returns the new rule's id. Errors carry
+// Ceph's message: kAlreadyExists "rule NAME exists" / "rule with ruleno N
+// exists" / "ruleset N exists"; kNotFound "root item R does not exist";
+// kInvalidArgument "unknown type T", "device class C does not exist", "root
+// R has no devices with class C", "unknown mode M"; errno 28 (ENOSPC,
+// kUnknown) "failed to add rule 256 because (28) No space left on device"
+// when 256 rules exist. The map is unchanged on error.
+absl::StatusOr<int> AddSimpleRule(MapModel& map, const SimpleRuleSpec& spec);
+
+// CrushWrapper::remove_rule (crushtool --remove-rule): empties rule slot
+// `id` (max_rules unchanged), forgets its name and rebuilds the shadow trees
+// (so classes no rule or device uses any more are dropped). Errors:
+// kNotFound for an empty or out-of-range slot; else RebuildRootsWithClasses'.
+absl::Status RemoveRule(MapModel& map, int id);
+
+// OSDMap::build_simple_crush_rules with Ceph's default options: the rule
+// "replicated_rule" (firstn, failure domain = the name of type 1) taking
+// `root`. Errors as AddSimpleRule.
+absl::Status BuildSimpleCrushRules(MapModel& map, std::string_view root);
 
 // crush_finalize() + CrushWrapper::finalize() as crushtool runs them before
 // writing: max_devices becomes one more than the highest device in any

@@ -14,6 +14,7 @@
 #include "crush/edit.h"
 #include "crush/map.h"
 #include "crush/model.h"
+#include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
@@ -89,6 +90,11 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
       return 1;
     }
     model = std::move(*compiled);
+    modified = true;
+  }
+
+  if (o.build) {
+    if (auto code = RunBuildStage(o, model, err)) return *code;
     modified = true;
   }
 

@@ -148,6 +148,42 @@ std::optional<int> MoveItem(const CrushtoolOptions& o, crush::MapModel& model, S
   return std::nullopt;
 }
 
+// --create-simple-rule / --create-replicated-rule: add_simple_rule().
+std::optional<int> AddRule(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
+  if (crush::FindRuleByName(model, o.rule_name).ok()) {
+    WriteAndFlush(st.err_, "rule " + o.rule_name + " already exists\n");
+    return 1;
+  }
+  crush::SimpleRuleSpec spec;
+  spec.name = o.rule_name;
+  spec.root = o.rule_root;
+  spec.failure_domain = o.rule_type;
+  spec.device_class = o.rule_device_class;
+  spec.mode = o.rule_mode;
+  auto id = crush::AddSimpleRule(model, spec);
+  if (!id.ok()) {
+    if (CephWouldCrash(id.status())) return st.Crash(id.status());
+    WriteAndFlush(st.err_, crush::CephErrorText(id.status()) + "\n");
+    return 1;
+  }
+  return std::nullopt;
+}
+
+// --remove-rule: a missing rule ends crushtool with status 0, nothing written.
+std::optional<int> DeleteRule(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
+  auto id = crush::FindRuleByName(model, o.rule_name);
+  if (!id.ok()) {
+    WriteAndFlush(st.err_, "rule " + o.rule_name + " does not exist\n");
+    return 0;
+  }
+  if (auto s = crush::RemoveRule(model, *id); !s.ok()) {
+    if (CephWouldCrash(s)) return st.Crash(s);
+    WriteAndFlush(st.err_, "fail to remove rule " + o.rule_name + "\n");
+    return 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<int> ApplyModifications(const CrushtoolOptions& o, crush::MapModel& model,
@@ -174,8 +210,24 @@ std::optional<int> ApplyModifications(const CrushtoolOptions& o, crush::MapModel
     if ((r = MoveItem(o, model, st))) return r;
     *modified = true;
   }
+  if (o.add_rule) {
+    if ((r = AddRule(o, model, st))) return r;
+    *modified = true;
+  }
+  if (o.del_rule) {
+    if ((r = DeleteRule(o, model, st))) return r;
+    *modified = true;
+  }
   if (o.reweight) {
     if (auto s = crush::ReweightAll(model); !s.ok()) return st.Crash(s);
+    *modified = true;
+  }
+  if (o.rebuild_class_roots) {
+    if (auto s = crush::RebuildRootsWithClasses(model); !s.ok()) {
+      if (CephWouldCrash(s)) return st.Crash(s);
+      WriteAndFlush(err, "failed to rebuidl roots with classes\n");  // sic
+      return 1;
+    }
     *modified = true;
   }
   return std::nullopt;

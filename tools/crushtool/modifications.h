@@ -1,6 +1,7 @@
 // crushtool's modifications stage (src/tools/crushtool.cc, Ceph 16.2) on
 // crush/edit.h: --reweight-item, --remove-item, --add-item/--update-item,
-// --add-bucket, --move, --reweight, in that fixed order, with crushtool's
+// --add-bucket, --move, --create-*-rule, --remove-rule, --reweight,
+// --rebuild-class-roots, in that fixed order, with crushtool's
 // stdout/stderr lines and exit codes (a failing edit ends crushtool with the
 // negative errno as exit status, i.e. 256 - errno).
 // Thread-safety: pure function on its arguments (and the two streams).

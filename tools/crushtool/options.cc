@@ -85,12 +85,20 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     return false;
   };
 
-  bool check = false, tree = false, dump = false, rebuild_class_roots = false;
-  bool add_rule = false, del_rule = false;
-  bool reclassify = false, write_to_file = false, bucket_tree = false;
-  int full_location = -1, max_id = -1, tmp = 0, x = 0;
+  bool& check = o.check;
+  bool& tree = o.tree;
+  bool& dump = o.dump;
+  bool& bucket_tree = o.bucket_tree;
+  bool& reclassify = o.reclassify;
+  bool& add_rule = o.add_rule;
+  bool& del_rule = o.del_rule;
+  bool& rebuild_class_roots = o.rebuild_class_roots;
+  int& full_location = o.full_location;
+  std::string& compare = o.compare;
+  bool write_to_file = false;
+  int tmp = 0, x = 0;
   std::int64_t z = 0;
-  std::string val, compare;
+  std::string val;
   auto unsupported = [&o](const std::string& what) {
     for (const std::string& u : o.unsupported) {
       if (u == what) return;
@@ -123,17 +131,17 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if ((r = with_string({"--reclassify-bucket"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more("")) return res;
-      args.Take();
+      std::string cls = args.Take();
       if (!need_more("")) return res;
-      args.Take();
+      o.reclassify_bucket[val] = {std::move(cls), args.Take()};
     } else if ((r = with_string({"--reclassify-root"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more("")) return res;
-      args.Take();
+      o.reclassify_root[val] = args.Take();
     } else if ((r = with_string({"--set-subtree-class"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more("")) return res;
-      args.Take();
+      o.set_subtree_class[val] = args.Take();
       unsupported("--set-subtree-class");
     } else if (args.Flag({"--tree"})) {
       tree = true;
@@ -143,8 +151,10 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       unsupported("--bucket-tree");
     } else if ((r = with_string({"--bucket-name"}, &val)) != 0) {
       if (r < 0) return res;
+      o.bucket_name = val;
     } else if ((r = with_string({"-f", "--format"}, &val)) != 0) {
       if (r < 0) return res;
+      o.dump_format = val;
     } else if (args.Flag({"--dump"})) {
       dump = true;
       unsupported("--dump");
@@ -170,7 +180,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       if (r < 0) return res;
       o.srcfn = val;
       o.compile = true;
-    } else if (args.WithInt({"--check"}, &max_id, &err)) {
+    } else if (args.WithInt({"--check"}, &o.max_id, &err)) {
       check = true;
       unsupported("--check");
     } else if (args.Flag({"-t", "--test"})) {
@@ -196,7 +206,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       o.reweight = true;
     } else if (args.Flag({"--rebuild-class-roots"})) {
       rebuild_class_roots = true;
-      unsupported("--rebuild-class-roots");
     } else if (args.WithInt({"--add_item"}, &o.add_item, &err)) {
       if (!checked()) return res;
       if (!need_more(" to --add-item")) return res;
@@ -234,8 +243,11 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       }
       res.out += "--create-simple-rule: name=" + val + " root=" + parts[0] + " type=" +
                  parts[1] + " mode=" + parts[2] + "\n";
+      o.rule_name = val;
+      o.rule_root = parts[0];
+      o.rule_type = parts[1];
+      o.rule_mode = parts[2];
       add_rule = true;
-      unsupported("--create-simple-rule");
     } else if ((r = static_cast<int>(args.WithArg({"--create-replicated-rule"}, &val, &err))) !=
                0) {
       if (!checked()) return res;
@@ -246,16 +258,20 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       }
       res.out += "--create-replicated-rule: name=" + val + " root=" + parts[0] + " type=" +
                  parts[1] + "\n";
+      o.rule_name = val;
+      o.rule_root = parts[0];
+      o.rule_type = parts[1];
+      o.rule_mode = "firstn";
       add_rule = true;
-      unsupported("--create-replicated-rule");
     } else if ((r = with_string({"--device-class"}, &val)) != 0) {
       if (r < 0) return res;
+      o.rule_device_class = val;
       if (!checked()) return res;
     } else if ((r = with_string({"--remove-rule"}, &val)) != 0) {
       if (r < 0) return res;
+      o.rule_name = val;
       if (!checked()) return res;
       del_rule = true;
-      unsupported("--remove-rule");
     } else if ((r = with_string({"--loc"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more(" to --loc")) return res;
@@ -364,7 +380,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
   for (std::size_t j = 0; j < rest.size(); j += 3) {
     o.layers.push_back({rest[j], rest[j + 1], Atoi(rest[j + 2])});
   }
-  if (o.build) unsupported("--build");
   return res;
 }
 

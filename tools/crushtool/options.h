@@ -87,6 +87,28 @@ struct CrushtoolOptions {
   bool move_item = false;     // --move NAME
   std::string move_name;
   bool reweight = false;      // --reweight
+  // --create-simple-rule NAME ROOT TYPE MODE / --create-replicated-rule NAME
+  // ROOT TYPE [--device-class C]; --remove-rule NAME.
+  bool add_rule = false;
+  bool del_rule = false;
+  std::string rule_name, rule_root, rule_type, rule_mode, rule_device_class;
+  bool rebuild_class_roots = false;
+  std::map<std::string, std::string> set_subtree_class;  // bucket -> class
+  bool reclassify = false;
+  std::map<std::string, std::string> reclassify_root;    // bucket -> class
+  // --reclassify-bucket MATCH CLASS DEFAULT_PARENT: match -> (class, parent)
+  std::map<std::string, std::pair<std::string, std::string>> reclassify_bucket;
+
+  // Display stage, in crushtool's order after the modifications.
+  int full_location = -1;    // --show-location ID
+  bool tree = false;         // --tree
+  bool bucket_tree = false;  // --bucket-tree (with --bucket-name)
+  std::string bucket_name;
+  bool dump = false;         // --dump (with -f/--format)
+  std::string dump_format;
+  bool check = false;        // --check [MAX_ID]
+  int max_id = -1;
+  std::string compare;       // --compare OTHER
 
   // Stages crushkit does not implement yet; recorded so that they can be
   // refused with a clear message (the first one given, in Ceph's option

@@ -1,0 +1,60 @@
+#include "tools/crushtool/build_stage.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "crush/edit.h"
+#include "crush/layered_map.h"
+#include "tools/crushtool/ceph_io.h"
+
+namespace crushkit::tools::crushtool {
+
+std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::MapModel& model,
+                                 std::FILE* err) {
+  const std::string me = kMe;
+  if (o.layers.empty()) {
+    WriteAndFlush(err, me + ": must specify at least one layer\n");
+    return 1;
+  }
+  std::vector<crush::MapLayer> layers;
+  for (const BuildLayer& l : o.layers) layers.push_back({l.name, l.bucket_type, l.size});
+  auto built = crush::BuildLayeredMap(o.num_osds, layers);
+  if (!built.ok()) {
+    if (built.status().code() == absl::StatusCode::kInvalidArgument) {
+      WriteAndFlush(err, std::string(built.status().message()) + "\n");
+    } else {
+      WriteAndFlush(err, "crushkit crushtool: undefined in Ceph: " +
+                             std::string(built.status().message()) + "\n");
+    }
+    return 1;
+  }
+  if (built->signed_weight_overflow) {
+    WriteAndFlush(err, "crushkit crushtool: warning: a bucket weight overflows Ceph's 32-bit "
+                       "signed sum (undefined in Ceph; wrapped as Ceph does in practice)\n");
+  }
+  if (built->lone_percent_format) {
+    WriteAndFlush(err, "crushkit crushtool: warning: a 17-byte layer name leaves a lone '%' in "
+                       "Ceph's bucket name format (undefined in Ceph; glibc drops it)\n");
+  }
+  if (built->roots > 1) {
+    WriteAndFlush(err, "The crush rulesets will use the root " + built->root +
+                           "\nand ignore the others.\nThere are " + std::to_string(built->roots) +
+                           " roots, they can be\ngrouped into a single root by appending "
+                           "something like:\n  root straw 0\n\n");
+  }
+  model = std::move(built->map);
+  if (auto s = crush::BuildSimpleCrushRules(model, built->root); !s.ok()) {
+    if (s.code() == absl::StatusCode::kInternal) {
+      WriteAndFlush(err, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) +
+                             "\n");
+    } else {
+      WriteAndFlush(err, crush::CephErrorText(s));  // Ceph prints it without a newline
+    }
+    return 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace crushkit::tools::crushtool
