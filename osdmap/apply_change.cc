@@ -422,61 +422,26 @@ class Applier {
   std::vector<std::int32_t> purged_;
 };
 
-// CrushWrapper::add_simple_rule_at(name, root, type, class, "firstn",
-// TYPE_REPLICATED, -1) as Pacific writes it.
+// "osd crush rule create-replicated": CrushWrapper::add_simple_rule_at(name,
+// root, type, class, "firstn", TYPE_REPLICATED, -1), crush/edit.h. The
+// edits of this change already rebuilt the shadow trees (as CrushWrapper
+// does after each), so a class rule takes the current shadow root.
 bool Applier::CreateReplicatedRule(const ChangeOp& op) {
-  crush::MapModel& map = st_.crush;
-  for (const auto& [id, name] : map.rule_names) {
-    if (name == op.name.text) return Fail(op.name, "rule '" + op.name.text + "' already exists");
+  if (crush::FindRuleByName(st_.crush, op.name.text).ok()) {
+    return Fail(op.name, "rule '" + op.name.text + "' already exists");
   }
-  std::optional<ItemId> root = Item(op.root);
-  const std::optional<int> type = Type(op.type);
-  if (!root || !type) return false;
-  if (op.device_class.present()) {
-    // The edits of this change already rebuilt the shadow trees (as
-    // CrushWrapper does after each), so class_buckets is current.
-    std::optional<int> class_id;
-    for (const auto& [id, name] : map.class_names) {
-      if (name == op.device_class.text) class_id = id;
-    }
-    if (!class_id) {
-      return Fail(op.device_class, "device class '" + op.device_class.text + "' does not exist");
-    }
-    const auto shadows = map.class_buckets.find(*root);
-    if (shadows == map.class_buckets.end() || shadows->second.count(*class_id) == 0) {
-      return Fail(op.device_class, "root '" + op.root.text + "' has no devices of class '" +
-                                       op.device_class.text + "'");
-    }
-    root = shadows->second.at(*class_id);
+  if (!Item(op.root) || !Type(op.type)) return false;
+  crush::SimpleRuleSpec spec;
+  spec.name = op.name.text;
+  spec.root = op.root.text;
+  spec.failure_domain = op.type.text;
+  spec.device_class = op.device_class.present() ? op.device_class.text : "";
+  spec.mode = "firstn";
+  auto id = crush::AddSimpleRule(st_.crush, spec);
+  if (!id.ok()) {
+    const Word& where = op.device_class.present() ? op.device_class : op.name;
+    return Fail(where, crush::CephErrorText(id.status()));
   }
-  // Pacific's search: the lowest id with neither a rule nor a ruleset.
-  int rno = 0;
-  for (; rno < map.max_rules(); ++rno) {
-    if (map.rule_exists[static_cast<std::size_t>(rno)]) continue;
-    bool ruleset_used = false;
-    for (int r = 0; r < map.max_rules(); ++r) {
-      ruleset_used |= map.rule_exists[static_cast<std::size_t>(r)] &&
-                      map.rules[static_cast<std::size_t>(r)].ruleset == rno;
-    }
-    if (!ruleset_used) break;
-  }
-  if (rno > 255) return Fail(op.name, "the crush map has no free rule id (at most 256 rules)");
-  crush::Rule rule;
-  rule.ruleset = static_cast<std::uint8_t>(rno);
-  rule.type = crush::RuleType::kReplicated;
-  rule.min_size = 1;
-  rule.max_size = 10;
-  rule.steps.push_back({crush::RuleOp::kTake, *root, 0});
-  rule.steps.push_back(
-      {*type != 0 ? crush::RuleOp::kChooseleafFirstn : crush::RuleOp::kChooseFirstn, 0, *type});
-  rule.steps.push_back({crush::RuleOp::kEmit, 0, 0});
-  if (rno >= map.max_rules()) {
-    map.rules.resize(static_cast<std::size_t>(rno) + 1);
-    map.rule_exists.resize(static_cast<std::size_t>(rno) + 1, false);
-  }
-  map.rules[static_cast<std::size_t>(rno)] = std::move(rule);
-  map.rule_exists[static_cast<std::size_t>(rno)] = true;
-  map.rule_names[rno] = op.name.text;
   ++crush_edits_;
   return true;
 }

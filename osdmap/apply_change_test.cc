@@ -359,7 +359,7 @@ TEST(ApplyChangeTest, DeviceClassesAndClassRule) {
   EXPECT_THAT(ApplyErrors("osd crush rule create-replicated rack_rule default host\n"),
               HasSubstr("ops.txt:1:34: error: rule 'rack_rule' already exists"));
   EXPECT_THAT(ApplyErrors("osd crush rule create-replicated f default host nvme\n"),
-              HasSubstr("ops.txt:1:49: error: device class 'nvme' does not exist"));
+              HasSubstr("ops.txt:1:49: error: device class nvme does not exist"));
   // Every bucket of a tree holding a class gets a shadow (device_class_clone
   // records them all), so any bucket can root a class rule.
   st = ApplyOk(
