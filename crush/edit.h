@@ -200,13 +200,13 @@ absl::StatusOr<int> FindRuleByName(const MapModel& map, std::string_view name);
 // when the failure domain is empty or type 0), indep rules preceded by
 // `set_chooseleaf_tries 5` and `set_choose_tries 100`.
 struct SimpleRuleSpec {
-  std::string name;
-  std::string root;            // an item name (bucket or device)
-  std::string failure_domain;  // a type name, or "" for type 0
-  std::string device_class;    // "" for none
-  std::string mode;            // "firstn" or "indep"
+  std::string name = {};
+  std::string root = {};            // an item name (bucket or device)
+  std::string failure_domain = {};  // a type name, or "" for type 0
+  std::string device_class = {};    // "" for none
+  std::string mode = {};            // "firstn" or "indep"
   RuleType type = RuleType::kReplicated;
-  int id = -1;                 // -1: the lowest id with neither a rule nor a ruleset
+  int id = -1;  // -1: the lowest id with neither a rule nor a ruleset
 };
 
 // CrushWrapper::add_simple_rule_at as Pacific 16.2 writes it (ruleset =

@@ -252,6 +252,107 @@ TEST(EditTest, FinalizeMaxDevicesCanShrink) {
   EXPECT_EQ(m.max_devices, 12);
 }
 
+TEST(EditRulesTest, AddSimpleRuleBuildsPacificsRule) {
+  MapModel m = TwoHosts();
+  SimpleRuleSpec spec{.name = "r", .root = "default", .failure_domain = "host", .mode = "firstn"};
+  auto id = AddSimpleRule(m, spec);
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(*id, 1);
+  const Rule& r = m.rules[1];
+  EXPECT_EQ(r.ruleset, 1);
+  EXPECT_EQ(r.min_size, 1);
+  EXPECT_EQ(r.max_size, 10);
+  EXPECT_EQ(r.steps, (std::vector<RuleStep>{{RuleOp::kTake, -1, 0},
+                                            {RuleOp::kChooseleafFirstn, 0, 1},
+                                            {RuleOp::kEmit, 0, 0}}));
+  EXPECT_EQ(*FindRuleByName(m, "r"), 1);
+  // indep: the two tries steps first, sizes 3..20; type 0 is a plain choose.
+  spec = {.name = "e", .root = "host0", .failure_domain = "", .mode = "indep"};
+  ASSERT_EQ(*AddSimpleRule(m, spec), 2);
+  EXPECT_EQ(m.rules[2].min_size, 3);
+  EXPECT_EQ(m.rules[2].max_size, 20);
+  EXPECT_EQ(m.rules[2].steps, (std::vector<RuleStep>{{RuleOp::kSetChooseleafTries, 5, 0},
+                                                     {RuleOp::kSetChooseTries, 100, 0},
+                                                     {RuleOp::kTake, -2, 0},
+                                                     {RuleOp::kChooseIndep, 0, 0},
+                                                     {RuleOp::kEmit, 0, 0}}));
+}
+
+TEST(EditRulesTest, AddSimpleRuleErrorsInCephsWords) {
+  MapModel m = TwoHosts();
+  auto text = [&m](SimpleRuleSpec spec) {
+    return CephErrorText(AddSimpleRule(m, spec).status());
+  };
+  EXPECT_EQ(text({.name = "replicated_rule", .root = "default", .mode = "firstn"}),
+            "rule replicated_rule exists");
+  EXPECT_EQ(text({.name = "x", .root = "nowhere", .mode = "firstn"}),
+            "root item nowhere does not exist");
+  EXPECT_EQ(text({.name = "x", .root = "default", .failure_domain = "rack", .mode = "firstn"}),
+            "unknown type rack");
+  EXPECT_EQ(text({.name = "x", .root = "default", .device_class = "ssd", .mode = "firstn"}),
+            "device class ssd does not exist");
+  EXPECT_EQ(text({.name = "x", .root = "default", .mode = "spread"}), "unknown mode spread");
+  ASSERT_TRUE(SetDeviceClass(m, 0, "ssd").ok());
+  // Every bucket of the tree has a shadow (even host1, which has no ssd);
+  // a device has none.
+  EXPECT_EQ(text({.name = "x", .root = "osd.1", .device_class = "ssd", .mode = "firstn"}),
+            "root osd.1 has no devices with class ssd");
+  EXPECT_EQ(m.max_rules(), 1);  // nothing added on error
+  // A class rule takes the shadow root.
+  auto id = AddSimpleRule(m, {.name = "fast", .root = "default", .failure_domain = "host",
+                              .device_class = "ssd", .mode = "firstn"});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(m.rules[1].steps[0].arg1, m.class_buckets.at(-1).at(0));
+}
+
+TEST(EditRulesTest, TheFirstFreeIdSkipsUsedRulesets) {
+  MapModel m = TwoHosts();
+  // Slots: 0 (ruleset 0), 1 empty, 2 (ruleset 1): slot 1's ruleset is taken.
+  m.rules.resize(3);
+  m.rule_exists = {true, false, true};
+  m.rules[2] = m.rules[0];
+  m.rules[2].ruleset = 1;
+  auto id = AddSimpleRule(m, {.name = "r", .root = "default", .mode = "firstn"});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(*id, 3);
+  // Slot 1 stays free (ruleset 1 is used) until the table is full:
+  // then the search ends at max_rules, which crush_add_rule refuses.
+  int added = 0;
+  while (AddSimpleRule(m, {.name = "r" + std::to_string(added), .root = "default",
+                           .mode = "firstn"})
+             .ok()) {
+    ++added;
+  }
+  EXPECT_EQ(added, kMaxRules - 4);
+  EXPECT_EQ(CephErrorText(AddSimpleRule(m, {.name = "last", .root = "default", .mode = "firstn"})
+                              .status()),
+            "failed to add rule 256 because (28) No space left on device");
+}
+
+TEST(EditRulesTest, RemoveRuleEmptiesTheSlotAndDropsUnusedShadows) {
+  MapModel m = TwoHosts();
+  ASSERT_TRUE(SetDeviceClass(m, 0, "ssd").ok());
+  ASSERT_TRUE(AddSimpleRule(m, {.name = "fast", .root = "default", .device_class = "ssd",
+                                .mode = "firstn"})
+                  .ok());
+  ASSERT_TRUE(RemoveRule(m, 1).ok());
+  EXPECT_EQ(m.max_rules(), 2);
+  EXPECT_FALSE(m.rule_exists[1]);
+  EXPECT_FALSE(FindRuleByName(m, "fast").ok());
+  EXPECT_EQ(CephErrno(RemoveRule(m, 1)), 2);
+  EXPECT_EQ(CephErrno(RemoveRule(m, 7)), 2);
+}
+
+TEST(EditRulesTest, BuildSimpleCrushRulesUsesTypeOnesName) {
+  MapModel m = TwoHosts();
+  ASSERT_TRUE(RemoveRule(m, 0).ok());
+  ASSERT_TRUE(BuildSimpleCrushRules(m, "default").ok());
+  EXPECT_EQ(*FindRuleByName(m, "replicated_rule"), 0);
+  EXPECT_EQ(m.rules[0].steps[1], (RuleStep{RuleOp::kChooseleafFirstn, 0, 1}));
+  m.type_names.erase(1);
+  EXPECT_EQ(BuildSimpleCrushRules(m, "default").code(), absl::StatusCode::kInternal);
+}
+
 TEST(EditTest, CephErrnoOfOtherErrnos) {
   EXPECT_EQ(CephErrno(absl::OkStatus()), 0);
   EXPECT_EQ(CephErrno(absl::UnknownError("errno 34: overflow")), 34);
