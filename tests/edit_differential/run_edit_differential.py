@@ -5,14 +5,17 @@
 For each map index:
   1. a map: a gen_maps.py text map compiled by Ceph (`crushtool -c`; these
      carry device classes and choose_args in part), or, for every 4th index
-     and for text maps Ceph rejects, a `crushtool --build` map (random layers
-     and bucket algorithms);
+     and for text maps Ceph rejects, a `crushtool --build` map (random layers,
+     bucket algorithms, layer names up to 21 bytes, several roots, odd
+     sizes and device counts), built by both tools and compared as step -1;
   2. an edit chain of 1..5 crushtool invocations on it, each drawn from
      --add-item (under existing buckets and under new ones), --update-item,
      --remove-item (devices, empty and non-empty buckets, unknown names),
      --reweight-item, --add-bucket (with and without --loc), --move (buckets
-     and devices), --reweight, sometimes two of them in one invocation (stage
-     order), with valid and invalid arguments;
+     and devices), --reweight, --create-simple-rule, --create-replicated-rule
+     (with and without --device-class), --remove-rule, --rebuild-class-roots,
+     sometimes two of them in one invocation (stage order), with valid and
+     invalid arguments;
   3. each step runs both tools on the same input (`-i cur.bin ... -o
      next.bin`) and compares exit code, stdout, stderr and the written bytes;
      the next step starts from Ceph's output (or the same input if the step
@@ -75,7 +78,10 @@ def read(path):
 
 def parse_map(text):
     """Names a chain can refer to, from decompiled (Pacific) text."""
-    info = {"devices": {}, "types": {}, "buckets": {}, "children": {}}
+    info = {"devices": {}, "types": {}, "buckets": {}, "children": {}, "rules": [],
+            "classes": set()}
+    info["rules"] = re.findall(r"^rule (\S+) \{", text, re.M)
+    info["classes"] = set(re.findall(r"^device \d+ \S+ class (\S+)", text, re.M))
     for m in re.finditer(r"^device (\d+) (\S+)", text, re.M):
         info["devices"][m.group(2)] = int(m.group(1))
     for m in re.finditer(r"^type (\d+) (\S+)", text, re.M):
@@ -134,7 +140,14 @@ def random_edit(rng, info):
     devices, buckets = list(info["devices"]), list(info["buckets"])
     names = devices + buckets
     kind = rng.choice(["add", "add", "update", "remove", "reweight-item", "add-bucket", "move",
-                       "move", "reweight"])
+                       "move", "reweight", "simple-rule", "replicated-rule", "remove-rule",
+                       "rebuild-class-roots"])
+    if kind in ("simple-rule", "replicated-rule"):
+        return random_rule(rng, info, kind)
+    if kind == "remove-rule":
+        return ["--remove-rule", rng.choice(info["rules"] * 4 + ["nosuchrule"])]
+    if kind == "rebuild-class-roots":
+        return ["--rebuild-class-roots"]
     if kind == "add":
         ids = list(info["devices"].values())
         top = max(ids) + 1 if ids else 0
@@ -162,12 +175,35 @@ def random_edit(rng, info):
     return ["--reweight"]
 
 
+def random_rule(rng, info, kind):
+    """--create-simple-rule NAME ROOT TYPE MODE or --create-replicated-rule
+    NAME ROOT TYPE [--device-class C], mostly valid."""
+    name = rng.choice(["r%d" % rng.randint(0, 99)] * 8 + info["rules"][:1])
+    roots = list(info["buckets"]) * 6 + list(info["devices"])[:2] + ["nosuchroot"]
+    types = [t for t in info["types"] if info["types"][t] > 0] * 6 + ["osd", "nosuchtype"]
+    flags = ["--create-simple-rule" if kind == "simple-rule" else "--create-replicated-rule",
+             name, rng.choice(roots), rng.choice(types)]
+    if kind == "simple-rule":
+        flags.append(rng.choice(["firstn", "indep"] * 6 + ["spread"]))
+    elif rng.random() < 0.5:
+        flags += ["--device-class", rng.choice(sorted(info["classes"]) * 4 + ["nosuchclass"])]
+    return flags
+
+
 def random_build(rng):
-    n = rng.randint(1, 40)
+    n = rng.choice([rng.randint(1, 40)] * 20 + [0, -3])
+    names = ["host", "rack", "row"]
+    if rng.random() < 0.1:
+        # Ceph prints names through 19/20-byte buffers: 17 bytes leave a
+        # lone '%', 18+ lose the number, 20+ lose the root (rule fails).
+        names[0] = "h" * rng.choice([16, 17, 18, 19, 21])
     layers = []
-    for i, lname in enumerate(["host", "rack", "row"][:rng.randint(1, 3)]):
-        layers += [lname, rng.choice(BUILD_ALGS), str(rng.choice([1, 2, 3, 4, 8]))]
-    layers += ["root", rng.choice(BUILD_ALGS), "0"]
+    for lname in names[:rng.randint(1, 3)]:
+        layers += [lname, rng.choice(BUILD_ALGS), str(rng.choice([0, 1, 2, 3, 4, 8]))]
+    if rng.random() < 0.85:
+        layers += ["root", rng.choice(BUILD_ALGS), "0"]  # else maybe several roots
+    if rng.random() < 0.03:
+        layers += ["bad", "nosuchalg", "1"]
     return ["--build", "--num_osds", str(n)] + layers
 
 
@@ -266,6 +302,9 @@ def compare_step(res, index, step, flags, theirs, ours, tbin, obin, wd):
     res["steps"] += 1
     if crashed(theirs[0]):
         res["oracle_crash"] += 1
+        if os.environ.get("CRUSHKIT_DEBUG_CRASHES"):
+            sys.stderr.write("oracle crash rc=%s map %d step %d: %s\n%s\n" % (
+                theirs[0], index, step, " ".join(flags), theirs[2][-300:].decode("latin1")))
         return False
     if crashed(ours[0]):
         res["ours_crash"] += 1
@@ -316,10 +355,17 @@ def check_map(task):
             made = rc == 0
             res["text_maps" if made else "rejected"] += 1
         if not made:
-            rc, _, _ = run(["crushtool"] + random_build(rng) + ["-o", "cur.bin"], wd)
-            if rc != 0:
+            flags = random_build(rng)
+            theirs = run(["crushtool"] + flags + ["-o", "theirs.bin"], wd)
+            ours = run(crushkit + flags + ["-o", "ours.bin"], wd)
+            tbin, obin = read(os.path.join(wd, "theirs.bin")), read(os.path.join(wd, "ours.bin"))
+            if not compare_step(res, index, -1, flags, theirs, ours, tbin, obin, wd):
+                return res
+            res["matches"] += 1
+            if theirs[0] != 0:
                 res["rejected"] += 1
                 return res
+            shutil.copy(os.path.join(wd, "theirs.bin"), os.path.join(wd, "cur.bin"))
             res["build_maps"] += 1
         res["maps"] += 1
         for step in range(rng.randint(1, 5)):

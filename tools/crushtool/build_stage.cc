@@ -11,8 +11,8 @@
 
 namespace crushkit::tools::crushtool {
 
-std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::MapModel& model,
-                                 std::FILE* err) {
+std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::CephRelease release,
+                                 crush::MapModel& model, std::FILE* err) {
   const std::string me = kMe;
   if (o.layers.empty()) {
     WriteAndFlush(err, me + ": must specify at least one layer\n");
@@ -39,7 +39,9 @@ std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::MapModel& mod
                        "Ceph's bucket name format (undefined in Ceph; glibc drops it)\n");
   }
   if (built->roots > 1) {
-    WriteAndFlush(err, "The crush rulesets will use the root " + built->root +
+    // Quincy renamed rulesets to rules in this warning too.
+    const std::string rules = crush::HasRulesets(release) ? "rulesets" : "rules";
+    WriteAndFlush(err, "The crush " + rules + " will use the root " + built->root +
                            "\nand ignore the others.\nThere are " + std::to_string(built->roots) +
                            " roots, they can be\ngrouped into a single root by appending "
                            "something like:\n  root straw 0\n\n");

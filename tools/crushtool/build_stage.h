@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "tools/crushtool/options.h"
 
@@ -19,8 +20,8 @@ namespace crushkit::tools::crushtool {
 // `crushkit crushtool: <reason>` (exit 1); where it is merely odd (a
 // bucket weight past INT32_MAX, a 17-byte layer name) warns on stderr and
 // builds what Ceph builds in practice.
-std::optional<int> RunBuildStage(const CrushtoolOptions& options, crush::MapModel& model,
-                                 std::FILE* err);
+std::optional<int> RunBuildStage(const CrushtoolOptions& options, crush::CephRelease release,
+                                 crush::MapModel& model, std::FILE* err);
 
 }  // namespace crushkit::tools::crushtool
 

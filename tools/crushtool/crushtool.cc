@@ -94,7 +94,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   }
 
   if (o.build) {
-    if (auto code = RunBuildStage(o, model, err)) return *code;
+    if (auto code = RunBuildStage(o, release, model, err)) return *code;
     modified = true;
   }
 
