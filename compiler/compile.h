@@ -31,6 +31,11 @@ struct CompileOptions {
   // like Ceph's compiler no rule shape is checked (the mapper maps a
   // malformed MSR rule to nothing). Older releases report them as errors.
   crush::CephRelease release = crush::kDefaultCephRelease;
+  // Ceph's CrushCompiler accepts repeated type ids, type names and device
+  // ids (the last declaration wins, earlier names keep resolving); crushkit
+  // refuses them unless this is set (then: a warning each, Ceph's bytes).
+  // The crushtool front sets it; `crushkit compile --allow-ceph-quirks` too.
+  bool ceph_quirks = false;
 };
 
 // Compiles `src`. On success returns the model; on failure returns

@@ -196,6 +196,32 @@ TEST(CompileTest, UnknownItemSuggestsClosestName) {
   EXPECT_THAT(sink.Format(src), HasSubstr("r.crush:4:6: note: 'host1' declared here"));
 }
 
+TEST(CompileTest, CephQuirksLetTheLastDeclarationWin) {
+  const std::string text =
+      "device 0 osd.0\ndevice 0 renamed\ntype 0 osd\ntype 1 host\ntype 1 node\n"
+      "host h { alg straw2 item osd.0 }\nnode n { alg straw2 item renamed }\n";
+  const SourceFile src("q.crush", text);
+  DiagnosticSink strict;
+  EXPECT_FALSE(Compile(src, &strict, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
+  DiagnosticSink sink;
+  auto model = Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific, .ceph_quirks = true});
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->item_names.at(0), "renamed");
+  EXPECT_EQ(model->type_names.at(1), "node");
+  EXPECT_EQ(model->FindBucket(-1)->type, 1);  // "host" still resolves to 1
+  EXPECT_EQ(model->FindBucket(-2)->items, (std::vector<crush::ItemId>{0}));
+  ASSERT_EQ(sink.ceph_quirks().size(), 2u);
+  EXPECT_THAT(sink.ceph_quirks()[0], HasSubstr("q.crush:2:8: warning: device id 0 is already used by 'osd.0'"));
+}
+
+TEST(CompileTest, CephErrorTextForTheFirstError) {
+  DiagnosticSink sink;
+  const SourceFile src("r.crush", "device 0 osd.0\ntype 0 osd\ntype 1 host\nhost h { alg straw2 item osd.0 }\n"
+                                  "rule bad { id 0 type replicated step take nowhere step emit }\n");
+  EXPECT_FALSE(Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
+  EXPECT_EQ(sink.ceph_error(), "in rule 'bad' item 'nowhere' not defined\n");
+}
+
 // ---- differential tests against Ceph's crushtool, run at test time -------
 
 // Runs `crushtool ARGS` in `dir`; returns its exit status.

@@ -18,6 +18,8 @@ void DiagnosticSink::Report(Diagnostic d) {
 void DiagnosticSink::Clear() {
   diagnostics_.clear();
   ceph_messages_.clear();
+  ceph_error_.clear();
+  ceph_quirks_.clear();
   error_count_ = 0;
 }
 

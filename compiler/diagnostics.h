@@ -45,6 +45,17 @@ class DiagnosticSink {
   // crushtool front repeats them verbatim. Each also has a diagnostic.
   void ReportCephMessage(std::string line) { ceph_messages_.push_back(std::move(line)); }
   const std::vector<std::string>& ceph_messages() const { return ceph_messages_; }
+  // What Ceph's CrushCompiler prints (with its newline) for the first error
+  // it stops at, where crushkit knows its wording; "" otherwise. The
+  // crushtool front prints it instead of crushkit's diagnostics.
+  void ReportCephError(std::string text) {
+    if (ceph_error_.empty()) ceph_error_ = std::move(text);
+  }
+  const std::string& ceph_error() const { return ceph_error_; }
+  // Inputs accepted only for Ceph's sake (CompileOptions::ceph_quirks), one
+  // line each, also reported as warnings; the crushtool front prints them.
+  void ReportCephQuirk(std::string line) { ceph_quirks_.push_back(std::move(line)); }
+  const std::vector<std::string>& ceph_quirks() const { return ceph_quirks_; }
   bool has_errors() const { return error_count_ > 0; }
   void Clear();
 
@@ -55,6 +66,8 @@ class DiagnosticSink {
  private:
   std::vector<Diagnostic> diagnostics_;
   std::vector<std::string> ceph_messages_;
+  std::string ceph_error_;
+  std::vector<std::string> ceph_quirks_;
   int error_count_ = 0;
 };
 

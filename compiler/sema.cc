@@ -107,8 +107,8 @@ SourceRange DeclOf(const Named& n) { return n.decl; }
 
 class Lowerer {
  public:
-  Lowerer(const SourceFile& src, DiagnosticSink& sink, crush::CephRelease release)
-      : src_(src), sink_(sink), release_(release), msr_(crush::HasMsr(release)) {}
+  Lowerer(const SourceFile& src, DiagnosticSink& sink, crush::CephRelease release, bool ceph_quirks)
+      : src_(src), sink_(sink), release_(release), msr_(crush::HasMsr(release)), quirks_(ceph_quirks) {}
 
   std::optional<MapModel> Run(const ast::CrushFile& file) {
     // CrushCompiler::compile: always start from legacy tunables.
@@ -139,6 +139,13 @@ class Lowerer {
   }
   void Warning(SourceRange r, std::string msg) {
     sink_.Report(Diagnostic{Severity::kWarning, r, std::move(msg), {}});
+  }
+  // A warning about input accepted only because Ceph accepts it.
+  void Quirk(SourceRange r, std::string msg) {
+    const LineCol at = src_.Locate(r.offset);
+    sink_.ReportCephQuirk(src_.name() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                          ": warning: " + msg);
+    Warning(r, std::move(msg));
   }
   static Diagnostic Note(SourceRange r, std::string msg) {
     return Diagnostic{Severity::kNote, r, std::move(msg), {}};
@@ -241,10 +248,21 @@ class Lowerer {
     const auto id = static_cast<ItemId>(d.id.value);
     const std::string_view name = d.name.text;
     if (auto it = names_.find(name); it != names_.end()) {
+      sink_.ReportCephError("item " + std::string(name) + " defined twice\n");
       Error(d.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
       return;
     }
     if (auto it = m_.item_names.find(id); it != m_.item_names.end()) {
+      if (quirks_) {
+        // parse_device: set_item_name(id, name) renames the device; both
+        // names keep resolving to `id` in the rest of the file.
+        Quirk(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(it->second) +
+                              "; as Ceph, the device is renamed " + Quote(name) + " and both names refer to it");
+        it->second = std::string(name);
+        names_.emplace(name, Named{id, d.name.range});
+        if (d.device_class) m_.class_map[id] = ClassId(d.device_class->text);
+        return;
+      }
       std::vector<Diagnostic> notes;
       if (auto prev = names_.find(it->second); prev != names_.end()) {
         notes.push_back(Note(prev->second.decl, "previous definition is here"));
@@ -263,6 +281,18 @@ class Lowerer {
       return;
     }
     const auto id = static_cast<int>(t.id.value);
+    if (quirks_ && (type_decl_.count(t.name.text) != 0 || type_id_decl_.count(id) != 0)) {
+      // parse_bucket_type: type_id[name] = id; set_type_name(id, name). The
+      // last declaration of a name or id wins; an earlier name of this id
+      // still resolves to it.
+      Quirk(t.id.range, "type " + Quote(t.name.text) + " " + std::to_string(id) +
+                            " repeats a type name or id; as Ceph, the last declaration wins");
+      m_.type_names[id] = std::string(t.name.text);
+      type_id_[t.name.text] = id;
+      type_decl_[t.name.text] = t.name.range;
+      type_id_decl_[id] = t.id.range;
+      return;
+    }
     if (auto it = type_decl_.find(t.name.text); it != type_decl_.end()) {
       Error(t.name.range, "type " + Quote(t.name.text) + " is already defined",
             {Note(it->second, "previous definition is here")});
@@ -286,6 +316,7 @@ class Lowerer {
     for (const ast::BodyStatement& st : body) {
       if (const auto* b = std::get_if<ast::Bucket>(&st)) {
         if (first_rule != nullptr) {
+          sink_.ReportCephError("buckets must be defined before rules\n");
           Error(b->type.range, "buckets must be defined before rules",
                 {Note(first_rule->keyword.range, "first rule is here")});
           continue;
@@ -414,12 +445,14 @@ class Lowerer {
     if (auto it = type_id_.find(b.type.text); it != type_id_.end()) {
       type = it->second;
     } else {
+      sink_.ReportCephError("bucket type '" + std::string(b.type.text) + "' is not defined\n");
       UnknownName(b.type.range, "unknown bucket type " + Quote(b.type.text), b.type.text, type_id_, &type_decl_);
       ok = false;
     }
     const std::string_view name = b.name.text;
     bool register_name = true;
     if (auto it = names_.find(name); it != names_.end()) {
+      sink_.ReportCephError("bucket or device '" + std::string(name) + "' is already defined\n");
       Error(b.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
       ok = false;
       register_name = false;
@@ -522,6 +555,8 @@ class Lowerer {
                                    "definition earlier");
           continue;
         }
+        sink_.ReportCephError("item '" + std::string(iname) + "' in bucket '" + std::string(name) +
+                              "' is not defined\n");
         UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name), iname, names_,
                     &names_);
         continue;
@@ -762,6 +797,7 @@ class Lowerer {
     const std::string rname = r.name ? std::string(r.name->text) : std::string();
     if (r.name) {
       if (auto it = rule_name_decl_.find(rname); it != rule_name_decl_.end()) {
+        sink_.ReportCephError("rule name '" + rname + "' already defined\n\n");
         Error(r.name->range, "rule name " + Quote(rname) + " is already defined",
               {Note(it->second, "previous definition is here")});
         ok = false;
@@ -775,6 +811,7 @@ class Lowerer {
     }
     const auto ruleno = static_cast<int>(std::min<std::int64_t>(r.id.value, kMaxRuleId));
     if (auto it = rule_id_decl_.find(ruleno); it != rule_id_decl_.end() && ok) {
+      sink_.ReportCephError("rule " + std::to_string(ruleno) + " already exists\n");
       Error(r.id.range, "rule id " + std::to_string(ruleno) + " is already used",
             {Note(it->second, "previous definition is here")});
       ok = false;
@@ -821,6 +858,7 @@ class Lowerer {
         case ast::StepKind::kTake: {
           auto it = names_.find(s.item.text);
           if (it == names_.end()) {
+            sink_.ReportCephError("in rule '" + rname + "' item '" + std::string(s.item.text) + "' not defined\n");
             UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text, names_, &names_);
             ok = false;
             break;
@@ -838,6 +876,8 @@ class Lowerer {
             if (!populated_) break;
             auto cb = m_.class_buckets.find(id);
             if (cb == m_.class_buckets.end()) {
+              sink_.ReportCephError("in rule '" + rname + "' step take " + std::string(s.item.text) +
+                                    " has no class information\n");
               Error(s.item.range, "step take " + Quote(s.item.text) + " has no class information" + in_rule +
                                       " (no device class shadow tree was built for it)");
               ok = false;
@@ -845,6 +885,8 @@ class Lowerer {
             }
             auto shadow = cb->second.find(c->second);
             if (shadow == cb->second.end()) {
+              sink_.ReportCephError("in rule '" + rname + "' step take " + std::string(s.item.text) +
+                                    " no matching bucket for class " + std::string(cname) + "\n");
               Error(s.device_class->range,
                     "step take " + Quote(s.item.text) + " has no matching bucket for class " + Quote(cname) + in_rule);
               ok = false;
@@ -885,6 +927,7 @@ class Lowerer {
           }
           auto t = type_id_.find(s.type.text);
           if (t == type_id_.end()) {
+            sink_.ReportCephError("in rule '" + rname + "' type '" + std::string(s.type.text) + "' not defined\n");
             UnknownName(s.type.range, "unknown type " + Quote(s.type.text) + in_rule, s.type.text, type_id_,
                         &type_decl_);
             ok = false;
@@ -1015,6 +1058,9 @@ class Lowerer {
   DiagnosticSink& sink_;
   const crush::CephRelease release_;
   const bool msr_;  // the release knows MSR rules (Squid and later)
+  // Accept repeated type/device ids and names as CrushCompiler does (the
+  // last declaration wins), with a warning, instead of refusing them.
+  const bool quirks_;
   int errors_ = 0;
   MapModel m_;
   // CrushCompiler::item_id (devices and buckets named in the file) and
@@ -1050,8 +1096,8 @@ class Lowerer {
 }  // namespace
 
 std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file, DiagnosticSink& sink,
-                             crush::CephRelease release) {
-  return Lowerer(src, sink, release).Run(file);
+                             crush::CephRelease release, bool ceph_quirks) {
+  return Lowerer(src, sink, release, ceph_quirks).Run(file);
 }
 
 }  // namespace crushkit::compiler

@@ -17,9 +17,11 @@ namespace crushkit::compiler {
 
 // Lowers `file`. Reports every semantic error (up to the sink's cap) and
 // returns nullopt if there was any; warnings alone do not fail.
-// `release` selects the text dialect (see CompileOptions).
+// `release` selects the text dialect, `ceph_quirks` Ceph's handling of
+// repeated ids and names (see CompileOptions).
 std::optional<crush::MapModel> Lower(const SourceFile& src, const ast::CrushFile& file,
-                                     DiagnosticSink& sink, crush::CephRelease release);
+                                     DiagnosticSink& sink, crush::CephRelease release,
+                                     bool ceph_quirks = false);
 
 }  // namespace crushkit::compiler
 

@@ -60,8 +60,25 @@ def random_weight(rng):
 class Gen:
     def __init__(self, seed):
         self.rng = random.Random(seed)
+        # Ceph-accepted oddities draw from their own generator, so the rest
+        # of every map is the same with or without them.
+        self.odd_rng = random.Random(seed ^ 0x5EED)
         self.lines = []
         self.next_bucket_id = -1
+
+    def add_oddities(self, n_dev):
+        """What CrushCompiler accepts though it is questionable (the last
+        declaration wins): a type id declared twice (the first name keeps
+        resolving to it), a type name declared twice (later buckets get the
+        new id), a device id declared twice (renamed; both names resolve)."""
+        odd = self.odd_rng
+        if odd.random() < 0.08:
+            self.lines.append("type %d %s" % (odd.randint(0, 3), odd.choice(["node", "chassis"])))
+        if odd.random() < 0.05:
+            self.lines.append("type %d %s" % (odd.choice([5, 7, 11]), odd.choice(["rack", "host"])))
+        if n_dev and odd.random() < 0.08:
+            d = odd.randrange(n_dev)
+            self.lines.append("device %d alias.%d" % (d, d))
 
     def tunables(self):
         rng = self.rng
@@ -107,6 +124,7 @@ class Gen:
         types = ["osd", "host", "rack", "root"]
         for i, name in enumerate(types):
             self.lines.append("type %d %s" % (i, name))
+        self.add_oddities(n_dev)
 
         buckets = []  # (name, id, type, alg, items[(name, weight)])
         dev = 0

@@ -24,6 +24,7 @@ struct CompileOptions {
   std::string input;
   std::string output;
   std::string ceph_release;
+  bool ceph_quirks = false;
 };
 
 int RunCompile(const CompileOptions& o) {
@@ -44,7 +45,7 @@ int RunCompile(const CompileOptions& o) {
   const compiler::SourceFile src(o.input, *std::move(text));
   compiler::DiagnosticSink sink;
   absl::StatusOr<crush::MapModel> model =
-      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release});
+      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release, .ceph_quirks = o.ceph_quirks});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     if (sink.diagnostics().empty()) std::cerr << model.status().message() << "\n";
@@ -66,6 +67,9 @@ void AddCompileCommand(CLI::App& app) {
   cmd->add_option("input", opts->input, "text crush map")->required();
   cmd->add_option("-o,--output", opts->output, "binary crush map to write")->required();
   AddCephReleaseOption(cmd, &opts->ceph_release);
+  cmd->add_flag("--allow-ceph-quirks", opts->ceph_quirks,
+                "accept repeated type ids, type names and device ids as Ceph does (the last wins), with a "
+                "warning each");
   cmd->callback([opts] {
     if (const int rc = RunCompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
   });

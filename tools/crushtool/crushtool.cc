@@ -78,16 +78,25 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     }
     const compiler::SourceFile src(o.srcfn, std::move(text));
     compiler::DiagnosticSink sink;
-    auto compiled = compiler::Compile(src, &sink, compiler::CompileOptions{.release = release});
+    auto compiled = compiler::Compile(src, &sink, compiler::CompileOptions{.release = release, .ceph_quirks = true});
     // Ceph's compiler prints only a few warnings of its own (Reef's ignored
     // min_size/max_size), repeated here verbatim; crushkit's other warnings
     // (e.g. an item used twice) are not printed. On failure the diagnostics
     // are crushkit's gcc-style texts, not Ceph's (README).
     for (const std::string& line : sink.ceph_messages()) WriteAndFlush(err, line + "\n");
     if (!compiled.ok()) {
+      // Ceph's own message where crushkit knows it (scripts match it),
+      // else crushkit's diagnostics.
+      if (!sink.ceph_error().empty()) {
+        WriteAndFlush(err, sink.ceph_error());
+        return 1;
+      }
       WriteAndFlush(err, sink.Format(src));
       if (!sink.has_errors()) WriteAndFlush(err, std::string(compiled.status().message()) + "\n");
       return 1;
+    }
+    for (const std::string& line : sink.ceph_quirks()) {
+      WriteAndFlush(err, "crushkit crushtool: " + line + "\n");
     }
     model = std::move(*compiled);
     modified = true;
