@@ -279,13 +279,13 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if (args.Flag({"--output-csv"})) {
       write_to_file = true;
       t.output_csv = true;
-      unsupported("--output-csv");
     } else if (args.Flag({"--help-output"})) {
       res.out += HelpOutputText();
       return exit_with(0);
     } else if ((r = with_string({"--output-name"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more(" to --output-name")) return res;
+      t.output_name = val + "-";
     } else if ((r = with_string({"--remove_item"}, &val)) != 0) {
       if (r < 0) return res;
       o.remove_name = val;
@@ -337,7 +337,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if ((r = static_cast<int>(args.WithArg({"--mark-down-ratio"}, &val, &err))) != 0) {
       if (r == static_cast<int>(ArgMatch::kValue)) t.mark_down_device_ratio = Atof(val);
       if (!checked()) return res;
-      if (t.mark_down_device_ratio > 0) unsupported("--mark-down-ratio");
     } else if ((r = static_cast<int>(args.WithArg({"--mark-down-bucket-ratio"}, &val, &err))) !=
                0) {
       if (r == static_cast<int>(ArgMatch::kValue)) t.mark_down_bucket_ratio = Atof(val);

@@ -38,6 +38,7 @@ struct TestOptions {
   bool output_bad_mappings = false;
   bool output_choose_tries = false;
   bool output_csv = false;
+  std::string output_name;  // --output-name N: "N-", the CSV files' prefix
   bool simulate = false;
   float mark_down_device_ratio = 0;
   float mark_down_bucket_ratio = 1;

@@ -20,6 +20,10 @@
 #include "crush/model.h"
 #include "crush/text_format.h"
 #include "crush/types.h"
+#include "tools/crushtool/lrand48.h"
+#include "tools/crushtool/mark_down.h"
+#include "tools/crushtool/test_batches.h"
+#include "tools/crushtool/test_csv.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
@@ -28,18 +32,6 @@ using crush::CrushMap;
 using crush::ItemId;
 using crush::MapModel;
 using crush::Weight;
-
-// Ceph computes these in `int`; x86-64 wraps on overflow, so do we
-// (explicitly, through unsigned arithmetic).
-int WrapAdd(int a, int b) {
-  return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
-}
-int WrapSub(int a, int b) {
-  return static_cast<int>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
-}
-int WrapMul(int a, int b) {
-  return static_cast<int>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
-}
 
 // CrushWrapper::get_bucket_type(): the bucket's type, or -ENOENT (-2) for a
 // device id or a missing bucket.
@@ -116,21 +108,10 @@ std::string RuleName(const MapModel& m, int rule) {
 }
 
 
-// A run of consecutive inputs lo..hi (inclusive, both ints).
-struct XSegment {
-  long long lo = 0;
-  long long hi = 0;
-  std::uint64_t count() const { return static_cast<std::uint64_t>(hi - lo + 1); }
-};
+}  // namespace
 
-// The inputs CrushTester's batch loop visits, in order: batch b covers
-// batch_min..batch_max computed with Ceph's int arithmetic (wrapping as
-// x86-64 does); the last batch ends at max_x. Empty batches are dropped and
-// adjacent ones joined, so the common case is one segment.
-std::vector<XSegment> BatchSegments(int min_x, int max_x, int batches, int num_objects) {
-  std::vector<XSegment> segments;
-  // --batches <= 0: Ceph (observed) maps nothing and exits 0; the batch
-  // loop below does not run, and we must not divide by zero.
+std::vector<XSegment> BatchRanges(int min_x, int max_x, int batches, int num_objects) {
+  std::vector<XSegment> ranges;
   int objects_per_batch = batches > 0 ? num_objects / batches : 0;
   int batch_min = min_x;
   int batch_max = WrapSub(WrapAdd(min_x, objects_per_batch), 1);
@@ -139,15 +120,26 @@ std::vector<XSegment> BatchSegments(int min_x, int max_x, int batches, int num_o
       batch_max = max_x;
       objects_per_batch = WrapAdd(WrapSub(batch_max, batch_min), 1);
     }
-    if (batch_min <= batch_max) {
-      if (!segments.empty() && segments.back().hi + 1 == batch_min) {
-        segments.back().hi = batch_max;
-      } else {
-        segments.push_back({batch_min, batch_max});
-      }
-    }
+    ranges.push_back({batch_min, batch_max});
     batch_min = WrapAdd(batch_max, 1);
     batch_max = WrapSub(WrapAdd(batch_min, objects_per_batch), 1);
+  }
+  return ranges;
+}
+
+namespace {
+
+// The inputs CrushTester's batch loop visits, in order: the non-empty
+// batches, adjacent ones joined (the common case is one segment).
+std::vector<XSegment> BatchSegments(int min_x, int max_x, int batches, int num_objects) {
+  std::vector<XSegment> segments;
+  for (const XSegment& batch : BatchRanges(min_x, max_x, batches, num_objects)) {
+    if (batch.empty()) continue;
+    if (!segments.empty() && segments.back().hi + 1 == batch.lo) {
+      segments.back().hi = batch.hi;
+    } else {
+      segments.push_back(batch);
+    }
   }
   return segments;
 }
@@ -405,6 +397,12 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     line += "]\n";
     output.WriteErr(line);
   }
+  Lrand48 rng;  // CrushTester's lrand48() stream
+  if (auto s = MarkDevicesDown(m, opt.mark_down_device_ratio, opt.mark_down_bucket_ratio, weight, rng);
+      !s.ok()) {
+    output.WriteErr("crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
+    return 1;
+  }
 
   // Ceph's choose_tries array has choose_total_tries + 1 slots and prints
   // choose_total_tries of them; the mapper caps the histogram at 2^16.
@@ -533,6 +531,13 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                                         per[i]);
           out.append(buf, static_cast<std::size_t>(len));
           out += " expected : " + crush::FormatCephFloat(num_objects_expected[i]) + "\n";
+        }
+      }
+      if (opt.output_csv) {
+        const CsvRuleRun csv{r, nr, min_x, max_x, weight, per, num_objects_expected};
+        if (auto s = WriteTestCsv(map, opt, csv); !s.ok()) {
+          output.WriteErr("crushkit crushtool: --output-csv: " + std::string(s.message()) + "\n");
+          return 1;
         }
       }
       output.MaybeFlush();

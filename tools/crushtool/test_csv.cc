@@ -1,0 +1,133 @@
+#include "tools/crushtool/test_csv.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crush/hash.h"
+#include "crush/mapper.h"
+#include "crush/text_format.h"
+#include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/test_batches.h"
+
+namespace crushkit::tools::crushtool {
+namespace {
+
+using crush::ItemId;
+
+// "index,v0,v1,...\n" as write_integer_indexed_vector_data_string.
+template <typename T, typename Format>
+std::string IndexedLine(long long index, std::span<const T> values, Format format) {
+  std::string line = std::to_string(index);
+  for (const T& v : values) line += "," + format(v);
+  return line + "\n";
+}
+
+std::string Int(long long v) { return std::to_string(v); }
+std::string Float(float v) { return crush::FormatCephFloat(v); }
+
+absl::Status Write(const std::string& path, const std::string& text) {
+  if (const int e = WriteFileAtomic(path, text); e != 0) {
+    return absl::UnavailableError("cannot write " + path + ": " + CppStrerror(e));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& opt,
+                          const CsvRuleRun& run) {
+  const auto name = map.model().rule_names.find(run.rule);
+  if (name == map.model().rule_names.end()) {
+    return absl::UnimplementedError("rule " + std::to_string(run.rule) +
+                                    " has no name (Ceph aborts building the CSV file names)");
+  }
+  const std::string tag = opt.output_name + name->second;
+  const std::size_t devices = run.per.size();
+
+  std::string placement = "Input";
+  for (int i = 0; i < opt.max_rep; ++i) placement += ", OSD" + std::to_string(i);
+  placement += "\n";
+  // Ceph sets a batch's counts only once it mapped an input of it.
+  std::vector<std::optional<std::vector<int>>> batch_per;
+  const int nr = std::max(run.num_rep, 0);
+  crush::Workspace ws(map, nr);
+  std::vector<ItemId> result(static_cast<std::size_t>(nr));
+  const crush::ChooseArgsRef choose_args = map.ResolveChooseArgs(0);
+  const int num_objects = WrapAdd(WrapSub(run.max_x, run.min_x), 1);
+  for (const XSegment& batch : BatchRanges(run.min_x, run.max_x, opt.batches, num_objects)) {
+    std::vector<int> counts(devices, 0);
+    std::optional<std::vector<int>>& slot = batch_per.emplace_back();
+    for (long long x = batch.lo; x <= batch.hi; ++x) {
+      auto real_x = static_cast<std::uint32_t>(x);
+      if (opt.pool_id != -1) real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
+      const int n = crush::DoRule(map, run.rule, real_x, run.weight, ws, result, choose_args);
+      const std::span<const ItemId> out(result.data(), static_cast<std::size_t>(std::max(n, 0)));
+      placement += IndexedLine<ItemId>(x, out, Int);
+      for (ItemId item : out) {
+        if (item >= 0 && static_cast<std::size_t>(item) < devices) ++counts[static_cast<std::size_t>(item)];
+      }
+      slot = counts;
+    }
+  }
+
+  const std::string utilization_header = "Device ID, Number of Objects Stored, Number of Objects Expected\n";
+  std::string utilization = utilization_header, utilization_all = utilization_header;
+  std::size_t utilization_rows = 0;
+  for (std::size_t i = 0; i < devices; ++i) {
+    const float row[2] = {static_cast<float>(run.per[i]), run.num_objects_expected[i]};
+    const std::string line = IndexedLine<float>(static_cast<long long>(i), row, Float);
+    utilization_all += line;
+    if (run.num_objects_expected[i] > 0 && run.per[i] > 0) {
+      utilization += line;
+      ++utilization_rows;
+    }
+  }
+  long long total_weight = 0;
+  for (crush::Weight w : run.weight) total_weight = WrapAdd(static_cast<int>(total_weight), static_cast<int>(w));
+  std::string proportional = "Device ID, Proportional Weight\n";
+  std::string proportional_all = proportional;
+  std::string absolute = "Device ID, Absolute Weight\n";
+  for (std::size_t i = 0; i < devices; ++i) {
+    const float p = static_cast<float>(run.weight[i]) / static_cast<float>(total_weight);
+    const std::string line = std::to_string(i) + "," + Float(p) + "\n";
+    if (p > 0) proportional += line;
+    proportional_all += line;
+    absolute += std::to_string(i) + "," + Float(static_cast<float>(run.weight[i]) / 65536.0F) + "\n";
+  }
+
+  for (const auto& [suffix, text] :
+       {std::pair<const char*, const std::string&>{"device_utilization", utilization},
+        {"device_utilization_all", utilization_all},
+        {"placement_information", placement},
+        {"proportional_weights", proportional},
+        {"proportional_weights_all", proportional_all},
+        {"absolute_weights", absolute}}) {
+    if (auto s = Write(tag + "-" + suffix + ".csv", text); !s.ok()) return s;
+  }
+  if (opt.batches > 1) {
+    // Ceph writes the stored counts into both batch files and sizes their
+    // headers by the rows of device_utilization.
+    std::string stored = "Batch Round", expected = "Batch Round";
+    for (std::size_t i = 0; i < utilization_rows; ++i) {
+      stored += ", Objects Stored on OSD" + std::to_string(i);
+      expected += ", Objects Expected on OSD" + std::to_string(i);
+    }
+    stored += "\n";
+    expected += "\n";
+    for (std::size_t b = 0; b < batch_per.size(); ++b) {
+      const std::vector<int> none;
+      const std::vector<int>& counts = batch_per[b] ? *batch_per[b] : none;
+      const std::string line = IndexedLine<int>(static_cast<long long>(b), counts, Int);
+      stored += line;
+      expected += line;
+    }
+    if (auto s = Write(tag + "-batch_device_utilization_all.csv", stored); !s.ok()) return s;
+    if (auto s = Write(tag + "-batch_device_expected_utilization_all.csv", expected); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace crushkit::tools::crushtool
