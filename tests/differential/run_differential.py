@@ -47,9 +47,22 @@ ORACLE_TIMEOUT = 15
 
 def run(cmd, cwd):
     if cmd[0] != "crushtool":
-        return oracle.run(cmd, cwd, TIMEOUT)
+        rc, out, err = oracle.run(cmd, cwd, TIMEOUT)
+        return rc, out, oracle.strip_quirk_warnings(err)
     rc, out, err = oracle.run(cmd, cwd, ORACLE_TIMEOUT)
     return rc, oracle.normalize_argv0(out), oracle.normalize_argv0(err)
+
+
+def run_with_files(cmd, wd, subdir):
+    """run() in a fresh wd/subdir; stdout gains the files written there."""
+    d = os.path.join(wd, subdir)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rc, out, err = run(cmd, d)
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+            out += b"\n== " + name.encode() + b" ==\n" + f.read()
+    return rc, out, err
 
 
 def release_text(text, release, rng):
@@ -118,6 +131,12 @@ def random_flags(rng, info, x_max, release):
         f += ["--pool-id", str(rng.choice([0, 1, 2, 7, 42, -5, 4294967297]))]
     if rng.random() < 0.1:
         f += ["--batches", str(rng.randint(1, 5))]
+    if rng.random() < 0.06:
+        f += ["--output-csv"] + (["--output-name", "run"] if rng.random() < 0.5 else [])
+    if rng.random() < 0.06:
+        f += ["--mark-down-ratio", rng.choice(["0.1", "0.3", "0.5", "0.9", "1"])]
+        if rng.random() < 0.5:
+            f += ["--mark-down-bucket-ratio", rng.choice(["0", "0.25", "0.5", "1"])]
     if rng.random() < 0.15:
         name, hi = rng.choice([("--set-choose-total-tries", 60),
                                ("--set-chooseleaf-vary-r", 4),
@@ -230,8 +249,14 @@ def check_map(task):
                      ([] if release == "pacific" else ["--min-rep", "1", "--max-rep", "6"])]
         flag_sets += [random_flags(rng, info, x_max, release) for _ in range(runs)]
         for flags in flag_sets:
-            theirs = run([crushtool, "-i", "map.bin"] + flags, wd)
-            ours = run(crushkit + ["-i", "map.bin"] + flags, wd)
+            if "--output-csv" in flags:
+                # Each tool writes its CSV files into its own directory; the
+                # files join the compared output.
+                theirs = run_with_files([crushtool, "-i", "../map.bin"] + flags, wd, "theirs")
+                ours = run_with_files(crushkit + ["-i", "../map.bin"] + flags, wd, "ours")
+            else:
+                theirs = run([crushtool, "-i", "map.bin"] + flags, wd)
+                ours = run(crushkit + ["-i", "map.bin"] + flags, wd)
             res["runs"] += 1
             if crashed(ours[0]):
                 res["ours_crash"] += 1
