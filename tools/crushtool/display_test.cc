@@ -77,11 +77,11 @@ TEST(CephFormatterTest, TableIsOneRowOfSectionPaths) {
   f->DumpString("name", "a");
   f->Close();
   EXPECT_EQ(f->Flush(),
-            "+-----------+-------------+\n"
-            "| m:id[0]   | m:name[0]   |\n"
-            "+-----------+-------------+\n"
-            "| 7         | a           |\n"
-            "+-----------+-------------+\n");
+            "+----------+------------+\n"
+            "| m:id[0]  | m:name[0]  |\n"
+            "+----------+------------+\n"
+            "| 7        | a          |\n"
+            "+----------+------------+\n");
   auto kv = CephFormatter::Create("table-kv");
   kv->OpenObject("m");
   kv->DumpInt("id", 7);
