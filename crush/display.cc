@@ -177,7 +177,7 @@ absl::StatusOr<std::vector<TreeItem>> WalkTree(const MapModel& map, bool show_sh
   return out;
 }
 
-std::string CheckNameMaps(const MapModel& map, unsigned max_id) {
+absl::StatusOr<std::string> CheckNameMaps(const MapModel& map, unsigned max_id) {
   const int limit = static_cast<int>(max_id);
   std::string failure;
   auto check = [&](const TreeItem& qi) {
@@ -201,7 +201,7 @@ std::string CheckNameMaps(const MapModel& map, unsigned max_id) {
   };
   absl::Status s = Walk(map, FindNonshadowRoots(map), check);
   if (!failure.empty()) return failure;
-  if (!s.ok()) return std::string(s.message());
+  if (!s.ok()) return s;
   // Ceph then checks a stray osd.0, whatever the map holds.
   check(TreeItem{});
   return failure;

@@ -67,8 +67,8 @@ const std::string* ItemClassName(const MapModel& map, ItemId id);
 // osd.0; the first bucket without a name ("unknown item name"), device id
 // >= max_id when max_id > 0 ("item id too large") or item whose type has no
 // name ("unknown type name") is reported as "<what>: item#<id>". Returns ""
-// when the map passes.
-std::string CheckNameMaps(const MapModel& map, unsigned max_id);
+// when the map passes; kInternal where the walk crashes Ceph first.
+absl::StatusOr<std::string> CheckNameMaps(const MapModel& map, unsigned max_id);
 
 // CrushTester::check_overlapped_rules(): one line per size range covered by
 // more than one rule of the same (ruleset, type), "overlapped rules in

@@ -13,7 +13,8 @@ Per map, a few invocations, each combining several display flags so that
 their fixed stage order is compared too:
   --show-location ID --tree --dump -f F1 --check
   --show-location ID --bucket-tree --bucket-name NAME --dump -f F2 --check N
-  --dump -f F3 (and sometimes no -f, -f "" or an unknown format)
+  --dump -f F3 on every other map (and sometimes no -f, -f "" or an unknown
+  format)
 with the formats rotating over json-pretty, json, xml, xml-pretty, html,
 html-pretty, table, table-kv; ids drawn from devices, missing ids and 0;
 N from 0, 1, the largest device id and one past it. Exit code, stdout and
@@ -93,8 +94,11 @@ def invocations(rng, index, devices, buckets):
         ["--show-location", loc_id(), "--tree", "--dump", "-f", f[0], "--check"],
         ["--show-location", loc_id(), "--bucket-tree", "--bucket-name", name, "--dump",
          "-f", f[1], "--check", max_id()],
-        ["--dump", "-f", f[2]],
     ]
+    # A third format on every other map keeps each map to about three Ceph
+    # runs (the CI sample's time) while every format still comes round.
+    if index % 2 == 0:
+        cmds.append(["--dump", "-f", f[2]])
     extra = rng.random()
     if extra < 0.1:
         cmds.append(["--dump"])
@@ -104,11 +108,10 @@ def invocations(rng, index, devices, buckets):
 
 
 def compare_map(res, label, wd, binary, crushkit, rng, index, keep):
-    rc, text, _ = run(["crushtool", "-d", binary], wd)
-    if rc != 0:
-        res["rejected"] += 1
-        return
-    devices, buckets = map_facts(text.decode("latin1"))
+    # Ids and names to ask about, from crushkit's decompiler (one Ceph start-up
+    # less per map); a map it cannot read is still compared, with no names.
+    rc, text, _ = run(crushkit + ["-d", binary], wd)
+    devices, buckets = map_facts(text.decode("latin1")) if rc == 0 else ([], [])
     res["maps"] += 1
     for flags in invocations(rng, index, devices, buckets):
         theirs = run(["crushtool", "-i", binary] + flags, wd)

@@ -124,7 +124,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   }
 
   // display: check ----
-  if (auto code = RunCheckStage(o, model, out)) return *code;
+  if (auto code = RunCheckStage(o, model, out, err)) return *code;
 
   // display/test ----
   if (o.test) {

@@ -56,15 +56,16 @@ std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapMo
 }
 
 std::optional<int> RunCheckStage(const CrushtoolOptions& o, const crush::MapModel& model,
-                                 std::FILE* out) {
+                                 std::FILE* out, std::FILE* err) {
   if (!o.check) return std::nullopt;
   std::string text;
   for (const std::string& line : crush::OverlappedRules(model)) text += line + "\n";
   WriteAndFlush(out, text);
   if (o.max_id >= 0) {
-    const std::string failure = crush::CheckNameMaps(model, static_cast<unsigned>(o.max_id));
-    if (!failure.empty()) {
-      WriteAndFlush(out, failure + "\n");
+    auto failure = crush::CheckNameMaps(model, static_cast<unsigned>(o.max_id));
+    if (!failure.ok()) return Refuse(err, failure.status());
+    if (!failure->empty()) {
+      WriteAndFlush(out, *failure + "\n");
       return 1;
     }
   }

@@ -23,8 +23,9 @@ std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapMo
 // --check [MAX_ID]: overlapping-rule warnings, then with MAX_ID >= 0 the
 // name-map check; returns 1 (EXIT_FAILURE) when that fails. Both print to
 // stdout: crushtool's CrushTester reports to the stream it was given, cout.
+// A map whose walk crashes Ceph is refused on `err`, exit 1.
 std::optional<int> RunCheckStage(const CrushtoolOptions& o, const crush::MapModel& model,
-                                 std::FILE* out);
+                                 std::FILE* out, std::FILE* err);
 
 }  // namespace crushkit::tools::crushtool
 

@@ -130,11 +130,11 @@ TEST(CrushDisplayTest, FullLocationAndLeaves) {
 
 TEST(CrushDisplayTest, CheckNameMapsReportsTooLargeIds) {
   crush::MapModel m = Compile(crush_testing::HostsAndRootText({{1.0, 0.5}, {1.0}}));
-  EXPECT_EQ(crush::CheckNameMaps(m, 0), "");
-  EXPECT_EQ(crush::CheckNameMaps(m, 3), "");
-  EXPECT_EQ(crush::CheckNameMaps(m, 2), "item id too large: item#2");
+  EXPECT_EQ(*crush::CheckNameMaps(m, 0), "");
+  EXPECT_EQ(*crush::CheckNameMaps(m, 3), "");
+  EXPECT_EQ(*crush::CheckNameMaps(m, 2), "item id too large: item#2");
   m.type_names.erase(0);
-  EXPECT_EQ(crush::CheckNameMaps(m, 0), "unknown type name: item#0");
+  EXPECT_EQ(*crush::CheckNameMaps(m, 0), "unknown type name: item#0");
 }
 
 TEST(CrushDisplayTest, OverlappedRulesJoinEqualNeighbours) {
@@ -153,6 +153,35 @@ TEST(CrushDisplayTest, OverlappedRulesJoinEqualNeighbours) {
   EXPECT_EQ(crush::OverlappedRules(m),
             (std::vector<std::string>{"overlapped rules in ruleset 0: a, b",
                                       "overlapped rules in ruleset 0: a, c"}));
+}
+
+TEST(CrushDisplayTest, RefusesWhereCephCrashes) {
+  crush::MapModel m = Compile(crush_testing::HostsAndRootText({{1.0}}));
+  m.item_names.erase(-2);  // host h0: Ceph builds a std::string from nullptr
+  EXPECT_EQ(crush::WalkTree(m, true).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(FormatCrushTree(m).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(crush::FullLocation(m, 0).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(crush::CheckNameMaps(m, 0).status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(CrushDumpTest, NegativeTypeIdIsLeftOutWithAWarning) {
+  crush::MapModel m = Compile(crush_testing::HostsAndRootText({{1.0}}));
+  m.type_names[-4] = "weird";
+  auto f = CephFormatter::Create("json");
+  std::vector<std::string> warnings;
+  DumpCrushMap(m, *f, &warnings);
+  const std::string text = f->Flush();
+  EXPECT_EQ(text.find("weird"), std::string::npos);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("type -4"), std::string::npos);
+}
+
+TEST(CrushDumpTest, WeightfText) {
+  EXPECT_EQ(WeightfText(0.0F), "0");
+  EXPECT_EQ(WeightfText(0.0000001F), "0");
+  EXPECT_EQ(WeightfText(0.099990845F), "0.09999");
+  EXPECT_EQ(WeightfText(72.0F), "72.00000");
+  EXPECT_EQ(WeightfText(-1.0F), "-");
 }
 
 }  // namespace
