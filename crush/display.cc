@@ -246,28 +246,33 @@ namespace {
 constexpr std::uint32_t kLegacyAlgs = 22;  // uniform | list | straw
 constexpr std::uint32_t kHammerAlgs = 54;  // + straw2
 
-bool Modern(const Tunables& t, std::uint32_t vary_r, std::uint32_t stable, std::uint32_t algs) {
+bool DefaultMsr(const Tunables& t, bool msr) {
+  return !msr || (t.msr_descents == 100 && t.msr_collision_tries == 100);
+}
+
+bool Modern(const Tunables& t, std::uint32_t vary_r, std::uint32_t stable, std::uint32_t algs,
+            bool msr) {
   return t.choose_local_tries == 0 && t.choose_local_fallback_tries == 0 &&
          t.choose_total_tries == 50 && t.chooseleaf_descend_once == 1 &&
          t.chooseleaf_vary_r == vary_r && t.chooseleaf_stable == stable &&
-         t.allowed_bucket_algs == algs;
+         t.allowed_bucket_algs == algs && DefaultMsr(t, msr);
 }
 }  // namespace
 
-bool HasLegacyTunables(const Tunables& t) {
+bool HasLegacyTunables(const Tunables& t, bool msr) {
   return t.choose_local_tries == 2 && t.choose_local_fallback_tries == 5 &&
          t.choose_total_tries == 19 && t.chooseleaf_descend_once == 0 && t.chooseleaf_vary_r == 0 &&
-         t.chooseleaf_stable == 0 && t.allowed_bucket_algs == kLegacyAlgs;
+         t.chooseleaf_stable == 0 && t.allowed_bucket_algs == kLegacyAlgs && DefaultMsr(t, msr);
 }
 
-bool HasOptimalTunables(const Tunables& t) { return Modern(t, 1, 1, kHammerAlgs); }
+bool HasOptimalTunables(const Tunables& t, bool msr) { return Modern(t, 1, 1, kHammerAlgs, msr); }
 
-std::string TunablesProfileName(const Tunables& t) {
-  if (Modern(t, 1, 1, kHammerAlgs)) return "jewel";
-  if (Modern(t, 1, 0, kHammerAlgs)) return "hammer";
-  if (Modern(t, 1, 0, kLegacyAlgs)) return "firefly";
-  if (Modern(t, 0, 0, kLegacyAlgs)) return "bobtail";
-  if (HasLegacyTunables(t)) return "argonaut";
+std::string TunablesProfileName(const Tunables& t, bool msr) {
+  if (Modern(t, 1, 1, kHammerAlgs, msr)) return "jewel";
+  if (Modern(t, 1, 0, kHammerAlgs, msr)) return "hammer";
+  if (Modern(t, 1, 0, kLegacyAlgs, msr)) return "firefly";
+  if (Modern(t, 0, 0, kLegacyAlgs, msr)) return "bobtail";
+  if (HasLegacyTunables(t, msr)) return "argonaut";
   return "unknown";
 }
 
@@ -296,8 +301,18 @@ bool HasV4Buckets(const MapModel& map) {
   return false;
 }
 
-std::string MinRequiredVersion(const MapModel& map) {
+bool HasMsrRules(const MapModel& map) {
+  for (std::size_t r = 0; r < map.rules.size(); ++r) {
+    if (!map.rule_exists[r]) continue;
+    const RuleType type = map.rules[r].type;
+    if (type == RuleType::kMsrFirstn || type == RuleType::kMsrIndep) return true;
+  }
+  return false;
+}
+
+std::string MinRequiredVersion(const MapModel& map, bool msr) {
   const Tunables& t = map.tunables;
+  if (msr && (HasMsrRules(map) || !DefaultMsr(t, msr))) return "squid";
   if (HasV5Rules(map) || t.chooseleaf_stable != 0) return "jewel";
   if (HasV4Buckets(map)) return "hammer";
   if (t.chooseleaf_vary_r != 0) return "firefly";

@@ -75,16 +75,19 @@ absl::StatusOr<std::string> CheckNameMaps(const MapModel& map, unsigned max_id);
 // ruleset R: a, b, c" (names sorted; "rule<N>" for unnamed rules).
 std::vector<std::string> OverlappedRules(const MapModel& map);
 
-// dump_tunables()'s derived fields (Pacific, no MSR).
-std::string TunablesProfileName(const Tunables& t);  // "jewel" ... "unknown"
-bool HasOptimalTunables(const Tunables& t);            // jewel
-bool HasLegacyTunables(const Tunables& t);             // argonaut
+// dump_tunables()'s derived fields. `msr` selects Squid and later (Tentacle):
+// a profile then also requires the default MSR tunables (100, 100), and the
+// minimum version is "squid" for MSR rules or non-default MSR tunables.
+std::string TunablesProfileName(const Tunables& t, bool msr);  // "jewel" ... "unknown"
+bool HasOptimalTunables(const Tunables& t, bool msr);            // jewel
+bool HasLegacyTunables(const Tunables& t, bool msr);             // argonaut
 bool HasRuleOp(const MapModel& map, std::initializer_list<RuleOp> ops);
 bool HasV2Rules(const MapModel& map);
 bool HasV3Rules(const MapModel& map);
 bool HasV4Buckets(const MapModel& map);
 bool HasV5Rules(const MapModel& map);
-std::string MinRequiredVersion(const MapModel& map);  // "argonaut" ... "jewel"
+bool HasMsrRules(const MapModel& map);  // a rule of type msr_firstn/msr_indep
+std::string MinRequiredVersion(const MapModel& map, bool msr);  // "argonaut" ... "squid"
 
 }  // namespace crushkit::crush
 

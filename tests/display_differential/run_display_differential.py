@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Differential test of crushtool's display flags: `crushkit crushtool`
-(CRUSHKIT_CEPH_RELEASE=pacific) vs Ceph 16.2's crushtool.
+(CRUSHKIT_CEPH_RELEASE=pacific) vs Ceph 16.2's crushtool, or with --release
+reef/tentacle vs that release's crushtool.
 
 Maps: every sample map (the binary and text maps of Ceph's crushtool cram
 directory, ../shared/compat/examples, samples/*.crush), then random maps:
@@ -48,7 +49,8 @@ FORMATS = ["json-pretty", "json", "xml", "xml-pretty", "html", "html-pretty", "t
 def run(cmd, cwd):
     rc, out, err = oracle.run(cmd, cwd, TIMEOUT)
     if cmd[0] == "crushtool":
-        err = CEPH_LOG_LINE.sub(b"", err)
+        out = oracle.normalize_argv0(out)
+        err = CEPH_LOG_LINE.sub(b"", oracle.normalize_argv0(err))
     return rc, out, err
 
 
@@ -145,7 +147,8 @@ def new_result():
 
 
 def check_task(task):
-    kind, seed, index, payload, crushkit, keep = task
+    kind, seed, index, payload, crushkit, keep, release = task
+    oracle.use_release(release)
     rng = random.Random(seed * 7919 + index)
     res = new_result()
     wd = tempfile.mkdtemp(prefix="crushdisplay.")
@@ -190,16 +193,20 @@ def main():
                     help="fail unless at least this many maps were compared")
     ap.add_argument("--crushkit", required=True)
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
-    ap.add_argument("--crushtool", default="", help="the oracle (default: Pacific's crushtool)")
+    ap.add_argument("--release", choices=oracle.RELEASES, default="pacific",
+                    help="Ceph release to compare with (its crushtool; crushkit runs as it)")
+    ap.add_argument("--crushtool", default="", help="the oracle (default: that release's crushtool)")
     ap.add_argument("--keep-failures", default="")
     a = ap.parse_args()
-    if oracle.put_on_path("crushtool", "pacific", a.crushtool) is None:
-        return oracle.skip_or_fail("crushtool (the oracle) not found")
+    if oracle.put_on_path("crushtool", a.release, a.crushtool) is None:
+        return oracle.skip_or_fail("crushtool (the oracle) of %s not found: %s" %
+                                   (a.release, a.crushtool or oracle.tool("crushtool", a.release)))
     crushkit = [os.path.abspath(a.crushkit), "crushtool"]
     shared = a.shared if os.path.isdir(a.shared) else "/work/shared"
-    tasks = [("sample", a.seed, i, s, crushkit, a.keep_failures)
+    tasks = [("sample", a.seed, i, s, crushkit, a.keep_failures, a.release)
              for i, s in enumerate(sample_maps(shared))]
-    tasks += [("random", a.seed, i, None, crushkit, a.keep_failures) for i in range(a.maps)]
+    tasks += [("random", a.seed, i, None, crushkit, a.keep_failures, a.release)
+              for i in range(a.maps)]
     total, failures = oracle.map_tasks(check_task, tasks, a.jobs, progress_every=100)
     for f in sorted(failures):
         print("FAIL", f)

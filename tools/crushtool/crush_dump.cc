@@ -40,17 +40,22 @@ const crush::ChooseArg* LiveArg(const MapModel& map, const crush::ChooseArgMap& 
   return &it->second;
 }
 
-void DumpRules(const MapModel& map, CephFormatter& f, std::vector<std::string>* warnings) {
+void DumpRules(const MapModel& map, crush::CephRelease release, CephFormatter& f,
+               std::vector<std::string>* warnings) {
   for (int r = 0; r < map.max_rules(); ++r) {
     if (!map.rule_exists[static_cast<std::size_t>(r)]) continue;
     const crush::Rule& rule = map.rules[static_cast<std::size_t>(r)];
     f.OpenObject("rule");
     f.DumpInt("rule_id", r);
     if (const std::string* n = Find(map.rule_names, r)) f.DumpString("rule_name", *n);
-    f.DumpInt("ruleset", rule.ruleset);
-    f.DumpInt("type", static_cast<int>(rule.type));
-    f.DumpInt("min_size", rule.min_size);
-    f.DumpInt("max_size", rule.max_size);
+    if (crush::HasRulesets(release)) {
+      f.DumpInt("ruleset", rule.ruleset);
+      f.DumpInt("type", static_cast<int>(rule.type));
+      f.DumpInt("min_size", rule.min_size);
+      f.DumpInt("max_size", rule.max_size);
+    } else {
+      f.DumpInt("type", static_cast<int>(rule.type));
+    }
     f.OpenArray("steps");
     for (const crush::RuleStep& step : rule.steps) {
       f.OpenObject("step");
@@ -87,6 +92,27 @@ void DumpRules(const MapModel& map, CephFormatter& f, std::vector<std::string>* 
           f.DumpString("op", "set_chooseleaf_tries");
           f.DumpInt("num", step.arg1);
           break;
+        // Releases before Squid print the MSR steps as unknown opcodes.
+        case RuleOp::kChooseMsr:
+          if (crush::HasMsr(release)) {
+            choose("choosemsr");
+            break;
+          }
+          [[fallthrough]];
+        case RuleOp::kSetMsrDescents:
+          if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrDescents) {
+            f.DumpString("op", "set_msr_descents");
+            f.DumpInt("num", step.arg1);
+            break;
+          }
+          [[fallthrough]];
+        case RuleOp::kSetMsrCollisionTries:
+          if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrCollisionTries) {
+            f.DumpString("op", "set_msr_collision_tries");
+            f.DumpInt("num", step.arg1);
+            break;
+          }
+          [[fallthrough]];
         default:
           f.DumpInt("opcode", static_cast<std::int64_t>(step.op));
           f.DumpInt("arg1", step.arg1);
@@ -99,8 +125,9 @@ void DumpRules(const MapModel& map, CephFormatter& f, std::vector<std::string>* 
   }
 }
 
-void DumpTunables(const MapModel& map, CephFormatter& f) {
+void DumpTunables(const MapModel& map, crush::CephRelease release, CephFormatter& f) {
   const crush::Tunables& t = map.tunables;
+  const bool msr = crush::HasMsr(release);
   // get_*() return int: the 32-bit tunables print signed.
   f.DumpInt("choose_local_tries", static_cast<std::int32_t>(t.choose_local_tries));
   f.DumpInt("choose_local_fallback_tries", static_cast<std::int32_t>(t.choose_local_fallback_tries));
@@ -108,12 +135,16 @@ void DumpTunables(const MapModel& map, CephFormatter& f) {
   f.DumpInt("chooseleaf_descend_once", static_cast<std::int32_t>(t.chooseleaf_descend_once));
   f.DumpInt("chooseleaf_vary_r", t.chooseleaf_vary_r);
   f.DumpInt("chooseleaf_stable", t.chooseleaf_stable);
+  if (msr) {
+    f.DumpInt("msr_descents", static_cast<std::int32_t>(t.msr_descents));
+    f.DumpInt("msr_collision_tries", static_cast<std::int32_t>(t.msr_collision_tries));
+  }
   f.DumpInt("straw_calc_version", t.straw_calc_version);
   f.DumpInt("allowed_bucket_algs", t.allowed_bucket_algs);  // unsigned getter
-  f.DumpString("profile", crush::TunablesProfileName(t));
-  f.DumpInt("optimal_tunables", crush::HasOptimalTunables(t) ? 1 : 0);
-  f.DumpInt("legacy_tunables", crush::HasLegacyTunables(t) ? 1 : 0);
-  f.DumpString("minimum_required_version", crush::MinRequiredVersion(map));
+  f.DumpString("profile", crush::TunablesProfileName(t, msr));
+  f.DumpInt("optimal_tunables", crush::HasOptimalTunables(t, msr) ? 1 : 0);
+  f.DumpInt("legacy_tunables", crush::HasLegacyTunables(t, msr) ? 1 : 0);
+  f.DumpString("minimum_required_version", crush::MinRequiredVersion(map, msr));
   f.DumpInt("require_feature_tunables",
             (t.choose_local_tries != 2 || t.choose_local_fallback_tries != 5 ||
              t.choose_total_tries != 19) ? 1 : 0);
@@ -124,6 +155,7 @@ void DumpTunables(const MapModel& map, CephFormatter& f) {
   f.DumpInt("has_v4_buckets", crush::HasV4Buckets(map) ? 1 : 0);
   f.DumpInt("require_feature_tunables5", t.chooseleaf_stable != 0 ? 1 : 0);
   f.DumpInt("has_v5_rules", crush::HasV5Rules(map) ? 1 : 0);
+  if (msr) f.DumpInt("has_msr_rules", crush::HasMsrRules(map) ? 1 : 0);
 }
 
 void DumpChooseArgs(const MapModel& map, CephFormatter& f) {
@@ -161,7 +193,8 @@ void DumpChooseArgs(const MapModel& map, CephFormatter& f) {
 
 }  // namespace
 
-void DumpCrushMap(const MapModel& map, CephFormatter& f, std::vector<std::string>* warnings) {
+void DumpCrushMap(const MapModel& map, crush::CephRelease release, CephFormatter& f,
+                  std::vector<std::string>* warnings) {
   f.OpenArray("devices");
   for (int i = 0; i < map.max_devices; ++i) {
     f.OpenObject("device");
@@ -221,11 +254,11 @@ void DumpCrushMap(const MapModel& map, CephFormatter& f, std::vector<std::string
   f.Close();
 
   f.OpenArray("rules");
-  DumpRules(map, f, warnings);
+  DumpRules(map, release, f, warnings);
   f.Close();
 
   f.OpenObject("tunables");
-  DumpTunables(map, f);
+  DumpTunables(map, release, f);
   f.Close();
 
   DumpChooseArgs(map, f);

@@ -9,17 +9,21 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "tools/crushtool/ceph_formatter.h"
 
 namespace crushkit::tools::crushtool {
 
 // CrushWrapper::dump(f): devices, types, buckets, rules, tunables and
-// choose_args, in Ceph's order and spelling. Where Ceph's output is
+// choose_args, in `release`'s order and spelling (Pacific's rules carry
+// ruleset/min_size/max_size; Tentacle adds the MSR tunables, has_msr_rules
+// and names the MSR steps). Where Ceph's output is
 // undefined (a rule step naming a type without a name, which Ceph turns into
 // a string from a null pointer, or type ids Ceph's loop never reaches) the
 // dump prints "" or leaves the type out and adds a line to `warnings`.
-void DumpCrushMap(const crush::MapModel& map, CephFormatter& f, std::vector<std::string>* warnings);
+void DumpCrushMap(const crush::MapModel& map, crush::CephRelease release, CephFormatter& f,
+                  std::vector<std::string>* warnings);
 
 // The `--tree` text: columns ID, CLASS, WEIGHT, one per choose_args index
 // ("(compat)" for the compat weight set) and "TYPE NAME", as TextTable

@@ -106,7 +106,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   if (auto code = ApplyModifications(o, model, &modified, out, err)) return *code;
 
   // display: show-location, tree, dump ----
-  if (auto code = RunDisplayStage(o, model, out, err)) return *code;
+  if (auto code = RunDisplayStage(o, model, release, out, err)) return *code;
 
   // display: decompile ----
   if (o.decompile) {

@@ -19,7 +19,7 @@ int Refuse(std::FILE* err, const absl::Status& status) {
 }  // namespace
 
 std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapModel& model,
-                                   std::FILE* out, std::FILE* err) {
+                                   crush::CephRelease release, std::FILE* out, std::FILE* err) {
   if (o.full_location >= 0) {
     auto loc = crush::FullLocation(model, o.full_location);
     if (!loc.ok()) return Refuse(err, loc.status());
@@ -47,7 +47,7 @@ std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapMo
     auto f = CephFormatter::Create(o.dump_format);
     std::vector<std::string> warnings;
     f->OpenObject("crush_map");
-    DumpCrushMap(model, *f, &warnings);
+    DumpCrushMap(model, release, *f, &warnings);
     f->Close();
     for (const std::string& w : warnings) WriteAndFlush(err, "crushkit crushtool: warning: " + w + "\n");
     WriteAndFlush(out, f->Flush() + "\n");

@@ -9,16 +9,18 @@
 #include <cstdio>
 #include <optional>
 
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "tools/crushtool/options.h"
 
 namespace crushkit::tools::crushtool {
 
-// Prints the location, tree and dump `o` asks for. Returns an exit code
+// Prints the location, tree, leaves and dump `o` asks for, the dump as
+// `release` spells it. Returns an exit code
 // when crushtool must stop (crushkit refuses a map on which Ceph crashes or
 // never ends; the reason goes to `err`), nullopt to go on.
 std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapModel& model,
-                                   std::FILE* out, std::FILE* err);
+                                   crush::CephRelease release, std::FILE* out, std::FILE* err);
 
 // --check [MAX_ID]: overlapping-rule warnings, then with MAX_ID >= 0 the
 // name-map check; returns 1 (EXIT_FAILURE) when that fails. Both print to

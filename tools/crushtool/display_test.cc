@@ -169,7 +169,7 @@ TEST(CrushDumpTest, NegativeTypeIdIsLeftOutWithAWarning) {
   m.type_names[-4] = "weird";
   auto f = CephFormatter::Create("json");
   std::vector<std::string> warnings;
-  DumpCrushMap(m, *f, &warnings);
+  DumpCrushMap(m, crush::CephRelease::kPacific, *f, &warnings);
   const std::string text = f->Flush();
   EXPECT_EQ(text.find("weird"), std::string::npos);
   ASSERT_EQ(warnings.size(), 1u);
