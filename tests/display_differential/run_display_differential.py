@@ -38,7 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "differential"))
 sys.path.insert(0, os.path.join(HERE, "..", "edit_differential"))
+sys.path.insert(0, os.path.join(HERE, "..", "msr_differential"))
 import gen_maps  # noqa: E402
+import gen_msr_maps  # noqa: E402
 import oracle  # noqa: E402
 from run_edit_differential import CEPH_LOG_LINE, random_build  # noqa: E402
 
@@ -168,8 +170,12 @@ def check_task(task):
             label = "random-%d" % index
             made = False
             if index % 4 != 3:
+                # Tentacle: every other text map is an MSR map (MSR rules,
+                # steps and tunables), from the MSR suite's generator.
+                msr = release == "tentacle" and index % 2 == 1
                 with open(os.path.join(wd, "map.txt"), "w") as f:
-                    f.write(gen_maps.generate(seed, index))
+                    f.write(gen_msr_maps.generate(seed, index)[0] if msr else
+                            gen_maps.generate(seed, index))
                 rc, _, _ = run(["crushtool", "-c", "map.txt", "-o", "map.bin"], wd)
                 made = rc == 0
             if not made:
