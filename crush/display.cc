@@ -25,9 +25,7 @@ ItemId ItemIdByName(const MapModel& map, const std::string& name) {
   return found;
 }
 
-float ToFloatWeight(Weight w) {
-  return static_cast<float>(w) / static_cast<float>(0x10000);
-}
+float ToFloatWeight(Weight w) { return static_cast<float>(w) / static_cast<float>(0x10000); }
 
 // Dumper::next(): the walk itself, calling `visit` for each item after its
 // children were queued (as Ceph sorts them, which is where an unnamed child
@@ -218,7 +216,8 @@ std::vector<std::string> OverlappedRules(const MapModel& map) {
     sizes.resize(256);
     const std::string* n = FindName(map.rule_names, r);
     const std::string name = n != nullptr ? *n : "rule" + std::to_string(r);
-    for (int s = rule.min_size; s <= rule.max_size; ++s) sizes[static_cast<std::size_t>(s)].insert(name);
+    for (int s = rule.min_size; s <= rule.max_size; ++s)
+      sizes[static_cast<std::size_t>(s)].insert(name);
   }
   std::vector<std::string> lines;
   for (const auto& [key, sizes] : rulesets) {
@@ -292,8 +291,11 @@ bool HasV2Rules(const MapModel& map) {
   return HasRuleOp(map, {RuleOp::kChooseIndep, RuleOp::kChooseleafIndep, RuleOp::kSetChooseTries,
                          RuleOp::kSetChooseleafTries});
 }
+
 bool HasV3Rules(const MapModel& map) { return HasRuleOp(map, {RuleOp::kSetChooseleafVaryR}); }
+
 bool HasV5Rules(const MapModel& map) { return HasRuleOp(map, {RuleOp::kSetChooseleafStable}); }
+
 bool HasV4Buckets(const MapModel& map) {
   for (const Bucket& b : map.buckets) {
     if (b.alg == BucketAlg::kStraw2) return true;

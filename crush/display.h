@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -79,8 +80,8 @@ std::vector<std::string> OverlappedRules(const MapModel& map);
 // a profile then also requires the default MSR tunables (100, 100), and the
 // minimum version is "squid" for MSR rules or non-default MSR tunables.
 std::string TunablesProfileName(const Tunables& t, bool msr);  // "jewel" ... "unknown"
-bool HasOptimalTunables(const Tunables& t, bool msr);            // jewel
-bool HasLegacyTunables(const Tunables& t, bool msr);             // argonaut
+bool HasOptimalTunables(const Tunables& t, bool msr);          // jewel
+bool HasLegacyTunables(const Tunables& t, bool msr);           // argonaut
 bool HasRuleOp(const MapModel& map, std::initializer_list<RuleOp> ops);
 bool HasV2Rules(const MapModel& map);
 bool HasV3Rules(const MapModel& map);

@@ -22,7 +22,9 @@ class JsonFormatter final : public CephFormatter {
   explicit JsonFormatter(bool pretty) : pretty_(pretty) {}
 
   void OpenObject(std::string_view name) override { Open(name, false); }
+
   void OpenArray(std::string_view name) override { Open(name, true); }
+
   void Close() override {
     if (stack_.empty()) return;
     const Entry& e = stack_.back();
@@ -34,16 +36,21 @@ class JsonFormatter final : public CephFormatter {
     stack_.pop_back();
     if (pretty_ && stack_.empty()) out_ += "\n";
   }
+
   void DumpInt(std::string_view name, std::int64_t v) override { Value(name, std::to_string(v)); }
+
   void DumpUnsigned(std::string_view name, std::uint64_t v) override {
     Value(name, std::to_string(v));
   }
+
   void DumpFloat(std::string_view name, double v) override { Value(name, FormatDouble(v, 17)); }
+
   void DumpString(std::string_view name, std::string_view v) override {
     std::string quoted(1, '"');
     quoted.append(JsonEscape(v)).push_back('"');
     Value(name, quoted);
   }
+
   std::string Flush() override { return std::exchange(out_, {}); }
 
  private:
@@ -56,6 +63,7 @@ class JsonFormatter final : public CephFormatter {
   void Indent() {
     for (std::size_t i = 1; i < stack_.size(); ++i) out_ += "    ";
   }
+
   // print_name(): the comma/newline before an entry, then "name": unless in
   // an array. Nothing at all outside any section.
   void Name(std::string_view name) {
@@ -77,11 +85,13 @@ class JsonFormatter final : public CephFormatter {
     }
     ++e.size;
   }
+
   void Open(std::string_view name, bool is_array) {
     Name(name);
     out_ += is_array ? '[' : '{';
     stack_.push_back(Entry{is_array, 0});
   }
+
   void Value(std::string_view name, const std::string& text) {
     Name(name);
     out_ += text;
@@ -100,7 +110,9 @@ class XmlFormatter final : public CephFormatter {
   XmlFormatter(bool pretty, bool html) : pretty_(pretty), html_(html) {}
 
   void OpenObject(std::string_view name) override { Open(name); }
+
   void OpenArray(std::string_view name) override { Open(name); }
+
   void Close() override {
     if (sections_.empty()) return;
     const std::string section = Element(sections_.back());
@@ -109,16 +121,19 @@ class XmlFormatter final : public CephFormatter {
     out_.append("</").append(section).append(">");
     if (pretty_) out_ += "\n";
   }
+
   void DumpInt(std::string_view name, std::int64_t v) override { Value(name, std::to_string(v)); }
+
   void DumpUnsigned(std::string_view name, std::uint64_t v) override {
     Value(name, std::to_string(v));
   }
+
   void DumpFloat(std::string_view name, double v) override {
     Value(name, FormatDouble(v, html_ ? 6 : 17));
   }
-  void DumpString(std::string_view name, std::string_view v) override {
-    Value(name, XmlEscape(v));
-  }
+
+  void DumpString(std::string_view name, std::string_view v) override { Value(name, XmlEscape(v)); }
+
   std::string Flush() override {
     if (pretty_ && !out_.empty()) out_ += "\n";
     return std::exchange(out_, {});
@@ -130,15 +145,18 @@ class XmlFormatter final : public CephFormatter {
     std::replace(e.begin(), e.end(), ' ', '_');
     return e;
   }
+
   void Spaces() {
     if (pretty_) out_.append(sections_.size(), ' ');
   }
+
   void Open(std::string_view name) {
     Spaces();
     out_.append("<").append(Element(name)).append(">");
     if (pretty_) out_ += "\n";
     sections_.emplace_back(name);
   }
+
   void Value(std::string_view name, const std::string& text) {
     Spaces();
     if (html_) {
@@ -168,7 +186,9 @@ class TableFormatter final : public CephFormatter {
   explicit TableFormatter(bool keyval) : keyval_(keyval) {}
 
   void OpenObject(std::string_view name) override { Open(name); }
+
   void OpenArray(std::string_view name) override { Open(name); }
+
   void Close() override {
     --section_open_;
     if (!sections_.empty()) {
@@ -176,14 +196,19 @@ class TableFormatter final : public CephFormatter {
       sections_.pop_back();
     }
   }
+
   void DumpInt(std::string_view name, std::int64_t v) override { Cell(name, std::to_string(v)); }
+
   void DumpUnsigned(std::string_view name, std::uint64_t v) override {
     Cell(name, std::to_string(v));
   }
+
   void DumpFloat(std::string_view name, double v) override { Cell(name, FormatDouble(v, 17)); }
+
   void DumpString(std::string_view name, std::string_view v) override {
     Cell(name, std::string(v));
   }
+
   std::string Flush() override;
 
  private:
@@ -191,6 +216,7 @@ class TableFormatter final : public CephFormatter {
     sections_.emplace_back(name);
     ++section_open_;
   }
+
   std::string SectionName(std::string_view name) {
     std::string t(name);
     for (const std::string& s : sections_) t.insert(0, s + ":");
@@ -198,6 +224,7 @@ class TableFormatter final : public CephFormatter {
     const int n = counts_[t]++;
     return t.append("[").append(std::to_string(n)).append("]");
   }
+
   void Cell(std::string_view name, std::string value) {
     if (rows_.empty()) rows_.resize(1);
     if (!rows_.back().empty() && rows_.back().front().first == name) rows_.resize(rows_.size() + 1);
@@ -234,7 +261,8 @@ std::string TableFormatter::Flush() {
     if (i == 0 && !keyval_) {
       rule();
       out += "|";
-      for (std::size_t j = 0; j < row.size(); ++j) out.append(" ").append(pad(row[j].first, width[j] + 2)).append("|");
+      for (std::size_t j = 0; j < row.size(); ++j)
+        out.append(" ").append(pad(row[j].first, width[j] + 2)).append("|");
       out += "\n";
       rule();
     }
@@ -270,10 +298,18 @@ std::string JsonEscape(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -291,11 +327,21 @@ std::string XmlEscape(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '&': out += "&amp;"; break;
-      case '>': out += "&gt;"; break;
-      case '\'': out += "&apos;"; break;
-      case '"': out += "&quot;"; break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
         if ((c < 0x20 && c != 0x09 && c != 0x0a) || c == 0x7f) {
           char buf[8];

@@ -21,18 +21,25 @@ const std::string* Find(const std::map<std::int32_t, std::string>& m, std::int32
 
 const char* AlgName(BucketAlg alg) {
   switch (alg) {
-    case BucketAlg::kUniform: return "uniform";
-    case BucketAlg::kList: return "list";
-    case BucketAlg::kTree: return "tree";
-    case BucketAlg::kStraw: return "straw";
-    case BucketAlg::kStraw2: return "straw2";
-    default: return "unknown";
+    case BucketAlg::kUniform:
+      return "uniform";
+    case BucketAlg::kList:
+      return "list";
+    case BucketAlg::kTree:
+      return "tree";
+    case BucketAlg::kStraw:
+      return "straw";
+    case BucketAlg::kStraw2:
+      return "straw2";
+    default:
+      return "unknown";
   }
 }
 
 // The choose_args Ceph keeps after decoding: update_choose_args() drops the
 // arguments of buckets that are missing or not straw2.
-const crush::ChooseArg* LiveArg(const MapModel& map, const crush::ChooseArgMap& args, ItemId bucket) {
+const crush::ChooseArg* LiveArg(const MapModel& map, const crush::ChooseArgMap& args,
+                                ItemId bucket) {
   auto it = args.find(bucket);
   if (it == args.end()) return nullptr;
   const crush::Bucket* b = map.FindBucket(bucket);
@@ -64,14 +71,16 @@ void DumpRules(const MapModel& map, crush::CephRelease release, CephFormatter& f
         f.DumpInt("num", step.arg1);
         const std::string* t = Find(map.type_names, step.arg2);
         if (t == nullptr) {
-          warnings->push_back("rule " + std::to_string(r) + " chooses type " +
-                              std::to_string(step.arg2) +
-                              ", which has no name: Ceph's output is undefined here, crushkit prints \"\"");
+          warnings->push_back(
+              "rule " + std::to_string(r) + " chooses type " + std::to_string(step.arg2) +
+              ", which has no name: Ceph's output is undefined here, crushkit prints \"\"");
         }
         f.DumpString("type", t != nullptr ? *t : "");
       };
       switch (step.op) {
-        case RuleOp::kNoop: f.DumpString("op", "noop"); break;
+        case RuleOp::kNoop:
+          f.DumpString("op", "noop");
+          break;
         case RuleOp::kTake: {
           f.DumpString("op", "take");
           f.DumpInt("item", step.arg1);
@@ -79,11 +88,21 @@ void DumpRules(const MapModel& map, crush::CephRelease release, CephFormatter& f
           f.DumpString("item_name", n != nullptr ? *n : "");
           break;
         }
-        case RuleOp::kEmit: f.DumpString("op", "emit"); break;
-        case RuleOp::kChooseFirstn: choose("choose_firstn"); break;
-        case RuleOp::kChooseIndep: choose("choose_indep"); break;
-        case RuleOp::kChooseleafFirstn: choose("chooseleaf_firstn"); break;
-        case RuleOp::kChooseleafIndep: choose("chooseleaf_indep"); break;
+        case RuleOp::kEmit:
+          f.DumpString("op", "emit");
+          break;
+        case RuleOp::kChooseFirstn:
+          choose("choose_firstn");
+          break;
+        case RuleOp::kChooseIndep:
+          choose("choose_indep");
+          break;
+        case RuleOp::kChooseleafFirstn:
+          choose("chooseleaf_firstn");
+          break;
+        case RuleOp::kChooseleafIndep:
+          choose("chooseleaf_indep");
+          break;
         case RuleOp::kSetChooseTries:
           f.DumpString("op", "set_choose_tries");
           f.DumpInt("num", step.arg1);
@@ -130,7 +149,8 @@ void DumpTunables(const MapModel& map, crush::CephRelease release, CephFormatter
   const bool msr = crush::HasMsr(release);
   // get_*() return int: the 32-bit tunables print signed.
   f.DumpInt("choose_local_tries", static_cast<std::int32_t>(t.choose_local_tries));
-  f.DumpInt("choose_local_fallback_tries", static_cast<std::int32_t>(t.choose_local_fallback_tries));
+  f.DumpInt("choose_local_fallback_tries",
+            static_cast<std::int32_t>(t.choose_local_fallback_tries));
   f.DumpInt("choose_total_tries", static_cast<std::int32_t>(t.choose_total_tries));
   f.DumpInt("chooseleaf_descend_once", static_cast<std::int32_t>(t.chooseleaf_descend_once));
   f.DumpInt("chooseleaf_vary_r", t.chooseleaf_vary_r);
@@ -147,7 +167,9 @@ void DumpTunables(const MapModel& map, crush::CephRelease release, CephFormatter
   f.DumpString("minimum_required_version", crush::MinRequiredVersion(map, msr));
   f.DumpInt("require_feature_tunables",
             (t.choose_local_tries != 2 || t.choose_local_fallback_tries != 5 ||
-             t.choose_total_tries != 19) ? 1 : 0);
+             t.choose_total_tries != 19)
+                ? 1
+                : 0);
   f.DumpInt("require_feature_tunables2", t.chooseleaf_descend_once != 0 ? 1 : 0);
   f.DumpInt("has_v2_rules", crush::HasV2Rules(map) ? 1 : 0);
   f.DumpInt("require_feature_tunables3", t.chooseleaf_vary_r != 0 ? 1 : 0);
@@ -218,8 +240,9 @@ void DumpCrushMap(const MapModel& map, crush::CephRelease release, CephFormatter
   }
   for (const auto& [id, name] : map.type_names) {
     if (id < 0) {
-      warnings->push_back("type " + std::to_string(id) +
-                          " has a negative id: Ceph's --dump never ends on this map, crushkit leaves it out");
+      warnings->push_back(
+          "type " + std::to_string(id) +
+          " has a negative id: Ceph's --dump never ends on this map, crushkit leaves it out");
       continue;
     }
     f.OpenObject("type");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "tools/crushtool/ceph_formatter.h"

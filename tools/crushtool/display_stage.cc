@@ -49,7 +49,8 @@ std::optional<int> RunDisplayStage(const CrushtoolOptions& o, const crush::MapMo
     f->OpenObject("crush_map");
     DumpCrushMap(model, release, *f, &warnings);
     f->Close();
-    for (const std::string& w : warnings) WriteAndFlush(err, "crushkit crushtool: warning: " + w + "\n");
+    for (const std::string& w : warnings)
+      WriteAndFlush(err, "crushkit crushtool: warning: " + w + "\n");
     WriteAndFlush(out, f->Flush() + "\n");
   }
   return std::nullopt;

@@ -1,13 +1,15 @@
 // Unit tests of the display stage pieces: the Ceph-style formatters
 // (ceph_formatter.h), the --tree table and the map views of crush/display.h.
 // Expected texts are what Ceph 16.2's crushtool prints for the same map.
+#include "crush/display.h"
+
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
-#include "crush/display.h"
-#include "gtest/gtest.h"
 #include "tests/testing/crush_text.h"
 #include "tools/crushtool/ceph_formatter.h"
 #include "tools/crushtool/crush_dump.h"
@@ -96,7 +98,8 @@ TEST(CephFormatterTest, Escaping) {
 
 crush::MapModel Compile(const std::string& text) {
   const compiler::SourceFile src("t.crush", text);
-  auto m = compiler::Compile(src, nullptr, compiler::CompileOptions{.release = crush::CephRelease::kPacific});
+  auto m = compiler::Compile(src, nullptr,
+                             compiler::CompileOptions{.release = crush::CephRelease::kPacific});
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *m : crush::MapModel{};
 }
