@@ -31,6 +31,10 @@ DEFAULT_TESTS = [
     "reweight_multiple.t",
     # --build, rule edits, Ceph's compile error texts
     "build.t", "rules.t", "compile-decompile-recompile.t",
+    # the display stage (--show-location, --tree, --dump, --check) with
+    # --build and the rule edits
+    "location.t", "check-names.empty.t", "check-names.max-id.t", "choose-args.t",
+    "arg-order-checks.t", "add-item.t", "check-overlapped-rules.t",
 ]
 
 

@@ -16,6 +16,7 @@
 #include "crush/model.h"
 #include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/display_stage.h"
 #include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
 #include "tools/crushtool/tester.h"
@@ -113,6 +114,9 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   // modifications ----
   if (auto code = ApplyModifications(o, model, &modified, out, err)) return *code;
 
+  // display: show-location, tree, dump ----
+  if (auto code = RunDisplayStage(o, model, release, out, err)) return *code;
+
   // display: decompile ----
   if (o.decompile) {
     auto text = compiler::Decompile(model, release);
@@ -127,6 +131,9 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
       return 1;
     }
   }
+
+  // display: check ----
+  if (auto code = RunCheckStage(o, model, out, err)) return *code;
 
   // display/test ----
   if (o.test) {

@@ -145,10 +145,8 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       unsupported("--set-subtree-class");
     } else if (args.Flag({"--tree"})) {
       tree = true;
-      unsupported("--tree");
     } else if (args.Flag({"--bucket-tree"})) {
       bucket_tree = true;
-      unsupported("--bucket-tree");
     } else if ((r = with_string({"--bucket-name"}, &val)) != 0) {
       if (r < 0) return res;
       o.bucket_name = val;
@@ -157,7 +155,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       o.dump_format = val;
     } else if (args.Flag({"--dump"})) {
       dump = true;
-      unsupported("--dump");
     } else if (args.Flag({"--show_utilization"})) {
       o.display = true;
       t.output_utilization = true;
@@ -182,11 +179,9 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       o.compile = true;
     } else if (args.WithInt({"--check"}, &o.max_id, &err)) {
       check = true;
-      unsupported("--check");
     } else if (args.Flag({"-t", "--test"})) {
       o.test = true;
     } else if (args.WithInt({"--show-location"}, &full_location, &err)) {
-      unsupported("--show-location");
     } else if (args.Flag({"-s", "--simulate"})) {
       t.simulate = true;
       unsupported("--simulate");

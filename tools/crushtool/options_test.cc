@@ -97,10 +97,22 @@ TEST(ParseCrushtoolArgsTest, ValueErrors) {
 }
 
 TEST(ParseCrushtoolArgsTest, UnsupportedStagesAreRecorded) {
-  ParseOutcome p = Parse({"-i", "m", "--tree"});
+  ParseOutcome p = Parse({"-i", "m", "--tree", "--simulate"});
   ASSERT_FALSE(p.exit_now);
   ASSERT_EQ(p.options.unsupported.size(), 1u);
-  EXPECT_EQ(p.options.unsupported[0], "--tree");
+  EXPECT_EQ(p.options.unsupported[0], "--simulate");
+}
+
+TEST(ParseCrushtoolArgsTest, DisplayFlagsAreSupported) {
+  ParseOutcome p = Parse({"-i", "m", "--tree", "--dump", "-f", "xml", "--show-location", "3",
+                          "--bucket-tree", "--bucket-name", "b", "--check", "7"});
+  ASSERT_FALSE(p.exit_now);
+  EXPECT_TRUE(p.options.unsupported.empty());
+  EXPECT_TRUE(p.options.tree && p.options.dump && p.options.bucket_tree && p.options.check);
+  EXPECT_EQ(p.options.dump_format, "xml");
+  EXPECT_EQ(p.options.full_location, 3);
+  EXPECT_EQ(p.options.bucket_name, "b");
+  EXPECT_EQ(p.options.max_id, 7);
 }
 
 TEST(DeviceWeightFromFloatTest, ClampsLikeX86) {
