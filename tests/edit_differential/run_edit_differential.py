@@ -14,6 +14,7 @@ For each map index:
      --reweight-item, --add-bucket (with and without --loc), --move (buckets
      and devices), --reweight, --create-simple-rule, --create-replicated-rule
      (with and without --device-class), --remove-rule, --rebuild-class-roots,
+     --build on the current map,
      sometimes two of them in one invocation (stage order), with valid and
      invalid arguments;
   3. each step runs both tools on the same input (`-i cur.bin ... -o
@@ -141,7 +142,11 @@ def random_edit(rng, info):
     names = devices + buckets
     kind = rng.choice(["add", "add", "update", "remove", "reweight-item", "add-bucket", "move",
                        "move", "reweight", "simple-rule", "replicated-rule", "remove-rule",
-                       "rebuild-class-roots"])
+                       "rebuild-class-roots", "build"])
+    if kind == "build":
+        # --build on an -i map: Ceph keeps the input's names, types, rule
+        # names and classes
+        return random_build(rng)
     if kind in ("simple-rule", "replicated-rule"):
         return random_rule(rng, info, kind)
     if kind == "remove-rule":

@@ -46,7 +46,17 @@ std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::CephRelease r
                            " roots, they can be\ngrouped into a single root by appending "
                            "something like:\n  root straw 0\n\n");
   }
-  model = std::move(built->map);
+  // CrushWrapper::create() replaces the crush_map (buckets, rules,
+  // tunables) but keeps the wrapper's name, type, rule-name and class tables
+  // of an -i map: the build's names overwrite, the rest stays.
+  crush::MapModel& map = built->map;
+  for (const auto& [id, name] : model.type_names) map.type_names.emplace(id, name);
+  for (const auto& [id, name] : model.item_names) map.item_names.emplace(id, name);
+  map.rule_names = std::move(model.rule_names);
+  map.class_map = std::move(model.class_map);
+  map.class_names = std::move(model.class_names);
+  map.class_buckets = std::move(model.class_buckets);
+  model = std::move(map);
   if (auto s = crush::BuildSimpleCrushRules(model, built->root); !s.ok()) {
     if (s.code() == absl::StatusCode::kInternal) {
       WriteAndFlush(err, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) +

@@ -14,8 +14,9 @@
 
 namespace crushkit::tools::crushtool {
 
-// Replaces `model` with the map `options.layers` describe over
-// `options.num_osds` devices. Returns the exit code to stop with, or nullopt
+// Replaces `model` (the -i map, or an empty one) with the map
+// `options.layers` describe over `options.num_osds` devices, keeping the
+// tables CrushWrapper::create() keeps: names, types, rule names, classes. Returns the exit code to stop with, or nullopt
 // to go on. Where Ceph's behaviour is undefined, refuses with
 // `crushkit crushtool: <reason>` (exit 1); where it is merely odd (a
 // bucket weight past INT32_MAX, a 17-byte layer name) warns on stderr and
