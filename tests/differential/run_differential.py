@@ -131,6 +131,8 @@ def random_flags(rng, info, x_max, release):
         f += ["--pool-id", str(rng.choice([0, 1, 2, 7, 42, -5, 4294967297]))]
     if rng.random() < 0.1:
         f += ["--batches", str(rng.randint(1, 5))]
+    if rng.random() < 0.05:
+        f += [rng.choice(["--simulate", "-s"])]
     if rng.random() < 0.06:
         f += ["--output-csv"] + (["--output-name", "run"] if rng.random() < 0.5 else [])
     if rng.random() < 0.06:

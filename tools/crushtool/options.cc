@@ -184,7 +184,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if (args.WithInt({"--show-location"}, &full_location, &err)) {
     } else if (args.Flag({"-s", "--simulate"})) {
       t.simulate = true;
-      unsupported("--simulate");
     } else if (args.Flag({"--enable-unsafe-tunables"})) {
     } else if (args.WithInt({"--set_choose_local_tries"}, &o.choose_local_tries, &err) ||
                args.WithInt({"--set_choose_local_fallback_tries"},

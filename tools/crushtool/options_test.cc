@@ -97,10 +97,10 @@ TEST(ParseCrushtoolArgsTest, ValueErrors) {
 }
 
 TEST(ParseCrushtoolArgsTest, UnsupportedStagesAreRecorded) {
-  ParseOutcome p = Parse({"-i", "m", "--tree", "--simulate"});
+  ParseOutcome p = Parse({"-i", "m", "--tree", "--simulate", "--reclassify"});
   ASSERT_FALSE(p.exit_now);
   ASSERT_EQ(p.options.unsupported.size(), 1u);
-  EXPECT_EQ(p.options.unsupported[0], "--simulate");
+  EXPECT_EQ(p.options.unsupported[0], "--reclassify");
 }
 
 TEST(ParseCrushtoolArgsTest, DisplayFlagsAreSupported) {

@@ -57,14 +57,20 @@ absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& opt,
   std::vector<ItemId> result(static_cast<std::size_t>(nr));
   const crush::ChooseArgsRef choose_args = map.ResolveChooseArgs(0);
   const int num_objects = WrapAdd(WrapSub(run.max_x, run.min_x), 1);
+  std::size_t mapped = 0;
   for (const XSegment& batch : BatchRanges(run.min_x, run.max_x, opt.batches, num_objects)) {
     std::vector<int> counts(devices, 0);
     std::optional<std::vector<int>>& slot = batch_per.emplace_back();
-    for (long long x = batch.lo; x <= batch.hi; ++x) {
-      auto real_x = static_cast<std::uint32_t>(x);
-      if (opt.pool_id != -1) real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
-      const int n = crush::DoRule(map, run.rule, real_x, run.weight, ws, result, choose_args);
-      const std::span<const ItemId> out(result.data(), static_cast<std::size_t>(std::max(n, 0)));
+    for (long long x = batch.lo; x <= batch.hi; ++x, ++mapped) {
+      std::span<const ItemId> out;
+      if (!run.placements.empty()) {
+        if (mapped < run.placements.size()) out = run.placements[mapped];
+      } else {
+        auto real_x = static_cast<std::uint32_t>(x);
+        if (opt.pool_id != -1) real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
+        const int n = crush::DoRule(map, run.rule, real_x, run.weight, ws, result, choose_args);
+        out = std::span<const ItemId>(result.data(), static_cast<std::size_t>(std::max(n, 0)));
+      }
       placement += IndexedLine<ItemId>(x, out, Int);
       for (ItemId item : out) {
         if (item >= 0 && static_cast<std::size_t>(item) < devices) ++counts[static_cast<std::size_t>(item)];

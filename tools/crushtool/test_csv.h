@@ -6,6 +6,7 @@
 #define CRUSHKIT_TOOLS_CRUSHTOOL_TEST_CSV_H_
 
 #include <span>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "crush/map.h"
@@ -22,6 +23,8 @@ struct CsvRuleRun {
   std::span<const crush::Weight> weight;        // after --weight/--mark-down-ratio
   std::span<const long long> per;               // results per device
   std::span<const float> num_objects_expected;  // per device
+  // --simulate's placements in input order; empty: map with CRUSH.
+  std::span<const std::vector<crush::ItemId>> placements = {};
 };
 
 // Writes "<output-name>-<rule name>-{device_utilization, device_utilization_all,

@@ -9,12 +9,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "crush/hash.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
@@ -22,6 +24,7 @@
 #include "crush/types.h"
 #include "tools/crushtool/lrand48.h"
 #include "tools/crushtool/mark_down.h"
+#include "tools/crushtool/random_placement.h"
 #include "tools/crushtool/test_batches.h"
 #include "tools/crushtool/test_csv.h"
 
@@ -155,6 +158,11 @@ struct RuleRun {
   std::int64_t pool_id = -1;
   bool output_mappings = false;
   bool output_bad_mappings = false;
+  // --simulate: Ceph's random placements instead of CRUSH (single-threaded:
+  // one lrand48 stream), their results kept for the CSV writer if asked.
+  RandomPlacer* placer = nullptr;
+  Lrand48* rng = nullptr;
+  std::vector<std::vector<ItemId>>* placements = nullptr;
   std::vector<XSegment> segments;
   std::vector<std::uint64_t> starts;  // index of each segment's first input
   std::uint64_t total = 0;            // inputs in all segments
@@ -175,6 +183,7 @@ struct Worker {
   std::vector<std::uint64_t> sizes;  // mappings per result length
   long long diverged = 0;
   long long emitted_buckets = 0;
+  absl::Status error;  // a --simulate draw whose answer is undefined in Ceph
 };
 
 // Maps inputs [begin, end) of `run` (indexes into its segments) with `w`,
@@ -199,10 +208,20 @@ void MapIndices(const RuleRun& run, Worker& w, std::uint64_t begin, std::uint64_
       if (run.pool_id != -1) {
         real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(run.pool_id));
       }
-      const int n = crush::DoRule(*run.map, r, real_x, run.weight, w.ws, w.result, run.choose_args);
+      int n = 0;
+      if (run.placer != nullptr) {
+        std::vector<ItemId> placed;
+        w.error = run.placer->Place(nr, run.weight, *run.rng, placed);
+        if (!w.error.ok()) return;
+        std::copy(placed.begin(), placed.end(), w.result.begin());
+        n = static_cast<int>(placed.size());
+        if (run.placements != nullptr) run.placements->push_back(std::move(placed));
+      } else {
+        n = crush::DoRule(*run.map, r, real_x, run.weight, w.ws, w.result, run.choose_args);
+      }
       if (w.ws.diverged_from_ceph()) ++w.diverged;
       if (run.output_mappings) {
-        out += "CRUSH rule ";
+        out += run.placer != nullptr ? "RNG rule " : "CRUSH rule ";
         out += std::to_string(r);
         out += " x ";
         out += std::to_string(x);
@@ -468,6 +487,19 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       run.pool_id = opt.pool_id;
       run.output_mappings = opt.output_mappings;
       run.output_bad_mappings = opt.output_bad_mappings;
+      std::optional<RandomPlacer> placer;
+      std::vector<std::vector<ItemId>> placements;
+      if (opt.simulate) {
+        absl::StatusOr<RandomPlacer> p = RandomPlacer::ForRule(m, r, max_affected);
+        if (!p.ok()) {
+          output.WriteErr("crushkit crushtool: undefined in Ceph: " + std::string(p.status().message()) + "\n");
+          return 1;
+        }
+        placer.emplace(*std::move(p));
+        run.placer = &*placer;
+        run.rng = &rng;
+        if (opt.output_csv) run.placements = &placements;
+      }
       run.segments = BatchSegments(min_x, max_x, opt.batches, num_objects);
       for (const XSegment& seg : run.segments) {
         run.starts.push_back(run.total);
@@ -478,7 +510,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
       int threads = threading.threads > 0 ? std::min(threading.threads, kMaxTestThreads)
                                           : AutomaticThreads();
-      if (run.total < threading.min_parallel_x) threads = 1;
+      if (run.total < threading.min_parallel_x || opt.simulate) threads = 1;
       threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads),
                                                          std::max<std::uint64_t>(num_chunks, 1)));
       std::vector<std::unique_ptr<Worker>> workers;
@@ -490,6 +522,11 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
         MapIndices(run, *workers[0], 0, run.total, output.out, &output);
       }
 
+      if (!workers[0]->error.ok()) {
+        output.WriteErr("crushkit crushtool: undefined in Ceph: " +
+                        std::string(workers[0]->error.message()) + "\n");
+        return 1;
+      }
       // Merge the workers' counters (sums: independent of which thread
       // mapped which input).
       std::vector<long long>& per = workers[0]->per;
@@ -534,7 +571,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
         }
       }
       if (opt.output_csv) {
-        const CsvRuleRun csv{r, nr, min_x, max_x, weight, per, num_objects_expected};
+        const CsvRuleRun csv{r, nr, min_x, max_x, weight, per, num_objects_expected, placements};
         if (auto s = WriteTestCsv(map, opt, csv); !s.ok()) {
           output.WriteErr("crushkit crushtool: --output-csv: " + std::string(s.message()) + "\n");
           return 1;
