@@ -21,6 +21,7 @@ int RunOsdmaptool(const std::vector<std::string>& args);
 void AddCompileCommand(CLI::App& app);
 void AddDecompileCommand(CLI::App& app);
 void AddDiffCommand(CLI::App& app);
+void AddEditCommand(CLI::App& app);
 void AddImportCommand(CLI::App& app);
 void AddMapObjectCommand(CLI::App& app);
 void AddMapPgsCommand(CLI::App& app);

@@ -1,0 +1,67 @@
+#include "osdmap/crush_map_edit.h"
+
+#include <string>
+#include <vector>
+
+#include "crush/codec.h"
+#include "osdmap/apply_change.h"
+#include "osdmap/cluster_state.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+bool IsCrushMapOp(ChangeOpKind kind) {
+  switch (kind) {
+    case ChangeOpKind::kCrushAddBucket:
+    case ChangeOpKind::kCrushAdd:
+    case ChangeOpKind::kCrushSet:
+    case ChangeOpKind::kCrushRemove:
+    case ChangeOpKind::kCrushUnlink:
+    case ChangeOpKind::kCrushReweight:
+    case ChangeOpKind::kCrushReweightSubtree:
+    case ChangeOpKind::kCrushMove:
+    case ChangeOpKind::kCrushSetDeviceClass:
+    case ChangeOpKind::kCrushRuleCreateReplicated:
+    case ChangeOpKind::kCrushTunables:
+    case ChangeOpKind::kCrushSetTunable:
+    case ChangeOpKind::kOsdPurge:
+    case ChangeOpKind::kAddHost:
+    case ChangeOpKind::kDrain:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<crush::MapModel> EditCrushMap(const crush::MapModel& map, const ChangeList& change,
+                                            crush::CephRelease release) {
+  std::vector<ChangeDiagnostic> refused;
+  for (const ChangeOp& op : change.ops) {
+    if (IsCrushMapOp(op.kind)) continue;
+    refused.push_back({op.command.line, op.command.column, static_cast<int>(op.command.text.size()),
+                       "'" + op.text + "' changes the osdmap, not the crush map; use it with "
+                       "`crushkit plan` on a cluster state"});
+  }
+  if (!refused.empty()) {
+    return absl::InvalidArgumentError(
+        FormatChangeDiagnostics(change.file_name, change.lines, refused));
+  }
+  ClusterState st;
+  st.ceph_release = release;
+  st.crush = map;
+  st.crush_bytes = crush::EncodeCrushMap(map);
+  st.osds.resize(static_cast<std::size_t>(map.max_devices > 0 ? map.max_devices : 0));
+  for (const auto& [id, name] : map.item_names) {
+    if (id < 0 || id >= map.max_devices) continue;
+    OsdInfo& osd = st.osds[static_cast<std::size_t>(id)];
+    osd.state = kOsdExists | kOsdUp;
+    osd.weight = 0x10000;  // CEPH_OSD_IN
+  }
+  absl::StatusOr<ClusterState> after = ApplyChange(st, change);
+  if (!after.ok()) return after.status();
+  return std::move(after->crush);
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,108 @@
+// `crushkit edit MAP [OPS] [--do OP ...] -o OUT`: several crush-map edits in
+// one atomic invocation, in the change-file language `crushkit plan` reads
+// (osdmap/change_ops.h), applied by osdmap::EditCrushMap.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compiler/compile.h"
+#include "crush/ceph_release.h"
+#include "crush/codec.h"
+#include "osdmap/change_ops.h"
+#include "osdmap/crush_map_edit.h"
+#include "tools/common/ceph_release_env.h"
+#include "tools/common/file_io.h"
+#include "tools/crushkit/ceph_release_option.h"
+#include "tools/crushkit/commands.h"
+#include "tools/crushkit/crush_loading.h"
+
+namespace crushkit::tools {
+namespace {
+
+struct EditArgs {
+  std::string map;
+  std::string ops;
+  std::vector<std::string> do_ops;
+  std::string output;
+  std::string ceph_release;
+  bool text = false;
+};
+
+int Fail(const std::string& msg) {
+  std::cerr << "crushkit edit: " << msg << "\n";
+  return 1;
+}
+
+int RunEdit(const EditArgs& a) {
+  if (a.ops.empty() == a.do_ops.empty()) return Fail("give a change file or --do operations (not both)");
+  absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(a.ceph_release);
+  if (!release.ok()) return Fail(std::string(release.status().message()));
+  std::string text;
+  std::string file = a.ops;
+  if (!a.ops.empty()) {
+    absl::StatusOr<std::string> bytes = ReadFileBytes(a.ops);
+    if (!bytes.ok()) return Fail(a.ops + ": " + std::string(bytes.status().message()));
+    text = *std::move(bytes);
+  } else {
+    file = "--do";
+    for (const std::string& op : a.do_ops) text += op + "\n";
+  }
+  absl::StatusOr<osdmap::ChangeList> change = osdmap::ParseChange(text, file);
+  if (!change.ok()) {
+    std::cerr << change.status().message();
+    return 1;
+  }
+  if (change->ops.empty()) return Fail(file + ": no operations");
+  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map);
+  if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
+  absl::StatusOr<crush::MapModel> map = crush::DecodeCrushMap(*bytes);
+  if (!map.ok()) return Fail(a.map + ": cannot decode: " + std::string(map.status().message()));
+  absl::StatusOr<crush::MapModel> edited = osdmap::EditCrushMap(*map, *change, *release);
+  if (!edited.ok()) {
+    if (edited.status().code() == absl::StatusCode::kInvalidArgument) {
+      std::cerr << edited.status().message();  // located diagnostics
+      return 1;
+    }
+    return Fail(std::string(edited.status().message()));
+  }
+  std::string out;
+  if (a.text) {
+    absl::StatusOr<std::string> decompiled = compiler::Decompile(*edited, *release);
+    if (!decompiled.ok()) return Fail(std::string(decompiled.status().message()));
+    out = *std::move(decompiled);
+  } else {
+    out = crush::EncodeCrushMapAs(*std::move(edited), *release);
+  }
+  if (absl::Status s = WriteFileAtomically(a.output, out); !s.ok()) {
+    return Fail("cannot write " + a.output + ": " + std::string(s.message()));
+  }
+  std::cerr << "crushkit edit: " << change->ops.size() << " operation(s) applied, wrote " << a.output
+            << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddEditCommand(CLI::App& app) {
+  auto args = std::make_shared<EditArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "edit",
+      "Edit a crush map with Ceph's CLI commands, all or nothing\n"
+      "  example: crushkit edit map.bin -o new.bin \\\n"
+      "             --do 'osd crush add-bucket rack4 rack root=default' \\\n"
+      "             --do 'add-host node13 osds=4 weight=3.638 class=hdd rack=rack4'");
+  cmd->add_option("map", args->map, "crush map (Ceph binary or text)")->required();
+  cmd->add_option("ops", args->ops, "change file: one operation per line (as `crushkit plan`)");
+  cmd->add_option("--do", args->do_ops, "an operation, instead of a change file (repeatable)");
+  cmd->add_option("-o,--output", args->output, "where to write the edited map (atomically)")->required();
+  cmd->add_flag("--text", args->text, "write the decompiled text instead of the binary map");
+  AddCephReleaseOption(cmd, &args->ceph_release);
+  cmd->callback([args] {
+    if (const int rc = RunEdit(*args); rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace crushkit::tools
