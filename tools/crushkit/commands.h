@@ -27,6 +27,7 @@ void AddMapObjectCommand(CLI::App& app);
 void AddMapPgsCommand(CLI::App& app);
 void AddPlanCommand(CLI::App& app);
 void AddStrategiesCommand(CLI::App& app);
+void AddTreeCommand(CLI::App& app);
 
 }  // namespace crushkit::tools
 

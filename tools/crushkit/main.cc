@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
         "Ceph's own flags and print byte-identical output."};
     app.require_subcommand(1);
     for (auto* add : {&AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
-                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand}) {
+                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
+                      &AddTreeCommand}) {
       add(app);
     }
     CLI11_PARSE(app, argc, argv);

@@ -1,0 +1,115 @@
+// `crushkit tree MAP [--test [--rule R] [--num-rep N] [--inputs N]]`: the
+// hierarchy with classes and weights (crush::WalkTree, as `ceph osd crush
+// tree`), and with --test each item's expected and actual share of a rule's
+// replicas (crush::MeasureShares), the deviation in binomial standard
+// deviations.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "crush/bucket_shares.h"
+#include "crush/codec.h"
+#include "crush/display.h"
+#include "crush/edit.h"
+#include "crush/map.h"
+#include "tools/crushkit/commands.h"
+#include "tools/crushkit/crush_loading.h"
+
+namespace crushkit::tools {
+namespace {
+
+struct TreeArgs {
+  std::string map;
+  bool test = false;
+  int rule = 0;
+  int num_rep = 3;
+  std::uint32_t inputs = 65536;
+};
+
+int Fail(const std::string& msg) {
+  std::cerr << "crushkit tree: " << msg << "\n";
+  return 1;
+}
+
+// The share of `id` in `report`: its own, or, for a class rule, its shadow's.
+const crush::ItemShare* ShareOf(const crush::MapModel& m, const crush::ShareReport& report, crush::ItemId id) {
+  if (auto it = report.items.find(id); it != report.items.end()) return &it->second;
+  auto cls = m.class_map.find(report.root);
+  auto shadows = m.class_buckets.find(id);
+  if (cls == m.class_map.end() || shadows == m.class_buckets.end()) return nullptr;
+  auto shadow = shadows->second.find(cls->second);
+  if (shadow == shadows->second.end()) return nullptr;
+  auto it = report.items.find(shadow->second);
+  return it == report.items.end() ? nullptr : &it->second;
+}
+
+int RunTree(const TreeArgs& a) {
+  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map);
+  if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
+  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
+  if (!model.ok()) return Fail(a.map + ": cannot decode: " + std::string(model.status().message()));
+  absl::StatusOr<std::vector<crush::TreeItem>> tree = crush::WalkTree(*model, false);
+  if (!tree.ok()) return Fail(std::string(tree.status().message()));
+  std::optional<crush::ShareReport> shares;
+  if (a.test) {
+    absl::StatusOr<crush::CrushMap> map = crush::CrushMap::Build(*model);
+    if (!map.ok()) return Fail(std::string(map.status().message()));
+    absl::StatusOr<crush::ShareReport> r = crush::MeasureShares(*map, a.rule, a.num_rep, a.inputs);
+    if (!r.ok()) return Fail(std::string(r.status().message()));
+    shares = *std::move(r);
+    std::printf("rule %d, %d replicas, x = 0..%u: %llu replicas placed, %llu short results\n", a.rule,
+                a.num_rep, a.inputs - 1, static_cast<unsigned long long>(shares->placed),
+                static_cast<unsigned long long>(shares->short_results));
+  }
+  std::printf("%-6s %-6s %10s  %-10s %-24s", "ID", "CLASS", "WEIGHT", "TYPE", "NAME");
+  if (shares) std::printf(" %9s %9s %7s", "EXPECTED", "ACTUAL", "DEV/SD");
+  std::printf("\n");
+  const crush::MapModel& m = *model;
+  for (const crush::TreeItem& t : *tree) {
+    const std::string* cls = crush::ItemClassName(m, t.id);
+    int type = 0;
+    if (t.id < 0) {
+      const crush::Bucket* b = m.FindBucket(t.id);
+      type = b != nullptr ? b->type : 0;
+    }
+    auto tname = m.type_names.find(type);
+    auto name = m.item_names.find(t.id);
+    const std::string label = std::string(static_cast<std::size_t>(2 * t.depth), ' ') +
+                              (name != m.item_names.end() ? name->second : std::to_string(t.id));
+    std::printf("%-6d %-6s %10.5f  %-10s %-24s", t.id, cls != nullptr ? cls->c_str() : "", t.weight,
+                tname != m.type_names.end() ? tname->second.c_str() : "?", label.c_str());
+    if (shares) {
+      if (const crush::ItemShare* s = ShareOf(m, *shares, t.id)) {
+        const double dev = s->binomial_sd > 0 ? (s->actual - s->expected) / s->binomial_sd : 0.0;
+        std::printf(" %8.3f%% %8.3f%% %+7.1f", 100 * s->expected, 100 * s->actual, dev);
+      }
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddTreeCommand(CLI::App& app) {
+  auto args = std::make_shared<TreeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tree",
+      "Show a crush map's hierarchy; with --test, how a rule's replicas spread over it\n"
+      "  example: crushkit tree map.bin --test --rule 0 --num-rep 3");
+  cmd->add_option("map", args->map, "crush map (Ceph binary or text)")->required();
+  cmd->add_flag("--test", args->test, "map inputs through a rule and show expected vs actual shares");
+  cmd->add_option("--rule", args->rule, "rule id (default 0)");
+  cmd->add_option("--num-rep", args->num_rep, "replicas per input (default 3)")->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")->check(CLI::Range(1u, 1u << 26));
+  cmd->callback([args] {
+    if (const int rc = RunTree(*args); rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace crushkit::tools
