@@ -31,6 +31,8 @@ DEFAULT_TESTS = [
     # and --tree, which crushkit does not implement yet
     "add-bucket.t", "add-item-in-tree.t", "adjust-item-weight.t", "reweight.t",
     "reweight_multiple.t",
+    # --reclassify, --set-subtree-class and --compare (crush/reclassify.h)
+    "reclassify.t",
 ]
 
 

@@ -16,8 +16,10 @@
 #include "crush/model.h"
 #include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/compare.h"
 #include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
+#include "tools/crushtool/reclassify_stage.h"
 #include "tools/crushtool/tester.h"
 #include "tools/crushtool/tunable_edits.h"
 
@@ -103,6 +105,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
 
   // modifications ----
   if (auto code = ApplyModifications(o, model, &modified, out, err)) return *code;
+  if (auto code = ApplyReclassifyStage(o, model, &modified, out, err)) return *code;
 
   // display: decompile ----
   if (o.decompile) {
@@ -137,6 +140,11 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     const int r = RunCrushTest(*map, o.tester, output);
     output.Flush();
     if (r != 0) return 1;
+  }
+
+  // display: compare ----
+  if (!o.compare.empty()) {
+    if (auto code = RunCompareStage(o, model, release, out, err)) return *code;
   }
 
   // output ----

@@ -124,10 +124,8 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if ((r = with_string({"--compare"}, &val)) != 0) {
       if (r < 0) return res;
       compare = val;
-      unsupported("--compare");
     } else if (args.Flag({"--reclassify"})) {
       reclassify = true;
-      unsupported("--reclassify");
     } else if ((r = with_string({"--reclassify-bucket"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more("")) return res;
@@ -142,7 +140,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       if (r < 0) return res;
       if (!need_more("")) return res;
       o.set_subtree_class[val] = args.Take();
-      unsupported("--set-subtree-class");
     } else if (args.Flag({"--tree"})) {
       tree = true;
       unsupported("--tree");
