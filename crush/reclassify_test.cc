@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "crush/builder.h"
@@ -76,6 +78,18 @@ std::vector<std::vector<ItemId>> Mappings(const MapModel& model, int rule) {
   return all;
 }
 
+ReclassifySpec Roots(std::map<std::string, std::string> roots) {
+  ReclassifySpec spec;
+  spec.roots = std::move(roots);
+  return spec;
+}
+
+ReclassifySpec Buckets(std::map<std::string, std::pair<std::string, std::string>> buckets) {
+  ReclassifySpec spec;
+  spec.buckets = std::move(buckets);
+  return spec;
+}
+
 std::string Name(const MapModel& m, ItemId id) {
   auto it = m.item_names.find(id);
   return it == m.item_names.end() ? "" : it->second;
@@ -86,7 +100,7 @@ TEST(ReclassifyTest, RootKeepsItsIdsAsTheShadowTreeSoNothingMoves) {
   const auto before = Mappings(m, 0);
   ASSERT_TRUE(SetSubtreeClass(m, "default", "hdd").ok());
   std::string log;
-  ASSERT_TRUE(Reclassify(m, {.roots = {{"default", "hdd"}}}, &log).ok());
+  ASSERT_TRUE(Reclassify(m, Roots({{"default", "hdd"}}), &log).ok());
   EXPECT_EQ(log,
             "classify_root default (-1) as hdd\n"
             "  renumbering bucket -1 -> -7\n"
@@ -106,7 +120,7 @@ TEST(ReclassifyTest, MatchedBucketsMoveIntoTheirBasesAndLendThemTheirIds) {
   MapModel m = Legacy();
   const auto ssd_before = Mappings(m, 1);
   std::string log;
-  const ReclassifySpec spec{.buckets = {{"%-ssd", {"ssd", "default"}}, {"ssd", {"ssd", "default"}}}};
+  const ReclassifySpec spec = Buckets({{"%-ssd", {"ssd", "default"}}, {"ssd", {"ssd", "default"}}});
   ASSERT_TRUE(Reclassify(m, spec, &log).ok()) << log;
   EXPECT_EQ(log,
             "classify_bucket %-ssd as ssd default bucket default (root)\n"
@@ -134,7 +148,7 @@ TEST(ReclassifyTest, MatchedBucketsMoveIntoTheirBasesAndLendThemTheirIds) {
 TEST(ReclassifyTest, UnknownRootFailsWithCephsMessage) {
   MapModel m = Legacy();
   std::string log;
-  const absl::Status s = Reclassify(m, {.roots = {{"nosuch", "hdd"}}}, &log);
+  const absl::Status s = Reclassify(m, Roots({{"nosuch", "hdd"}}), &log);
   EXPECT_EQ(CephErrno(s), 22);
   EXPECT_EQ(log, "root nosuch does not exist\n");
 }
@@ -145,7 +159,7 @@ TEST(ReclassifyTest, RuleTakingAClassOfTheRootIsRefused) {
   const ItemId shadow = m.class_buckets[-1].begin()->second;
   AddRule(m, "hdd_class", shadow);
   std::string log;
-  const absl::Status s = Reclassify(m, {.roots = {{"default", "hdd"}}}, &log);
+  const absl::Status s = Reclassify(m, Roots({{"default", "hdd"}}), &log);
   EXPECT_EQ(CephErrno(s), 22);
   EXPECT_EQ(log,
             "classify_root default (-1) as hdd\n"
@@ -155,7 +169,7 @@ TEST(ReclassifyTest, RuleTakingAClassOfTheRootIsRefused) {
 TEST(ReclassifyTest, UnknownDefaultParentFails) {
   MapModel m = Legacy();
   std::string log;
-  const absl::Status s = Reclassify(m, {.buckets = {{"%-ssd", {"ssd", "nosuch"}}}}, &log);
+  const absl::Status s = Reclassify(m, Buckets({{"%-ssd", {"ssd", "nosuch"}}}), &log);
   EXPECT_EQ(CephErrno(s), 22);
   EXPECT_EQ(log, "default parent nosuch does not exist\n");
 }
@@ -164,7 +178,7 @@ TEST(ReclassifyTest, ChildBucketNotMatchedFailsTheMove) {
   MapModel m = Legacy();
   std::string log;
   // "ssd" is matched but its children are not: Ceph gives up (EINVAL).
-  const absl::Status s = Reclassify(m, {.buckets = {{"ssd", {"ssd", "default"}}}}, &log);
+  const absl::Status s = Reclassify(m, Buckets({{"ssd", {"ssd", "default"}}}), &log);
   EXPECT_EQ(CephErrno(s), 22);
   EXPECT_NE(log.find("moving items from -4 (ssd) to -1 (default)\n"), std::string::npos);
 }
@@ -172,7 +186,7 @@ TEST(ReclassifyTest, ChildBucketNotMatchedFailsTheMove) {
 TEST(ReclassifyTest, DeviceAsDefaultParentIsUndefinedInCeph) {
   MapModel m = Legacy();
   std::string log;
-  const absl::Status s = Reclassify(m, {.buckets = {{"%-ssd", {"ssd", "osd.0"}}}}, &log);
+  const absl::Status s = Reclassify(m, Buckets({{"%-ssd", {"ssd", "osd.0"}}}), &log);
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
 }
 

@@ -15,7 +15,9 @@ runner can build --reclassify commands that fit it.
 """
 import random
 
-ALGS = ["straw2"] * 6 + ["straw", "list", "tree", "uniform"]
+# Mostly straw2, as real legacy clusters; a uniform bucket makes every
+# shadow-tree rebuild fail (Ceph's clone of it refuses its items), so rare.
+ALGS = ["straw2"] * 12 + ["straw", "straw", "list", "tree", "uniform"]
 
 
 class Legacy:
@@ -133,7 +135,8 @@ class Legacy:
                 self.rule(rid, "%s_%s" % (root, mode), root, mode, "host")
                 rid += 1
         if rng.random() < 0.15 and hosts:
-            self.rule(rid, "one_host", hosts[0] if trees["slow"] else present[0], "firstn", "osd")
+            one = trees["slow"][0][0] if trees["slow"] else present[0]
+            self.rule(rid, "one_host", one, "firstn", "osd")
             rid += 1
         if hdd_rule and "default" in present:
             self.rule(rid, "default_hdd", "default class hdd", "firstn", "host")
