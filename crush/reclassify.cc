@@ -438,8 +438,7 @@ absl::Status Reclassify(MapModel& map, const ReclassifySpec& spec, std::string* 
   return Reclassifier(map, log).Run(spec);
 }
 
-absl::Status SetSubtreeClass(MapModel& map, std::string_view subtree,
-                             std::string_view class_name) {
+absl::Status SetSubtreeClass(MapModel& map, std::string_view subtree, std::string_view class_name) {
   Editor ed(map);
   if (!ed.NameExists(subtree)) return ErrnoStatus(2, "no item named " + std::string(subtree));
   const std::int32_t class_id = ed.GetOrCreateClassId(std::string(class_name));

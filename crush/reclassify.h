@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+
 #include "crush/model.h"
 
 namespace crushkit::crush {

@@ -26,8 +26,8 @@ int Span(int lo, int hi) {
 
 }  // namespace
 
-int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other,
-                const TestOptions& opt, bool statistics, TestOutput& output) {
+int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const TestOptions& opt,
+                bool statistics, TestOutput& output) {
   int min_rule = opt.min_rule, max_rule = opt.max_rule;
   if (min_rule < 0 || max_rule < 0) {
     min_rule = 0;
@@ -90,9 +90,10 @@ int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other,
     output.out += "maps appear equivalent\n";
   }
   if (missing_rule) {
-    output.WriteErr("crushkit crushtool: warning: the compared map lacks a rule the input map has"
-                    " (an empty slot below its max_rules, which Ceph's crushtool dereferences and"
-                    " crashes on); crushkit compared those inputs with an empty result\n");
+    output.WriteErr(
+        "crushkit crushtool: warning: the compared map lacks a rule the input map has"
+        " (an empty slot below its max_rules, which Ceph's crushtool dereferences and"
+        " crashes on); crushkit compared those inputs with an empty result\n");
   }
   if (diverged > 0) {
     output.WriteErr("crushkit crushtool: warning: " + std::to_string(diverged) +
@@ -121,8 +122,8 @@ std::optional<int> RunCompareStage(const CrushtoolOptions& o, const crush::MapMo
   auto other = crush::CrushMap::Build(*decoded);
   if (!map.ok() || !other.ok()) {
     const absl::Status& s = map.ok() ? other.status() : map.status();
-    WriteAndFlush(err, "crushkit crushtool: cannot compare the maps: " + std::string(s.message()) +
-                           "\n");
+    WriteAndFlush(
+        err, "crushkit crushtool: cannot compare the maps: " + std::string(s.message()) + "\n");
     return 1;
   }
   // crushtool turns --show-utilization[-all] into --show-statistics only

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/crushtool/front_test_util.h"
@@ -29,13 +30,14 @@ class CompareTest : public ::testing::Test {
       GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
     }
   }
+
   crush_testing::TempDir tmp_{"compare_test"};
 };
 
 TEST_F(CompareTest, ReclassifiedRootsKeepEveryMapping) {
   const std::string out = tmp_.File("foo");
-  const Result r = RunOurs({"-i", Sample("flax"), "--reclassify", "--reclassify-root", "default",
-                            "hdd", "-o", out});
+  const Result r = RunOurs(
+      {"-i", Sample("flax"), "--reclassify", "--reclassify-root", "default", "hdd", "-o", out});
   EXPECT_EQ(r.rc, 0) << r;
   EXPECT_EQ(r.out.substr(0, 64),
             "classify_root default (-1) as hdd\n  renumbering bucket -1 -> -5\n")

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+
 #include "crush/reclassify.h"
 #include "tools/crushtool/ceph_io.h"
 
