@@ -385,15 +385,16 @@ absl::StatusOr<int> Editor::UpdateItem(ItemId item, float weight, const std::str
   return 1;
 }
 
-// split_id_class() as _bucket_is_in_use() uses it: false means "error"
-// (which makes the caller answer "not in use").
-bool Editor::SplitIdClass(ItemId step_item, ItemId* original) const {
+// split_id_class(): false means "error" (which makes _bucket_is_in_use()
+// answer "not in use" and reclassify() fail).
+bool Editor::SplitIdClass(ItemId step_item, ItemId* original, std::int32_t* class_id) const {
   auto it = map_.item_names.find(step_item);
   if (it == map_.item_names.end()) return false;
   const std::string& name = it->second;
   const std::size_t pos = name.find('~');
   if (pos == std::string::npos) {
     *original = step_item;
+    if (class_id != nullptr) *class_id = -1;
     return true;
   }
   const std::string base = name.substr(0, pos);
@@ -403,6 +404,13 @@ bool Editor::SplitIdClass(ItemId step_item, ItemId* original) const {
                                         [&](const auto& kv) { return kv.second == cls; });
   if (!class_exists) return false;
   *original = ItemIdOf(base);
+  if (class_id != nullptr) {
+    // get_class_id(): Ceph's reverse class map keeps the highest id of a
+    // repeated name.
+    for (const auto& [id, n] : map_.class_names) {
+      if (n == cls) *class_id = id;
+    }
+  }
   return true;
 }
 

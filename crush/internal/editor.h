@@ -52,6 +52,10 @@ class Editor {
   ItemId ItemIdOf(std::string_view name) const;
   bool ItemExists(ItemId id) const { return map_.item_names.count(id) != 0; }
   bool IsShadow(ItemId id) const;
+  // split_id_class(): the original bucket of a take step's item ("host~ssd"
+  // -> host) and its class id (-1 for a non-shadow item). False where Ceph
+  // returns an error: the item has no name, or its base or class is unknown.
+  bool SplitIdClass(ItemId step_item, ItemId* original, std::int32_t* class_id = nullptr) const;
   int TypeIdOf(std::string_view type_name) const;  // -1 if unknown
 
   // --- structure ---
@@ -107,7 +111,6 @@ class Editor {
   absl::StatusOr<std::int64_t> DetachBucket(ItemId item);
   bool MaybeRemoveLastInstance(ItemId item, bool unlink_only, absl::Status* status);
   bool BucketIsInUse(ItemId item) const;
-  bool SplitIdClass(ItemId step_item, ItemId* original) const;
   absl::Status BucketAdjustItemWeight(Bucket& b, ItemId item, Weight weight,
                                       bool update_weight_sets);
   absl::StatusOr<int> ChooseArgsAdjust(std::int64_t index, ItemId id,

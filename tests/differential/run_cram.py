@@ -35,6 +35,8 @@ DEFAULT_TESTS = [
     # --build and the rule edits
     "location.t", "check-names.empty.t", "check-names.max-id.t", "choose-args.t",
     "arg-order-checks.t", "add-item.t", "check-overlapped-rules.t",
+    # --reclassify, --set-subtree-class and --compare (crush/reclassify.h)
+    "reclassify.t",
 ]
 
 

@@ -17,8 +17,10 @@
 #include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/display_stage.h"
+#include "tools/crushtool/compare.h"
 #include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
+#include "tools/crushtool/reclassify_stage.h"
 #include "tools/crushtool/tester.h"
 #include "tools/crushtool/tunable_edits.h"
 
@@ -32,11 +34,6 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   WriteAndFlush(err, parsed.err);
   if (parsed.exit_now) return parsed.exit_code;
   CrushtoolOptions& o = parsed.options;
-  if (!o.unsupported.empty()) {
-    WriteAndFlush(err, "crushkit crushtool: " + o.unsupported.front() +
-                   " is not supported by crushkit; use Ceph's crushtool\n");
-    return 1;
-  }
 
   // input ----
   // Without -i, Ceph works on CrushWrapper::create()'s empty map, which has
@@ -113,6 +110,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
 
   // modifications ----
   if (auto code = ApplyModifications(o, model, &modified, out, err)) return *code;
+  if (auto code = ApplyReclassifyStage(o, model, &modified, out, err)) return *code;
 
   // display: show-location, tree, dump ----
   if (auto code = RunDisplayStage(o, model, release, out, err)) return *code;
@@ -153,6 +151,11 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     const int r = RunCrushTest(*map, o.tester, output);
     output.Flush();
     if (r != 0) return 1;
+  }
+
+  // display: compare ----
+  if (!o.compare.empty()) {
+    if (auto code = RunCompareStage(o, model, release, out, err)) return *code;
   }
 
   // output ----

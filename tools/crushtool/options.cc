@@ -99,12 +99,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
   int tmp = 0, x = 0;
   std::int64_t z = 0;
   std::string val;
-  auto unsupported = [&o](const std::string& what) {
-    for (const std::string& u : o.unsupported) {
-      if (u == what) return;
-    }
-    o.unsupported.push_back(what);
-  };
+
 
   while (!args.AtEnd()) {
     int r = 0;
@@ -124,10 +119,8 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     } else if ((r = with_string({"--compare"}, &val)) != 0) {
       if (r < 0) return res;
       compare = val;
-      unsupported("--compare");
     } else if (args.Flag({"--reclassify"})) {
       reclassify = true;
-      unsupported("--reclassify");
     } else if ((r = with_string({"--reclassify-bucket"}, &val)) != 0) {
       if (r < 0) return res;
       if (!need_more("")) return res;
@@ -142,7 +135,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       if (r < 0) return res;
       if (!need_more("")) return res;
       o.set_subtree_class[val] = args.Take();
-      unsupported("--set-subtree-class");
     } else if (args.Flag({"--tree"})) {
       tree = true;
     } else if (args.Flag({"--bucket-tree"})) {

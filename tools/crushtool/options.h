@@ -111,10 +111,6 @@ struct CrushtoolOptions {
   int max_id = -1;
   std::string compare;       // --compare OTHER
 
-  // Stages crushkit does not implement yet; recorded so that they can be
-  // refused with a clear message (the first one given, in Ceph's option
-  // order) rather than silently ignored.
-  std::vector<std::string> unsupported;
 
   TestOptions tester;
 };

@@ -96,18 +96,10 @@ TEST(ParseCrushtoolArgsTest, ValueErrors) {
   EXPECT_EQ(p.options.choose_total_tries, 1);
 }
 
-TEST(ParseCrushtoolArgsTest, UnsupportedStagesAreRecorded) {
-  ParseOutcome p = Parse({"-i", "m", "--tree", "--simulate", "--reclassify"});
-  ASSERT_FALSE(p.exit_now);
-  ASSERT_EQ(p.options.unsupported.size(), 1u);
-  EXPECT_EQ(p.options.unsupported[0], "--reclassify");
-}
-
 TEST(ParseCrushtoolArgsTest, DisplayFlagsAreSupported) {
   ParseOutcome p = Parse({"-i", "m", "--tree", "--dump", "-f", "xml", "--show-location", "3",
                           "--bucket-tree", "--bucket-name", "b", "--check", "7"});
   ASSERT_FALSE(p.exit_now);
-  EXPECT_TRUE(p.options.unsupported.empty());
   EXPECT_TRUE(p.options.tree && p.options.dump && p.options.bucket_tree && p.options.check);
   EXPECT_EQ(p.options.dump_format, "xml");
   EXPECT_EQ(p.options.full_location, 3);

@@ -14,6 +14,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -331,6 +332,28 @@ int AutomaticThreads() {
 
 }  // namespace
 
+std::vector<Weight> TestDeviceWeights(const CrushMap& map, const TestOptions& opt) {
+  const int max_devices = map.max_devices();
+  const std::vector<bool> present = PresentDevices(map.model(), max_devices);
+  std::vector<Weight> weight(static_cast<std::size_t>(max_devices));
+  for (int o = 0; o < max_devices; ++o) {
+    auto it = opt.device_weight.find(o);
+    if (it != opt.device_weight.end()) {
+      weight[static_cast<std::size_t>(o)] = it->second;
+    } else {
+      weight[static_cast<std::size_t>(o)] = present[static_cast<std::size_t>(o)] ? 0x10000 : 0;
+    }
+  }
+  return weight;
+}
+
+std::pair<int, int> TestNumRepRange(const crush::Rule& rule, const TestOptions& opt) {
+  if (opt.rule_sizes_default && (opt.min_rep < 0 || opt.max_rep < 0)) {
+    return {rule.min_size, rule.max_size};
+  }
+  return {opt.min_rep, opt.max_rep};
+}
+
 TestThreading TestThreadingFromEnvironment() {
   TestThreading threading;
   const char* env = std::getenv("CRUSHKIT_THREADS");
@@ -396,16 +419,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
   bool negative_num_rep = false;
 
   const int max_devices = map.max_devices();
-  const std::vector<bool> present = PresentDevices(m, max_devices);
-  std::vector<Weight> weight(static_cast<std::size_t>(max_devices));
-  for (int o = 0; o < max_devices; ++o) {
-    auto it = opt.device_weight.find(o);
-    if (it != opt.device_weight.end()) {
-      weight[static_cast<std::size_t>(o)] = it->second;
-    } else {
-      weight[static_cast<std::size_t>(o)] = present[static_cast<std::size_t>(o)] ? 0x10000 : 0;
-    }
-  }
+  std::vector<Weight> weight = TestDeviceWeights(map, opt);
   if (opt.output_utilization_all) {
     std::string line = "devices weights (hex): [";
     char buf[16];
@@ -440,11 +454,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     }
     const crush::Rule& rule = m.rules[static_cast<std::size_t>(r)];
     if (opt.ruleset >= 0 && rule.ruleset != opt.ruleset) continue;
-    int minr = opt.min_rep, maxr = opt.max_rep;
-    if (opt.rule_sizes_default && (minr < 0 || maxr < 0)) {
-      minr = rule.min_size;
-      maxr = rule.max_size;
-    }
+    const auto [minr, maxr] = TestNumRepRange(rule, opt);
     const std::string name = RuleName(m, r);
     const std::string rule_prefix = "rule " + std::to_string(r) + " (" + name + ")";
     if (statistics) {

@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -74,6 +76,15 @@ inline constexpr int kMaxTestThreads = 64;
 // one chunk (CRUSHKIT_THREADS=1: single-threaded, for debugging). Any other
 // value is ignored (crushtool's output must not change).
 TestThreading TestThreadingFromEnvironment();
+
+// The device weights CrushTester::test() and compare() map with: the
+// --weight value for a device given one, else 0x10000 for a device held by
+// some bucket and 0 for the others; map.max_devices() entries.
+std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map, const TestOptions& options);
+
+// The num_rep range tested for `rule`: --num-rep (or --min-rep/--max-rep),
+// else, on Pacific, the rule's min_size..max_size.
+std::pair<int, int> TestNumRepRange(const crush::Rule& rule, const TestOptions& options);
 
 // Runs the test over `map` as `crushtool -i MAP --test ...` would after the
 // tunables stage. Returns the process exit status contribution: 0, or 1 for
