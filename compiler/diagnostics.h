@@ -46,10 +46,11 @@ class DiagnosticSink {
   void ReportCephMessage(std::string line) { ceph_messages_.push_back(std::move(line)); }
   const std::vector<std::string>& ceph_messages() const { return ceph_messages_; }
   // What Ceph's CrushCompiler prints (with its newline) for the first error
-  // it stops at, where crushkit knows its wording; "" otherwise. The
-  // crushtool front prints it instead of crushkit's diagnostics.
+  // it stops at, where crushkit knows its wording; "" otherwise (also when
+  // an earlier error had no Ceph wording). Called just before reporting that
+  // error. The crushtool front prints it instead of crushkit's diagnostics.
   void ReportCephError(std::string text) {
-    if (ceph_error_.empty()) ceph_error_ = std::move(text);
+    if (error_count_ == 0 && ceph_error_.empty()) ceph_error_ = std::move(text);
   }
   const std::string& ceph_error() const { return ceph_error_; }
   // Inputs accepted only for Ceph's sake (CompileOptions::ceph_quirks), one
