@@ -3,6 +3,7 @@
 // (osdmap/change_ops.h), applied by osdmap::EditCrushMap.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/ceph_release_option.h"
+#include "tools/crushkit/change_input.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
 
@@ -37,25 +39,10 @@ int Fail(const std::string& msg) {
 }
 
 int RunEdit(const EditArgs& a) {
-  if (a.ops.empty() == a.do_ops.empty()) return Fail("give a change file or --do operations (not both)");
   absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(a.ceph_release);
   if (!release.ok()) return Fail(std::string(release.status().message()));
-  std::string text;
-  std::string file = a.ops;
-  if (!a.ops.empty()) {
-    absl::StatusOr<std::string> bytes = ReadFileBytes(a.ops);
-    if (!bytes.ok()) return Fail(a.ops + ": " + std::string(bytes.status().message()));
-    text = *std::move(bytes);
-  } else {
-    file = "--do";
-    for (const std::string& op : a.do_ops) text += op + "\n";
-  }
-  absl::StatusOr<osdmap::ChangeList> change = osdmap::ParseChange(text, file);
-  if (!change.ok()) {
-    std::cerr << change.status().message();
-    return 1;
-  }
-  if (change->ops.empty()) return Fail(file + ": no operations");
+  std::optional<osdmap::ChangeList> change = LoadChange("edit", a.ops, a.do_ops);
+  if (!change) return 1;
   absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map);
   if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
   absl::StatusOr<crush::MapModel> map = crush::DecodeCrushMap(*bytes);

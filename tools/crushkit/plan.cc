@@ -11,6 +11,7 @@
 #include "osdmap/planner.h"
 #include "tools/common/file_io.h"
 #include "tools/common/progress.h"
+#include "tools/crushkit/change_input.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/report_options.h"
 #include "tools/crushkit/state_loading.h"
@@ -34,23 +35,8 @@ int Fail(const std::string& msg) {
 }
 
 int RunPlan(const PlanArgs& a) {
-  if (a.ops.empty() == a.do_ops.empty()) return Fail("give a change file or --do operations (not both)");
-  std::string text;
-  std::string file = a.ops;
-  if (!a.ops.empty()) {
-    absl::StatusOr<std::string> bytes = ReadFileBytes(a.ops);
-    if (!bytes.ok()) return Fail(a.ops + ": " + std::string(bytes.status().message()));
-    text = *std::move(bytes);
-  } else {
-    file = "--do";
-    for (const std::string& op : a.do_ops) text += op + "\n";
-  }
-  absl::StatusOr<osdmap::ChangeList> change = osdmap::ParseChange(text, file);
-  if (!change.ok()) {
-    std::cerr << change.status().message();
-    return 1;
-  }
-  if (change->ops.empty()) return Fail(file + ": no operations");
+  std::optional<osdmap::ChangeList> change = LoadChange("plan", a.ops, a.do_ops);
+  if (!change) return 1;
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
   if (!plan.ok()) return Fail(std::string(plan.status().message()));
   if (!a.max_misplaced.empty()) {
@@ -83,7 +69,7 @@ int RunPlan(const PlanArgs& a) {
       return Fail(a.commands + ": " + std::string(s.message()));
     }
   }
-  return PrintReport("plan", "crushkit plan: " + file, a.report, *report);
+  return PrintReport("plan", "crushkit plan: " + change->file_name, a.report, *report);
 }
 
 }  // namespace

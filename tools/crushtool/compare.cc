@@ -28,16 +28,7 @@ int Span(int lo, int hi) {
 
 int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const TestOptions& opt,
                 bool statistics, TestOutput& output) {
-  int min_rule = opt.min_rule, max_rule = opt.max_rule;
-  if (min_rule < 0 || max_rule < 0) {
-    min_rule = 0;
-    max_rule = map.max_rules() - 1;
-  }
-  int min_x = opt.min_x, max_x = opt.max_x;
-  if (min_x < 0 || max_x < 0) {
-    min_x = 0;
-    max_x = 1023;
-  }
+  const auto [min_rule, max_rule, min_x, max_x] = TestRangesFor(map, opt);
   const std::vector<crush::Weight> weight = TestDeviceWeights(map, opt);
   const crush::ChooseArgsRef args = map.ResolveChooseArgs(0);
   const crush::ChooseArgsRef other_args = other.ResolveChooseArgs(0);

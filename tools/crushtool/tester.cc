@@ -388,6 +388,19 @@ void TestOutput::WriteErr(const std::string& text) {
   std::fflush(err_file);
 }
 
+TestRanges TestRangesFor(const CrushMap& map, const TestOptions& opt) {
+  TestRanges r{opt.min_rule, opt.max_rule, opt.min_x, opt.max_x};
+  if (r.min_rule < 0 || r.max_rule < 0) {
+    r.min_rule = 0;
+    r.max_rule = map.max_rules() - 1;
+  }
+  if (r.min_x < 0 || r.max_x < 0) {
+    r.min_x = 0;
+    r.max_x = 1023;
+  }
+  return r;
+}
+
 int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output) {
   return RunCrushTest(map, opt, output, TestThreadingFromEnvironment());
 }
@@ -397,16 +410,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
   const MapModel& m = map.model();
   const bool statistics =
       opt.output_statistics || opt.output_utilization || opt.output_utilization_all;
-  int min_rule = opt.min_rule, max_rule = opt.max_rule;
-  if (min_rule < 0 || max_rule < 0) {
-    min_rule = 0;
-    max_rule = map.max_rules() - 1;
-  }
-  int min_x = opt.min_x, max_x = opt.max_x;
-  if (min_x < 0 || max_x < 0) {
-    min_x = 0;
-    max_x = 1023;
-  }
+  const auto [min_rule, max_rule, min_x, max_x] = TestRangesFor(map, opt);
 
   // Mappings whose result is crushkit's documented answer where Ceph's is
   // undefined (see crush/mapper.h); reported once on stderr at the end.

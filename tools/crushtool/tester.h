@@ -82,6 +82,13 @@ TestThreading TestThreadingFromEnvironment();
 // some bucket and 0 for the others; map.max_devices() entries.
 std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map, const TestOptions& options);
 
+// The rule and input ranges CrushTester::test() and compare() use: the
+// options', else every rule and x = 0..1023.
+struct TestRanges {
+  int min_rule = 0, max_rule = 0, min_x = 0, max_x = 0;
+};
+TestRanges TestRangesFor(const crush::CrushMap& map, const TestOptions& options);
+
 // The num_rep range tested for `rule`: --num-rep (or --min-rep/--max-rep),
 // else, on Pacific, the rule's min_size..max_size.
 std::pair<int, int> TestNumRepRange(const crush::Rule& rule, const TestOptions& options);
