@@ -204,7 +204,7 @@ def main():
                 if rc == 0:
                     inputs.append((os.path.basename(p) + ".d", out.decode()))
     for i in range(a.maps):
-        inputs.append(("random-%d-%d" % (a.seed, i), gen_maps.generate(a.seed, i)))
+        inputs.append(("random-%d-%d" % (a.seed, i), gen_maps.generate(a.seed, i, oddities=True)))
     rng = random.Random(a.seed)
     base = list(inputs)
     for i in range(a.mutations):

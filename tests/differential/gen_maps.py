@@ -58,8 +58,9 @@ def random_weight(rng):
 
 
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, oddities=False):
         self.rng = random.Random(seed)
+        self.oddities = oddities
         # Ceph-accepted oddities draw from their own generator, so the rest
         # of every map is the same with or without them.
         self.odd_rng = random.Random(seed ^ 0x5EED)
@@ -124,7 +125,8 @@ class Gen:
         types = ["osd", "host", "rack", "root"]
         for i, name in enumerate(types):
             self.lines.append("type %d %s" % (i, name))
-        self.add_oddities(n_dev)
+        if self.oddities:
+            self.add_oddities(n_dev)
 
         buckets = []  # (name, id, type, alg, items[(name, weight)])
         dev = 0
@@ -297,8 +299,10 @@ class Gen:
             self.lines.append("}")
 
 
-def generate(seed, index):
-    return Gen(seed * 1000003 + index).make()
+def generate(seed, index, oddities=False):
+    """Map `index` of `seed`; with `oddities`, some maps also carry the
+    questionable declarations Ceph accepts (Gen.add_oddities)."""
+    return Gen(seed * 1000003 + index, oddities).make()
 
 
 def main():

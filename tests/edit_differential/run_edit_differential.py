@@ -355,7 +355,7 @@ def check_map(task):
         made = False
         if index % 4 != 3:
             with open(os.path.join(wd, "map.txt"), "w") as f:
-                f.write(gen_maps.generate(seed, index))
+                f.write(gen_maps.generate(seed, index, oddities=True))
             rc, _, _ = run(["crushtool", "-c", "map.txt", "-o", "cur.bin"], wd)
             made = rc == 0
             res["text_maps" if made else "rejected"] += 1

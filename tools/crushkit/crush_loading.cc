@@ -20,7 +20,9 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   const compiler::SourceFile src(path, *std::move(bytes));
   compiler::DiagnosticSink sink;
   absl::StatusOr<crush::MapModel> model =
-      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release});
+      // A map Ceph's crushtool compiles is what the cluster runs: accept its
+      // quirks (repeated type/device declarations) with a warning each.
+      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release, .ceph_quirks = true});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     return absl::InvalidArgumentError(
