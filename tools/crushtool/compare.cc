@@ -87,10 +87,7 @@ int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const 
         " crashes on); crushkit compared those inputs with an empty result\n");
   }
   if (diverged > 0) {
-    output.WriteErr("crushkit crushtool: warning: " + std::to_string(diverged) +
-                    " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of"
-                    " bounds there) or the mapper's work budget; those results are crushkit's"
-                    " documented answers (crush/mapper.h), not Ceph's\n");
+    output.WriteErr(DivergedMappingsWarning(diverged));
   }
   return differ ? 1 : 0;
 }

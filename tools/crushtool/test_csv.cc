@@ -1,13 +1,10 @@
 #include "tools/crushtool/test_csv.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "crush/hash.h"
-#include "crush/mapper.h"
 #include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/test_batches.h"
@@ -37,10 +34,10 @@ absl::Status Write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& opt,
+absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& opt,
                           const CsvRuleRun& run) {
-  const auto name = map.model().rule_names.find(run.rule);
-  if (name == map.model().rule_names.end()) {
+  const auto name = map.rule_names.find(run.rule);
+  if (name == map.rule_names.end()) {
     return absl::UnimplementedError("rule " + std::to_string(run.rule) +
                                     " has no name (Ceph aborts building the CSV file names)");
   }
@@ -52,10 +49,6 @@ absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& opt,
   placement += "\n";
   // Ceph sets a batch's counts only once it mapped an input of it.
   std::vector<std::optional<std::vector<int>>> batch_per;
-  const int nr = std::max(run.num_rep, 0);
-  crush::Workspace ws(map, nr);
-  std::vector<ItemId> result(static_cast<std::size_t>(nr));
-  const crush::ChooseArgsRef choose_args = map.ResolveChooseArgs(0);
   const int num_objects = WrapAdd(WrapSub(run.max_x, run.min_x), 1);
   std::size_t mapped = 0;
   for (const XSegment& batch : BatchRanges(run.min_x, run.max_x, opt.batches, num_objects)) {
@@ -63,14 +56,7 @@ absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& opt,
     std::optional<std::vector<int>>& slot = batch_per.emplace_back();
     for (long long x = batch.lo; x <= batch.hi; ++x, ++mapped) {
       std::span<const ItemId> out;
-      if (!run.placements.empty()) {
-        if (mapped < run.placements.size()) out = run.placements[mapped];
-      } else {
-        auto real_x = static_cast<std::uint32_t>(x);
-        if (opt.pool_id != -1) real_x = crush::Hash32_2(real_x, static_cast<std::uint32_t>(opt.pool_id));
-        const int n = crush::DoRule(map, run.rule, real_x, run.weight, ws, result, choose_args);
-        out = std::span<const ItemId>(result.data(), static_cast<std::size_t>(std::max(n, 0)));
-      }
+      if (mapped < run.placements.size()) out = run.placements[mapped];
       placement += IndexedLine<ItemId>(x, out, Int);
       for (ItemId item : out) {
         if (item >= 0 && static_cast<std::size_t>(item) < devices) ++counts[static_cast<std::size_t>(item)];

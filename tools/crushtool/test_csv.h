@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "crush/map.h"
+#include "crush/model.h"
 #include "tools/crushtool/options.h"
 
 namespace crushkit::tools::crushtool {
@@ -23,17 +23,16 @@ struct CsvRuleRun {
   std::span<const crush::Weight> weight;        // after --weight/--mark-down-ratio
   std::span<const long long> per;               // results per device
   std::span<const float> num_objects_expected;  // per device
-  // --simulate's placements in input order; empty: map with CRUSH.
-  std::span<const std::vector<crush::ItemId>> placements = {};
+  // Every result of the run, in input order.
+  std::span<const std::vector<crush::ItemId>> placements;
 };
 
 // Writes "<output-name>-<rule name>-{device_utilization, device_utilization_all,
 // placement_information, proportional_weights, proportional_weights_all,
 // absolute_weights}.csv" and, with --batches > 1, the two batch files.
-// The mappings are recomputed here (deterministic) for the per-input and
-// per-batch tables. Errors: kUnimplemented for an unnamed rule (Ceph builds
+// Errors: kUnimplemented for an unnamed rule (Ceph builds
 // a std::string from a null name and aborts); file write errors.
-absl::Status WriteTestCsv(const crush::CrushMap& map, const TestOptions& options,
+absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& options,
                           const CsvRuleRun& run);
 
 }  // namespace crushkit::tools::crushtool

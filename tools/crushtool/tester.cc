@@ -160,9 +160,10 @@ struct RuleRun {
   bool output_mappings = false;
   bool output_bad_mappings = false;
   // --simulate: Ceph's random placements instead of CRUSH (single-threaded:
-  // one lrand48 stream), their results kept for the CSV writer if asked.
+  // one lrand48 stream).
   RandomPlacer* placer = nullptr;
   Lrand48* rng = nullptr;
+  // --output-csv: every result in input order (single-threaded).
   std::vector<std::vector<ItemId>>* placements = nullptr;
   std::vector<XSegment> segments;
   std::vector<std::uint64_t> starts;  // index of each segment's first input
@@ -216,9 +217,11 @@ void MapIndices(const RuleRun& run, Worker& w, std::uint64_t begin, std::uint64_
         if (!w.error.ok()) return;
         std::copy(placed.begin(), placed.end(), w.result.begin());
         n = static_cast<int>(placed.size());
-        if (run.placements != nullptr) run.placements->push_back(std::move(placed));
       } else {
         n = crush::DoRule(*run.map, r, real_x, run.weight, w.ws, w.result, run.choose_args);
+      }
+      if (run.placements != nullptr) {
+        run.placements->emplace_back(w.result.begin(), w.result.begin() + std::max(n, 0));
       }
       if (w.ws.diverged_from_ceph()) ++w.diverged;
       if (run.output_mappings) {
@@ -388,6 +391,13 @@ void TestOutput::WriteErr(const std::string& text) {
   std::fflush(err_file);
 }
 
+std::string DivergedMappingsWarning(long long diverged) {
+  return "crushkit crushtool: warning: " + std::to_string(diverged) +
+         " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of"
+         " bounds there) or the mapper's work budget; those results are crushkit's"
+         " documented answers (crush/mapper.h), not Ceph's\n";
+}
+
 TestRanges TestRangesFor(const CrushMap& map, const TestOptions& opt) {
   TestRanges r{opt.min_rule, opt.max_rule, opt.min_x, opt.max_x};
   if (r.min_rule < 0 || r.max_rule < 0) {
@@ -512,8 +522,8 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
         placer.emplace(*std::move(p));
         run.placer = &*placer;
         run.rng = &rng;
-        if (opt.output_csv) run.placements = &placements;
       }
+      if (opt.output_csv) run.placements = &placements;
       run.segments = BatchSegments(min_x, max_x, opt.batches, num_objects);
       for (const XSegment& seg : run.segments) {
         run.starts.push_back(run.total);
@@ -524,7 +534,8 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
       int threads = threading.threads > 0 ? std::min(threading.threads, kMaxTestThreads)
                                           : AutomaticThreads();
-      if (run.total < threading.min_parallel_x || opt.simulate) threads = 1;
+      // One lrand48 stream, or one list of results in input order.
+      if (run.total < threading.min_parallel_x || opt.simulate || opt.output_csv) threads = 1;
       threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads),
                                                          std::max<std::uint64_t>(num_chunks, 1)));
       std::vector<std::unique_ptr<Worker>> workers;
@@ -586,7 +597,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       }
       if (opt.output_csv) {
         const CsvRuleRun csv{r, nr, min_x, max_x, weight, per, num_objects_expected, placements};
-        if (auto s = WriteTestCsv(map, opt, csv); !s.ok()) {
+        if (auto s = WriteTestCsv(m, opt, csv); !s.ok()) {
           output.WriteErr("crushkit crushtool: --output-csv: " + std::string(s.message()) + "\n");
           return 1;
         }
@@ -617,10 +628,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                     " crushkit maps nothing for it\n");
   }
   if (diverged > 0) {
-    output.WriteErr("crushkit crushtool: warning: " + std::to_string(diverged) +
-                    " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of"
-                    " bounds there) or the mapper's work budget; those results are crushkit's"
-                    " documented answers (crush/mapper.h), not Ceph's\n");
+    output.WriteErr(DivergedMappingsWarning(diverged));
   }
   return 0;
 }

@@ -82,6 +82,10 @@ TestThreading TestThreadingFromEnvironment();
 // some bucket and 0 for the others; map.max_devices() entries.
 std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map, const TestOptions& options);
 
+// The stderr line for `diverged` mappings whose result is crushkit's
+// documented answer where Ceph's is undefined (--test and --compare).
+std::string DivergedMappingsWarning(long long diverged);
+
 // The rule and input ranges CrushTester::test() and compare() use: the
 // options', else every rule and x = 0..1023.
 struct TestRanges {
