@@ -104,4 +104,44 @@ absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num
   return report;
 }
 
+int RuleDomainType(const MapModel& map, int rule) {
+  if (rule < 0 || rule >= map.max_rules()) return 0;
+  int type = 0;
+  for (const RuleStep& s : map.rules[static_cast<std::size_t>(rule)].steps) {
+    if (s.op == RuleOp::kChooseleafFirstn || s.op == RuleOp::kChooseleafIndep) return s.arg2;
+    if (s.op == RuleOp::kChooseFirstn || s.op == RuleOp::kChooseIndep) type = s.arg2;
+  }
+  return type;
+}
+
+std::vector<ItemId> ItemsOfType(const MapModel& map, const ShareReport& report, int type) {
+  std::vector<ItemId> items;
+  for (const auto& [id, share] : report.items) {
+    if (share.expected <= 0) continue;
+    const Bucket* b = id < 0 ? map.FindBucket(id) : nullptr;
+    const int t = id >= 0 ? 0 : (b != nullptr ? b->type : -1);
+    if (t == type) items.push_back(id);
+  }
+  return items;
+}
+
+ShareSpread SpreadOf(const ShareReport& report, const std::vector<ItemId>& items) {
+  ShareSpread spread;
+  double sum_z2 = 0;
+  for (ItemId id : items) {
+    auto it = report.items.find(id);
+    if (it == report.items.end() || it->second.expected <= 0) continue;
+    const ItemShare& s = it->second;
+    const double fill = s.actual / s.expected;
+    const double z = s.binomial_sd > 0 ? (s.actual - s.expected) / s.binomial_sd : 0.0;
+    if (spread.items == 0 || fill < spread.min_fill) spread.min_fill = fill;
+    if (spread.items == 0 || fill > spread.max_fill) spread.max_fill = fill;
+    sum_z2 += z * z;
+    spread.within_2sd += std::abs(z) <= 2 ? 1 : 0;
+    ++spread.items;
+  }
+  spread.rms_z = spread.items > 0 ? std::sqrt(sum_z2 / spread.items) : 0.0;
+  return spread;
+}
+
 }  // namespace crushkit::crush

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "crush/map.h"
@@ -38,6 +39,26 @@ struct ShareReport {
 // Cost: inputs mappings plus O(items).
 absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num_rep,
                                           std::uint32_t inputs);
+
+// The rule's failure domain: the type of its chooseleaf step, else of its
+// last choose step; 0 (devices) when it has neither.
+int RuleDomainType(const MapModel& map, int rule);
+
+// The items of `type` in `report` (devices for type 0) with a non-zero
+// expected share, in id order.
+std::vector<ItemId> ItemsOfType(const MapModel& map, const ShareReport& report, int type);
+
+// How far the actual shares of `items` stray from their expected ones:
+// fill = actual / expected; z = (actual - expected) / binomial_sd. For a
+// truly random placement rms_z is about 1 and about 95% of items lie within
+// 2 standard deviations: the binomial baseline CRUSH is judged against.
+struct ShareSpread {
+  int items = 0;
+  double min_fill = 0, max_fill = 0;
+  double rms_z = 0;
+  int within_2sd = 0;
+};
+ShareSpread SpreadOf(const ShareReport& report, const std::vector<ItemId>& items);
 
 }  // namespace crushkit::crush
 

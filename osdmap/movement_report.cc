@@ -1,12 +1,11 @@
 #include "osdmap/movement_report.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "osdmap/proto_json.h"
 #include "osdmap/proto/movement.pb.h"
 #include "osdmap/report_internal.h"
 
@@ -236,15 +235,8 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   if (r.schedule) ToProto(r, msg.mutable_schedule());
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.add_whitespace = true;
-  opts.preserve_proto_field_names = true;
-  opts.always_print_primitive_fields = true;
-  opts.always_print_enums_as_ints = false;
-  std::string out;
-  auto st = google::protobuf::util::MessageToJsonString(msg, &out, opts);
-  if (!st.ok()) return absl::InternalError(absl::StrCat("cannot print the report as JSON: ", st.ToString()));
-  if (out.empty() || out.back() != '\n') out += '\n';
+  absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
+  if (!out.ok()) return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
   return out;
 }
 

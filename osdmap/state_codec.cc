@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "crush/codec.h"
 #include "crush/status_macros.h"
+#include "osdmap/proto_json.h"
 #include "osdmap/proto/state.pb.h"
 
 namespace crushkit::osdmap {
@@ -231,13 +232,9 @@ absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateForma
     if (!msg.SerializeToString(&out)) return absl::InternalError("cannot serialize state");
     return out;
   }
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.add_whitespace = true;
-  opts.preserve_proto_field_names = true;
-  auto st = google::protobuf::util::MessageToJsonString(msg, &out, opts);
-  if (!st.ok()) return absl::InternalError(absl::StrCat("cannot print state as JSON: ", st.ToString()));
-  if (out.empty() || out.back() != '\n') out += '\n';
-  return out;
+  absl::StatusOr<std::string> json = ProtoToJson(msg, /*print_defaults=*/false);
+  if (!json.ok()) return absl::InternalError(absl::StrCat("cannot print state: ", json.status().message()));
+  return json;
 }
 
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {

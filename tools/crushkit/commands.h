@@ -18,6 +18,7 @@ int RunCrushtool(const std::vector<std::string>& args);
 int RunOsdmaptool(const std::vector<std::string>& args);
 
 // Each registers one CLI11 subcommand on `app`.
+void AddCheckCommand(CLI::App& app);
 void AddCompileCommand(CLI::App& app);
 void AddDecompileCommand(CLI::App& app);
 void AddDiffCommand(CLI::App& app);
@@ -27,6 +28,7 @@ void AddMapObjectCommand(CLI::App& app);
 void AddMapPgsCommand(CLI::App& app);
 void AddPlanCommand(CLI::App& app);
 void AddStrategiesCommand(CLI::App& app);
+void AddTestCommand(CLI::App& app);
 void AddTreeCommand(CLI::App& app);
 
 }  // namespace crushkit::tools

@@ -63,7 +63,8 @@ int RunCompile(const CompileOptions& o) {
 
 void AddCompileCommand(CLI::App& app) {
   auto opts = std::make_shared<CompileOptions>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile a text crush map to Ceph's binary format (crushtool -c)");
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a text crush map to Ceph's binary format (crushtool -c)\n"
+                                     "  example: crushkit compile map.txt -o map.bin");
   cmd->add_option("input", opts->input, "text crush map")->required();
   cmd->add_option("-o,--output", opts->output, "binary crush map to write")->required();
   AddCephReleaseOption(cmd, &opts->ceph_release);

@@ -33,4 +33,14 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   return crush::EncodeCrushMapAs(*std::move(model), *release);
 }
 
+absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path) {
+  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(path);
+  if (!bytes.ok()) return absl::Status(bytes.status().code(), path + ": " + std::string(bytes.status().message()));
+  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
+  if (!model.ok()) {
+    return absl::Status(model.status().code(), path + ": cannot decode: " + std::string(model.status().message()));
+  }
+  return model;
+}
+
 }  // namespace crushkit::tools

@@ -8,12 +8,16 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "crush/model.h"
 
 namespace crushkit::tools {
 
 // The map's binary encoding (a text map is compiled and encoded). On error
 // the diagnostics have been printed; the status says what failed.
 absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path);
+
+// LoadCrushMapBytes, decoded. Errors name the file.
+absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path);
 
 }  // namespace crushkit::tools
 

@@ -79,7 +79,8 @@ int RunDecompile(const DecompileOptions& o) {
 
 void AddDecompileCommand(CLI::App& app) {
   auto opts = std::make_shared<DecompileOptions>();
-  CLI::App* cmd = app.add_subcommand("decompile", "Decompile a binary crush map to text (crushtool -d)");
+  CLI::App* cmd = app.add_subcommand("decompile", "Decompile a binary crush map to text (crushtool -d)\n"
+                                     "  example: ceph osd getcrushmap -o map.bin && crushkit decompile map.bin -o map.txt");
   cmd->add_option("input", opts->input, "binary crush map")->required();
   cmd->add_option("-o,--output", opts->output, "text output (default: standard output)");
   AddCephReleaseOption(cmd, &opts->ceph_release);

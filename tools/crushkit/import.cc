@@ -103,7 +103,9 @@ void AddImportCommand(CLI::App& app) {
       "Import a cluster state from `ceph osd dump -f json` (or `osdmaptool --dump json`) and the "
       "crush map: binary (`ceph osd getcrushmap` / `osdmaptool --export-crush`) or text (compiled "
       "as `crushtool -c` does; detected by content). Ceph's binary osdmap itself is not decoded "
-      "yet.");
+      "yet.\n"
+      "  example: ceph osd dump -f json > dump.json; ceph osd getcrushmap -o crush.bin\n"
+      "           crushkit import --osdmap dump.json --crush crush.bin -o state.pb");
   cmd->add_option("--osdmap", args->osdmap, "OSD map as JSON (ceph osd dump -f json)")->required();
   cmd->add_option("--crush", args->crush, "crush map, binary or text")->required();
   cmd->add_option("--pg-stats", args->pg_stats,

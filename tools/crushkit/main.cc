@@ -24,9 +24,9 @@ int main(int argc, char** argv) {
         "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
         "Ceph's own flags and print byte-identical output."};
     app.require_subcommand(1);
-    for (auto* add : {&AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
+    for (auto* add : {&AddCheckCommand, &AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
                       &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
-                      &AddTreeCommand}) {
+                      &AddTestCommand, &AddTreeCommand}) {
       add(app);
     }
     CLI11_PARSE(app, argc, argv);

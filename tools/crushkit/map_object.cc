@@ -43,7 +43,8 @@ int RunMapObject(const MapObjectArgs& a) {
 void AddMapObjectCommand(CLI::App& app) {
   auto args = std::make_shared<MapObjectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "map-object", "Map an object name to its PG and up/acting OSDs (like `ceph osd map`)");
+      "map-object", "Map an object name to its PG and up/acting OSDs (like `ceph osd map`)\n"
+      "  example: crushkit map-object state.pb rbd rbd_data.1234.0000000000000000");
   cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")
       ->required();
   cmd->add_option("pool", args->pool, "pool name or id")->required();

@@ -90,7 +90,8 @@ void AddMapPgsCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "map-pgs",
       "Map every PG to its up and acting OSDs. Text: one line per PG, "
-      "\"<pgid>\\t[up]\\t<up primary>\\t[acting]\\t<acting primary>\"");
+      "\"<pgid>\\t[up]\\t<up primary>\\t[acting]\\t<acting primary>\"\n"
+      "  example: crushkit map-pgs state.pb --pool 1 > mappings.tsv");
   cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")
       ->required();
   cmd->add_option("--pool", args->pool, "only this pool (name or id)");

@@ -213,7 +213,8 @@ void AddStrategiesCommand(CLI::App& app) {
       "strategies",
       "Compare CRUSH straw2 with mod-N, ring, jump, rendezvous, Maglev and fixed partitions on "
       "one cluster and one change: data moved, balance, failure-domain violations, lookup time, "
-      "memory");
+      "memory\n"
+      "  example: crushkit strategies map.bin --add 4 --add-weight 7.3");
   cmd->footer(kHelpFooter);
   cmd->add_option("map", o->map, "crush map (binary or text)");
   cmd->add_option("--nodes", o->nodes, "use N equal devices instead of a map")

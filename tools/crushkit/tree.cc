@@ -13,12 +13,13 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/bucket_shares.h"
-#include "crush/codec.h"
 #include "crush/display.h"
 #include "crush/edit.h"
 #include "crush/map.h"
+#include "osdmap/proto_json.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
+#include "tools/proto/map_reports.pb.h"
 
 namespace crushkit::tools {
 namespace {
@@ -29,6 +30,7 @@ struct TreeArgs {
   int rule = 0;
   int num_rep = 3;
   std::uint32_t inputs = 65536;
+  bool json = false;
 };
 
 int Fail(const std::string& msg) {
@@ -48,11 +50,59 @@ const crush::ItemShare* ShareOf(const crush::MapModel& m, const crush::ShareRepo
   return it == report.items.end() ? nullptr : &it->second;
 }
 
+std::string TypeNameOf(const crush::MapModel& m, crush::ItemId id) {
+  int type = 0;
+  if (id < 0) {
+    const crush::Bucket* b = m.FindBucket(id);
+    type = b != nullptr ? b->type : 0;
+  }
+  auto tname = m.type_names.find(type);
+  return tname != m.type_names.end() ? tname->second : "?";
+}
+
+int PrintJson(const TreeArgs& a, const crush::MapModel& m, const std::vector<crush::TreeItem>& tree,
+              const crush::ShareReport* shares) {
+  reports::TreeReport report;
+  report.set_map(a.map);
+  for (const crush::TreeItem& t : tree) {
+    reports::TreeItem* p = report.add_items();
+    p->set_id(t.id);
+    auto name = m.item_names.find(t.id);
+    p->set_name(name != m.item_names.end() ? name->second : std::to_string(t.id));
+    p->set_type(TypeNameOf(m, t.id));
+    if (const std::string* cls = crush::ItemClassName(m, t.id)) p->set_device_class(*cls);
+    p->set_weight(t.weight);
+    p->set_depth(t.depth);
+    if (shares == nullptr) continue;
+    if (const crush::ItemShare* s = ShareOf(m, *shares, t.id)) {
+      reports::ItemShare* q = p->mutable_share();
+      q->set_id(t.id);
+      q->set_name(p->name());
+      q->set_weight(t.weight);
+      q->set_expected_share(s->expected);
+      q->set_actual_share(s->actual);
+      q->set_deviation_sd(s->binomial_sd > 0 ? (s->actual - s->expected) / s->binomial_sd : 0.0);
+      q->set_fill(s->expected > 0 ? s->actual / s->expected : 0.0);
+      q->set_replicas(s->replicas);
+    }
+  }
+  if (shares != nullptr) {
+    reports::RuleTest* t = report.mutable_test();
+    t->set_rule(a.rule);
+    t->set_num_rep(a.num_rep);
+    t->set_inputs(a.inputs);
+    t->set_placed(shares->placed);
+    t->set_short_results(shares->short_results);
+  }
+  absl::StatusOr<std::string> json = osdmap::ProtoToJson(report, /*print_defaults=*/true);
+  if (!json.ok()) return Fail(std::string(json.status().message()));
+  std::cout << *json;
+  return 0;
+}
+
 int RunTree(const TreeArgs& a) {
-  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map);
-  if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
-  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
-  if (!model.ok()) return Fail(a.map + ": cannot decode: " + std::string(model.status().message()));
+  absl::StatusOr<crush::MapModel> model = LoadCrushModel(a.map);
+  if (!model.ok()) return Fail(std::string(model.status().message()));
   absl::StatusOr<std::vector<crush::TreeItem>> tree = crush::WalkTree(*model, false);
   if (!tree.ok()) return Fail(std::string(tree.status().message()));
   std::optional<crush::ShareReport> shares;
@@ -62,27 +112,23 @@ int RunTree(const TreeArgs& a) {
     absl::StatusOr<crush::ShareReport> r = crush::MeasureShares(*map, a.rule, a.num_rep, a.inputs);
     if (!r.ok()) return Fail(std::string(r.status().message()));
     shares = *std::move(r);
+    if (a.json) return PrintJson(a, *model, *tree, &*shares);
     std::printf("rule %d, %d replicas, x = 0..%u: %llu replicas placed, %llu short results\n", a.rule,
                 a.num_rep, a.inputs - 1, static_cast<unsigned long long>(shares->placed),
                 static_cast<unsigned long long>(shares->short_results));
   }
+  if (a.json) return PrintJson(a, *model, *tree, nullptr);
   std::printf("%-6s %-6s %10s  %-10s %-24s", "ID", "CLASS", "WEIGHT", "TYPE", "NAME");
   if (shares) std::printf(" %9s %9s %7s", "EXPECTED", "ACTUAL", "DEV/SD");
   std::printf("\n");
   const crush::MapModel& m = *model;
   for (const crush::TreeItem& t : *tree) {
     const std::string* cls = crush::ItemClassName(m, t.id);
-    int type = 0;
-    if (t.id < 0) {
-      const crush::Bucket* b = m.FindBucket(t.id);
-      type = b != nullptr ? b->type : 0;
-    }
-    auto tname = m.type_names.find(type);
     auto name = m.item_names.find(t.id);
     const std::string label = std::string(static_cast<std::size_t>(2 * t.depth), ' ') +
                               (name != m.item_names.end() ? name->second : std::to_string(t.id));
     std::printf("%-6d %-6s %10.5f  %-10s %-24s", t.id, cls != nullptr ? cls->c_str() : "", t.weight,
-                tname != m.type_names.end() ? tname->second.c_str() : "?", label.c_str());
+                TypeNameOf(m, t.id).c_str(), label.c_str());
     if (shares) {
       if (const crush::ItemShare* s = ShareOf(m, *shares, t.id)) {
         const double dev = s->binomial_sd > 0 ? (s->actual - s->expected) / s->binomial_sd : 0.0;
@@ -107,6 +153,7 @@ void AddTreeCommand(CLI::App& app) {
   cmd->add_option("--rule", args->rule, "rule id (default 0)");
   cmd->add_option("--num-rep", args->num_rep, "replicas per input (default 3)")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")->check(CLI::Range(1u, 1u << 26));
+  cmd->add_flag("--json", args->json, "print the tree (and shares) as JSON");
   cmd->callback([args] {
     if (const int rc = RunTree(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""`crushkit check`, `crushkit test` and `crushkit tree` on the bundled sample
+maps (and a broken copy of one): the findings each map must produce, exit
+codes, --json output that parses with the documented fields, and help
+texts that carry an example."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def run(cmd, expect_rc=0):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if p.returncode != expect_rc:
+        FAILURES.append(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect_rc}\n{p.stderr}")
+    return p.stdout
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+
+
+def codes(report):
+    return {f["code"] for f in report["findings"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--crushkit", required=True)
+    ap.add_argument("--samples", required=True)
+    a = ap.parse_args()
+    k = a.crushkit
+    legacy = os.path.join(a.samples, "legacy-rooms.crush")
+    racks = os.path.join(a.samples, "3rack-weighted.crush")
+    ec = os.path.join(a.samples, "6host-classes-ec.crush")
+
+    r = json.loads(run([k, "check", legacy, "--json"]))
+    expect({"tunables-legacy", "bucket-alg-legacy"} <= codes(r), f"legacy-rooms findings: {codes(r)}")
+    expect(r["errors"] == 0 and r["warnings"] >= 2, f"legacy-rooms counts: {r['errors']} {r['warnings']}")
+    expect(all(f["hint"] for f in r["findings"] if f["severity"] == "warning"), "every warning has a hint")
+    run([k, "check", legacy, "--strict"], expect_rc=1)
+
+    r = json.loads(run([k, "check", racks, "--json"]))
+    expect("failure-domain-imbalance" in codes(r), f"3rack-weighted findings: {codes(r)}")
+    # Four replicas in three racks cannot be placed: an error, exit 1.
+    r = json.loads(run([k, "check", racks, "--num-rep", "4", "--json"], expect_rc=1))
+    expect("rule-unsatisfiable" in codes(r), f"3rack-weighted --num-rep 4 findings: {codes(r)}")
+
+    r = json.loads(run([k, "check", ec, "--json"]))
+    expect("rule-capacity" in codes(r), f"6host-classes-ec findings: {codes(r)}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = os.path.join(tmp, "broken.crush")
+        with open(racks) as f:
+            text = f.read()
+        # A rule taking a bucket that does not exist cannot compile; a rule
+        # without emit compiles and maps nothing.
+        with open(broken, "w") as f:
+            f.write(text.replace("\tstep emit\n", "", 1))
+        r = json.loads(run([k, "check", broken, "--json"], expect_rc=1))
+        expect("rule-no-emit" in codes(r), f"rule without emit: {codes(r)}")
+        out = run([k, "check", broken], expect_rc=1)
+        expect("fix:" in out and "1 error(s)" in out, f"terminal summary:\n{out}")
+
+    t = json.loads(run([k, "test", racks, "--json", "--inputs", "20000"]))
+    rule = t["rules"][0]
+    expect(rule["num_rep"] == 3 and rule["inputs"] == 20000, f"test header: {rule}")
+    expect(int(rule["placed"]) > 0 and rule["domain_type"] == "rack", f"test rule: {rule}")
+    shares = sum(d["actual_share"] for d in rule["domains"])
+    expect(abs(shares - 1.0) < 1e-9, f"rack shares sum to {shares}")
+    expect(rule["domain_spread"]["items"] == len(rule["domains"]) == 3, f"spread: {rule['domain_spread']}")
+    out = run([k, "test", racks, "--inputs", "20000"])
+    expect("within 2 SD" in out and "DEV/SD" in out, f"test terminal output:\n{out}")
+
+    tr = json.loads(run([k, "tree", ec, "--json", "--test", "--inputs", "4096"]))
+    expect(any(i["device_class"] == "ssd" for i in tr["items"]), "tree --json has classes")
+    expect(any("share" in i for i in tr["items"]) and tr["test"]["inputs"] == 4096, "tree --json --test shares")
+
+    for cmd in ["check", "test", "tree", "edit", "compile", "decompile", "diff", "plan", "import", "map-pgs",
+                "map-object", "strategies"]:
+        out = run([k, cmd, "--help"])
+        expect("xample" in out, f"`crushkit {cmd} --help` has no example")
+
+    for f in FAILURES:
+        print("FAIL:", f)
+    print(f"{'FAILED' if FAILURES else 'OK'}: map commands ({len(FAILURES)} failure(s))")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
