@@ -686,101 +686,32 @@ class Lowerer {
   // ---- device classes (CrushWrapper::populate_classes) --------------------
   void PopulateClasses(SourceRange where) {
     if (m_.class_names.empty()) return;  // no class, no shadow tree to clone
-    std::set<ItemId> used;
-    for (const auto& [orig, per_class] : file_class_bucket_) {
-      for (const auto& [cls, shadow] : per_class) used.insert(shadow);
-    }
-    const std::set<ItemId> roots = crush::FindNonshadowRoots(m_);
-    const std::map<std::int32_t, std::string> classes = m_.class_names;
-    for (ItemId root : roots) {
-      for (const auto& [cls, cname] : classes) {
-        absl::StatusOr<ItemId> clone = CloneForClass(root, cls, used);
-        if (!clone.ok()) {
-          // Ceph ignores populate_classes() failing and keeps what it built
-          // (every shadow bucket cloned after the failure is missing too).
-          // A file shadow id that is already taken is reported where it
-          // was declared.
-          Diagnostic d{Severity::kWarning, where,
-                       "device class shadow trees are incomplete: " + std::string(clone.status().message()),
-                       {}};
-          if (taken_shadow_decl_) {
-            d.range = *taken_shadow_decl_;
-            d.message += " (as in Ceph, this and every later shadow bucket is not built)";
-            if (taken_shadow_other_) d.notes.push_back(Note(*taken_shadow_other_, "that id is declared here"));
-          }
-          sink_.Report(std::move(d));
-          return;
+    crush::ShadowCloneConflict conflict;  // original stays 0 unless an id was taken
+    const absl::Status s = crush::PopulateShadowTrees(m_, file_class_bucket_, &conflict);
+    if (s.ok()) return;
+    // Ceph ignores populate_classes() failing and keeps what it built (every
+    // shadow bucket cloned after the failure is missing too). A file shadow
+    // id that is already taken is reported where it was declared.
+    Diagnostic d{Severity::kWarning, where, "device class shadow trees are incomplete: " + std::string(s.message()),
+                 {}};
+    auto decl = file_class_bucket_decl_.find({conflict.original, conflict.device_class});
+    if (conflict.original < 0 && decl != file_class_bucket_decl_.end()) {
+      d.range = decl->second;
+      std::string holder;
+      if (auto h = m_.item_names.find(conflict.shadow_id); h != m_.item_names.end()) holder = " by " + Quote(h->second);
+      d.message = "device class shadow trees are incomplete: shadow bucket " +
+                  Quote(m_.item_names[conflict.original] + "~" + m_.class_names[conflict.device_class]) + ": id " +
+                  std::to_string(conflict.shadow_id) + " (" + Quote(m_.class_names[conflict.device_class]) +
+                  " shadow of " + Quote(m_.item_names[conflict.original]) + ") is already used" + holder +
+                  " (as in Ceph, this and every later shadow bucket is not built)";
+      for (const auto& [key, range] : file_class_bucket_decl_) {
+        if (file_class_bucket_[key.first][key.second] == conflict.shadow_id && key != decl->first) {
+          d.notes.push_back(Note(range, "that id is declared here"));
+          break;
         }
       }
     }
-  }
-
-  // CrushWrapper::device_class_clone.
-  absl::StatusOr<ItemId> CloneForClass(ItemId orig, int cls, const std::set<ItemId>& used) {
-    auto oname = m_.item_names.find(orig);
-    if (oname == m_.item_names.end()) return absl::NotFoundError("unnamed bucket " + std::to_string(orig));
-    const std::string copy_name = oname->second + "~" + m_.class_names[cls];
-    if (auto it = shadow_names_.find(copy_name); it != shadow_names_.end()) return it->second;
-    const crush::Bucket* original_ptr = m_.FindBucket(orig);
-    if (original_ptr == nullptr) return absl::NotFoundError("bucket " + std::to_string(orig) + " does not exist");
-    const crush::Bucket original = *original_ptr;
-    const int scv = m_.tunables.straw_calc_version;
-    absl::StatusOr<crush::Bucket> copy = crush::MakeBucket(original.alg, original.hash, original.type, {}, {}, scv);
-    if (!copy.ok()) return copy.status();
-    for (std::size_t i = 0; i < original.items.size(); ++i) {
-      const ItemId item = original.items[i];
-      const Weight weight = crush::BucketItemWeight(original, i);
-      if (item >= 0) {
-        auto c = m_.class_map.find(item);
-        if (c == m_.class_map.end() || c->second != cls) continue;
-        absl::Status s = crush::AddBucketItem(*copy, item, weight, scv);
-        if (!s.ok()) {
-          return absl::InvalidArgumentError("cannot add " + Quote(m_.item_names[item]) + " to " + Quote(copy_name) +
-                                            ": " + std::string(s.message()));
-        }
-      } else {
-        absl::StatusOr<ItemId> child = CloneForClass(item, cls, used);
-        if (!child.ok()) return child.status();
-        const Weight child_weight = m_.FindBucket(*child)->weight;
-        absl::Status s = crush::AddBucketItem(*copy, *child, child_weight, scv);
-        if (!s.ok()) {
-          return absl::InvalidArgumentError("cannot add " + Quote(m_.item_names[*child]) + " to " +
-                                            Quote(copy_name) + ": " + std::string(s.message()));
-        }
-      }
-    }
-    ItemId bno = 0;
-    auto fo = file_class_bucket_.find(orig);
-    if (fo != file_class_bucket_.end() && fo->second.count(cls) != 0) {
-      bno = fo->second.at(cls);
-    } else {
-      // A new shadow id unused by the map and by any shadow id in the file.
-      bno = -1;
-      while (m_.FindBucket(bno) != nullptr || used.count(bno) != 0) --bno;
-    }
-    absl::StatusOr<ItemId> added = crush::AddBucket(m_, bno, *std::move(copy));
-    if (!added.ok()) {
-      if (auto decl = file_class_bucket_decl_.find({orig, cls}); decl != file_class_bucket_decl_.end()) {
-        taken_shadow_decl_ = decl->second;
-        for (const auto& [key, range] : file_class_bucket_decl_) {
-          if (file_class_bucket_[key.first][key.second] == bno && key != decl->first) {
-            taken_shadow_other_ = range;
-            break;
-          }
-        }
-        std::string holder;
-        if (auto h = m_.item_names.find(bno); h != m_.item_names.end()) holder = " by " + Quote(h->second);
-        return absl::AlreadyExistsError("shadow bucket " + Quote(copy_name) + ": id " + std::to_string(bno) +
-                                        " (" + Quote(m_.class_names[cls]) + " shadow of " + Quote(oname->second) +
-                                        ") is already used" + holder);
-      }
-      return absl::AlreadyExistsError("shadow bucket " + Quote(copy_name) + ": " + std::string(added.status().message()));
-    }
-    m_.class_map[*added] = cls;
-    m_.item_names[*added] = copy_name;
-    shadow_names_[copy_name] = *added;
-    m_.class_buckets[orig][cls] = *added;
-    return *added;
+    sink_.Report(std::move(d));
   }
 
   // ---- rules (CrushCompiler::parse_rule) ----------------------------------
@@ -1076,16 +1007,12 @@ class Lowerer {
   std::map<int, SourceRange> type_id_decl_;
   std::map<std::string_view, int> class_id_;  // CrushWrapper::class_rname
   std::map<int, std::map<int, ItemId>> file_class_bucket_;  // CrushCompiler::class_bucket
-  // Where each file_class_bucket_ entry ("id N class C") was declared, and,
-  // when populating the classes stopped on a shadow id already in use, that
-  // declaration and the other declaration of the same id.
+  // Where each file_class_bucket_ entry ("id N class C") was declared: a
+  // shadow id found taken is reported there.
   std::map<std::pair<int, int>, SourceRange> file_class_bucket_decl_;
-  std::optional<SourceRange> taken_shadow_decl_;
-  std::optional<SourceRange> taken_shadow_other_;
   std::map<std::string_view, SourceRange> rule_name_decl_;
   std::map<int, SourceRange> rule_id_decl_;
   std::map<std::int64_t, SourceRange> choose_args_decl_;
-  std::unordered_map<std::string, ItemId> shadow_names_;  // name_rmap entries of shadow buckets
   std::set<std::string_view> cyclic_;
   std::unordered_set<std::string_view> declared_buckets_;
   bool saw_rule_ = false;

@@ -784,6 +784,14 @@ absl::Status RebuildRootsWithClasses(MapModel& map) {
   return editor.RebuildRootsWithClasses();
 }
 
+absl::Status PopulateShadowTrees(MapModel& map,
+                                 const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
+                                 ShadowCloneConflict* conflict) {
+  internal::Editor editor(map);
+  CRUSH_RETURN_IF_ERROR(editor.CheckAcyclic());
+  return editor.PopulateClasses(shadow_ids, conflict);
+}
+
 absl::Status ReweightAll(MapModel& map) { return internal::Editor(map).Reweight(); }
 
 void FinalizeMaxDevices(MapModel& map) {

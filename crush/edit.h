@@ -179,6 +179,24 @@ absl::Status SetDeviceClass(MapModel& map, ItemId id, std::string_view class_nam
 // unnamed bucket, kInternal for a cycle.
 absl::Status RebuildRootsWithClasses(MapModel& map);
 
+// Where PopulateShadowTrees stopped: the clone whose id was already taken.
+struct ShadowCloneConflict {
+  ItemId original = 0;            // the bucket being cloned
+  std::int32_t device_class = 0;
+  ItemId shadow_id = 0;           // the id it was to get
+};
+
+// CrushWrapper::populate_classes() alone, as CrushCompiler runs it after the
+// buckets of a text map: a shadow clone of every non-shadow root for every
+// class (children first), clone ids taken from `shadow_ids` (bucket -> class
+// -> id: the map's `id -N class C` lines) and new ids never one of those.
+// Errors: kAlreadyExists when a wanted id is taken (*conflict says which;
+// may be null), kInvalidArgument/kOutOfRange when an item cannot be added to
+// a clone. As in Ceph, what was built before the failure stays.
+absl::Status PopulateShadowTrees(MapModel& map,
+                                 const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
+                                 ShadowCloneConflict* conflict = nullptr);
+
 // CrushWrapper::reweight (crushtool --reweight): crush_reweight_bucket() on
 // every non-shadow root (each bucket's item weights for child buckets and
 // its weight recomputed bottom-up; list prefix sums and inner tree nodes are

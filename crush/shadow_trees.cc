@@ -94,7 +94,10 @@ absl::Status Editor::RebuildRootsWithClasses() {
   return PopulateClasses(old_class_bucket);
 }
 
-absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket) {
+absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket, ShadowCloneConflict* conflict) {
+  conflict_ = conflict;
+  clone_name_index_.clear();
+  for (const auto& [id, name] : map_.item_names) clone_name_index_[name] = id;  // ascending: highest id wins
   std::set<std::int32_t> used_ids;
   for (const auto& [orig, by_class] : old_class_bucket) {
     for (const auto& [cls, shadow] : by_class) used_ids.insert(shadow);
@@ -125,7 +128,7 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   auto class_it = map_.class_names.find(device_class);
   if (class_it == map_.class_names.end()) return ErrnoStatus(9, "unknown class");
   const std::string copy_name = name_it->second + "~" + class_it->second;
-  if (NameExists(copy_name)) return ItemIdOf(copy_name);
+  if (auto named = clone_name_index_.find(copy_name); named != clone_name_index_.end()) return named->second;
 
   const Bucket* orig = map_.FindBucket(original);
   if (orig == nullptr) {
@@ -143,16 +146,24 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
     const Bucket& o = *map_.FindBucket(original);
     const ItemId item = o.items[i];
     const Weight weight = BucketItemWeight(o, i);
+    ItemId added_item = item;
+    Weight added_weight = weight;
     if (item >= 0) {
       auto cls = map_.class_map.find(item);
       if (cls == map_.class_map.end() || cls->second != device_class) continue;
-      CRUSH_RETURN_IF_ERROR(CephBucketAddItem(copy, item, weight, scv));
     } else {
-      CRUSH_ASSIGN_OR_RETURN(ItemId child, DeviceClassClone(item, device_class, old_class_bucket,
-                                                            used_ids, cmap_item_weight, depth + 1));
-      const Bucket* child_copy = map_.FindBucket(child);
+      CRUSH_ASSIGN_OR_RETURN(added_item, DeviceClassClone(item, device_class, old_class_bucket, used_ids,
+                                                          cmap_item_weight, depth + 1));
+      const Bucket* child_copy = map_.FindBucket(added_item);
       if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
-      CRUSH_RETURN_IF_ERROR(CephBucketAddItem(copy, child, child_copy->weight, scv));
+      added_weight = child_copy->weight;
+    }
+    if (absl::Status s = CephBucketAddItem(copy, added_item, added_weight, scv); !s.ok()) {
+      auto added_name = map_.item_names.find(added_item);
+      return absl::Status(s.code(), "cannot add '" +
+                                        (added_name != map_.item_names.end() ? added_name->second
+                                                                             : std::to_string(added_item)) +
+                                        "' to '" + copy_name + "': " + std::string(s.message()));
     }
     item_orig_pos.push_back(i);
   }
@@ -171,10 +182,14 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   }
   const std::vector<ItemId> copy_items = copy.items;
   auto added = crush::AddBucket(map_, bno, std::move(copy));
-  if (!added.ok()) return ErrnoStatus(17, std::string(added.status().message()));
+  if (!added.ok()) {
+    if (conflict_ != nullptr) *conflict_ = {original, device_class, bno};
+    return ErrnoStatus(17, "shadow bucket '" + copy_name + "': " + std::string(added.status().message()));
+  }
   const ItemId clone = *added;
   map_.class_map[clone] = device_class;
   map_.item_names[clone] = copy_name;
+  clone_name_index_[copy_name] = clone;
   map_.class_buckets[original][device_class] = clone;
 
   // Weight sets of the clone: the original's device entries, the sums

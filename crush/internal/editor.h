@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -106,6 +107,10 @@ class Editor {
   // --- shadow trees (shadow_trees.cc) ---
   absl::Status RebuildRootsWithClasses();
   std::int32_t GetOrCreateClassId(const std::string& name);
+  using ClassBuckets = std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>;
+  // populate_classes(); `conflict` (may be null) learns which clone found its
+  // id taken (kAlreadyExists).
+  absl::Status PopulateClasses(const ClassBuckets& old_class_bucket, ShadowCloneConflict* conflict = nullptr);
 
  private:
   absl::StatusOr<std::int64_t> DetachBucket(ItemId item);
@@ -127,15 +132,17 @@ class Editor {
   bool ClassIsDead(std::int32_t class_id) const;
   absl::Status TrimRootsWithClass();
   void RemoveRoot(ItemId item, int depth);
-  using ClassBuckets = std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>;
   using CmapItemWeight = std::map<std::int64_t, std::map<ItemId, std::vector<Weight>>>;
-  absl::Status PopulateClasses(const ClassBuckets& old_class_bucket);
   absl::StatusOr<ItemId> DeviceClassClone(ItemId original, std::int32_t device_class,
                                           const ClassBuckets& old_class_bucket,
                                           const std::set<std::int32_t>& used_ids,
                                           CmapItemWeight* cmap_item_weight, int depth);
 
   MapModel& map_;
+  // During PopulateClasses: name -> highest id (Ceph's name_rmap), so
+  // device_class_clone's name_exists is a lookup, and the conflict to report.
+  std::unordered_map<std::string, ItemId> clone_name_index_;
+  ShadowCloneConflict* conflict_ = nullptr;
   // (choose_args index, bucket) pairs whose weight set Ceph has allocated
   // with zero positions (device_class_clone's calloc(0) for clones of
   // buckets without a weight set): not NULL, so never re-created, and
