@@ -279,13 +279,18 @@ def tree_garbage_failure(cur, theirs, ours, tbin, obin):
     (crushtool exits 222; --remove-rule reports its rebuild's failure as
     "fail to remove rule" and exits 1 -- valgrind shows the jump on
     uninitialised memory, seed 2 map 845; remove_item, which ignores the
-    rebuild's result, writes a map with the shadow trees made so far)."""
+    rebuild's result, writes a map with the shadow trees made so far;
+    --reclassify prints "reclassify err from insert_item: (34)")."""
     cur_ids = bucket_ids(cur) or {}
     if 3 not in cur_ids.values():
         return False
     if theirs[0] == 256 - 34:
         return True
     if theirs[0] == 1 and theirs[2].startswith(b"fail to remove rule") and ours[0] == 0:
+        return True
+    # --reclassify's insert_item into a garbage tree bucket (valgrind: seed 2
+    # maps 444, 604, 1734 of the reclassify differential).
+    if theirs[0] == 1 and b"err from insert_item: (34)" in theirs[1]:
         return True
     tids, oids = bucket_ids(tbin or b""), bucket_ids(obin or b"")
     return tids is not None and oids is not None and set(tids) < set(oids)
