@@ -12,7 +12,8 @@
 #   they run cleanly; they measure nothing under ASan). Labels in
 #   $CRUSH_SANITIZE_EXCLUDE (a ctest -LE regex) are skipped. -Werror is on
 #   (CI builds the tests only here); CRUSH_WERROR=OFF turns it off.
-#   Build dir: ${BUILD_DIR:-build-asan}.
+#   Build dir: ${BUILD_DIR:-build-asan}. CRUSH_DIFFERENTIAL_CRUSHKIT=PATH makes
+#   the differential suites run that crushkit instead (CI: a Release one).
 # tsan: gcc, -fsanitize=thread, builds the crush_core tests, the crushtool
 #   front's tests and the crushkit binary, and runs every multi-threaded
 #   path: the concurrent-mapping tests (many threads sharing one CrushMap,
@@ -37,7 +38,8 @@ case "$mode" in
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
       -DCRUSH_WERROR="${CRUSH_WERROR:-ON}" \
-      -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS="${CRUSH_SANITIZE_BENCHMARKS:-OFF}" >/dev/null
+      -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS="${CRUSH_SANITIZE_BENCHMARKS:-OFF}" \
+      -DCRUSH_DIFFERENTIAL_CRUSHKIT="${CRUSH_DIFFERENTIAL_CRUSHKIT:-}" >/dev/null
     # CRUSH_SANITIZE_TARGETS (space-separated) limits the build, e.g. for CI;
     # tests of targets not built are simply not discovered.
     if [[ -n "${CRUSH_SANITIZE_TARGETS:-}" ]]; then

@@ -49,8 +49,13 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     # and benchmarks; each benchmark's smoke run is a ctest entry there. (A
     # separate Release build took a quarter of CI's time and only re-proved
     # the same code compiles; the release flow and bench/ scripts cover -O3.)
-    stamp "whole suite and benchmark smoke runs, ASan+UBSan"
+    stamp "Release crushkit for the differential suites"
+    release_dir=${RELEASE_BUILD_DIR:-build-release}
+    BUILD_DIR="$release_dir" BUILD_TARGETS=crushkit bash tools/dev/build.sh -DCRUSH_WERROR=ON \
+      -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF
+    stamp "whole suite and benchmark smoke runs, ASan+UBSan (differential suites: Release crushkit)"
     CRUSH_SANITIZE_BENCHMARKS=ON BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" \
+      CRUSH_DIFFERENTIAL_CRUSHKIT="$PWD/$release_dir/tools/crushkit" \
       bash tools/dev/run-sanitized-tests.sh asan
     stamp "multi-threaded paths, TSan"
     BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
