@@ -1,16 +1,19 @@
 #include "osdmap/import.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
 #include "crush/codec.h"
 #include "crush/status_macros.h"
+#include "osdmap/input_sniff.h"
 #include "osdmap/proto/ceph_dump.pb.h"
 
 namespace crushkit::osdmap {
@@ -32,10 +35,16 @@ absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::str
 
 template <typename Msg>
 absl::Status ParseJson(const std::string& text, Msg* msg, const char* what) {
+  if (const std::string binary = DescribeBinary(text); !binary.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": this is ", binary, ", not JSON"));
+  }
   google::protobuf::util::JsonParseOptions opts;
   opts.ignore_unknown_fields = true;
   auto st = google::protobuf::util::JsonStringToMessage(text, msg, opts);
-  if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", st.ToString()));
+  if (!st.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", LocateJsonError(text, std::string(st.message()))));
+  }
   return absl::OkStatus();
 }
 
@@ -298,6 +307,37 @@ absl::Status ImportCephDf(const std::string& df_json, ClusterState* state) {
   }
   state->pool_usage = std::move(usage);
   return absl::OkStatus();
+}
+
+std::vector<std::string> ImportWarnings(const ClusterState& state) {
+  std::vector<std::string> warnings;
+  const crush::MapModel& m = state.crush;
+  for (const auto& [id, pool] : state.pools) {
+    const auto r = static_cast<std::size_t>(pool.crush_rule);
+    if (pool.crush_rule < 0 || r >= m.rules.size() || !m.rule_exists[r]) {
+      warnings.push_back(absl::StrCat("pool ", id, " '", pool.name, "' uses crush rule ", pool.crush_rule,
+                                      ", which the crush map does not have: its PGs map to no OSD "
+                                      "(is this the cluster's crush map?)"));
+    }
+  }
+  std::vector<std::int32_t> beyond;
+  for (const crush::Bucket& b : m.buckets) {
+    for (crush::ItemId item : b.items) {
+      if (item >= state.max_osd()) beyond.push_back(item);
+    }
+  }
+  std::sort(beyond.begin(), beyond.end());
+  beyond.erase(std::unique(beyond.begin(), beyond.end()), beyond.end());
+  if (!beyond.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < beyond.size() && i < 5; ++i) absl::StrAppend(&list, " osd.", beyond[i]);
+    if (beyond.size() > 5) list += " ...";
+    warnings.push_back(absl::StrCat("the crush map places ", beyond.size(), " device(s) beyond the osd map's max_osd ",
+                                    state.max_osd(), ":", list,
+                                    "; they do not exist for Ceph and receive no PGs "
+                                    "(are the osd dump and the crush map from the same cluster?)"));
+  }
+  return warnings;
 }
 
 }  // namespace crushkit::osdmap

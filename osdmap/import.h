@@ -11,6 +11,7 @@
 #define CRUSHKIT_OSDMAP_IMPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +35,11 @@ crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release);
 
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
+
+// What an imported state holds that is probably a mistake, one sentence
+// each: pools whose crush rule the crush map lacks (their PGs map to no OSD),
+// devices in the crush map beyond max_osd (Ceph treats them as nonexistent).
+std::vector<std::string> ImportWarnings(const ClusterState& state);
 
 // Adds per-PG object/byte counts from `ceph pg dump pgs -f json` (top-level
 // "pg_stats") or `ceph pg dump -f json` ("pg_map.pg_stats") to `state`.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "crush/codec.h"
 #include "crush/status_macros.h"
+#include "osdmap/input_sniff.h"
 #include "osdmap/proto_json.h"
 #include "osdmap/proto/state.pb.h"
 
@@ -238,18 +239,36 @@ absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateForma
 }
 
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
+  constexpr const char* kImport =
+      "; make a state with `crushkit import --osdmap DUMP.json --crush CRUSHMAP -o state.pb` "
+      "from `ceph osd dump -f json` and `ceph osd getcrushmap`";
   proto::ClusterState msg;
   const std::size_t first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && bytes[first] == '{') {
     google::protobuf::util::JsonParseOptions opts;
     opts.ignore_unknown_fields = false;
     auto st = google::protobuf::util::JsonStringToMessage(bytes, &msg, opts);
-    if (!st.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("state JSON: ", st.ToString()));
+    if (!st.ok() && LooksLikeCephOsdDumpJson(bytes)) {  // a state JSON has these keys too
+      return absl::InvalidArgumentError(
+          absl::StrCat("this is Ceph's `ceph osd dump -f json` output, not a crushkit state", kImport));
     }
-  } else if (!msg.ParseFromString(bytes)) {
+    if (!st.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("state JSON: ", LocateJsonError(bytes, std::string(st.message()))));
+    }
+    return FromProto(msg);
+  }
+  if (LooksLikeCephOsdMap(bytes)) {
     return absl::InvalidArgumentError(
-        "state file is neither JSON nor a binary crushkit state (protobuf parse failed)");
+        absl::StrCat("this is Ceph's binary osdmap (`ceph osd getmap`), which crushkit cannot decode yet", kImport));
+  }
+  if (crush::HasCrushMagic(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("this is a crush map, not a crushkit state", kImport));
+  }
+  if (!msg.ParseFromString(bytes)) {
+    const std::string binary = DescribeBinary(bytes);
+    return absl::InvalidArgumentError(
+        absl::StrCat("neither a JSON nor a binary crushkit state", binary.empty() ? "" : " but " + binary, kImport));
   }
   return FromProto(msg);
 }

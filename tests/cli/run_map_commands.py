@@ -2,7 +2,9 @@
 """`crushkit check`, `crushkit test` and `crushkit tree` on the bundled sample
 maps (and a broken copy of one): the findings each map must produce, exit
 codes, --json output that parses with the documented fields, and help
-texts that carry an example."""
+texts that carry an example. Then inputs of the wrong kind (empty, binary,
+Ceph's dumps where a state belongs, broken JSON): a clear error naming what
+the file is, exit 1, nothing written, no raw bytes on the terminal."""
 import argparse
 import json
 import os
@@ -27,6 +29,44 @@ def expect(cond, what):
 
 def codes(report):
     return {f["code"] for f in report["findings"]}
+
+
+def run_error(cmd, must_say, out_file=None):
+    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    err = p.stderr.decode("latin1")
+    expect(p.returncode == 1, f"{' '.join(cmd)}: exit {p.returncode}, expected 1")
+    expect(must_say in err, f"{' '.join(cmd)}: stderr lacks {must_say!r}:\n{err}")
+    expect(all(c in "\t\n" or 32 <= ord(c) < 127 for c in err), f"{' '.join(cmd)}: raw bytes on stderr")
+    if out_file:
+        expect(not os.path.exists(out_file), f"{' '.join(cmd)}: wrote {out_file} on error")
+
+
+def check_wrong_inputs(k, cluster):
+    dump, crush = os.path.join(cluster, "osd-dump.json"), os.path.join(cluster, "crush.txt")
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(name, data):
+            p = os.path.join(tmp, name)
+            with open(p, "wb") as f:
+                f.write(data)
+            return p
+        empty = path("empty", b"")
+        elf = path("elf", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))
+        body = b"\x09\x01" + bytes(64)
+        osdmap = path("osdmap", b"\x08\x07" + len(body).to_bytes(4, "little") + body)
+        bad = path("bad.json", b'{\n  "epoch": 1,\n  "max_osd": 3 4\n}\n')
+        out = os.path.join(tmp, "state.pb")
+        run_error([k, "import", "--osdmap", dump, "--crush", empty, "-o", out], "empty file", out)
+        run_error([k, "import", "--osdmap", dump, "--crush", osdmap, "-o", out], "binary osdmap", out)
+        run_error([k, "import", "--osdmap", elf, "--crush", crush, "-o", out], "binary data (starts 7f 45 4c 46", out)
+        run_error([k, "import", "--osdmap", bad, "--crush", crush, "-o", out], "3:16: Expected , or }", out)
+        run_error([k, "map-pgs", dump], "`ceph osd dump -f json` output, not a crushkit state")
+        run_error([k, "map-pgs", osdmap], "binary osdmap (`ceph osd getmap`)")
+        run_error([k, "map-pgs", crush], "neither a JSON nor a binary crushkit state")
+        # A crush map whose devices go beyond the dump's max_osd: imported, with a warning.
+        small = path("small.crush", open(os.path.join(os.path.dirname(cluster), "3rack-weighted.crush"), "rb").read())
+        p = subprocess.run([k, "import", "--osdmap", dump, "--crush", small, "-o", out], capture_output=True,
+                           text=True, timeout=120)
+        expect(p.returncode == 0 and "warning: pool" in p.stderr, f"rule warning missing:\n{p.stderr}")
 
 
 def main():
@@ -85,6 +125,8 @@ def main():
                 "map-object", "strategies"]:
         out = run([k, cmd, "--help"])
         expect("xample" in out, f"`crushkit {cmd} --help` has no example")
+
+    check_wrong_inputs(k, os.path.join(a.samples, "cluster"))
 
     for f in FAILURES:
         print("FAIL:", f)

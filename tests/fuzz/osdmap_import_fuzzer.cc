@@ -102,11 +102,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     json = std::string(input.substr(0, sep));
     crush = std::string(input.substr(sep + kSeparator.size()));
   }
+  // The whole input as a state file: errors about the file's syntax or kind
+  // are printable (no raw bytes echoed).
+  if (auto parsed = osdmap::ParseState(std::string(input)); !parsed.ok()) {
+    const std::string m(parsed.status().message());
+    if (m.rfind("state JSON: ", 0) == 0 || m.rfind("neither", 0) == 0 || m.rfind("this is", 0) == 0) {
+      for (char c : m) FUZZ_CHECK(c >= 0x20 && c < 0x7f, "raw byte in a ParseState error");
+    }
+  }
   auto st = osdmap::ImportCephOsdDump(json, crush);
   if (!st.ok()) {
     FUZZ_CHECK(!st.status().message().empty(), "error without a message");
     return 0;
   }
+  (void)osdmap::ImportWarnings(*st);
   const absl::Status valid = osdmap::ValidateState(*st);
   FUZZ_CHECK(valid.ok(), "imported state is invalid: " + valid.ToString());
   CheckRoundTrip(*st);

@@ -5,6 +5,7 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 
@@ -14,6 +15,12 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
+  if (bytes->find_first_not_of(" \t\r\n") == std::string::npos) {
+    return absl::InvalidArgumentError("empty file; expected a crush map (`ceph osd getcrushmap` or its text)");
+  }
+  if (const std::string binary = osdmap::DescribeBinary(*bytes); !binary.empty()) {
+    return absl::InvalidArgumentError("this is " + binary + ", not a crush map (binary or text)");
+  }
   // A text map: compile it to the bytes the release's `crushtool -c` writes.
   absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
   if (!release.ok()) return release.status();

@@ -12,7 +12,8 @@
 
 namespace crushkit::tools {
 
-// The map's binary encoding (a text map is compiled and encoded). On error
+// The map's binary encoding (a text map is compiled and encoded). An empty
+// file or other binary data is an error saying what it is. On error
 // the diagnostics have been printed; the status says what failed.
 absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path);
 

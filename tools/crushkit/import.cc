@@ -77,6 +77,7 @@ int RunImport(const ImportArgs& a) {
     }
     state->ceph_release = *release;
   }
+  for (const std::string& w : osdmap::ImportWarnings(*state)) std::cerr << "crushkit import: warning: " << w << "\n";
   if (!ImportOptional(a.pg_stats, &*state, osdmap::ImportCephPgDump) ||
       !ImportOptional(a.osd_df, &*state, osdmap::ImportCephOsdDf) ||
       !ImportOptional(a.df, &*state, osdmap::ImportCephDf)) {
