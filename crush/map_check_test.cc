@@ -20,6 +20,8 @@ const Finding* Find(const std::vector<Finding>& fs, const std::string& code) {
   auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.code == code; });
   return it == fs.end() ? nullptr : &*it;
 }
+// A pointer into a temporary would dangle.
+const Finding* Find(std::vector<Finding>&&, const std::string&) = delete;
 
 TEST(MapCheckTest, HealthyClusterHasNoErrorsOrWarnings) {
   const MapModel m = MakeClusterModel(ClusterSpec{});
@@ -45,7 +47,8 @@ TEST(MapCheckTest, OneOversizedHostIsReportedAsUnusableWeight) {
   spec.hosts = 3;
   spec.osds_per_host = 2;
   spec.osd_weights = {kWeightOne, kWeightOne, kWeightOne, kWeightOne, 8 * kWeightOne, 8 * kWeightOne};
-  const Finding* f = Find(CheckMap(MakeClusterModel(spec), {}), "failure-domain-imbalance");
+  const std::vector<Finding> fs = CheckMap(MakeClusterModel(spec), {});
+  const Finding* f = Find(fs, "failure-domain-imbalance");
   ASSERT_NE(f, nullptr);
   // 16 of 20: the other two hosts (4) can pair with at most 4 of it.
   EXPECT_NE(f->message.find("80.0%"), std::string::npos) << f->message;
