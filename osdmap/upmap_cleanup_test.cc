@@ -11,7 +11,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "osdmap/crush_placement.h"
-#include "osdmap/osdmaptool.h"
 #include "osdmap/pg_mapping.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/osdmap_state.h"
@@ -280,42 +279,6 @@ TEST_F(UpmapCleanupTest, CleanEditsTheStateAndIsIdempotent) {
   auto again = CleanPgUpmaps(state_);
   ASSERT_THAT(again, IsOk());
   EXPECT_FALSE(again->changed());
-}
-
-TEST_F(UpmapCleanupTest, OsdmaptoolPrintsAndAppliesInMemoryOnly) {
-  // Pacific: the cleanup is applied (apply_incremental, epoch + 1) but does
-  // not mark the map modified, so --save alone writes nothing.
-  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
-  state_.epoch = 4;
-  OsdmaptoolOptions opt;
-  opt.upmap_cleanup_path = "-";
-  opt.save = true;
-  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "checking for upmap cleanups\nceph osd rm-pg-upmap-items 1.0\n");
-  EXPECT_FALSE(r.modified);
-  EXPECT_EQ(state_.epoch, 5u);
-  EXPECT_TRUE(state_.pg_upmap_items.empty());
-}
-
-TEST_F(UpmapCleanupTest, OsdmaptoolWritesTheFileEvenWhenEmpty) {
-  std::vector<std::pair<std::string, std::string>> written;
-  OsdmaptoolOptions opt;
-  opt.upmap_cleanup_path = "c.txt";
-  opt.write_file = [&](const std::string& path, const std::string& bytes) {
-    written.emplace_back(path, bytes);
-    return absl::OkStatus();
-  };
-  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
-  OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
-  EXPECT_EQ(r.out, "writing upmap command output to: c.txt\nchecking for upmap cleanups\n");
-  EXPECT_EQ(state_.epoch, 0u);
-  state_.osds[static_cast<std::size_t>(free_)].weight = 0;  // the pair's target goes out
-  r = RunOsdmaptoolActions(state_, opt);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(state_.epoch, 1u);
-  EXPECT_THAT(written, ElementsAre(Pair("c.txt", ""),
-                                   Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
 }
 
 TEST(UpmapCancelReasonTest, NamesAreDistinct) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_check.h"
-#include "tools/crushtool/ceph_args.h"
+#include "tools/common/ceph_args.h"
 #include "tools/crushtool/options.h"
 
 namespace ct = crushkit::tools::crushtool;
@@ -35,12 +35,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const std::string& a : args) {
     std::string err;
-    const std::int64_t v = ct::StrictStrtoll(a, &err);
+    const std::int64_t v = crushkit::tools::StrictStrtoll(a, &err);
     FUZZ_CHECK(err.empty() || v == 0, "failed conversion returned a value");
     // strict_strtoll() rejects the empty string.
     FUZZ_CHECK(!err.empty() || !a.empty(), "empty string accepted as an integer");
-    (void)ct::ClassifyArgValue(a);
-    (void)ct::DashesToUnderscores(a);
+    (void)crushkit::tools::ClassifyArgValue(a);
+    (void)crushkit::tools::DashesToUnderscores(a);
   }
   for (crushkit::crush::CephRelease release :
        {crushkit::crush::CephRelease::kPacific, crushkit::crush::CephRelease::kTentacle}) {

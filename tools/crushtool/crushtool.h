@@ -1,13 +1,8 @@
 // `crushkit crushtool`: the crushtool command line of Ceph 16.2 (Pacific),
 // 18.2 (Reef) or 20.2 (Tentacle) on crushkit's libraries. Stages run in Ceph's fixed order (input, compile, tunables,
 // display/test, output) whatever the argument order; stdout/stderr texts and
-// exit codes are Ceph's. Supported: -i/-d/-o, -c, --test with every
-// --show-* output, the tunables stage, the item/bucket modifications
-// (crush/edit.h: --add-item, --update-item, --remove-item, --reweight-item,
-// --add-bucket, --move, --reweight) and the output stage. Other stages
-// (--build, --tree, --dump, rule edits, --reclassify, --compare, --check,
-// --output-csv, --simulate) are refused with "crushkit crushtool: <option>
-// is not supported" and exit 1.
+// exit codes are Ceph's. Every crushtool 16.2 action and option is
+// supported (tools/crushtool/README.md lists the files, one stage each).
 // Thread-safety: uses only its arguments (and the files they name).
 #ifndef CRUSHKIT_TOOLS_CRUSHTOOL_CRUSHTOOL_H_
 #define CRUSHKIT_TOOLS_CRUSHTOOL_CRUSHTOOL_H_

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "tools/crushtool/ceph_args.h"
+#include "tools/common/ceph_args.h"
 #include "tools/crushtool/help_text.h"
 
 namespace crushkit::tools::crushtool {

@@ -1,4 +1,4 @@
-#include "tools/crushtool/ceph_args.h"
+#include "tools/common/ceph_args.h"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace crushkit::tools::crushtool {
+namespace crushkit::tools {
 namespace {
 
 using ::testing::ElementsAre;
@@ -82,4 +82,4 @@ TEST(ArgListTest, FlagsMatchExactlyAndUnmatchedStay) {
 }
 
 }  // namespace
-}  // namespace crushkit::tools::crushtool
+}  // namespace crushkit::tools

@@ -1,21 +1,20 @@
-// Emulation of Ceph 16.2 `osdmaptool` on a crushkit ClusterState: the same
+// The actions of Ceph 16.2 `osdmaptool` on a crushkit ClusterState: the same
 // actions, in the same order, with byte-identical standard output
-// (src/tools/osdmaptool.cc). The command-line front
-// (tools/crushkit/osdmaptool_front.cc) parses Ceph's flag syntax into
-// OsdmaptoolOptions, reads/writes files, and prints the result.
+// (src/tools/osdmaptool.cc). tools/osdmaptool/options.h parses Ceph's flag
+// syntax into OsdmaptoolOptions; tools/osdmaptool/osdmaptool.h reads and
+// writes the files and prints the result.
 //
 // Supported: --mark-up-in, --mark-out, --mark-up, --mark-in (with Pacific's
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
 // --import-crush, --export-crush, --test-map-object, --test-map-pg,
 // --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
-// json), --upmap-cleanup (upmap_cleanup.h), --save.
-// Not supported (crushkit does not decode Ceph's binary osdmap or run the
-// balancer): --createsimple, --create-from-conf, --upmap (the balancer) and
-// its --upmap-* options, --read, --print,
-// --dump, --health, --test-random, --clean-temps, --test-crush.
-// Thread-compatible: Run mutates the state it is given.
-#ifndef CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
-#define CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
+// json), --upmap-cleanup (osdmap/upmap_cleanup.h), --save.
+// Not yet (they need Ceph's binary osdmap or the balancer): --createsimple,
+// --create-from-conf, --upmap and its --upmap-* options, --print, --dump,
+// --health, --test-random, --clean-temps, --test-crush.
+// Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
+#ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
+#define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 
 #include <cstdint>
 #include <functional>
@@ -25,7 +24,7 @@
 #include "absl/status/status.h"
 #include "osdmap/cluster_state.h"
 
-namespace crushkit::osdmap {
+namespace crushkit::tools::osdmaptool {
 
 struct OsdmaptoolOptions {
   std::string me = "osdmaptool";  // argv[0] as Ceph prints it
@@ -72,8 +71,8 @@ struct OsdmaptoolResult {
 };
 
 // Runs the actions of `options` on `state` (which it may modify).
-OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options);
+OsdmaptoolResult RunOsdmaptoolActions(osdmap::ClusterState& state, const OsdmaptoolOptions& options);
 
-}  // namespace crushkit::osdmap
+}  // namespace crushkit::tools::osdmaptool
 
-#endif  // CRUSHKIT_OSDMAP_OSDMAPTOOL_H_
+#endif  // CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_

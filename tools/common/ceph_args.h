@@ -1,6 +1,7 @@
 // Ceph-style command line parsing (src/common/ceph_argparse.cc as used by
-// Pacific crushtool), reproduced so that `crushkit crushtool` accepts exactly
-// the same spellings and prints exactly the same errors:
+// Pacific crushtool and osdmaptool), reproduced so that `crushkit crushtool`
+// and `crushkit osdmaptool` accept exactly the same spellings and print
+// exactly the same errors:
 //   * `--foo-bar` and `--foo_bar` are one option (dashes after the first two
 //     characters and before any '=' are normalised to underscores);
 //   * options taking a value accept `--opt value` and `--opt=value`; flags
@@ -10,8 +11,8 @@
 // Matched arguments are erased from the list, so what remains at the end is
 // what Ceph reports as `unrecognized arguments: [...]`.
 // Thread-safety: plain values; no shared state.
-#ifndef CRUSHKIT_TOOLS_CRUSHTOOL_CEPH_ARGS_H_
-#define CRUSHKIT_TOOLS_CRUSHTOOL_CEPH_ARGS_H_
+#ifndef CRUSHKIT_TOOLS_COMMON_CEPH_ARGS_H_
+#define CRUSHKIT_TOOLS_COMMON_CEPH_ARGS_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -19,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace crushkit::tools::crushtool {
+namespace crushkit::tools {
 
 // Ceph's dashes_to_underscores(): the first two characters are kept, then
 // '-' becomes '_' up to the first '=', after which the text is kept verbatim.
@@ -91,6 +92,6 @@ class ArgList {
 // Ceph's operator<<(ostream, vector<const char*>): "[a,b,c]".
 std::string FormatArgVector(const std::vector<std::string>& args);
 
-}  // namespace crushkit::tools::crushtool
+}  // namespace crushkit::tools
 
-#endif  // CRUSHKIT_TOOLS_CRUSHTOOL_CEPH_ARGS_H_
+#endif  // CRUSHKIT_TOOLS_COMMON_CEPH_ARGS_H_

@@ -2,23 +2,37 @@
 // (om8-pg128-pgp64.osdmap: pg_num 128, pgp_num 64, class-aware crush map).
 // The oracle runs at test time; the test is skipped if it is not installed
 // (failed under CRUSHKIT_REQUIRE_ORACLE).
-#include "osdmap/osdmaptool.h"
+#include "tools/osdmaptool/actions.h"
 
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
+#include <vector>
 #include <filesystem>
 #include <string>
 #include <utility>
 
+#include "crush/map.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "osdmap/crush_placement.h"
 #include "osdmap/import.h"
+#include "osdmap/pg_mapping.h"
+#include "tests/testing/cluster_builder.h"
 #include "tests/testing/oracle.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
-namespace crushkit::osdmap {
+namespace crushkit::tools::osdmaptool {
 namespace {
+
+using osdmap::ClusterState;
+using osdmap::ImportCephOsdDump;
+using osdmap::Pool;
+using ::testing::ElementsAre;
+using ::testing::Pair;
 
 std::string RunShell(const std::string& cmd) {
   std::string out;
@@ -276,5 +290,74 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
   std::filesystem::remove_all(dir);
 }
 
+// --upmap-cleanup on a hand-built state: 4 hosts of 2 OSDs, pool 1 size 3.
+class OsdmaptoolUpmapCleanupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    crush_testing::ClusterSpec spec;
+    spec.hosts = 4;
+    spec.osds_per_host = 2;
+    state_ = crush_testing::MakeOnePoolState(8, osdmap::PoolType::kReplicated,
+                                             crush_testing::MakeClusterModel(spec));
+    auto map = crush::CrushMap::Build(state_.crush);
+    ASSERT_TRUE(map.ok());
+    osdmap::CrushPlacement placement(*map, state_.ceph_release);
+    osdmap::PgMapper mapper(state_, placement);
+    osdmap::OsdList raw;
+    osdmap::OsdList up;
+    mapper.PgToRawUpmap(kPg, &raw, &up);
+    raw_ = raw.ToVector();
+    ASSERT_EQ(raw_.size(), 3u);
+    // An OSD on a host the PG does not use (OSD o is on host o / 2).
+    for (std::int32_t o = 0; o < 8 && free_ < 0; ++o) {
+      if (std::none_of(raw_.begin(), raw_.end(), [&](std::int32_t r) { return r / 2 == o / 2; })) {
+        free_ = o;
+      }
+    }
+    ASSERT_GE(free_, 0);
+  }
+
+  const osdmap::PgId kPg{1, 0};
+  ClusterState state_;
+  std::vector<std::int32_t> raw_;
+  std::int32_t free_ = -1;
+};
+
+TEST_F(OsdmaptoolUpmapCleanupTest, PrintsAndAppliesInMemoryOnly) {
+  // Pacific: the cleanup is applied (apply_incremental, epoch + 1) but does
+  // not mark the map modified, so --save alone writes nothing.
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
+  state_.epoch = 4;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "-";
+  opt.save = true;
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "checking for upmap cleanups\nceph osd rm-pg-upmap-items 1.0\n");
+  EXPECT_FALSE(r.modified);
+  EXPECT_EQ(state_.epoch, 5u);
+  EXPECT_TRUE(state_.pg_upmap_items.empty());
+}
+
+TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
+  std::vector<std::pair<std::string, std::string>> written;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "c.txt";
+  opt.write_file = [&](const std::string& path, const std::string& bytes) {
+    written.emplace_back(path, bytes);
+    return absl::OkStatus();
+  };
+  state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
+  OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.out, "writing upmap command output to: c.txt\nchecking for upmap cleanups\n");
+  EXPECT_EQ(state_.epoch, 0u);
+  state_.osds[static_cast<std::size_t>(free_)].weight = 0;  // the pair's target goes out
+  r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(state_.epoch, 1u);
+  EXPECT_THAT(written, ElementsAre(Pair("c.txt", ""),
+                                   Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
+}
+
 }  // namespace
-}  // namespace crushkit::osdmap
+}  // namespace crushkit::tools::osdmaptool

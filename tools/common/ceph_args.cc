@@ -1,11 +1,11 @@
-#include "tools/crushtool/ceph_args.h"
+#include "tools/common/ceph_args.h"
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <string>
 
-namespace crushkit::tools::crushtool {
+namespace crushkit::tools {
 
 std::string DashesToUnderscores(std::string_view arg) {
   std::string out;
@@ -168,4 +168,4 @@ std::string FormatArgVector(const std::vector<std::string>& args) {
   return out;
 }
 
-}  // namespace crushkit::tools::crushtool
+}  // namespace crushkit::tools

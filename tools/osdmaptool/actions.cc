@@ -1,4 +1,4 @@
-#include "osdmap/osdmaptool.h"
+#include "tools/osdmaptool/actions.h"
 
 #include <cmath>
 #include <cstdio>
@@ -16,8 +16,21 @@
 #include "osdmap/pg_mapping.h"
 #include "osdmap/upmap_cleanup.h"
 
-namespace crushkit::osdmap {
+namespace crushkit::tools::osdmaptool {
 namespace {
+
+using osdmap::ClusterState;
+using osdmap::CrushItemWeight;
+using osdmap::CrushPlacement;
+using osdmap::FormatOsdList;
+using osdmap::OsdList;
+using osdmap::PgId;
+using osdmap::PgMapper;
+using osdmap::PgMapping;
+using osdmap::Pool;
+using osdmap::kMaxPgOsds;
+using osdmap::kOsdExists;
+using osdmap::kOsdUp;
 
 using crush::FormatCephDouble;
 using crush::FormatCephFloat;
@@ -453,4 +466,4 @@ OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptio
   return r;
 }
 
-}  // namespace crushkit::osdmap
+}  // namespace crushkit::tools::osdmaptool

@@ -1,0 +1,50 @@
+// osdmaptool 16.2's command line (src/tools/osdmaptool.cc main): the option
+// loop in Ceph's order on the shared Ceph argument parser
+// (tools/common/ceph_args.h), with its quirks kept: string options share one
+// value, so a trailing `--tree` reuses what an earlier option left; integer
+// options append their errors to one buffer that only --createsimple,
+// --pg-bits, --pgp-bits and --pool print; unknown arguments stay in the list
+// and end as "too many arguments".
+// Thread-safety: plain values; no shared state.
+#ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_OPTIONS_H_
+#define CRUSHKIT_TOOLS_OSDMAPTOOL_OPTIONS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/osdmaptool/actions.h"
+
+namespace crushkit::tools::osdmaptool {
+
+struct CommandLine {
+  OsdmaptoolOptions actions;
+  // What the option loop left: the map file name, and anything unrecognised.
+  std::vector<std::string> positional;
+  std::optional<std::string> import_crush;
+  int range_first = -1;
+  int range_last = -1;
+  // Options crushkit does not run on a state file yet, as the user spelled
+  // them (the first one is reported).
+  std::vector<std::string> not_supported;
+};
+
+struct ParseResult {
+  CommandLine command;
+  std::string err;  // what Ceph prints on stderr while parsing
+  // Parsing ended the run: exit with exit_code (after the usage text on
+  // stdout when print_usage).
+  bool stop = false;
+  int exit_code = 0;
+  bool print_usage = false;
+};
+
+// Parses argv (without the program name) as osdmaptool 16.2 does.
+ParseResult ParseCommandLine(const std::vector<std::string>& argv);
+
+// osdmaptool 16.2's usage text (stdout).
+extern const char kUsage[];
+
+}  // namespace crushkit::tools::osdmaptool
+
+#endif  // CRUSHKIT_TOOLS_OSDMAPTOOL_OPTIONS_H_

@@ -1,0 +1,113 @@
+// osdmaptool's option loop: Ceph's spellings, the shared value of string
+// options, the error buffer only some integer options print, and what is
+// left over.
+#include "tools/osdmaptool/options.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace crushkit::tools::osdmaptool {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+ParseResult Parse(std::vector<std::string> argv) { return ParseCommandLine(argv); }
+
+TEST(OsdmaptoolOptionsTest, DashesAndUnderscoresAndEqualsAreOneSpelling) {
+  const ParseResult r = Parse({"om", "--test_map_pgs", "--pool=2", "--mark-out", "3",
+                               "--export-crush", "c.bin", "--range-first", "1"});
+  ASSERT_FALSE(r.stop) << r.err;
+  const OsdmaptoolOptions& o = r.command.actions;
+  EXPECT_TRUE(o.test_map_pgs);
+  EXPECT_EQ(o.pool, 2);
+  EXPECT_EQ(o.mark_out, 3);
+  EXPECT_EQ(o.export_crush_path, "c.bin");
+  EXPECT_EQ(r.command.range_first, 1);
+  EXPECT_THAT(r.command.positional, ElementsAre("om"));
+}
+
+TEST(OsdmaptoolOptionsTest, TrailingTreeReusesTheLastStringValue) {
+  // osdmaptool keeps one `val`: a last "--tree" with nothing after it keeps
+  // "json" from the previous string option.
+  ParseResult r = Parse({"om", "--adjust-crush-weight", "json", "--tree"});
+  ASSERT_FALSE(r.stop) << r.err;
+  EXPECT_TRUE(r.command.actions.tree);
+  EXPECT_TRUE(r.command.actions.tree_json);
+  r = Parse({"om", "--tree", "plain"});
+  EXPECT_TRUE(r.command.actions.tree);
+  EXPECT_FALSE(r.command.actions.tree_json);
+  r = Parse({"om", "--tree", "json", "--tree=plain"});
+  EXPECT_TRUE(r.command.actions.tree_json);  // a formatter, once made, stays
+}
+
+TEST(OsdmaptoolOptionsTest, PoolErrorsArePrintedAndStop) {
+  ParseResult r = Parse({"om", "--pool", "abc"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "The option value 'abc' is invalid\n");
+  // --range-first's error stays in the buffer until --pool prints it.
+  r = Parse({"om", "--range-first", "x", "--pool", "1"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.err, "The option value 'x' is invalid\n");
+  r = Parse({"om", "--range-first", "x"});
+  EXPECT_FALSE(r.stop) << r.err;
+}
+
+TEST(OsdmaptoolOptionsTest, PgNumIsStrict) {
+  const ParseResult r = Parse({"om", "--pg_num", "12x"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.err, "error parsing integer value strict_strtoll: expected integer, got: '12x'\n");
+}
+
+TEST(OsdmaptoolOptionsTest, FileCountIsChecked) {
+  ParseResult r = Parse({"--test-map-pgs"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_TRUE(r.print_usage);
+  EXPECT_EQ(r.err, "osdmaptool: must specify osdmap filename\n");
+  r = Parse({"a", "b"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.err, "osdmaptool: too many arguments\n");
+  r = Parse({"om", "--upmap-deviation", "0"});
+  EXPECT_EQ(r.err, "osdmaptool: upmap-deviation must be >= 1\n");
+  r = Parse({"om", "--", "-weird-name"});
+  EXPECT_EQ(r.err, "osdmaptool: too many arguments\n");
+  r = Parse({"--", "-weird-name"});
+  EXPECT_FALSE(r.stop) << r.err;
+  EXPECT_THAT(r.command.positional, ElementsAre("-weird-name"));
+}
+
+TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
+  ParseResult r = Parse({"om", "--import-crush"});
+  EXPECT_FALSE(r.stop);
+  EXPECT_EQ(r.err, "Option --import-crush requires an argument.\n");
+  r = Parse({"om", "--frobnicate"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_THAT(r.err, HasSubstr("unrecognized option '--frobnicate'"));
+  r = Parse({"om", "--mark-out", "x"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_THAT(r.err, HasSubstr("invalid osd id 'x'"));
+}
+
+TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
+  const ParseResult r = Parse({"om", "--print", "--upmap", "out.txt", "--upmap-max", "3"});
+  ASSERT_FALSE(r.stop) << r.err;
+  EXPECT_THAT(r.command.not_supported, ElementsAre("--print", "--upmap"));
+  const ParseResult bad = Parse({"om", "--createsimple", "x"});
+  EXPECT_TRUE(bad.stop);
+  EXPECT_EQ(bad.err, "The option value 'x' is invalid\n");
+}
+
+TEST(OsdmaptoolOptionsTest, HelpStopsWithUsage) {
+  const ParseResult r = Parse({"om", "--help"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.print_usage);
+  EXPECT_TRUE(r.err.empty());
+}
+
+}  // namespace
+}  // namespace crushkit::tools::osdmaptool

@@ -1,0 +1,113 @@
+#include "tools/osdmaptool/osdmaptool.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "osdmap/state_codec.h"
+#include "tools/common/file_io.h"
+#include "tools/osdmaptool/actions.h"
+#include "tools/osdmaptool/options.h"
+
+namespace crushkit::tools::osdmaptool {
+namespace {
+
+constexpr char kMe[] = "osdmaptool";
+
+constexpr char kCrushkitNote[] =
+    "\ncrushkit: <mapfilename> is a crushkit state file (`crushkit import`), not Ceph's binary\n"
+    "osdmap, which crushkit does not decode yet. Supported here: --mark-up-in, --mark-out,\n"
+    "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
+    "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
+    "--tree [plain|json], --upmap-cleanup, --save. Not supported: --print and --dump (a state\n"
+    "file does not keep the fsid, timestamps, flags and pool details they print),\n"
+    "--createsimple, --create-from-conf, --upmap (the balancer) and its --upmap-* options,\n"
+    "--health, --clean-temps, --test-random, --test-crush.\n";
+
+void Put(std::FILE* f, const std::string& s) { std::fwrite(s.data(), 1, s.size(), f); }
+
+}  // namespace
+
+int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  if (args.empty()) {
+    Put(err, absl::StrCat(kMe, ": -h or --help for usage\n"));
+    return 1;
+  }
+  ParseResult parsed = ParseCommandLine(args);
+  Put(err, parsed.err);
+  if (parsed.stop) {
+    if (parsed.print_usage) Put(out, kUsage);
+    if (parsed.print_usage && parsed.err.empty()) Put(out, kCrushkitNote);  // --help
+    return parsed.exit_code;
+  }
+  CommandLine& cmd = parsed.command;
+  if (!cmd.not_supported.empty()) {
+    Put(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
+                          " is not supported (crushkit reads a state file, not Ceph's binary "
+                          "osdmap; see --help)\n"));
+    return 1;
+  }
+  const std::string fn = cmd.positional.front();
+  if (cmd.range_first >= 0 && cmd.range_last >= 0) {
+    // osdmaptool then reads <fn>/<i> as binary osdmaps, which a state file
+    // never is a directory of.
+    const std::string s = absl::StrCat(fn, "/", cmd.range_first);
+    const int fd = ::open(s.c_str(), O_RDONLY);
+    const int e = fd < 0 ? errno : EISDIR;
+    if (fd >= 0) ::close(fd);
+    Put(err, absl::StrCat("unable to read ", s, ": (", e, ") ", std::strerror(e), "\n"));
+    return 1;
+  }
+  Put(err, absl::StrCat(kMe, ": osdmap file '", fn, "'\n"));
+  auto bytes = ReadFileBytes(fn);
+  if (!bytes.ok()) {
+    Put(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", bytes.status().message(), "\n"));
+    return 255;
+  }
+  auto state = osdmap::ParseState(*bytes);
+  if (!state.ok()) {
+    Put(err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", state.status().message(),
+                          "\n"));
+    return 255;
+  }
+  OsdmaptoolOptions& opt = cmd.actions;
+  opt.me = kMe;
+  opt.state_path = fn;
+  if (cmd.import_crush) {
+    auto crush = ReadFileBytes(*cmd.import_crush);
+    if (!crush.ok()) {
+      Put(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush, ": ",
+                            crush.status().message(), "\n"));
+      return 1;
+    }
+    opt.import_crush_path = cmd.import_crush;
+    opt.import_crush_bytes = std::move(*crush);
+  }
+  opt.write_file = [](const std::string& path, const std::string& data) {
+    return WriteFileAtomically(path, data);
+  };
+  OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
+  Put(out, r.out);
+  std::fflush(out);
+  Put(err, r.err);
+  if (r.print_usage) Put(out, kUsage);
+  if (r.exit_code != 0) return r.exit_code;
+  if (r.modified) {
+    auto bytes_out = osdmap::SerializeState(*state, osdmap::StateFormatForPath(fn));
+    absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
+    Put(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
+    if (!st.ok()) {
+      std::fflush(out);
+      Put(err, absl::StrCat(kMe, ": error writing to '", fn, "': ", st.message(), "\n"));
+      return 1;
+    }
+  }
+  std::fflush(out);
+  return 0;
+}
+
+}  // namespace crushkit::tools::osdmaptool

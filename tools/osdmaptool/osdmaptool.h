@@ -1,0 +1,21 @@
+// `crushkit osdmaptool MAP [flags]`: osdmaptool 16.2's command line on a
+// crushkit state file (`crushkit import`): parse (options.h), read the
+// state, run the actions (actions.h), write the state back when osdmaptool
+// would, with Ceph's stdout, stderr and exit codes.
+// Thread-safety: uses only its arguments (and the files they name).
+#ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAPTOOL_H_
+#define CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAPTOOL_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace crushkit::tools::osdmaptool {
+
+// Runs osdmaptool with `args` (argv without the program name), writing to
+// `out`/`err`. Returns the exit code.
+int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
+
+}  // namespace crushkit::tools::osdmaptool
+
+#endif  // CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAPTOOL_H_
