@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -120,6 +121,19 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view data)
     return ErrnoStatus(err, absl::StrCat("cannot write '", path, "'"));
   }
   return absl::OkStatus();
+}
+
+std::string CppStrerror(int err) {
+  std::string text = "(";
+  text += std::to_string(err);
+  text += ") ";
+  text += std::strerror(err);
+  return text;
+}
+
+void WriteAndFlush(std::FILE* f, const std::string& s) {
+  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
+  std::fflush(f);
 }
 
 }  // namespace crushkit::tools

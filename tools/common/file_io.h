@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,14 @@ int WriteFdFully(int fd, std::string_view data);
 // is written in place, since renaming over it would replace the device
 // itself; a directory is EISDIR. Returns 0 or an errno value.
 int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode);
+
+// Ceph's cpp_strerror(): "(2) No such file or directory".
+std::string CppStrerror(int err);
+
+// Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr
+// interleave as Ceph's unbuffered streams do (the crushtool and osdmaptool
+// fronts).
+void WriteAndFlush(std::FILE* f, const std::string& s);
 
 }  // namespace crushkit::tools
 

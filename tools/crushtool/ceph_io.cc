@@ -12,19 +12,6 @@
 
 namespace crushkit::tools::crushtool {
 
-std::string CppStrerror(int err) {
-  std::string text = "(";
-  text += std::to_string(err);
-  text += ") ";
-  text += std::strerror(err);
-  return text;
-}
-
-void WriteAndFlush(std::FILE* f, const std::string& s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-  std::fflush(f);
-}
-
 bool ReadMapFile(const std::string& path, std::string* data, std::string* error) {
   data->clear();
   if (path == "-") {

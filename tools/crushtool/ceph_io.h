@@ -12,21 +12,16 @@
 #include <string>
 #include <string_view>
 
+#include "tools/common/file_io.h"  // CppStrerror, WriteAndFlush
+
 namespace crushkit::tools::crushtool {
 
 // argv[0] as Ceph prints it in messages ("crushtool: ..."); scripts compare
 // these texts.
 inline constexpr const char* kMe = "crushtool";
 
-// Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr
-// interleave as Ceph's unbuffered streams do.
-void WriteAndFlush(std::FILE* f, const std::string& s);
-
 // Largest map file read (Ceph has no limit; 1 GiB is far above any real map).
 inline constexpr std::size_t kMaxMapFileBytes = std::size_t{1} << 30;
-
-// Ceph's cpp_strerror(): "(2) No such file or directory".
-std::string CppStrerror(int err);
 
 // Reads `path` ("-" = standard input). On failure returns false and sets
 // *error to the text crushtool prints after "crushtool: error reading 'P': ",

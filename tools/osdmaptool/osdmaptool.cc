@@ -1,7 +1,6 @@
 #include "tools/osdmaptool/osdmaptool.h"
 
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <unistd.h>
@@ -28,25 +27,23 @@ constexpr char kCrushkitNote[] =
     "--createsimple, --create-from-conf, --upmap (the balancer) and its --upmap-* options,\n"
     "--health, --clean-temps, --test-random, --test-crush.\n";
 
-void Put(std::FILE* f, const std::string& s) { std::fwrite(s.data(), 1, s.size(), f); }
-
 }  // namespace
 
 int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
   if (args.empty()) {
-    Put(err, absl::StrCat(kMe, ": -h or --help for usage\n"));
+    WriteAndFlush(err, absl::StrCat(kMe, ": -h or --help for usage\n"));
     return 1;
   }
   ParseResult parsed = ParseCommandLine(args);
-  Put(err, parsed.err);
+  WriteAndFlush(err, parsed.err);
   if (parsed.stop) {
-    if (parsed.print_usage) Put(out, kUsage);
-    if (parsed.print_usage && parsed.err.empty()) Put(out, kCrushkitNote);  // --help
+    if (parsed.print_usage) WriteAndFlush(out, kUsage);
+    if (parsed.print_usage && parsed.err.empty()) WriteAndFlush(out, kCrushkitNote);  // --help
     return parsed.exit_code;
   }
   CommandLine& cmd = parsed.command;
   if (!cmd.not_supported.empty()) {
-    Put(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
+    WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
                           " is not supported (crushkit reads a state file, not Ceph's binary "
                           "osdmap; see --help)\n"));
     return 1;
@@ -59,18 +56,18 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     const int fd = ::open(s.c_str(), O_RDONLY);
     const int e = fd < 0 ? errno : EISDIR;
     if (fd >= 0) ::close(fd);
-    Put(err, absl::StrCat("unable to read ", s, ": (", e, ") ", std::strerror(e), "\n"));
+    WriteAndFlush(err, absl::StrCat("unable to read ", s, ": ", CppStrerror(e), "\n"));
     return 1;
   }
-  Put(err, absl::StrCat(kMe, ": osdmap file '", fn, "'\n"));
+  WriteAndFlush(err, absl::StrCat(kMe, ": osdmap file '", fn, "'\n"));
   auto bytes = ReadFileBytes(fn);
   if (!bytes.ok()) {
-    Put(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", bytes.status().message(), "\n"));
+    WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", bytes.status().message(), "\n"));
     return 255;
   }
   auto state = osdmap::ParseState(*bytes);
   if (!state.ok()) {
-    Put(err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", state.status().message(),
+    WriteAndFlush(err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", state.status().message(),
                           "\n"));
     return 255;
   }
@@ -80,7 +77,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (cmd.import_crush) {
     auto crush = ReadFileBytes(*cmd.import_crush);
     if (!crush.ok()) {
-      Put(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush, ": ",
+      WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush, ": ",
                             crush.status().message(), "\n"));
       return 1;
     }
@@ -91,22 +88,19 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return WriteFileAtomically(path, data);
   };
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
-  Put(out, r.out);
-  std::fflush(out);
-  Put(err, r.err);
-  if (r.print_usage) Put(out, kUsage);
+  WriteAndFlush(out, r.out);
+  WriteAndFlush(err, r.err);
+  if (r.print_usage) WriteAndFlush(out, kUsage);
   if (r.exit_code != 0) return r.exit_code;
   if (r.modified) {
     auto bytes_out = osdmap::SerializeState(*state, osdmap::StateFormatForPath(fn));
     absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
-    Put(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
+    WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
     if (!st.ok()) {
-      std::fflush(out);
-      Put(err, absl::StrCat(kMe, ": error writing to '", fn, "': ", st.message(), "\n"));
+      WriteAndFlush(err, absl::StrCat(kMe, ": error writing to '", fn, "': ", st.message(), "\n"));
       return 1;
     }
   }
-  std::fflush(out);
   return 0;
 }
 
