@@ -43,6 +43,10 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
+  for (SlotWalk& walk : walks_) {
+    walk.seen.assign(static_cast<std::size_t>(map.max_buckets()), 0u);
+    walk.stack.assign(static_cast<std::size_t>(map.max_buckets()), 0);
+  }
   // Straw2 buckets whose items all have one positive (as int) weight take
   // Straw2Choose's compare-only path.
   const internal::FlatBucket* buckets = internal::MapAccess::BucketSlots(map);
@@ -388,19 +392,19 @@ ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, 
 ItemId MapperImpl::BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position) {
   switch (b.alg) {
     case BucketAlg::kUniform:
-      Spend(1);
+      Spend(kChooseCost);
       return PermChoose(b, r);
     case BucketAlg::kList:
-      Spend(b.size);
+      Spend(kChooseCost + b.size);
       return ListChoose(b, r);
     case BucketAlg::kTree:
-      Spend(1);
+      Spend(kChooseCost);
       return TreeChoose(b, r);
     case BucketAlg::kStraw:
-      Spend(b.size);
+      Spend(kChooseCost + b.size);
       return StrawChoose(b, r);
     case BucketAlg::kStraw2:
-      Spend(b.size);
+      Spend(kChooseCost + b.size);
       return Straw2Choose(b, r, position);
     case BucketAlg::kNone:
       break;
@@ -459,12 +463,12 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         if (in->size == 0) {
           // An empty bucket costs nothing in Ceph but still burns a try;
           // charge it so huge try counts cannot stall (see mapper.h).
-          Spend(1);
+          Spend(kChooseCost);
           reject = true;
         } else {
           if (local_fallback_retries > 0 && flocal >= (in->size >> 1) &&
               flocal > local_fallback_retries) {
-            Spend(1);  // as BucketChoose charges a uniform draw: huge local tries must end
+            Spend(kChooseCost);  // as BucketChoose charges a uniform draw: huge local tries must end
             item = PermChoose(*in, static_cast<std::uint32_t>(r));
           } else {
             item = BucketChoose(*in, static_cast<std::uint32_t>(r), outpos);
@@ -506,6 +510,11 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         if (reject || collide) {
           ++ftotal;
           ++flocal;
+          if (IsProofCheckpoint(ftotal) &&
+              FirstnRepHopeless(bucket, type, out, outpos, recurse_to_leaf, out2)) {
+            skip_rep = true;  // every later try fails too: Ceph's result, now
+            break;
+          }
           if (collide && flocal <= local_retries) {
             retry_bucket = true;
           } else if (local_fallback_retries > 0 &&
@@ -544,6 +553,11 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
   const auto unumrep = static_cast<std::uint32_t>(numrep);
   std::uint32_t ftotal = 0;
   for (; left > 0 && ftotal < tries && !ws_.exhausted_; ++ftotal) {
+    if (IsProofCheckpoint(ftotal) &&
+        IndepHopeless(bucket, type, out, outpos, endpos, recurse_to_leaf)) {
+      ftotal = tries;  // every later round fails too: Ceph's result, now
+      break;
+    }
     for (int rep = outpos; rep < endpos && !ws_.exhausted_; ++rep) {
       if (out[rep] != kItemUndef) continue;
       const internal::FlatBucket* in = &bucket;
@@ -555,7 +569,7 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
           r += unumrep * ftotal;
         }
         if (in->size == 0) {
-          Spend(1);
+          Spend(kChooseCost);
           break;
         }
         const ItemId item = BucketChoose(*in, r, outpos);

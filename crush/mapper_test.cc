@@ -883,22 +883,70 @@ TEST(MapperSafetyTest, ForeignWorkspaceAssertsOrMapsToNothing) {
   EXPECT_EQ(DoRule(copy, 0, 1, AllIn(copy), ws, out), 3);
 }
 
-TEST(MapperSafetyTest, HugeTriesOnUnsatisfiableRuleHitTheBudget) {
-  // Every device is out and the rule asks for 2^31 - 1 tries per rep: Ceph
-  // would spin for hours. The budget stops it.
+// Huge try counts on rules that cannot be satisfied: Ceph would retry for
+// hours. crushkit proves after 64 tries that no try can succeed and stops
+// with Ceph's result, without touching the budget.
+TEST(MapperHopelessTest, AllOutDevicesEndWithCephsResult) {
   ClusterSpec spec;
   spec.hosts = 3;
   const MapModel model =
       WithRule(MakeClusterModel(spec),
                {{RuleOp::kSetChooseTries, 0x7fffffff, 0}, {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
-                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 3, 1}, {RuleOp::kEmit, 0, 0}});
+                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 3, 1}, {RuleOp::kEmit, 0, 0},
+                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafIndep, 3, 1}, {RuleOp::kEmit, 0, 0}});
+  const CrushMap map = BuildOrDie(model);
+  Workspace ws(map, 6);
+  ws.set_budget(std::uint64_t{1} << 20);
+  std::array<ItemId, 6> out{};
+  std::vector<Weight> all_out(12, 0);
+  ASSERT_EQ(DoRule(map, 2, 1, all_out, ws, out), 3);  // firstn: nothing; indep: 3 holes
+  EXPECT_THAT(std::vector<ItemId>(out.begin(), out.begin() + 3),
+              ::testing::Each(kItemNone));
+  EXPECT_FALSE(ws.budget_exhausted());
+  // A normal call afterwards is unaffected.
+  EXPECT_EQ(DoRule(map, 0, 1, AllIn(map), ws, out), 3);
+  EXPECT_FALSE(ws.budget_exhausted());
+}
+
+TEST(MapperHopelessTest, TooFewFailureDomainsKeepWhatFits) {
+  ClusterSpec spec;
+  spec.hosts = 2;
+  const MapModel model = WithRule(
+      MakeClusterModel(spec),
+      {{RuleOp::kSetChooseTries, 2000000000, 0}, {RuleOp::kSetChooseleafTries, 2000000000, 0},
+       {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 3, 1}, {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   Workspace ws(map, 3);
   ws.set_budget(std::uint64_t{1} << 20);
+  for (std::uint32_t x = 0; x < 50; ++x) {
+    const std::vector<ItemId> got = Map(map, 2, x, 3, AllIn(map));
+    // Two hosts: two OSDs on distinct hosts, exactly as rule 0 (3 hosts'
+    // worth of tries but only 2 hosts) would place them with Ceph's tries.
+    ASSERT_EQ(got.size(), 2u) << "x=" << x;
+    EXPECT_NE(got[0] / 4, got[1] / 4) << "x=" << x;
+  }
   std::array<ItemId, 3> out{};
-  std::vector<Weight> all_out(12, 0);
-  EXPECT_EQ(DoRule(map, 2, 1, all_out, ws, out), 0);
+  DoRule(map, 2, 7, AllIn(map), ws, out);
+  EXPECT_FALSE(ws.budget_exhausted());
+}
+
+// No proof goes through a tree bucket (its zero-weight descents diverge
+// from Ceph), so the budget remains the last resort there.
+TEST(MapperSafetyTest, HugeTriesWithoutProofHitTheBudget) {
+  ClusterSpec spec;
+  spec.hosts = 3;
+  spec.root_alg = BucketAlg::kTree;
+  const MapModel model =
+      WithRule(MakeClusterModel(spec),
+               {{RuleOp::kSetChooseTries, 0x7fffffff, 0}, {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
+                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 4, 1}, {RuleOp::kEmit, 0, 0}});
+  const CrushMap map = BuildOrDie(model);
+  Workspace ws(map, 4);
+  ws.set_budget(std::uint64_t{1} << 20);
+  std::array<ItemId, 4> out{};
+  EXPECT_EQ(DoRule(map, 2, 1, AllIn(map), ws, out), 3);  // the fourth host does not exist
   EXPECT_TRUE(ws.budget_exhausted());
+  EXPECT_TRUE(ws.diverged_from_ceph());
   // A normal call afterwards is unaffected.
   EXPECT_EQ(DoRule(map, 0, 1, AllIn(map), ws, out), 3);
   EXPECT_FALSE(ws.budget_exhausted());
@@ -907,6 +955,7 @@ TEST(MapperSafetyTest, HugeTriesOnUnsatisfiableRuleHitTheBudget) {
 TEST(MapperSafetyTest, HugeTunablesAreBounded) {
   ClusterSpec spec;
   spec.hosts = 3;
+  spec.root_alg = BucketAlg::kTree;  // no hopeless proof: the budget must end it
   spec.tunables.choose_total_tries = 0xfffffffe;
   spec.tunables.choose_local_tries = 0xffffffff;
   spec.tunables.choose_local_fallback_tries = 0xffffffff;
@@ -919,6 +968,13 @@ TEST(MapperSafetyTest, HugeTunablesAreBounded) {
   std::vector<Weight> all_out(12, 0);
   EXPECT_EQ(DoRule(map, 0, 1, all_out, ws, out), 0);
   EXPECT_TRUE(ws.budget_exhausted());
+  // The same tunables over straw2 buckets: proved hopeless, no budget spent.
+  spec.root_alg = BucketAlg::kStraw2;
+  const CrushMap straw2 = MakeCluster(spec);
+  Workspace ws2(straw2, 5);
+  ws2.set_budget(std::uint64_t{1} << 20);
+  EXPECT_EQ(DoRule(straw2, 0, 1, all_out, ws2, out), 0);
+  EXPECT_FALSE(ws2.budget_exhausted());
 }
 
 TEST(MapperSafetyTest, AllZeroTreeYieldsNoItemInsteadOfReadingPastItems) {

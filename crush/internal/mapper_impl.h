@@ -62,6 +62,11 @@ class MapperImpl {
     return buckets_[static_cast<std::size_t>(BucketSlot(id))];
   }
 
+  // What one bucket choose costs beyond its items, in items' worth (the
+  // hashing set-up and the retry bookkeeping around it): many tiny chooses
+  // are charged for the time they take, not just their few items.
+  static constexpr std::uint64_t kChooseCost = 32;
+
   // Charges `cost` bucket items to the budget; true if still within it.
   bool Spend(std::uint64_t cost) {
     ws_.spent_ += cost;
@@ -108,6 +113,30 @@ class MapperImpl {
   void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
                    ItemId* out, int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
                    bool recurse_to_leaf, ItemId* out2, int parent_r);
+
+  // Hopeless-choose proofs (mapper_hopeless.cc; see mapper.h). Each is
+  // true only if no try of the choose, whatever its r, can succeed, so
+  // stopping now gives Ceph's own result.
+  // A firstn rep at `outpos` (collisions with out[0, outpos), and for
+  // chooseleaf with out2[0, outpos) below the candidate).
+  bool FirstnRepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out,
+                         int outpos, bool recurse_to_leaf, const ItemId* out2);
+  // Every still undefined slot of an indep choose over out[outpos, endpos).
+  bool IndepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out,
+                     int outpos, int endpos, bool recurse_to_leaf);
+  // True iff every leaf reachable below `bucket` collides with
+  // collide[0, ncollide) or is out.
+  bool LeavesHopeless(const internal::FlatBucket& bucket, const ItemId* collide, int ncollide);
+  // Calls end(item) for every item a descent from `root` toward `type` can
+  // end on (items of that type, devices, ids past max_devices), each once;
+  // false as soon as end() is, or where no proof is attempted.
+  template <class End>
+  bool EveryEndFails(Workspace::SlotWalk& walk, const internal::FlatBucket& root, int type,
+                     End&& end);
+  // Checkpoints of the proofs: 64, 128, 256, ... failed tries.
+  static bool IsProofCheckpoint(std::uint32_t ftotal) {
+    return ftotal >= 64 && (ftotal & (ftotal - 1)) == 0;
+  }
 
   // The MSR path (mapper_msr.cc); `msr_` holds its per-call state.
   struct MsrCall;

@@ -90,7 +90,9 @@ class Gen:
                 t[name] = {
                     "choose_local_tries": lambda: rng.randint(0, 3),
                     "choose_local_fallback_tries": lambda: rng.randint(0, 5),
-                    "choose_total_tries": lambda: rng.randint(1, 100),
+                    # now and then past 64 tries, where hopeless chooses end early
+                    "choose_total_tries": lambda: rng.randint(1, 100) if rng.random() < 0.8
+                    else rng.randint(64, 300),
                     "chooseleaf_descend_once": lambda: rng.randint(0, 1),
                     "chooseleaf_vary_r": lambda: rng.randint(0, 4),
                     "chooseleaf_stable": lambda: rng.randint(0, 1),
@@ -251,6 +253,8 @@ class Gen:
                                        ("set_choose_local_fallback_tries", 5),
                                        ("set_chooseleaf_vary_r", 4),
                                        ("set_chooseleaf_stable", 1)])
+                if step == "set_choose_tries" and rng.random() < 0.3:
+                    hi = 300  # past the hopeless-choose checkpoints (64, 128, 256)
                 self.lines.append("\tstep %s %d" % (step, rng.randint(0, hi)))
             take = rng.choice(roots) if rng.random() < 0.9 else rng.choice(hosts)
             cls = ""
