@@ -1,0 +1,325 @@
+// One pool's incremental balance (see upmap_balancer_pool.h).
+#include "osdmap/upmap_balancer_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <random>
+
+#include "crush/types.h"
+#include "osdmap/rule_weights.h"
+
+namespace crushkit::osdmap::internal {
+namespace {
+
+constexpr std::size_t Idx(std::int32_t osd) { return static_cast<std::size_t>(osd); }
+
+// The type whose buckets hold at most one replica: the first chooseleaf
+// step's type, else the last choose step's type above devices. 0: none.
+int DomainType(const crush::Rule& rule) {
+  int type = 0;
+  for (const crush::RuleStep& s : rule.steps) {
+    if ((s.op == crush::RuleOp::kChooseleafFirstn || s.op == crush::RuleOp::kChooseleafIndep) &&
+        s.arg2 > 0) {
+      return s.arg2;
+    }
+    if ((s.op == crush::RuleOp::kChooseFirstn || s.op == crush::RuleOp::kChooseIndep) &&
+        s.arg2 > 0) {
+      type = s.arg2;
+    }
+  }
+  return type;
+}
+
+}  // namespace
+
+std::vector<double> PgUnits(const ClusterState& state, const Pool& pool, BalanceBy by) {
+  std::vector<double> units(pool.pg_num, 1.0);
+  if (by == BalanceBy::kPgs) return units;
+  // An EC shard holds 1/k of the PG's logical bytes; a replica all of them.
+  const double shards =
+      pool.type == PoolType::kErasure && pool.ec_k > 0 ? static_cast<double>(pool.ec_k) : 1.0;
+  std::optional<double> fallback;
+  if (auto it = state.pool_usage.find(pool.id); it != state.pool_usage.end() && pool.pg_num > 0) {
+    fallback = static_cast<double>(it->second.stored_bytes) / pool.pg_num;
+  }
+  bool any = false;
+  for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+    double bytes = 0;
+    if (auto it = state.pg_stats.find(PgId{pool.id, ps}); it != state.pg_stats.end()) {
+      bytes = static_cast<double>(it->second.num_bytes + it->second.num_omap_bytes);
+      any = true;
+    } else if (fallback) {
+      bytes = *fallback;
+      any = true;
+    }
+    units[ps] = bytes / shards;
+  }
+  if (!any) units.clear();
+  return units;
+}
+
+DeviationStats ComputeStats(const std::vector<double>& counts,
+                            const std::vector<double>& targets) {
+  DeviationStats s;
+  double sum_sq = 0;
+  for (std::size_t o = 0; o < counts.size(); ++o) {
+    if (targets[o] <= 0 && counts[o] <= 0) continue;
+    const double dev = counts[o] - targets[o];
+    const auto id = static_cast<std::int32_t>(o);
+    if (s.osds == 0 || dev > s.max_deviation) s.max_deviation = dev, s.max_osd = id;
+    if (s.osds == 0 || dev < s.min_deviation) s.min_deviation = dev, s.min_osd = id;
+    sum_sq += dev * dev;
+    ++s.osds;
+  }
+  if (s.osds > 0) s.stddev = std::sqrt(sum_sq / s.osds);
+  return s;
+}
+
+PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapper,
+                           UpmapVerifier& verifier, std::vector<double> units,
+                           double max_deviation_pgs, std::uint64_t seed)
+    : state_(state), pool_(pool), mapper_(mapper), verifier_(verifier), units_(std::move(units)) {
+  const auto n = static_cast<std::size_t>(state.max_osd());
+  counts_.assign(n, 0);
+  targets_.assign(n, 0);
+  eligible_.assign(n, false);
+  domain_.assign(n, 0);
+  pgs_of_.resize(n);
+  // The pool's crush_rule as a rule id, as check_pg_upmaps() and
+  // verify_upmap() take it: a change the cleanup would cancel is useless.
+  rule_ = pool.crush_rule;
+  const crush::MapModel& map = state.crush;
+  if (rule_ < 0 || rule_ >= map.max_rules() || !map.rule_exists[static_cast<std::size_t>(rule_)] ||
+      units_.size() != pool.pg_num || pool.pg_num == 0) {
+    return;
+  }
+  auto weights = RuleWeightOsdMap(map, rule_);
+  if (!weights.ok()) return;
+  domain_type_ = DomainType(map.rules[static_cast<std::size_t>(rule_)]);
+
+  // calc_pg_upmaps(): osd_weight = reweight x rule share (float), zero and
+  // NaN shares skipped; target = osd_weight / total x size x pg_num.
+  double weight_total = 0;
+  for (const auto& [osd, share] : *weights) {
+    if (osd < 0 || Idx(osd) >= n || !state.Exists(osd)) continue;
+    const float w = static_cast<float>(state.osds[Idx(osd)].weight) / 65536.0f * share;
+    if (!(w > 0)) continue;
+    targets_[Idx(osd)] = w;
+    weight_total += w;
+    eligible_[Idx(osd)] = state.IsUp(osd) && state.IsIn(osd);
+    if (domain_type_ > 0) domain_[Idx(osd)] = verifier.ParentOfType(osd, domain_type_, rule_);
+  }
+  double unit_total = 0;
+  for (double u : units_) unit_total += u;
+  if (weight_total <= 0 || unit_total <= 0) return;
+  const double total = unit_total * pool.size;
+  for (double& t : targets_) t = t / weight_total * total;
+  threshold_ = std::max(1.0, max_deviation_pgs) * unit_total / pool.pg_num;
+
+  sets_.resize(pool.pg_num);
+  frozen_.assign(pool.pg_num, false);
+  OsdList raw;
+  for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+    const PgId pg{pool.id, ps};
+    mapper.PgToRawUpmap(pg, &raw, &sets_[ps]);
+    // calc_pg_upmaps() never touches a pg_upmap PG; one with a hole would
+    // be cancelled by the cleanup as soon as it has an upmap.
+    frozen_[ps] = state.pg_upmap.contains(pg);
+    for (std::int32_t osd : sets_[ps].span()) {
+      if (osd == crush::kItemNone || osd < 0 || Idx(osd) >= n) {
+        frozen_[ps] = true;
+        continue;
+      }
+      pgs_of_[Idx(osd)].push_back(ps);
+      // The up set: down OSDs hold nothing (pg_to_up_acting_osds()).
+      if (state.IsUp(osd)) counts_[Idx(osd)] += units_[ps];
+    }
+  }
+  if (seed != 0) {
+    std::mt19937_64 rng(seed ^ (static_cast<std::uint64_t>(pool.id) * 0x9e3779b97f4a7c15ull));
+    // std::shuffle's draws are implementation-defined; Fisher-Yates on the
+    // raw engine output is the same everywhere.
+    for (auto& pgs : pgs_of_) {
+      for (std::size_t i = pgs.size(); i > 1; --i) std::swap(pgs[i - 1], pgs[rng() % i]);
+    }
+  }
+  usable_ = true;
+}
+
+double PoolBalancer::Badness() const {
+  if (!usable_) return 0;
+  double worst = 0;
+  for (std::size_t o = 0; o < counts_.size(); ++o) {
+    const double dev = counts_[o] - targets_[o];
+    if (dev > worst) worst = dev;
+    if (eligible_[o] && -dev > worst) worst = -dev;
+  }
+  return worst / threshold_;
+}
+
+int PoolBalancer::PositionOf(std::uint32_t ps, std::int32_t osd) const {
+  const OsdList& set = sets_[ps];
+  for (int i = 0; i < set.size(); ++i) {
+    if (set[i] == osd) return i;
+  }
+  return -1;
+}
+
+bool PoolBalancer::Fits(std::uint32_t ps, int pos, std::int32_t to) {
+  if (!CanTarget(to)) return false;
+  OsdList set = sets_[ps];
+  const std::int32_t d = domain_[Idx(to)];
+  for (int i = 0; i < set.size(); ++i) {
+    if (i == pos) continue;
+    if (set[i] == to) return false;
+    // The cheap failure-domain test first; Verify() below is the full one.
+    if (d != 0 && domain_[Idx(set[i])] == d) return false;
+  }
+  set[pos] = to;
+  return verifier_.Verify(rule_, static_cast<int>(pool_.size), set.span()) == UpmapVerdict::kOk;
+}
+
+bool PoolBalancer::Useful(std::int32_t from, std::int32_t to, double unit) const {
+  // Lowers the sum of squares (the change is 2u(dev_to - dev_from + u)),
+  // and moves an OSD that is past the threshold.
+  return Dev(from) - Dev(to) > unit && (Dev(from) > threshold_ || Dev(to) < -threshold_);
+}
+
+std::optional<PoolBalancer::Move> PoolBalancer::FindDropOnto(std::int32_t osd) const {
+  std::optional<Move> best;
+  for (std::uint32_t ps : pgs_of_[Idx(osd)]) {
+    if (frozen_[ps]) continue;
+    auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps});
+    if (it == state_.pg_upmap_items.end()) continue;
+    for (const auto& [from, to] : it->second) {
+      if (to != osd || from < 0 || Idx(from) >= counts_.size()) continue;
+      if (!Useful(osd, from, units_[ps])) continue;
+      if (best && Dev(from) >= Dev(best->to)) continue;
+      best = Move{ps, PositionOf(ps, osd), osd, from};
+    }
+  }
+  return best;
+}
+
+std::optional<PoolBalancer::Move> PoolBalancer::FindRemapFrom(
+    std::int32_t osd, const std::vector<std::int32_t>& under) {
+  for (std::int32_t to : under) {
+    if (Dev(osd) - Dev(to) <= 0 || !(Dev(osd) > threshold_ || Dev(to) < -threshold_)) break;
+    for (std::uint32_t ps : pgs_of_[Idx(osd)]) {
+      if (frozen_[ps] || !Useful(osd, to, units_[ps])) continue;
+      // A new pair needs a free slot; rewriting a pair (x -> osd) does not.
+      auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps});
+      if (it != state_.pg_upmap_items.end() && it->second.size() >= pool_.size &&
+          std::none_of(it->second.begin(), it->second.end(),
+                       [&](const auto& p) { return p.second == osd; })) {
+        continue;
+      }
+      const int pos = PositionOf(ps, osd);
+      if (pos >= 0 && Fits(ps, pos, to)) return Move{ps, pos, osd, to};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<PoolBalancer::Move> PoolBalancer::FindDropFrom(std::int32_t osd) {
+  std::optional<Move> best;
+  const auto begin = state_.pg_upmap_items.lower_bound(PgId{pool_.id, 0});
+  for (auto it = begin; it != state_.pg_upmap_items.end() && it->first.pool == pool_.id; ++it) {
+    const std::uint32_t ps = it->first.ps;
+    if (ps >= sets_.size() || frozen_[ps]) continue;
+    for (const auto& [from, to] : it->second) {
+      if (from != osd || to < 0 || Idx(to) >= counts_.size()) continue;
+      if (!Useful(to, osd, units_[ps]) || (best && Dev(to) <= Dev(best->from))) continue;
+      const int pos = PositionOf(ps, to);
+      if (pos >= 0 && Fits(ps, pos, osd)) best = Move{ps, pos, to, osd};
+    }
+  }
+  return best;
+}
+
+std::optional<PoolBalancer::Move> PoolBalancer::FindMove() {
+  std::vector<std::int32_t> over;
+  std::vector<std::int32_t> under;
+  for (std::size_t o = 0; o < counts_.size(); ++o) {
+    const auto id = static_cast<std::int32_t>(o);
+    if (counts_[o] > 0 && Dev(id) > 0) over.push_back(id);
+    if (eligible_[o] && Dev(id) < 0) under.push_back(id);
+  }
+  const auto by_dev = [&](bool desc) {
+    return [this, desc](std::int32_t a, std::int32_t b) {
+      if (Dev(a) != Dev(b)) return desc ? Dev(a) > Dev(b) : Dev(a) < Dev(b);
+      return a < b;
+    };
+  };
+  std::sort(over.begin(), over.end(), by_dev(true));
+  std::sort(under.begin(), under.end(), by_dev(false));
+  const bool deep_under = !under.empty() && Dev(under.front()) < -threshold_;
+  for (std::int32_t osd : over) {
+    if (Dev(osd) <= threshold_ && !deep_under) break;
+    // Taking back an existing pair first: the PG returns toward CRUSH's
+    // own choice and the item count shrinks (calc_pg_upmaps does the same).
+    if (auto m = FindDropOnto(osd)) {
+      if (Fits(m->ps, m->pos, m->to)) return m;
+    }
+    if (auto m = FindRemapFrom(osd, under)) return m;
+  }
+  for (std::int32_t osd : under) {
+    if (Dev(osd) >= -threshold_) break;
+    if (auto m = FindDropFrom(osd)) return m;
+  }
+  return std::nullopt;
+}
+
+bool PoolBalancer::Step() {
+  if (!usable_) return false;
+  // A move whose re-mapping disagrees freezes its PG; search again.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::optional<Move> m = FindMove();
+    if (!m) return false;
+    if (Apply(*m)) return true;
+  }
+  return false;
+}
+
+bool PoolBalancer::Apply(const Move& m) {
+  const PgId pg{pool_.id, m.ps};
+  UpmapItems& items = state_.pg_upmap_items[pg];
+  const UpmapItems saved = items;
+  // Rewrite a pair that put `from` here rather than chain a second one
+  // (x -> from, from -> to); a pair that would map an OSD to itself goes.
+  auto it = std::find_if(items.begin(), items.end(),
+                         [&](const auto& p) { return p.second == m.from; });
+  if (it == items.end()) {
+    items.emplace_back(m.from, m.to);
+  } else if (it->first == m.to) {
+    items.erase(it);
+  } else {
+    it->second = m.to;
+  }
+  if (items.empty()) state_.pg_upmap_items.erase(pg);
+  OsdList raw;
+  OsdList got;
+  mapper_.PgToRawUpmap(pg, &raw, &got);
+  OsdList expect = sets_[m.ps];
+  expect[m.pos] = m.to;
+  if (!(got == expect)) {
+    if (saved.empty()) {
+      state_.pg_upmap_items.erase(pg);
+    } else {
+      state_.pg_upmap_items[pg] = saved;
+    }
+    frozen_[m.ps] = true;
+    return false;
+  }
+  sets_[m.ps] = got;
+  const double u = units_[m.ps];
+  if (state_.IsUp(m.from)) counts_[Idx(m.from)] -= u;
+  counts_[Idx(m.to)] += u;
+  auto& from_pgs = pgs_of_[Idx(m.from)];
+  from_pgs.erase(std::find(from_pgs.begin(), from_pgs.end(), m.ps));
+  pgs_of_[Idx(m.to)].push_back(m.ps);
+  return true;
+}
+
+}  // namespace crushkit::osdmap::internal
