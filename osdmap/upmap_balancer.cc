@@ -123,7 +123,10 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
     double worst = 1;
     for (std::size_t i = 0; i < balancers.size(); ++i) {
       if (stuck[i]) continue;
-      if (const double b = balancers[i]->Badness(); b > worst) worst = b, pick = i;
+      if (const double b = balancers[i]->Badness(); b > worst) {
+        worst = b;
+        pick = i;
+      }
     }
     if (pick == balancers.size()) break;
     if (balancers[pick]->Step()) {

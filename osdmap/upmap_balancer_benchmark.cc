@@ -34,7 +34,10 @@ ClusterState MakeState() {
     p.size = size;
     p.crush_rule = rule;
     p.pg_num = p.pgp_num = pgs;
-    if (type == PoolType::kErasure) p.ec_k = 4, p.ec_m = 2;
+    if (type == PoolType::kErasure) {
+      p.ec_k = 4;
+      p.ec_m = 2;
+    }
     s.pools[id] = p;
   };
   add(1, PoolType::kReplicated, 3, crush_testing::kReplicatedRule, 16384);

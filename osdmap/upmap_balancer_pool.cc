@@ -67,8 +67,14 @@ DeviationStats ComputeStats(const std::vector<double>& counts,
     if (targets[o] <= 0 && counts[o] <= 0) continue;
     const double dev = counts[o] - targets[o];
     const auto id = static_cast<std::int32_t>(o);
-    if (s.osds == 0 || dev > s.max_deviation) s.max_deviation = dev, s.max_osd = id;
-    if (s.osds == 0 || dev < s.min_deviation) s.min_deviation = dev, s.min_osd = id;
+    if (s.osds == 0 || dev > s.max_deviation) {
+      s.max_deviation = dev;
+      s.max_osd = id;
+    }
+    if (s.osds == 0 || dev < s.min_deviation) {
+      s.min_deviation = dev;
+      s.min_osd = id;
+    }
     sum_sq += dev * dev;
     ++s.osds;
   }
@@ -186,7 +192,7 @@ bool PoolBalancer::Useful(std::int32_t from, std::int32_t to, double unit) const
   return Dev(from) - Dev(to) > unit && (Dev(from) > threshold_ || Dev(to) < -threshold_);
 }
 
-std::optional<PoolBalancer::Move> PoolBalancer::FindDropOnto(std::int32_t osd) const {
+std::optional<PoolBalancer::Move> PoolBalancer::FindDropOnto(std::int32_t osd) {
   std::optional<Move> best;
   for (std::uint32_t ps : pgs_of_[Idx(osd)]) {
     if (frozen_[ps]) continue;
@@ -196,7 +202,10 @@ std::optional<PoolBalancer::Move> PoolBalancer::FindDropOnto(std::int32_t osd) c
       if (to != osd || from < 0 || Idx(from) >= counts_.size()) continue;
       if (!Useful(osd, from, units_[ps])) continue;
       if (best && Dev(from) >= Dev(best->to)) continue;
-      best = Move{ps, PositionOf(ps, osd), osd, from};
+      // The slot goes back to `from`, which must still fit the rule (the
+      // PG's other members may have moved into its failure domain).
+      const int pos = PositionOf(ps, osd);
+      if (pos >= 0 && Fits(ps, pos, from)) best = Move{ps, pos, osd, from};
     }
   }
   return best;
@@ -259,9 +268,7 @@ std::optional<PoolBalancer::Move> PoolBalancer::FindMove() {
     if (Dev(osd) <= threshold_ && !deep_under) break;
     // Taking back an existing pair first: the PG returns toward CRUSH's
     // own choice and the item count shrinks (calc_pg_upmaps does the same).
-    if (auto m = FindDropOnto(osd)) {
-      if (Fits(m->ps, m->pos, m->to)) return m;
-    }
+    if (auto m = FindDropOnto(osd)) return m;
     if (auto m = FindRemapFrom(osd, under)) return m;
   }
   for (std::int32_t osd : under) {

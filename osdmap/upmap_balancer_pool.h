@@ -64,7 +64,7 @@ class PoolBalancer {
   // of squared deviations and moves an OSD past the threshold.
   bool Useful(std::int32_t from, std::int32_t to, double unit) const;
   // The best pair (x -> osd) to drop: the PG's slot goes back to x.
-  std::optional<Move> FindDropOnto(std::int32_t osd) const;
+  std::optional<Move> FindDropOnto(std::int32_t osd);
   // A PG of `osd` moved to the first (least full) OSD of `under` that fits.
   std::optional<Move> FindRemapFrom(std::int32_t osd, const std::vector<std::int32_t>& under);
   // The best pair (osd -> y) to drop, giving an underfull `osd` a PG back.

@@ -20,7 +20,10 @@ std::string Amount(double v, BalanceBy by) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double a = std::fabs(v);
   int u = 0;
-  while (a >= 1024 && u < 5) a /= 1024, ++u;
+  while (a >= 1024 && u < 5) {
+    a /= 1024;
+    ++u;
+  }
   return absl::StrFormat("%s%.1f %s", v < 0 ? "-" : "", a, kUnits[u]);
 }
 

@@ -131,6 +131,7 @@ TEST(UpmapBalancerTest, EcPoolKeepsShardPositionsAndDomains) {
   o.max_changes = 200;
   o.max_deviation = 1;
   const BalanceResult r = Balance(s, o);
+  EXPECT_GT(r.moves, 0);
   EXPECT_LT(r.pools[0].after.max_deviation, r.pools[0].before.max_deviation);
   ExpectOneOsdPerHost(r.state, 2);
   ExpectCleanupKeepsAll(r.state);
@@ -178,6 +179,32 @@ TEST(UpmapBalancerTest, DeviceClassRuleStaysInClass) {
     for (std::int32_t osd : set) EXPECT_TRUE(ssd.contains(osd)) << "osd." << osd;
   }
   ExpectOneOsdPerHost(r.state, 1);
+  ExpectCleanupKeepsAll(r.state);
+}
+
+TEST(UpmapBalancerTest, RackRuleKeepsOneReplicaPerRack) {
+  // 4 racks of 3 hosts of 2 OSDs, uneven weights; rule 2 = chooseleaf rack.
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 12;
+  spec.osds_per_host = 2;
+  spec.racks = 4;
+  for (int o = 0; o < 24; ++o) {
+    spec.osd_weights.push_back(static_cast<crush::Weight>(0x10000 * (1 + o % 4)));
+  }
+  ClusterState s = crush_testing::MakeOnePoolState(24, PoolType::kReplicated,
+                                                   crush_testing::MakeClusterModel(spec),
+                                                   crush_testing::kRackRule);
+  s.pools[1].pg_num = s.pools[1].pgp_num = 256;
+  BalancerOptions o;
+  o.max_changes = 200;
+  o.max_deviation = 1;
+  const BalanceResult r = Balance(s, o);
+  EXPECT_GT(r.moves, 0);
+  EXPECT_LT(r.pools[0].after.stddev, r.pools[0].before.stddev);
+  for (const auto& set : MapPool(r.state, 1).upmapped) {
+    std::set<int> racks;
+    for (std::int32_t osd : set) EXPECT_TRUE(racks.insert(osd / 6).second);  // 6 OSDs a rack
+  }
   ExpectCleanupKeepsAll(r.state);
 }
 
