@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/map.h"
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
@@ -53,7 +54,8 @@ std::vector<UpmapChange> DiffItems(const ClusterState& before, const ClusterStat
   for (std::int64_t pool : pools) {
     std::set<PgId> pgs;
     for (const auto* m : {&before.pg_upmap_items, &after.pg_upmap_items}) {
-      for (auto it = m->lower_bound(PgId{pool, 0}); it != m->end() && it->first.pool == pool; ++it) {
+      for (auto it = m->lower_bound(PgId{pool, 0}); it != m->end() && it->first.pool == pool;
+           ++it) {
         pgs.insert(it->first);
       }
     }

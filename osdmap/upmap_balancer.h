@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/upmap_cleanup.h"
@@ -59,12 +60,12 @@ struct BalancerOptions {
 // Deviations over the OSDs that have a target or hold PGs, in the unit of
 // the balance (PGs, or bytes).
 struct DeviationStats {
-  double max_deviation = 0;  // largest (PGs - target); negative if none is over
-  std::int32_t max_osd = -1; // the OSD with it
-  double min_deviation = 0;  // most negative
+  double max_deviation = 0;   // largest (PGs - target); negative if none is over
+  std::int32_t max_osd = -1;  // the OSD with it
+  double min_deviation = 0;   // most negative
   std::int32_t min_osd = -1;
-  double stddev = 0;         // sqrt(mean of deviation^2)
-  int osds = 0;              // OSDs counted
+  double stddev = 0;  // sqrt(mean of deviation^2)
+  int osds = 0;       // OSDs counted
 
   bool operator==(const DeviationStats&) const = default;
 };
@@ -72,7 +73,7 @@ struct DeviationStats {
 struct PoolBalance {
   std::int64_t pool_id = 0;
   std::string name;
-  double threshold = 0;  // max_deviation in the balance's unit
+  double threshold = 0;   // max_deviation in the balance's unit
   DeviationStats before;  // after the cleanup, before balancing
   DeviationStats after;
   int changes = 0;
@@ -95,8 +96,8 @@ struct BalanceResult {
   std::vector<PoolBalance> pools;    // in pool id order
   DeviationStats overall_before;     // the balanced pools summed per OSD
   DeviationStats overall_after;
-  int moves = 0;                     // moves made (<= max_changes)
-  ClusterState state;                // the input with cleanup and changes applied
+  int moves = 0;       // moves made (<= max_changes)
+  ClusterState state;  // the input with cleanup and changes applied
 };
 
 // Balances `state`'s pools (every pool, or options.pools), spending at most

@@ -69,7 +69,13 @@ void BM_BalanceUpmaps(benchmark::State& state) {
   state.counters["max_dev_before"] = before;
   state.counters["max_dev_after"] = after;
 }
-BENCHMARK(BM_BalanceUpmaps)->Arg(0)->Arg(100)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_BalanceUpmaps)
+    ->Arg(0)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -59,8 +59,7 @@ std::vector<double> PgUnits(const ClusterState& state, const Pool& pool, Balance
   return units;
 }
 
-DeviationStats ComputeStats(const std::vector<double>& counts,
-                            const std::vector<double>& targets) {
+DeviationStats ComputeStats(const std::vector<double>& counts, const std::vector<double>& targets) {
   DeviationStats s;
   double sum_sq = 0;
   for (std::size_t o = 0; o < counts.size(); ++o) {
@@ -295,8 +294,8 @@ bool PoolBalancer::Apply(const Move& m) {
   const UpmapItems saved = items;
   // Rewrite a pair that put `from` here rather than chain a second one
   // (x -> from, from -> to); a pair that would map an OSD to itself goes.
-  auto it = std::find_if(items.begin(), items.end(),
-                         [&](const auto& p) { return p.second == m.from; });
+  auto it =
+      std::find_if(items.begin(), items.end(), [&](const auto& p) { return p.second == m.from; });
   if (it == items.end()) {
     items.emplace_back(m.from, m.to);
   } else if (it->first == m.to) {

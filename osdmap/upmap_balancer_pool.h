@@ -42,8 +42,11 @@ class PoolBalancer {
   bool Step();
 
   bool usable() const { return usable_; }
+
   double threshold() const { return threshold_; }
+
   const std::vector<double>& counts() const { return counts_; }
+
   const std::vector<double>& targets() const { return targets_; }
 
  private:
@@ -57,7 +60,9 @@ class PoolBalancer {
   double Dev(std::int32_t osd) const {
     return counts_[static_cast<std::size_t>(osd)] - targets_[static_cast<std::size_t>(osd)];
   }
+
   bool CanTarget(std::int32_t osd) const { return eligible_[static_cast<std::size_t>(osd)]; }
+
   // Whether replacing position `pos` of PG `ps` by `to` keeps the rule.
   bool Fits(std::uint32_t ps, int pos, std::int32_t to);
   // Whether moving a PG of weight `unit` from `from` to `to` lowers the sum
@@ -81,15 +86,15 @@ class PoolBalancer {
   UpmapVerifier& verifier_;
   bool usable_ = false;
   int rule_ = -1;
-  int domain_type_ = 0;             // failure-domain type of the rule (0: none)
-  std::vector<double> units_;       // per PG
+  int domain_type_ = 0;        // failure-domain type of the rule (0: none)
+  std::vector<double> units_;  // per PG
   double threshold_ = 1;
-  std::vector<double> counts_;      // per OSD id
-  std::vector<double> targets_;     // per OSD id
-  std::vector<bool> eligible_;      // up, in, in the rule weight map
+  std::vector<double> counts_;        // per OSD id
+  std::vector<double> targets_;       // per OSD id
+  std::vector<bool> eligible_;        // up, in, in the rule weight map
   std::vector<std::int32_t> domain_;  // per OSD: its failure-domain bucket (0: none)
-  std::vector<OsdList> sets_;       // per PG: the upmapped raw set
-  std::vector<bool> frozen_;        // per PG: never touched (pg_upmap, holes, re-map mismatch)
+  std::vector<OsdList> sets_;         // per PG: the upmapped raw set
+  std::vector<bool> frozen_;          // per PG: never touched (pg_upmap, holes, re-map mismatch)
   std::vector<std::vector<std::uint32_t>> pgs_of_;  // per OSD: PGs whose set holds it
 };
 

@@ -1,12 +1,14 @@
 // The balancer's summary and JSON report.
 #include "osdmap/upmap_balancer_report.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+
 #include "osdmap/proto/balance.pb.h"
 #include "osdmap/proto_json.h"
 
@@ -17,10 +19,10 @@ constexpr int kMaxPoolLines = 20;
 
 std::string Amount(double v, BalanceBy by) {
   if (by == BalanceBy::kPgs) return absl::StrFormat("%.1f", v);
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double a = std::fabs(v);
-  int u = 0;
-  while (a >= 1024 && u < 5) {
+  std::size_t u = 0;
+  while (a >= 1024 && u + 1 < kUnits.size()) {
     a /= 1024;
     ++u;
   }
@@ -61,18 +63,17 @@ std::string FormatBalanceSummary(const BalanceResult& r, int max_changes, double
       "balance by %s: %d moves (max %d, deviation %g), %d PGs changed, %d cleanup entries\n", unit,
       r.moves, max_changes, max_deviation, static_cast<int>(r.changes.size()),
       r.cleanup.entries_changed());
-  absl::StrAppend(&out,
-                  absl::StrFormat("%-24s %24s %-9s %24s  %7s  %s\n", "pool", "max deviation",
-                                  "(osd)", "stddev", "changes", "stopped"));
+  absl::StrAppend(&out, absl::StrFormat("%-24s %24s %-9s %24s  %7s  %s\n", "pool", "max deviation",
+                                        "(osd)", "stddev", "changes", "stopped"));
   int shown = 0;
   for (const PoolBalance& p : r.pools) {
     if (shown++ == kMaxPoolLines) {
       absl::StrAppend(&out, "... ", r.pools.size() - kMaxPoolLines, " more pools (see --json)\n");
       break;
     }
-    absl::StrAppend(&out, Row(absl::StrCat(p.pool_id, " ", p.name).substr(0, 24), p.before,
-                              p.after, r.by),
-                    absl::StrFormat("  %7d  %s\n", p.changes, p.stop_reason));
+    absl::StrAppend(
+        &out, Row(absl::StrCat(p.pool_id, " ", p.name).substr(0, 24), p.before, p.after, r.by),
+        absl::StrFormat("  %7d  %s\n", p.changes, p.stop_reason));
   }
   absl::StrAppend(&out, Row("overall", r.overall_before, r.overall_after, r.by), "\n");
   return out;

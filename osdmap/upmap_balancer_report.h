@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/upmap_balancer.h"
 
 namespace crushkit::osdmap {

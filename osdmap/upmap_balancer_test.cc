@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "crush/codec.h"
-#include "crush/map.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/codec.h"
+#include "crush/map.h"
 #include "osdmap/apply_change.h"
 #include "osdmap/change_ops.h"
 #include "osdmap/crush_placement.h"
@@ -70,6 +71,7 @@ BalanceResult Balance(const ClusterState& s, BalancerOptions o) {
 struct Sets {
   std::vector<std::vector<std::int32_t>> raw, upmapped;
 };
+
 Sets MapPool(const ClusterState& s, std::int64_t pool) {
   auto map = crush::CrushMap::Build(s.crush);
   EXPECT_THAT(map, IsOk());
@@ -191,9 +193,8 @@ TEST(UpmapBalancerTest, RackRuleKeepsOneReplicaPerRack) {
   for (int o = 0; o < 24; ++o) {
     spec.osd_weights.push_back(static_cast<crush::Weight>(0x10000 * (1 + o % 4)));
   }
-  ClusterState s = crush_testing::MakeOnePoolState(24, PoolType::kReplicated,
-                                                   crush_testing::MakeClusterModel(spec),
-                                                   crush_testing::kRackRule);
+  ClusterState s = crush_testing::MakeOnePoolState(
+      24, PoolType::kReplicated, crush_testing::MakeClusterModel(spec), crush_testing::kRackRule);
   s.pools[1].pg_num = s.pools[1].pgp_num = 256;
   BalancerOptions o;
   o.max_changes = 200;

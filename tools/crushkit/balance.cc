@@ -40,7 +40,8 @@ int Fail(const std::string& msg) {
 int RunBalance(const BalanceArgs& a) {
   std::optional<osdmap::ClusterState> state = LoadState("balance", a.state);
   if (!state) return 1;
-  if (auto s = osdmap::ValidateState(*state); !s.ok()) return Fail(a.state + ": " + std::string(s.message()));
+  if (auto s = osdmap::ValidateState(*state); !s.ok())
+    return Fail(a.state + ": " + std::string(s.message()));
   osdmap::BalancerOptions options;
   for (const std::string& p : a.pools) {
     const osdmap::Pool* pool = FindPoolArg("balance", *state, p);
@@ -86,8 +87,7 @@ void AddBalanceCommand(CLI::App& app) {
       "EC shard positions (the job of `osdmaptool --upmap`, deterministic). Prints a\n"
       "summary and the `ceph osd pg-upmap-items` commands.\n"
       "  example: crushkit balance state.pb --max 200 --deviation 1 -o balanced.pb");
-  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")
-      ->required();
+  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")->required();
   cmd->add_option("--pool", args->pools, "balance only this pool (name or id; repeatable)");
   cmd->add_option("--max", args->max, "at most this many PG changes (default 100)")
       ->check(CLI::NonNegativeNumber);
