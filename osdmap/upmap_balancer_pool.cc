@@ -122,16 +122,23 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapp
   for (double& t : targets_) t = t / weight_total * total;
   threshold_ = std::max(1.0, max_deviation_pgs) * unit_total / pool.pg_num;
 
-  sets_.resize(pool.pg_num);
+  // Flat, pool size slots per PG: 13 bytes a PG for size 3 (an OsdList
+  // would take 132, 170 MB for a 1.28M-PG pool).
+  width_ = static_cast<int>(pool.size);
+  set_osds_.assign(static_cast<std::size_t>(pool.pg_num) * pool.size, crush::kItemNone);
+  set_len_.assign(pool.pg_num, 0);
   frozen_.assign(pool.pg_num, false);
   OsdList raw;
+  OsdList set;
   for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
     const PgId pg{pool.id, ps};
-    mapper.PgToRawUpmap(pg, &raw, &sets_[ps]);
-    // calc_pg_upmaps() never touches a pg_upmap PG; one with a hole would
-    // be cancelled by the cleanup as soon as it has an upmap.
-    frozen_[ps] = state.pg_upmap.contains(pg);
-    for (std::int32_t osd : sets_[ps].span()) {
+    mapper.PgToRawUpmap(pg, &raw, &set);
+    // calc_pg_upmaps() never touches a pg_upmap PG (whose list may be
+    // longer than the pool size); one with a hole would be cancelled by
+    // the cleanup as soon as it has an upmap.
+    frozen_[ps] = state.pg_upmap.contains(pg) || set.size() > width_;
+    if (!frozen_[ps]) Store(ps, set);
+    for (std::int32_t osd : set.span()) {
       if (osd == crush::kItemNone || osd < 0 || Idx(osd) >= n) {
         frozen_[ps] = true;
         continue;
@@ -163,17 +170,29 @@ double PoolBalancer::Badness() const {
   return worst / threshold_;
 }
 
+std::span<const std::int32_t> PoolBalancer::Set(std::uint32_t ps) const {
+  return {set_osds_.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width_),
+          set_len_[ps]};
+}
+
+void PoolBalancer::Store(std::uint32_t ps, const OsdList& set) {
+  std::copy(set.span().begin(), set.span().end(),
+            set_osds_.begin() + static_cast<std::ptrdiff_t>(ps) * width_);
+  set_len_[ps] = static_cast<std::uint8_t>(set.size());
+}
+
 int PoolBalancer::PositionOf(std::uint32_t ps, std::int32_t osd) const {
-  const OsdList& set = sets_[ps];
-  for (int i = 0; i < set.size(); ++i) {
-    if (set[i] == osd) return i;
+  const std::span<const std::int32_t> set = Set(ps);
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    if (set[i] == osd) return static_cast<int>(i);
   }
   return -1;
 }
 
 bool PoolBalancer::Fits(std::uint32_t ps, int pos, std::int32_t to) {
   if (!CanTarget(to)) return false;
-  OsdList set = sets_[ps];
+  OsdList set;
+  set.assign(Set(ps));
   const std::int32_t d = domain_[Idx(to)];
   for (int i = 0; i < set.size(); ++i) {
     if (i == pos) continue;
@@ -235,7 +254,7 @@ std::optional<PoolBalancer::Move> PoolBalancer::FindDropFrom(std::int32_t osd) {
   const auto begin = state_.pg_upmap_items.lower_bound(PgId{pool_.id, 0});
   for (auto it = begin; it != state_.pg_upmap_items.end() && it->first.pool == pool_.id; ++it) {
     const std::uint32_t ps = it->first.ps;
-    if (ps >= sets_.size() || frozen_[ps]) continue;
+    if (ps >= set_len_.size() || frozen_[ps]) continue;
     for (const auto& [from, to] : it->second) {
       if (from != osd || to < 0 || Idx(to) >= counts_.size()) continue;
       if (!Useful(to, osd, units_[ps]) || (best && Dev(to) <= Dev(best->from))) continue;
@@ -307,7 +326,8 @@ bool PoolBalancer::Apply(const Move& m) {
   OsdList raw;
   OsdList got;
   mapper_.PgToRawUpmap(pg, &raw, &got);
-  OsdList expect = sets_[m.ps];
+  OsdList expect;
+  expect.assign(Set(m.ps));
   expect[m.pos] = m.to;
   if (!(got == expect)) {
     if (saved.empty()) {
@@ -318,7 +338,7 @@ bool PoolBalancer::Apply(const Move& m) {
     frozen_[m.ps] = true;
     return false;
   }
-  sets_[m.ps] = got;
+  Store(m.ps, got);
   const double u = units_[m.ps];
   if (state_.IsUp(m.from)) counts_[Idx(m.from)] -= u;
   counts_[Idx(m.to)] += u;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "osdmap/cluster_state.h"
@@ -79,6 +80,8 @@ class PoolBalancer {
   // keeps the move if the set came out as predicted.
   bool Apply(const Move& m);
   int PositionOf(std::uint32_t ps, std::int32_t osd) const;
+  std::span<const std::int32_t> Set(std::uint32_t ps) const;
+  void Store(std::uint32_t ps, const OsdList& set);
 
   ClusterState& state_;
   const Pool pool_;
@@ -93,8 +96,12 @@ class PoolBalancer {
   std::vector<double> targets_;       // per OSD id
   std::vector<bool> eligible_;        // up, in, in the rule weight map
   std::vector<std::int32_t> domain_;  // per OSD: its failure-domain bucket (0: none)
-  std::vector<OsdList> sets_;         // per PG: the upmapped raw set
-  std::vector<bool> frozen_;          // per PG: never touched (pg_upmap, holes, re-map mismatch)
+  // Per PG: the upmapped raw set, in set_osds_[ps * width_ ...] (set_len_
+  // entries); frozen PGs are not stored.
+  int width_ = 0;
+  std::vector<std::int32_t> set_osds_;
+  std::vector<std::uint8_t> set_len_;
+  std::vector<bool> frozen_;  // per PG: never touched (pg_upmap, holes, re-map mismatch)
   std::vector<std::vector<std::uint32_t>> pgs_of_;  // per OSD: PGs whose set holds it
 };
 
