@@ -72,9 +72,12 @@ class PoolBalancer {
   // The best pair (x -> osd) to drop: the PG's slot goes back to x.
   std::optional<Move> FindDropOnto(std::int32_t osd);
   // A PG of `osd` moved to the first (least full) OSD of `under` that fits.
-  std::optional<Move> FindRemapFrom(std::int32_t osd, const std::vector<std::int32_t>& under);
+  std::optional<Move> FindRemapFrom(std::int32_t osd, std::span<const std::int32_t> under);
   // The best pair (osd -> y) to drop, giving an underfull `osd` a PG back.
   std::optional<Move> FindDropFrom(std::int32_t osd);
+  // The first move in (over-full desc, under-full asc) order.
+  std::optional<Move> Search(std::span<const std::int32_t> over,
+                             std::span<const std::int32_t> under);
   std::optional<Move> FindMove();
   // Writes the move into the state's pg_upmap_items, re-maps the PG and
   // keeps the move if the set came out as predicted.
