@@ -142,6 +142,7 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   for (std::size_t i = 0; i < balancers.size(); ++i) {
     PoolBalance& pb = r.pools[i];
     pb.after = ComputeStats(balancers[i]->counts(), balancers[i]->targets());
+    pb.mismatches = balancers[i]->mismatches();
     if (pb.stop_reason.empty()) {
       pb.stop_reason = balancers[i]->Badness() <= 1 ? "balanced" : "max changes";
     }

@@ -77,6 +77,9 @@ struct PoolBalance {
   DeviationStats before;  // after the cleanup, before balancing
   DeviationStats after;
   int changes = 0;
+  // Moves undone because mapping the PG again did not give the predicted
+  // set (pair order interplay in _apply_upmap); the PG is then left alone.
+  int mismatches = 0;
   // Why balancing stopped: "balanced", "max changes", "no improving move",
   // "rule not found", "no PGs".
   std::string stop_reason;

@@ -354,6 +354,7 @@ bool PoolBalancer::Apply(const Move& m) {
       state_.pg_upmap_items[pg] = saved;
     }
     frozen_[m.ps] = true;
+    ++mismatches_;
     return false;
   }
   Store(m.ps, got);

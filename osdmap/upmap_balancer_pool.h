@@ -50,6 +50,9 @@ class PoolBalancer {
 
   const std::vector<double>& targets() const { return targets_; }
 
+  // Moves undone because the re-mapped set was not the predicted one.
+  int mismatches() const { return mismatches_; }
+
  private:
   struct Move {
     std::uint32_t ps = 0;
@@ -104,6 +107,7 @@ class PoolBalancer {
   int width_ = 0;
   std::vector<std::int32_t> set_osds_;
   std::vector<std::uint8_t> set_len_;
+  int mismatches_ = 0;
   std::vector<bool> frozen_;  // per PG: never touched (pg_upmap, holes, re-map mismatch)
   std::vector<std::vector<std::uint32_t>> pgs_of_;  // per OSD: PGs whose set holds it
 };

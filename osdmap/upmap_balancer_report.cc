@@ -95,6 +95,7 @@ absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& r) {
     ToProto(p.after, pr->mutable_after());
     pr->set_changes(p.changes);
     pr->set_stop_reason(p.stop_reason);
+    pr->set_mismatches(p.mismatches);
   }
   for (const UpmapChange& c : r.changes) {
     proto::UpmapItemsChange* pc = report.add_changes();

@@ -98,6 +98,10 @@ void ExpectOneOsdPerHost(const ClusterState& s, std::int64_t pool) {
   }
 }
 
+void ExpectNoMismatch(const BalanceResult& r) {
+  for (const PoolBalance& p : r.pools) EXPECT_EQ(p.mismatches, 0) << p.name;
+}
+
 void ExpectCleanupKeepsAll(const ClusterState& s) {
   auto c = CheckPgUpmaps(s);
   ASSERT_THAT(c, IsOk());
@@ -122,6 +126,7 @@ TEST(UpmapBalancerTest, ReplicatedPoolDeviationDropsAndHostsStayDistinct) {
   EXPECT_EQ(p.changes, r.moves);
   ExpectOneOsdPerHost(r.state, 1);
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
   // Only pool 1 was touched.
   for (const UpmapChange& c : r.changes) EXPECT_EQ(c.pg.pool, 1);
 }
@@ -137,6 +142,7 @@ TEST(UpmapBalancerTest, EcPoolKeepsShardPositionsAndDomains) {
   EXPECT_LT(r.pools[0].after.max_deviation, r.pools[0].before.max_deviation);
   ExpectOneOsdPerHost(r.state, 2);
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
   // Each changed shard stays at its position: the upmapped set differs from
   // CRUSH's exactly where a pair says so.
   const Sets sets = MapPool(r.state, 2);
@@ -182,6 +188,7 @@ TEST(UpmapBalancerTest, DeviceClassRuleStaysInClass) {
   }
   ExpectOneOsdPerHost(r.state, 1);
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
 }
 
 TEST(UpmapBalancerTest, RackRuleKeepsOneReplicaPerRack) {
@@ -207,6 +214,7 @@ TEST(UpmapBalancerTest, RackRuleKeepsOneReplicaPerRack) {
     for (std::int32_t osd : set) EXPECT_TRUE(racks.insert(osd / 6).second);  // 6 OSDs a rack
   }
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
 }
 
 TEST(UpmapBalancerTest, DownOsdIsNeverTargeted) {
@@ -221,6 +229,7 @@ TEST(UpmapBalancerTest, DownOsdIsNeverTargeted) {
     for (const auto& [from, to] : c.new_items) EXPECT_NE(to, 5) << FormatPgId(c.pg);
   }
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
 }
 
 TEST(UpmapBalancerTest, ValidUpmapIsKeptWhenNothingNeedsIt) {
@@ -273,6 +282,7 @@ TEST(UpmapBalancerTest, PairsOntoAnOverfullOsdAreDroppedFirst) {
   EXPECT_GE(dropped, 10);
   EXPECT_LT(r.state.pg_upmap_items.size(), s.pg_upmap_items.size());
   ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
 }
 
 TEST(UpmapBalancerTest, DeterministicAndSeeded) {
@@ -290,6 +300,7 @@ TEST(UpmapBalancerTest, DeterministicAndSeeded) {
   EXPECT_EQ(c.state.pg_upmap_items, d.state.pg_upmap_items);
   EXPECT_LT(c.overall_after.stddev, c.overall_before.stddev);
   ExpectCleanupKeepsAll(c.state);
+  ExpectNoMismatch(c);
 }
 
 TEST(UpmapBalancerTest, BudgetIsSharedAcrossPools) {
@@ -330,6 +341,7 @@ TEST(UpmapBalancerTest, ByBytes) {
   EXPECT_NEAR(b.pools[0].threshold, (64 * 10.0 + 192) / 256 * (1 << 20), 1);
   ExpectOneOsdPerHost(b.state, 1);
   ExpectCleanupKeepsAll(b.state);
+  ExpectNoMismatch(b);
 }
 
 TEST(UpmapBalancerTest, UnknownPool) {
