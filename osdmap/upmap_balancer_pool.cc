@@ -135,8 +135,11 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapp
     mapper.PgToRawUpmap(pg, &raw, &set);
     // calc_pg_upmaps() never touches a pg_upmap PG (whose list may be
     // longer than the pool size); one with a hole would be cancelled by
-    // the cleanup as soon as it has an upmap.
-    frozen_[ps] = state.pg_upmap.contains(pg) || set.size() > width_;
+    // the cleanup as soon as it has an upmap (checked below).
+    // PGs that merge away or receive a merge lose their upmaps in the
+    // monitor's cleanup (check_pg_upmaps), so they are not moved either.
+    frozen_[ps] = state.pg_upmap.contains(pg) || set.size() > width_ || ps >= pool.PgNumPending() ||
+                  pool.IsPendingMerge(ps);
     if (!frozen_[ps]) Store(ps, set);
     for (std::int32_t osd : set.span()) {
       if (osd == crush::kItemNone || osd < 0 || Idx(osd) >= n) {

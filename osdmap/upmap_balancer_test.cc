@@ -217,6 +217,20 @@ TEST(UpmapBalancerTest, RackRuleKeepsOneReplicaPerRack) {
   ExpectNoMismatch(r);
 }
 
+TEST(UpmapBalancerTest, MergingPgsAreLeftAlone) {
+  ClusterState s = UnevenState();
+  s.pools[1].pg_num_pending = 240;  // 240..255 merge into 112..127
+  BalancerOptions o;
+  o.pools = {1};
+  o.max_changes = 200;
+  o.max_deviation = 1;
+  const BalanceResult r = Balance(s, o);
+  EXPECT_GT(r.moves, 0);
+  for (const UpmapChange& c : r.changes) EXPECT_FALSE(s.pools[1].IsPendingMerge(c.pg.ps));
+  ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
+}
+
 TEST(UpmapBalancerTest, DownOsdIsNeverTargeted) {
   ClusterState s = UnevenState();
   s.osds[5].state &= ~kOsdUp;  // down but in: a big target, nothing counted
