@@ -89,7 +89,7 @@ void AddBalanceCommand(CLI::App& app) {
       "  example: crushkit balance state.pb --max 200 --deviation 1 -o balanced.pb");
   cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")->required();
   cmd->add_option("--pool", args->pools, "balance only this pool (name or id; repeatable)");
-  cmd->add_option("--max", args->max, "at most this many PG changes (default 100)")
+  cmd->add_option("--max", args->max, "at most this many moves, each one PG shard (default 100)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--deviation", args->deviation,
                   "stop when every OSD is within this many PGs of its target (default 5; "
