@@ -1,4 +1,5 @@
-// Private to upmap_balancer.cc: one pool's share of the balance. Holds the
+// Private to upmap_balancer.cc (implemented in upmap_balancer_pool.cc and
+// upmap_balancer_search.cc): one pool's share of the balance. Holds the
 // pool's per-OSD counts and targets, every PG's upmapped set and the PGs of
 // each OSD, updated incrementally as moves are made; a move is written into
 // the working state's pg_upmap_items and confirmed by mapping that one PG.
