@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
         "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
         "Ceph's own flags and print byte-identical output."};
     app.require_subcommand(1);
-    for (auto* add : {&AddCheckCommand, &AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
+    for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
                       &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
                       &AddTestCommand, &AddTreeCommand}) {
       add(app);

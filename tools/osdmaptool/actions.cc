@@ -1,5 +1,6 @@
 #include "tools/osdmaptool/actions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -14,6 +16,7 @@
 #include "osdmap/crush_placement.h"
 #include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/upmap_balancer.h"
 #include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -222,6 +225,8 @@ class Runner {
   // runs OSDMap::clean_pg_upmaps() and, if anything changed, prints the
   // commands and applies them in memory (apply_incremental: epoch + 1),
   // without marking the map modified: --save alone does not write it.
+  // With --upmap the balancer follows (Balance()); the file gets both
+  // command lists.
   bool UpmapCleanup() {
     if (!opt_.upmap_cleanup_path) return true;
     const std::string& path = *opt_.upmap_cleanup_path;
@@ -230,19 +235,79 @@ class Runner {
     if (!cleanup.ok()) {
       return Fail(absl::StrCat(opt_.me, ": upmap cleanup: ", cleanup.status().message()));
     }
-    const std::string commands =
+    std::string commands =
         cleanup->changed() ? FormatUpmapCleanupCommands(*cleanup) : std::string();
     if (path != "-") {
       if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
-      auto s = opt_.write_file(path, commands);
-      if (!s.ok()) return Fail(absl::StrCat("error opening ", path, ": ", s.message()));
       absl::StrAppend(&r_.out, "writing upmap command output to: ", path, "\n");
     }
     r_.out += "checking for upmap cleanups\n";
-    if (!cleanup->changed()) return true;
-    if (path == "-") r_.out += commands;
-    ApplyUpmapCleanup(*cleanup, state_);
-    ++state_.epoch;
+    if (cleanup->changed()) {
+      if (path == "-") r_.out += commands;
+      ApplyUpmapCleanup(*cleanup, state_);
+      ++state_.epoch;
+    }
+    const bool ok = !opt_.upmap || Balance(path == "-" ? &r_.out : &commands);
+    if (path != "-") {
+      // Written even when the balancer stops on an unknown pool, as
+      // osdmaptool has opened (truncated) the file by then.
+      auto s = opt_.write_file(path, commands);
+      if (!s.ok()) return Fail(absl::StrCat("error opening ", path, ": ", s.message()));
+    }
+    return ok;
+  }
+
+  // osdmaptool's --upmap block after the cleanup, with crushkit's balancer
+  // in place of calc_pg_upmaps(): all selected pools in one call sharing
+  // --upmap-max (Ceph calls it per pool in random order), so the
+  // "pools" line lists them in id order. Commands go to `commands`.
+  bool Balance(std::string* commands) {
+    absl::StrAppend(&r_.out, "upmap, max-count ", opt_.upmap_max, ", max deviation ",
+                    opt_.upmap_deviation, "\n");
+    osdmap::BalancerOptions options;
+    options.max_changes = opt_.upmap_max;
+    options.max_deviation = opt_.upmap_deviation;
+    options.seed = opt_.upmap_seed;
+    options.cleanup_first = false;  // done above
+    for (const std::string& name : opt_.upmap_pools) {
+      const Pool* found = nullptr;
+      for (const auto& [id, pool] : state_.pools) {
+        if (pool.name == name) found = &pool;
+      }
+      if (found == nullptr) return Fail(absl::StrCat(" pool ", name, " does not exist"));
+      options.pools.push_back(found->id);
+    }
+    if (!options.pools.empty()) {
+      // set<string> prints without brackets, vector<int64_t> with them.
+      absl::StrAppend(&r_.out, " limiting to pools ", absl::StrJoin(opt_.upmap_pools, ","), " ([",
+                      absl::StrJoin(options.pools, ","), "])\n");
+    } else {
+      for (const auto& [id, pool] : state_.pools) options.pools.push_back(id);
+    }
+    if (options.pools.empty()) {
+      r_.out += "No pools available\n";
+      return true;
+    }
+    std::vector<std::int64_t> sorted = options.pools;
+    std::sort(sorted.begin(), sorted.end());
+    r_.out += "pools ";
+    for (std::int64_t id : sorted) absl::StrAppend(&r_.out, state_.pools.at(id).name, " ");
+    r_.out += "\n";
+    auto result = osdmap::BalanceUpmaps(state_, options);
+    if (!result.ok()) return Fail(absl::StrCat(opt_.me, ": upmap: ", result.status().message()));
+    absl::StrAppend(&r_.out, "prepared ", result->changes.size(), "/", opt_.upmap_max,
+                    " changes\n");
+    if (result->changes.empty()) {
+      r_.out += "Unable to find further optimization, or distribution is already perfect\n";
+      return true;
+    }
+    *commands += osdmap::FormatBalanceCommands(*result);
+    if (opt_.save) {
+      // apply_incremental(pending_inc) at epoch + 1; Run() adds the --save one.
+      state_.pg_upmap_items = result->state.pg_upmap_items;
+      ++state_.epoch;
+      r_.modified = true;
+    }
     return true;
   }
 

@@ -8,10 +8,13 @@
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
 // --import-crush, --export-crush, --test-map-object, --test-map-pg,
 // --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
-// json), --upmap-cleanup (osdmap/upmap_cleanup.h), --save.
-// Not yet (they need Ceph's binary osdmap or the balancer): --createsimple,
-// --create-from-conf, --upmap and its --upmap-* options, --print, --dump,
-// --health, --test-random, --clean-temps, --test-crush.
+// json), --upmap-cleanup (osdmap/upmap_cleanup.h), --upmap with --upmap-max,
+// --upmap-deviation, --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h:
+// crushkit's deterministic balancer, not Ceph's calc_pg_upmaps, so the
+// commands differ; the stdout lines are osdmaptool's), --save.
+// Not yet (they need Ceph's binary osdmap): --createsimple,
+// --create-from-conf, --upmap-active, --print, --dump, --health,
+// --test-random, --clean-temps, --test-crush.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
@@ -19,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
@@ -40,6 +44,14 @@ struct OsdmaptoolOptions {
   // is written (possibly empty) through write_file, as osdmaptool truncates
   // it before cleaning.
   std::optional<std::string> upmap_cleanup_path;
+  // --upmap FILE (also sets upmap_cleanup_path, as Ceph shares the file):
+  // after the cleanup, balance with these settings; the commands go where
+  // the cleanup's go. --upmap-pool takes pool names (Ceph's set<string>).
+  bool upmap = false;
+  int upmap_max = 10;
+  int upmap_deviation = 5;
+  std::uint64_t upmap_seed = 0;
+  std::set<std::string> upmap_pools;
   // --import-crush: the file name (for messages) and its bytes.
   std::optional<std::string> import_crush_path;
   std::string import_crush_bytes;

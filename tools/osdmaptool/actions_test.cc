@@ -339,6 +339,41 @@ TEST_F(OsdmaptoolUpmapCleanupTest, PrintsAndAppliesInMemoryOnly) {
   EXPECT_TRUE(state_.pg_upmap_items.empty());
 }
 
+TEST_F(OsdmaptoolUpmapCleanupTest, UpmapBalancesAfterTheCleanup) {
+  // 64 PGs on 8 equal OSDs: CRUSH's spread leaves OSDs more than one PG
+  // off their target of 24, so the balancer has work at deviation 1.
+  state_.pools[1].pg_num = state_.pools[1].pgp_num = 64;
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};  // cleaned up first
+  state_.epoch = 4;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "-";
+  opt.upmap = true;
+  opt.upmap_max = 3;
+  opt.upmap_deviation = 1;
+  opt.save = true;
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string head =
+      "checking for upmap cleanups\nceph osd rm-pg-upmap-items 1.0\n"
+      "upmap, max-count 3, max deviation 1\npools p \nprepared ";
+  ASSERT_EQ(r.out.substr(0, head.size()), head);
+  const std::size_t commands = r.out.find("\nceph osd pg-upmap-items ");
+  if (commands == std::string::npos) {
+    EXPECT_NE(r.out.find("Unable to find further optimization"), std::string::npos) << r.out;
+    EXPECT_FALSE(r.modified);
+  } else {
+    EXPECT_TRUE(r.modified);
+    EXPECT_FALSE(state_.pg_upmap_items.empty());
+    // The cleanup's and the balancer's increments, then --save's inc_epoch.
+    EXPECT_EQ(state_.epoch, 7u);
+  }
+
+  opt.upmap_pools = {"nope"};
+  const OsdmaptoolResult bad = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, " pool nope does not exist\n");
+}
+
 TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
   std::vector<std::pair<std::string, std::string>> written;
   OsdmaptoolOptions opt;

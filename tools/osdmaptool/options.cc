@@ -125,6 +125,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   int upmap_max = 10;
   int upmap_deviation = 5;
   int upmap_seed = 0;
+  bool upmap_active = false;
   int pool = -1;
   bool tree = false;
   std::size_t skipped = 0;  // arguments left in the list before any "--"
@@ -160,16 +161,20 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.WithArg({"--upmap-cleanup"}, &upmap_file, &r.err) != ArgMatch::kNoMatch) {
       opt.upmap_cleanup_path = upmap_file;
     } else if (args.WithArg({"--upmap"}, &upmap_file, &r.err) != ArgMatch::kNoMatch) {
-      not_supported(arg);
+      opt.upmap_cleanup_path = upmap_file;
+      opt.upmap = true;
     } else if (args.WithInt({"--upmap-max"}, &upmap_max, &err_buf) ||
                args.WithInt({"--upmap-deviation"}, &upmap_deviation, &err_buf) ||
                args.WithInt({"--upmap-seed"}, &upmap_seed, &err_buf)) {
     } else if (args.WithArg({"--upmap-pool"}, &val, &r.err) != ArgMatch::kNoMatch) {
+      opt.upmap_pools.insert(val);
     } else if (args.WithInt({"--createsimple"}, &num_osd, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
       not_supported(arg);
-    } else if (args.Flag({"--upmap-active"}) || args.Flag({"--with-default-pool"})) {
-      // Only meaningful with --upmap / --createsimple.
+    } else if (args.Flag({"--upmap-active"})) {
+      upmap_active = true;
+    } else if (args.Flag({"--with-default-pool"})) {
+      // Only meaningful with --createsimple.
     } else if (args.Flag({"--health"}) || args.Flag({"--create-from-conf"})) {
       not_supported(arg);
     } else if (args.Flag({"--mark-up-in"})) {
@@ -231,11 +236,14 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   }
   opt.tree = tree;
   c.positional = args.args();
-  // Parsed for Ceph's error behaviour; used once --createsimple and --upmap run.
+  // Parsed for Ceph's error behaviour; used once --createsimple runs.
   (void)pg_bits;
   (void)pgp_bits;
-  (void)upmap_max;
-  (void)upmap_seed;
+  opt.upmap_max = upmap_max;
+  opt.upmap_deviation = upmap_deviation;
+  opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed));
+  // Rounds until nothing improves, printing timings: not emulated.
+  if (upmap_active && opt.upmap) not_supported("--upmap-active");
 
   for (std::size_t i = 0; i < skipped; ++i) {
     const std::string& p = c.positional[i];

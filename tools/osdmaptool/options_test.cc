@@ -93,9 +93,21 @@ TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
 }
 
 TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
-  const ParseResult r = Parse({"om", "--print", "--upmap", "out.txt", "--upmap-max", "3"});
+  const ParseResult r =
+      Parse({"om", "--print", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active"});
   ASSERT_FALSE(r.stop) << r.err;
-  EXPECT_THAT(r.command.not_supported, ElementsAre("--print", "--upmap"));
+  EXPECT_THAT(r.command.not_supported, ElementsAre("--print", "--upmap-active"));
+  EXPECT_TRUE(r.command.actions.upmap);
+  EXPECT_EQ(r.command.actions.upmap_cleanup_path, "out.txt");
+  EXPECT_EQ(r.command.actions.upmap_max, 3);
+  const ParseResult u = Parse({"om", "--upmap-cleanup", "a.txt", "--upmap", "-",
+                               "--upmap-pool", "rbd", "--upmap-pool", "data",
+                               "--upmap-deviation", "2"});
+  ASSERT_FALSE(u.stop) << u.err;
+  EXPECT_THAT(u.command.not_supported, ElementsAre());
+  EXPECT_EQ(u.command.actions.upmap_cleanup_path, "-");
+  EXPECT_EQ(u.command.actions.upmap_deviation, 2);
+  EXPECT_THAT(u.command.actions.upmap_pools, ElementsAre("data", "rbd"));
   const ParseResult bad = Parse({"om", "--createsimple", "x"});
   EXPECT_TRUE(bad.stop);
   EXPECT_EQ(bad.err, "The option value 'x' is invalid\n");

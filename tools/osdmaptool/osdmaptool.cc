@@ -22,10 +22,12 @@ constexpr char kCrushkitNote[] =
     "osdmap, which crushkit does not decode yet. Supported here: --mark-up-in, --mark-out,\n"
     "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--tree [plain|json], --upmap-cleanup, --save. Not supported: --print and --dump (a state\n"
-    "file does not keep the fsid, timestamps, flags and pool details they print),\n"
-    "--createsimple, --create-from-conf, --upmap (the balancer) and its --upmap-* options,\n"
-    "--health, --clean-temps, --test-random, --test-crush.\n";
+    "--tree [plain|json], --upmap-cleanup, --save, and --upmap with --upmap-max,\n"
+    "--upmap-deviation, --upmap-pool, --upmap-seed (crushkit's deterministic balancer, the\n"
+    "same as `crushkit balance`; its commands differ from Ceph's). Not supported: --print\n"
+    "and --dump (a state file does not keep the fsid, timestamps, flags and pool details\n"
+    "they print), --createsimple, --create-from-conf, --upmap-active, --health,\n"
+    "--clean-temps, --test-random, --test-crush.\n";
 
 }  // namespace
 
