@@ -116,6 +116,22 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   return state;
 }
 
+absl::StatusOr<ClusterState> ImportCephBinaryOsdMap(std::string_view bytes) {
+  auto map = DecodeOsdMap(bytes);
+  if (!map.ok()) {
+    return absl::Status(map.status().code(), absl::StrCat("binary osdmap: ", map.status().message()));
+  }
+  auto state = ClusterStateFromOsdMap(*map);
+  if (!state.ok()) {
+    return absl::Status(state.status().code(), absl::StrCat("binary osdmap: ", state.status().message()));
+  }
+  return state;
+}
+
+bool StartsLikeBinaryOsdMap(std::string_view bytes) {
+  return bytes.size() >= 2 && bytes[0] == 8 && bytes[1] == 7;
+}
+
 absl::Status ApplyClusterState(const ClusterState& state, OsdMapBinary* map) {
   if (state.max_osd() != map->max_osd) {
     return absl::InvalidArgumentError(absl::StrCat("the state has max_osd ", state.max_osd(),

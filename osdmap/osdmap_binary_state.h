@@ -7,6 +7,7 @@
 #define CRUSHKIT_OSDMAP_OSDMAP_BINARY_STATE_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,6 +26,15 @@ namespace crushkit::osdmap {
 // max_osd out of range, per-OSD vectors shorter than max_osd, then
 // ValidateState failures.
 absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map);
+
+// DecodeOsdMap then ClusterStateFromOsdMap; errors keep their codes and
+// are prefixed "binary osdmap: ".
+absl::StatusOr<ClusterState> ImportCephBinaryOsdMap(std::string_view bytes);
+
+// True when `bytes` starts like OSDMap::encode's wrapper (u8 8, u8 7): what
+// a command taking "JSON or binary osdmap" treats as binary, so that a
+// damaged map gets the decoder's error rather than a JSON one.
+bool StartsLikeBinaryOsdMap(std::string_view bytes);
 
 // Writes `state`'s pg_upmap, pg_upmap_items, pg_upmap_primaries, pg_temp,
 // primary_temp, OSD weights, exists/up/destroyed bits (other state bits are

@@ -60,8 +60,8 @@ def check_wrong_inputs(k, cluster):
         run_error([k, "import", "--osdmap", elf, "--crush", crush, "-o", out], "binary data (starts 7f 45 4c 46", out)
         run_error([k, "import", "--osdmap", bad, "--crush", crush, "-o", out], "3:16: Expected , or }", out)
         run_error([k, "map-pgs", dump], "`ceph osd dump -f json` output, not a crushkit state")
-        run_error([k, "map-pgs", osdmap], "binary osdmap (`ceph osd getmap`)")
-        run_error([k, "map-pgs", crush], "neither a JSON nor a binary crushkit state")
+        run_error([k, "map-pgs", osdmap], "binary osdmap: truncated at offset 12: expected fsid")
+        run_error([k, "map-pgs", crush], "neither a crushkit state (JSON or binary) nor a binary osdmap")
         # A crush map whose devices go beyond the dump's max_osd: imported, with a warning.
         small = path("small.crush", open(os.path.join(os.path.dirname(cluster), "3rack-weighted.crush"), "rb").read())
         p = subprocess.run([k, "import", "--osdmap", dump, "--crush", small, "-o", out], capture_output=True,
