@@ -157,6 +157,8 @@ struct OsdMapBinary {
   float nearfull_ratio() const;
   float full_ratio() const;
   float backfillfull_ratio() const;
+
+  bool operator==(const OsdMapBinary&) const = default;
 };
 
 // Decodes a whole binary OSDMap and checks its crc. See the header comment.

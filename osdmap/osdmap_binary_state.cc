@@ -24,6 +24,22 @@ std::string FormatUuid(const std::array<std::uint8_t, 16>& u) {
   return s;
 }
 
+// Pool names come from the file and may hold any byte; messages naming them
+// must not put raw bytes on a terminal.
+absl::Status Escaped(const absl::Status& status) {
+  if (status.ok()) return status;
+  std::string out;
+  for (char c : status.message()) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out.push_back(c);
+    } else {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    }
+  }
+  return absl::Status(status.code(), out);
+}
+
 absl::Status CheckOsdVector(std::size_t size, std::int32_t max_osd, const char* field) {
   if (size < static_cast<std::size_t>(max_osd)) {
     return absl::InvalidArgumentError(
@@ -112,7 +128,7 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   state.primary_temp = map.primary_temp;
   state.crush_bytes = map.crush_bytes;
   state.crush = map.crush;
-  CRUSH_RETURN_IF_ERROR(ValidateState(state));
+  CRUSH_RETURN_IF_ERROR(Escaped(ValidateState(state)));
   return state;
 }
 
