@@ -15,8 +15,9 @@
 
 namespace crushkit::osdmap {
 
-// What Ceph's OSDMap::decode changes, so that decode+encode equals Ceph's
-// re-encoding (reference §8): with an OSD section v >= 5, flags gain
+// What Ceph's OSDMap::decode/encode change, so that decode+encode equals
+// Ceph's re-encoding (reference §8): blocklists re-sorted by the in-memory
+// address bytes (msgr2-form entries only); with an OSD section v >= 5, flags gain
 // PGLOG_HARDLIMIT when require_osd_release >= nautilus, and lose
 // REQUIRE_JEWEL/KRAKEN/LUMINOUS and gain RECOVERY_DELETES when >= luminous;
 // pools with snap_seq > 0 and neither snap mode flag get SELFMANAGED_SNAPS
@@ -31,9 +32,12 @@ struct OsdmaptoolSave {
   // At least one incremental was applied (import-crush, adjust-crush-weight
   // --save, an upmap cleanup that changed something): apply_incremental
   // then sets modified to the incremental's (zero) stamp and replaces
-  // new_removed_snaps/new_purged_snaps with its (empty) sets.
+  // new_removed_snaps/new_purged_snaps with its (empty) sets, and clears
+  // the cluster snapshot.
   bool incrementals_applied = false;
-  // --import-crush: crush_version + 1 when require_osd_release >= luminous.
+  // --import-crush: crush_version + 1 when require_osd_release >= luminous;
+  // crush_node_flags and device_class_flags of items and classes the new
+  // crush map (state.crush) lacks are dropped.
   bool crush_imported = false;
 };
 

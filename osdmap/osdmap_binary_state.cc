@@ -71,7 +71,7 @@ absl::StatusOr<Pool> PoolFromBinary(std::int64_t id, const binary::BinaryPool& p
   pool.pg_num = p.pg_num;
   pool.pgp_num = p.pgp_num;
   if (p.frame.v >= 28 && p.pg_num_pending != p.pg_num) pool.pg_num_pending = p.pg_num_pending;
-  pool.flags = p.flags;
+  pool.flags = binary::CephDecodedPoolFlags(p);  // what `ceph osd dump` shows
   pool.object_hash = p.object_hash;
   pool.erasure_code_profile = p.erasure_code_profile;
   pool.stripe_width = p.stripe_width;

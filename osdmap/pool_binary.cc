@@ -318,6 +318,13 @@ absl::Status ReadPool(Reader& r, BinaryPool* out) {
                   [out](Reader& b, std::uint8_t v) { return ReadPoolBody(b, v, out); });
 }
 
+std::uint64_t CephDecodedPoolFlags(const BinaryPool& pool) {
+  constexpr std::uint64_t kSelfmanagedSnaps = 1u << 13;
+  constexpr std::uint64_t kPoolSnaps = 1u << 14;
+  if (pool.snap_seq == 0 || (pool.flags & (kSelfmanagedSnaps | kPoolSnaps)) != 0) return pool.flags;
+  return pool.flags | (pool.removed_snaps.empty() ? kPoolSnaps : kSelfmanagedSnaps);
+}
+
 void WritePool(Writer& w, const BinaryPool& pool) {
   w.Struct(pool.frame, [&pool](Writer& b) { WritePoolBody(b, pool); });
 }

@@ -155,6 +155,11 @@ struct BinaryPool {
 absl::Status ReadPool(Reader& r, BinaryPool* out);
 void WritePool(Writer& w, const BinaryPool& pool);
 
+// pool.flags as Ceph's pg_pool_t::decode leaves them: a pool with snap_seq
+// > 0 and neither snap mode flag gets SELFMANAGED_SNAPS (removed_snaps
+// non-empty) or POOL_SNAPS.
+std::uint64_t CephDecodedPoolFlags(const BinaryPool& pool);
+
 }  // namespace crushkit::osdmap::binary
 
 #endif  // CRUSHKIT_OSDMAP_POOL_BINARY_H_
