@@ -131,7 +131,8 @@ absl::Status ReadOsdSection(Reader& r, std::uint8_t ov, OsdMapBinary* m) {
   for (auto& uuid : m->osd_uuid) {
     for (std::uint8_t& byte : uuid) CRUSH_RETURN_IF_ERROR(r.U8("osd_uuid", &byte));
   }
-  CRUSH_RETURN_IF_ERROR(r.Count("osd_xinfo", 6, &n));
+  // Each entry is at least its 6-byte header and the 16 bytes of v1.
+  CRUSH_RETURN_IF_ERROR(r.Count("osd_xinfo", 6 + 16, &n));
   m->osd_xinfo.resize(n);
   for (BinaryOsdXinfo& x : m->osd_xinfo) CRUSH_RETURN_IF_ERROR(ReadXinfo(r, &x));
   CRUSH_RETURN_IF_ERROR(binary::ReadAddrList(r, "hb_front_addrs", addrvec, &m->hb_front_addrs));

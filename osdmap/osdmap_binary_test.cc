@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,24 @@
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
+
+// The largest single allocation since the counter was reset: this binary's
+// operator new records it, so tests can bound what decoding allocates.
+namespace {
+std::size_t g_largest_allocation = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (n > g_largest_allocation) g_largest_allocation = n;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+// GCC pairs the inlined `new` expressions with these and warns about free().
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace crushkit::osdmap {
 namespace {
@@ -156,6 +175,22 @@ TEST(OsdMapBinaryTest, HugeCountRejectedBeforeAllocation) {
   PutCrc(&bytes);
   EXPECT_THAT(DecodeOsdMap(bytes).status(),
               crush_testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("count 4294967295 of pools at offset 48")));
+}
+
+TEST(OsdMapBinaryTest, NoCountAllocatesBeyondTheInput) {
+  // Every u32 of the map set to 0xffffffff (crc refreshed): whether it was
+  // a count, a length or a value, no single allocation during decoding may
+  // exceed a small multiple of the input.
+  const std::string base = crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap");
+  ASSERT_FALSE(base.empty());
+  for (std::size_t at = 0; at + 8 <= base.size(); ++at) {
+    std::string bytes = base;
+    for (std::size_t k = 0; k < 4; ++k) bytes[at + k] = '\xff';
+    PutCrc(&bytes);
+    g_largest_allocation = 0;
+    auto map = DecodeOsdMap(bytes);
+    EXPECT_LE(g_largest_allocation, 16 * bytes.size()) << "0xffffffff at offset " << at;
+  }
 }
 
 TEST(OsdMapBinaryTest, GarbageAndTrailingBytes) {
