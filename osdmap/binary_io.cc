@@ -115,8 +115,8 @@ absl::Status Reader::Struct(const char* what, std::uint8_t known_v, StructFrame*
                                                  frame->compat, " (newer than ", known_v, ")"));
   }
   if (len > remaining()) {
-    return absl::DataLossError(absl::StrCat("truncated at offset ", offset(), ": ", what, " length ", len,
-                                            " exceeds the ", remaining(), " bytes that remain"));
+    return absl::DataLossError(absl::StrCat("truncated: ", what, " at offset ", at, " has length ", len,
+                                            " but only ", remaining(), " bytes remain"));
   }
   Reader sub(data_.substr(pos_, len), offset());
   CRUSH_RETURN_IF_ERROR(body(sub, frame->v));

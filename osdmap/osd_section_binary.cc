@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "crush/status_macros.h"
 #include "osdmap/binary_types.h"
 #include "osdmap/osdmap_binary_internal.h"
@@ -134,7 +135,11 @@ absl::Status ReadOsdSection(Reader& r, std::uint8_t ov, OsdMapBinary* m) {
   // Each entry is at least its 6-byte header and the 16 bytes of v1.
   CRUSH_RETURN_IF_ERROR(r.Count("osd_xinfo", 6 + 16, &n));
   m->osd_xinfo.resize(n);
-  for (BinaryOsdXinfo& x : m->osd_xinfo) CRUSH_RETURN_IF_ERROR(ReadXinfo(r, &x));
+  for (std::size_t i = 0; i < m->osd_xinfo.size(); ++i) {
+    if (absl::Status st = ReadXinfo(r, &m->osd_xinfo[i]); !st.ok()) {
+      return absl::Status(st.code(), absl::StrCat("osd_xinfo[", i, "]: ", st.message()));
+    }
+  }
   CRUSH_RETURN_IF_ERROR(binary::ReadAddrList(r, "hb_front_addrs", addrvec, &m->hb_front_addrs));
   if (ov >= 2) {
     CRUSH_RETURN_IF_ERROR(r.U32("nearfull_ratio", &m->nearfull_ratio_bits));

@@ -136,7 +136,9 @@ absl::Status ReadClientSection(Reader& r, std::uint8_t cv, OsdMapBinary* m) {
     std::int64_t id = 0;
     binary::BinaryPool pool;
     CRUSH_RETURN_IF_ERROR(r.S64("pools key", &id));
-    CRUSH_RETURN_IF_ERROR(binary::ReadPool(r, &pool));
+    if (absl::Status st = binary::ReadPool(r, &pool); !st.ok()) {
+      return absl::Status(st.code(), absl::StrCat("pool ", id, ": ", st.message()));
+    }
     m->pools.emplace(id, std::move(pool));
   }
   CRUSH_RETURN_IF_ERROR(r.Count("pool_name", 12, &n));

@@ -136,7 +136,7 @@ TEST(OsdMapBinaryTest, TruncationNamesOffsetAndField) {
   const std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-nopool.osdmap");
   // The wrapper's length then exceeds what remains.
   EXPECT_THAT(DecodeOsdMap(std::string_view(bytes).substr(0, 20)).status(),
-              crush_testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("osdmap wrapper length")));
+              crush_testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated: osdmap wrapper at offset 0 has length")));
 }
 
 TEST(OsdMapBinaryTest, ByteFlipsNeverCrashAndReencodeStably) {
@@ -159,6 +159,17 @@ TEST(OsdMapBinaryTest, ByteFlipsNeverCrashAndReencodeStably) {
     (void)ClusterStateFromOsdMap(*map);
   }
   EXPECT_GT(decoded, 0);
+}
+
+TEST(OsdMapBinaryTest, ErrorsNameThePoolAndField) {
+  std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap");
+  // Pool 1's pg_pool_t length (after the count and the s64 key at 0x30):
+  // one byte more than the client section holds.
+  for (std::size_t k = 0; k < 4; ++k) bytes[0x30 + 4 + 8 + 2 + k] = k == 3 ? '\x01' : '\0';
+  PutCrc(&bytes);
+  EXPECT_THAT(DecodeOsdMap(bytes).status(),
+              crush_testing::StatusIs(absl::StatusCode::kDataLoss,
+                                      HasSubstr("pool 1: truncated: pg_pool_t at offset 60 has length 16777216")));
 }
 
 TEST(OsdMapBinaryTest, BadCrcIsDataLoss) {
