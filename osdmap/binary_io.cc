@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 
 namespace crushkit::osdmap::binary {
@@ -13,7 +14,8 @@ absl::Status Reader::Truncated(const char* field) const {
 }
 
 absl::Status Reader::Invalid(const char* field, std::string_view problem) const {
-  return absl::InvalidArgumentError(absl::StrCat(std::string(problem), " at offset ", offset(), " (", field, ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(problem), " at offset ", offset(), " (", field, ")"));
 }
 
 absl::Status Reader::Need(const char* field, std::size_t n) const {
@@ -26,7 +28,8 @@ template <typename T>
 T LoadLe(const char* p) {
   T v = 0;
   for (std::size_t i = 0; i < sizeof(T); ++i) {
-    v = static_cast<T>(v | static_cast<T>(static_cast<T>(static_cast<unsigned char>(p[i])) << (8 * i)));
+    v = static_cast<T>(v |
+                       static_cast<T>(static_cast<T>(static_cast<unsigned char>(p[i])) << (8 * i)));
   }
   return v;
 }
@@ -97,8 +100,8 @@ absl::Status Reader::Count(const char* field, std::size_t min_element_size, std:
   const std::size_t at = offset();
   CRUSH_RETURN_IF_ERROR(U32(field, out));
   if (static_cast<std::uint64_t>(*out) * min_element_size > remaining()) {
-    return absl::DataLossError(absl::StrCat("count ", *out, " of ", field, " at offset ", at, " exceeds the ",
-                                            remaining(), " bytes that remain"));
+    return absl::DataLossError(absl::StrCat("count ", *out, " of ", field, " at offset ", at,
+                                            " exceeds the ", remaining(), " bytes that remain"));
   }
   return absl::OkStatus();
 }
@@ -111,12 +114,13 @@ absl::Status Reader::Struct(const char* what, std::uint8_t known_v, StructFrame*
   CRUSH_RETURN_IF_ERROR(U8(what, &frame->compat));
   CRUSH_RETURN_IF_ERROR(U32(what, &len));
   if (frame->compat > known_v) {
-    return absl::UnimplementedError(absl::StrCat(what, " at offset ", at, " needs a decoder of version ",
-                                                 frame->compat, " (newer than ", known_v, ")"));
+    return absl::UnimplementedError(absl::StrCat(what, " at offset ", at,
+                                                 " needs a decoder of version ", frame->compat,
+                                                 " (newer than ", known_v, ")"));
   }
   if (len > remaining()) {
-    return absl::DataLossError(absl::StrCat("truncated: ", what, " at offset ", at, " has length ", len,
-                                            " but only ", remaining(), " bytes remain"));
+    return absl::DataLossError(absl::StrCat("truncated: ", what, " at offset ", at, " has length ",
+                                            len, " but only ", remaining(), " bytes remain"));
   }
   Reader sub(data_.substr(pos_, len), offset());
   CRUSH_RETURN_IF_ERROR(body(sub, frame->v));
@@ -150,7 +154,8 @@ void Writer::Struct(const StructFrame& frame, const std::function<void(Writer&)>
   body(*this);
   out_.append(frame.tail);
   const auto len = static_cast<std::uint32_t>(out_.size() - len_at - 4);
-  for (int i = 0; i < 4; ++i) out_[len_at + static_cast<std::size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    out_[len_at + static_cast<std::size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
 }
 
 }  // namespace crushkit::osdmap::binary

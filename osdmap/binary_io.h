@@ -39,7 +39,9 @@ class Reader {
   explicit Reader(std::string_view data, std::size_t base = 0) : data_(data), base_(base) {}
 
   std::size_t offset() const { return base_ + pos_; }
+
   std::size_t remaining() const { return data_.size() - pos_; }
+
   std::string_view rest() const { return data_.substr(pos_); }
 
   absl::Status U8(const char* field, std::uint8_t* out);
@@ -79,18 +81,26 @@ class Reader {
 class Writer {
  public:
   void U8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+
   void U16(std::uint16_t v);
   void U32(std::uint32_t v);
   void U64(std::uint64_t v);
+
   void S32(std::int32_t v) { U32(static_cast<std::uint32_t>(v)); }
+
   void S64(std::int64_t v) { U64(static_cast<std::uint64_t>(v)); }
+
   void String(std::string_view s);
+
   void Bytes(std::string_view s) { out_.append(s); }
+
   void Count(std::size_t n) { U32(static_cast<std::uint32_t>(n)); }
+
   // ENCODE_START(frame.v, frame.compat), `body`, frame.tail, ENCODE_FINISH.
   void Struct(const StructFrame& frame, const std::function<void(Writer&)>& body);
 
   std::string& bytes() { return out_; }
+
   std::string Take() { return std::move(out_); }
 
  private:

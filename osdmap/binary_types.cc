@@ -117,7 +117,8 @@ namespace {
 // 128-byte sockaddr_storage.
 constexpr std::size_t kLegacyAddrRest = 3 + 4 + 128;
 
-absl::Status ReadAddrAfterMarker(Reader& r, const char* field, std::uint8_t marker, std::string* out) {
+absl::Status ReadAddrAfterMarker(Reader& r, const char* field, std::uint8_t marker,
+                                 std::string* out) {
   const std::string_view start = r.rest();
   if (marker == 0) {
     CRUSH_RETURN_IF_ERROR(r.Skip(field, kLegacyAddrRest));
@@ -157,7 +158,8 @@ absl::Status ReadAddrvecRaw(Reader& r, const char* field, std::string* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadAddrList(Reader& r, const char* field, bool addrvec, std::vector<std::string>* out) {
+absl::Status ReadAddrList(Reader& r, const char* field, bool addrvec,
+                          std::vector<std::string>* out) {
   std::uint32_t n = 0;
   CRUSH_RETURN_IF_ERROR(r.Count(field, addrvec ? 5 : 7, &n));
   out->clear();

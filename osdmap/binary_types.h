@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "osdmap/binary_io.h"
 #include "osdmap/pg_id.h"
 
@@ -63,7 +64,8 @@ absl::Status ReadAddrRaw(Reader& r, const char* field, std::string* out);
 absl::Status ReadAddrvecRaw(Reader& r, const char* field, std::string* out);
 // vector<entity_addrvec_t> (or vector<entity_addr_t> when !addrvec), each
 // element kept raw.
-absl::Status ReadAddrList(Reader& r, const char* field, bool addrvec, std::vector<std::string>* out);
+absl::Status ReadAddrList(Reader& r, const char* field, bool addrvec,
+                          std::vector<std::string>* out);
 void WriteRawList(Writer& w, const std::vector<std::string>& items);
 
 }  // namespace crushkit::osdmap::binary

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 #include "osdmap/binary_types.h"
 #include "osdmap/osdmap_binary_internal.h"
@@ -34,7 +35,8 @@ void WriteSnapIntervalMap(Writer& w, const SnapIntervalMap& m) {
   }
 }
 
-absl::Status ReadS32U32Map(Reader& r, const char* field, std::map<std::int32_t, std::uint32_t>* out) {
+absl::Status ReadS32U32Map(Reader& r, const char* field,
+                           std::map<std::int32_t, std::uint32_t>* out) {
   std::uint32_t n = 0;
   CRUSH_RETURN_IF_ERROR(r.Count(field, 8, &n));
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -95,7 +97,8 @@ absl::Status ReadXinfo(Reader& r, BinaryOsdXinfo* x) {
     if (v >= 2) CRUSH_RETURN_IF_ERROR(b.U64("osd_xinfo_t.features", &x->features));
     if (v >= 3) CRUSH_RETURN_IF_ERROR(b.U32("osd_xinfo_t.old_weight", &x->old_weight));
     if (v >= 4) {
-      CRUSH_RETURN_IF_ERROR(binary::ReadUtime(b, "osd_xinfo_t.last_purged_snaps_scrub", &x->last_purged_snaps_scrub));
+      CRUSH_RETURN_IF_ERROR(
+          binary::ReadUtime(b, "osd_xinfo_t.last_purged_snaps_scrub", &x->last_purged_snaps_scrub));
       CRUSH_RETURN_IF_ERROR(b.U32("osd_xinfo_t.dead_epoch", &x->dead_epoch));
     }
     return absl::OkStatus();
@@ -146,14 +149,18 @@ absl::Status ReadOsdSection(Reader& r, std::uint8_t ov, OsdMapBinary* m) {
     CRUSH_RETURN_IF_ERROR(r.U32("full_ratio", &m->full_ratio_bits));
   }
   if (ov >= 3) CRUSH_RETURN_IF_ERROR(r.U32("backfillfull_ratio", &m->backfillfull_ratio_bits));
-  if (ov == 4) CRUSH_RETURN_IF_ERROR(r.String("require_min_compat_client (string)", &m->legacy_min_compat_client));
+  if (ov == 4)
+    CRUSH_RETURN_IF_ERROR(
+        r.String("require_min_compat_client (string)", &m->legacy_min_compat_client));
   if (ov >= 5) {
     CRUSH_RETURN_IF_ERROR(r.U8("require_min_compat_client", &m->require_min_compat_client));
     CRUSH_RETURN_IF_ERROR(r.U8("require_osd_release", &m->require_osd_release));
   }
-  if (ov >= 6) CRUSH_RETURN_IF_ERROR(ReadSnapIntervalMap(r, "removed_snaps_queue", &m->removed_snaps_queue));
+  if (ov >= 6)
+    CRUSH_RETURN_IF_ERROR(ReadSnapIntervalMap(r, "removed_snaps_queue", &m->removed_snaps_queue));
   if (ov >= 8) CRUSH_RETURN_IF_ERROR(ReadS32U32Map(r, "crush_node_flags", &m->crush_node_flags));
-  if (ov >= 9) CRUSH_RETURN_IF_ERROR(ReadS32U32Map(r, "device_class_flags", &m->device_class_flags));
+  if (ov >= 9)
+    CRUSH_RETURN_IF_ERROR(ReadS32U32Map(r, "device_class_flags", &m->device_class_flags));
   if (ov >= 10) {
     CRUSH_RETURN_IF_ERROR(r.U8("stretch_mode_enabled", &m->stretch_mode_enabled));
     CRUSH_RETURN_IF_ERROR(r.U32("stretch_bucket_count", &m->stretch_bucket_count));
@@ -161,7 +168,8 @@ absl::Status ReadOsdSection(Reader& r, std::uint8_t ov, OsdMapBinary* m) {
     CRUSH_RETURN_IF_ERROR(r.U32("recovering_stretch_mode", &m->recovering_stretch_mode));
     CRUSH_RETURN_IF_ERROR(r.S32("stretch_mode_bucket", &m->stretch_mode_bucket));
   }
-  if (ov >= 11) CRUSH_RETURN_IF_ERROR(ReadAddrTimeMapRaw(r, "range_blocklist", &m->range_blocklist));
+  if (ov >= 11)
+    CRUSH_RETURN_IF_ERROR(ReadAddrTimeMapRaw(r, "range_blocklist", &m->range_blocklist));
   if (ov >= 12) CRUSH_RETURN_IF_ERROR(r.U8("allow_crimson", &m->allow_crimson));
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/crc32c.h"
@@ -17,12 +18,17 @@ using binary::Reader;
 using binary::Writer;
 
 float OsdMapBinary::nearfull_ratio() const { return std::bit_cast<float>(nearfull_ratio_bits); }
+
 float OsdMapBinary::full_ratio() const { return std::bit_cast<float>(full_ratio_bits); }
-float OsdMapBinary::backfillfull_ratio() const { return std::bit_cast<float>(backfillfull_ratio_bits); }
+
+float OsdMapBinary::backfillfull_ratio() const {
+  return std::bit_cast<float>(backfillfull_ratio_bits);
+}
 
 namespace {
 
-absl::Status ReadU32Vector(Reader& r, const char* field, bool u8_elements, std::vector<std::uint32_t>* out) {
+absl::Status ReadU32Vector(Reader& r, const char* field, bool u8_elements,
+                           std::vector<std::uint32_t>* out) {
   std::uint32_t n = 0;
   CRUSH_RETURN_IF_ERROR(r.Count(field, u8_elements ? 1 : 4, &n));
   out->resize(n);
@@ -49,7 +55,8 @@ void WriteU32Vector(Writer& w, bool u8_elements, const std::vector<std::uint32_t
   }
 }
 
-absl::Status ReadPgOsds(Reader& r, const char* field, std::map<PgId, std::vector<std::int32_t>>* out) {
+absl::Status ReadPgOsds(Reader& r, const char* field,
+                        std::map<PgId, std::vector<std::int32_t>>* out) {
   std::uint32_t n = 0;
   CRUSH_RETURN_IF_ERROR(r.Count(field, 17 + 4, &n));
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -94,7 +101,8 @@ void WritePgOsd(Writer& w, const std::map<PgId, std::int32_t>& m) {
   }
 }
 
-absl::Status ReadUpmapItems(Reader& r, std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>>* out) {
+absl::Status ReadUpmapItems(
+    Reader& r, std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>>* out) {
   std::uint32_t n = 0;
   CRUSH_RETURN_IF_ERROR(r.Count("pg_upmap_items", 17 + 4, &n));
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -119,7 +127,8 @@ absl::Status ReadCrush(Reader& r, OsdMapBinary* m) {
   CRUSH_RETURN_IF_ERROR(r.Bytes("crush map", len, &m->crush_bytes));
   auto model = crush::DecodeCrushMap(m->crush_bytes);
   if (!model.ok()) {
-    return absl::Status(model.status().code(), absl::StrCat("crush map at offset ", at, ": ", model.status().message()));
+    return absl::Status(model.status().code(),
+                        absl::StrCat("crush map at offset ", at, ": ", model.status().message()));
   }
   m->crush = std::move(*model);
   return absl::OkStatus();
@@ -160,7 +169,8 @@ absl::Status ReadClientSection(Reader& r, std::uint8_t cv, OsdMapBinary* m) {
   CRUSH_RETURN_IF_ERROR(ReadU32Vector(r, "osd_primary_affinity", false, &m->osd_primary_affinity));
   CRUSH_RETURN_IF_ERROR(ReadCrush(r, m));
   if (cv >= 3) {
-    CRUSH_RETURN_IF_ERROR(binary::ReadStringMapMap(r, "erasure_code_profiles", &m->erasure_code_profiles));
+    CRUSH_RETURN_IF_ERROR(
+        binary::ReadStringMapMap(r, "erasure_code_profiles", &m->erasure_code_profiles));
   }
   if (cv >= 4) {
     CRUSH_RETURN_IF_ERROR(ReadPgOsds(r, "pg_upmap", &m->pg_upmap));
@@ -168,8 +178,10 @@ absl::Status ReadClientSection(Reader& r, std::uint8_t cv, OsdMapBinary* m) {
   }
   if (cv >= 6) CRUSH_RETURN_IF_ERROR(r.U32("crush_version", &m->crush_version));
   if (cv >= 7) {
-    CRUSH_RETURN_IF_ERROR(internal::ReadSnapIntervalMap(r, "new_removed_snaps", &m->new_removed_snaps));
-    CRUSH_RETURN_IF_ERROR(internal::ReadSnapIntervalMap(r, "new_purged_snaps", &m->new_purged_snaps));
+    CRUSH_RETURN_IF_ERROR(
+        internal::ReadSnapIntervalMap(r, "new_removed_snaps", &m->new_removed_snaps));
+    CRUSH_RETURN_IF_ERROR(
+        internal::ReadSnapIntervalMap(r, "new_purged_snaps", &m->new_purged_snaps));
   }
   if (cv >= 9) {
     CRUSH_RETURN_IF_ERROR(binary::ReadUtime(r, "last_up_change", &m->last_up_change));
@@ -232,10 +244,12 @@ void WriteClientSection(Writer& w, const OsdMapBinary& m) {
 
 // The wrapper's body: both sections, the crc (v >= 8), then what follows.
 absl::Status ReadWrapperBody(Reader& r, std::uint8_t v, std::string_view whole, OsdMapBinary* m) {
-  CRUSH_RETURN_IF_ERROR(r.Struct("client section", internal::kClientKnownV, &m->client,
-                                 [m](Reader& b, std::uint8_t cv) { return ReadClientSection(b, cv, m); }));
-  CRUSH_RETURN_IF_ERROR(r.Struct("osd section", internal::kOsdKnownV, &m->osd,
-                                 [m](Reader& b, std::uint8_t ov) { return internal::ReadOsdSection(b, ov, m); }));
+  CRUSH_RETURN_IF_ERROR(
+      r.Struct("client section", internal::kClientKnownV, &m->client,
+               [m](Reader& b, std::uint8_t cv) { return ReadClientSection(b, cv, m); }));
+  CRUSH_RETURN_IF_ERROR(
+      r.Struct("osd section", internal::kOsdKnownV, &m->osd,
+               [m](Reader& b, std::uint8_t ov) { return internal::ReadOsdSection(b, ov, m); }));
   if (v < 8) return absl::OkStatus();
   const std::size_t crc_at = r.offset();
   std::uint32_t stored = 0;
@@ -244,8 +258,8 @@ absl::Status ReadWrapperBody(Reader& r, std::uint8_t v, std::string_view whole, 
   // the wrapper's bytes after it.
   const std::uint32_t actual = Crc32c(Crc32c(0xffffffffu, whole.substr(0, crc_at)), r.rest());
   if (actual != stored) {
-    return absl::DataLossError(absl::StrCat("bad crc at offset ", crc_at, ": computed 0x", absl::Hex(actual),
-                                            ", stored 0x", absl::Hex(stored)));
+    return absl::DataLossError(absl::StrCat("bad crc at offset ", crc_at, ": computed 0x",
+                                            absl::Hex(actual), ", stored 0x", absl::Hex(stored)));
   }
   return absl::OkStatus();
 }
@@ -256,9 +270,10 @@ absl::StatusOr<OsdMapBinary> DecodeOsdMap(std::string_view bytes) {
   const int v = bytes.empty() ? 0 : static_cast<std::uint8_t>(bytes[0]);
   if (v == 0) return absl::InvalidArgumentError("not a Ceph binary osdmap: empty or first byte 0");
   if (v < 7) {
-    return absl::UnimplementedError(absl::StrCat("osdmap wrapper version ", v,
-                                                 " at offset 0 is the classic encoding (before Ceph 0.80), "
-                                                 "which is not supported"));
+    return absl::UnimplementedError(
+        absl::StrCat("osdmap wrapper version ", v,
+                     " at offset 0 is the classic encoding (before Ceph 0.80), "
+                     "which is not supported"));
   }
   OsdMapBinary m;
   Reader r(bytes);
@@ -291,7 +306,8 @@ std::string EncodeOsdMap(const OsdMapBinary& m) {
     const std::string_view all(out);
     const std::uint32_t crc =
         Crc32c(Crc32c(0xffffffffu, all.substr(0, crc_at)), all.substr(crc_at + 4));
-    for (int i = 0; i < 4; ++i) out[crc_at + static_cast<std::size_t>(i)] = static_cast<char>((crc >> (8 * i)) & 0xff);
+    for (int i = 0; i < 4; ++i)
+      out[crc_at + static_cast<std::size_t>(i)] = static_cast<char>((crc >> (8 * i)) & 0xff);
   }
   return out;
 }

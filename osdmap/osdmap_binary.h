@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "osdmap/binary_io.h"
 #include "osdmap/binary_types.h"
@@ -84,10 +85,10 @@ struct BinaryOsdXinfo {
   binary::Utime down_stamp;
   std::uint32_t laggy_probability = 0;  // raw u32 (float x 0xffffffff)
   std::uint32_t laggy_interval = 0;
-  std::uint64_t features = 0;            // [v2]
-  std::uint32_t old_weight = 0;          // [v3]
+  std::uint64_t features = 0;             // [v2]
+  std::uint32_t old_weight = 0;           // [v3]
   binary::Utime last_purged_snaps_scrub;  // [v4]
-  std::uint32_t dead_epoch = 0;          // [v4]
+  std::uint32_t dead_epoch = 0;           // [v4]
 
   bool operator==(const BinaryOsdXinfo&) const = default;
 };
@@ -115,17 +116,17 @@ struct OsdMapBinary {
   std::map<PgId, std::vector<std::int32_t>> pg_temp;
   std::map<PgId, std::int32_t> primary_temp;
   std::vector<std::uint32_t> osd_primary_affinity;  // empty = never set
-  std::string crush_bytes;  // written as is; the source of truth on encode
-  crush::MapModel crush;    // decoded from crush_bytes
-  std::map<std::string, binary::StringMap> erasure_code_profiles;  // [cv3]
-  std::map<PgId, std::vector<std::int32_t>> pg_upmap;              // [cv4]
+  std::string crush_bytes;                          // written as is; the source of truth on encode
+  crush::MapModel crush;                            // decoded from crush_bytes
+  std::map<std::string, binary::StringMap> erasure_code_profiles;                     // [cv3]
+  std::map<PgId, std::vector<std::int32_t>> pg_upmap;                                 // [cv4]
   std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;  // [cv4]
-  std::uint32_t crush_version = 0;      // [cv6]
-  SnapIntervalMap new_removed_snaps;    // [cv7]
-  SnapIntervalMap new_purged_snaps;     // [cv7]
-  binary::Utime last_up_change;         // [cv9]
-  binary::Utime last_in_change;         // [cv9]
-  std::map<PgId, std::int32_t> pg_upmap_primaries;  // [cv10]
+  std::uint32_t crush_version = 0;                                                    // [cv6]
+  SnapIntervalMap new_removed_snaps;                                                  // [cv7]
+  SnapIntervalMap new_purged_snaps;                                                   // [cv7]
+  binary::Utime last_up_change;                                                       // [cv9]
+  binary::Utime last_in_change;                                                       // [cv9]
+  std::map<PgId, std::int32_t> pg_upmap_primaries;                                    // [cv10]
 
   // OSD-only section.
   std::vector<std::string> hb_back_addrs;  // raw (addrvec when ov >= 7)
@@ -137,22 +138,22 @@ struct OsdMapBinary {
   std::vector<std::array<std::uint8_t, 16>> osd_uuid;
   std::vector<BinaryOsdXinfo> osd_xinfo;
   std::vector<std::string> hb_front_addrs;
-  std::uint32_t nearfull_ratio_bits = 0;      // [ov2] IEEE float bits
-  std::uint32_t full_ratio_bits = 0;          // [ov2]
-  std::uint32_t backfillfull_ratio_bits = 0;  // [ov3]
-  std::string legacy_min_compat_client;       // [ov4 only]
-  std::uint8_t require_min_compat_client = 0;  // [ov5] ceph_release_t
-  std::uint8_t require_osd_release = 0;        // [ov5]
-  SnapIntervalMap removed_snaps_queue;         // [ov6]
+  std::uint32_t nearfull_ratio_bits = 0;                     // [ov2] IEEE float bits
+  std::uint32_t full_ratio_bits = 0;                         // [ov2]
+  std::uint32_t backfillfull_ratio_bits = 0;                 // [ov3]
+  std::string legacy_min_compat_client;                      // [ov4 only]
+  std::uint8_t require_min_compat_client = 0;                // [ov5] ceph_release_t
+  std::uint8_t require_osd_release = 0;                      // [ov5]
+  SnapIntervalMap removed_snaps_queue;                       // [ov6]
   std::map<std::int32_t, std::uint32_t> crush_node_flags;    // [ov8]
   std::map<std::int32_t, std::uint32_t> device_class_flags;  // [ov9]
-  std::uint8_t stretch_mode_enabled = 0;       // [ov10] bool, raw byte
-  std::uint32_t stretch_bucket_count = 0;      // [ov10]
-  std::uint32_t degraded_stretch_mode = 0;     // [ov10]
-  std::uint32_t recovering_stretch_mode = 0;   // [ov10]
-  std::int32_t stretch_mode_bucket = 0;        // [ov10]
-  std::string range_blocklist;                 // [ov11] raw, count included
-  std::uint8_t allow_crimson = 0;              // [ov12] bool, raw byte
+  std::uint8_t stretch_mode_enabled = 0;                     // [ov10] bool, raw byte
+  std::uint32_t stretch_bucket_count = 0;                    // [ov10]
+  std::uint32_t degraded_stretch_mode = 0;                   // [ov10]
+  std::uint32_t recovering_stretch_mode = 0;                 // [ov10]
+  std::int32_t stretch_mode_bucket = 0;                      // [ov10]
+  std::string range_blocklist;                               // [ov11] raw, count included
+  std::uint8_t allow_crimson = 0;                            // [ov12] bool, raw byte
 
   float nearfull_ratio() const;
   float full_ratio() const;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "absl/status/status.h"
+
 #include "osdmap/binary_io.h"
 #include "osdmap/osdmap_binary.h"
 
@@ -23,7 +24,8 @@ void WriteOsdSection(binary::Writer& w, const OsdMapBinary& m);
 
 absl::Status ReadSnapIntervalMap(binary::Reader& r, const char* field, SnapIntervalMap* out);
 void WriteSnapIntervalMap(binary::Writer& w, const SnapIntervalMap& m);
-absl::Status ReadS32U32Map(binary::Reader& r, const char* field, std::map<std::int32_t, std::uint32_t>* out);
+absl::Status ReadS32U32Map(binary::Reader& r, const char* field,
+                           std::map<std::int32_t, std::uint32_t>* out);
 void WriteS32U32Map(binary::Writer& w, const std::map<std::int32_t, std::uint32_t>& m);
 // map<entity_addr_t, utime_t>, count included, kept raw.
 absl::Status ReadAddrTimeMapRaw(binary::Reader& r, const char* field, std::string* out);

@@ -54,8 +54,9 @@ void SortAddrTimeMap(std::string* raw) {
     std::uint8_t compat = 0;
     std::uint32_t len = 0;
     std::string body;
-    if (!r.U8("marker", &marker).ok() || marker != 1 || !r.U8("v", &v).ok() || !r.U8("compat", &compat).ok() ||
-        !r.U32("len", &len).ok() || len < 12 || !r.Bytes("addr", len, &body).ok() || !r.Skip("time", 8).ok()) {
+    if (!r.U8("marker", &marker).ok() || marker != 1 || !r.U8("v", &v).ok() ||
+        !r.U8("compat", &compat).ok() || !r.U32("len", &len).ok() || len < 12 ||
+        !r.Bytes("addr", len, &body).ok() || !r.Skip("time", 8).ok()) {
       return;
     }
     AddrEntry e;
@@ -85,7 +86,8 @@ void NormaliseLikeCephDecode(OsdMapBinary* map) {
     }
   }
   for (auto& [id, pool] : map->pools) pool.flags = binary::CephDecodedPoolFlags(pool);
-  for (BinaryOsdXinfo& x : map->osd_xinfo) x.laggy_probability = LaggyRoundTrip(x.laggy_probability);
+  for (BinaryOsdXinfo& x : map->osd_xinfo)
+    x.laggy_probability = LaggyRoundTrip(x.laggy_probability);
 }
 
 absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const ClusterState& state,
@@ -106,7 +108,8 @@ absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const 
     if (map.require_osd_release >= kLuminous) ++map.crush_version;
     // A new crush map drops the flags of items (CrushWrapper::item_exists:
     // a name) and classes it lacks.
-    std::erase_if(map.crush_node_flags, [&](const auto& kv) { return map.crush.item_names.count(kv.first) == 0; });
+    std::erase_if(map.crush_node_flags,
+                  [&](const auto& kv) { return map.crush.item_names.count(kv.first) == 0; });
     std::erase_if(map.device_class_flags,
                   [&](const auto& kv) { return map.crush.class_names.count(kv.first) == 0; });
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/import.h"
@@ -48,15 +49,18 @@ absl::Status CheckOsdVector(std::size_t size, std::int32_t max_osd, const char* 
   return absl::OkStatus();
 }
 
-std::uint32_t ProfileNumber(const std::map<std::string, binary::StringMap>& profiles, const std::string& name,
-                            const char* key) {
+std::uint32_t ProfileNumber(const std::map<std::string, binary::StringMap>& profiles,
+                            const std::string& name, const char* key) {
   auto it = profiles.find(name);
   if (it == profiles.end()) return 0;
   auto kv = it->second.find(key);
-  return kv == it->second.end() ? 0 : static_cast<std::uint32_t>(std::strtoul(kv->second.c_str(), nullptr, 10));
+  return kv == it->second.end()
+             ? 0
+             : static_cast<std::uint32_t>(std::strtoul(kv->second.c_str(), nullptr, 10));
 }
 
-absl::StatusOr<Pool> PoolFromBinary(std::int64_t id, const binary::BinaryPool& p, const OsdMapBinary& map) {
+absl::StatusOr<Pool> PoolFromBinary(std::int64_t id, const binary::BinaryPool& p,
+                                    const OsdMapBinary& map) {
   if (p.type != 1 && p.type != 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("pool ", id, ": type ", p.type, " is not 1 (replicated) or 3 (erasure)"));
@@ -86,16 +90,16 @@ absl::StatusOr<Pool> PoolFromBinary(std::int64_t id, const binary::BinaryPool& p
 
 std::string ReleaseNameOf(std::uint8_t release) {
   static constexpr std::array<const char*, 21> kNames = {
-      "unknown", "argonaut", "bobtail", "cuttlefish", "dumpling", "emperor", "firefly",
-      "giant",   "hammer",   "infernalis", "jewel", "kraken", "luminous", "mimic",
-      "nautilus", "octopus", "pacific", "quincy", "reef", "squid", "tentacle"};
+      "unknown",  "argonaut", "bobtail",    "cuttlefish", "dumpling", "emperor",  "firefly",
+      "giant",    "hammer",   "infernalis", "jewel",      "kraken",   "luminous", "mimic",
+      "nautilus", "octopus",  "pacific",    "quincy",     "reef",     "squid",    "tentacle"};
   return release < kNames.size() ? kNames[release] : "unknown";
 }
 
 absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   if (map.max_osd < 0 || map.max_osd > crush::kMaxDecodedDevices) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_osd: ", map.max_osd, " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_osd: ", map.max_osd, " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
   }
   CRUSH_RETURN_IF_ERROR(CheckOsdVector(map.osd_state.size(), map.max_osd, "osd_state"));
   CRUSH_RETURN_IF_ERROR(CheckOsdVector(map.osd_weight.size(), map.max_osd, "osd_weight"));
@@ -135,11 +139,13 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
 absl::StatusOr<ClusterState> ImportCephBinaryOsdMap(std::string_view bytes) {
   auto map = DecodeOsdMap(bytes);
   if (!map.ok()) {
-    return absl::Status(map.status().code(), absl::StrCat("binary osdmap: ", map.status().message()));
+    return absl::Status(map.status().code(),
+                        absl::StrCat("binary osdmap: ", map.status().message()));
   }
   auto state = ClusterStateFromOsdMap(*map);
   if (!state.ok()) {
-    return absl::Status(state.status().code(), absl::StrCat("binary osdmap: ", state.status().message()));
+    return absl::Status(state.status().code(),
+                        absl::StrCat("binary osdmap: ", state.status().message()));
   }
   return state;
 }
@@ -154,14 +160,16 @@ absl::Status ApplyClusterState(const ClusterState& state, OsdMapBinary* map) {
                                                    ", the binary osdmap ", map->max_osd));
   }
   if (!state.pg_upmap_primaries.empty() && map->client.v < 10) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the state has pg_upmap_primaries, which an osdmap client section v", map->client.v, " cannot hold"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the state has pg_upmap_primaries, which an osdmap client section v",
+                     map->client.v, " cannot hold"));
   }
   const auto n = static_cast<std::size_t>(map->max_osd);
   map->osd_state.resize(std::max(map->osd_state.size(), n));
   map->osd_weight.resize(std::max(map->osd_weight.size(), n));
   bool affinity_needed = !map->osd_primary_affinity.empty();
-  for (const OsdInfo& info : state.osds) affinity_needed |= info.primary_affinity != kDefaultPrimaryAffinity;
+  for (const OsdInfo& info : state.osds)
+    affinity_needed |= info.primary_affinity != kDefaultPrimaryAffinity;
   if (affinity_needed) map->osd_primary_affinity.resize(n, kDefaultPrimaryAffinity);
   constexpr std::uint32_t kMine = kOsdExists | kOsdUp | kOsdDestroyed;
   for (std::size_t i = 0; i < n; ++i) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 #include "osdmap/osdmap_binary.h"
 

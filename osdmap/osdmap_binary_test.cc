@@ -18,6 +18,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "osdmap/crc32c.h"
 #include "osdmap/import.h"
 #include "osdmap/osdmap_binary_save.h"
@@ -38,11 +39,15 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+
 // GCC pairs the inlined `new` expressions with these and warns about free().
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 void operator delete(void* p) noexcept { std::free(p); }
+
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
 #pragma GCC diagnostic pop
 
 namespace crushkit::osdmap {
@@ -73,8 +78,10 @@ std::string RunShell(const std::string& cmd) {
 }
 
 void PutCrc(std::string* bytes) {
-  const std::uint32_t crc = Crc32c(0xffffffffu, std::string_view(*bytes).substr(0, bytes->size() - 4));
-  for (std::size_t k = 0; k < 4; ++k) (*bytes)[bytes->size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xff);
+  const std::uint32_t crc =
+      Crc32c(0xffffffffu, std::string_view(*bytes).substr(0, bytes->size() - 4));
+  for (std::size_t k = 0; k < 4; ++k)
+    (*bytes)[bytes->size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xff);
 }
 
 void ExpectRoundTrip(const std::string& bytes, const std::string& what) {
@@ -138,8 +145,10 @@ TEST(OsdMapBinaryTest, EveryTruncationFailsCleanly) {
 TEST(OsdMapBinaryTest, TruncationNamesOffsetAndField) {
   const std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-nopool.osdmap");
   // The wrapper's length then exceeds what remains.
-  EXPECT_THAT(DecodeOsdMap(std::string_view(bytes).substr(0, 20)).status(),
-              crush_testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated: osdmap wrapper at offset 0 has length")));
+  EXPECT_THAT(
+      DecodeOsdMap(std::string_view(bytes).substr(0, 20)).status(),
+      crush_testing::StatusIs(absl::StatusCode::kDataLoss,
+                              HasSubstr("truncated: osdmap wrapper at offset 0 has length")));
 }
 
 TEST(OsdMapBinaryTest, ByteFlipsNeverCrashAndReencodeStably) {
@@ -171,8 +180,9 @@ TEST(OsdMapBinaryTest, ErrorsNameThePoolAndField) {
   for (std::size_t k = 0; k < 4; ++k) bytes[0x30 + 4 + 8 + 2 + k] = k == 3 ? '\x01' : '\0';
   PutCrc(&bytes);
   EXPECT_THAT(DecodeOsdMap(bytes).status(),
-              crush_testing::StatusIs(absl::StatusCode::kDataLoss,
-                                      HasSubstr("pool 1: truncated: pg_pool_t at offset 60 has length 16777216")));
+              crush_testing::StatusIs(
+                  absl::StatusCode::kDataLoss,
+                  HasSubstr("pool 1: truncated: pg_pool_t at offset 60 has length 16777216")));
 }
 
 TEST(OsdMapBinaryTest, BadCrcIsDataLoss) {
@@ -188,7 +198,8 @@ TEST(OsdMapBinaryTest, HugeCountRejectedBeforeAllocation) {
   for (std::size_t k = 0; k < 4; ++k) bytes[0x30 + k] = '\xff';
   PutCrc(&bytes);
   EXPECT_THAT(DecodeOsdMap(bytes).status(),
-              crush_testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("count 4294967295 of pools at offset 48")));
+              crush_testing::StatusIs(absl::StatusCode::kDataLoss,
+                                      HasSubstr("count 4294967295 of pools at offset 48")));
 }
 
 TEST(OsdMapBinaryTest, NoCountAllocatesBeyondTheInput) {
@@ -208,11 +219,14 @@ TEST(OsdMapBinaryTest, NoCountAllocatesBeyondTheInput) {
 }
 
 TEST(OsdMapBinaryTest, GarbageAndTrailingBytes) {
-  EXPECT_THAT(DecodeOsdMap("").status(), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(DecodeOsdMap("\x05\x01").status(), crush_testing::StatusIs(absl::StatusCode::kUnimplemented));
+  EXPECT_THAT(DecodeOsdMap("").status(),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(DecodeOsdMap("\x05\x01").status(),
+              crush_testing::StatusIs(absl::StatusCode::kUnimplemented));
   std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-nopool.osdmap");
   EXPECT_THAT(DecodeOsdMap(bytes + "x").status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1 bytes after the end")));
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("1 bytes after the end")));
 }
 
 TEST(OsdMapBinaryTest, UnknownTrailingFieldsAreKept) {
@@ -259,12 +273,14 @@ std::string Le(std::uint64_t v, int n) {
 
 // `v2:10.0.0.<last>:6800/<nonce>` in the msgr2 form.
 std::string Addr(int last, std::uint32_t nonce, std::uint32_t type = 2) {
-  return std::string("\x01\x01\x01", 3) + Le(28, 4) + Le(type, 4) + Le(nonce, 4) + Le(16, 4) + Le(2, 2) +
-         std::string("\x1a\x90\x0a\x00\x00", 5) + static_cast<char>(last) + std::string(8, '\0');
+  return std::string("\x01\x01\x01", 3) + Le(28, 4) + Le(type, 4) + Le(nonce, 4) + Le(16, 4) +
+         Le(2, 2) + std::string("\x1a\x90\x0a\x00\x00", 5) + static_cast<char>(last) +
+         std::string(8, '\0');
 }
 
 OsdMapBinary FullMap() {
-  auto decoded = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap"));
+  auto decoded =
+      DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap"));
   EXPECT_THAT(decoded.status(), crush_testing::IsOk());
   OsdMapBinary m = *decoded;
   m.fsid = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -286,7 +302,8 @@ OsdMapBinary FullMap() {
   ec.tiers = {7};
   ec.properties = {{"k", "v"}};
   ec.hit_set_params.type = 3;
-  ec.hit_set_params.impl = std::string("\x01\x01", 2) + Le(20, 4) + Le(50000, 4) + Le(1000, 8) + Le(9, 8);
+  ec.hit_set_params.impl =
+      std::string("\x01\x01", 2) + Le(20, 4) + Le(50000, 4) + Le(1000, 8) + Le(9, 8);
   ec.hit_set_period = 3600;
   ec.hit_set_count = 4;
   ec.fast_read = 1;
@@ -312,7 +329,8 @@ OsdMapBinary FullMap() {
   m.new_removed_snaps[2] = {{5, 2}};
   m.client_addrs[0] = std::string("\x02", 1) + Le(1, 4) + Addr(1, 1000);
   m.cluster_addrs[0] = std::string("\x02", 1) + Le(2, 4) + Addr(1, 1001) + Addr(1, 1001, 1);
-  m.blocklist = Le(2, 4) + Addr(9, 1) + Le(1700000100, 4) + Le(0, 4) + Addr(9, 256) + Le(1700000200, 4) + Le(0, 4);
+  m.blocklist = Le(2, 4) + Addr(9, 1) + Le(1700000100, 4) + Le(0, 4) + Addr(9, 256) +
+                Le(1700000200, 4) + Le(0, 4);
   m.osd_info[0] = BinaryOsdInfo{1, 2, 3, 4, 5, 0, 0};
   m.osd_xinfo[0].laggy_probability = 123456789;  // Ceph's float round trip: 123456792
   m.osd_xinfo[0].features = 0x3f01cfbffffdffffull;
@@ -362,7 +380,8 @@ TEST(OsdMapBinaryTest, PacificAcceptsEveryFieldAndDumpsTheSameState) {
     std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
   }
-  const std::string env = "CEPH_ARGS=--crash_dir=" + dir.path() + " timeout 60 " + crush_testing::OraclePath("osdmaptool");
+  const std::string env = "CEPH_ARGS=--crash_dir=" + dir.path() + " timeout 60 " +
+                          crush_testing::OraclePath("osdmaptool");
   const std::string print = RunShell(env + " " + path + " --print 2>&1; echo rc=$?");
   EXPECT_THAT(print, HasSubstr("pool 2 'ecpool' erasure profile default size 4 min_size 3"));
   EXPECT_THAT(print, HasSubstr("stretch_mode_enabled true"));
@@ -407,14 +426,17 @@ class OracleMapsTest : public ::testing::Test {
     CRUSH_TEST_NEEDS_ORACLE("crushtool");
     env_ = "CEPH_ARGS=--crash_dir=" + dir_.path() + " timeout 60 ";
     crush_ = dir_.path() + "/cm";
-    RunShell(env_ + crush_testing::OraclePath("crushtool") + " --build --num_osds 12 host straw2 3 rack straw2 2 "
-             "root straw2 0 -o " + crush_ + " >/dev/null 2>&1");
+    RunShell(env_ + crush_testing::OraclePath("crushtool") +
+             " --build --num_osds 12 host straw2 3 rack straw2 2 "
+             "root straw2 0 -o " +
+             crush_ + " >/dev/null 2>&1");
   }
 
   // Runs `tool` with `args` (the map path substituted for {}).
   void Run(const std::string& tool, const std::string& map, const std::string& args) {
     std::string a = args;
-    for (std::size_t at = a.find("{}"); at != std::string::npos; at = a.find("{}")) a.replace(at, 2, map);
+    for (std::size_t at = a.find("{}"); at != std::string::npos; at = a.find("{}"))
+      a.replace(at, 2, map);
     RunShell(env_ + tool + " " + a + " >/dev/null 2>&1");
   }
 

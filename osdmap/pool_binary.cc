@@ -46,7 +46,8 @@ absl::Status ReadOpts(Reader& r, PoolOpts* o) {
       } else if (opt.type == 2) {
         CRUSH_RETURN_IF_ERROR(b.U64("pool_opts_t double value", &opt.double_bits));
       } else {
-        return b.Invalid("pool_opts_t type", "unknown pool option value type " + std::to_string(opt.type));
+        return b.Invalid("pool_opts_t type",
+                         "unknown pool option value type " + std::to_string(opt.type));
       }
       o->opts.push_back(std::move(opt));
     }
@@ -125,36 +126,47 @@ absl::Status ReadPoolBody(Reader& b, std::uint8_t v, BinaryPool* p) {
   if (v >= 13) {
     CRUSH_RETURN_IF_ERROR(b.U64("pg_pool_t.target_max_bytes", &p->target_max_bytes));
     CRUSH_RETURN_IF_ERROR(b.U64("pg_pool_t.target_max_objects", &p->target_max_objects));
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.cache_target_dirty_ratio_micro", &p->cache_target_dirty_ratio_micro));
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.cache_target_full_ratio_micro", &p->cache_target_full_ratio_micro));
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.cache_target_dirty_ratio_micro", &p->cache_target_dirty_ratio_micro));
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.cache_target_full_ratio_micro", &p->cache_target_full_ratio_micro));
     CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.cache_min_flush_age", &p->cache_min_flush_age));
     CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.cache_min_evict_age", &p->cache_min_evict_age));
   }
-  if (v >= 14) CRUSH_RETURN_IF_ERROR(b.String("pg_pool_t.erasure_code_profile", &p->erasure_code_profile));
+  if (v >= 14)
+    CRUSH_RETURN_IF_ERROR(b.String("pg_pool_t.erasure_code_profile", &p->erasure_code_profile));
   if (v >= 15) {
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.last_force_op_resend_preluminous", &p->last_force_op_resend_preluminous));
-  }
-  if (v >= 16) CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.min_read_recency_for_promote", &p->min_read_recency_for_promote));
-  if (v >= 17) CRUSH_RETURN_IF_ERROR(b.U64("pg_pool_t.expected_num_objects", &p->expected_num_objects));
-  if (v >= 19) {
     CRUSH_RETURN_IF_ERROR(
-        b.U32("pg_pool_t.cache_target_dirty_high_ratio_micro", &p->cache_target_dirty_high_ratio_micro));
+        b.U32("pg_pool_t.last_force_op_resend_preluminous", &p->last_force_op_resend_preluminous));
+  }
+  if (v >= 16)
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.min_read_recency_for_promote", &p->min_read_recency_for_promote));
+  if (v >= 17)
+    CRUSH_RETURN_IF_ERROR(b.U64("pg_pool_t.expected_num_objects", &p->expected_num_objects));
+  if (v >= 19) {
+    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.cache_target_dirty_high_ratio_micro",
+                                &p->cache_target_dirty_high_ratio_micro));
   }
   if (v >= 20) {
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.min_write_recency_for_promote", &p->min_write_recency_for_promote));
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.min_write_recency_for_promote", &p->min_write_recency_for_promote));
   }
   if (v >= 21) CRUSH_RETURN_IF_ERROR(b.U8("pg_pool_t.use_gmt_hitset", &p->use_gmt_hitset));
   if (v >= 22) CRUSH_RETURN_IF_ERROR(b.U8("pg_pool_t.fast_read", &p->fast_read));
   if (v >= 23) {
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.hit_set_grade_decay_rate", &p->hit_set_grade_decay_rate));
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.hit_set_grade_decay_rate", &p->hit_set_grade_decay_rate));
     CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.hit_set_search_last_n", &p->hit_set_search_last_n));
   }
   if (v >= 24) CRUSH_RETURN_IF_ERROR(ReadOpts(b, &p->opts));
   if (v >= 25) {
-    CRUSH_RETURN_IF_ERROR(b.U32("pg_pool_t.last_force_op_resend_prenautilus", &p->last_force_op_resend_prenautilus));
+    CRUSH_RETURN_IF_ERROR(
+        b.U32("pg_pool_t.last_force_op_resend_prenautilus", &p->last_force_op_resend_prenautilus));
   }
   if (v >= 26) {
-    CRUSH_RETURN_IF_ERROR(ReadStringMapMap(b, "pg_pool_t.application_metadata", &p->application_metadata));
+    CRUSH_RETURN_IF_ERROR(
+        ReadStringMapMap(b, "pg_pool_t.application_metadata", &p->application_metadata));
   }
   if (v >= 27) CRUSH_RETURN_IF_ERROR(ReadUtime(b, "pg_pool_t.create_time", &p->create_time));
   if (v >= 28) {
@@ -311,8 +323,9 @@ void WritePoolBody(Writer& b, const BinaryPool& p) {
 
 absl::Status ReadPool(Reader& r, BinaryPool* out) {
   if (r.remaining() >= 1 && static_cast<std::uint8_t>(r.rest()[0]) < 5) {
-    return absl::UnimplementedError("pg_pool_t at offset " + std::to_string(r.offset()) +
-                                    " uses a pre-v5 encoding (Ceph before 2012), which is not supported");
+    return absl::UnimplementedError(
+        "pg_pool_t at offset " + std::to_string(r.offset()) +
+        " uses a pre-v5 encoding (Ceph before 2012), which is not supported");
   }
   return r.Struct("pg_pool_t", kPoolKnownV, &out->frame,
                   [out](Reader& b, std::uint8_t v) { return ReadPoolBody(b, v, out); });

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "osdmap/binary_io.h"
 #include "osdmap/binary_types.h"
 
@@ -100,49 +101,49 @@ struct BinaryPool {
   std::map<std::uint64_t, PoolSnap> snaps;
   IntervalSet removed_snaps;
   std::uint64_t auid = 0;
-  std::uint64_t flags = 0;                        // [v4]
-  std::uint32_t crash_replay_interval = 0;        // [v4]
-  std::uint8_t min_size = 0;                      // [v7]
-  std::uint64_t quota_max_bytes = 0;              // [v8]
-  std::uint64_t quota_max_objects = 0;            // [v8]
-  std::set<std::uint64_t> tiers;                  // [v9]
-  std::int64_t tier_of = -1;                      // [v9]
-  std::uint8_t cache_mode = 0;                    // [v9]
-  std::int64_t read_tier = -1;                    // [v9]
-  std::int64_t write_tier = -1;                   // [v9]
-  StringMap properties;                           // [v10]
-  HitSetParams hit_set_params;                    // [v11]
-  std::uint32_t hit_set_period = 0;               // [v11]
-  std::uint32_t hit_set_count = 0;                // [v11]
-  std::uint32_t stripe_width = 0;                 // [v12]
-  std::uint64_t target_max_bytes = 0;             // [v13]
-  std::uint64_t target_max_objects = 0;           // [v13]
-  std::uint32_t cache_target_dirty_ratio_micro = 0;  // [v13]
-  std::uint32_t cache_target_full_ratio_micro = 0;   // [v13]
-  std::uint32_t cache_min_flush_age = 0;          // [v13]
-  std::uint32_t cache_min_evict_age = 0;          // [v13]
-  std::string erasure_code_profile;               // [v14]
-  std::uint32_t last_force_op_resend_preluminous = 0;  // [v15]
-  std::uint32_t min_read_recency_for_promote = 0;      // [v16]
-  std::uint64_t expected_num_objects = 0;              // [v17]
+  std::uint64_t flags = 0;                                // [v4]
+  std::uint32_t crash_replay_interval = 0;                // [v4]
+  std::uint8_t min_size = 0;                              // [v7]
+  std::uint64_t quota_max_bytes = 0;                      // [v8]
+  std::uint64_t quota_max_objects = 0;                    // [v8]
+  std::set<std::uint64_t> tiers;                          // [v9]
+  std::int64_t tier_of = -1;                              // [v9]
+  std::uint8_t cache_mode = 0;                            // [v9]
+  std::int64_t read_tier = -1;                            // [v9]
+  std::int64_t write_tier = -1;                           // [v9]
+  StringMap properties;                                   // [v10]
+  HitSetParams hit_set_params;                            // [v11]
+  std::uint32_t hit_set_period = 0;                       // [v11]
+  std::uint32_t hit_set_count = 0;                        // [v11]
+  std::uint32_t stripe_width = 0;                         // [v12]
+  std::uint64_t target_max_bytes = 0;                     // [v13]
+  std::uint64_t target_max_objects = 0;                   // [v13]
+  std::uint32_t cache_target_dirty_ratio_micro = 0;       // [v13]
+  std::uint32_t cache_target_full_ratio_micro = 0;        // [v13]
+  std::uint32_t cache_min_flush_age = 0;                  // [v13]
+  std::uint32_t cache_min_evict_age = 0;                  // [v13]
+  std::string erasure_code_profile;                       // [v14]
+  std::uint32_t last_force_op_resend_preluminous = 0;     // [v15]
+  std::uint32_t min_read_recency_for_promote = 0;         // [v16]
+  std::uint64_t expected_num_objects = 0;                 // [v17]
   std::uint32_t cache_target_dirty_high_ratio_micro = 0;  // [v19]
   std::uint32_t min_write_recency_for_promote = 0;        // [v20]
-  std::uint8_t use_gmt_hitset = 0;                // [v21] bool, raw byte
-  std::uint8_t fast_read = 0;                     // [v22] bool, raw byte
-  std::uint32_t hit_set_grade_decay_rate = 0;     // [v23]
-  std::uint32_t hit_set_search_last_n = 0;        // [v23]
-  PoolOpts opts;                                  // [v24]
-  std::uint32_t last_force_op_resend_prenautilus = 0;  // [v25]
+  std::uint8_t use_gmt_hitset = 0;                        // [v21] bool, raw byte
+  std::uint8_t fast_read = 0;                             // [v22] bool, raw byte
+  std::uint32_t hit_set_grade_decay_rate = 0;             // [v23]
+  std::uint32_t hit_set_search_last_n = 0;                // [v23]
+  PoolOpts opts;                                          // [v24]
+  std::uint32_t last_force_op_resend_prenautilus = 0;     // [v25]
   std::map<std::string, StringMap> application_metadata;  // [v26]
-  Utime create_time;                              // [v27]
-  std::uint32_t pg_num_target = 0;                // [v28]
-  std::uint32_t pgp_num_target = 0;               // [v28]
-  std::uint32_t pg_num_pending = 0;               // [v28]
-  std::uint32_t unused_v28_a = 0;                 // [v28] 14.1 leftovers, 0
-  std::uint32_t unused_v28_b = 0;                 // [v28]
-  std::uint32_t last_force_op_resend = 0;         // [v28]
-  std::uint8_t pg_autoscale_mode = 0;             // [v28]
-  PgMergeMeta last_pg_merge_meta;                 // [v29]
+  Utime create_time;                                      // [v27]
+  std::uint32_t pg_num_target = 0;                        // [v28]
+  std::uint32_t pgp_num_target = 0;                       // [v28]
+  std::uint32_t pg_num_pending = 0;                       // [v28]
+  std::uint32_t unused_v28_a = 0;                         // [v28] 14.1 leftovers, 0
+  std::uint32_t unused_v28_b = 0;                         // [v28]
+  std::uint32_t last_force_op_resend = 0;                 // [v28]
+  std::uint8_t pg_autoscale_mode = 0;                     // [v28]
+  PgMergeMeta last_pg_merge_meta;                         // [v29]
   // [v30] four u32 always present; [v31+] optional<tuple<...>> (Tentacle).
   std::optional<PeeringCrush> peering;
 

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "absl/strings/match.h"
+
 #include "osdmap/crc32c.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_state.h"
@@ -43,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // below see mutated maps too.
     const std::uint32_t crc =
         crushkit::osdmap::Crc32c(0xffffffffu, std::string_view(input).substr(0, input.size() - 4));
-    for (std::size_t k = 0; k < 4; ++k) input[input.size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xff);
+    for (std::size_t k = 0; k < 4; ++k)
+      input[input.size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xff);
     map = DecodeOsdMap(input);
   }
   if (!map.ok()) {
@@ -57,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(EncodeOsdMap(*again) == encoded, "encoding is not a fixed point");
   auto state = ClusterStateFromOsdMap(*map);
   if (!state.ok()) {
-    FUZZ_CHECK(Printable(std::string(state.status().message())), "raw byte in a ClusterStateFromOsdMap error");
+    FUZZ_CHECK(Printable(std::string(state.status().message())),
+               "raw byte in a ClusterStateFromOsdMap error");
     return 0;
   }
   FUZZ_CHECK(state->max_osd() == map->max_osd, "state max_osd differs from the map's");

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
@@ -52,10 +53,11 @@ class BinaryOsdmapTest : public ::testing::Test {
     const std::string tool = crush_testing::OraclePath("osdmaptool");
     RunShell(env_ + crush_testing::OraclePath("crushtool") +
              " --build --num_osds 9 host straw2 3 root straw2 0 -o " + cm + " >/dev/null 2>&1");
-    RunShell(env_ + tool + " --createsimple 9 --with-default-pool --pg-bits 4 " + om + " --clobber >/dev/null 2>&1");
+    RunShell(env_ + tool + " --createsimple 9 --with-default-pool --pg-bits 4 " + om +
+             " --clobber >/dev/null 2>&1");
     RunShell(env_ + tool + " " + om + " --import-crush " + cm + " >/dev/null 2>&1");
-    RunShell(env_ + tool + " " + om + " --mark-up-in --mark-out 7 --upmap " + om + ".up --upmap-deviation 1 --save" +
-             " >/dev/null 2>&1");
+    RunShell(env_ + tool + " " + om + " --mark-up-in --mark-out 7 --upmap " + om +
+             ".up --upmap-deviation 1 --save" + " >/dev/null 2>&1");
     base_ = crush_testing::ReadFileOrEmpty(om);
     ASSERT_FALSE(base_.empty());
     crush_ = cm;
@@ -76,7 +78,9 @@ class BinaryOsdmapTest : public ::testing::Test {
     int want_rc = 0;
     const std::string want =
         // Through PATH so that it prints "osdmaptool:" as argv[0], as the front does.
-        RunShell("PATH=/usr/bin:$PATH " + env_ + "osdmaptool " + theirs + " " + flags + " 2>/dev/null", &want_rc);
+        RunShell(
+            "PATH=/usr/bin:$PATH " + env_ + "osdmaptool " + theirs + " " + flags + " 2>/dev/null",
+            &want_rc);
     std::vector<std::string> args = {ours};
     for (absl::string_view a : absl::StrSplit(flags, ' ', absl::SkipEmpty())) args.emplace_back(a);
     std::FILE* out = std::tmpfile();
