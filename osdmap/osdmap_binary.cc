@@ -125,7 +125,11 @@ absl::Status ReadCrush(Reader& r, OsdMapBinary* m) {
   CRUSH_RETURN_IF_ERROR(r.U32("crush length", &len));
   const std::size_t at = r.offset();
   CRUSH_RETURN_IF_ERROR(r.Bytes("crush map", len, &m->crush_bytes));
-  auto model = crush::DecodeCrushMap(m->crush_bytes);
+  // Crush tail groups newer than the codec knows are ignored in the model,
+  // as Ceph ignores them; crush_bytes keeps them for encoding.
+  crush::DecodeOptions options;
+  options.ignore_trailing_bytes = true;
+  auto model = crush::DecodeCrushMap(m->crush_bytes, options);
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat("crush map at offset ", at, ": ", model.status().message()));

@@ -117,7 +117,9 @@ struct OsdMapBinary {
   std::map<PgId, std::int32_t> primary_temp;
   std::vector<std::uint32_t> osd_primary_affinity;  // empty = never set
   std::string crush_bytes;                          // written as is; the source of truth on encode
-  crush::MapModel crush;                            // decoded from crush_bytes
+  // Decoded from crush_bytes; tail groups newer than crush/codec.h knows are
+  // ignored here (DecodeOptions::ignore_trailing_bytes), as Ceph ignores them.
+  crush::MapModel crush;
   std::map<std::string, binary::StringMap> erasure_code_profiles;                     // [cv3]
   std::map<PgId, std::vector<std::int32_t>> pg_upmap;                                 // [cv4]
   std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;  // [cv4]

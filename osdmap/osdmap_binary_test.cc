@@ -244,6 +244,17 @@ TEST(OsdMapBinaryTest, UnknownTrailingFieldsAreKept) {
   EXPECT_TRUE(EncodeOsdMap(*back) == bytes);
 }
 
+TEST(OsdMapBinaryTest, NewerCrushTailGroupsAreKept) {
+  auto map = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-nopool.osdmap"));
+  ASSERT_THAT(map.status(), crush_testing::IsOk());
+  map->crush_bytes += std::string("\x07\x00\x00\x00\x01", 5);  // a future tail group
+  const std::string bytes = EncodeOsdMap(*map);
+  auto back = DecodeOsdMap(bytes);
+  ASSERT_THAT(back.status(), crush_testing::IsOk());
+  EXPECT_EQ(back->crush_bytes, map->crush_bytes);
+  EXPECT_TRUE(EncodeOsdMap(*back) == bytes);
+}
+
 TEST(OsdMapBinaryTest, ApplyClusterStateWritesUpmapsAndWeights) {
   auto map = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap"));
   ASSERT_THAT(map.status(), crush_testing::IsOk());
