@@ -258,6 +258,19 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   return state;
 }
 
+absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state) {
+  auto model = crush::DecodeCrushMap(crush_bytes);
+  if (!model.ok()) {
+    return absl::Status(model.status().code(), absl::StrCat("crush map: ", model.status().message()));
+  }
+  ClusterState next = *state;
+  next.crush_bytes = crush_bytes;
+  next.crush = std::move(*model);
+  CRUSH_RETURN_IF_ERROR(ValidateState(next));
+  *state = std::move(next);
+  return absl::OkStatus();
+}
+
 absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state) {
   ceph::PgDump dump;
   CRUSH_RETURN_IF_ERROR(ParseJson(pg_dump_json, &dump, "pg dump JSON"));

@@ -36,6 +36,11 @@ crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release);
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
 
+// Replaces state->crush_bytes and state->crush with the decoded
+// `crush_bytes`, then re-validates. Errors: the codec's (code kept, message
+// prefixed "crush map: "), ValidateState's; the state is then unchanged.
+absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state);
+
 // What an imported state holds that is probably a mistake, one sentence
 // each: pools whose crush rule the crush map lacks (their PGs map to no OSD),
 // devices in the crush map beyond max_osd (Ceph treats them as nonexistent).

@@ -6,6 +6,7 @@
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/input_sniff.h"
+#include "osdmap/osdmap_binary_state.h"
 #include "osdmap/proto_json.h"
 #include "osdmap/proto/state.pb.h"
 
@@ -240,8 +241,8 @@ absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateForma
 
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
   constexpr const char* kImport =
-      "; make a state with `crushkit import --osdmap DUMP.json --crush CRUSHMAP -o state.pb` "
-      "from `ceph osd dump -f json` and `ceph osd getcrushmap`";
+      "; give Ceph's binary osdmap (`ceph osd getmap -o FILE`) or a state made with "
+      "`crushkit import --osdmap DUMP.json --crush CRUSHMAP -o state.pb`";
   proto::ClusterState msg;
   const std::size_t first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && bytes[first] == '{') {
@@ -258,17 +259,17 @@ absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
     }
     return FromProto(msg);
   }
-  if (LooksLikeCephOsdMap(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("this is Ceph's binary osdmap (`ceph osd getmap`), which crushkit cannot decode yet", kImport));
-  }
+  if (LooksLikeCephOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
   if (crush::HasCrushMagic(bytes)) {
     return absl::InvalidArgumentError(absl::StrCat("this is a crush map, not a crushkit state", kImport));
   }
   if (!msg.ParseFromString(bytes)) {
+    // A damaged binary osdmap fails LooksLikeCephOsdMap's length check; a
+    // state with epoch 7 also starts 08 07, hence after the protobuf parse.
+    if (StartsLikeBinaryOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
     const std::string binary = DescribeBinary(bytes);
     return absl::InvalidArgumentError(
-        absl::StrCat("neither a JSON nor a binary crushkit state", binary.empty() ? "" : " but " + binary, kImport));
+        absl::StrCat("neither a crushkit state (JSON or binary) nor a binary osdmap", binary.empty() ? "" : " but " + binary, kImport));
   }
   return FromProto(msg);
 }

@@ -27,9 +27,11 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg);
 // Serializes `state` in `format`. JSON is pretty-printed, one trailing newline.
 absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateFormat format);
 
-// Parses a state file; JSON if the first non-space byte is '{', else binary.
+// Parses a state file; JSON if the first non-space byte is '{', else
+// Ceph's binary osdmap (decoded by ImportCephBinaryOsdMap,
+// osdmap_binary_state.h) when it looks like one, else binary protobuf.
 // Errors: kInvalidArgument for malformed input (with the parser's message),
-// then anything FromProto reports.
+// then anything FromProto or the osdmap decoder reports.
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes);
 
 // ".json" suffix -> kJson, anything else kBinary.

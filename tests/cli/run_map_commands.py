@@ -60,8 +60,20 @@ def check_wrong_inputs(k, cluster):
         run_error([k, "import", "--osdmap", elf, "--crush", crush, "-o", out], "binary data (starts 7f 45 4c 46", out)
         run_error([k, "import", "--osdmap", bad, "--crush", crush, "-o", out], "3:16: Expected , or }", out)
         run_error([k, "map-pgs", dump], "`ceph osd dump -f json` output, not a crushkit state")
-        run_error([k, "map-pgs", osdmap], "binary osdmap (`ceph osd getmap`)")
-        run_error([k, "map-pgs", crush], "neither a JSON nor a binary crushkit state")
+        run_error([k, "map-pgs", osdmap], "binary osdmap: truncated at offset 12: expected fsid")
+        run_error([k, "map-pgs", crush], "neither a crushkit state (JSON or binary) nor a binary osdmap")
+        run_error([k, "import", "--osdmap", elf, "-o", out], "neither JSON (`ceph osd dump -f json`) nor a binary osdmap", out)
+        run_error([k, "import", "--osdmap", osdmap, "-o", out], "binary osdmap: truncated at offset 12", out)
+        run_error([k, "import", "--osdmap", dump, "-o", out], "a JSON osd dump needs --crush", out)
+        # A binary osdmap imports on its own (its crush map inside), and loads
+        # wherever a state does.
+        golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "osdmap_binary",
+                              "pacific-upmap.osdmap")
+        p = subprocess.run([k, "import", "--osdmap", golden, "-o", out], capture_output=True, text=True, timeout=120)
+        expect(p.returncode == 0 and os.path.exists(out), f"import of a binary osdmap failed:\n{p.stderr}")
+        from_state = run([k, "map-pgs", out])
+        from_binary = run([k, "map-pgs", golden])
+        expect(from_state == from_binary and from_state, "map-pgs differs between a binary osdmap and its import")
         # A crush map whose devices go beyond the dump's max_osd: imported, with a warning.
         small = path("small.crush", open(os.path.join(os.path.dirname(cluster), "3rack-weighted.crush"), "rb").read())
         p = subprocess.run([k, "import", "--osdmap", dump, "--crush", small, "-o", out], capture_output=True,

@@ -62,6 +62,13 @@ timeout 20 osdmaptool --createsimple 6 --with-default-pool "$tmp/simple.om" --cl
   timeout 20 osdmaptool "$tmp/simple.om" --dump json >"$tmp/simple.json" 2>/dev/null &&
   put osdmap_import "$tmp/simple.json"
 
+# Binary osdmaps: the committed golden maps (osdmaptool 16.2, Reef,
+# Tentacle) and the shared example.
+mkdir -p "$corpus/osdmap_binary"
+for f in "$here"/../golden/osdmap_binary/*.osdmap "$om"; do
+  [[ -f $f ]] && put osdmap_binary "$f"
+done
+
 # crushtool command lines from the cram tests, NUL-separated.
 python3 - "$ct" "$corpus/crushtool_args" <<'PY'
 import hashlib, os, shlex, sys

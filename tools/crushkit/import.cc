@@ -4,10 +4,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "osdmap/import.h"
+#include "osdmap/input_sniff.h"
+#include "osdmap/osdmap_binary_state.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
@@ -45,28 +48,57 @@ bool ImportOptional(const std::string& path, osdmap::ClusterState* state,
   return true;
 }
 
-int RunImport(const ImportArgs& a) {
-  auto json = ReadFileBytes(a.osdmap);
-  if (!json.ok()) {
-    std::cerr << "crushkit import: " << a.osdmap << ": " << json.status().message() << "\n";
-    return 1;
+// The state from --osdmap: Ceph's binary osdmap (its embedded crush map,
+// unless --crush replaces it) or the JSON dump with --crush. Sniffed by
+// content. Returns nullopt after printing an error naming the file.
+std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
+  auto bytes = ReadFileBytes(a.osdmap);
+  if (!bytes.ok()) {
+    std::cerr << "crushkit import: " << a.osdmap << ": " << bytes.status().message() << "\n";
+    return std::nullopt;
   }
-  // A text map is compiled to the bytes `crushtool -c` would write, so the
-  // state holds the same crush map as importing that binary.
-  absl::StatusOr<std::string> crush_bytes = LoadCrushMapBytes(a.crush);
-  if (!crush_bytes.ok()) {
-    std::cerr << "crushkit import: " << a.crush << ": " << crush_bytes.status().message() << "\n";
-    return 1;
+  // Text goes to the JSON parser, which locates its errors.
+  const bool binary = osdmap::StartsLikeBinaryOsdMap(*bytes);
+  if (const std::string what = osdmap::DescribeBinary(*bytes); !binary && !what.empty()) {
+    std::cerr << "crushkit import: " << a.osdmap << ": neither JSON (`ceph osd dump -f json`) nor a binary osdmap "
+              << "(`ceph osd getmap`): this is " << what << "\n";
+    return std::nullopt;
   }
-  auto state = osdmap::ImportCephOsdDump(*json, *crush_bytes);
+  if (!binary && a.crush.empty()) {
+    std::cerr << "crushkit import: " << a.osdmap << ": a JSON osd dump needs --crush (the crush map is not in it)\n";
+    return std::nullopt;
+  }
+  std::optional<std::string> crush_bytes;
+  if (!a.crush.empty()) {
+    // A text map is compiled to the bytes `crushtool -c` would write, so the
+    // state holds the same crush map as importing that binary.
+    absl::StatusOr<std::string> loaded = LoadCrushMapBytes(a.crush);
+    if (!loaded.ok()) {
+      std::cerr << "crushkit import: " << a.crush << ": " << loaded.status().message() << "\n";
+      return std::nullopt;
+    }
+    crush_bytes = std::move(*loaded);
+  }
+  absl::StatusOr<osdmap::ClusterState> state =
+      binary ? osdmap::ImportCephBinaryOsdMap(*bytes) : osdmap::ImportCephOsdDump(*bytes, *crush_bytes);
+  if (state.ok() && binary && crush_bytes) {
+    absl::Status replaced = osdmap::ReplaceCrushMap(*crush_bytes, &*state);
+    if (!replaced.ok()) state = replaced;
+  }
   if (!state.ok()) {
-    // The importer prefixes crush decoding errors with "crush map: "; every
-    // other error is about the JSON.
+    // The importers prefix crush decoding errors with "crush map: "; every
+    // other error is about --osdmap.
     const bool crush_error = absl::StartsWith(state.status().message(), "crush map: ");
-    std::cerr << "crushkit import: " << (crush_error ? a.crush : a.osdmap) << ": "
-              << state.status().message() << "\n";
-    return 1;
+    std::cerr << "crushkit import: " << (crush_error ? a.crush : a.osdmap) << ": " << state.status().message()
+              << "\n";
+    return std::nullopt;
   }
+  return std::move(*state);
+}
+
+int RunImport(const ImportArgs& a) {
+  std::optional<osdmap::ClusterState> state = LoadOsdMap(a);
+  if (!state) return 1;
   // The release whose rules map the PGs: --ceph-release, else
   // CRUSHKIT_CEPH_RELEASE, else what the dump's require_osd_release implies.
   if (!a.ceph_release.empty() || std::getenv(kCephReleaseEnv) != nullptr) {
@@ -101,14 +133,17 @@ void AddImportCommand(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "import",
-      "Import a cluster state from `ceph osd dump -f json` (or `osdmaptool --dump json`) and the "
-      "crush map: binary (`ceph osd getcrushmap` / `osdmaptool --export-crush`) or text (compiled "
-      "as `crushtool -c` does; detected by content). Ceph's binary osdmap itself is not decoded "
-      "yet.\n"
-      "  example: ceph osd dump -f json > dump.json; ceph osd getcrushmap -o crush.bin\n"
+      "Import a cluster state from Ceph's binary osdmap (`ceph osd getmap`, `osdmaptool "
+      "--createsimple`), which carries its crush map, or from `ceph osd dump -f json` (or "
+      "`osdmaptool --dump json`) plus the crush map: binary (`ceph osd getcrushmap` / `osdmaptool "
+      "--export-crush`) or text (compiled as `crushtool -c` does). Both detected by content.\n"
+      "  example: ceph osd getmap -o om; crushkit import --osdmap om -o state.pb\n"
+      "           ceph osd dump -f json > dump.json; ceph osd getcrushmap -o crush.bin\n"
       "           crushkit import --osdmap dump.json --crush crush.bin -o state.pb");
-  cmd->add_option("--osdmap", args->osdmap, "OSD map as JSON (ceph osd dump -f json)")->required();
-  cmd->add_option("--crush", args->crush, "crush map, binary or text")->required();
+  cmd->add_option("--osdmap", args->osdmap,
+                  "OSD map: binary (ceph osd getmap) or JSON (ceph osd dump -f json)")->required();
+  cmd->add_option("--crush", args->crush,
+                  "crush map, binary or text; required with a JSON dump, replaces a binary osdmap's own");
   cmd->add_option("--pg-stats", args->pg_stats,
                   "optional `ceph pg dump -f json` (or `ceph pg dump pgs -f json`) output: per-PG "
                   "bytes and objects");

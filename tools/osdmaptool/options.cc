@@ -136,6 +136,15 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     return true;
   };
   auto not_supported = [&c](const std::string& arg) { c.not_supported.push_back(arg); };
+  // String options Ceph parses without an error stream: a missing value is
+  // printed ("Option X requires an argument.") and va_ceph_argparse_witharg
+  // _exit(1)s there, before anything else runs (osdmaptool 16.2: rc 1).
+  bool missing_value = false;
+  auto with_string = [&](std::initializer_list<std::string_view> names, std::string* value) {
+    const ArgMatch match = args.WithArg(names, value, &r.err);
+    missing_value = match == ArgMatch::kMissing;
+    return match;
+  };
 
   while (!args.AtEnd()) {
     const std::string arg = args.Current();
@@ -158,15 +167,15 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       }
     } else if (args.WithInt({"--osd-pg-bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--osd-pgp-bits"}, &pgp_bits, &err_buf)) {
-    } else if (args.WithArg({"--upmap-cleanup"}, &upmap_file, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--upmap-cleanup"}, &upmap_file) != ArgMatch::kNoMatch) {
       opt.upmap_cleanup_path = upmap_file;
-    } else if (args.WithArg({"--upmap"}, &upmap_file, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--upmap"}, &upmap_file) != ArgMatch::kNoMatch) {
       opt.upmap_cleanup_path = upmap_file;
       opt.upmap = true;
     } else if (args.WithInt({"--upmap-max"}, &upmap_max, &err_buf) ||
                args.WithInt({"--upmap-deviation"}, &upmap_deviation, &err_buf) ||
                args.WithInt({"--upmap-seed"}, &upmap_seed, &err_buf)) {
-    } else if (args.WithArg({"--upmap-pool"}, &val, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--upmap-pool"}, &val) != ArgMatch::kNoMatch) {
       opt.upmap_pools.insert(val);
     } else if (args.WithInt({"--createsimple"}, &num_osd, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
@@ -179,9 +188,10 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       not_supported(arg);
     } else if (args.Flag({"--mark-up-in"})) {
       opt.mark_up_in = true;
-    } else if ((m = args.WithArg({"--mark-out"}, &val, &r.err)) != ArgMatch::kNoMatch ||
-               (m = args.WithArg({"--mark-up"}, &val, &r.err)) != ArgMatch::kNoMatch ||
-               (m = args.WithArg({"--mark-in"}, &val, &r.err)) != ArgMatch::kNoMatch) {
+    } else if ((m = with_string({"--mark-out"}, &val)) != ArgMatch::kNoMatch ||
+               (m = with_string({"--mark-up"}, &val)) != ArgMatch::kNoMatch ||
+               (m = with_string({"--mark-in"}, &val)) != ArgMatch::kNoMatch) {
+      if (missing_value) return stop(1, false);
       const std::string name = DashesToUnderscores(arg.substr(0, arg.find('=')));
       int id = 0;
       if (!ParseOsdId(val, name == "--mark_out", &id)) {
@@ -204,13 +214,13 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.WithInt({"--pg_bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--pgp_bits"}, &pgp_bits, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
-    } else if (args.WithArg({"--export_crush"}, &val, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--export_crush"}, &val) != ArgMatch::kNoMatch) {
       opt.export_crush_path = val;
-    } else if (args.WithArg({"--import_crush"}, &val, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--import_crush"}, &val) != ArgMatch::kNoMatch) {
       c.import_crush = val;
-    } else if (args.WithArg({"--test_map_pg"}, &val, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--test_map_pg"}, &val) != ArgMatch::kNoMatch) {
       opt.test_map_pg = val;
-    } else if (args.WithArg({"--test_map_object"}, &val, &r.err) != ArgMatch::kNoMatch) {
+    } else if (with_string({"--test_map_object"}, &val) != ArgMatch::kNoMatch) {
       opt.test_map_object = val;
     } else if (args.Flag({"--test_crush"})) {
       not_supported(arg);
@@ -233,6 +243,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       args.Next();
       ++skipped;
     }
+    if (missing_value) return stop(1, false);
   }
   opt.tree = tree;
   c.positional = args.args();

@@ -81,9 +81,14 @@ TEST(OsdmaptoolOptionsTest, FileCountIsChecked) {
 }
 
 TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
+  // Without an error stream Ceph exits 1 right there (osdmaptool 16.2).
   ParseResult r = Parse({"om", "--import-crush"});
-  EXPECT_FALSE(r.stop);
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "Option --import-crush requires an argument.\n");
+  r = Parse({"om", "--upmap-cleanup"});
+  EXPECT_TRUE(r.stop);
+  EXPECT_EQ(r.err, "Option --upmap-cleanup requires an argument.\n");
   r = Parse({"om", "--frobnicate"});
   EXPECT_TRUE(r.stop);
   EXPECT_THAT(r.err, HasSubstr("unrecognized option '--frobnicate'"));

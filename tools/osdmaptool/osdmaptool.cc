@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "osdmap/input_sniff.h"
+#include "osdmap/osdmap_binary_save.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
@@ -18,15 +20,14 @@ namespace {
 constexpr char kMe[] = "osdmaptool";
 
 constexpr char kCrushkitNote[] =
-    "\ncrushkit: <mapfilename> is a crushkit state file (`crushkit import`), not Ceph's binary\n"
-    "osdmap, which crushkit does not decode yet. Supported here: --mark-up-in, --mark-out,\n"
+    "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one by --save) or a\n"
+    "crushkit state file (`crushkit import`). Supported here: --mark-up-in, --mark-out,\n"
     "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
     "--tree [plain|json], --upmap-cleanup, --save, and --upmap with --upmap-max,\n"
     "--upmap-deviation, --upmap-pool, --upmap-seed (crushkit's deterministic balancer, the\n"
-    "same as `crushkit balance`; its commands differ from Ceph's). Not supported: --print\n"
-    "and --dump (a state file does not keep the fsid, timestamps, flags and pool details\n"
-    "they print), --createsimple, --create-from-conf, --upmap-active, --health,\n"
+    "same as `crushkit balance`; its commands differ from Ceph's). Not supported yet:\n"
+    "--print, --dump, --createsimple, --create-from-conf, --upmap-active, --health,\n"
     "--clean-temps, --test-random, --test-crush.\n";
 
 }  // namespace
@@ -46,8 +47,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   CommandLine& cmd = parsed.command;
   if (!cmd.not_supported.empty()) {
     WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
-                          " is not supported (crushkit reads a state file, not Ceph's binary "
-                          "osdmap; see --help)\n"));
+                          " is not supported (see --help)\n"));
     return 1;
   }
   const std::string fn = cmd.positional.front();
@@ -73,6 +73,8 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                           "\n"));
     return 255;
   }
+  const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
+  const std::uint32_t first_epoch = state->epoch;
   OsdmaptoolOptions& opt = cmd.actions;
   opt.me = kMe;
   opt.state_path = fn;
@@ -95,7 +97,14 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (r.print_usage) WriteAndFlush(out, kUsage);
   if (r.exit_code != 0) return r.exit_code;
   if (r.modified) {
-    auto bytes_out = osdmap::SerializeState(*state, osdmap::StateFormatForPath(fn));
+    // A binary osdmap is written back as one, as osdmaptool writes it; a
+    // state file as a state file.
+    osdmap::OsdmaptoolSave save;
+    save.epoch = state->epoch;
+    save.incrementals_applied = state->epoch - first_epoch >= 2;
+    save.crush_imported = cmd.import_crush.has_value();
+    auto bytes_out = binary_map ? osdmap::SaveLikeOsdmaptool(*bytes, *state, save)
+                                : osdmap::SerializeState(*state, osdmap::StateFormatForPath(fn));
     absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
     WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
     if (!st.ok()) {

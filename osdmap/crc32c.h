@@ -1,0 +1,17 @@
+// Ceph's ceph_crc32c(): CRC-32C (Castagnoli, reflected) with a caller-given
+// seed and no final inversion. OSDMap's trailing crc is
+// Crc32c(0xffffffff, bytes), i.e. the standard CRC-32C of bytes XOR
+// 0xffffffff. Pure; thread-safe. Cost: one table lookup per byte.
+#ifndef CRUSHKIT_OSDMAP_CRC32C_H_
+#define CRUSHKIT_OSDMAP_CRC32C_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace crushkit::osdmap {
+
+std::uint32_t Crc32c(std::uint32_t seed, std::string_view bytes);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_CRC32C_H_
