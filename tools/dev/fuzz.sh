@@ -5,7 +5,8 @@
 #   tools/dev/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   tools/dev/fuzz.sh list
 #
-# TARGET is one of: decode mapper compile osdmap_import crushtool_args change_ops.
+# TARGET is one of: decode mapper msr_mapper compile osdmap_import osdmap_binary crushtool_args
+# change_ops.
 # SECONDS defaults to 600 (the documented long run: 10 minutes on one core).
 # The committed seeds (tests/fuzz/corpus/TARGET) are read-only; new corpus
 # entries go to ${FUZZ_WORK:-/tmp/crushkit-fuzz}/TARGET/corpus and crashes to
@@ -15,7 +16,7 @@
 # (ctest then replays it with every build: TARGET_fuzzer_replay).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-targets=(decode mapper msr_mapper compile osdmap_import crushtool_args change_ops)
+targets=(decode mapper msr_mapper compile osdmap_import osdmap_binary crushtool_args change_ops)
 if [[ ${1:-} == list || $# -lt 1 ]]; then
   echo "usage: $0 TARGET [SECONDS] [libFuzzer flags...]; targets: ${targets[*]}" >&2
   [[ ${1:-} == list ]] && exit 0 || exit 2
