@@ -222,21 +222,27 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
     // Every item has the same positive weight d, so draw_i = -(n_i / d) and
     // item i beats the current best (ties keep the lower index, as Ceph's
     // strict '>') iff n_i / d < q_best, i.e. iff n_i < q_best * d (exact
-    // integer floor division). One compare per item; the reciprocal
-    // multiply only runs when the best changes.
+    // integer floor division). n is non-increasing in Straw2Key(u), so only
+    // an item whose key exceeds the best's can beat it: the table lookup
+    // (a likely cache miss) and the compare run for the few running maxima
+    // of the key, not for every item.
     const internal::Straw2Divisor& div = divisors[0];
     const std::uint64_t d = weights_[b.weights];
     ws_.straw2_hash_(x_, r, ids, std::min(kBlock, b.size), u);
     std::uint64_t q_best =
         static_cast<std::uint64_t>(-internal::Straw2DrawFromNumerator(ntable[u[0]], div));
     std::uint64_t threshold = q_best * d;
+    std::uint32_t key_best = internal::Straw2Key(u[0]);
     for (std::uint32_t base = 0; base < b.size; base += kBlock) {
       const std::uint32_t n = std::min(kBlock, b.size - base);
       if (base != 0) ws_.straw2_hash_(x_, r, ids + base, n, u);
       for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint32_t key = internal::Straw2Key(u[j]);
+        if (key <= key_best) continue;
         const std::uint64_t num = ntable[u[j]];
-        if (num < threshold) [[unlikely]] {
+        if (num < threshold) {
           high = base + j;
+          key_best = key;
           q_best = static_cast<std::uint64_t>(-internal::Straw2DrawFromNumerator(num, div));
           threshold = q_best * d;
         }

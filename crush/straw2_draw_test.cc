@@ -2,6 +2,7 @@
 // for every 16-bit hash value and every kind of weight.
 #include "crush/internal/straw2_draw.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -18,6 +19,20 @@ std::int64_t ReferenceDraw(std::uint32_t u, Weight w) {
   if (w == 0) return std::numeric_limits<std::int64_t>::min();
   const std::int64_t ln = static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
   return ln / static_cast<std::int64_t>(static_cast<std::int32_t>(w));
+}
+
+// The uniform-weight straw2 path skips items whose key does not exceed the
+// best's: that is exact only if the numerator never increases with the key.
+TEST(Straw2DrawTest, NumeratorNeverIncreasesWithTheKey) {
+  std::vector<std::uint32_t> by_key(0x10000);
+  for (std::uint32_t u = 0; u <= 0xffff; ++u) by_key[u] = u;
+  std::sort(by_key.begin(), by_key.end(),
+            [](std::uint32_t a, std::uint32_t b) { return Straw2Key(a) < Straw2Key(b); });
+  for (std::size_t i = 1; i < by_key.size(); ++i) {
+    ASSERT_NE(Straw2Key(by_key[i - 1]), Straw2Key(by_key[i]));
+    ASSERT_LE(Straw2Numerator(by_key[i]), Straw2Numerator(by_key[i - 1]))
+        << "u " << by_key[i - 1] << " then " << by_key[i];
+  }
 }
 
 TEST(Straw2DrawTest, EqualsDivisionForAllInputs) {

@@ -68,6 +68,15 @@ constexpr std::int64_t Straw2Draw(std::uint32_t u, const Straw2Divisor& div) {
   return Straw2DrawFromNumerator(Straw2Numerator(u), div);
 }
 
+// An order key for u: Straw2Numerator is non-increasing in it, so of two
+// items of one weight the one with the larger key draws at least as high.
+// crush_ln is monotone except at its top entry: n(0xffff) = 2^28 lies
+// between n(0xfffd) and n(0xfffe), so 0xffff ranks between them.
+// PLACEMENT-STABLE: straw2_draw_test.cc checks the order for every u.
+constexpr std::uint32_t Straw2Key(std::uint32_t u) {
+  return (u << 1) - (u == 0xffff ? 3u : 0u);
+}
+
 // Process-wide table of Straw2Numerator(u) for every u <= 0xffff (512 KiB,
 // built on first use, immutable afterwards, thread-safe): one load instead
 // of crush_ln's dependent table walk. Defined in straw2_hash.cc.
