@@ -4,7 +4,8 @@
 #
 # installs
 #   <prefix>/lib/libcrush_core.a
-#   <prefix>/include/crush/*.h, crush/internal/{ln_tables.inc,straw2_*.h}
+#   <prefix>/include/crush/*.h (version.h included), crush/internal/{ln_tables.inc,straw2_*.h}
+#   <prefix>/bin/crushkit (the CLI, when tools are built)
 #   <prefix>/lib/cmake/crush/crushConfig.cmake, crushConfigVersion.cmake,
 #                            crushTargets*.cmake
 # so that a consumer writes
@@ -23,7 +24,8 @@ set(CRUSH_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/crush"
 install(TARGETS crush_core
         EXPORT crushTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-        FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+        FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        FILE_SET generated_headers DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT crushTargets
         NAMESPACE crush::
         FILE crushTargets.cmake

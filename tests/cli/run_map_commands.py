@@ -8,6 +8,7 @@ the file is, exit 1, nothing written, no raw bytes on the terminal."""
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,9 @@ def main():
     legacy = os.path.join(a.samples, "legacy-rooms.crush")
     racks = os.path.join(a.samples, "3rack-weighted.crush")
     ec = os.path.join(a.samples, "6host-classes-ec.crush")
+
+    version = run([k, "--version"])
+    expect(re.fullmatch(r"crushkit \d+\.\d+\.\d+\n", version), f"--version printed {version!r}")
 
     r = json.loads(run([k, "check", legacy, "--json"]))
     expect({"tunables-legacy", "bucket-alg-legacy"} <= codes(r), f"legacy-rooms findings: {codes(r)}")

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "crush/version.h"
 #include "tools/crushkit/commands.h"
 
 int main(int argc, char** argv) {
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
         "crushkit: Ceph-compatible CRUSH placement engine.\n"
         "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
         "Ceph's own flags and print byte-identical output."};
+    app.set_version_flag("--version", "crushkit " CRUSHKIT_VERSION_STRING);
     app.require_subcommand(1);
     for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
                       &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
