@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The C API (crush/crushkit.h) through its C sample (samples/embed_c/
-map_rule.c): crushkit.h compiles as strict C99 on its own, and the sample's
+map_rule.c): crushkit.h and osdmap/crushkit_osdmap.h compile as strict C99 on
+their own, and the sample's
 mappings equal `crushkit crushtool --test --show-mappings` for every rule of
 the bundled maps at several replica counts."""
 import argparse
@@ -21,12 +22,13 @@ def main():
     ap.add_argument("--binary-dir", required=True)
     ap.add_argument("--cc", default="cc")
     a = ap.parse_args()
-    header = os.path.join(a.source_dir, "crush", "crushkit.h")
-    p = subprocess.run([a.cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-x", "c",
-                        "-fsyntax-only", "-I" + a.source_dir, "-I" + a.binary_dir, header],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        FAILURES.append("crushkit.h is not clean C99:\n" + p.stderr)
+    for header in (os.path.join(a.source_dir, "crush", "crushkit.h"),
+                   os.path.join(a.source_dir, "osdmap", "crushkit_osdmap.h")):
+        p = subprocess.run([a.cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-x",
+                            "c", "-fsyntax-only", "-I" + a.source_dir, "-I" + a.binary_dir,
+                            header], capture_output=True, text=True)
+        if p.returncode != 0:
+            FAILURES.append(f"{header} is not clean C99:\n" + p.stderr)
     samples = os.path.join(a.source_dir, "samples")
     with tempfile.TemporaryDirectory() as tmp:
         maps = [os.path.join(samples, "embed", "6host-classes-ec.crushmap")]
