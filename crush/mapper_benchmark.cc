@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "crush/choice_memo.h"
+#include "crush/codec.h"
+#include "crush/crushkit.h"
 #include "crush/hash.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -53,6 +56,28 @@ BENCHMARK(BM_Replicated3_10kOsds);
 
 void BM_Ec8p3_10kOsds(benchmark::State& state) { RunRule<11>(state, crush_testing::kEcRule); }
 BENCHMARK(BM_Ec8p3_10kOsds);
+
+// The same replicated mapping through the C API (crush/crushkit.h): its cost
+// over BM_Replicated3_10kOsds is the wrapper's (argument checks, span
+// building, choose_args resolution).
+void BM_Replicated3_10kOsds_CApi(benchmark::State& state) {
+  const std::string bytes = EncodeCrushMap(TenThousandOsdMap().model());
+  crushkit_map* map = crushkit_map_from_binary(bytes.data(), bytes.size(), nullptr);
+  crushkit_workspace* ws = crushkit_workspace_new(map, 3);
+  std::array<std::int32_t, 3> out{};
+  std::uint32_t x = 1;
+  for (auto _ : state) {
+    x = Hash32_1(x);
+    benchmark::DoNotOptimize(crushkit_do_rule(map, ws, crush_testing::kReplicatedRule, x,
+                                              out.data(), 3, nullptr, 0,
+                                              CRUSHKIT_NO_CHOOSE_ARGS));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+  crushkit_workspace_free(ws);
+  crushkit_map_free(map);
+}
+BENCHMARK(BM_Replicated3_10kOsds_CApi);
 
 // Same replicated rule with 5% of the OSDs half-out (exercises is_out retries).
 void BM_Replicated3_10kOsds_Reweighted(benchmark::State& state) {
