@@ -2,11 +2,14 @@
 # Proves that crushkit's mapper embeds as documented (crush/README.md):
 #   1. configures crushkit with only the library (no compiler/osdmap/tools/
 #      tests), builds crush_core and installs it into a temporary prefix;
-#   2. checks the installed tree: lib/libcrush_core.a, the CMake package, and
+#   2. checks the installed tree: lib/libcrushkit_crush.a, libcrushkit.so (its
+#      SONAME, only crushkit symbols exported), the CMake package, crushkit.pc,
+#      version.h, and
 #      that every installed header compiles on its own (the header set is
 #      closed) and nothing from compiler/, osdmap/ or tools/ is installed;
 #   3. configures and builds samples/embed (a standalone CMake project using
-#      only find_package(crush)) against that prefix;
+#      only find_package(crushkit)) against that prefix, and the C sample
+#      (samples/embed_c) with pkg-config against the shared library;
 #   4. runs it on the bundled map for every rule (threaded vs single-threaded
 #      must agree), and, if Ceph's crushtool is installed, diffs its raw
 #      mappings against `crushtool --test --show-mappings`, and, if
@@ -32,18 +35,28 @@ cmake -S "$repo" -B "$work/build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCRUSH_BUILD_COMPILER=OFF -DCRUSH_BUILD_OSDMAP=OFF -DCRUSH_BUILD_TOOLS=OFF \
   -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF -DCRUSH_INSTALL=ON > "$work/configure.log" \
   || { cat "$work/configure.log"; fail "configuring crushkit"; }
-cmake --build "$work/build" --target crush_core -j "$jobs" > "$work/build.log" \
+cmake --build "$work/build" --target crush_core crush_shared -j "$jobs" > "$work/build.log" \
   || { cat "$work/build.log"; fail "building crush_core"; }
 cmake --install "$work/build" --prefix "$work/prefix" > "$work/install.log" \
   || { cat "$work/install.log"; fail "installing"; }
 
 echo "== check the installed tree"
 prefix=$work/prefix
-libdir=$(find "$prefix" -name libcrush_core.a -printf '%h\n' | head -n 1)
-[[ -n "$libdir" ]] || fail "libcrush_core.a not installed"
-[[ -f "$libdir/cmake/crush/crushConfig.cmake" ]] || fail "crushConfig.cmake not installed"
-[[ -f "$libdir/cmake/crush/crushConfigVersion.cmake" ]] || fail "crushConfigVersion.cmake not installed"
-for h in types.h model.h codec.h map.h mapper.h hash.h ln.h status_macros.h; do
+libdir=$(find "$prefix" -name libcrushkit_crush.a -printf '%h\n' | head -n 1)
+[[ -n "$libdir" ]] || fail "libcrushkit_crush.a not installed"
+[[ -f "$libdir/cmake/crushkit/crushkitConfig.cmake" ]] || fail "crushkitConfig.cmake not installed"
+[[ -f "$libdir/cmake/crushkit/crushkitConfigVersion.cmake" ]] || fail "crushkitConfigVersion.cmake not installed"
+[[ -f "$libdir/pkgconfig/crushkit.pc" ]] || fail "crushkit.pc not installed"
+version=$(sed -n 's/^project(crushkit VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")
+so=$libdir/libcrushkit.so.$version
+[[ -f "$so" ]] || fail "libcrushkit.so.$version not installed"
+soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
+[[ "$soname" == "libcrushkit.so.${version%.*}" ]] || fail "SONAME is '$soname', expected libcrushkit.so.${version%.*}"
+foreign=$(nm -D --defined-only -C "$so" | awk '{ $1 = ""; $2 = ""; print }' | grep -v '^ *crushkit' || true)
+[[ -z "$foreign" ]] || fail "libcrushkit.so exports more than the crushkit API: $(echo "$foreign" | head -n 3)"
+grep -q "CRUSHKIT_VERSION_STRING \"$version\"" "$prefix/include/crush/version.h" \
+  || fail "include/crush/version.h does not say $version"
+for h in types.h model.h codec.h map.h mapper.h hash.h ln.h status_macros.h crushkit.h version.h; do
   [[ -f "$prefix/include/crush/$h" ]] || fail "include/crush/$h not installed"
 done
 extra=$(find "$prefix/include" -mindepth 1 -maxdepth 1 ! -name crush)
@@ -54,6 +67,15 @@ for h in "$prefix"/include/crush/*.h "$prefix"/include/crush/internal/*.h; do
   ${CXX:-c++} -std=c++20 -fsyntax-only -I "$prefix/include" "$work/hdr.cc" \
     || fail "installed header $rel does not compile on its own"
 done
+
+echo "== build the C sample with pkg-config and run it (C99, shared library)"
+${CC:-cc} -std=c99 -Wall -Wextra -Werror -pedantic -o "$work/map_rule_c" \
+  "$repo/samples/embed_c/map_rule.c" $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs crushkit) \
+  || fail "building samples/embed_c/map_rule.c with pkg-config"
+LD_LIBRARY_PATH="$libdir" "$work/map_rule_c" "$repo/samples/embed/6host-classes-ec.crushmap" 0 3 0 3 \
+  > "$work/c.out" || fail "running the C sample"
+[[ $(wc -l < "$work/c.out") -eq 4 ]] || fail "C sample printed: $(cat "$work/c.out")"
+sed 's/^/   /' "$work/c.out"
 
 echo "== build samples/embed against the installed package"
 cmake -S "$repo/samples/embed" -B "$work/embed" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \

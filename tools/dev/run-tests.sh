@@ -12,7 +12,8 @@
 #   2. every multi-threaded path under TSan: concurrent mapping on one map,
 #      threaded crushtool --test and map-pgs (tools/dev/check-threaded-cli.sh);
 #   3. the embedding check: crush_core installed into a temporary prefix and
-#      samples/embed built against it with find_package(crush)
+#      samples/embed built against it with find_package(crushkit), the C
+#      sample with pkg-config
 #      (tools/dev/check-embed.sh).
 # CRUSH_CI_FLOW=release: the quicker developer loop instead -- the whole
 # suite on a Release -Werror build, then only crush_tests, compiler_tests,

@@ -2,7 +2,7 @@
 # Installs everything crushkit needs to build and test on Debian 12 (as root),
 # including Ceph's crushtool/osdmaptool (ceph-base), the differential oracle.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build git python3
+pkgs=(build-essential cmake ninja-build git python3 pkg-config
       libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev ceph-base chromium)
 missing=()
