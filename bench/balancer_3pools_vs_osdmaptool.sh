@@ -36,7 +36,8 @@ timed() {
   awk '{ printf "%s %.3f\n", $1, $2 + $3 }' t.txt
 }
 
-# Ceph's view of saved map $1: "maxdev_pool1 maxdev_pool2 maxdev_pool3 overall entries pairs cancelled"
+# Ceph's view of saved map $1: "maxdev_pool1 maxdev_pool2 maxdev_pool3 worst overall entries
+# pairs cancelled" (worst = the largest of the three).
 measure() {
   osdmaptool "$1" --test-map-pgs-dump-all > "$1.pgs" 2>/dev/null
   osdmaptool "$1" --dump json 2>/dev/null | sed -n '/^{/,$p' > "$1.json"
@@ -56,12 +57,14 @@ for pool, up in re.findall(r"^(\d+)\.[0-9a-f]+ raw \(\[[^]]*\], p-?\d+\) up \(\[
         if o and int(o) != 2147483647:
             counts[int(pool)][int(o)] += 1
 total_w = sum(w.values())
-out, overall = [], collections.Counter()
+out, worst, overall = [], 0.0, collections.Counter()
 for p in sorted(dump["pools"], key=lambda p: p["pool"]):
     replicas = p["pg_num"] * p["size"]
     devs = {o: counts[p["pool"]][o] - replicas * wo / total_w for o, wo in w.items() if wo > 0}
     overall.update(devs)
+    worst = max(worst, max(abs(d) for d in devs.values()))
     out.append("%.2f" % max(abs(d) for d in devs.values()))
+out.append("%.2f" % worst)
 out.append("%.2f" % max(abs(d) for d in overall.values()))
 items = dump.get("pg_upmap_items", [])
 out += [str(len(items)), str(sum(len(e["mappings"]) for e in items))]
@@ -74,10 +77,11 @@ PY
 }
 
 read -r -a before < <(measure om)
-printf "%-6s %-4s %-9s %8s %8s %8s %8s %8s %6s %7s %8s %8s\n" max dev tool rep3 rep2 ec42 \
-  overall entries pairs cancel wall_s cpu_s
-printf "%-6s %-4s %-9s %8s %8s %8s %8s %8s %6s %7s\n" - - before "${before[0]}" "${before[1]}" \
-  "${before[2]}" "${before[3]}" "${before[4]}" "${before[5]}" "${before[6]}"
+row="%-6s %-4s %-10s %6s %6s %6s %6s %7s %7s %6s %6s %7s %7s\n"
+# shellcheck disable=SC2059
+printf "$row" max dev tool rep3 rep2 ec42 worst overall entries pairs cancel wall_s cpu_s
+# shellcheck disable=SC2059
+printf "$row" - - before "${before[@]}" - -
 for m in $MAXES; do
   for d in $DEVIATIONS; do
     cp om om1
@@ -87,13 +91,15 @@ for m in $MAXES; do
       --upmap-deviation "$d" --save)
     read -r -a c < <(measure om1)
     read -r -a k < <(measure om2)
-    printf "%-6s %-4s %-9s %8s %8s %8s %8s %8s %6s %7s %8s %8s\n" "$m" "$d" osdmaptool "${c[@]}" "$cw" "$cc"
-    printf "%-6s %-4s %-9s %8s %8s %8s %8s %8s %6s %7s %8s %8s\n" "$m" "$d" crushkit "${k[@]}" "$kw" "$kc"
+    # shellcheck disable=SC2059
+    printf "$row" "$m" "$d" osdmaptool "${c[@]}" "$cw" "$cc"
+    # shellcheck disable=SC2059
+    printf "$row" "$m" "$d" crushkit "${k[@]}" "$kw" "$kc"
     python3 -c 'import sys
 c, k = [list(map(float, s.split())) for s in sys.argv[1:3]]
-print("%-6s %-4s %-9s %8s %8s %8s %8s %8s %6s %7s %7.0fx %7.0fx" % tuple(
-    ["", "", "ratio"] + ["%.2f" % (b / a if a else float(b == 0)) for a, b in zip(c[:6], k[:6])] +
-    ["", c[7] / max(k[7], 1e-3), c[8] / max(k[8], 1e-3)]))' \
+print("%-6s %-4s %-10s %6s %6s %6s %6s %7s %7s %6s %6s %6.0fx %6.0fx" % tuple(
+    ["", "", "ratio"] + ["%.2f" % (b / a if a else float(b == 0)) for a, b in zip(c[:7], k[:7])] +
+    ["", c[8] / max(k[8], 1e-3), c[9] / max(k[9], 1e-3)]))' \
       "${c[*]} $cw $cc" "${k[*]} $kw $kc"
   done
 done
