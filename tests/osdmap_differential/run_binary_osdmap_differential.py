@@ -16,7 +16,8 @@ import in between), built per base (deterministic in --seed and its index):
 Then --variations random flag sets (run_osdmap_differential.random_flags:
 marks, CRUSH weight edits, --pool, --pg_num, --test-map-pg[s...],
 --test-map-object, --export-crush, --upmap-cleanup, --tree; plus, here,
---save more often and --import-crush of the base's first crush map) run
+--save more often, --clear-temp, and --import-crush of the base's first
+crush map) run
 on two copies of the map in two directories, `osdmaptool om FLAGS` and
 `crushkit osdmaptool om FLAGS`: stdout, exit code and every file left in
 the directory (the map after --save, --export-crush's crush map, the
@@ -95,6 +96,8 @@ def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):
     flags = random_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress)
     if rng.random() < 0.1:
         flags = ["--import-crush", "first.crush"] + flags
+    if rng.random() < 0.05:
+        flags.append("--clear-temp")
     if "--save" not in flags and rng.random() < 0.4:
         flags.append("--save")
     return flags
