@@ -8,9 +8,9 @@
 # both results are measured by the same code (Ceph's definition of
 # deviation: PGs - CRUSH-weight target, per pool).
 #
-# Only one pool: osdmaptool --createsimple makes one, and crushkit cannot
-# write Ceph's binary osdmap yet, so the 3-pool case is only in
-# osdmap/upmap_balancer_benchmark.cc.
+# Only one pool (osdmaptool --createsimple makes one): the 3-pool case,
+# with both saved binary maps measured by Ceph's osdmaptool, is
+# balancer_3pools_vs_osdmaptool.sh.
 #
 # Usage: MAX=100 DEVIATION=1 bench/balancer_vs_osdmaptool.sh [path/to/crushkit]
 set -euo pipefail

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/binary_io.h"
 #include "osdmap/osdmap_binary_state.h"
@@ -88,6 +89,8 @@ void NormaliseLikeCephDecode(OsdMapBinary* map) {
   for (auto& [id, pool] : map->pools) pool.flags = binary::CephDecodedPoolFlags(pool);
   for (BinaryOsdXinfo& x : map->osd_xinfo)
     x.laggy_probability = LaggyRoundTrip(x.laggy_probability);
+  // CrushWrapper::decode's normalisation (see ClusterStateFromOsdMap).
+  map->crush_bytes = crush::EncodeCrushMap(map->crush);
 }
 
 absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const ClusterState& state,

@@ -23,7 +23,9 @@ namespace crushkit::osdmap {
 // REQUIRE_JEWEL/KRAKEN/LUMINOUS and gain RECOVERY_DELETES when >= luminous;
 // pools with snap_seq > 0 and neither snap mode flag get SELFMANAGED_SNAPS
 // (removed_snaps non-empty) or POOL_SNAPS (pg_pool_t::decode); each
-// osd_xinfo laggy_probability goes through Ceph's float round trip.
+// osd_xinfo laggy_probability goes through Ceph's float round trip; the
+// crush map is re-encoded from its decoded model (CrushWrapper::decode
+// drops the choose_args of non-straw2 buckets).
 void NormaliseLikeCephDecode(OsdMapBinary* map);
 
 struct OsdmaptoolSave {

@@ -130,7 +130,11 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   state.pg_upmap_primaries = map.pg_upmap_primaries;
   state.pg_temp = map.pg_temp;
   state.primary_temp = map.primary_temp;
-  state.crush_bytes = map.crush_bytes;
+  // The crush map as Ceph holds it after decoding: CrushWrapper::decode
+  // normalises (update_choose_args drops the weight sets of non-straw2
+  // buckets), and every Ceph encode (--export-crush, --save, getcrushmap)
+  // writes that, not the embedded bytes.
+  state.crush_bytes = crush::EncodeCrushMap(map.crush);
   state.crush = map.crush;
   CRUSH_RETURN_IF_ERROR(Escaped(ValidateState(state)));
   return state;
@@ -184,6 +188,15 @@ absl::Status ApplyClusterState(const ClusterState& state, OsdMapBinary* map) {
   map->pg_upmap_primaries = state.pg_upmap_primaries;
   map->pg_temp = state.pg_temp;
   map->primary_temp = state.primary_temp;
+  // osdmaptool --test-map-pgs --pg_num N sets pg_num on the map it may then
+  // save (pg_pool_t::set_pg_num, which also sets pg_num_pending).
+  for (auto& [id, p] : map->pools) {
+    const Pool* pool = state.FindPool(id);
+    if (pool != nullptr && pool->pg_num != p.pg_num) {
+      p.pg_num = pool->pg_num;
+      p.pg_num_pending = pool->pg_num;
+    }
+  }
   if (state.crush_bytes != map->crush_bytes) {
     map->crush_bytes = state.crush_bytes;
     map->crush = state.crush;

@@ -22,7 +22,9 @@ namespace crushkit::osdmap {
 // ceph_release (from require_osd_release as ReleaseOfCluster does), OSDs
 // (only existing ones carry state, weight, affinity; states reduced to
 // exists/up/destroyed), pools (names from pool_name, EC k/m from the
-// profile), upmaps, upmap primaries, temps, crush map.
+// profile), upmaps, upmap primaries, temps, crush map (crush_bytes
+// re-encoded from the decoded model, as Ceph re-encodes: its decode
+// normalises, and newer tail groups than the codec knows are dropped).
 // Errors: kInvalidArgument for a pool type other than replicated/erasure,
 // max_osd out of range, per-OSD vectors shorter than max_osd, then
 // ValidateState failures.
@@ -41,7 +43,9 @@ bool StartsLikeBinaryOsdMap(std::string_view bytes);
 // primary_temp, OSD weights, exists/up/destroyed bits (other state bits are
 // kept), primary affinities (the vector is created when one differs from
 // the default) and, if its crush_bytes differ, the crush map onto `map`.
-// Pools and everything else in `map` are left as they are.
+// Of the pools only pg_num is written (with pg_num_pending, as
+// pg_pool_t::set_pg_num; osdmaptool's --pg_num changes it); everything else
+// in `map` is left as it is.
 // Errors (map unchanged): kInvalidArgument if max_osd differs, or the state
 // has upmap primaries and the map's client section predates them (cv < 10).
 absl::Status ApplyClusterState(const ClusterState& state, OsdMapBinary* map);

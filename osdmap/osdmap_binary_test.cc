@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "crush/codec.h"
 #include "osdmap/crc32c.h"
 #include "osdmap/import.h"
 #include "osdmap/osdmap_binary_save.h"
@@ -270,6 +271,34 @@ TEST(OsdMapBinaryTest, ApplyClusterStateWritesUpmapsAndWeights) {
   auto state2 = ClusterStateFromOsdMap(*back);
   ASSERT_THAT(state2.status(), crush_testing::IsOk());
   EXPECT_EQ(*state2, *state);
+}
+
+// osdmaptool --test-map-pgs --pg_num N --save writes pg_num N (and
+// pg_num_pending, as pg_pool_t::set_pg_num) into the saved map.
+TEST(OsdMapBinaryTest, ApplyClusterStateWritesPgNumLikeSetPgNum) {
+  auto map = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-upmap.osdmap"));
+  ASSERT_THAT(map.status(), crush_testing::IsOk());
+  auto state = ClusterStateFromOsdMap(*map);
+  ASSERT_THAT(state.status(), crush_testing::IsOk());
+  ASSERT_FALSE(state->pools.empty());
+  auto& [id, pool] = *state->pools.begin();
+  pool.pg_num = 7;
+  ASSERT_THAT(ApplyClusterState(*state, &*map), crush_testing::IsOk());
+  EXPECT_EQ(map->pools.at(id).pg_num, 7u);
+  EXPECT_EQ(map->pools.at(id).pg_num_pending, 7u);
+}
+
+// The state holds the crush map as Ceph re-encodes it after decoding, not
+// the embedded bytes (here: a tail group newer than the codec is dropped).
+TEST(OsdMapBinaryTest, StateCrushBytesAreTheReencodedModel) {
+  auto map = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/pacific-nopool.osdmap"));
+  ASSERT_THAT(map.status(), crush_testing::IsOk());
+  const std::string embedded = map->crush_bytes;
+  map->crush_bytes += std::string("\x07\x00\x00\x00\x01", 5);
+  auto state = ClusterStateFromOsdMap(*map);
+  ASSERT_THAT(state.status(), crush_testing::IsOk());
+  EXPECT_EQ(state->crush_bytes, crush::EncodeCrushMap(map->crush));
+  EXPECT_EQ(state->crush_bytes, embedded);
 }
 
 // Every section and pool field populated, on top of a Pacific map: an

@@ -59,17 +59,24 @@ std::optional<PoolBalancer::Move> PoolBalancer::FindRemapFrom(std::int32_t osd,
                                                               std::span<const std::int32_t> under) {
   for (std::int32_t to : under) {
     if (Dev(osd) - Dev(to) <= 0 || !(Dev(osd) > threshold_ || Dev(to) < -threshold_)) break;
-    for (std::uint32_t ps : pgs_of_[Idx(osd)]) {
-      if (frozen_[ps] || !Useful(osd, to, units_[ps])) continue;
-      // A new pair needs a free slot; rewriting a pair (x -> osd) does not.
-      auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps});
-      if (it != state_.pg_upmap_items.end() && it->second.size() >= pool_.size &&
-          std::none_of(it->second.begin(), it->second.end(),
-                       [&](const auto& p) { return p.second == osd; })) {
-        continue;
+    // PGs that already have pg_upmap_items first: a pair added to (or
+    // rewritten in) an existing entry does not add an entry, so the same
+    // moves need fewer `pg-upmap-items` entries and commands.
+    for (const bool with_items : {true, false}) {
+      for (std::uint32_t ps : pgs_of_[Idx(osd)]) {
+        if (frozen_[ps] || !Useful(osd, to, units_[ps])) continue;
+        auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps});
+        const bool has_items = it != state_.pg_upmap_items.end();
+        if (has_items != with_items) continue;
+        // A new pair needs a free slot; rewriting a pair (x -> osd) does not.
+        if (has_items && it->second.size() >= pool_.size &&
+            std::none_of(it->second.begin(), it->second.end(),
+                         [&](const auto& p) { return p.second == osd; })) {
+          continue;
+        }
+        const int pos = PositionOf(ps, osd);
+        if (pos >= 0 && Fits(ps, pos, to)) return Move{ps, pos, osd, to};
       }
-      const int pos = PositionOf(ps, osd);
-      if (pos >= 0 && Fits(ps, pos, to)) return Move{ps, pos, osd, to};
     }
   }
   return std::nullopt;

@@ -1,6 +1,7 @@
 #include "tools/osdmaptool/osdmaptool.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <fcntl.h>
 #include <string>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary_save.h"
 #include "osdmap/state_codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
 #include "tools/osdmaptool/options.h"
@@ -74,6 +76,17 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return 255;
   }
   const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
+  if (binary_map && std::getenv(kCephReleaseEnv) != nullptr) {
+    // As `crushkit import` does: CRUSHKIT_CEPH_RELEASE names the osdmaptool
+    // being emulated (16.2 maps through find_rule, whatever the map's
+    // require_osd_release); unset, require_osd_release decides.
+    auto release = CephReleaseFromEnvironment();
+    if (!release.ok()) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": ", release.status().message(), "\n"));
+      return 1;
+    }
+    state->ceph_release = *release;
+  }
   const std::uint32_t first_epoch = state->epoch;
   OsdmaptoolOptions& opt = cmd.actions;
   opt.me = kMe;

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Differential test on binary osdmaps: `crushkit osdmaptool OSDMAP` vs Ceph's.
+
+Every state is a binary osdmap written by Ceph's own tools (no crushkit
+import in between), built per base (deterministic in --seed and its index):
+  1. a crush map from `crushtool --build` (random layout and bucket
+     algorithms) or a random text map compiled by `crushtool -c`
+     (run_osdmap_differential.build_crush);
+  2. `osdmaptool --createsimple N --with-default-pool --pg-bits B
+     --pgp-bits B2 --import-crush MAP`;
+  3. often, persisted changes: `--mark-up-in --mark-out K --mark-up J
+     --adjust-crush-weight ID:W --save`, and the upmap balancer
+     (`--upmap F --save`, pg_upmap_items);
+  4. sometimes a crushtool edit of the exported crush map put back with
+     `--import-crush` (run_osdmap_differential.edit_crush).
+Then --variations random flag sets (run_osdmap_differential.random_flags:
+marks, CRUSH weight edits, --pool, --pg_num, --test-map-pg[s...],
+--test-map-object, --export-crush, --upmap-cleanup, --tree; plus, here,
+--save more often, --clear-temp, and --import-crush of the base's first
+crush map) run
+on two copies of the map in two directories, `osdmaptool om FLAGS` and
+`crushkit osdmaptool om FLAGS`: stdout, exit code and every file left in
+the directory (the map after --save, --export-crush's crush map, the
+--upmap-cleanup file) must be identical byte for byte. Each (base,
+variation) is one state. Every map Ceph wrote (each base step and each
+saved variation) is also decoded and re-encoded by crushkit
+(osdmap_roundtrip) and must come back identical.
+
+Exit status: 0 if no differences, 1 otherwise (or fewer than --min-states
+compared), 77 (ctest SKIP) if Ceph's tools are missing (1 with
+CRUSHKIT_REQUIRE_ORACLE=1).
+"""
+import argparse
+import multiprocessing
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+import oracle  # noqa: E402
+from oracle import crashed  # noqa: E402
+from run_osdmap_differential import build_crush, edit_crush, random_flags, run  # noqa: E402
+
+COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
+            "roundtrips", "skipped_oracle", "unsupported", "bad_base")
+
+
+def build_base(rng, d, upmap_stress, keep):
+    """Leaves the base map in d/om (each map Ceph wrote copied by keep());
+    returns (max_osd, pg_num, has_upmaps) or None if Ceph refused a step."""
+    built = build_crush(rng, d)
+    if built is None:
+        return None
+    devices = built[0]
+    max_osd = devices + rng.randint(0, 3)
+    bits = rng.randint(0, 6)
+    while (max_osd << bits) > 1024 and bits > 0:
+        bits -= 1
+    pgp_bits = bits if rng.random() < 0.5 else rng.randint(0, bits)
+    rc, _, _ = run(["osdmaptool", "--createsimple", str(max_osd), "--with-default-pool",
+                    "--pg-bits", str(bits), "--pgp-bits", str(pgp_bits), "--clobber",
+                    "--import-crush", "crush.bin", "om"], d)
+    if rc != 0:
+        return None
+    keep("om")
+    has_upmaps = False
+    if upmap_stress or rng.random() < 0.7:
+        persist = ["--mark-up-in"]
+        if rng.random() < 0.5:
+            persist += ["--mark-out", str(rng.randrange(max_osd))]
+        if rng.random() < 0.3:
+            persist += ["--mark-up", str(rng.randrange(max_osd))]
+        persist += ["--adjust-crush-weight", "%d:%s" % (
+            rng.randrange(max_osd), rng.choice(["0.5", "1", "2"])), "--save"]
+        if upmap_stress or rng.random() < 0.8:
+            persist += ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
+                        "--upmap-deviation", "1", "--osd_calc_pg_upmaps_aggressively=false"]
+        rc, _, _ = run(["osdmaptool", "om"] + persist, d)
+        if rc != 0:
+            return None
+        keep("om")
+        up = os.path.join(d, "upmap.txt")
+        has_upmaps = os.path.exists(up) and os.path.getsize(up) > 0
+    if rng.random() < (0.9 if upmap_stress else 0.7 if has_upmaps else 0.25):
+        if edit_crush(rng, d):
+            keep("om")
+    return max_osd, (1 << bits) * 1, has_upmaps
+
+
+def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):
+    flags = random_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress)
+    if rng.random() < 0.1:
+        flags = ["--import-crush", "first.crush"] + flags
+    if rng.random() < 0.05:
+        flags.append("--clear-temp")
+    if "--save" not in flags and rng.random() < 0.4:
+        flags.append("--save")
+    return flags
+
+
+def files_of(d):
+    return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
+            if os.path.isfile(os.path.join(d, f))}
+
+
+def one_base(job):
+    seed, index, variations, crushkit, roundtrip, upmap_stress, keep_dir = job
+    rng = random.Random(seed * 1000003 + index + 7777)
+    d = tempfile.mkdtemp(prefix="binosdmapdiff-")
+    res = {k: 0 for k in COUNTERS}
+    res["diffs"], res["notes"] = [], []
+    kept = []
+
+    def keep(name):
+        dst = os.path.join(d, "kept%d.om" % len(kept))
+        shutil.copyfile(os.path.join(d, name), dst)
+        kept.append(dst)
+
+    try:
+        base = build_base(rng, d, upmap_stress, keep)
+        if base is None:
+            res["bad_base"] = 1
+            return res
+        max_osd, pg_num, has_upmaps = base
+        res["upmap_bases"] += 1 if has_upmaps else 0
+        res["crush_edits"] += 1 if os.path.exists(os.path.join(d, "pre_edit.bin")) else 0
+        for v in range(variations):
+            flags = variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress)
+            dirs = {}
+            for who in ("ceph", "crushkit"):
+                w = os.path.join(d, who)
+                shutil.rmtree(w, ignore_errors=True)
+                os.mkdir(w)
+                shutil.copyfile(os.path.join(d, "om"), os.path.join(w, "om"))
+                shutil.copyfile(os.path.join(d, "crush.bin"), os.path.join(w, "first.crush"))
+                dirs[who] = w
+            orc, oout, _ = run(["osdmaptool", "om"] + flags, dirs["ceph"])
+            if crashed(orc):
+                res["skipped_oracle"] += 1
+                res["notes"].append("base %d: ceph rc %s on %s" % (index, orc, " ".join(flags)))
+                continue
+            krc, kout, kerr = run([crushkit, "osdmaptool", "om"] + flags, dirs["crushkit"])
+            if krc != 0 and b"not supported" in kerr:
+                res["unsupported"] += 1
+                res["notes"].append("base %d: crushkit: %s" % (index, kerr.decode().strip()))
+                continue
+            res["states"] += 1
+            cf, kf = files_of(dirs["ceph"]), files_of(dirs["crushkit"])
+            res["exports"] += 1 if "out.crush" in cf else 0
+            res["cleanups"] += 1 if "--upmap-cleanup" in flags else 0
+            res["imports"] += 1 if "--import-crush" in flags else 0
+            if b"writing epoch" in oout:
+                res["saved"] += 1
+                keep(os.path.join("ceph", "om"))
+            where = "base %d (seed %d) flags %s" % (index, seed, " ".join(flags))
+            if orc != krc or oout != kout:
+                ol, kl = oout.decode().splitlines(), kout.decode().splitlines()
+                first = next((i for i in range(min(len(ol), len(kl))) if ol[i] != kl[i]),
+                             min(len(ol), len(kl)))
+                res["diffs"].append("%s: rc %s vs %s; first stdout diff at line %d:\n"
+                                    "  ceph:     %s\n  crushkit: %s\n  crushkit stderr: %s" % (
+                                        where, orc, krc, first + 1,
+                                        ol[first] if first < len(ol) else "<eof>",
+                                        kl[first] if first < len(kl) else "<eof>",
+                                        kerr.decode()[:300]))
+            for f in sorted(set(cf) | set(kf)):
+                if cf.get(f) != kf.get(f):
+                    res["diffs"].append("%s: file %s differs (%s vs %s bytes)" % (
+                        where, f, len(cf[f]) if f in cf else "no", len(kf[f]) if f in kf else "no"))
+        if kept:
+            p = subprocess.run([roundtrip] + kept, capture_output=True)
+            res["roundtrips"] += len(kept)
+            if p.returncode != 0:
+                for line in p.stdout.decode().splitlines()[:-1] or [p.stderr.decode()]:
+                    res["diffs"].append("base %d (seed %d) round trip: %s" % (
+                        index, seed, line.replace(d + "/", "")))
+        if res["diffs"] and keep_dir:
+            shutil.copytree(d, os.path.join(keep_dir, "base%d" % index), dirs_exist_ok=True)
+        return res
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--crushkit", required=True)
+    ap.add_argument("--roundtrip", required=True, help="the osdmap_roundtrip binary")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bases", type=int, default=40)
+    ap.add_argument("--variations", type=int, default=8)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--upmap-stress", action="store_true",
+                    help="every base runs the upmap balancer; most get a crushtool edit")
+    ap.add_argument("--min-states", type=int, default=0,
+                    help="fail unless at least this many states were compared")
+    ap.add_argument("--keep-failures", default="",
+                    help="copy the work directory of every base with a difference here")
+    a = ap.parse_args()
+    oracle.use_release("pacific")
+    if (oracle.put_on_path("osdmaptool", "pacific") is None or
+            oracle.put_on_path("crushtool", "pacific") is None):
+        return oracle.skip_or_fail("osdmaptool/crushtool of pacific not installed")
+    crushkit, roundtrip = os.path.abspath(a.crushkit), os.path.abspath(a.roundtrip)
+    jobs = [(a.seed, i, a.variations, crushkit, roundtrip, a.upmap_stress,
+             os.path.abspath(a.keep_failures) if a.keep_failures else "")
+            for i in range(a.bases)]
+    total = {k: 0 for k in COUNTERS}
+    total["diffs"], total["notes"] = [], []
+    with multiprocessing.Pool(a.jobs) as pool:
+        for r in pool.imap_unordered(one_base, jobs):
+            for k in total:
+                total[k] += r[k]
+    for line in total["diffs"][:20]:
+        print("DIFF", line)
+    for line in total["notes"][:10]:
+        print("SKIPPED", line)
+    print("compared %d binary osdmap states (%d saved maps, %d exported crush maps, "
+          "%d --upmap-cleanup runs, %d --import-crush; %d bases with upmaps, %d crushtool "
+          "edits); %d maps round-tripped; %d differences; %d unsupported by crushkit; "
+          "%d oracle crashes skipped; %d bases rejected by Ceph" % (
+              total["states"], total["saved"], total["exports"], total["cleanups"],
+              total["imports"], total["upmap_bases"], total["crush_edits"],
+              total["roundtrips"], len(total["diffs"]), total["unsupported"],
+              total["skipped_oracle"], total["bad_base"]))
+    if total["states"] < a.min_states:
+        print("FAIL: only %d states compared, fewer than --min-states %d" % (
+            total["states"], a.min_states))
+        return 1
+    return 1 if total["diffs"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
