@@ -108,7 +108,8 @@ class Runner {
         !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
       return std::move(r_);
     }
-    const bool any_action = r_.modified || opt_.export_crush_path || opt_.import_crush_path ||
+    if (opt_.created) r_.modified = true;
+    const bool any_action = r_.modified || opt_.print || opt_.export_crush_path || opt_.import_crush_path ||
                             !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
                             opt_.test_map_pgs || opt_.test_map_pgs_dump ||
                             opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
@@ -120,6 +121,14 @@ class Runner {
       return std::move(r_);
     }
     if (r_.modified) ++state_.epoch;
+    if (opt_.print) {
+      auto text = opt_.print(state_, r_.modified);
+      if (!text.ok()) {
+        Fail(absl::StrCat("crushkit osdmaptool: --print: ", text.status().message()));
+        return std::move(r_);
+      }
+      r_.out += *text;
+    }
     Tree();
     return std::move(r_);
   }

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -67,6 +68,13 @@ struct OsdmaptoolOptions {
   // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
   bool tree = false;
   bool tree_json = false;
+  // --print/--dump: renders the map as osdmaptool prints it, called after
+  // every other action and the final epoch bump, before --tree (the front
+  // owns the binary map). `modified` says whether the state will be written.
+  std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state, bool modified)> print;
+  // The front created the map (--createsimple/--create-from-conf): an
+  // action in itself, and the state is written back.
+  bool created = false;
   // Writes --export-crush and --upmap-cleanup output (atomically); required
   // if export_crush_path or a upmap_cleanup_path other than "-".
   std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;

@@ -125,5 +125,14 @@ TEST_F(BinaryOsdmapTest, SavesMatchOracleByteForByte) {
   ExpectSame("--clear-temp --mark-up-in --import-crush " + crush_);
 }
 
+TEST_F(BinaryOsdmapTest, PrintMatchesOracle) {
+  ExpectSame("--print");
+  ExpectSame("--dump plain");
+  ExpectSame("--mark-out 3 --mark-in 5 --print");
+  ExpectSame("--clear-temp --print --tree");
+  ExpectSame("--adjust-crush-weight 2:0.5 --save --print");
+  ExpectSame("--import-crush " + crush_ + " --print");
+}
+
 }  // namespace
 }  // namespace crushkit::tools::osdmaptool
