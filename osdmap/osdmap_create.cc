@@ -152,9 +152,6 @@ binary::BinaryPool DefaultPool(const CreateOsdMapOptions& o, std::int32_t max_os
   p.tier_of = -1;
   p.read_tier = -1;
   p.write_tier = -1;
-  p.cache_target_dirty_ratio_micro = 400000;
-  p.cache_target_dirty_high_ratio_micro = 600000;
-  p.cache_target_full_ratio_micro = 800000;
   p.use_gmt_hitset = 1;
   p.pg_autoscale_mode = 2;  // on (osd_pool_default_pg_autoscale_mode)
   p.application_metadata["rbd"] = {};

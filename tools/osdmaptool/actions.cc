@@ -1,5 +1,7 @@
 #include "tools/osdmaptool/actions.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -409,6 +411,7 @@ class Runner {
     if (!EnsureMapping()) return false;
     const int n = state_.max_osd();
     const auto un = static_cast<std::size_t>(n);
+    if (opt_.test_random) ::srandom(static_cast<unsigned>(::getpid()));
     std::vector<int> count(un, 0), first_count(un, 0), primary_count(un, 0);
     std::vector<int> size(kMaxPgOsds + 1, 0);
     int max_size = 0;
@@ -419,7 +422,19 @@ class Runner {
       if (opt_.pg_num > 0) pool.pg_num = static_cast<std::uint32_t>(opt_.pg_num);
       absl::StrAppend(&out, "pool ", id, " pg_num ", pool.pg_num, "\n");
       for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
-        mapping_.mapper().MapPg(pool, ps, &m);
+        if (opt_.test_random) {
+          // osdmaptool --test-random: pool.size uniform OSDs (rand() %
+          // max_osd after srand(getpid()), so no two runs agree), the first
+          // one primary.
+          m.acting.clear();
+          const int want = static_cast<int>(std::min<std::uint32_t>(pool.size, kMaxPgOsds));
+          for (int i = 0; i < want; ++i) {
+            m.acting.push_back(n > 0 ? static_cast<int>(random() % n) : crush::kItemNone);
+          }
+          m.acting_primary = m.acting.size() ? m.acting[0] : -1;
+        } else {
+          mapping_.mapper().MapPg(pool, ps, &m);
+        }
         const OsdList& osds = m.acting;
         const int primary = m.acting_primary;
         size[static_cast<std::size_t>(osds.size())]++;
@@ -506,7 +521,9 @@ class Runner {
   // osdmaptool prints the tree after every other action, on the modified map.
   void Tree() {
     if (!opt_.tree) return;
-    auto tree = opt_.tree_json ? FormatOsdTreeJson(state_) : FormatOsdTreePlain(state_);
+    auto tree = opt_.tree_json_pretty ? FormatOsdTreeJsonPretty(state_)
+                : opt_.tree_json      ? FormatOsdTreeJson(state_)
+                                      : FormatOsdTreePlain(state_);
     if (!tree.ok()) {
       Fail(absl::StrCat(opt_.me, ": --tree: ", tree.status().message()));
       return;

@@ -62,12 +62,14 @@ struct OsdmaptoolOptions {
   bool test_map_pgs = false;
   bool test_map_pgs_dump = false;
   bool test_map_pgs_dump_all = false;
+  bool test_random = false;  // --test-random: random OSDs instead of CRUSH
   std::int64_t pool = -1;
   std::int64_t pg_num = -1;
   // --tree: printed last, after every other action. tree_json selects
   // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
   bool tree = false;
   bool tree_json = false;
+  bool tree_json_pretty = false;  // `--tree json-pretty`
   // --print/--dump: renders the map as osdmaptool prints it, called after
   // every other action and the final epoch bump, before --tree (the front
   // owns the binary map). `modified` says whether the state will be written.

@@ -115,6 +115,8 @@ TEST_F(BinaryOsdmapTest, MappingMatchesOracle) {
 TEST_F(BinaryOsdmapTest, TreeMatchesOracle) {
   ExpectSame("--tree");
   ExpectSame("--tree json");
+  ExpectSame("--tree json-pretty");
+  ExpectSame("--tree=json-pretty --mark-out 1");
   ExpectSame("--mark-out 4 --adjust-crush-weight 3:0.5 --tree");
 }
 

@@ -191,11 +191,15 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       // formatter, once made, stays.
       tree = true;
       if (!val.empty() && val != "plain") {
-        if (IsOtherCephFormat(val)) {
-          r.err += "crushkit osdmaptool: --tree " + val + " is not supported (plain and json are)\n";
+        if (val == "json-pretty") {
+          opt.tree_json = true;
+          opt.tree_json_pretty = true;
+        } else if (IsOtherCephFormat(val)) {
+          r.err += "crushkit osdmaptool: --tree " + val + " is not supported (plain, json and json-pretty are)\n";
           return stop(1, false);
+        } else {
+          opt.tree_json = true;
         }
-        opt.tree_json = true;
       }
     } else if (args.WithInt({"--osd-pg-bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--osd-pgp-bits"}, &pgp_bits, &err_buf)) {
@@ -247,7 +251,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.Flag({"--clobber"})) {
       c.map.clobber = true;
     } else if (args.Flag({"--test-random"})) {
-      not_supported(arg);
+      opt.test_random = true;
     } else if (args.WithInt({"--pg_bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--pgp_bits"}, &pgp_bits, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
