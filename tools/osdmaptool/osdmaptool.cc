@@ -135,7 +135,14 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   } else {
     bytes = ReadFileBytes(fn);
     if (!bytes.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", bytes.status().message(), "\n"));
+      // bufferlist::read_file's wording when open(2) fails; crushkit's
+      // reason otherwise.
+      const int fd = ::open(fn.c_str(), O_RDONLY);
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      const std::string why = fd < 0 ? absl::StrCat("can't open ", fn, ": ", CppStrerror(e))
+                                     : std::string(bytes.status().message());
+      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", why, "\n"));
       return 255;
     }
   }
