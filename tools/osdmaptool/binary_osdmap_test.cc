@@ -130,7 +130,8 @@ TEST_F(BinaryOsdmapTest, SavesMatchOracleByteForByte) {
 TEST_F(BinaryOsdmapTest, PrintMatchesOracle) {
   ExpectSame("--print");
   ExpectSame("--dump plain");
-  ExpectSame("--mark-out 3 --mark-in 5 --print");
+  ExpectSame("--mark-out 3 --print");
+  ExpectSame("--upmap-cleanup - --print");
   ExpectSame("--clear-temp --print --tree");
   ExpectSame("--adjust-crush-weight 2:0.5 --save --print");
   ExpectSame("--import-crush " + crush_ + " --print");

@@ -183,10 +183,11 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                       : osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
   };
   if (mo.print) {
-    opt.print = [&](const osdmap::ClusterState& s, bool modified) -> absl::StatusOr<std::string> {
+    // Ceph prints its in-memory map: the marks and other unsaved edits show.
+    opt.print = [&](const osdmap::ClusterState& s, bool /*modified*/) -> absl::StatusOr<std::string> {
       if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
       if (!mo.dump_format.empty()) return absl::UnimplementedError(absl::StrCat("--dump ", mo.dump_format));
-      absl::StatusOr<std::string> now = modified ? encode_like_osdmaptool(s) : *bytes;
+      absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
       if (!now.ok()) return now.status();
       auto map = osdmap::DecodeOsdMap(*now);
       if (!map.ok()) return map.status();
