@@ -106,7 +106,7 @@ class Runner {
       : state_(state), opt_(opt), mapping_(state) {}
 
   OsdmaptoolResult Run() {
-    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !UpmapCleanup() || !ImportCrush() ||
+    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() || !ImportCrush() ||
         !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
       return std::move(r_);
     }
@@ -229,6 +229,14 @@ class Runner {
     r_.out += "clearing pg/primary temp\n";
     state_.pg_temp.clear();
     state_.primary_temp.clear();
+    return true;
+  }
+
+  // osdmaptool 16.2 --clean-temps runs OSDMap::clean_temps() into an
+  // Incremental it then discards: only the line shows, the map is unchanged
+  // and it does not count as an action.
+  bool CleanTemps() {
+    if (opt_.clean_temps) r_.out += "cleaning pg temps\n";
     return true;
   }
 

@@ -6,15 +6,17 @@
 //
 // Supported: --mark-up-in, --mark-out, --mark-up, --mark-in (with Pacific's
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
-// --import-crush, --export-crush, --test-map-object, --test-map-pg,
-// --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
-// json), --upmap-cleanup (osdmap/upmap_cleanup.h), --upmap with --upmap-max,
-// --upmap-deviation, --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h:
-// crushkit's deterministic balancer, not Ceph's calc_pg_upmaps, so the
-// commands differ; the stdout lines are osdmaptool's), --save.
-// Not yet (they need Ceph's binary osdmap): --createsimple,
-// --create-from-conf, --upmap-active, --print, --dump, --health,
-// --test-random, --clean-temps, --test-crush.
+// --clean-temps (its line only: 16.2 discards the result), --import-crush,
+// --export-crush, --test-map-object, --test-map-pg,
+// --test-map-pgs[-dump[-all]] with --pool, --pg_num and --test-random,
+// --tree (plain, json, json-pretty), --upmap-cleanup
+// (osdmap/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
+// --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h: crushkit's
+// deterministic balancer, not Ceph's calc_pg_upmaps, so the commands
+// differ; the stdout lines are osdmaptool's), --save, and --print through
+// the front's `print` hook (the front owns the binary map; it also creates
+// maps: --createsimple, --create-from-conf).
+// Not yet: --upmap-active, --dump json, --health, --test-crush.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
@@ -41,6 +43,7 @@ struct OsdmaptoolOptions {
   std::string adjust_crush_weight;  // "id:w[,id:w...]"
   bool save = false;
   bool clear_temp = false;
+  bool clean_temps = false;  // --clean-temps: prints its line, changes nothing (as 16.2)
   // --upmap-cleanup FILE: "-" appends the commands to stdout, anything else
   // is written (possibly empty) through write_file, as osdmaptool truncates
   // it before cleaning.

@@ -132,6 +132,8 @@ TEST_F(BinaryOsdmapTest, PrintMatchesOracle) {
   ExpectSame("--dump plain");
   ExpectSame("--mark-out 3 --print");
   ExpectSame("--upmap-cleanup - --print");
+  ExpectSame("--clean-temps");
+  ExpectSame("--clean-temps --clear-temp --print");
   ExpectSame("--clear-temp --print --tree");
   ExpectSame("--adjust-crush-weight 2:0.5 --save --print");
   ExpectSame("--import-crush " + crush_ + " --print");

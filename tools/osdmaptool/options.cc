@@ -241,7 +241,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.Flag({"--clear-temp"})) {
       opt.clear_temp = true;
     } else if (args.Flag({"--clean-temps"})) {
-      not_supported(arg);
+      opt.clean_temps = true;
     } else if (args.Flag({"--test-map-pgs"})) {
       opt.test_map_pgs = true;
     } else if (args.Flag({"--test-map-pgs-dump"})) {

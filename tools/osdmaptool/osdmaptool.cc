@@ -28,17 +28,17 @@ constexpr char kMe[] = "osdmaptool";
 
 constexpr char kCrushkitNote[] =
     "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one) or a crushkit\n"
-    "state file (`crushkit import`). Supported as in osdmaptool 16.2: --createsimple with\n"
-    "--pg-bits, --pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size;\n"
-    "--create-from-conf -c CONF; --print, --dump plain; --mark-up-in, --mark-out, --mark-up,\n"
-    "--mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
+    "state file (`crushkit import`). As osdmaptool 16.2: --createsimple with --pg-bits,\n"
+    "--pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size; --create-from-conf\n"
+    "-c CONF; --print, --dump plain; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
+    "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--tree [plain|json], --upmap-cleanup, --save, and --upmap with --upmap-max,\n"
-    "--upmap-deviation, --upmap-pool, --upmap-seed (crushkit's deterministic balancer, the\n"
-    "same as `crushkit balance`; its commands differ from Ceph's). Not supported yet:\n"
-    "--dump json, --clobber without a create option, --upmap-active, --health,\n"
-    "--clean-temps, --test-random, --test-crush. `--help` prints osdmaptool's own usage;\n"
-    "`--crushkit-help` adds this note.\n";
+    "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --save. --upmap with\n"
+    "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
+    "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
+    "Not supported yet: --dump json, --clobber without a create option, --upmap-active,\n"
+    "--health, --test-crush. `--help` prints osdmaptool's usage only; `--crushkit-help`\n"
+    "adds this note.\n";
 
 // ceph_clock_now() as a Utime.
 osdmap::binary::Utime Now() {
