@@ -43,7 +43,8 @@ absl::StatusOr<Sections> Parse(std::string_view conf) {
     const std::string line(absl::StripAsciiWhitespace(StripComment(raw)));
     if (line.empty()) continue;
     if (line.front() == '[') {
-      if (line.back() != ']') return absl::InvalidArgumentError(absl::StrCat("line ", lineno, ": bad section header"));
+      if (line.back() != ']')
+        return absl::InvalidArgumentError(absl::StrCat("line ", lineno, ": bad section header"));
       current = std::string(absl::StripAsciiWhitespace(line.substr(1, line.size() - 2)));
       sections[current];
       continue;
@@ -51,7 +52,8 @@ absl::StatusOr<Sections> Parse(std::string_view conf) {
     const auto eq = line.find('=');
     if (eq == std::string::npos) continue;
     std::string value(absl::StripAsciiWhitespace(line.substr(eq + 1)));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
     sections[current][NormaliseKey(line.substr(0, eq))] = value;
   }
   return sections;

@@ -16,8 +16,8 @@ namespace {
 constexpr crush::Weight kOne = 0x10000;
 
 // _build_crush_types(): Pacific's default type list; the last is the root.
-constexpr const char* kTypeNames[] = {"osd", "host",       "chassis", "rack",   "row",  "pdu",
-                                      "pod", "room",       "datacenter", "zone", "region", "root"};
+constexpr const char* kTypeNames[] = {"osd", "host", "chassis",    "rack", "row",    "pdu",
+                                      "pod", "room", "datacenter", "zone", "region", "root"};
 constexpr int kRootType = 11;
 
 // An empty entity_addrvec_t as OSDMap::encode writes it with MSG_ADDR2:
@@ -62,8 +62,8 @@ void LinkItem(crush::MapModel& m, crush::ItemId bucket, crush::ItemId item, crus
     }
     if (parent == 0) break;
     crush::Bucket* pb = m.FindBucket(parent);
-    const auto i = static_cast<std::size_t>(
-        std::find(pb->items.begin(), pb->items.end(), child) - pb->items.begin());
+    const auto i = static_cast<std::size_t>(std::find(pb->items.begin(), pb->items.end(), child) -
+                                            pb->items.begin());
     pb->item_weights[i] += weight;
     child = parent;
   }
@@ -79,7 +79,8 @@ crush::ItemId FindName(const crush::MapModel& m, const std::string& name) {
 // CrushWrapper::insert_item(osd, 1.0, "osd.N", loc): walk the location's
 // types upwards, creating missing buckets and linking each new one into the
 // next level, until an existing bucket takes the chain.
-void InsertOsd(crush::MapModel& m, std::int32_t osd, const std::vector<std::pair<int, std::string>>& loc) {
+void InsertOsd(crush::MapModel& m, std::int32_t osd,
+               const std::vector<std::pair<int, std::string>>& loc) {
   m.item_names[osd] = absl::StrCat("osd.", osd);
   crush::ItemId cur = osd;
   crush::Weight weight = kOne;
@@ -137,9 +138,9 @@ binary::BinaryPool DefaultPool(const CreateOsdMapOptions& o, std::int32_t max_os
   binary::BinaryPool p;
   p.type = 1;  // replicated
   p.size = static_cast<std::uint8_t>(o.pool_default_size);
-  p.min_size = static_cast<std::uint8_t>(o.pool_default_min_size != 0
-                                             ? std::min(o.pool_default_min_size, o.pool_default_size)
-                                             : o.pool_default_size - o.pool_default_size / 2);
+  p.min_size = static_cast<std::uint8_t>(
+      o.pool_default_min_size != 0 ? std::min(o.pool_default_min_size, o.pool_default_size)
+                                   : o.pool_default_size - o.pool_default_size / 2);
   p.crush_rule = 0;
   p.object_hash = 2;  // rjenkins
   const int pgp_bits = std::min(o.pgp_bits, o.pg_bits);
@@ -162,13 +163,15 @@ binary::BinaryPool DefaultPool(const CreateOsdMapOptions& o, std::int32_t max_os
 }  // namespace
 
 absl::StatusOr<OsdMapBinary> CreateOsdMap(const CreateOsdMapOptions& options) {
-  if (options.pg_bits < 0 || options.pg_bits > 31 || options.pgp_bits < 0 || options.pgp_bits > 31) {
+  if (options.pg_bits < 0 || options.pg_bits > 31 || options.pgp_bits < 0 ||
+      options.pgp_bits > 31) {
     return absl::InvalidArgumentError("pg bits must be in [0, 31]");
   }
   std::vector<OsdLocation> osds = options.locations;
   if (!options.from_conf) {
     if (options.num_osd < 1) return absl::InvalidArgumentError("osd count must be > 0");
-    for (std::int32_t i = 0; i < options.num_osd; ++i) osds.push_back({i, "localhost", "localrack", "", "", ""});
+    for (std::int32_t i = 0; i < options.num_osd; ++i)
+      osds.push_back({i, "localhost", "localrack", "", "", ""});
   }
   std::int32_t max_osd = 0;
   for (const OsdLocation& l : osds) {

@@ -65,7 +65,8 @@ TEST(CreateOsdMapTest, RejectsNoOsds) {
 TEST(CephConfTest, SectionsInLexicographicOrderWithOsdSectionFirst) {
   auto l = OsdLocationsFromConf(
       "[global]\n fsid = x\n[osd.10]\n host = h2 ; comment\n rack = r1\n"
-      "[osd.2]\n host = \"h0\"\n[osd.x]\n host = no\n[osd.0]\n host = h0\n rack = r0\n row = rowA\n");
+      "[osd.2]\n host = \"h0\"\n[osd.x]\n host = no\n[osd.0]\n host = h0\n rack = r0\n row = "
+      "rowA\n");
   ASSERT_TRUE(l.ok()) << l.status();
   ASSERT_EQ(l->size(), 3u);
   EXPECT_EQ((*l)[0].id, 0);
@@ -80,7 +81,8 @@ TEST(CephConfTest, SectionsInLexicographicOrderWithOsdSectionFirst) {
 TEST(CreateOsdMapTest, FromConfReusesExistingBuckets) {
   CreateOsdMapOptions o;
   o.from_conf = true;
-  o.locations = {{0, "h0", "r0", "", "", ""}, {1, "h1", "r0", "", "", ""}, {2, "h2", "", "", "", ""}};
+  o.locations = {
+      {0, "h0", "r0", "", "", ""}, {1, "h1", "r0", "", "", ""}, {2, "h2", "", "", "", ""}};
   auto m = CreateOsdMap(o);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->crush.item_names.at(-2), "h0");
@@ -102,14 +104,15 @@ TEST(OsdMapPrintTest, CreatedMapPrintsAsOsdmaptool) {
   m->epoch = 1;
   auto text = FormatOsdMapPlain(*m);
   ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(*text,
-            "epoch 1\nfsid 00000000-0000-0000-0000-000000000000\n"
-            "created 2025-12-06T02:40:00.123456+0000\nmodified 2025-12-06T02:40:00.123456+0000\n"
-            "flags \ncrush_version 1\nfull_ratio 0\nbackfillfull_ratio 0\nnearfull_ratio 0\n"
-            "min_compat_client jewel\nstretch_mode_enabled false\n\n"
-            "pool 1 'rbd' replicated size 3 min_size 2 crush_rule 0 object_hash rjenkins pg_num 192 "
-            "pgp_num 192 autoscale_mode on last_change 0 flags hashpspool stripe_width 0 "
-            "application rbd\n\nmax_osd 3\n\n");
+  EXPECT_EQ(
+      *text,
+      "epoch 1\nfsid 00000000-0000-0000-0000-000000000000\n"
+      "created 2025-12-06T02:40:00.123456+0000\nmodified 2025-12-06T02:40:00.123456+0000\n"
+      "flags \ncrush_version 1\nfull_ratio 0\nbackfillfull_ratio 0\nnearfull_ratio 0\n"
+      "min_compat_client jewel\nstretch_mode_enabled false\n\n"
+      "pool 1 'rbd' replicated size 3 min_size 2 crush_rule 0 object_hash rjenkins pg_num 192 "
+      "pgp_num 192 autoscale_mode on last_change 0 flags hashpspool stripe_width 0 "
+      "application rbd\n\nmax_osd 3\n\n");
 }
 
 TEST(OsdMapPrintTest, SmallStampsPrintAsSeconds) {

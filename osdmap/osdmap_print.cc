@@ -34,16 +34,26 @@ std::string G6(double v) {
 // OSDMap::get_flag_string: a fixed order, not bit order.
 std::string MapFlags(std::uint32_t f) {
   static constexpr std::pair<std::uint32_t, const char*> kNames[] = {
-      {1u << 4, "pauserd"},         {1u << 5, "pausewr"},
-      {1u << 6, "pauserec"},        {1u << 7, "noup"},
-      {1u << 8, "nodown"},          {1u << 9, "noout"},
-      {1u << 10, "noin"},           {1u << 11, "nobackfill"},
-      {1u << 18, "norebalance"},    {1u << 12, "norecover"},
-      {1u << 13, "noscrub"},        {1u << 14, "nodeep-scrub"},
-      {1u << 15, "notieragent"},    {1u << 22, "nosnaptrim"},
-      {1u << 16, "sortbitwise"},    {1u << 17, "require_jewel_osds"},
-      {1u << 19, "require_kraken_osds"}, {1u << 20, "require_luminous_osds"},
-      {1u << 21, "recovery_deletes"},    {1u << 23, "purged_snapdirs"},
+      {1u << 4, "pauserd"},
+      {1u << 5, "pausewr"},
+      {1u << 6, "pauserec"},
+      {1u << 7, "noup"},
+      {1u << 8, "nodown"},
+      {1u << 9, "noout"},
+      {1u << 10, "noin"},
+      {1u << 11, "nobackfill"},
+      {1u << 18, "norebalance"},
+      {1u << 12, "norecover"},
+      {1u << 13, "noscrub"},
+      {1u << 14, "nodeep-scrub"},
+      {1u << 15, "notieragent"},
+      {1u << 22, "nosnaptrim"},
+      {1u << 16, "sortbitwise"},
+      {1u << 17, "require_jewel_osds"},
+      {1u << 19, "require_kraken_osds"},
+      {1u << 20, "require_luminous_osds"},
+      {1u << 21, "recovery_deletes"},
+      {1u << 23, "purged_snapdirs"},
       {1u << 24, "pglog_hardlimit"}};
   std::vector<std::string> names;
   for (const auto& [bit, name] : kNames) {
@@ -54,10 +64,15 @@ std::string MapFlags(std::uint32_t f) {
 
 // pg_pool_t::get_flags_string.
 std::string PoolFlags(std::uint64_t f) {
-  static constexpr const char* kNames[] = {
-      "hashpspool", "full",    "ec_overwrites",     "incomplete_clones", "nodelete",   "nopgchange",
-      "nosizechange", "write_fadvise_dontneed", "noscrub", "nodeep-scrub", "full_quota", "nearfull",
-      "backfillfull", "selfmanaged_snaps", "pool_snaps", "creating", "eio", "bulk"};
+  static constexpr const char* kNames[] = {"hashpspool",    "full",
+                                           "ec_overwrites", "incomplete_clones",
+                                           "nodelete",      "nopgchange",
+                                           "nosizechange",  "write_fadvise_dontneed",
+                                           "noscrub",       "nodeep-scrub",
+                                           "full_quota",    "nearfull",
+                                           "backfillfull",  "selfmanaged_snaps",
+                                           "pool_snaps",    "creating",
+                                           "eio",           "bulk"};
   std::vector<std::string> names;
   for (std::size_t i = 0; i < std::size(kNames); ++i) {
     if (f & (1ull << i)) names.emplace_back(kNames[i]);
@@ -85,11 +100,16 @@ std::string Intervals(const binary::IntervalSet& s) {
 
 // pg_pool_t operator<<.
 absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
-  if (p.hit_set_params.type != 0) return absl::UnimplementedError("--print of pool HitSet parameters");
+  if (p.hit_set_params.type != 0)
+    return absl::UnimplementedError("--print of pool HitSet parameters");
   if (!p.opts.opts.empty()) return absl::UnimplementedError("--print of pool options");
-  std::string o = p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
+  std::string o =
+      p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
   absl::StrAppend(&o, " size ", p.size, " min_size ", p.min_size, " crush_rule ", p.crush_rule,
-                  " object_hash ", p.object_hash == 1 ? "linux" : p.object_hash == 2 ? "rjenkins" : "???",
+                  " object_hash ",
+                  p.object_hash == 1   ? "linux"
+                  : p.object_hash == 2 ? "rjenkins"
+                                       : "???",
                   " pg_num ", p.pg_num, " pgp_num ", p.pgp_num);
   if (p.pg_num_target != p.pg_num) absl::StrAppend(&o, " pg_num_target ", p.pg_num_target);
   if (p.pgp_num_target != p.pgp_num) absl::StrAppend(&o, " pgp_num_target ", p.pgp_num_target);
@@ -97,9 +117,10 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   const std::string mode = AutoscaleModeName(p.pg_autoscale_mode);
   if (!mode.empty()) absl::StrAppend(&o, " autoscale_mode ", mode);
   absl::StrAppend(&o, " last_change ", p.last_change);
-  if (p.last_force_op_resend || p.last_force_op_resend_prenautilus || p.last_force_op_resend_preluminous) {
-    absl::StrAppend(&o, " lfor ", p.last_force_op_resend, "/", p.last_force_op_resend_prenautilus, "/",
-                    p.last_force_op_resend_preluminous);
+  if (p.last_force_op_resend || p.last_force_op_resend_prenautilus ||
+      p.last_force_op_resend_preluminous) {
+    absl::StrAppend(&o, " lfor ", p.last_force_op_resend, "/", p.last_force_op_resend_prenautilus,
+                    "/", p.last_force_op_resend_preluminous);
   }
   if (p.auid) absl::StrAppend(&o, " owner ", p.auid);
   if (p.flags) absl::StrAppend(&o, " flags ", PoolFlags(p.flags));
@@ -190,8 +211,9 @@ absl::StatusOr<std::string> AddrvecText(const std::string& raw) {
 }
 
 std::string OsdStates(std::uint32_t s) {
-  static constexpr const char* kNames[] = {"exists", "up",     "autoout", "new",  "full",  "nearfull", "backfillfull",
-                                           "destroyed", "noup", "nodown",  "noin", "noout", "stop"};
+  static constexpr const char* kNames[] = {
+      "exists",    "up",   "autoout", "new",  "full",  "nearfull", "backfillfull",
+      "destroyed", "noup", "nodown",  "noin", "noout", "stop"};
   std::set<std::string> names;
   for (std::size_t i = 0; i < 32; ++i) {
     if (!(s & (1u << i))) continue;
@@ -219,8 +241,9 @@ absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
     absl::StrAppend(&o, " primary_affinity ", G6(m.osd_primary_affinity[i] / 65536.0f));
   }
   const BinaryOsdInfo& info = m.osd_info[i];
-  absl::StrAppend(&o, " up_from ", info.up_from, " up_thru ", info.up_thru, " down_at ", info.down_at,
-                  " last_clean_interval [", info.last_clean_begin, ",", info.last_clean_end, ")");
+  absl::StrAppend(&o, " up_from ", info.up_from, " up_thru ", info.up_thru, " down_at ",
+                  info.down_at, " last_clean_interval [", info.last_clean_begin, ",",
+                  info.last_clean_end, ")");
   if (info.lost_at) absl::StrAppend(&o, " lost_at ", info.lost_at);
   CRUSH_ASSIGN_OR_RETURN(std::string pub, AddrvecText(m.client_addrs[i]));
   CRUSH_ASSIGN_OR_RETURN(std::string cluster, AddrvecText(m.cluster_addrs[i]));
@@ -231,7 +254,9 @@ absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
   return o;
 }
 
-std::string IntList(const std::vector<std::int32_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ","), "]"); }
+std::string IntList(const std::vector<std::int32_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
 
 }  // namespace
 
@@ -251,7 +276,8 @@ std::string FormatUtime(const binary::Utime& t) {
 std::string MinCompatClient(const OsdMapBinary& m) {
   // OSDMap::get_min_compat_client over get_features(CLIENT); the crush part
   // is CrushWrapper's, whose bobtail (tunables2) maps to dumpling here.
-  if (!m.pg_upmap.empty() || !m.pg_upmap_items.empty() || !m.crush.choose_args.empty()) return "luminous";
+  if (!m.pg_upmap.empty() || !m.pg_upmap_items.empty() || !m.crush.choose_args.empty())
+    return "luminous";
   std::string crush = crush::MinRequiredVersion(m.crush, /*msr=*/false);
   if (crush == "jewel" || crush == "hammer" || crush == "firefly") return crush;
   bool firefly = false;
@@ -269,13 +295,14 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4) {
     return absl::UnimplementedError("--print of blocklists");
   }
-  std::string o = absl::StrCat("epoch ", m.epoch, "\nfsid ", Uuid(m.fsid), "\ncreated ", FormatUtime(m.created),
-                               "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlags(m.flags),
-                               "\ncrush_version ", m.crush_version, "\nfull_ratio ", G6(m.full_ratio()),
-                               "\nbackfillfull_ratio ", G6(m.backfillfull_ratio()), "\nnearfull_ratio ",
-                               G6(m.nearfull_ratio()), "\n");
+  std::string o = absl::StrCat(
+      "epoch ", m.epoch, "\nfsid ", Uuid(m.fsid), "\ncreated ", FormatUtime(m.created),
+      "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlags(m.flags), "\ncrush_version ",
+      m.crush_version, "\nfull_ratio ", G6(m.full_ratio()), "\nbackfillfull_ratio ",
+      G6(m.backfillfull_ratio()), "\nnearfull_ratio ", G6(m.nearfull_ratio()), "\n");
   if (m.require_min_compat_client != 0) {
-    absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client), "\n");
+    absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
+                    "\n");
   }
   absl::StrAppend(&o, "min_compat_client ", MinCompatClient(m), "\n");
   if (m.require_osd_release != 0) {
@@ -284,8 +311,9 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   absl::StrAppend(&o, "stretch_mode_enabled ", m.stretch_mode_enabled ? "true" : "false", "\n");
   if (m.stretch_mode_enabled) {
     absl::StrAppend(&o, "stretch_bucket_count ", m.stretch_bucket_count, "\ndegraded_stretch_mode ",
-                    m.degraded_stretch_mode, "\nrecovering_stretch_mode ", m.recovering_stretch_mode,
-                    "\nstretch_mode_bucket ", m.stretch_mode_bucket, "\n");
+                    m.degraded_stretch_mode, "\nrecovering_stretch_mode ",
+                    m.recovering_stretch_mode, "\nstretch_mode_bucket ", m.stretch_mode_bucket,
+                    "\n");
   }
   if (m.cluster_snapshot_epoch == m.epoch && !m.cluster_snapshot.empty()) {
     absl::StrAppend(&o, "cluster_snapshot ", m.cluster_snapshot, "\n");
@@ -294,11 +322,13 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
     CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p));
-    absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ", line, "\n");
+    absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
+                    line, "\n");
     for (const auto& [snapid, snap] : p.snaps) {
       absl::StrAppend(&o, "\tsnap ", snapid, " '", snap.name, "' ", FormatUtime(snap.stamp), "\n");
     }
-    if (!p.removed_snaps.empty()) absl::StrAppend(&o, "\tremoved_snaps ", Intervals(p.removed_snaps), "\n");
+    if (!p.removed_snaps.empty())
+      absl::StrAppend(&o, "\tremoved_snaps ", Intervals(p.removed_snaps), "\n");
     auto q = m.removed_snaps_queue.find(id);
     if (q != m.removed_snaps_queue.end() && !q->second.empty()) {
       absl::StrAppend(&o, "\tremoved_snaps_queue ", Intervals(q->second), "\n");
@@ -311,7 +341,8 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
     absl::StrAppend(&o, line, "\n");
   }
   o += "\n";
-  for (const auto& [pg, osds] : m.pg_upmap) absl::StrAppend(&o, "pg_upmap ", FormatPgId(pg), " ", IntList(osds), "\n");
+  for (const auto& [pg, osds] : m.pg_upmap)
+    absl::StrAppend(&o, "pg_upmap ", FormatPgId(pg), " ", IntList(osds), "\n");
   for (const auto& [pg, pairs] : m.pg_upmap_items) {
     std::vector<std::int32_t> flat;
     for (const auto& [from, to] : pairs) {
@@ -320,7 +351,8 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
     }
     absl::StrAppend(&o, "pg_upmap_items ", FormatPgId(pg), " ", IntList(flat), "\n");
   }
-  for (const auto& [pg, osds] : m.pg_temp) absl::StrAppend(&o, "pg_temp ", FormatPgId(pg), " ", IntList(osds), "\n");
+  for (const auto& [pg, osds] : m.pg_temp)
+    absl::StrAppend(&o, "pg_temp ", FormatPgId(pg), " ", IntList(osds), "\n");
   for (const auto& [pg, osd] : m.primary_temp) {
     absl::StrAppend(&o, "primary_temp ", FormatPgId(pg), " ", osd, "\n");
   }

@@ -83,12 +83,14 @@ class CreateTest : public ::testing::Test {
                                     " timeout 60 osdmaptool " + with(theirs) + " 2>&1",
                                 &want_rc);
     std::vector<std::string> args;
-    for (absl::string_view a : absl::StrSplit(with(ours), ' ', absl::SkipEmpty())) args.emplace_back(a);
+    for (absl::string_view a : absl::StrSplit(with(ours), ' ', absl::SkipEmpty()))
+      args.emplace_back(a);
     std::FILE* out = std::tmpfile();
     const int rc = RunOsdmaptoolCommand(args, out, out);
     std::string got = ReadAll(out);
     std::fclose(out);
-    for (std::size_t at; (at = got.find(ours)) != std::string::npos;) got.replace(at, ours.size(), theirs);
+    for (std::size_t at; (at = got.find(ours)) != std::string::npos;)
+      got.replace(at, ours.size(), theirs);
     got = WithoutClockLines(got);
     want = WithoutClockLines(want);
     EXPECT_EQ(rc, want_rc) << flags;
