@@ -362,7 +362,9 @@ absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state) {
   std::string out;
   int depth = 0;
   bool in_string = false;
-  auto newline = [&out, &depth] { out += '\n' + std::string(static_cast<std::size_t>(depth) * 4, ' '); };
+  auto newline = [&out, &depth] {
+    out += '\n' + std::string(static_cast<std::size_t>(depth) * 4, ' ');
+  };
   for (std::size_t i = 0; i < c.size(); ++i) {
     const char ch = c[i];
     if (in_string) {

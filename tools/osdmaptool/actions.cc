@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -106,16 +107,16 @@ class Runner {
       : state_(state), opt_(opt), mapping_(state) {}
 
   OsdmaptoolResult Run() {
-    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() || !ImportCrush() ||
-        !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
+    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() ||
+        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
       return std::move(r_);
     }
     if (opt_.created) r_.modified = true;
-    const bool any_action = r_.modified || opt_.print || opt_.export_crush_path || opt_.import_crush_path ||
-                            !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
-                            opt_.test_map_pgs || opt_.test_map_pgs_dump ||
-                            opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
-                            opt_.tree || opt_.upmap_cleanup_path.has_value();
+    const bool any_action =
+        r_.modified || opt_.print || opt_.export_crush_path || opt_.import_crush_path ||
+        !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() || opt_.test_map_pgs ||
+        opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
+        opt_.tree || opt_.upmap_cleanup_path.has_value();
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;

@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -76,7 +77,8 @@ struct OsdmaptoolOptions {
   // --print/--dump: renders the map as osdmaptool prints it, called after
   // every other action and the final epoch bump, before --tree (the front
   // owns the binary map). `modified` says whether the state will be written.
-  std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state, bool modified)> print;
+  std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state, bool modified)>
+      print;
   // The front created the map (--createsimple/--create-from-conf): an
   // action in itself, and the state is written back.
   bool created = false;

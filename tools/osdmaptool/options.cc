@@ -195,7 +195,8 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
           opt.tree_json = true;
           opt.tree_json_pretty = true;
         } else if (IsOtherCephFormat(val)) {
-          r.err += "crushkit osdmaptool: --tree " + val + " is not supported (plain, json and json-pretty are)\n";
+          r.err += "crushkit osdmaptool: --tree " + val +
+                   " is not supported (plain, json and json-pretty are)\n";
           return stop(1, false);
         } else {
           opt.tree_json = true;

@@ -19,13 +19,13 @@ namespace crushkit::tools::osdmaptool {
 
 // What creates or prints the binary map (the front's job, not the actions').
 struct MapOptions {
-  bool create_simple = false;     // --createsimple N
+  bool create_simple = false;  // --createsimple N
   int num_osd = 0;
   bool create_from_conf = false;  // --create-from-conf (with -c/--conf)
   std::string conf_path;          // -c/--conf
   bool clobber = false;
   bool with_default_pool = false;
-  int pg_bits = 6;                // --pg-bits/--osd-pg-bits
+  int pg_bits = 6;  // --pg-bits/--osd-pg-bits
   int pgp_bits = 6;
   // Ceph config options osdmaptool takes as flags when creating.
   int pool_default_size = 3;      // --osd_pool_default_size

@@ -119,9 +119,10 @@ TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
 }
 
 TEST(OsdmaptoolOptionsTest, CreateAndPrintOptions) {
-  const ParseResult r = Parse({"--osd_pool_default_size", "2", "--createsimple", "4", "om", "--pg_bits",
-                               "3", "--pgp-bits", "2", "--with-default-pool", "--clobber", "--dump",
-                               "plain", "--osd_calc_pg_upmaps_aggressively=false", "-c", "x.conf"});
+  const ParseResult r =
+      Parse({"--osd_pool_default_size", "2", "--createsimple", "4", "om", "--pg_bits", "3",
+             "--pgp-bits", "2", "--with-default-pool", "--clobber", "--dump", "plain",
+             "--osd_calc_pg_upmaps_aggressively=false", "-c", "x.conf"});
   ASSERT_FALSE(r.stop) << r.err;
   EXPECT_THAT(r.command.positional, ElementsAre("om"));
   EXPECT_THAT(r.command.not_supported, ElementsAre());

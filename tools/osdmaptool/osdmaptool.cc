@@ -1,21 +1,22 @@
 #include "tools/osdmaptool/osdmaptool.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
-#include <fcntl.h>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+
 #include "osdmap/ceph_conf.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary.h"
+#include "osdmap/osdmap_binary_save.h"
 #include "osdmap/osdmap_create.h"
 #include "osdmap/osdmap_print.h"
-#include "osdmap/osdmap_binary_save.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
@@ -60,12 +61,15 @@ absl::StatusOr<std::string> CreateMap(const MapOptions& m) {
   c.chooseleaf_type = m.chooseleaf_type;
   c.now = Now();
   if (m.create_from_conf) {
-    if (m.conf_path.empty()) return absl::InvalidArgumentError("crushkit osdmaptool: --create-from-conf needs -c CONF");
+    if (m.conf_path.empty())
+      return absl::InvalidArgumentError("crushkit osdmaptool: --create-from-conf needs -c CONF");
     auto conf = ReadFileBytes(m.conf_path);
-    if (!conf.ok()) return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", conf.status().message()));
+    if (!conf.ok())
+      return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", conf.status().message()));
     auto locations = osdmap::OsdLocationsFromConf(*conf);
     if (!locations.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", m.conf_path, ": ", locations.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(kMe, ": ", m.conf_path, ": ", locations.status().message()));
     }
     c.from_conf = true;
     c.locations = std::move(*locations);
@@ -116,6 +120,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (create) {
     // osdmaptool checks the file before it checks the OSD count.
     struct stat st {};
+
     if (!mo.clobber && ::stat(fn.c_str(), &st) == 0) {
       WriteAndFlush(err, absl::StrCat(kMe, ": ", fn, " exists, --clobber to overwrite\n"));
       return 255;
@@ -130,7 +135,9 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
       return 1;
     }
   } else if (mo.clobber) {
-    WriteAndFlush(err, "crushkit osdmaptool: --clobber without --createsimple/--create-from-conf is not supported\n");
+    WriteAndFlush(err,
+                  "crushkit osdmaptool: --clobber without --createsimple/--create-from-conf is not "
+                  "supported\n");
     return 1;
   } else {
     bytes = ReadFileBytes(fn);
@@ -150,8 +157,10 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (!state.ok()) {
     // osdmaptool's own line; crushkit adds why when there is something to
     // explain (an empty file is just that).
-    WriteAndFlush(err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "'",
-                                    bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
+    WriteAndFlush(
+        err,
+        absl::StrCat(kMe, ": error decoding osdmap '", fn, "'",
+                     bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
     return 255;
   }
   const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
@@ -184,9 +193,11 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   };
   if (mo.print) {
     // Ceph prints its in-memory map: the marks and other unsaved edits show.
-    opt.print = [&](const osdmap::ClusterState& s, bool /*modified*/) -> absl::StatusOr<std::string> {
+    opt.print = [&](const osdmap::ClusterState& s,
+                    bool /*modified*/) -> absl::StatusOr<std::string> {
       if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
-      if (!mo.dump_format.empty()) return absl::UnimplementedError(absl::StrCat("--dump ", mo.dump_format));
+      if (!mo.dump_format.empty())
+        return absl::UnimplementedError(absl::StrCat("--dump ", mo.dump_format));
       absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
       if (!now.ok()) return now.status();
       auto map = osdmap::DecodeOsdMap(*now);
