@@ -31,39 +31,32 @@ std::string G6(double v) {
   return s.str();
 }
 
-// OSDMap::get_flag_string: a fixed order, not bit order.
-std::string MapFlags(std::uint32_t f) {
-  static constexpr std::pair<std::uint32_t, const char*> kNames[] = {
-      {1u << 4, "pauserd"},
-      {1u << 5, "pausewr"},
-      {1u << 6, "pauserec"},
-      {1u << 7, "noup"},
-      {1u << 8, "nodown"},
-      {1u << 9, "noout"},
-      {1u << 10, "noin"},
-      {1u << 11, "nobackfill"},
-      {1u << 18, "norebalance"},
-      {1u << 12, "norecover"},
-      {1u << 13, "noscrub"},
-      {1u << 14, "nodeep-scrub"},
-      {1u << 15, "notieragent"},
-      {1u << 22, "nosnaptrim"},
-      {1u << 16, "sortbitwise"},
-      {1u << 17, "require_jewel_osds"},
-      {1u << 19, "require_kraken_osds"},
-      {1u << 20, "require_luminous_osds"},
-      {1u << 21, "recovery_deletes"},
-      {1u << 23, "purged_snapdirs"},
-      {1u << 24, "pglog_hardlimit"}};
-  std::vector<std::string> names;
-  for (const auto& [bit, name] : kNames) {
-    if (f & bit) names.emplace_back(name);
-  }
-  return absl::StrJoin(names, ",");
-}
+// OSDMap::get_flag_string's order (not bit order), CEPH_OSDMAP_* bits from
+// include/rados.h; nearfull (bit 0) and full (bit 1) are never printed.
+constexpr std::pair<std::uint32_t, const char*> kMapFlags[] = {{1u << 2, "pauserd"},
+                                                               {1u << 3, "pausewr"},
+                                                               {1u << 4, "pauserec"},
+                                                               {1u << 5, "noup"},
+                                                               {1u << 6, "nodown"},
+                                                               {1u << 7, "noout"},
+                                                               {1u << 8, "noin"},
+                                                               {1u << 9, "nobackfill"},
+                                                               {1u << 14, "norebalance"},
+                                                               {1u << 10, "norecover"},
+                                                               {1u << 11, "noscrub"},
+                                                               {1u << 12, "nodeep-scrub"},
+                                                               {1u << 13, "notieragent"},
+                                                               {1u << 21, "nosnaptrim"},
+                                                               {1u << 15, "sortbitwise"},
+                                                               {1u << 16, "require_jewel_osds"},
+                                                               {1u << 17, "require_kraken_osds"},
+                                                               {1u << 18, "require_luminous_osds"},
+                                                               {1u << 19, "recovery_deletes"},
+                                                               {1u << 20, "purged_snapdirs"},
+                                                               {1u << 22, "pglog_hardlimit"}};
 
 // pg_pool_t::get_flags_string.
-std::string PoolFlags(std::uint64_t f) {
+std::string PoolFlagsImpl(std::uint64_t f) {
   static constexpr const char* kNames[] = {"hashpspool",    "full",
                                            "ec_overwrites", "incomplete_clones",
                                            "nodelete",      "nopgchange",
@@ -80,19 +73,19 @@ std::string PoolFlags(std::uint64_t f) {
   return absl::StrJoin(names, ",");
 }
 
-std::string CacheModeName(std::uint8_t m) {
+std::string CacheModeNameImpl(std::uint8_t m) {
   static constexpr const char* kNames[] = {"none",        "writeback", "forward", "readonly",
                                            "readforward", "readproxy", "proxy"};
   return m < std::size(kNames) ? kNames[m] : "unknown";
 }
 
-std::string AutoscaleModeName(std::uint8_t m) {
+std::string AutoscaleModeNameImpl(std::uint8_t m) {
   static constexpr const char* kNames[] = {"off", "warn", "on"};
   return m < std::size(kNames) ? kNames[m] : "";
 }
 
 // interval_set operator<<: "[start~len,...]".
-std::string Intervals(const binary::IntervalSet& s) {
+std::string IntervalsImpl(const binary::IntervalSet& s) {
   std::vector<std::string> parts;
   for (const auto& [start, len] : s) parts.push_back(absl::StrCat(start, "~", len));
   return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
@@ -114,7 +107,7 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   if (p.pg_num_target != p.pg_num) absl::StrAppend(&o, " pg_num_target ", p.pg_num_target);
   if (p.pgp_num_target != p.pgp_num) absl::StrAppend(&o, " pgp_num_target ", p.pgp_num_target);
   if (p.pg_num_pending != p.pg_num) absl::StrAppend(&o, " pg_num_pending ", p.pg_num_pending);
-  const std::string mode = AutoscaleModeName(p.pg_autoscale_mode);
+  const std::string mode = AutoscaleModeNameImpl(p.pg_autoscale_mode);
   if (!mode.empty()) absl::StrAppend(&o, " autoscale_mode ", mode);
   absl::StrAppend(&o, " last_change ", p.last_change);
   if (p.last_force_op_resend || p.last_force_op_resend_prenautilus ||
@@ -123,14 +116,14 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
                     "/", p.last_force_op_resend_preluminous);
   }
   if (p.auid) absl::StrAppend(&o, " owner ", p.auid);
-  if (p.flags) absl::StrAppend(&o, " flags ", PoolFlags(p.flags));
+  if (p.flags) absl::StrAppend(&o, " flags ", PoolFlagString(p.flags));
   if (p.quota_max_bytes) absl::StrAppend(&o, " max_bytes ", p.quota_max_bytes);
   if (p.quota_max_objects) absl::StrAppend(&o, " max_objects ", p.quota_max_objects);
   if (!p.tiers.empty()) absl::StrAppend(&o, " tiers ", absl::StrJoin(p.tiers, ","));
   if (p.tier_of >= 0) absl::StrAppend(&o, " tier_of ", p.tier_of);
   if (p.read_tier >= 0) absl::StrAppend(&o, " read_tier ", p.read_tier);
   if (p.write_tier >= 0) absl::StrAppend(&o, " write_tier ", p.write_tier);
-  if (p.cache_mode) absl::StrAppend(&o, " cache_mode ", CacheModeName(p.cache_mode));
+  if (p.cache_mode) absl::StrAppend(&o, " cache_mode ", CacheModeNameImpl(p.cache_mode));
   if (p.target_max_bytes) absl::StrAppend(&o, " target_bytes ", p.target_max_bytes);
   if (p.target_max_objects) absl::StrAppend(&o, " target_objects ", p.target_max_objects);
   if (p.min_read_recency_for_promote) {
@@ -210,7 +203,7 @@ absl::StatusOr<std::string> AddrvecText(const std::string& raw) {
   return n > 1 ? absl::StrCat("[", joined, "]") : joined;
 }
 
-std::string OsdStates(std::uint32_t s) {
+std::vector<std::string> OsdStatesImpl(std::uint32_t s) {
   static constexpr const char* kNames[] = {
       "exists",    "up",   "autoout", "new",  "full",  "nearfull", "backfillfull",
       "destroyed", "noup", "nodown",  "noin", "noout", "stop"};
@@ -219,10 +212,10 @@ std::string OsdStates(std::uint32_t s) {
     if (!(s & (1u << i))) continue;
     names.insert(i < std::size(kNames) ? kNames[i] : "???");
   }
-  return absl::StrJoin(names, ",");
+  return {names.begin(), names.end()};
 }
 
-std::string Uuid(const std::array<std::uint8_t, 16>& u) {
+std::string UuidImpl(const std::array<std::uint8_t, 16>& u) {
   std::string o;
   for (std::size_t i = 0; i < 16; ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) o += '-';
@@ -247,9 +240,9 @@ absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
   if (info.lost_at) absl::StrAppend(&o, " lost_at ", info.lost_at);
   CRUSH_ASSIGN_OR_RETURN(std::string pub, AddrvecText(m.client_addrs[i]));
   CRUSH_ASSIGN_OR_RETURN(std::string cluster, AddrvecText(m.cluster_addrs[i]));
-  absl::StrAppend(&o, " ", pub, " ", cluster, " ", OsdStates(state));
+  absl::StrAppend(&o, " ", pub, " ", cluster, " ", absl::StrJoin(OsdStatesImpl(state), ","));
   if (i < m.osd_uuid.size() && m.osd_uuid[i] != std::array<std::uint8_t, 16>{}) {
-    absl::StrAppend(&o, " ", Uuid(m.osd_uuid[i]));
+    absl::StrAppend(&o, " ", UuidImpl(m.osd_uuid[i]));
   }
   return o;
 }
@@ -295,11 +288,12 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4) {
     return absl::UnimplementedError("--print of blocklists");
   }
-  std::string o = absl::StrCat(
-      "epoch ", m.epoch, "\nfsid ", Uuid(m.fsid), "\ncreated ", FormatUtime(m.created),
-      "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlags(m.flags), "\ncrush_version ",
-      m.crush_version, "\nfull_ratio ", G6(m.full_ratio()), "\nbackfillfull_ratio ",
-      G6(m.backfillfull_ratio()), "\nnearfull_ratio ", G6(m.nearfull_ratio()), "\n");
+  std::string o =
+      absl::StrCat("epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ",
+                   FormatUtime(m.created), "\nmodified ", FormatUtime(m.modified), "\nflags ",
+                   MapFlagString(m.flags), "\ncrush_version ", m.crush_version, "\nfull_ratio ",
+                   G6(m.full_ratio()), "\nbackfillfull_ratio ", G6(m.backfillfull_ratio()),
+                   "\nnearfull_ratio ", G6(m.nearfull_ratio()), "\n");
   if (m.require_min_compat_client != 0) {
     absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
                     "\n");
@@ -328,10 +322,10 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
       absl::StrAppend(&o, "\tsnap ", snapid, " '", snap.name, "' ", FormatUtime(snap.stamp), "\n");
     }
     if (!p.removed_snaps.empty())
-      absl::StrAppend(&o, "\tremoved_snaps ", Intervals(p.removed_snaps), "\n");
+      absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
     auto q = m.removed_snaps_queue.find(id);
     if (q != m.removed_snaps_queue.end() && !q->second.empty()) {
-      absl::StrAppend(&o, "\tremoved_snaps_queue ", Intervals(q->second), "\n");
+      absl::StrAppend(&o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
     }
   }
   absl::StrAppend(&o, "\nmax_osd ", m.max_osd, "\n");
@@ -358,5 +352,38 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   }
   return o;
 }
+
+std::string MapFlagString(std::uint32_t flags) {
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : kMapFlags) {
+    if (flags & bit) names.emplace_back(name);
+  }
+  return absl::StrJoin(names, ",");
+}
+
+std::vector<std::string> MapFlagSet(std::uint32_t flags) {
+  std::set<std::string> names;
+  for (std::uint32_t i = 0; i < 32; ++i) {
+    if (!(flags & (1u << i))) continue;
+    std::string name;
+    for (const auto& [bit, n] : kMapFlags) {
+      if (bit == (1u << i)) name = n;
+    }
+    names.insert(name);
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string PoolFlagString(std::uint64_t flags) { return PoolFlagsImpl(flags); }
+
+std::string CacheModeName(std::uint8_t mode) { return CacheModeNameImpl(mode); }
+
+std::string AutoscaleModeName(std::uint8_t mode) { return AutoscaleModeNameImpl(mode); }
+
+std::vector<std::string> OsdStateNames(std::uint32_t state) { return OsdStatesImpl(state); }
+
+std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidImpl(uuid); }
+
+std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
 
 }  // namespace crushkit::osdmap

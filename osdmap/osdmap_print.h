@@ -12,7 +12,10 @@
 #ifndef CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 #define CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -32,6 +35,21 @@ std::string FormatUtime(const binary::Utime& t);
 // The release `OSDMap::get_min_compat_client()` reports for `map`
 // ("argonaut" ... "luminous").
 std::string MinCompatClient(const OsdMapBinary& map);
+
+// The names osdmaptool's outputs share with `--dump json`
+// (tools/osdmaptool/osdmap_dump.h): OSDMap::get_flag_string (fixed order),
+// the single-bit names of the map flags (get_flag_set: "" for unnamed bits),
+// pg_pool_t::get_flags_string, cache and autoscale mode names ("" for an
+// unknown mode), the sorted OSD state names, a uuid, an interval set
+// "[start~len,...]".
+std::string MapFlagString(std::uint32_t flags);
+std::vector<std::string> MapFlagSet(std::uint32_t flags);
+std::string PoolFlagString(std::uint64_t flags);
+std::string CacheModeName(std::uint8_t mode);
+std::string AutoscaleModeName(std::uint8_t mode);
+std::vector<std::string> OsdStateNames(std::uint32_t state);
+std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid);
+std::string FormatIntervals(const binary::IntervalSet& s);
 
 }  // namespace crushkit::osdmap
 

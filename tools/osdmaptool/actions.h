@@ -16,7 +16,7 @@
 // differ; the stdout lines are osdmaptool's), --save, and --print through
 // the front's `print` hook (the front owns the binary map; it also creates
 // maps: --createsimple, --create-from-conf).
-// Not yet: --upmap-active, --dump json, --health, --test-crush.
+// Not yet: --upmap-active, --health, --test-crush.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_

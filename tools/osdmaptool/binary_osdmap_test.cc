@@ -132,6 +132,9 @@ TEST_F(BinaryOsdmapTest, PrintMatchesOracle) {
   ExpectSame("--dump plain");
   ExpectSame("--mark-out 3 --print");
   ExpectSame("--upmap-cleanup - --print");
+  ExpectSame("--dump json");
+  ExpectSame("--dump json-pretty");
+  ExpectSame("--dump foo --mark-out 3");
   ExpectSame("--clean-temps");
   ExpectSame("--clean-temps --clear-temp --print");
   ExpectSame("--clear-temp --print --tree");

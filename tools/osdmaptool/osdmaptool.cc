@@ -21,6 +21,7 @@
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
 #include "tools/osdmaptool/options.h"
+#include "tools/osdmaptool/osdmap_dump.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
@@ -31,13 +32,13 @@ constexpr char kCrushkitNote[] =
     "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one) or a crushkit\n"
     "state file (`crushkit import`). As osdmaptool 16.2: --createsimple with --pg-bits,\n"
     "--pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size; --create-from-conf\n"
-    "-c CONF; --print, --dump plain; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
+    "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
     "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
     "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --save. --upmap with\n"
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
     "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
-    "Not supported yet: --dump json, --clobber without a create option, --upmap-active,\n"
+    "Not supported yet: --dump xml/table, --clobber without a create option, --upmap-active,\n"
     "--health, --test-crush. `--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
 
@@ -196,13 +197,12 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     opt.print = [&](const osdmap::ClusterState& s,
                     bool /*modified*/) -> absl::StatusOr<std::string> {
       if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
-      if (!mo.dump_format.empty())
-        return absl::UnimplementedError(absl::StrCat("--dump ", mo.dump_format));
       absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
       if (!now.ok()) return now.status();
       auto map = osdmap::DecodeOsdMap(*now);
       if (!map.ok()) return map.status();
-      return osdmap::FormatOsdMapPlain(*map);
+      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map)
+                                    : DumpOsdMap(*map, mo.dump_format);
     };
   }
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
