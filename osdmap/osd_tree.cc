@@ -352,4 +352,65 @@ absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state) {
   return out;
 }
 
+absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state) {
+  auto compact = FormatOsdTreeJson(state);
+  if (!compact.ok()) return compact.status();
+  // Re-lays the compact text out as JSONFormatter does with m_pretty
+  // (print_comma/open_section/close_section): the tokens are identical, only
+  // the whitespace differs, so this is a layout pass, not a second emitter.
+  const std::string& c = *compact;
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  auto newline = [&out, &depth] {
+    out += '\n' + std::string(static_cast<std::size_t>(depth) * 4, ' ');
+  };
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const char ch = c[i];
+    if (in_string) {
+      out += ch;
+      if (ch == '\\' && i + 1 < c.size()) {
+        out += c[++i];
+      } else if (ch == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (ch) {
+      case '"':
+        in_string = true;
+        out += ch;
+        break;
+      case '{':
+      case '[':
+        out += ch;
+        if (i + 1 < c.size() && (c[i + 1] == '}' || c[i + 1] == ']')) {
+          out += c[++i];
+        } else {
+          ++depth;
+          newline();
+        }
+        break;
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out += ch;
+        break;
+      case ',':
+        out += ch;
+        newline();
+        break;
+      case ':':
+        out += ": ";
+        break;
+      case '\n':
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out + "\n\n";
+}
+
 }  // namespace crushkit::osdmap

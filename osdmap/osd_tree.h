@@ -26,6 +26,12 @@ absl::StatusOr<std::string> FormatOsdTreePlain(const ClusterState& state);
 // `osdmaptool --tree json` prints it. Same errors as FormatOsdTreePlain.
 absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state);
 
+// The same under Ceph's pretty JSONFormatter (`osdmaptool --tree
+// json-pretty`): four-space indentation, `"key": value`, empty sections
+// inline ({} and []), then the formatter's newline and osdmaptool's endl.
+// Same errors as FormatOsdTreePlain.
+absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state);
+
 // Ceph's weightf_t stream output: "-" below -0.01, "0" below 0.000001,
 // otherwise fixed with 5 decimals ("1.00000").
 std::string FormatWeightF(float v);

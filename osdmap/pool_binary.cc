@@ -231,8 +231,9 @@ void WritePoolBody(Writer& b, const BinaryPool& p) {
   b.U64(p.snap_seq);
   b.U32(p.snap_epoch);
   b.Count(p.snaps.size());
-  for (const auto& [key, s] : p.snaps) {
-    b.U64(key);
+  for (const auto& entry : p.snaps) {
+    b.U64(entry.first);
+    const auto& s = entry.second;  // not a structured binding: clang 14 cannot capture those
     b.Struct(s.frame, [&s](Writer& sb) {
       sb.U64(s.snapid);
       WriteUtime(sb, s.stamp);

@@ -51,6 +51,8 @@ class JsonFormatter final : public CephFormatter {
     Value(name, quoted);
   }
 
+  void DumpBool(std::string_view name, bool v) override { Value(name, v ? "true" : "false"); }
+
   std::string Flush() override { return std::exchange(out_, {}); }
 
  private:

@@ -35,6 +35,10 @@ class CephFormatter {
   virtual void DumpUnsigned(std::string_view name, std::uint64_t v) = 0;
   virtual void DumpFloat(std::string_view name, double v) = 0;
   virtual void DumpString(std::string_view name, std::string_view v) = 0;
+
+  // dump_bool: true/false unquoted in JSON; the other formats print values
+  // as text, so the word itself.
+  virtual void DumpBool(std::string_view name, bool v) { DumpString(name, v ? "true" : "false"); }
   // flush(): the text so far (with the trailing newline some formats add).
   virtual std::string Flush() = 0;
 };

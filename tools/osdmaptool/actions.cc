@@ -1,5 +1,7 @@
 #include "tools/osdmaptool/actions.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -104,15 +107,16 @@ class Runner {
       : state_(state), opt_(opt), mapping_(state) {}
 
   OsdmaptoolResult Run() {
-    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !UpmapCleanup() || !ImportCrush() ||
-        !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
+    if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() ||
+        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
       return std::move(r_);
     }
-    const bool any_action = r_.modified || opt_.export_crush_path || opt_.import_crush_path ||
-                            !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
-                            opt_.test_map_pgs || opt_.test_map_pgs_dump ||
-                            opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
-                            opt_.tree || opt_.upmap_cleanup_path.has_value();
+    if (opt_.created) r_.modified = true;
+    const bool any_action =
+        r_.modified || opt_.print || opt_.export_crush_path || opt_.import_crush_path ||
+        !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() || opt_.test_map_pgs ||
+        opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
+        opt_.tree || opt_.upmap_cleanup_path.has_value();
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;
@@ -120,6 +124,14 @@ class Runner {
       return std::move(r_);
     }
     if (r_.modified) ++state_.epoch;
+    if (opt_.print) {
+      auto text = opt_.print(state_, r_.modified);
+      if (!text.ok()) {
+        Fail(absl::StrCat("crushkit osdmaptool: --print: ", text.status().message()));
+        return std::move(r_);
+      }
+      r_.out += *text;
+    }
     Tree();
     return std::move(r_);
   }
@@ -218,6 +230,14 @@ class Runner {
     r_.out += "clearing pg/primary temp\n";
     state_.pg_temp.clear();
     state_.primary_temp.clear();
+    return true;
+  }
+
+  // osdmaptool 16.2 --clean-temps runs OSDMap::clean_temps() into an
+  // Incremental it then discards: only the line shows, the map is unchanged
+  // and it does not count as an action.
+  bool CleanTemps() {
+    if (opt_.clean_temps) r_.out += "cleaning pg temps\n";
     return true;
   }
 
@@ -400,6 +420,7 @@ class Runner {
     if (!EnsureMapping()) return false;
     const int n = state_.max_osd();
     const auto un = static_cast<std::size_t>(n);
+    if (opt_.test_random) ::srandom(static_cast<unsigned>(::getpid()));
     std::vector<int> count(un, 0), first_count(un, 0), primary_count(un, 0);
     std::vector<int> size(kMaxPgOsds + 1, 0);
     int max_size = 0;
@@ -410,7 +431,19 @@ class Runner {
       if (opt_.pg_num > 0) pool.pg_num = static_cast<std::uint32_t>(opt_.pg_num);
       absl::StrAppend(&out, "pool ", id, " pg_num ", pool.pg_num, "\n");
       for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
-        mapping_.mapper().MapPg(pool, ps, &m);
+        if (opt_.test_random) {
+          // osdmaptool --test-random: pool.size uniform OSDs (rand() %
+          // max_osd after srand(getpid()), so no two runs agree), the first
+          // one primary.
+          m.acting.clear();
+          const int want = static_cast<int>(std::min<std::uint32_t>(pool.size, kMaxPgOsds));
+          for (int i = 0; i < want; ++i) {
+            m.acting.push_back(n > 0 ? static_cast<int>(random() % n) : crush::kItemNone);
+          }
+          m.acting_primary = m.acting.size() ? m.acting[0] : -1;
+        } else {
+          mapping_.mapper().MapPg(pool, ps, &m);
+        }
         const OsdList& osds = m.acting;
         const int primary = m.acting_primary;
         size[static_cast<std::size_t>(osds.size())]++;
@@ -497,7 +530,9 @@ class Runner {
   // osdmaptool prints the tree after every other action, on the modified map.
   void Tree() {
     if (!opt_.tree) return;
-    auto tree = opt_.tree_json ? FormatOsdTreeJson(state_) : FormatOsdTreePlain(state_);
+    auto tree = opt_.tree_json_pretty ? FormatOsdTreeJsonPretty(state_)
+                : opt_.tree_json      ? FormatOsdTreeJson(state_)
+                                      : FormatOsdTreePlain(state_);
     if (!tree.ok()) {
       Fail(absl::StrCat(opt_.me, ": --tree: ", tree.status().message()));
       return;

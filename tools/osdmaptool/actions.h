@@ -6,15 +6,17 @@
 //
 // Supported: --mark-up-in, --mark-out, --mark-up, --mark-in (with Pacific's
 // bug: it marks the --mark-up id in), --adjust-crush-weight, --clear-temp,
-// --import-crush, --export-crush, --test-map-object, --test-map-pg,
-// --test-map-pgs[-dump[-all]] with --pool and --pg_num, --tree (plain and
-// json), --upmap-cleanup (osdmap/upmap_cleanup.h), --upmap with --upmap-max,
-// --upmap-deviation, --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h:
-// crushkit's deterministic balancer, not Ceph's calc_pg_upmaps, so the
-// commands differ; the stdout lines are osdmaptool's), --save.
-// Not yet (they need Ceph's binary osdmap): --createsimple,
-// --create-from-conf, --upmap-active, --print, --dump, --health,
-// --test-random, --clean-temps, --test-crush.
+// --clean-temps (its line only: 16.2 discards the result), --import-crush,
+// --export-crush, --test-map-object, --test-map-pg,
+// --test-map-pgs[-dump[-all]] with --pool, --pg_num and --test-random,
+// --tree (plain, json, json-pretty), --upmap-cleanup
+// (osdmap/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
+// --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h: crushkit's
+// deterministic balancer, not Ceph's calc_pg_upmaps, so the commands
+// differ; the stdout lines are osdmaptool's), --save, and --print through
+// the front's `print` hook (the front owns the binary map; it also creates
+// maps: --createsimple, --create-from-conf).
+// Not yet: --upmap-active, --health, --test-crush.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
@@ -26,6 +28,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -40,6 +44,7 @@ struct OsdmaptoolOptions {
   std::string adjust_crush_weight;  // "id:w[,id:w...]"
   bool save = false;
   bool clear_temp = false;
+  bool clean_temps = false;  // --clean-temps: prints its line, changes nothing (as 16.2)
   // --upmap-cleanup FILE: "-" appends the commands to stdout, anything else
   // is written (possibly empty) through write_file, as osdmaptool truncates
   // it before cleaning.
@@ -61,12 +66,22 @@ struct OsdmaptoolOptions {
   bool test_map_pgs = false;
   bool test_map_pgs_dump = false;
   bool test_map_pgs_dump_all = false;
+  bool test_random = false;  // --test-random: random OSDs instead of CRUSH
   std::int64_t pool = -1;
   std::int64_t pg_num = -1;
   // --tree: printed last, after every other action. tree_json selects
   // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
   bool tree = false;
   bool tree_json = false;
+  bool tree_json_pretty = false;  // `--tree json-pretty`
+  // --print/--dump: renders the map as osdmaptool prints it, called after
+  // every other action and the final epoch bump, before --tree (the front
+  // owns the binary map). `modified` says whether the state will be written.
+  std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state, bool modified)>
+      print;
+  // The front created the map (--createsimple/--create-from-conf): an
+  // action in itself, and the state is written back.
+  bool created = false;
   // Writes --export-crush and --upmap-cleanup output (atomically); required
   // if export_crush_path or a upmap_cleanup_path other than "-".
   std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;

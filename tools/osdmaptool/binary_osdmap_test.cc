@@ -115,6 +115,8 @@ TEST_F(BinaryOsdmapTest, MappingMatchesOracle) {
 TEST_F(BinaryOsdmapTest, TreeMatchesOracle) {
   ExpectSame("--tree");
   ExpectSame("--tree json");
+  ExpectSame("--tree json-pretty");
+  ExpectSame("--tree=json-pretty --mark-out 1");
   ExpectSame("--mark-out 4 --adjust-crush-weight 3:0.5 --tree");
 }
 
@@ -123,6 +125,21 @@ TEST_F(BinaryOsdmapTest, SavesMatchOracleByteForByte) {
   ExpectSame("--adjust-crush-weight 0:2.5,4:0.5 --save");
   ExpectSame("--import-crush " + crush_);
   ExpectSame("--clear-temp --mark-up-in --import-crush " + crush_);
+}
+
+TEST_F(BinaryOsdmapTest, PrintMatchesOracle) {
+  ExpectSame("--print");
+  ExpectSame("--dump plain");
+  ExpectSame("--mark-out 3 --print");
+  ExpectSame("--upmap-cleanup - --print");
+  ExpectSame("--dump json");
+  ExpectSame("--dump json-pretty");
+  ExpectSame("--dump foo --mark-out 3");
+  ExpectSame("--clean-temps");
+  ExpectSame("--clean-temps --clear-temp --print");
+  ExpectSame("--clear-temp --print --tree");
+  ExpectSame("--adjust-crush-weight 2:0.5 --save --print");
+  ExpectSame("--import-crush " + crush_ + " --print");
 }
 
 }  // namespace

@@ -99,6 +99,36 @@ bool PgNumValue(const std::string& s, std::int64_t* v, std::string* err) {
   return true;
 }
 
+// The Ceph config options (parsed by global_init before osdmaptool's loop)
+// that change what --createsimple/--create-from-conf build, plus -c; other
+// options osdmaptool's cram tests pass (--osd_calc_pg_upmaps_aggressively,
+// --debug-*) are accepted and have no effect here.
+bool ConfigOption(ArgList& args, MapOptions& map, std::string* err, bool* missing) {
+  std::string int_err;
+  ArgMatch m = args.WithArg({"-c", "--conf"}, &map.conf_path, err);
+  if (m != ArgMatch::kNoMatch) {
+    *missing = m == ArgMatch::kMissing;
+    return true;
+  }
+  if (args.WithInt({"--osd_pool_default_size"}, &map.pool_default_size, &int_err) ||
+      args.WithInt({"--osd_pool_default_min_size"}, &map.pool_default_min_size, &int_err) ||
+      args.WithInt({"--osd_crush_chooseleaf_type"}, &map.chooseleaf_type, &int_err)) {
+    if (!int_err.empty()) {
+      *err += int_err + "\n";
+      *missing = true;
+    }
+    return true;
+  }
+  // A boolean config option: `--name` or `--name=value`, never a separate
+  // value.
+  const std::string name = DashesToUnderscores(args.Current().substr(0, args.Current().find('=')));
+  if (name == "--osd_calc_pg_upmaps_aggressively") {
+    args.Take();
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
@@ -151,19 +181,26 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     ArgMatch m = ArgMatch::kNoMatch;
     if (args.DoubleDash()) break;
     if (args.Flag({"-p", "--print"})) {
-      not_supported(arg);
+      c.map.print = true;
     } else if (args.WithArg({"--dump"}, &val, &err_buf) != ArgMatch::kNoMatch) {
-      not_supported(arg);
+      // Formatter::create(val, "", "json"): anything but plain is JSON.
+      c.map.print = true;
+      c.map.dump_format = val == "plain" ? "" : val;
     } else if (args.WithArg({"--tree"}, &val, &err_buf) != ArgMatch::kNoMatch) {
       // A last `--tree` keeps whatever an earlier option left in `val`; a
       // formatter, once made, stays.
       tree = true;
       if (!val.empty() && val != "plain") {
-        if (IsOtherCephFormat(val)) {
-          r.err += "crushkit osdmaptool: --tree " + val + " is not supported (plain and json are)\n";
+        if (val == "json-pretty") {
+          opt.tree_json = true;
+          opt.tree_json_pretty = true;
+        } else if (IsOtherCephFormat(val)) {
+          r.err += "crushkit osdmaptool: --tree " + val +
+                   " is not supported (plain, json and json-pretty are)\n";
           return stop(1, false);
+        } else {
+          opt.tree_json = true;
         }
-        opt.tree_json = true;
       }
     } else if (args.WithInt({"--osd-pg-bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--osd-pgp-bits"}, &pgp_bits, &err_buf)) {
@@ -179,12 +216,15 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       opt.upmap_pools.insert(val);
     } else if (args.WithInt({"--createsimple"}, &num_osd, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
-      not_supported(arg);
+      c.map.create_simple = true;
+      c.map.num_osd = num_osd;
     } else if (args.Flag({"--upmap-active"})) {
       upmap_active = true;
     } else if (args.Flag({"--with-default-pool"})) {
-      // Only meaningful with --createsimple.
-    } else if (args.Flag({"--health"}) || args.Flag({"--create-from-conf"})) {
+      c.map.with_default_pool = true;
+    } else if (args.Flag({"--create-from-conf"})) {
+      c.map.create_from_conf = true;
+    } else if (args.Flag({"--health"})) {
       not_supported(arg);
     } else if (args.Flag({"--mark-up-in"})) {
       opt.mark_up_in = true;
@@ -202,15 +242,17 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.Flag({"--clear-temp"})) {
       opt.clear_temp = true;
     } else if (args.Flag({"--clean-temps"})) {
-      not_supported(arg);
+      opt.clean_temps = true;
     } else if (args.Flag({"--test-map-pgs"})) {
       opt.test_map_pgs = true;
     } else if (args.Flag({"--test-map-pgs-dump"})) {
       opt.test_map_pgs_dump = true;
     } else if (args.Flag({"--test-map-pgs-dump-all"})) {
       opt.test_map_pgs_dump_all = true;
-    } else if (args.Flag({"--test-random"}) || args.Flag({"--clobber"})) {
-      not_supported(arg);
+    } else if (args.Flag({"--clobber"})) {
+      c.map.clobber = true;
+    } else if (args.Flag({"--test-random"})) {
+      opt.test_random = true;
     } else if (args.WithInt({"--pg_bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--pgp_bits"}, &pgp_bits, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
@@ -239,6 +281,8 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       opt.adjust_crush_weight = val;
     } else if (args.Flag({"--save"})) {
       opt.save = true;
+    } else if (ConfigOption(args, c.map, &r.err, &missing_value)) {
+      // global_init's config flags (-c, --osd_pool_default_size, ...).
     } else {
       args.Next();
       ++skipped;
@@ -247,9 +291,8 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   }
   opt.tree = tree;
   c.positional = args.args();
-  // Parsed for Ceph's error behaviour; used once --createsimple runs.
-  (void)pg_bits;
-  (void)pgp_bits;
+  c.map.pg_bits = pg_bits;
+  c.map.pgp_bits = pgp_bits;
   opt.upmap_max = upmap_max;
   opt.upmap_deviation = upmap_deviation;
   opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed));

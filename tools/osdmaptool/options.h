@@ -17,8 +17,27 @@
 
 namespace crushkit::tools::osdmaptool {
 
+// What creates or prints the binary map (the front's job, not the actions').
+struct MapOptions {
+  bool create_simple = false;  // --createsimple N
+  int num_osd = 0;
+  bool create_from_conf = false;  // --create-from-conf (with -c/--conf)
+  std::string conf_path;          // -c/--conf
+  bool clobber = false;
+  bool with_default_pool = false;
+  int pg_bits = 6;  // --pg-bits/--osd-pg-bits
+  int pgp_bits = 6;
+  // Ceph config options osdmaptool takes as flags when creating.
+  int pool_default_size = 3;      // --osd_pool_default_size
+  int pool_default_min_size = 0;  // --osd_pool_default_min_size
+  int chooseleaf_type = 1;        // --osd_crush_chooseleaf_type
+  bool print = false;             // --print, or --dump
+  std::string dump_format;        // --dump FORMAT other than plain ("" = plain)
+};
+
 struct CommandLine {
   OsdmaptoolOptions actions;
+  MapOptions map;
   // What the option loop left: the map file name, and anything unrecognised.
   std::vector<std::string> positional;
   std::optional<std::string> import_crush;

@@ -99,9 +99,9 @@ TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
 
 TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
   const ParseResult r =
-      Parse({"om", "--print", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active"});
+      Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active"});
   ASSERT_FALSE(r.stop) << r.err;
-  EXPECT_THAT(r.command.not_supported, ElementsAre("--print", "--upmap-active"));
+  EXPECT_THAT(r.command.not_supported, ElementsAre("--health", "--upmap-active"));
   EXPECT_TRUE(r.command.actions.upmap);
   EXPECT_EQ(r.command.actions.upmap_cleanup_path, "out.txt");
   EXPECT_EQ(r.command.actions.upmap_max, 3);
@@ -116,6 +116,31 @@ TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
   const ParseResult bad = Parse({"om", "--createsimple", "x"});
   EXPECT_TRUE(bad.stop);
   EXPECT_EQ(bad.err, "The option value 'x' is invalid\n");
+}
+
+TEST(OsdmaptoolOptionsTest, CreateAndPrintOptions) {
+  const ParseResult r =
+      Parse({"--osd_pool_default_size", "2", "--createsimple", "4", "om", "--pg_bits", "3",
+             "--pgp-bits", "2", "--with-default-pool", "--clobber", "--dump", "plain",
+             "--osd_calc_pg_upmaps_aggressively=false", "-c", "x.conf"});
+  ASSERT_FALSE(r.stop) << r.err;
+  EXPECT_THAT(r.command.positional, ElementsAre("om"));
+  EXPECT_THAT(r.command.not_supported, ElementsAre());
+  const MapOptions& m = r.command.map;
+  EXPECT_TRUE(m.create_simple);
+  EXPECT_EQ(m.num_osd, 4);
+  EXPECT_EQ(m.pool_default_size, 2);
+  EXPECT_EQ(m.pg_bits, 3);
+  EXPECT_EQ(m.pgp_bits, 2);
+  EXPECT_TRUE(m.with_default_pool);
+  EXPECT_TRUE(m.clobber);
+  EXPECT_TRUE(m.print);
+  EXPECT_EQ(m.dump_format, "");
+  EXPECT_EQ(m.conf_path, "x.conf");
+  const ParseResult j = Parse({"om", "--dump", "json-pretty", "--create-from-conf"});
+  ASSERT_FALSE(j.stop) << j.err;
+  EXPECT_EQ(j.command.map.dump_format, "json-pretty");
+  EXPECT_TRUE(j.command.map.create_from_conf);
 }
 
 TEST(OsdmaptoolOptionsTest, HelpStopsWithUsage) {

@@ -1,20 +1,29 @@
 #include "tools/osdmaptool/osdmaptool.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
-#include <fcntl.h>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+
+#include "osdmap/ceph_conf.h"
 #include "osdmap/input_sniff.h"
+#include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_save.h"
+#include "osdmap/osdmap_create.h"
+#include "osdmap/osdmap_print.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
 #include "tools/osdmaptool/options.h"
+#include "tools/osdmaptool/osdmap_dump.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
@@ -22,19 +31,64 @@ namespace {
 constexpr char kMe[] = "osdmaptool";
 
 constexpr char kCrushkitNote[] =
-    "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one by --save) or a\n"
-    "crushkit state file (`crushkit import`). Supported here: --mark-up-in, --mark-out,\n"
-    "--mark-up, --mark-in, --adjust-crush-weight, --clear-temp, --import-crush, --export-crush,\n"
+    "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one) or a crushkit\n"
+    "state file (`crushkit import`). As osdmaptool 16.2: --createsimple with --pg-bits,\n"
+    "--pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size; --create-from-conf\n"
+    "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
+    "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--tree [plain|json], --upmap-cleanup, --save, and --upmap with --upmap-max,\n"
-    "--upmap-deviation, --upmap-pool, --upmap-seed (crushkit's deterministic balancer, the\n"
-    "same as `crushkit balance`; its commands differ from Ceph's). Not supported yet:\n"
-    "--print, --dump, --createsimple, --create-from-conf, --upmap-active, --health,\n"
-    "--clean-temps, --test-random, --test-crush.\n";
+    "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --save. --upmap with\n"
+    "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
+    "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
+    "Not supported yet: --dump xml/table, --clobber without a create option, --upmap-active,\n"
+    "--health, --test-crush. `--help` prints osdmaptool's usage only; `--crushkit-help`\n"
+    "adds this note.\n";
+
+// ceph_clock_now() as a Utime.
+osdmap::binary::Utime Now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return {static_cast<std::uint32_t>(ts.tv_sec), static_cast<std::uint32_t>(ts.tv_nsec)};
+}
+
+// --createsimple / --create-from-conf: the encoded map osdmaptool builds
+// (epoch 0; the write bumps it). Returns the error line on failure.
+absl::StatusOr<std::string> CreateMap(const MapOptions& m) {
+  osdmap::CreateOsdMapOptions c;
+  c.num_osd = m.num_osd;
+  c.pg_bits = m.pg_bits;
+  c.pgp_bits = m.pgp_bits;
+  c.with_default_pool = m.with_default_pool;
+  c.pool_default_size = m.pool_default_size;
+  c.pool_default_min_size = m.pool_default_min_size;
+  c.chooseleaf_type = m.chooseleaf_type;
+  c.now = Now();
+  if (m.create_from_conf) {
+    if (m.conf_path.empty())
+      return absl::InvalidArgumentError("crushkit osdmaptool: --create-from-conf needs -c CONF");
+    auto conf = ReadFileBytes(m.conf_path);
+    if (!conf.ok())
+      return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", conf.status().message()));
+    auto locations = osdmap::OsdLocationsFromConf(*conf);
+    if (!locations.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kMe, ": ", m.conf_path, ": ", locations.status().message()));
+    }
+    c.from_conf = true;
+    c.locations = std::move(*locations);
+  }
+  auto map = osdmap::CreateOsdMap(c);
+  if (!map.ok()) return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", map.status().message()));
+  return osdmap::EncodeOsdMap(*map);
+}
 
 }  // namespace
 
 int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  if (args.size() == 1 && args[0] == "--crushkit-help") {
+    WriteAndFlush(out, absl::StrCat(kUsage, kCrushkitNote));
+    return 0;
+  }
   if (args.empty()) {
     WriteAndFlush(err, absl::StrCat(kMe, ": -h or --help for usage\n"));
     return 1;
@@ -43,7 +97,6 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   WriteAndFlush(err, parsed.err);
   if (parsed.stop) {
     if (parsed.print_usage) WriteAndFlush(out, kUsage);
-    if (parsed.print_usage && parsed.err.empty()) WriteAndFlush(out, kCrushkitNote);  // --help
     return parsed.exit_code;
   }
   CommandLine& cmd = parsed.command;
@@ -64,15 +117,53 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return 1;
   }
   WriteAndFlush(err, absl::StrCat(kMe, ": osdmap file '", fn, "'\n"));
-  auto bytes = ReadFileBytes(fn);
-  if (!bytes.ok()) {
-    WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", bytes.status().message(), "\n"));
-    return 255;
+  const MapOptions& mo = cmd.map;
+  const bool create = mo.create_simple || mo.create_from_conf;
+  absl::StatusOr<std::string> bytes;
+  if (create) {
+    // osdmaptool checks the file before it checks the OSD count.
+    struct stat st {};
+
+    if (!mo.clobber && ::stat(fn.c_str(), &st) == 0) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": ", fn, " exists, --clobber to overwrite\n"));
+      return 255;
+    }
+    if (mo.create_simple && mo.num_osd < 1) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": osd count must be > 0\n"));
+      return 1;
+    }
+    bytes = CreateMap(mo);
+    if (!bytes.ok()) {
+      WriteAndFlush(err, absl::StrCat(bytes.status().message(), "\n"));
+      return 1;
+    }
+  } else if (mo.clobber) {
+    WriteAndFlush(err,
+                  "crushkit osdmaptool: --clobber without --createsimple/--create-from-conf is not "
+                  "supported\n");
+    return 1;
+  } else {
+    bytes = ReadFileBytes(fn);
+    if (!bytes.ok()) {
+      // bufferlist::read_file's wording when open(2) fails; crushkit's
+      // reason otherwise.
+      const int fd = ::open(fn.c_str(), O_RDONLY);
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      const std::string why = fd < 0 ? absl::StrCat("can't open ", fn, ": ", CppStrerror(e))
+                                     : std::string(bytes.status().message());
+      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", why, "\n"));
+      return 255;
+    }
   }
   auto state = osdmap::ParseState(*bytes);
   if (!state.ok()) {
-    WriteAndFlush(err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", state.status().message(),
-                          "\n"));
+    // osdmaptool's own line; crushkit adds why when there is something to
+    // explain (an empty file is just that).
+    WriteAndFlush(
+        err,
+        absl::StrCat(kMe, ": error decoding osdmap '", fn, "'",
+                     bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
     return 255;
   }
   const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
@@ -104,6 +195,29 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   opt.write_file = [](const std::string& path, const std::string& data) {
     return WriteFileAtomically(path, data);
   };
+  opt.created = create;
+  // The bytes osdmaptool would write for the state (the save below).
+  auto encode_like_osdmaptool = [&](const osdmap::ClusterState& s) {
+    osdmap::OsdmaptoolSave save;
+    save.epoch = s.epoch;
+    save.incrementals_applied = s.epoch - first_epoch >= 2;
+    save.crush_imported = cmd.import_crush.has_value();
+    return binary_map ? osdmap::SaveLikeOsdmaptool(*bytes, s, save)
+                      : osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
+  };
+  if (mo.print) {
+    // Ceph prints its in-memory map: the marks and other unsaved edits show.
+    opt.print = [&](const osdmap::ClusterState& s,
+                    bool /*modified*/) -> absl::StatusOr<std::string> {
+      if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
+      absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
+      if (!now.ok()) return now.status();
+      auto map = osdmap::DecodeOsdMap(*now);
+      if (!map.ok()) return map.status();
+      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map)
+                                    : DumpOsdMap(*map, mo.dump_format);
+    };
+  }
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
   WriteAndFlush(out, r.out);
   WriteAndFlush(err, r.err);
@@ -112,12 +226,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (r.modified) {
     // A binary osdmap is written back as one, as osdmaptool writes it; a
     // state file as a state file.
-    osdmap::OsdmaptoolSave save;
-    save.epoch = state->epoch;
-    save.incrementals_applied = state->epoch - first_epoch >= 2;
-    save.crush_imported = cmd.import_crush.has_value();
-    auto bytes_out = binary_map ? osdmap::SaveLikeOsdmaptool(*bytes, *state, save)
-                                : osdmap::SerializeState(*state, osdmap::StateFormatForPath(fn));
+    auto bytes_out = encode_like_osdmaptool(*state);
     absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
     WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
     if (!st.ok()) {

@@ -1,0 +1,62 @@
+// Building a new binary OSDMap the way Ceph 16.2's osdmaptool does
+// (`--createsimple N` and `--create-from-conf`: OSDMap::build_simple_optioned,
+// build_simple_crush_map, build_simple_crush_map_from_conf and
+// build_simple_crush_rules in src/osd/OSDMap.cc). The result is the map
+// before osdmaptool's final inc_epoch (epoch 0), with every field as Ceph
+// sets it; the caller supplies the clock and fsid, the only values that
+// differ between two runs. Pure functions; thread-safe.
+#ifndef CRUSHKIT_OSDMAP_OSDMAP_CREATE_H_
+#define CRUSHKIT_OSDMAP_OSDMAP_CREATE_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "osdmap/binary_types.h"
+#include "osdmap/osdmap_binary.h"
+
+namespace crushkit::osdmap {
+
+// Where one OSD goes in the CRUSH hierarchy (a `[osd.N]` section of a
+// ceph.conf): empty host/rack become "unknownhost"/"unknownrack"; empty
+// row/room/datacenter are left out. The root is always "default".
+struct OsdLocation {
+  std::int32_t id = 0;
+  std::string host;
+  std::string rack;
+  std::string row;
+  std::string room;
+  std::string datacenter;
+};
+
+struct CreateOsdMapOptions {
+  // --createsimple N: N OSDs at host=localhost rack=localrack. Ignored when
+  // `locations` is non-empty (--create-from-conf: max_osd = highest id + 1,
+  // OSDs inserted in the order given, which osdmaptool makes the
+  // lexicographic order of the section names).
+  std::int32_t num_osd = 0;
+  std::vector<OsdLocation> locations;
+  bool from_conf = false;
+  // --pg-bits/--pgp-bits (osd_pg_bits/osd_pgp_bits, both 6 by default).
+  int pg_bits = 6;
+  int pgp_bits = 6;
+  // --with-default-pool: pool 1 'rbd'.
+  bool with_default_pool = false;
+  int pool_default_size = 3;      // osd_pool_default_size
+  int pool_default_min_size = 0;  // osd_pool_default_min_size (0: size - size/2)
+  int chooseleaf_type = 1;        // osd_crush_chooseleaf_type (0: choose osd)
+  binary::Utime now;              // created = modified
+  std::array<std::uint8_t, 16> fsid{};
+};
+
+// The map osdmaptool builds, at epoch 0. Errors: kInvalidArgument for
+// num_osd < 1 without locations, bits outside [0, 31], or a negative OSD id.
+// Cost: O(OSDs x depth) plus the encoding of the crush map.
+absl::StatusOr<OsdMapBinary> CreateOsdMap(const CreateOsdMapOptions& options);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_OSDMAP_CREATE_H_

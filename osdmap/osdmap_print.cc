@@ -1,0 +1,389 @@
+#include "osdmap/osdmap_print.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+#include "crush/display.h"
+#include "crush/status_macros.h"
+#include "osdmap/binary_io.h"
+#include "osdmap/osdmap_binary_state.h"
+#include "osdmap/pg_id.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+// ostream's default float/double output (precision 6, %g).
+std::string G6(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// OSDMap::get_flag_string's order (not bit order), CEPH_OSDMAP_* bits from
+// include/rados.h; nearfull (bit 0) and full (bit 1) are never printed.
+constexpr std::pair<std::uint32_t, const char*> kMapFlags[] = {{1u << 2, "pauserd"},
+                                                               {1u << 3, "pausewr"},
+                                                               {1u << 4, "pauserec"},
+                                                               {1u << 5, "noup"},
+                                                               {1u << 6, "nodown"},
+                                                               {1u << 7, "noout"},
+                                                               {1u << 8, "noin"},
+                                                               {1u << 9, "nobackfill"},
+                                                               {1u << 14, "norebalance"},
+                                                               {1u << 10, "norecover"},
+                                                               {1u << 11, "noscrub"},
+                                                               {1u << 12, "nodeep-scrub"},
+                                                               {1u << 13, "notieragent"},
+                                                               {1u << 21, "nosnaptrim"},
+                                                               {1u << 15, "sortbitwise"},
+                                                               {1u << 16, "require_jewel_osds"},
+                                                               {1u << 17, "require_kraken_osds"},
+                                                               {1u << 18, "require_luminous_osds"},
+                                                               {1u << 19, "recovery_deletes"},
+                                                               {1u << 20, "purged_snapdirs"},
+                                                               {1u << 22, "pglog_hardlimit"}};
+
+// pg_pool_t::get_flags_string.
+std::string PoolFlagsImpl(std::uint64_t f) {
+  static constexpr const char* kNames[] = {"hashpspool",    "full",
+                                           "ec_overwrites", "incomplete_clones",
+                                           "nodelete",      "nopgchange",
+                                           "nosizechange",  "write_fadvise_dontneed",
+                                           "noscrub",       "nodeep-scrub",
+                                           "full_quota",    "nearfull",
+                                           "backfillfull",  "selfmanaged_snaps",
+                                           "pool_snaps",    "creating",
+                                           "eio",           "bulk"};
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < std::size(kNames); ++i) {
+    if (f & (1ull << i)) names.emplace_back(kNames[i]);
+  }
+  return absl::StrJoin(names, ",");
+}
+
+std::string CacheModeNameImpl(std::uint8_t m) {
+  static constexpr const char* kNames[] = {"none",        "writeback", "forward", "readonly",
+                                           "readforward", "readproxy", "proxy"};
+  return m < std::size(kNames) ? kNames[m] : "unknown";
+}
+
+std::string AutoscaleModeNameImpl(std::uint8_t m) {
+  static constexpr const char* kNames[] = {"off", "warn", "on"};
+  return m < std::size(kNames) ? kNames[m] : "";
+}
+
+// interval_set operator<<: "[start~len,...]".
+std::string IntervalsImpl(const binary::IntervalSet& s) {
+  std::vector<std::string> parts;
+  for (const auto& [start, len] : s) parts.push_back(absl::StrCat(start, "~", len));
+  return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
+}
+
+// pg_pool_t operator<<.
+absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
+  if (p.hit_set_params.type != 0)
+    return absl::UnimplementedError("--print of pool HitSet parameters");
+  if (!p.opts.opts.empty()) return absl::UnimplementedError("--print of pool options");
+  std::string o =
+      p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
+  absl::StrAppend(&o, " size ", p.size, " min_size ", p.min_size, " crush_rule ", p.crush_rule,
+                  " object_hash ",
+                  p.object_hash == 1   ? "linux"
+                  : p.object_hash == 2 ? "rjenkins"
+                                       : "???",
+                  " pg_num ", p.pg_num, " pgp_num ", p.pgp_num);
+  if (p.pg_num_target != p.pg_num) absl::StrAppend(&o, " pg_num_target ", p.pg_num_target);
+  if (p.pgp_num_target != p.pgp_num) absl::StrAppend(&o, " pgp_num_target ", p.pgp_num_target);
+  if (p.pg_num_pending != p.pg_num) absl::StrAppend(&o, " pg_num_pending ", p.pg_num_pending);
+  const std::string mode = AutoscaleModeNameImpl(p.pg_autoscale_mode);
+  if (!mode.empty()) absl::StrAppend(&o, " autoscale_mode ", mode);
+  absl::StrAppend(&o, " last_change ", p.last_change);
+  if (p.last_force_op_resend || p.last_force_op_resend_prenautilus ||
+      p.last_force_op_resend_preluminous) {
+    absl::StrAppend(&o, " lfor ", p.last_force_op_resend, "/", p.last_force_op_resend_prenautilus,
+                    "/", p.last_force_op_resend_preluminous);
+  }
+  if (p.auid) absl::StrAppend(&o, " owner ", p.auid);
+  if (p.flags) absl::StrAppend(&o, " flags ", PoolFlagString(p.flags));
+  if (p.quota_max_bytes) absl::StrAppend(&o, " max_bytes ", p.quota_max_bytes);
+  if (p.quota_max_objects) absl::StrAppend(&o, " max_objects ", p.quota_max_objects);
+  if (!p.tiers.empty()) absl::StrAppend(&o, " tiers ", absl::StrJoin(p.tiers, ","));
+  if (p.tier_of >= 0) absl::StrAppend(&o, " tier_of ", p.tier_of);
+  if (p.read_tier >= 0) absl::StrAppend(&o, " read_tier ", p.read_tier);
+  if (p.write_tier >= 0) absl::StrAppend(&o, " write_tier ", p.write_tier);
+  if (p.cache_mode) absl::StrAppend(&o, " cache_mode ", CacheModeNameImpl(p.cache_mode));
+  if (p.target_max_bytes) absl::StrAppend(&o, " target_bytes ", p.target_max_bytes);
+  if (p.target_max_objects) absl::StrAppend(&o, " target_objects ", p.target_max_objects);
+  if (p.min_read_recency_for_promote) {
+    absl::StrAppend(&o, " min_read_recency_for_promote ", p.min_read_recency_for_promote);
+  }
+  if (p.min_write_recency_for_promote) {
+    absl::StrAppend(&o, " min_write_recency_for_promote ", p.min_write_recency_for_promote);
+  }
+  absl::StrAppend(&o, " stripe_width ", p.stripe_width);
+  if (p.expected_num_objects) absl::StrAppend(&o, " expected_num_objects ", p.expected_num_objects);
+  if (p.fast_read) absl::StrAppend(&o, " fast_read ", p.fast_read);
+  if (!p.application_metadata.empty()) {
+    std::vector<std::string> apps;
+    for (const auto& [name, meta] : p.application_metadata) apps.push_back(name);
+    absl::StrAppend(&o, " application ", absl::StrJoin(apps, ","));
+  }
+  return o;
+}
+
+// entity_addr_t operator<< on its MSG_ADDR2 encoding.
+absl::StatusOr<std::string> AddrText(binary::Reader& r) {
+  std::uint8_t marker = 0;
+  std::uint8_t v = 0;
+  std::uint8_t compat = 0;
+  std::uint32_t len = 0;
+  std::uint32_t type = 0;
+  std::uint32_t nonce = 0;
+  std::uint32_t elen = 0;
+  CRUSH_RETURN_IF_ERROR(r.U8("addr marker", &marker));
+  CRUSH_RETURN_IF_ERROR(r.U8("addr v", &v));
+  CRUSH_RETURN_IF_ERROR(r.U8("addr compat", &compat));
+  CRUSH_RETURN_IF_ERROR(r.U32("addr len", &len));
+  const std::size_t end = r.offset() + len;
+  CRUSH_RETURN_IF_ERROR(r.U32("addr type", &type));
+  CRUSH_RETURN_IF_ERROR(r.U32("addr nonce", &nonce));
+  CRUSH_RETURN_IF_ERROR(r.U32("addr elen", &elen));
+  std::string sa;
+  CRUSH_RETURN_IF_ERROR(r.Bytes("sockaddr", elen, &sa));
+  if (r.offset() > end) return absl::DataLossError("entity_addr_t longer than its frame");
+  CRUSH_RETURN_IF_ERROR(r.Skip("addr tail", end - r.offset()));
+  if (marker != 1) return absl::UnimplementedError("--print of legacy OSD addresses");
+  if (type == 0) return std::string("-");
+  static constexpr const char* kTypes[] = {"none", "v1", "v2", "any", "cidr"};
+  std::string o = type == 3 ? "" : absl::StrCat(type < 5 ? kTypes[type] : "???", ":");
+  const auto* b = reinterpret_cast<const unsigned char*>(sa.data());
+  const unsigned family = sa.size() >= 2 ? b[0] | (b[1] << 8) : 0;
+  const unsigned port = sa.size() >= 4 ? (b[2] << 8) | b[3] : 0;
+  char ip[INET6_ADDRSTRLEN] = {};
+  if (family == AF_INET && sa.size() >= 8) {
+    ::inet_ntop(AF_INET, b + 4, ip, sizeof(ip));
+    absl::StrAppend(&o, ip, ":", port);
+  } else if (family == AF_INET6 && sa.size() >= 24) {
+    ::inet_ntop(AF_INET6, b + 8, ip, sizeof(ip));
+    absl::StrAppend(&o, "[", ip, "]:", port);
+  } else if (family == 0) {
+    absl::StrAppend(&o, ":0");
+  } else {
+    return absl::UnimplementedError(absl::StrCat("--print of address family ", family));
+  }
+  return absl::StrCat(o, "/", nonce);
+}
+
+// entity_addrvec_t operator<<: brackets only around more than one address.
+absl::StatusOr<std::string> AddrvecText(const std::string& raw) {
+  binary::Reader r(raw);
+  std::uint8_t marker = 0;
+  std::uint32_t n = 0;
+  CRUSH_RETURN_IF_ERROR(r.U8("addrvec marker", &marker));
+  if (marker != 2) return absl::UnimplementedError("--print of legacy OSD addresses");
+  CRUSH_RETURN_IF_ERROR(r.U32("addrvec count", &n));
+  std::vector<std::string> addrs;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    CRUSH_ASSIGN_OR_RETURN(std::string a, AddrText(r));
+    addrs.push_back(std::move(a));
+  }
+  const std::string joined = absl::StrJoin(addrs, ",");
+  return n > 1 ? absl::StrCat("[", joined, "]") : joined;
+}
+
+std::vector<std::string> OsdStatesImpl(std::uint32_t s) {
+  static constexpr const char* kNames[] = {
+      "exists",    "up",   "autoout", "new",  "full",  "nearfull", "backfillfull",
+      "destroyed", "noup", "nodown",  "noin", "noout", "stop"};
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < 32; ++i) {
+    if (!(s & (1u << i))) continue;
+    names.insert(i < std::size(kNames) ? kNames[i] : "???");
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string UuidImpl(const std::array<std::uint8_t, 16>& u) {
+  std::string o;
+  for (std::size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) o += '-';
+    absl::StrAppendFormat(&o, "%02x", u[i]);
+  }
+  return o;
+}
+
+// OSDMap::print_osd.
+absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
+  const std::uint32_t state = m.osd_state[i];
+  const bool up = (state & 1) && (state & 2);
+  std::string o = absl::StrCat("osd.", i, up ? " up  " : " down", m.osd_weight[i] ? " in " : " out",
+                               " weight ", G6(m.osd_weight[i] / 65536.0f));
+  if (i < m.osd_primary_affinity.size() && m.osd_primary_affinity[i] != 0x10000) {
+    absl::StrAppend(&o, " primary_affinity ", G6(m.osd_primary_affinity[i] / 65536.0f));
+  }
+  const BinaryOsdInfo& info = m.osd_info[i];
+  absl::StrAppend(&o, " up_from ", info.up_from, " up_thru ", info.up_thru, " down_at ",
+                  info.down_at, " last_clean_interval [", info.last_clean_begin, ",",
+                  info.last_clean_end, ")");
+  if (info.lost_at) absl::StrAppend(&o, " lost_at ", info.lost_at);
+  CRUSH_ASSIGN_OR_RETURN(std::string pub, AddrvecText(m.client_addrs[i]));
+  CRUSH_ASSIGN_OR_RETURN(std::string cluster, AddrvecText(m.cluster_addrs[i]));
+  absl::StrAppend(&o, " ", pub, " ", cluster, " ", absl::StrJoin(OsdStatesImpl(state), ","));
+  if (i < m.osd_uuid.size() && m.osd_uuid[i] != std::array<std::uint8_t, 16>{}) {
+    absl::StrAppend(&o, " ", UuidImpl(m.osd_uuid[i]));
+  }
+  return o;
+}
+
+std::string IntList(const std::vector<std::int32_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+}  // namespace
+
+std::string FormatUtime(const binary::Utime& t) {
+  const std::uint32_t usec = t.nsec / 1000;
+  if (t.sec < 315360000u) return absl::StrFormat("%d.%06d", t.sec, usec);
+  const std::time_t tt = static_cast<std::time_t>(t.sec);
+  std::tm tm{};
+  ::localtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  char zone[16];
+  std::strftime(zone, sizeof(zone), "%z", &tm);
+  return absl::StrFormat("%s.%06d%s", buf, usec, zone);
+}
+
+std::string MinCompatClient(const OsdMapBinary& m) {
+  // OSDMap::get_min_compat_client over get_features(CLIENT); the crush part
+  // is CrushWrapper's, whose bobtail (tunables2) maps to dumpling here.
+  if (!m.pg_upmap.empty() || !m.pg_upmap_items.empty() || !m.crush.choose_args.empty())
+    return "luminous";
+  std::string crush = crush::MinRequiredVersion(m.crush, /*msr=*/false);
+  if (crush == "jewel" || crush == "hammer" || crush == "firefly") return crush;
+  bool firefly = false;
+  bool dumpling = crush == "bobtail";
+  for (std::uint32_t a : m.osd_primary_affinity) firefly |= a != 0x10000;
+  for (const auto& [id, p] : m.pools) {
+    firefly |= p.tier_of >= 0;
+    dumpling |= (p.flags & 1) != 0;
+  }
+  if (firefly) return "firefly";
+  return dumpling ? "dumpling" : "argonaut";
+}
+
+absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
+  if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4) {
+    return absl::UnimplementedError("--print of blocklists");
+  }
+  std::string o =
+      absl::StrCat("epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ",
+                   FormatUtime(m.created), "\nmodified ", FormatUtime(m.modified), "\nflags ",
+                   MapFlagString(m.flags), "\ncrush_version ", m.crush_version, "\nfull_ratio ",
+                   G6(m.full_ratio()), "\nbackfillfull_ratio ", G6(m.backfillfull_ratio()),
+                   "\nnearfull_ratio ", G6(m.nearfull_ratio()), "\n");
+  if (m.require_min_compat_client != 0) {
+    absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
+                    "\n");
+  }
+  absl::StrAppend(&o, "min_compat_client ", MinCompatClient(m), "\n");
+  if (m.require_osd_release != 0) {
+    absl::StrAppend(&o, "require_osd_release ", ReleaseNameOf(m.require_osd_release), "\n");
+  }
+  absl::StrAppend(&o, "stretch_mode_enabled ", m.stretch_mode_enabled ? "true" : "false", "\n");
+  if (m.stretch_mode_enabled) {
+    absl::StrAppend(&o, "stretch_bucket_count ", m.stretch_bucket_count, "\ndegraded_stretch_mode ",
+                    m.degraded_stretch_mode, "\nrecovering_stretch_mode ",
+                    m.recovering_stretch_mode, "\nstretch_mode_bucket ", m.stretch_mode_bucket,
+                    "\n");
+  }
+  if (m.cluster_snapshot_epoch == m.epoch && !m.cluster_snapshot.empty()) {
+    absl::StrAppend(&o, "cluster_snapshot ", m.cluster_snapshot, "\n");
+  }
+  o += "\n";
+  for (const auto& [id, p] : m.pools) {
+    auto name = m.pool_name.find(id);
+    CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p));
+    absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
+                    line, "\n");
+    for (const auto& [snapid, snap] : p.snaps) {
+      absl::StrAppend(&o, "\tsnap ", snapid, " '", snap.name, "' ", FormatUtime(snap.stamp), "\n");
+    }
+    if (!p.removed_snaps.empty())
+      absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
+    auto q = m.removed_snaps_queue.find(id);
+    if (q != m.removed_snaps_queue.end() && !q->second.empty()) {
+      absl::StrAppend(&o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
+    }
+  }
+  absl::StrAppend(&o, "\nmax_osd ", m.max_osd, "\n");
+  for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
+    if (!(m.osd_state[i] & 1)) continue;
+    CRUSH_ASSIGN_OR_RETURN(std::string line, OsdLine(m, i));
+    absl::StrAppend(&o, line, "\n");
+  }
+  o += "\n";
+  for (const auto& [pg, osds] : m.pg_upmap)
+    absl::StrAppend(&o, "pg_upmap ", FormatPgId(pg), " ", IntList(osds), "\n");
+  for (const auto& [pg, pairs] : m.pg_upmap_items) {
+    std::vector<std::int32_t> flat;
+    for (const auto& [from, to] : pairs) {
+      flat.push_back(from);
+      flat.push_back(to);
+    }
+    absl::StrAppend(&o, "pg_upmap_items ", FormatPgId(pg), " ", IntList(flat), "\n");
+  }
+  for (const auto& [pg, osds] : m.pg_temp)
+    absl::StrAppend(&o, "pg_temp ", FormatPgId(pg), " ", IntList(osds), "\n");
+  for (const auto& [pg, osd] : m.primary_temp) {
+    absl::StrAppend(&o, "primary_temp ", FormatPgId(pg), " ", osd, "\n");
+  }
+  return o;
+}
+
+std::string MapFlagString(std::uint32_t flags) {
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : kMapFlags) {
+    if (flags & bit) names.emplace_back(name);
+  }
+  return absl::StrJoin(names, ",");
+}
+
+std::vector<std::string> MapFlagSet(std::uint32_t flags) {
+  std::set<std::string> names;
+  for (std::uint32_t i = 0; i < 32; ++i) {
+    if (!(flags & (1u << i))) continue;
+    std::string name;
+    for (const auto& [bit, n] : kMapFlags) {
+      if (bit == (1u << i)) name = n;
+    }
+    names.insert(name);
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string PoolFlagString(std::uint64_t flags) { return PoolFlagsImpl(flags); }
+
+std::string CacheModeName(std::uint8_t mode) { return CacheModeNameImpl(mode); }
+
+std::string AutoscaleModeName(std::uint8_t mode) { return AutoscaleModeNameImpl(mode); }
+
+std::vector<std::string> OsdStateNames(std::uint32_t state) { return OsdStatesImpl(state); }
+
+std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidImpl(uuid); }
+
+std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,56 @@
+// Ceph 16.2's plain-text rendering of a binary OSDMap, as `osdmaptool
+// --print` (= `--dump plain`) writes it (OSDMap::print, print_pools,
+// print_osd, pg_pool_t and osd_info_t operator<< in src/osd/): the header,
+// the pools, the existing OSDs, then upmaps and temps. Layout and quirks:
+// /work/shared/reference/ceph-osdmap-encoding.md section 11.
+//
+// Timestamps are printed in local time, as Ceph's utime_t does (TZ applies).
+// Not rendered yet (kUnimplemented, never a wrong line): blocklists (Ceph
+// prints them in unordered_map order), pools with HitSet parameters or pool
+// options, OSD addresses other than IPv4/IPv6 addrvecs.
+// Pure function; thread-safe except for localtime's TZ lookup.
+#ifndef CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
+#define CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "osdmap/osdmap_binary.h"
+
+namespace crushkit::osdmap {
+
+// The text `osdmaptool --print` writes for `map` (after its banner line).
+// Errors: kUnimplemented for the parts listed above; kDataLoss for an OSD
+// address that does not parse.
+absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map);
+
+// Ceph's utime_t operator<<: "YYYY-MM-DDTHH:MM:SS.uuuuuu+hhmm" in local
+// time, or "sec.uuuuuu" below ten years.
+std::string FormatUtime(const binary::Utime& t);
+
+// The release `OSDMap::get_min_compat_client()` reports for `map`
+// ("argonaut" ... "luminous").
+std::string MinCompatClient(const OsdMapBinary& map);
+
+// The names osdmaptool's outputs share with `--dump json`
+// (tools/osdmaptool/osdmap_dump.h): OSDMap::get_flag_string (fixed order),
+// the single-bit names of the map flags (get_flag_set: "" for unnamed bits),
+// pg_pool_t::get_flags_string, cache and autoscale mode names ("" for an
+// unknown mode), the sorted OSD state names, a uuid, an interval set
+// "[start~len,...]".
+std::string MapFlagString(std::uint32_t flags);
+std::vector<std::string> MapFlagSet(std::uint32_t flags);
+std::string PoolFlagString(std::uint64_t flags);
+std::string CacheModeName(std::uint8_t mode);
+std::string AutoscaleModeName(std::uint8_t mode);
+std::vector<std::string> OsdStateNames(std::uint32_t state);
+std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid);
+std::string FormatIntervals(const binary::IntervalSet& s);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_

@@ -1,0 +1,323 @@
+#include "tools/osdmaptool/osdmap_dump.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+#include "osdmap/osdmap_binary_state.h"
+#include "osdmap/osdmap_print.h"
+#include "osdmap/pg_id.h"
+#include "tools/crushtool/ceph_formatter.h"
+
+namespace crushkit::tools::osdmaptool {
+namespace {
+
+using crushtool::CephFormatter;
+using osdmap::OsdMapBinary;
+using osdmap::binary::BinaryPool;
+
+// An empty entity_addrvec_t as encoded (marker 2, count 0).
+bool EmptyAddrvec(const std::string& raw) { return raw == std::string("\x02\x00\x00\x00\x00", 5); }
+
+std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
+
+absl::Status CheckDumpable(const OsdMapBinary& m) {
+  if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4)
+    return absl::UnimplementedError("blocklists");
+  if (!m.removed_snaps_queue.empty() || !m.new_removed_snaps.empty() ||
+      !m.new_purged_snaps.empty()) {
+    return absl::UnimplementedError("snap queues");
+  }
+  if (!m.crush_node_flags.empty() || !m.device_class_flags.empty()) {
+    return absl::UnimplementedError("crush node or device class flags");
+  }
+  for (const auto& [id, p] : m.pools) {
+    if (!p.snaps.empty() || p.hit_set_params.type != 0 || p.hit_set_count != 0 ||
+        !p.opts.opts.empty()) {
+      return absl::UnimplementedError(absl::StrCat("pool ", id, " snapshots, HitSets or options"));
+    }
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
+    if (!(m.osd_state[i] & 1)) continue;
+    if (!EmptyAddrvec(m.client_addrs[i]) || !EmptyAddrvec(m.cluster_addrs[i]) ||
+        !EmptyAddrvec(m.hb_back_addrs[i]) || !EmptyAddrvec(m.hb_front_addrs[i])) {
+      return absl::UnimplementedError("OSD addresses");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// pg_pool_t::dump.
+void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const BinaryPool& p) {
+  f.OpenObject("");
+  f.DumpInt("pool", id);
+  f.DumpString("pool_name", name);
+  f.DumpString("create_time", Stamp(p.create_time));
+  f.DumpUnsigned("flags", p.flags);
+  f.DumpString("flags_names", osdmap::PoolFlagString(p.flags));
+  f.DumpInt("type", p.type);
+  f.DumpInt("size", p.size);
+  f.DumpInt("min_size", p.min_size);
+  f.DumpInt("crush_rule", p.crush_rule);
+  const osdmap::binary::PeeringCrush peering = p.peering.value_or(osdmap::binary::PeeringCrush{});
+  f.DumpUnsigned("peering_crush_bucket_count", peering.bucket_count);
+  f.DumpUnsigned("peering_crush_bucket_target", peering.bucket_target);
+  f.DumpUnsigned("peering_crush_bucket_barrier", peering.bucket_barrier);
+  f.DumpInt("peering_crush_bucket_mandatory_member", peering.mandatory_member);
+  f.DumpInt("object_hash", p.object_hash);
+  f.DumpString("pg_autoscale_mode", osdmap::AutoscaleModeName(p.pg_autoscale_mode));
+  f.DumpUnsigned("pg_num", p.pg_num);
+  f.DumpUnsigned("pg_placement_num", p.pgp_num);
+  f.DumpUnsigned("pg_placement_num_target", p.pgp_num_target);
+  f.DumpUnsigned("pg_num_target", p.pg_num_target);
+  f.DumpUnsigned("pg_num_pending", p.pg_num_pending);
+  f.OpenObject("last_pg_merge_meta");
+  const auto& mm = p.last_pg_merge_meta;
+  f.DumpString("source_pgid", osdmap::FormatPgId(mm.source_pgid));
+  f.DumpUnsigned("ready_epoch", mm.ready_epoch);
+  f.DumpUnsigned("last_epoch_started", mm.last_epoch_started);
+  f.DumpUnsigned("last_epoch_clean", mm.last_epoch_clean);
+  f.DumpString("source_version",
+               absl::StrCat(mm.source_version.epoch, "'", mm.source_version.version));
+  f.DumpString("target_version",
+               absl::StrCat(mm.target_version.epoch, "'", mm.target_version.version));
+  f.Close();
+  f.DumpString("last_change", absl::StrCat(p.last_change));
+  f.DumpString("last_force_op_resend", absl::StrCat(p.last_force_op_resend));
+  f.DumpString("last_force_op_resend_prenautilus",
+               absl::StrCat(p.last_force_op_resend_prenautilus));
+  f.DumpString("last_force_op_resend_preluminous",
+               absl::StrCat(p.last_force_op_resend_preluminous));
+  f.DumpUnsigned("auid", p.auid);
+  // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) or any pool snapshot.
+  f.DumpString("snap_mode", (p.flags & (1u << 14)) || !p.snaps.empty() ? "pool" : "selfmanaged");
+  f.DumpUnsigned("snap_seq", p.snap_seq);
+  f.DumpUnsigned("snap_epoch", p.snap_epoch);
+  f.OpenArray("pool_snaps");
+  f.Close();
+  f.DumpString("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
+  f.DumpUnsigned("quota_max_bytes", p.quota_max_bytes);
+  f.DumpUnsigned("quota_max_objects", p.quota_max_objects);
+  f.OpenArray("tiers");
+  for (std::uint64_t t : p.tiers) f.DumpUnsigned("pool_id", t);
+  f.Close();
+  f.DumpInt("tier_of", p.tier_of);
+  f.DumpInt("read_tier", p.read_tier);
+  f.DumpInt("write_tier", p.write_tier);
+  f.DumpString("cache_mode", osdmap::CacheModeName(p.cache_mode));
+  f.DumpUnsigned("target_max_bytes", p.target_max_bytes);
+  f.DumpUnsigned("target_max_objects", p.target_max_objects);
+  f.DumpUnsigned("cache_target_dirty_ratio_micro", p.cache_target_dirty_ratio_micro);
+  f.DumpUnsigned("cache_target_dirty_high_ratio_micro", p.cache_target_dirty_high_ratio_micro);
+  f.DumpUnsigned("cache_target_full_ratio_micro", p.cache_target_full_ratio_micro);
+  f.DumpUnsigned("cache_min_flush_age", p.cache_min_flush_age);
+  f.DumpUnsigned("cache_min_evict_age", p.cache_min_evict_age);
+  f.DumpString("erasure_code_profile", p.erasure_code_profile);
+  f.OpenObject("hit_set_params");
+  f.DumpString("type", "none");
+  f.Close();
+  f.DumpUnsigned("hit_set_period", p.hit_set_period);
+  f.DumpUnsigned("hit_set_count", p.hit_set_count);
+  f.DumpBool("use_gmt_hitset", p.use_gmt_hitset != 0);
+  f.DumpUnsigned("min_read_recency_for_promote", p.min_read_recency_for_promote);
+  f.DumpUnsigned("min_write_recency_for_promote", p.min_write_recency_for_promote);
+  f.DumpUnsigned("hit_set_grade_decay_rate", p.hit_set_grade_decay_rate);
+  f.DumpUnsigned("hit_set_search_last_n", p.hit_set_search_last_n);
+  f.OpenArray("grade_table");
+  f.Close();
+  f.DumpUnsigned("stripe_width", p.stripe_width);
+  f.DumpUnsigned("expected_num_objects", p.expected_num_objects);
+  f.DumpBool("fast_read", p.fast_read != 0);
+  f.OpenObject("options");
+  f.Close();
+  f.OpenObject("application_metadata");
+  for (const auto& [app, kv] : p.application_metadata) {
+    f.OpenObject(app);
+    for (const auto& [k, v] : kv) f.DumpString(k, v);
+    f.Close();
+  }
+  f.Close();
+  f.Close();
+}
+
+void DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
+  const std::uint32_t state = m.osd_state[i];
+  f.OpenObject("");
+  f.DumpInt("osd", static_cast<std::int64_t>(i));
+  f.DumpString("uuid", osdmap::FormatUuid(i < m.osd_uuid.size() ? m.osd_uuid[i]
+                                                                : std::array<std::uint8_t, 16>{}));
+  f.DumpInt("up", (state & 1) && (state & 2) ? 1 : 0);
+  f.DumpInt("in", m.osd_weight[i] ? 1 : 0);
+  f.DumpFloat("weight", static_cast<float>(m.osd_weight[i]) / static_cast<float>(0x10000));
+  const std::uint32_t aff = i < m.osd_primary_affinity.size() ? m.osd_primary_affinity[i] : 0x10000;
+  f.DumpFloat("primary_affinity", static_cast<float>(aff) / static_cast<float>(0x10000));
+  const osdmap::BinaryOsdInfo& info = m.osd_info[i];
+  f.DumpUnsigned("last_clean_begin", info.last_clean_begin);
+  f.DumpUnsigned("last_clean_end", info.last_clean_end);
+  f.DumpUnsigned("up_from", info.up_from);
+  f.DumpUnsigned("up_thru", info.up_thru);
+  f.DumpUnsigned("down_at", info.down_at);
+  f.DumpUnsigned("lost_at", info.lost_at);
+  for (const char* name :
+       {"public_addrs", "cluster_addrs", "heartbeat_back_addrs", "heartbeat_front_addrs"}) {
+    f.OpenObject(name);
+    f.OpenArray("addrvec");
+    f.Close();
+    f.Close();
+  }
+  // The legacy fields print the (absent) first address.
+  for (const char* name :
+       {"public_addr", "cluster_addr", "heartbeat_back_addr", "heartbeat_front_addr"}) {
+    f.DumpString(name, "(unrecognized address family 0)/0");
+  }
+  f.OpenArray("state");
+  for (const std::string& s : osdmap::OsdStateNames(state)) f.DumpString("state", s);
+  f.Close();
+  f.Close();
+}
+
+void DumpXinfo(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
+  const osdmap::BinaryOsdXinfo& x = m.osd_xinfo[i];
+  f.OpenObject("");
+  f.DumpInt("osd", static_cast<std::int64_t>(i));
+  f.DumpString("down_stamp", Stamp(x.down_stamp));
+  // osd_xinfo_t::decode: laggy_probability = (float)lp / (float)0xffffffff.
+  f.DumpFloat("laggy_probability",
+              static_cast<float>(x.laggy_probability) / static_cast<float>(0xffffffffu));
+  f.DumpUnsigned("laggy_interval", x.laggy_interval);
+  f.DumpInt("features", static_cast<std::int64_t>(x.features));
+  f.DumpUnsigned("old_weight", x.old_weight);
+  f.DumpString("last_purged_snaps_scrub", Stamp(x.last_purged_snaps_scrub));
+  f.DumpUnsigned("dead_epoch", x.dead_epoch);
+  f.Close();
+}
+
+void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
+  f.OpenArray("pg_upmap");
+  for (const auto& [pg, osds] : m.pg_upmap) {
+    f.OpenObject("mapping");
+    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.OpenArray("osds");
+    for (std::int32_t o : osds) f.DumpInt("osd", o);
+    f.Close();
+    f.Close();
+  }
+  f.Close();
+  f.OpenArray("pg_upmap_items");
+  for (const auto& [pg, pairs] : m.pg_upmap_items) {
+    f.OpenObject("mapping");
+    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.OpenArray("mappings");
+    for (const auto& [from, to] : pairs) {
+      f.OpenObject("mapping");
+      f.DumpInt("from", from);
+      f.DumpInt("to", to);
+      f.Close();
+    }
+    f.Close();
+    f.Close();
+  }
+  f.Close();
+  f.OpenArray("pg_temp");
+  for (const auto& [pg, osds] : m.pg_temp) {
+    f.OpenObject("osds");
+    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.OpenArray("osds");
+    for (std::int32_t o : osds) f.DumpInt("osd", o);
+    f.Close();
+    f.Close();
+  }
+  f.Close();
+  // A flat array of pgid, osd, pgid, osd... (the key names are lost).
+  f.OpenArray("primary_temp");
+  for (const auto& [pg, osd] : m.primary_temp) {
+    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpInt("osd", osd);
+  }
+  f.Close();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format) {
+  if (format == "xml" || format == "xml-pretty" || format == "html" || format == "html-pretty" ||
+      format == "table" || format == "table-kv") {
+    return absl::UnimplementedError("--dump " + std::string(format));
+  }
+  if (auto st = CheckDumpable(m); !st.ok()) return st;
+  // Formatter::create(format, "", "json"): an unknown name is compact json.
+  std::unique_ptr<CephFormatter> f =
+      CephFormatter::Create(format == "json-pretty" ? "json-pretty" : "json");
+  f->OpenObject("osdmap");
+  f->DumpUnsigned("epoch", m.epoch);
+  f->DumpString("fsid", osdmap::FormatUuid(m.fsid));
+  f->DumpString("created", Stamp(m.created));
+  f->DumpString("modified", Stamp(m.modified));
+  f->DumpString("last_up_change", Stamp(m.last_up_change));
+  f->DumpString("last_in_change", Stamp(m.last_in_change));
+  f->DumpString("flags", osdmap::MapFlagString(m.flags));
+  f->DumpUnsigned("flags_num", m.flags);
+  f->OpenArray("flags_set");
+  for (const std::string& s : osdmap::MapFlagSet(m.flags)) f->DumpString("flag", s);
+  f->Close();
+  f->DumpUnsigned("crush_version", m.crush_version);
+  f->DumpFloat("full_ratio", m.full_ratio());
+  f->DumpFloat("backfillfull_ratio", m.backfillfull_ratio());
+  f->DumpFloat("nearfull_ratio", m.nearfull_ratio());
+  f->DumpString("cluster_snapshot", m.cluster_snapshot);
+  f->DumpInt("pool_max", m.pool_max);
+  f->DumpInt("max_osd", m.max_osd);
+  f->DumpString("require_min_compat_client", osdmap::ReleaseNameOf(m.require_min_compat_client));
+  f->DumpString("min_compat_client", osdmap::MinCompatClient(m));
+  f->DumpString("require_osd_release", osdmap::ReleaseNameOf(m.require_osd_release));
+  f->OpenArray("pools");
+  for (const auto& [id, p] : m.pools) {
+    auto name = m.pool_name.find(id);
+    DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+  }
+  f->Close();
+  f->OpenArray("osds");
+  for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
+    if (m.osd_state[i] & 1) DumpOsd(*f, m, i);
+  }
+  f->Close();
+  f->OpenArray("osd_xinfo");
+  for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
+    if (m.osd_state[i] & 1) DumpXinfo(*f, m, i);
+  }
+  f->Close();
+  DumpPgLists(*f, m);
+  f->OpenObject("blocklist");
+  f->Close();
+  f->OpenObject("range_blocklist");
+  f->Close();
+  f->OpenObject("erasure_code_profiles");
+  for (const auto& [name, kv] : m.erasure_code_profiles) {
+    f->OpenObject(name);
+    for (const auto& [k, v] : kv) f->DumpString(k, v);
+    f->Close();
+  }
+  f->Close();
+  for (const char* name : {"removed_snaps_queue", "new_removed_snaps", "new_purged_snaps"}) {
+    f->OpenArray(name);
+    f->Close();
+  }
+  f->OpenObject("crush_node_flags");
+  f->Close();
+  f->OpenObject("device_class_flags");
+  f->Close();
+  f->OpenObject("stretch_mode");
+  f->DumpBool("stretch_mode_enabled", m.stretch_mode_enabled != 0);
+  f->DumpUnsigned("stretch_bucket_count", m.stretch_bucket_count);
+  f->DumpUnsigned("degraded_stretch_mode", m.degraded_stretch_mode);
+  f->DumpUnsigned("recovering_stretch_mode", m.recovering_stretch_mode);
+  f->DumpInt("stretch_mode_bucket", m.stretch_mode_bucket);
+  f->Close();
+  f->Close();
+  return f->Flush();
+}
+
+}  // namespace crushkit::tools::osdmaptool
