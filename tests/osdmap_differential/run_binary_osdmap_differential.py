@@ -16,6 +16,7 @@ import in between), built per base (deterministic in --seed and its index):
 Then --variations random flag sets (run_osdmap_differential.random_flags:
 marks, CRUSH weight edits, --pool, --pg_num, --test-map-pg[s...],
 --test-map-object, --export-crush, --upmap-cleanup, --tree; plus, here,
+--print, --dump json|json-pretty|plain, --clean-temps,
 --save more often, --clear-temp, and --import-crush of the base's first
 crush map) run
 on two copies of the map in two directories, `osdmaptool om FLAGS` and
@@ -100,6 +101,13 @@ def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):
         flags.append("--clear-temp")
     if "--save" not in flags and rng.random() < 0.4:
         flags.append("--save")
+    # The printers (binary maps only): after every modification, as Ceph runs them.
+    if rng.random() < 0.3:
+        flags.append("--print")
+    if rng.random() < 0.3:
+        flags += ["--dump", rng.choice(["json", "json-pretty", "plain"])]
+    if rng.random() < 0.05:
+        flags.append("--clean-temps")
     return flags
 
 
