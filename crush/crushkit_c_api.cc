@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <new>
 #include <span>
 #include <string>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "crush/codec.h"
+#include "crush/internal/c_error.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/types.h"
@@ -29,17 +29,7 @@ struct crushkit_workspace {
   std::uint64_t layout_id;
 };
 
-namespace {
-
-// A malloc'd copy of `message` for *error (nothing if error is NULL or
-// memory runs out).
-void SetError(char** error, const std::string& message) {
-  if (error == nullptr) return;
-  *error = static_cast<char*>(std::malloc(message.size() + 1));
-  if (*error != nullptr) std::memcpy(*error, message.c_str(), message.size() + 1);
-}
-
-}  // namespace
+using crushkit::crush::internal::SetCError;
 
 extern "C" {
 
@@ -48,19 +38,19 @@ const char* crushkit_version(void) { return CRUSHKIT_VERSION_STRING; }
 crushkit_map* crushkit_map_from_binary(const void* data, size_t size, char** error) {
   if (error != nullptr) *error = nullptr;
   if (data == nullptr && size > 0) {
-    SetError(error, "crushkit_map_from_binary: data is NULL");
+    SetCError(error, "crushkit_map_from_binary: data is NULL");
     return nullptr;
   }
   try {
     const auto* bytes = static_cast<const std::byte*>(data);
     auto model = crushkit::crush::DecodeCrushMap(std::span<const std::byte>(bytes, size));
     if (!model.ok()) {
-      SetError(error, std::string(model.status().message()));
+      SetCError(error, std::string(model.status().message()));
       return nullptr;
     }
     auto map = crushkit::crush::CrushMap::Build(*model);
     if (!map.ok()) {
-      SetError(error, std::string(map.status().message()));
+      SetCError(error, std::string(map.status().message()));
       return nullptr;
     }
     const auto devices = static_cast<std::size_t>(std::max(map->max_devices(), 0));
@@ -68,7 +58,7 @@ crushkit_map* crushkit_map_from_binary(const void* data, size_t size, char** err
                             std::vector<crushkit::crush::Weight>(devices,
                                                                  crushkit::crush::kWeightOne)};
   } catch (const std::bad_alloc&) {
-    SetError(error, "crushkit_map_from_binary: out of memory");
+    SetCError(error, "crushkit_map_from_binary: out of memory");
     return nullptr;
   }
 }

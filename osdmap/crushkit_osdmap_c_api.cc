@@ -3,13 +3,12 @@
 #include "osdmap/crushkit_osdmap.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
 #include <utility>
 
+#include "crush/internal/c_error.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_id.h"
@@ -27,13 +26,9 @@ struct crushkit_state_mapper {
 
 static_assert(CRUSHKIT_MAX_PG_OSDS == crushkit::osdmap::kMaxPgOsds);
 
-namespace {
+using crushkit::crush::internal::SetCError;
 
-void SetError(char** error, const std::string& message) {
-  if (error == nullptr) return;
-  *error = static_cast<char*>(std::malloc(message.size() + 1));
-  if (*error != nullptr) std::memcpy(*error, message.c_str(), message.size() + 1);
-}
+namespace {
 
 void CopyList(const crushkit::osdmap::OsdList& from, std::int32_t* to, int* size) {
   *size = from.size();
@@ -47,24 +42,24 @@ extern "C" {
 crushkit_state* crushkit_state_from_bytes(const void* data, size_t size, char** error) {
   if (error != nullptr) *error = nullptr;
   if (data == nullptr && size > 0) {
-    SetError(error, "crushkit_state_from_bytes: data is NULL");
+    SetCError(error, "crushkit_state_from_bytes: data is NULL");
     return nullptr;
   }
   try {
     auto state = crushkit::osdmap::ParseState(
         std::string(static_cast<const char*>(data), size));
     if (!state.ok()) {
-      SetError(error, std::string(state.status().message()));
+      SetCError(error, std::string(state.status().message()));
       return nullptr;
     }
     auto session = crushkit::osdmap::MappingSession::Create(*std::move(state));
     if (!session.ok()) {
-      SetError(error, std::string(session.status().message()));
+      SetCError(error, std::string(session.status().message()));
       return nullptr;
     }
     return new crushkit_state{*std::move(session)};
   } catch (const std::bad_alloc&) {
-    SetError(error, "crushkit_state_from_bytes: out of memory");
+    SetCError(error, "crushkit_state_from_bytes: out of memory");
     return nullptr;
   }
 }

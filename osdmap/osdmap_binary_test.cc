@@ -28,10 +28,13 @@
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/run_shell.h"
 
 // The largest single allocation since the counter was reset: this binary's
 // operator new records it, so tests can bound what decoding allocates.
 namespace {
+
+using ::crush_testing::RunShell;
 std::size_t g_largest_allocation = 0;
 }  // namespace
 
@@ -65,17 +68,6 @@ const std::vector<std::string>& GoldenMaps() {
                                                  "pacific-every-field.osdmap", "reef-simple.osdmap",
                                                  "tentacle-simple.osdmap"};
   return kMaps;
-}
-
-std::string RunShell(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
 }
 
 void PutCrc(std::string* bytes) {

@@ -24,26 +24,18 @@
 #include "tests/testing/osdmap_state.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/run_shell.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
+
+using ::crush_testing::RunShell;
 
 using osdmap::ClusterState;
 using osdmap::ImportCephOsdDump;
 using osdmap::Pool;
 using ::testing::ElementsAre;
 using ::testing::Pair;
-
-std::string RunShell(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
 
 class OsdmaptoolTest : public ::testing::Test {
  protected:

@@ -18,30 +18,13 @@
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/osdmaptool/osdmaptool.h"
+#include "tests/testing/run_shell.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
 
-std::string RunShell(const std::string& cmd, int* rc) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  const int status = ::pclose(p);
-  *rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-std::string ReadAll(std::FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
-  return s;
-}
+using ::crush_testing::ReadAll;
+using ::crush_testing::RunShell;
 
 // --print's created/modified lines hold the creation clock.
 std::string WithoutClockLines(const std::string& text) {
