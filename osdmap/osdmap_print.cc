@@ -16,8 +16,10 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/display.h"
+#include "crush/model.h"
 #include "crush/status_macros.h"
 #include "osdmap/binary_io.h"
+#include "osdmap/crush_placement.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/pg_id.h"
 
@@ -266,22 +268,63 @@ std::string FormatUtime(const binary::Utime& t) {
   return absl::StrFormat("%s.%06d%s", buf, usec, zone);
 }
 
-std::string MinCompatClient(const OsdMapBinary& m) {
-  // OSDMap::get_min_compat_client over get_features(CLIENT); the crush part
-  // is CrushWrapper's, whose bobtail (tunables2) maps to dumpling here.
-  if (!m.pg_upmap.empty() || !m.pg_upmap_items.empty() || !m.crush.choose_args.empty())
-    return "luminous";
-  std::string crush = crush::MinRequiredVersion(m.crush, /*msr=*/false);
-  if (crush == "jewel" || crush == "hammer" || crush == "firefly") return crush;
-  bool firefly = false;
-  bool dumpling = crush == "bobtail";
-  for (std::uint32_t a : m.osd_primary_affinity) firefly |= a != 0x10000;
-  for (const auto& [id, p] : m.pools) {
-    firefly |= p.tier_of >= 0;
-    dumpling |= (p.flags & 1) != 0;
+namespace {
+
+// CrushWrapper::has_incompat_choose_args(): anything beyond one compat
+// (-1) weight set with a single position per bucket.
+bool HasIncompatChooseArgs(const crush::MapModel& c) {
+  if (c.choose_args.empty()) return false;
+  if (c.choose_args.size() > 1 || c.choose_args.begin()->first != crush::kCompatChooseArgs) {
+    return true;
   }
-  if (firefly) return "firefly";
-  return dumpling ? "dumpling" : "argonaut";
+  for (const auto& [bucket, arg] : c.choose_args.begin()->second) {
+    if (arg.weight_set.size() > 1) return true;
+  }
+  return false;
+}
+
+bool RuleHasStep(const crush::MapModel& c, int rule, crush::RuleOp op) {
+  const auto& steps = c.rules[static_cast<std::size_t>(rule)].steps;
+  return std::any_of(steps.begin(), steps.end(),
+                     [op](const crush::RuleStep& s) { return s.op == op; });
+}
+
+}  // namespace
+
+std::string MinCompatClient(const OsdMapBinary& m) {
+  // OSDMap::get_min_compat_client() over get_features(CEPH_ENTITY_TYPE_CLIENT)
+  // as Pacific computes them: the crush tunables and bucket algorithms, the
+  // rules the pools use (vary_r / stable steps), upmaps, pool flags and
+  // tiers, and primary affinity.
+  const crush::MapModel& c = m.crush;
+  const crush::Tunables& t = c.tunables;
+  bool tunables3 = t.chooseleaf_vary_r != 0;
+  bool tunables5 = t.chooseleaf_stable != 0;
+  const bool tunables2 = t.chooseleaf_descend_once != 0;
+  const bool v4 = std::any_of(c.buckets.begin(), c.buckets.end(), [](const crush::Bucket& b) {
+    return b.alg == crush::BucketAlg::kStraw2;
+  });
+  bool hashpspool = false;
+  bool cachepool = false;
+  for (const auto& [id, p] : m.pools) {
+    hashpspool |= (p.flags & 1) != 0;
+    cachepool |= !p.tiers.empty() || p.tier_of >= 0;
+    const int rule = FindCrushRule(c, p.crush_rule, p.type, p.size, crush::CephRelease::kPacific);
+    if (rule >= 0) {
+      tunables3 |= RuleHasStep(c, rule, crush::RuleOp::kSetChooseleafVaryR);
+      tunables5 |= RuleHasStep(c, rule, crush::RuleOp::kSetChooseleafStable);
+    }
+  }
+  const bool affinity = std::any_of(m.osd_primary_affinity.begin(), m.osd_primary_affinity.end(),
+                                    [](std::uint32_t a) { return a != 0x10000; });
+  if (!m.pg_upmap.empty() || !m.pg_upmap_items.empty() || HasIncompatChooseArgs(c)) {
+    return "luminous";
+  }
+  if (tunables5) return "jewel";
+  if (v4) return "hammer";
+  if (affinity || tunables3 || cachepool) return "firefly";
+  if (tunables2 || hashpspool) return "dumpling";
+  return "argonaut";
 }
 
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
