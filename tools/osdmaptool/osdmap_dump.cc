@@ -195,10 +195,13 @@ void DumpXinfo(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   f.Close();
 }
 
-void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
-  f.OpenArray("pg_upmap");
-  for (const auto& [pg, osds] : m.pg_upmap) {
-    f.OpenObject("mapping");
+// pg_upmap and pg_temp: an array of {pgid, osds: [...]} objects named
+// `entry`.
+template <class PgOsdMap>
+void DumpPgOsds(CephFormatter& f, const char* array, const char* entry, const PgOsdMap& lists) {
+  f.OpenArray(array);
+  for (const auto& [pg, osds] : lists) {
+    f.OpenObject(entry);
     f.DumpString("pgid", osdmap::FormatPgId(pg));
     f.OpenArray("osds");
     for (std::int32_t o : osds) f.DumpInt("osd", o);
@@ -206,6 +209,10 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
     f.Close();
   }
   f.Close();
+}
+
+void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
+  DumpPgOsds(f, "pg_upmap", "mapping", m.pg_upmap);
   f.OpenArray("pg_upmap_items");
   for (const auto& [pg, pairs] : m.pg_upmap_items) {
     f.OpenObject("mapping");
@@ -221,16 +228,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
     f.Close();
   }
   f.Close();
-  f.OpenArray("pg_temp");
-  for (const auto& [pg, osds] : m.pg_temp) {
-    f.OpenObject("osds");
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
-    f.OpenArray("osds");
-    for (std::int32_t o : osds) f.DumpInt("osd", o);
-    f.Close();
-    f.Close();
-  }
-  f.Close();
+  DumpPgOsds(f, "pg_temp", "osds", m.pg_temp);
   // A flat array of pgid, osd, pgid, osd... (the key names are lost).
   f.OpenArray("primary_temp");
   for (const auto& [pg, osd] : m.primary_temp) {
