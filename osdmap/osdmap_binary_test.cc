@@ -33,8 +33,6 @@
 // The largest single allocation since the counter was reset: this binary's
 // operator new records it, so tests can bound what decoding allocates.
 namespace {
-
-using ::crush_testing::RunShell;
 std::size_t g_largest_allocation = 0;
 }  // namespace
 
@@ -52,11 +50,22 @@ void operator delete(void* p) noexcept { std::free(p); }
 
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
+// The nothrow forms too (std::stable_sort's buffer): left to the runtime they
+// would pair its allocation with the free() above (ASan: alloc-dealloc
+// mismatch).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (n > g_largest_allocation) g_largest_allocation = n;
+  return std::malloc(n == 0 ? 1 : n);
+}
+
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+
 #pragma GCC diagnostic pop
 
 namespace crushkit::osdmap {
 namespace {
 
+using ::crush_testing::RunShell;
 using ::testing::HasSubstr;
 
 std::string GoldenDir() { return crush_testing::SourceDir() + "/tests/golden/osdmap_binary"; }
