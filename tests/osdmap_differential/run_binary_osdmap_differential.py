@@ -45,7 +45,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "differential"))
 import oracle  # noqa: E402
 from oracle import crashed  # noqa: E402
-from run_osdmap_differential import build_crush, edit_crush, random_flags, run  # noqa: E402
+from run_osdmap_differential import (  # noqa: E402
+    build_crush, build_osdmap, edit_crush, random_flags, run)
 
 COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
             "roundtrips", "skipped_oracle", "unsupported", "bad_base")
@@ -57,40 +58,14 @@ def build_base(rng, d, upmap_stress, keep):
     built = build_crush(rng, d)
     if built is None:
         return None
-    devices = built[0]
-    max_osd = devices + rng.randint(0, 3)
-    bits = rng.randint(0, 6)
-    while (max_osd << bits) > 1024 and bits > 0:
-        bits -= 1
-    pgp_bits = bits if rng.random() < 0.5 else rng.randint(0, bits)
-    rc, _, _ = run(["osdmaptool", "--createsimple", str(max_osd), "--with-default-pool",
-                    "--pg-bits", str(bits), "--pgp-bits", str(pgp_bits), "--clobber",
-                    "--import-crush", "crush.bin", "om"], d)
-    if rc != 0:
+    osdmap = build_osdmap(rng, d, built[0], upmap_stress, keep)
+    if osdmap is None:
         return None
-    keep("om")
-    has_upmaps = False
-    if upmap_stress or rng.random() < 0.7:
-        persist = ["--mark-up-in"]
-        if rng.random() < 0.5:
-            persist += ["--mark-out", str(rng.randrange(max_osd))]
-        if rng.random() < 0.3:
-            persist += ["--mark-up", str(rng.randrange(max_osd))]
-        persist += ["--adjust-crush-weight", "%d:%s" % (
-            rng.randrange(max_osd), rng.choice(["0.5", "1", "2"])), "--save"]
-        if upmap_stress or rng.random() < 0.8:
-            persist += ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
-                        "--upmap-deviation", "1", "--osd_calc_pg_upmaps_aggressively=false"]
-        rc, _, _ = run(["osdmaptool", "om"] + persist, d)
-        if rc != 0:
-            return None
-        keep("om")
-        up = os.path.join(d, "upmap.txt")
-        has_upmaps = os.path.exists(up) and os.path.getsize(up) > 0
+    max_osd, bits, has_upmaps = osdmap
     if rng.random() < (0.9 if upmap_stress else 0.7 if has_upmaps else 0.25):
         if edit_crush(rng, d):
             keep("om")
-    return max_osd, (1 << bits) * 1, has_upmaps
+    return max_osd, 1 << bits, has_upmaps
 
 
 def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):

@@ -262,6 +262,42 @@ def saved_upmaps_crushkit(path):
              for e in j.get("pg_upmap_items", [])})
 
 
+def build_osdmap(rng, d, devices, upmap_stress, keep=lambda name: None):
+    """`osdmaptool --createsimple` of a random size (at most 1024 PGs) over
+    d/crush.bin as d/om, then usually persisted marks, a CRUSH weight edit
+    and Ceph's own `--upmap --save`. keep(name) is called after each map
+    Ceph wrote. Returns (max_osd, pg_bits, has_upmaps), or None if Ceph
+    refused a step."""
+    max_osd = devices + rng.randint(0, 3)
+    bits = rng.randint(0, 6)
+    while (max_osd << bits) > 1024 and bits > 0:
+        bits -= 1
+    pgp_bits = bits if rng.random() < 0.5 else rng.randint(0, bits)
+    rc, _, _ = run(["osdmaptool", "--createsimple", str(max_osd), "--with-default-pool",
+                    "--pg-bits", str(bits), "--pgp-bits", str(pgp_bits), "--clobber",
+                    "--import-crush", "crush.bin", "om"], d)
+    if rc != 0:
+        return None
+    keep("om")
+    if upmap_stress or rng.random() < 0.7:
+        persist = ["--mark-up-in"]
+        if rng.random() < 0.5:
+            persist += ["--mark-out", str(rng.randrange(max_osd))]
+        if rng.random() < 0.3:
+            persist += ["--mark-up", str(rng.randrange(max_osd))]
+        persist += ["--adjust-crush-weight", "%d:%s" % (
+            rng.randrange(max_osd), rng.choice(["0.5", "1", "2"])), "--save"]
+        if upmap_stress or rng.random() < 0.8:
+            persist += ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
+                        "--upmap-deviation", "1", "--osd_calc_pg_upmaps_aggressively=false"]
+        rc, _, _ = run(["osdmaptool", "om"] + persist, d)
+        if crashed(rc) or rc != 0:
+            return None
+        keep("om")
+    up = os.path.join(d, "upmap.txt")
+    return max_osd, bits, os.path.exists(up) and os.path.getsize(up) > 0
+
+
 def one_base(job):
     seed, index, variations, crushkit, only_choose_args, upmap_stress = job
     rng = random.Random(seed * 1000003 + index)
@@ -277,35 +313,11 @@ def one_base(job):
             return res
         devices, has_choose_args, is_text = built
         res["choose_args"] += 1 if has_choose_args else 0
-        max_osd = devices + rng.randint(0, 3)
-        bits = rng.randint(0, 6)
-        while (max_osd << bits) > 1024 and bits > 0:
-            bits -= 1
-        pgp_bits = bits if rng.random() < 0.5 else rng.randint(0, bits)
-        rc, _, _ = run(["osdmaptool", "--createsimple", str(max_osd), "--with-default-pool",
-                        "--pg-bits", str(bits), "--pgp-bits", str(pgp_bits), "--clobber",
-                        "--import-crush", "crush.bin", "om"], d)
-        if rc != 0:
+        built = build_osdmap(rng, d, devices, upmap_stress)
+        if built is None:
             res["bad_base"] = 1
             return res
-        if upmap_stress or rng.random() < 0.7:
-            persist = ["--mark-up-in"]
-            if rng.random() < 0.5:
-                persist += ["--mark-out", str(rng.randrange(max_osd))]
-            if rng.random() < 0.3:
-                persist += ["--mark-up", str(rng.randrange(max_osd))]
-            persist += ["--adjust-crush-weight", "%d:%s" % (
-                rng.randrange(max_osd), rng.choice(["0.5", "1", "2"])), "--save"]
-            if upmap_stress or rng.random() < 0.8:
-                persist += ["--upmap", "upmap.txt", "--upmap-max", str(rng.randint(1, 30)),
-                            "--upmap-deviation", "1",
-                            "--osd_calc_pg_upmaps_aggressively=false"]
-            rc, _, _ = run(["osdmaptool", "om"] + persist, d)
-            if crashed(rc) or rc != 0:
-                res["bad_base"] = 1
-                return res
-        has_upmaps = os.path.exists(os.path.join(d, "upmap.txt")) and \
-            os.path.getsize(os.path.join(d, "upmap.txt")) > 0
+        max_osd, _, has_upmaps = built
         res["upmap_bases"] += 1 if has_upmaps else 0
         if rng.random() < (0.9 if upmap_stress else 0.7 if has_upmaps else 0.25):
             res["crush_edits"] += 1 if edit_crush(rng, d) else 0
