@@ -82,35 +82,53 @@ absl::Status Walk(const MapModel& map, const std::set<ItemId>& roots,
 
 }  // namespace
 
-absl::StatusOr<std::map<std::string, std::string>> FullLocation(const MapModel& map, ItemId id) {
-  std::map<std::string, std::string> loc;
-  if (FindName(map.item_names, id) == nullptr) return loc;
+const Bucket* ImmediateParent(const MapModel& map, ItemId id) {
+  for (const Bucket& b : map.buckets) {
+    if (b.alg == BucketAlg::kNone || IsShadowItem(map, b.id)) continue;
+    for (ItemId item : b.items) {
+      if (item == id) return &b;
+    }
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> FullLocationOrdered(
+    const MapModel& map, ItemId id) {
+  std::vector<std::pair<std::string, std::string>> path;
+  if (FindName(map.item_names, id) == nullptr) return path;
   ItemId cur = id;
   // Each step climbs one level; more steps than buckets means a cycle.
   for (int steps = 0; steps <= map.max_buckets() + 1; ++steps) {
-    const Bucket* parent = nullptr;
-    for (const Bucket& b : map.buckets) {
-      if (b.alg == BucketAlg::kNone || IsShadowItem(map, b.id)) continue;
-      for (ItemId item : b.items) {
-        if (item == cur) {
-          parent = &b;
-          break;
-        }
-      }
-      if (parent != nullptr) break;
-    }
-    if (parent == nullptr) return loc;
+    const Bucket* parent = ImmediateParent(map, cur);
+    if (parent == nullptr) return path;
     const std::string* name = FindName(map.item_names, parent->id);
     const std::string* type = FindName(map.type_names, parent->type);
     if (name == nullptr || type == nullptr) {
       return absl::InternalError("bucket " + std::to_string(parent->id) +
                                  " has no name or type name (Ceph aborts here)");
     }
-    loc.emplace(*type, *name);  // the nearest ancestor of a type wins
+    path.emplace_back(*type, *name);
     cur = ItemIdByName(map, *name);
   }
   return absl::InternalError("the ancestors of item " + std::to_string(id) +
                              " form a cycle (Ceph loops forever)");
+}
+
+absl::StatusOr<std::map<std::string, std::string>> FullLocation(const MapModel& map, ItemId id) {
+  auto path = FullLocationOrdered(map, id);
+  if (!path.ok()) return path.status();
+  std::map<std::string, std::string> loc;
+  for (auto& [type, name] : *path) loc.emplace(type, name);  // the nearest ancestor of a type wins
+  return loc;
+}
+
+std::string FullLocationOrderedString(const std::vector<std::pair<std::string, std::string>>& path) {
+  std::string out;
+  for (auto p = path.rbegin(); p != path.rend(); ++p) {
+    if (!out.empty()) out += ',';
+    out += p->first + "=" + p->second;
+  }
+  return out;
 }
 
 absl::StatusOr<std::set<ItemId>> Leaves(const MapModel& map, const std::string& name) {

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,10 @@
 
 namespace crushkit::crush {
 
+// get_immediate_parent_id(id): the first non-shadow bucket (in slot order)
+// holding `id`, or nullptr. Cost: O(buckets x items).
+const Bucket* ImmediateParent(const MapModel& map, ItemId id);
+
 // get_full_location(id): type name -> bucket name of every ancestor of `id`,
 // following the first non-shadow bucket (in slot order) holding each item,
 // up to a bucket nobody holds. Empty when `id` has no name or no parent.
@@ -33,6 +38,14 @@ namespace crushkit::crush {
 // or would loop forever (a cycle through duplicate names).
 // Cost: O(depth x buckets x items).
 absl::StatusOr<std::map<std::string, std::string>> FullLocation(const MapModel& map, ItemId id);
+
+// get_full_location_ordered(id): the same walk as (type name, bucket name)
+// pairs, nearest ancestor first (duplicate types kept).
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> FullLocationOrdered(
+    const MapModel& map, ItemId id);
+
+// get_full_location_ordered_string(): "root=default,host=h1" (root first).
+std::string FullLocationOrderedString(const std::vector<std::pair<std::string, std::string>>& path);
 
 // get_leaves(name): the devices under the item called `name` (itself for a
 // device), ascending; empty when the name is unknown or the walk meets a

@@ -27,6 +27,17 @@ variation) is one state. Every map Ceph wrote (each base step and each
 saved variation) is also decoded and re-encoded by crushkit
 (osdmap_roundtrip) and must come back identical.
 
+From a second random stream (so the states above do not change): some
+variations add --health; each base's map is also perturbed twice by
+osdmap_perturb (down and full OSDs, map/OSD/node/class flags, ratios,
+pool flags and sizes, features vs require_osd_release, stretch mode:
+fields Ceph's tools never set) and `--health` compared on it; some bases
+compare the first 256 KiB of the endless `--test-crush`; and some compare
+a map each tool creates (--createsimple with its options, or
+--create-from-conf with a random ceph.conf): stdout and exit code
+identical, and Ceph's `--dump json` of both maps identical once the
+clock's stamps are masked.
+
 Exit status: 0 if no differences, 1 otherwise (or fewer than --min-states
 compared), 77 (ctest SKIP) if Ceph's tools are missing (1 with
 CRUSHKIT_REQUIRE_ORACLE=1).
@@ -35,6 +46,7 @@ import argparse
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -49,7 +61,14 @@ from run_osdmap_differential import (  # noqa: E402
     build_crush, build_osdmap, edit_crush, random_flags, run)
 
 COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
-            "roundtrips", "skipped_oracle", "unsupported", "bad_base")
+            "roundtrips", "skipped_oracle", "unsupported", "bad_base", "health", "perturbed",
+            "test_crush", "created")
+
+# --test-crush never ends: both tools' first bytes are compared, then killed.
+TEST_CRUSH_BYTES = 256 * 1024
+
+# What differs between two runs of `osdmaptool --createsimple` (the clock).
+STAMPS = re.compile(rb'"(created|modified|create_time|last_up_change|last_in_change)": ?"[^"]*"')
 
 
 def build_base(rng, d, upmap_stress, keep):
@@ -86,14 +105,151 @@ def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):
     return flags
 
 
+def first_bytes(cmd, cwd, limit):
+    """The first `limit` bytes `cmd` writes to stdout (all of it if it ends
+    sooner); the process is killed after that."""
+    env = dict(os.environ, CEPH_ARGS="--crash_dir=" + cwd)
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = b""
+    try:
+        while len(out) < limit:
+            chunk = p.stdout.read(min(65536, limit - len(out)))
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        p.kill()
+        p.wait()
+        p.stdout.close()
+    return out
+
+
+def fresh_dirs(d, names=("om",)):
+    dirs = {}
+    for who in ("ceph", "crushkit"):
+        w = os.path.join(d, who)
+        shutil.rmtree(w, ignore_errors=True)
+        os.mkdir(w)
+        for name in names:
+            shutil.copyfile(os.path.join(d, name), os.path.join(w, name))
+        dirs[who] = w
+    return dirs
+
+
+def compare_output(res, where, ceph, crushkit):
+    """Appends a difference between two (rc, stdout, stderr) results."""
+    (orc, oout, _), (krc, kout, kerr) = ceph, crushkit
+    if orc == krc and oout == kout:
+        return
+    ol, kl = oout.decode(errors="replace").splitlines(), kout.decode(errors="replace").splitlines()
+    first = next((i for i in range(min(len(ol), len(kl))) if ol[i] != kl[i]), min(len(ol), len(kl)))
+    res["diffs"].append("%s: rc %s vs %s; first stdout diff at line %d:\n"
+                        "  ceph:     %s\n  crushkit: %s\n  crushkit stderr: %s" % (
+                            where, orc, krc, first + 1,
+                            ol[first] if first < len(ol) else "<eof>",
+                            kl[first] if first < len(kl) else "<eof>",
+                            kerr.decode(errors="replace")[:300]))
+
+
+def perturbed_health(rng, d, index, crushkit, perturb, res):
+    """`--health` on the base map with fields Ceph's tools never set
+    (osdmap_perturb): down and full OSDs, flags, ratios, pool states."""
+    seed = rng.randrange(1 << 30)
+    p = subprocess.run([perturb, str(seed), os.path.join(d, "om"), os.path.join(d, "pert.om")],
+                       capture_output=True)
+    if p.returncode != 0:
+        res["diffs"].append("base %d: osdmap_perturb %d failed: %s" % (index, seed, p.stderr.decode()))
+        return
+    dirs = fresh_dirs(d, ("pert.om",))
+    flags = ["--health"] + (["--mark-up-in"] if rng.random() < 0.2 else [])
+    ceph = run(["osdmaptool", "pert.om"] + flags, dirs["ceph"])
+    if crashed(ceph[0]):
+        res["skipped_oracle"] += 1
+        res["notes"].append("base %d: ceph rc %s on perturbed map %d --health" % (index, ceph[0], seed))
+        return
+    res["perturbed"] += 1
+    compare_output(res, "base %d perturbed map (osdmap_perturb %d) %s" % (index, seed, " ".join(flags)),
+                   ceph, run([crushkit, "osdmaptool", "pert.om"] + flags, dirs["crushkit"]))
+
+
+def test_crush(rng, d, index, crushkit, max_osd, res):
+    flags = ["--test-crush"] + (["--mark-up-in"] if rng.random() < 0.5 else [])
+    if rng.random() < 0.3:
+        flags += ["--mark-out", str(rng.randrange(max_osd))]
+    dirs = fresh_dirs(d)
+    ceph = first_bytes(["osdmaptool", "om"] + flags, dirs["ceph"], TEST_CRUSH_BYTES)
+    ours = first_bytes([crushkit, "osdmaptool", "om"] + flags, dirs["crushkit"], TEST_CRUSH_BYTES)
+    res["test_crush"] += 1
+    if ceph != ours:
+        compare_output(res, "base %d %s (first %d bytes)" % (index, " ".join(flags), TEST_CRUSH_BYTES),
+                       (0, ceph, b""), (0, ours, b""))
+
+
+def create_flags(rng):
+    """A random --createsimple or --create-from-conf command line (the map
+    is written to new.om; conf.txt is written by the caller)."""
+    if rng.random() < 0.3:
+        return ["--create-from-conf", "-c", "conf.txt", "--clobber", "new.om"]
+    flags = ["--createsimple", str(rng.randint(1, 40)), "--clobber"]
+    if rng.random() < 0.6:
+        flags.append("--with-default-pool")
+    if rng.random() < 0.5:
+        flags += ["--pg-bits", str(rng.randint(0, 6))]
+    if rng.random() < 0.3:
+        flags += ["--pgp-bits", str(rng.randint(0, 6))]
+    if rng.random() < 0.3:
+        flags += ["--osd_pool_default_size", str(rng.randint(1, 4))]
+    return flags + ["new.om"]
+
+
+def conf_text(rng):
+    lines = ["[global]", "\tosd pool default size = %d" % rng.randint(1, 4)]
+    for i in range(rng.randint(1, 8)):
+        lines += ["[osd.%d]" % i, "\thost = h%d" % rng.randint(0, 3)]
+        if rng.random() < 0.5:
+            lines.append("\track = r%d" % rng.randint(0, 1))
+    return "\n".join(lines) + "\n"
+
+
+def created(rng, d, index, crushkit, res):
+    """A map created by each tool: stdout and exit code identical, and the
+    maps equal except for the clock (compared through Ceph's --dump json)."""
+    flags = create_flags(rng)
+    with open(os.path.join(d, "conf.txt"), "w") as f:
+        f.write(conf_text(rng))
+    dirs = fresh_dirs(d, ("conf.txt",))
+    ceph = run(["osdmaptool"] + flags, dirs["ceph"])
+    if crashed(ceph[0]):
+        res["skipped_oracle"] += 1
+        return
+    ours = run([crushkit, "osdmaptool"] + flags, dirs["crushkit"])
+    res["created"] += 1
+    where = "base %d %s" % (index, " ".join(flags))
+    compare_output(res, where, ceph, ours)
+    dumps = []
+    for who in ("ceph", "crushkit"):
+        om = os.path.join(dirs[who], "new.om")
+        if not os.path.exists(om):
+            dumps.append(None)
+            continue
+        rc, out, _ = run(["osdmaptool", "new.om", "--dump", "json"], dirs[who])
+        dumps.append((rc, STAMPS.sub(b"STAMP", out), os.path.getsize(om)))
+    if dumps[0] != dumps[1]:
+        res["diffs"].append("%s: created maps differ beyond their timestamps (%s vs %s bytes)" % (
+            where, dumps[0] and dumps[0][2], dumps[1] and dumps[1][2]))
+
+
 def files_of(d):
     return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
             if os.path.isfile(os.path.join(d, f))}
 
 
 def one_base(job):
-    seed, index, variations, crushkit, roundtrip, upmap_stress, keep_dir = job
+    seed, index, variations, crushkit, roundtrip, perturb, upmap_stress, keep_dir = job
     rng = random.Random(seed * 1000003 + index + 7777)
+    # The --health, --test-crush and create states draw from their own
+    # stream, so the states above stay those of earlier versions.
+    rng2 = random.Random(seed * 7919 + index + 31)
     d = tempfile.mkdtemp(prefix="binosdmapdiff-")
     res = {k: 0 for k in COUNTERS}
     res["diffs"], res["notes"] = [], []
@@ -114,14 +270,12 @@ def one_base(job):
         res["crush_edits"] += 1 if os.path.exists(os.path.join(d, "pre_edit.bin")) else 0
         for v in range(variations):
             flags = variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress)
-            dirs = {}
-            for who in ("ceph", "crushkit"):
-                w = os.path.join(d, who)
-                shutil.rmtree(w, ignore_errors=True)
-                os.mkdir(w)
-                shutil.copyfile(os.path.join(d, "om"), os.path.join(w, "om"))
+            if rng2.random() < 0.2:
+                flags.append("--health")
+                res["health"] += 1
+            dirs = fresh_dirs(d)
+            for w in dirs.values():
                 shutil.copyfile(os.path.join(d, "crush.bin"), os.path.join(w, "first.crush"))
-                dirs[who] = w
             orc, oout, _ = run(["osdmaptool", "om"] + flags, dirs["ceph"])
             if crashed(orc):
                 res["skipped_oracle"] += 1
@@ -141,20 +295,17 @@ def one_base(job):
                 res["saved"] += 1
                 keep(os.path.join("ceph", "om"))
             where = "base %d (seed %d) flags %s" % (index, seed, " ".join(flags))
-            if orc != krc or oout != kout:
-                ol, kl = oout.decode().splitlines(), kout.decode().splitlines()
-                first = next((i for i in range(min(len(ol), len(kl))) if ol[i] != kl[i]),
-                             min(len(ol), len(kl)))
-                res["diffs"].append("%s: rc %s vs %s; first stdout diff at line %d:\n"
-                                    "  ceph:     %s\n  crushkit: %s\n  crushkit stderr: %s" % (
-                                        where, orc, krc, first + 1,
-                                        ol[first] if first < len(ol) else "<eof>",
-                                        kl[first] if first < len(kl) else "<eof>",
-                                        kerr.decode()[:300]))
+            compare_output(res, where, (orc, oout, b""), (krc, kout, kerr))
             for f in sorted(set(cf) | set(kf)):
                 if cf.get(f) != kf.get(f):
                     res["diffs"].append("%s: file %s differs (%s vs %s bytes)" % (
                         where, f, len(cf[f]) if f in cf else "no", len(kf[f]) if f in kf else "no"))
+        for _ in range(2):
+            perturbed_health(rng2, d, index, crushkit, perturb, res)
+        if rng2.random() < 0.25:
+            test_crush(rng2, d, index, crushkit, max_osd, res)
+        if rng2.random() < 0.4:
+            created(rng2, d, index, crushkit, res)
         if kept:
             p = subprocess.run([roundtrip] + kept, capture_output=True)
             res["roundtrips"] += len(kept)
@@ -173,6 +324,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--crushkit", required=True)
     ap.add_argument("--roundtrip", required=True, help="the osdmap_roundtrip binary")
+    ap.add_argument("--perturb", required=True, help="the osdmap_perturb binary")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bases", type=int, default=40)
     ap.add_argument("--variations", type=int, default=8)
@@ -189,7 +341,8 @@ def main():
             oracle.put_on_path("crushtool", "pacific") is None):
         return oracle.skip_or_fail("osdmaptool/crushtool of pacific not installed")
     crushkit, roundtrip = os.path.abspath(a.crushkit), os.path.abspath(a.roundtrip)
-    jobs = [(a.seed, i, a.variations, crushkit, roundtrip, a.upmap_stress,
+    perturb = os.path.abspath(a.perturb)
+    jobs = [(a.seed, i, a.variations, crushkit, roundtrip, perturb, a.upmap_stress,
              os.path.abspath(a.keep_failures) if a.keep_failures else "")
             for i in range(a.bases)]
     total = {k: 0 for k in COUNTERS}
@@ -210,6 +363,10 @@ def main():
               total["imports"], total["upmap_bases"], total["crush_edits"],
               total["roundtrips"], len(total["diffs"]), total["unsupported"],
               total["skipped_oracle"], total["bad_base"]))
+    print("also: %d states with --health, %d --health runs on perturbed maps, %d --test-crush "
+          "prefixes (%d KiB each), %d created maps" % (
+              total["health"], total["perturbed"], total["test_crush"], TEST_CRUSH_BYTES // 1024,
+              total["created"]))
     if total["states"] < a.min_states:
         print("FAIL: only %d states compared, fewer than --min-states %d" % (
             total["states"], a.min_states))

@@ -108,12 +108,12 @@ class Runner {
 
   OsdmaptoolResult Run() {
     if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() ||
-        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs()) {
+        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs() || !TestCrush()) {
       return std::move(r_);
     }
     if (opt_.created) r_.modified = true;
     const bool any_action =
-        r_.modified || opt_.print || opt_.export_crush_path || opt_.import_crush_path ||
+        r_.modified || opt_.print || opt_.health || opt_.export_crush_path || opt_.import_crush_path ||
         !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() || opt_.test_map_pgs ||
         opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
         opt_.tree || opt_.upmap_cleanup_path.has_value();
@@ -124,6 +124,14 @@ class Runner {
       return std::move(r_);
     }
     if (r_.modified) ++state_.epoch;
+    if (opt_.health) {
+      auto text = opt_.health(state_);
+      if (!text.ok()) {
+        Fail(absl::StrCat("crushkit osdmaptool: --health: ", text.status().message()));
+        return std::move(r_);
+      }
+      r_.out += *text;
+    }
     if (opt_.print) {
       auto text = opt_.print(state_, r_.modified);
       if (!text.ok()) {
@@ -140,6 +148,11 @@ class Runner {
   bool Fail(const std::string& err_line, int code = 1) {
     r_.err += err_line + "\n";
     r_.exit_code = code;
+    return false;
+  }
+
+  bool StdoutGone() {
+    r_.exit_code = 1;
     return false;
   }
 
@@ -525,6 +538,47 @@ class Runner {
       }
     }
     return true;
+  }
+
+  // --test-crush: osdmaptool's `while (1)` over passes; each maps every PG's
+  // acting set 100 times and aborts if an attempt differs from the first.
+  // Only a failed write to stdout ends it.
+  bool TestCrush() {
+    if (!opt_.test_crush) return true;
+    if (!opt_.stream_out) return Fail("crushkit osdmaptool: --test-crush needs a stream to write to");
+    if (!state_.pools.empty() && !EnsureMapping()) return false;
+    std::string out = std::move(r_.out);
+    r_.out.clear();
+    auto flush = [&](std::size_t at_least) {
+      if (out.size() < at_least) return true;
+      const bool ok = opt_.stream_out(out);
+      out.clear();
+      return ok;
+    };
+    PgMapping m;
+    for (std::uint64_t pass = 1;; ++pass) {
+      absl::StrAppend(&out, "pass ", pass, "\n");
+      for (const auto& [id, pool] : state_.pools) {
+        for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+          const std::string pg = FormatPg({id, ps});
+          OsdList first;
+          for (int i = 0; i < 100; ++i) {
+            absl::StrAppend(&out, pg, " attempt ", i, "\n");
+            mapping_.mapper().MapPg(pool, ps, &m);
+            if (i == 0) {
+              first = m.acting;
+            } else if (!(m.acting == first)) {
+              absl::StrAppend(&out, pg, " had ", FormatOsdList(first.span()), " now ",
+                              FormatOsdList(m.acting.span()), "\n");
+              opt_.stream_out(out);
+              return Fail("crushkit osdmaptool: --test-crush: the mapping changed between attempts");
+            }
+          }
+          if (!flush(1 << 16)) return StdoutGone();
+        }
+      }
+      if (!flush(1 << 16)) return StdoutGone();
+    }
   }
 
   // osdmaptool prints the tree after every other action, on the modified map.

@@ -16,7 +16,9 @@
 // differ; the stdout lines are osdmaptool's), --save, and --print through
 // the front's `print` hook (the front owns the binary map; it also creates
 // maps: --createsimple, --create-from-conf).
-// Not yet: --upmap-active, --health, --test-crush.
+// --health and --print/--dump go through the front's hooks (they need
+// the binary map); --test-crush streams through `stream_out`.
+// Not yet: --upmap-active.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
@@ -79,6 +81,17 @@ struct OsdmaptoolOptions {
   // owns the binary map). `modified` says whether the state will be written.
   std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state, bool modified)>
       print;
+  // --health: renders OSDMap::check_health's JSON for the in-memory map,
+  // after the final epoch bump and before --print (the front owns the
+  // binary map).
+  std::function<absl::StatusOr<std::string>(const osdmap::ClusterState& state)> health;
+  // --test-crush: osdmaptool's endless self-check (every PG's acting set
+  // mapped 100 times per pass, one line per attempt, pass after pass). Its
+  // output is streamed through `stream_out`, which returns false once
+  // stdout is gone; the run then ends with exit code 1 (Ceph dies of
+  // SIGPIPE there, as crushkit does unless SIGPIPE is ignored).
+  bool test_crush = false;
+  std::function<bool(const std::string& text)> stream_out;
   // The front created the map (--createsimple/--create-from-conf): an
   // action in itself, and the state is written back.
   bool created = false;

@@ -386,5 +386,23 @@ TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
                                    Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
 }
 
+TEST_F(OsdmaptoolUpmapCleanupTest, TestCrushStreamsUntilStdoutIsGone) {
+  OsdmaptoolOptions opt;
+  opt.test_crush = true;
+  std::string streamed;
+  int writes = 0;
+  opt.stream_out = [&](const std::string& text) {
+    streamed += text;
+    return ++writes < 3;  // the reader goes away after the third chunk
+  };
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(writes, 3);
+  EXPECT_EQ(streamed.rfind("pass 1\n1.0 attempt 0\n1.0 attempt 1\n", 0), 0u);
+  // 8 PGs x 100 attempts per pass: the stream reached later passes.
+  EXPECT_NE(streamed.find("pass 2\n1.0 attempt 0\n"), std::string::npos);
+  EXPECT_EQ(streamed.find(" had "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace crushkit::tools::osdmaptool

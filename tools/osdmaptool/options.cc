@@ -225,7 +225,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (args.Flag({"--create-from-conf"})) {
       c.map.create_from_conf = true;
     } else if (args.Flag({"--health"})) {
-      not_supported(arg);
+      c.map.health = true;
     } else if (args.Flag({"--mark-up-in"})) {
       opt.mark_up_in = true;
     } else if ((m = with_string({"--mark-out"}, &val)) != ArgMatch::kNoMatch ||
@@ -265,7 +265,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (with_string({"--test_map_object"}, &val) != ArgMatch::kNoMatch) {
       opt.test_map_object = val;
     } else if (args.Flag({"--test_crush"})) {
-      not_supported(arg);
+      opt.test_crush = true;
     } else if (args.WithArg({"--pg_num"}, &val, &err_buf) != ArgMatch::kNoMatch) {
       std::string interr;
       if (!PgNumValue(val, &opt.pg_num, &interr)) {

@@ -33,6 +33,7 @@ struct MapOptions {
   int chooseleaf_type = 1;        // --osd_crush_chooseleaf_type
   bool print = false;             // --print, or --dump
   std::string dump_format;        // --dump FORMAT other than plain ("" = plain)
+  bool health = false;            // --health
 };
 
 struct CommandLine {

@@ -99,9 +99,11 @@ TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
 
 TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
   const ParseResult r =
-      Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active"});
+      Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active", "--test-crush"});
   ASSERT_FALSE(r.stop) << r.err;
-  EXPECT_THAT(r.command.not_supported, ElementsAre("--health", "--upmap-active"));
+  EXPECT_THAT(r.command.not_supported, ElementsAre("--upmap-active"));
+  EXPECT_TRUE(r.command.map.health);
+  EXPECT_TRUE(r.command.actions.test_crush);
   EXPECT_TRUE(r.command.actions.upmap);
   EXPECT_EQ(r.command.actions.upmap_cleanup_path, "out.txt");
   EXPECT_EQ(r.command.actions.upmap_max, 3);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/osdmap_binary_state.h"
+#include "osdmap/osdmap_health.h"
 #include "osdmap/osdmap_print.h"
 #include "osdmap/pg_id.h"
 #include "tools/crushtool/ceph_formatter.h"
@@ -314,6 +315,32 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->DumpUnsigned("recovering_stretch_mode", m.recovering_stretch_mode);
   f->DumpInt("stretch_mode_bucket", m.stretch_mode_bucket);
   f->Close();
+  f->Close();
+  return f->Flush();
+}
+
+absl::StatusOr<std::string> DumpHealth(const OsdMapBinary& m) {
+  auto checks = osdmap::CheckHealth(m);
+  if (!checks.ok()) return checks.status();
+  // JSONFormatter(true).dump_object("checks", health_check_map_t).
+  auto f = CephFormatter::Create("json-pretty");
+  f->OpenObject("checks");
+  for (const auto& [code, c] : *checks) {
+    f->OpenObject(code);
+    f->DumpString("severity", c.severity);
+    f->OpenObject("summary");
+    f->DumpString("message", c.summary);
+    f->DumpInt("count", c.count);
+    f->Close();
+    f->OpenArray("detail");
+    for (const std::string& line : c.detail) {
+      f->OpenObject("detail_item");
+      f->DumpString("message", line);
+      f->Close();
+    }
+    f->Close();
+    f->Close();
+  }
   f->Close();
   return f->Flush();
 }

@@ -27,6 +27,10 @@ namespace crushkit::tools::osdmaptool {
 // json (Formatter::create(FORMAT, "", "json")).
 absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::string_view format);
 
+// `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as
+// pretty JSON, code -> {severity, summary {message, count}, detail [...]}.
+absl::StatusOr<std::string> DumpHealth(const osdmap::OsdMapBinary& map);
+
 }  // namespace crushkit::tools::osdmaptool
 
 #endif  // CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAP_DUMP_H_

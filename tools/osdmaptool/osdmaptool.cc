@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -37,11 +38,12 @@ constexpr char kCrushkitNote[] =
     "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
     "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --save. --upmap with\n"
+    "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --health, --test-crush\n"
+    "(endless, as Ceph's), --save. --upmap with\n"
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
     "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
-    "Not supported yet: --dump xml/table, --clobber without a create option, --upmap-active,\n"
-    "--health, --test-crush. `--help` prints osdmaptool's usage only; `--crushkit-help`\n"
+    "Not supported yet: --dump xml/table, --clobber without a create option, --upmap-active.\n"
+    "`--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
 
 // ceph_clock_now() as a Utime.
@@ -218,6 +220,21 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                                     : DumpOsdMap(*map, mo.dump_format);
     };
   }
+  if (mo.health) {
+    opt.health = [&](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
+      if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
+      absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
+      if (!now.ok()) return now.status();
+      auto map = osdmap::DecodeOsdMap(*now);
+      if (!map.ok()) return map.status();
+      return DumpHealth(*map);
+    };
+  }
+  // --test-crush streams (it never ends): what the actions printed so far,
+  // then pass after pass.
+  opt.stream_out = [&](const std::string& text) {
+    return std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
+  };
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
   WriteAndFlush(out, r.out);
   WriteAndFlush(err, r.err);

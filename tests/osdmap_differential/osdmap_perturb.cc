@@ -1,0 +1,131 @@
+// `osdmap_perturb SEED IN OUT`: decodes the binary osdmap IN, changes the
+// fields OSDMap::check_health reads that Ceph's osdmaptool cannot set
+// (map and OSD flags, OSD full states, down OSDs, full ratios, pool flags,
+// size, pg_num_target and cache mode, CRUSH node and device class flags,
+// up OSDs' features against require_osd_release, degraded stretch mode),
+// each with some probability drawn from SEED, and writes the re-encoded map
+// (crc included) to OUT. Ceph's osdmaptool then reads OUT like any map, so
+// `--health` can be compared on states its own tools never write.
+// Exit 0 on success, 2 on a usage, read or decode error.
+#include <bit>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "osdmap/osdmap_binary.h"
+
+namespace {
+
+using crushkit::osdmap::OsdMapBinary;
+
+class Perturber {
+ public:
+  explicit Perturber(std::uint32_t seed) : rng_(seed) {}
+
+  void Apply(OsdMapBinary& m) {
+    if (Chance(0.3)) m.flags |= RandomBits(0x7ffcu | (1u << 21), 0.15);
+    if (Chance(0.5)) m.flags ^= 1u << 15;  // sortbitwise
+    // Most maps get existing, up and in OSDs first (osdmaptool's
+    // --mark-up-in leaves them non-existent), so the down checks can fire.
+    if (Chance(0.7)) {
+      for (std::size_t i = 0; i < m.osd_state.size(); ++i) {
+        m.osd_state[i] |= 3;
+        if (m.osd_weight[i] == 0 && Chance(0.9)) m.osd_weight[i] = 0x10000;
+      }
+    }
+    // A whole bucket's devices down (a host, a rack's direct members).
+    if (Chance(0.4) && !m.crush.buckets.empty()) {
+      for (int k = 0; k < 1 + static_cast<int>(Below(2)); ++k) {
+        const auto& b = m.crush.buckets[Below(m.crush.buckets.size())];
+        for (std::int32_t item : b.items) {
+          if (item >= 0 && static_cast<std::size_t>(item) < m.osd_state.size()) m.osd_state[item] &= ~2u;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < m.osd_state.size(); ++i) {
+      std::uint32_t& s = m.osd_state[i];
+      if (!Chance(0.15)) continue;
+      // up/exists/new/full/nearfull/backfillfull and noup..noout.
+      s ^= RandomBits((1u << 1) | (1u << 3) | (7u << 4) | (0xfu << 8), 0.3);
+      if (Chance(0.1)) s ^= 1u;  // exists
+    }
+    if (Chance(0.3)) {
+      const float ratios[] = {0.0f, 0.5f, 0.85f, 0.9f, 0.95f, 0.97f, 0.99f, 1.2f};
+      m.nearfull_ratio_bits = Bits(ratios[Below(8)]);
+      m.backfillfull_ratio_bits = Bits(ratios[Below(8)]);
+      m.full_ratio_bits = Bits(ratios[Below(8)]);
+    }
+    for (auto& [id, p] : m.pools) {
+      if (Chance(0.3)) p.flags ^= RandomBits((1u << 1) | (1u << 10) | (1u << 11) | (1u << 12), 0.4);
+      if (Chance(0.15)) p.size = 1;
+      if (Chance(0.2)) p.pg_num_target = static_cast<std::uint32_t>(Below(300) + 1);
+      if (Chance(0.15)) p.cache_mode = static_cast<std::uint8_t>(Below(7));
+    }
+    if (Chance(0.2)) {
+      for (int k = 0; k < 3; ++k) {
+        const int id = Chance(0.5) ? -static_cast<int>(Below(8) + 1) : static_cast<int>(Below(8));
+        m.crush_node_flags[id] = RandomBits(0xfu << 8, 0.5);
+      }
+    }
+    if (Chance(0.15)) {
+      for (int k = 0; k < 2; ++k) m.device_class_flags[static_cast<int>(Below(3))] = RandomBits(0xfu << 8, 0.5);
+    }
+    if (Chance(0.3)) {
+      // Incarnation 3 (bits 57, 28) plus Nautilus (2), Octopus (16), Pacific (20).
+      const std::uint64_t base = (1ull << 57) | (1ull << 28);
+      const std::uint64_t releases[] = {0, base | 4, base | 4 | (1u << 16), base | 4 | (1u << 16) | (1u << 20)};
+      for (auto& x : m.osd_xinfo) x.features = releases[Below(4)];
+      m.require_osd_release = static_cast<std::uint8_t>(12 + Below(5));
+    }
+    if (Chance(0.1)) {
+      m.stretch_mode_enabled = 1;  // Ceph encodes the stretch fields only then (OSD section v10)
+      if (m.osd.v < 10 && m.osd.tail.empty()) m.osd.v = 10;
+      m.stretch_mode_bucket = static_cast<std::int32_t>(Below(4));
+      m.degraded_stretch_mode = static_cast<std::uint32_t>(Below(3));
+      m.recovering_stretch_mode = static_cast<std::uint32_t>(Below(2));
+      m.stretch_bucket_count = static_cast<std::uint32_t>(Below(4));
+    }
+  }
+
+ private:
+  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  std::uint64_t Below(std::uint64_t n) { return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_); }
+  std::uint32_t RandomBits(std::uint32_t mask, double p) {
+    std::uint32_t out = 0;
+    for (int b = 0; b < 32; ++b) {
+      if ((mask >> b) & 1u && Chance(p)) out |= 1u << b;
+    }
+    return out;
+  }
+  static std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+  std::mt19937 rng_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: osdmap_perturb SEED IN OUT\n";
+    return 2;
+  }
+  std::ifstream in(argv[2], std::ios::binary);
+  if (!in) {
+    std::cerr << argv[2] << ": cannot read\n";
+    return 2;
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto map = crushkit::osdmap::DecodeOsdMap(bytes);
+  if (!map.ok()) {
+    std::cerr << argv[2] << ": " << map.status() << "\n";
+    return 2;
+  }
+  Perturber(static_cast<std::uint32_t>(std::stoul(argv[1]))).Apply(*map);
+  std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
+  out << crushkit::osdmap::EncodeOsdMap(*map);
+  return out ? 0 : 2;
+}
