@@ -2,6 +2,9 @@
 # Sets up a fresh Debian 12 machine, builds, and runs the whole test suite
 # (CI's entry point, .ci/run). Default (CI), every test once under
 # sanitizers:
+#   0. a Release build of crushkit (for the differential suites below) and
+#      of the Python module, and the module's pytest suite on it
+#      (tools/dev/check-python.sh; sanitizer builds leave the module out);
 #   1. -Werror build of everything under ASan+UBSan
 #      (-fno-sanitize-recover=all) and every test run there: unit and golden
 #      tests, limits, fuzz-corpus and regression replays, one
@@ -16,7 +19,8 @@
 #      sample with pkg-config
 #      (tools/dev/check-embed.sh).
 # CRUSH_CI_FLOW=release: the quicker developer loop instead -- the whole
-# suite on a Release -Werror build, then only crush_tests, compiler_tests,
+# suite on a Release -Werror build (the Python tests included: ctest
+# python_tests), then only crush_tests, compiler_tests,
 # limits_tests and the fuzz replays under ASan+UBSan (CRUSH_SKIP_SANITIZERS=1
 # skips that), then the embedding check.
 # Each phase prints its start time ("== [N s] ...").
@@ -50,10 +54,14 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     # and benchmarks; each benchmark's smoke run is a ctest entry there. (A
     # separate Release build took a quarter of CI's time and only re-proved
     # the same code compiles; the release flow and bench/ scripts cover -O3.)
-    stamp "Release crushkit for the differential suites"
+    stamp "Release crushkit (differential suites) and Python module"
     release_dir=${RELEASE_BUILD_DIR:-build-release}
-    BUILD_DIR="$release_dir" BUILD_TARGETS=crushkit bash tools/dev/build.sh -DCRUSH_WERROR=ON \
-      -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF
+    BUILD_DIR="$release_dir" BUILD_TARGETS="crushkit crushkit_python" bash tools/dev/build.sh \
+      -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF -DCRUSH_BUILD_PYTHON=ON
+    # The sanitizer builds leave the module out (a plain python3 cannot load
+    # an ASan/TSan extension), so its tests run here, on the Release build.
+    stamp "Python module tests (pytest), Release"
+    bash tools/dev/check-python.sh "$release_dir"
     stamp "whole suite and benchmark smoke runs, ASan+UBSan (differential suites: Release crushkit)"
     CRUSH_SANITIZE_BENCHMARKS=ON BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" \
       CRUSH_DIFFERENTIAL_CRUSHKIT="$PWD/$release_dir/tools/crushkit" \

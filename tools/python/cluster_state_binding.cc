@@ -1,0 +1,176 @@
+// crushkit.ClusterState: a cluster state (osdmap::ClusterState) as the CLI's
+// state-taking commands load it, mapped through an osdmap::MappingSession;
+// whole pools through the parallel all-PG mapper (osdmap/pg_table.h), and
+// crushkit.diff through osdmap::DiffStates (what `crushkit diff` reports).
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "osdmap/cluster_state.h"
+#include "osdmap/mapping_session.h"
+#include "osdmap/movement.h"
+#include "osdmap/pg_id.h"
+#include "osdmap/pg_mapping.h"
+#include "osdmap/pg_table.h"
+#include "osdmap/state_codec.h"
+#include "tools/python/bindings.h"
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace crushkit::python {
+namespace {
+
+namespace py = pybind11;
+
+// A pool given by id or by name.
+using PoolArg = std::variant<std::int64_t, std::string>;
+
+using PgTuple = std::tuple<std::vector<std::int32_t>, int, std::vector<std::int32_t>, int>;
+
+PgTuple ToTuple(const osdmap::PgMapping& m) {
+  return {m.up.ToVector(), m.up_primary, m.acting.ToVector(), m.acting_primary};
+}
+
+// A (rows, width) int32 array holding `flat`.
+py::array_t<std::int32_t> Matrix(const std::vector<std::int32_t>& flat, std::uint32_t rows,
+                                 int width) {
+  py::array_t<std::int32_t> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(width)});
+  if (!flat.empty()) std::memcpy(a.mutable_data(), flat.data(), flat.size() * sizeof(std::int32_t));
+  return a;
+}
+
+py::array_t<std::int32_t> Vector(const std::vector<std::int32_t>& v) {
+  return py::array_t<std::int32_t>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+class PyClusterState {
+ public:
+  static PyClusterState FromBytes(const py::bytes& data) {
+    osdmap::ClusterState state = ValueOrThrow(osdmap::ParseState(std::string(data)));
+    return PyClusterState(ValueOrThrow(osdmap::MappingSession::Create(std::move(state))));
+  }
+
+  static PyClusterState Load(const std::string& path) {
+    const std::string bytes = ReadFileOrThrow(path);
+    return FromBytes(py::bytes(bytes));
+  }
+
+  const osdmap::ClusterState& state() const { return session_->state(); }
+
+  std::map<std::string, std::int64_t> Pools() const {
+    std::map<std::string, std::int64_t> pools;
+    for (const auto& [id, pool] : state().pools) pools.emplace(pool.name, id);
+    return pools;
+  }
+
+  const osdmap::Pool& FindPool(const PoolArg& arg) const {
+    if (const std::int64_t* id = std::get_if<std::int64_t>(&arg)) {
+      if (const osdmap::Pool* p = state().FindPool(*id)) return *p;
+      throw py::value_error("no pool " + std::to_string(*id));
+    }
+    const std::string& name = std::get<std::string>(arg);
+    for (const auto& [id, pool] : state().pools) {
+      if (pool.name == name) return pool;
+    }
+    throw py::value_error("no pool '" + name + "'");
+  }
+
+  PgTuple MapPg(const PoolArg& pool, std::uint32_t ps) {
+    osdmap::PgMapping m;
+    session_->mapper().PgToUpActing({FindPool(pool).id, ps}, &m);
+    return ToTuple(m);
+  }
+
+  std::tuple<std::string, std::vector<std::int32_t>, int, std::vector<std::int32_t>, int> MapObject(
+      const PoolArg& pool_arg, const std::string& name, const std::string& nspace) {
+    const osdmap::Pool& pool = FindPool(pool_arg);
+    osdmap::PgId raw;
+    session_->mapper().ObjectToRawPg(pool.id, name, nspace, &raw);
+    const osdmap::PgId pg{pool.id, pool.FoldPs(raw.ps)};
+    osdmap::PgMapping m;
+    session_->mapper().PgToUpActing(pg, &m);
+    auto [up, up_primary, acting, acting_primary] = ToTuple(m);
+    return {osdmap::FormatPgId(pg), std::move(up), up_primary, std::move(acting), acting_primary};
+  }
+
+  py::tuple MapPool(const PoolArg& pool, int threads) const {
+    osdmap::MapAllOptions options;
+    options.only_pool = FindPool(pool).id;
+    options.threads = threads;
+    osdmap::PgTable table;
+    {
+      py::gil_scoped_release unlocked;
+      table = osdmap::MapAllPgs(*session_, options);
+    }
+    const osdmap::PoolPgTable& t = table.pools.at(0);
+    return py::make_tuple(Matrix(t.up, t.pg_num, t.width), Vector(t.up_primary),
+                          Matrix(t.acting, t.pg_num, t.width), Vector(t.acting_primary));
+  }
+
+ private:
+  explicit PyClusterState(std::unique_ptr<osdmap::MappingSession> session)
+      : session_(std::move(session)) {}
+
+  std::shared_ptr<osdmap::MappingSession> session_;
+};
+
+// Every PG the change gives a new OSD, as (pgid, source OSD, new OSDs).
+std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> Diff(
+    const PyClusterState& before, const PyClusterState& after, int threads) {
+  osdmap::MovementOptions options;
+  options.keep_moves = true;
+  options.threads = threads;
+  absl::StatusOr<osdmap::Movement> movement;
+  {
+    py::gil_scoped_release unlocked;
+    movement = osdmap::DiffStates(before.state(), after.state(), options);
+  }
+  const osdmap::Movement result = ValueOrThrow(std::move(movement));
+  std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> moves;
+  for (const osdmap::PgMove& move : result.moves) {
+    moves.emplace_back(osdmap::FormatPgId(move.pg), move.source, move.targets);
+  }
+  return moves;
+}
+
+}  // namespace
+
+void BindClusterState(py::module_& m) {
+  py::class_<PyClusterState>(
+      m, "ClusterState",
+      "A cluster state: pools, OSDs, upmaps, temps and the crush map, mapped as Ceph's OSDMap.")
+      .def_static("load", &PyClusterState::Load, py::arg("path"),
+                  "Reads a state file as the crushkit commands do: a `crushkit import` state "
+                  "(.pb or .json) or Ceph's binary osdmap (`ceph osd getmap`). OSError if "
+                  "unreadable, ValueError if invalid.")
+      .def_static("from_bytes", &PyClusterState::FromBytes, py::arg("data"))
+      .def_property_readonly("epoch", [](const PyClusterState& s) { return s.state().epoch; })
+      .def_property_readonly("pools", &PyClusterState::Pools, "{pool name: pool id}")
+      .def(
+          "pg_num",
+          [](const PyClusterState& s, const PoolArg& pool) { return s.FindPool(pool).pg_num; },
+          py::arg("pool"))
+      .def("map_pg", &PyClusterState::MapPg, py::arg("pool"), py::arg("ps"),
+           "PG (pool id or name, seed) -> (up, up_primary, acting, acting_primary), as "
+           "`osdmaptool --test-map-pg`.")
+      .def("map_object", &PyClusterState::MapObject, py::arg("pool"), py::arg("name"),
+           py::arg("namespace") = "",
+           "Object -> (pgid, up, up_primary, acting, acting_primary), as `ceph osd map`.")
+      .def("map_pool", &PyClusterState::MapPool, py::arg("pool"), py::arg("threads") = 0,
+           "Every PG of a pool, on all cores without the GIL: (up, up_primary, acting, "
+           "acting_primary); up and acting are int32 arrays of shape (pg_num, width) "
+           "padded with ITEM_NONE (EC holes are ITEM_NONE too), primaries int32 arrays "
+           "(-1: none).");
+  m.def("diff", &Diff, py::arg("before"), py::arg("after"), py::arg("threads") = 0,
+        "PGs that `crushkit diff before after` moves: [(pgid, source OSD, [new OSDs])], in "
+        "pool and PG order. ValueError if the states are not of one cluster.");
+}
+
+}  // namespace crushkit::python
