@@ -47,6 +47,7 @@ crush::Weight WeightAt(const crush::Bucket& b, std::size_t pos) {
 std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush::ItemId id) {
   for (const crush::Bucket& b : model.buckets) {
     if (b.alg == crush::BucketAlg::kNone) continue;
+    if (b.id == id) return b.weight;  // a bucket's own slot before its parent's
     for (std::size_t pos = 0; pos < b.items.size(); ++pos) {
       if (b.items[pos] == id) return WeightAt(b, pos);
     }

@@ -28,8 +28,9 @@ namespace crushkit::osdmap {
 int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size,
                   crush::CephRelease release);
 
-// CrushWrapper::get_item_weight(): the weight of `id` in the first bucket
-// (by slot) that holds it, or nullopt if no bucket does.
+// CrushWrapper::get_item_weight(): in slot order, a bucket's own weight if
+// it is `id`, else the weight of `id` in the first bucket that holds it;
+// nullopt if neither.
 std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush::ItemId id);
 
 // CrushItemWeight() of every device, indexed by id (nullopt: in no bucket),

@@ -12,6 +12,7 @@
 #include "crush/display.h"
 #include "crush/edit.h"
 #include "crush/text_format.h"
+#include "osdmap/crush_placement.h"
 #include "osdmap/osdmap_print.h"
 
 namespace crushkit::osdmap {
@@ -448,7 +449,18 @@ class HealthChecker {
       if (crush_.FindBucket(root) == nullptr) continue;
       if (absl::Status s = ChildrenOfType(root, m_.stretch_mode_bucket, 0, &subtrees); !s.ok()) return s;
     }
-    if (subtrees.size() != 2) Add("INCORRECT_NUM_BUCKETS_STRETCH_MODE", "HEALTH_WARN", "Stretch mode buckets != 2", 0);
+    if (subtrees.size() != 2) {
+      Add("INCORRECT_NUM_BUCKETS_STRETCH_MODE", "HEALTH_WARN", "Stretch mode buckets != 2", 0);
+      return absl::OkStatus();
+    }
+    // CrushWrapper::get_item_weight (-ENOENT when absent) of the two sites.
+    auto weight = [&](ItemId id) -> std::int64_t {
+      auto w = CrushItemWeight(crush_, id);
+      return w ? static_cast<std::int32_t>(*w) : kEnoent;
+    };
+    if (weight(subtrees[0]) != weight(subtrees[1])) {
+      Add("UNEVEN_WEIGHTS_STRETCH_MODE", "HEALTH_WARN", "Stretch mode buckets have different weights!", 0);
+    }
     return absl::OkStatus();
   }
 

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <ctime>
 #include <set>
@@ -18,6 +19,7 @@
 #include "crush/display.h"
 #include "crush/model.h"
 #include "crush/status_macros.h"
+#include "crush/text_format.h"
 #include "osdmap/binary_io.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/osdmap_binary_state.h"
@@ -97,7 +99,6 @@ std::string IntervalsImpl(const binary::IntervalSet& s) {
 absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   if (p.hit_set_params.type != 0)
     return absl::UnimplementedError("--print of pool HitSet parameters");
-  if (!p.opts.opts.empty()) return absl::UnimplementedError("--print of pool options");
   std::string o =
       p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
   absl::StrAppend(&o, " size ", p.size, " min_size ", p.min_size, " crush_rule ", p.crush_rule,
@@ -137,6 +138,9 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   absl::StrAppend(&o, " stripe_width ", p.stripe_width);
   if (p.expected_num_objects) absl::StrAppend(&o, " expected_num_objects ", p.expected_num_objects);
   if (p.fast_read) absl::StrAppend(&o, " fast_read ", p.fast_read);
+  for (const NamedPoolOpt& opt : NamedPoolOpts(p.opts)) {
+    absl::StrAppend(&o, " ", opt.name, " ", FormatPoolOptValue(*opt.opt));
+  }
   if (!p.application_metadata.empty()) {
     std::vector<std::string> apps;
     for (const auto& [name, meta] : p.application_metadata) apps.push_back(name);
@@ -428,5 +432,44 @@ std::vector<std::string> OsdStateNames(std::uint32_t state) { return OsdStatesIm
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidImpl(uuid); }
 
 std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
+
+std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts) {
+  // pool_opts_t::key_t (osd/osd_types.h) and opt_mapping's names and types,
+  // sorted by name as that std::map is.
+  struct Desc {
+    const char* name;
+    std::int32_t key;
+    std::int32_t type;
+  };
+  static constexpr Desc kDescs[] = {
+      {"compression_algorithm", 7, 0},  {"compression_max_blob_size", 9, 1},
+      {"compression_min_blob_size", 10, 1}, {"compression_mode", 6, 0},
+      {"compression_required_ratio", 8, 2}, {"csum_max_block", 12, 1},
+      {"csum_min_block", 13, 1},        {"csum_type", 11, 1},
+      {"dedup_cdc_chunk_size", 22, 1},  {"dedup_chunk_algorithm", 21, 0},
+      {"dedup_tier", 20, 1},            {"deep_scrub_interval", 2, 2},
+      {"fingerprint_algorithm", 14, 0}, {"pg_autoscale_bias", 18, 2},
+      {"pg_num_max", 23, 1},            {"pg_num_min", 15, 1},
+      {"read_lease_interval", 19, 2},   {"recovery_op_priority", 4, 1},
+      {"recovery_priority", 3, 1},      {"scrub_max_interval", 1, 2},
+      {"scrub_min_interval", 0, 2},     {"scrub_priority", 5, 1},
+      {"target_size_bytes", 16, 1},     {"target_size_ratio", 17, 2}};
+  std::vector<NamedPoolOpt> out;
+  for (const Desc& d : kDescs) {
+    // Decoding fills a map: the last value for a key wins.
+    const binary::PoolOpt* found = nullptr;
+    for (const binary::PoolOpt& o : opts.opts) {
+      if (o.key == d.key) found = &o;
+    }
+    if (found != nullptr) out.push_back({d.name, found, found->type == d.type});
+  }
+  return out;
+}
+
+std::string FormatPoolOptValue(const binary::PoolOpt& opt) {
+  if (opt.type == 0) return opt.str;
+  if (opt.type == 1) return absl::StrCat(opt.i);
+  return crush::FormatCephDouble(std::bit_cast<double>(opt.double_bits));
+}
 
 }  // namespace crushkit::osdmap

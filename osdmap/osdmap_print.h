@@ -51,6 +51,21 @@ std::vector<std::string> OsdStateNames(std::uint32_t state);
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid);
 std::string FormatIntervals(const binary::IntervalSet& s);
 
+// pool_opts_t's options Ceph 16.2 knows (opt_mapping), in its name order:
+// the set ones of `opts` with their names. An option whose key 16.2 does
+// not know is left out, as Ceph leaves it out. `type_ok` says whether the
+// value has the type 16.2 declares for the name (0 string, 1 int,
+// 2 double); Ceph's dump crashes on a mismatch.
+struct NamedPoolOpt {
+  const char* name;
+  const binary::PoolOpt* opt;
+  bool type_ok;
+};
+std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts);
+
+// A pool option's value as pool_opts_t's operator<< prints it.
+std::string FormatPoolOptValue(const binary::PoolOpt& opt);
+
 }  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,6 +65,7 @@ class Perturber {
       if (Chance(0.15)) p.size = 1;
       if (Chance(0.2)) p.pg_num_target = static_cast<std::uint32_t>(Below(300) + 1);
       if (Chance(0.15)) p.cache_mode = static_cast<std::uint8_t>(Below(7));
+      if (Chance(0.3)) p.opts = RandomPoolOpts();
     }
     if (Chance(0.2)) {
       for (int k = 0; k < 3; ++k) {
@@ -102,6 +104,29 @@ class Perturber {
     return out;
   }
   static std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+  // 1-3 options with the value types Ceph declares (key -> 0 string, 1 int,
+  // 2 double), ascending keys as Ceph's std::map encodes them; now and then
+  // a key 16.2 does not know.
+  crushkit::osdmap::binary::PoolOpts RandomPoolOpts() {
+    static constexpr int kTypes[] = {2, 2, 2, 1, 1, 1, 0, 0, 2, 1, 1, 1, 1, 1, 0, 1, 1, 2, 2, 2, 1, 0, 1, 1};
+    static constexpr const char* kStrings[] = {"none", "snappy", "aggressive", "sha1", "fastcdc"};
+    static constexpr double kDoubles[] = {0.0, 0.1, 0.875, 1.0, 3.0, 1e-7, 86400.0, 123456789.125, 4.0 / 3};
+    std::map<std::int32_t, crushkit::osdmap::binary::PoolOpt> chosen;
+    const int n = 1 + static_cast<int>(Below(3));
+    for (int k = 0; k < n; ++k) {
+      crushkit::osdmap::binary::PoolOpt o;
+      o.key = static_cast<std::int32_t>(Chance(0.05) ? 24 + Below(4) : Below(24));
+      o.type = o.key < 24 ? kTypes[o.key] : 1;
+      if (o.type == 0) o.str = kStrings[Below(5)];
+      if (o.type == 1) o.i = static_cast<std::int64_t>(Below(2000000)) - 1000;
+      if (o.type == 2) o.double_bits = std::bit_cast<std::uint64_t>(kDoubles[Below(9)]);
+      chosen[o.key] = o;
+    }
+    crushkit::osdmap::binary::PoolOpts opts;
+    for (auto& [key, o] : chosen) opts.opts.push_back(o);
+    return opts;
+  }
 
   std::mt19937 rng_;
 };

@@ -30,8 +30,9 @@ saved variation) is also decoded and re-encoded by crushkit
 From a second random stream (so the states above do not change): some
 variations add --health; each base's map is also perturbed twice by
 osdmap_perturb (down and full OSDs, map/OSD/node/class flags, ratios,
-pool flags and sizes, features vs require_osd_release, stretch mode:
-fields Ceph's tools never set) and `--health` compared on it; some bases
+pool flags, sizes, cache modes and options, features vs
+require_osd_release, stretch mode: fields Ceph's tools never set) and
+`--health`, often with --print or --dump, compared on it; some bases
 compare the first 256 KiB of the endless `--test-crush`; and some compare
 a map each tool creates (--createsimple with its options, or
 --create-from-conf with a random ceph.conf): stdout and exit code
@@ -162,6 +163,7 @@ def perturbed_health(rng, d, index, crushkit, perturb, res):
         return
     dirs = fresh_dirs(d, ("pert.om",))
     flags = ["--health"] + (["--mark-up-in"] if rng.random() < 0.2 else [])
+    flags += rng.choice([[], ["--print"], ["--dump", "json"], ["--dump", "json-pretty"]])
     ceph = run(["osdmaptool", "pert.om"] + flags, dirs["ceph"])
     if crashed(ceph[0]):
         res["skipped_oracle"] += 1
@@ -363,7 +365,8 @@ def main():
               total["imports"], total["upmap_bases"], total["crush_edits"],
               total["roundtrips"], len(total["diffs"]), total["unsupported"],
               total["skipped_oracle"], total["bad_base"]))
-    print("also: %d states with --health, %d --health runs on perturbed maps, %d --test-crush "
+    print("also: %d states with --health, %d --health (often with --print/--dump) runs on "
+          "perturbed maps, %d --test-crush "
           "prefixes (%d KiB each), %d created maps" % (
               total["health"], total["perturbed"], total["test_crush"], TEST_CRUSH_BYTES // 1024,
               total["created"]))

@@ -1,5 +1,7 @@
 #include "tools/osdmaptool/osdmap_dump.h"
 
+#include <bit>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,13 +34,15 @@ absl::Status CheckDumpable(const OsdMapBinary& m) {
       !m.new_purged_snaps.empty()) {
     return absl::UnimplementedError("snap queues");
   }
-  if (!m.crush_node_flags.empty() || !m.device_class_flags.empty()) {
-    return absl::UnimplementedError("crush node or device class flags");
-  }
   for (const auto& [id, p] : m.pools) {
-    if (!p.snaps.empty() || p.hit_set_params.type != 0 || p.hit_set_count != 0 ||
-        !p.opts.opts.empty()) {
-      return absl::UnimplementedError(absl::StrCat("pool ", id, " snapshots, HitSets or options"));
+    if (!p.snaps.empty() || p.hit_set_params.type != 0 || p.hit_set_count != 0) {
+      return absl::UnimplementedError(absl::StrCat("pool ", id, " snapshots or HitSets"));
+    }
+    for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
+      if (!opt.type_ok) {
+        return absl::InternalError(absl::StrCat("pool ", id, " option ", opt.name,
+                                                " has a value of the wrong type (Ceph's dump crashes here)"));
+      }
     }
   }
   for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
@@ -133,6 +137,15 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("expected_num_objects", p.expected_num_objects);
   f.DumpBool("fast_read", p.fast_read != 0);
   f.OpenObject("options");
+  for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
+    if (opt.opt->type == 0) {
+      f.DumpString(opt.name, opt.opt->str);
+    } else if (opt.opt->type == 1) {
+      f.DumpInt(opt.name, opt.opt->i);
+    } else {
+      f.DumpFloat(opt.name, std::bit_cast<double>(opt.opt->double_bits));
+    }
+  }
   f.Close();
   f.OpenObject("application_metadata");
   for (const auto& [app, kv] : p.application_metadata) {
@@ -304,10 +317,20 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     f->OpenArray(name);
     f->Close();
   }
-  f->OpenObject("crush_node_flags");
-  f->Close();
-  f->OpenObject("device_class_flags");
-  f->Close();
+  // Each node (by name if it has one) or class -> its flag names.
+  auto flag_arrays = [&](const char* section, const std::map<std::int32_t, std::uint32_t>& flags,
+                         const std::map<std::int32_t, std::string>& names) {
+    f->OpenObject(section);
+    for (const auto& [id, bits] : flags) {
+      auto name = names.find(id);
+      f->OpenArray(name != names.end() ? name->second : std::to_string(id));
+      for (const std::string& flag : osdmap::OsdStateNames(bits)) f->DumpString("flag", flag);
+      f->Close();
+    }
+    f->Close();
+  };
+  flag_arrays("crush_node_flags", m.crush_node_flags, m.crush.item_names);
+  flag_arrays("device_class_flags", m.device_class_flags, m.crush.class_names);
   f->OpenObject("stretch_mode");
   f->DumpBool("stretch_mode_enabled", m.stretch_mode_enabled != 0);
   f->DumpUnsigned("stretch_bucket_count", m.stretch_bucket_count);
