@@ -55,8 +55,12 @@ function(crush_install_component)
 endfunction()
 
 set_target_properties(crush_core PROPERTIES EXPORT_NAME crush OUTPUT_NAME crushkit_crush)
-set_target_properties(crush_shared PROPERTIES EXPORT_NAME crush_shared)
-crush_install_component(COMPONENT crush EXPORT_FILE crushkitTargets TARGETS crush_core crush_shared)
+set(_crush_targets crush_core)
+if(TARGET crush_shared)  # CRUSH_BUILD_SHARED
+  set_target_properties(crush_shared PROPERTIES EXPORT_NAME crush_shared)
+  list(APPEND _crush_targets crush_shared)
+endif()
+crush_install_component(COMPONENT crush EXPORT_FILE crushkitTargets TARGETS ${_crush_targets})
 
 if(TARGET crush_compiler)
   set_target_properties(crush_compiler PROPERTIES EXPORT_NAME compiler OUTPUT_NAME crushkit_compiler)
@@ -90,7 +94,9 @@ install(FILES "${PROJECT_BINARY_DIR}/crushkitConfig.cmake"
 
 # Relocatable: the prefix is found from the .pc file's own directory, so
 # `cmake --install --prefix` anywhere works.
-file(RELATIVE_PATH CRUSH_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
-configure_file("${PROJECT_SOURCE_DIR}/cmake/crushkit.pc.in" "${PROJECT_BINARY_DIR}/crushkit.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/crushkit.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig"
-        COMPONENT crush)
+if(TARGET crush_shared)  # crushkit.pc links libcrushkit.so
+  file(RELATIVE_PATH CRUSH_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/crushkit.pc.in" "${PROJECT_BINARY_DIR}/crushkit.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/crushkit.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig"
+          COMPONENT crush)
+endif()
