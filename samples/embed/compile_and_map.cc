@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+
 #include "compiler/compile.h"
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"

@@ -9,11 +9,11 @@
 //
 // Epoch semantics: a reader takes the current version at the start of a
 // batch of PGs and maps the whole batch on it, even if a newer version is
-// published meanwhile; a version is freed when the last reader holding it
-// lets go. Every answer is checked against a single-threaded reference that
-// the control thread computed for that epoch before publishing it, so a
-// reader that mixed maps, or used a freed one, shows up as a mismatch (and
-// ThreadSanitizer, in CI, reports any data race).
+// published meanwhile (VersionSlot says why a mutex-guarded shared_ptr); a version is freed when
+// the last reader holding it lets go. Every answer is checked against a single-threaded reference
+// that the control thread computed for that epoch before publishing it, so a reader that mixed
+// maps, or used a freed one, shows up as a mismatch (and ThreadSanitizer, in CI, reports any data
+// race).
 //
 // Prints throughput, the answers served per epoch and the PGs each epoch
 // moved. Exit status: 0 ok, 1 a mismatch (or an epoch that moved nothing, or
@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/edit.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -141,8 +143,10 @@ struct MapVersion {
   mutable std::atomic<std::uint64_t> served{0};
 
   MapVersion(int e, crush::CrushMap m) : epoch(e), map(std::move(m)) { ++g_live_versions; }
+
   MapVersion(const MapVersion&) = delete;
   MapVersion& operator=(const MapVersion&) = delete;
+
   ~MapVersion() { --g_live_versions; }
 };
 
@@ -156,8 +160,8 @@ struct Pool {
   std::vector<crush::Weight> reweights;
 };
 
-int MapPg(const crush::CrushMap& map, crush::ChooseArgsRef args, const Pool& pool,
-          std::uint32_t ps, crush::Workspace& ws, std::span<crush::ItemId> out) {
+int MapPg(const crush::CrushMap& map, crush::ChooseArgsRef args, const Pool& pool, std::uint32_t ps,
+          crush::Workspace& ws, std::span<crush::ItemId> out) {
   return crush::DoRule(map, pool.rule, crush_sample::PgToPps(ps, pool.pgs, pool.pgp_mask, pool.id),
                        pool.reweights, ws, out, args);
 }
@@ -222,20 +226,44 @@ struct ReaderTally {
   std::uint64_t answers = 0;
 };
 
-// The publication point. Readers load() a reference at the start of a batch
-// and the control thread store()s new versions; the shared_ptr reference
-// count is what frees a version when its last reader drops it.
+// The publication point: readers Load() the current version at the start of
+// a batch, the control thread Store()s new ones; the shared_ptr reference
+// count frees a version when its last holder drops it.
 //
-// Why std::atomic<std::shared_ptr> rather than an RCU/epoch scheme: it is
-// the simplest design that is obviously correct (no grace periods, no
-// per-reader registration, no deferred free list), the standard library
-// provides it (C++20, libstdc++ 12), and its cost — a short internal lock and
-// two reference-count updates per load — is paid once per batch of PGs, not
-// per PG, where DoRule's microsecond dominates. A daemon mapping single PGs
-// at tens of millions per second per core would want hazard pointers or RCU.
-using Published = std::atomic<std::shared_ptr<const MapVersion>>;
+// Why a mutex around a shared_ptr rather than an RCU/epoch scheme: it is the
+// simplest design that is obviously correct (no grace periods, no per-reader
+// registration, no deferred free list) and its cost, one uncontended lock
+// and a reference-count update per Load(), is paid once per batch of PGs, not
+// per PG, where DoRule's microsecond dominates. C++20's
+// std::atomic<std::shared_ptr> says the same thing with no visible lock, but
+// libstdc++ 12 implements it with a lock bit that ThreadSanitizer does not
+// understand (it reports a race between load() and store()), and the lock
+// it hides is no faster. A daemon mapping single PGs at tens of millions per
+// second per core would want hazard pointers or RCU instead.
+class VersionSlot {
+ public:
+  explicit VersionSlot(std::shared_ptr<const MapVersion> v) : version_(std::move(v)) {}
 
-void Reader(const Published& current, const std::atomic<bool>& stop, const Pool& pool,
+  std::shared_ptr<const MapVersion> Load() const {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return version_;
+  }
+
+  // Publishes `v`. The previous version is released after the lock is
+  // dropped, so freeing it (if no reader holds it) never blocks readers.
+  void Store(std::shared_ptr<const MapVersion> v) {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      version_.swap(v);
+    }
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const MapVersion> version_;
+};
+
+void Reader(const VersionSlot& current, const std::atomic<bool>& stop, const Pool& pool,
             std::uint32_t first_pg, std::uint32_t batch, ReaderTally& tally) {
   const auto size = static_cast<std::size_t>(pool.size);
   std::vector<crush::ItemId> out(size);
@@ -243,9 +271,9 @@ void Reader(const Published& current, const std::atomic<bool>& stop, const Pool&
   std::optional<crush::Workspace> ws;  // belongs to `version`'s map
   std::uint32_t ps = first_pg % pool.pgs;
   while (!stop.load(std::memory_order_acquire)) {
-    std::shared_ptr<const MapVersion> latest = current.load(std::memory_order_acquire);
+    std::shared_ptr<const MapVersion> latest = current.Load();
     if (latest != version) {
-      version = std::move(latest);   // the previous version may be freed right here
+      version = std::move(latest);          // the previous version may be freed right here
       ws.emplace(version->map, pool.size);  // a Workspace is made for one map
     }
     for (std::uint32_t i = 0; i < batch; ++i, ps = ps + 1 == pool.pgs ? 0 : ps + 1) {
@@ -309,7 +337,7 @@ int Run(const Options& opt) {
             << pool.rule << ", size " << pool.size << ", pool " << pool.id << ", " << pool.pgs
             << " pgs; " << opt.threads << " readers, " << opt.epochs << " new epochs\n";
 
-  Published current(*first);
+  VersionSlot current(*first);
   std::atomic<bool> stop{false};
   std::vector<ReaderTally> tallies(static_cast<std::size_t>(opt.threads));
   const auto start = std::chrono::steady_clock::now();
@@ -317,9 +345,9 @@ int Run(const Options& opt) {
   for (int t = 0; t < opt.threads; ++t) {
     ReaderTally& tally = tallies[static_cast<std::size_t>(t)];
     tally.per_epoch.assign(static_cast<std::size_t>(opt.epochs) + 1, 0);
-    const auto first_pg = static_cast<std::uint32_t>(std::uint64_t{opt.pgs} *
-                                                     static_cast<std::uint64_t>(t) /
-                                                     static_cast<std::uint64_t>(opt.threads));
+    const auto first_pg =
+        static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * static_cast<std::uint64_t>(t) /
+                                   static_cast<std::uint64_t>(opt.threads));
     readers.emplace_back(Reader, std::cref(current), std::cref(stop), std::cref(pool), first_pg,
                          opt.batch, std::ref(tally));
   }
@@ -353,7 +381,7 @@ int Run(const Options& opt) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     moved[static_cast<std::size_t>(epoch)] = MovedPgs(*previous, **next);
-    current.store(*next, std::memory_order_release);
+    current.Store(*next);
     previous = *std::move(next);  // drops the control thread's hold on the old version
   }
   while (status == 0 && previous->served.load(std::memory_order_relaxed) < pool.pgs) {
@@ -381,8 +409,8 @@ int Run(const Options& opt) {
       status = 1;
     }
   }
-  std::cout << total.answers << " answers in " << elapsed.count() << " s: "
-            << static_cast<double>(total.answers) / elapsed.count() / 1e6
+  std::cout << total.answers << " answers in " << elapsed.count()
+            << " s: " << static_cast<double>(total.answers) / elapsed.count() / 1e6
             << " M pg mappings/s on " << opt.threads << " readers\n";
   // Only the version still published may be alive: every older one must
   // have been freed by the last reader that left it.

@@ -135,8 +135,10 @@ struct Placements {
   int size = 0;
   std::vector<crush::ItemId> items;
   std::vector<int> lengths;
+
   Placements(std::uint32_t pgs, int s)
-      : size(s), items(static_cast<std::size_t>(pgs) * static_cast<std::size_t>(s), -1),
+      : size(s),
+        items(static_cast<std::size_t>(pgs) * static_cast<std::size_t>(s), -1),
         lengths(pgs, 0) {}
 };
 
@@ -207,10 +209,8 @@ int Run(const Options& opt) {
     std::vector<std::thread> workers;
     const auto n = static_cast<std::uint32_t>(opt.threads);
     for (std::uint32_t t = 0; t < n; ++t) {
-      const std::uint32_t begin =
-          static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * t / n);
-      const std::uint32_t end =
-          static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * (t + 1) / n);
+      const std::uint32_t begin = static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * t / n);
+      const std::uint32_t end = static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * (t + 1) / n);
       workers.emplace_back([&, begin, end] {
         MapRange(*map, rule, opt.pool, opt.pgs, pgp_mask, reweights, args, begin, end, threaded);
       });
@@ -221,8 +221,8 @@ int Run(const Options& opt) {
   const auto name_it = map->model().rule_names.find(rule);
   const std::string name = name_it == map->model().rule_names.end() ? "" : name_it->second;
   std::cout << "map " << opt.map_path << ": " << map->max_devices() << " devices, rule " << rule
-            << " '" << name << "', size " << opt.size << ", pool " << opt.pool << ", "
-            << opt.pgs << " pgs\n";
+            << " '" << name << "', size " << opt.size << ", pool " << opt.pool << ", " << opt.pgs
+            << " pgs\n";
   std::uint64_t short_pgs = 0;
   for (std::uint32_t ps = 0; ps < opt.pgs; ++ps) {
     if (single.lengths[ps] < opt.size) ++short_pgs;
@@ -230,8 +230,8 @@ int Run(const Options& opt) {
       std::ostringstream pg;
       pg << opt.pool << "." << std::hex << ps;
       std::cout << "pg " << pg.str() << " -> "
-                << Format(single.items.data() + static_cast<std::size_t>(ps) *
-                                                    static_cast<std::size_t>(opt.size),
+                << Format(single.items.data() +
+                              static_cast<std::size_t>(ps) * static_cast<std::size_t>(opt.size),
                           single.lengths[ps])
                 << "\n";
     }

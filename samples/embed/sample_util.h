@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+
 #include "crush/codec.h"
 #include "crush/hash.h"
 #include "crush/map.h"

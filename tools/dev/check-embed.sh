@@ -265,6 +265,17 @@ cmake --build "$tsan_build" --target crush_core -j "$jobs" > "$work/build-tsan.l
 install_components "$tsan_build" "$tsan_prefix" crush
 tsan_lib=$(find "$tsan_prefix" -name libcrushkit_crush.a | head -n 1)
 nm "$tsan_lib" 2> /dev/null | grep -q __tsan_func_entry || fail "$tsan_lib is not a TSan build"
+# That prefix holds the crush component only: asking for osdmap must fail
+# with the reason, not with a missing target later.
+mkdir -p "$work/needs-osdmap"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(needs_osdmap LANGUAGES CXX)' \
+  'find_package(crushkit CONFIG REQUIRED COMPONENTS osdmap)' > "$work/needs-osdmap/CMakeLists.txt"
+if cmake -S "$work/needs-osdmap" -B "$work/needs-osdmap/build" -DCMAKE_PREFIX_PATH="$tsan_prefix" \
+  > "$work/needs-osdmap.log" 2>&1; then
+  fail "find_package(crushkit COMPONENTS osdmap) succeeded on a crush-only install"
+fi
+grep -q "component 'osdmap' was not built in this installation" "$work/needs-osdmap.log" \
+  || { cat "$work/needs-osdmap.log"; fail "a missing component is not reported as such"; }
 cmake -S "$repo/samples/embed" -B "$work/embed-tsan" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_PREFIX_PATH="$tsan_prefix" \
