@@ -9,8 +9,10 @@
 # use the C API; the C++ headers include Abseil's (and osdmap's link
 # protobuf), so the -dev packages are suggested, not required.
 #
-# Configure with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks
-# Debian's multiarch library directory (tools/dev/check-deb.sh does).
+# The package installs under /usr. The library directory is the one
+# GNUInstallDirs chose at configure time: lib for the default prefix
+# (/usr/lib, on the loader's and pkg-config's default paths), Debian's
+# multiarch lib/x86_64-linux-gnu when configured with -DCMAKE_INSTALL_PREFIX=/usr.
 set(CPACK_PACKAGE_NAME crushkit)
 set(CPACK_PACKAGE_VENDOR "crushkit")
 set(CPACK_PACKAGE_CONTACT "crushkit maintainers <crushkit@localhost>")
@@ -20,7 +22,7 @@ set(CPACK_PACKAGE_DESCRIPTION
     "crushkit reimplements Ceph's CRUSH mapper, crushtool and osdmaptool: byte-identical maps
 and placements, a change planner, and a library to embed (C++20 and a C99 API).")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

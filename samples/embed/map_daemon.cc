@@ -273,8 +273,8 @@ void Reader(const VersionSlot& current, const std::atomic<bool>& stop, const Poo
   while (!stop.load(std::memory_order_acquire)) {
     std::shared_ptr<const MapVersion> latest = current.Load();
     if (latest != version) {
-      version = std::move(latest);          // the previous version may be freed right here
-      ws.emplace(version->map, pool.size);  // a Workspace is made for one map
+      ws.emplace(latest->map, pool.size);  // a Workspace is made for one map
+      version = std::move(latest);         // the previous version may be freed right here
     }
     for (std::uint32_t i = 0; i < batch; ++i, ps = ps + 1 == pool.pgs ? 0 : ps + 1) {
       const int n = MapPg(version->map, version->choose_args, pool, ps, *ws, out);
