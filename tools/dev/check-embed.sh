@@ -264,7 +264,7 @@ cmake --build "$tsan_build" --target crush_core -j "$jobs" > "$work/build-tsan.l
   || { cat "$work/build-tsan.log"; fail "building the TSan crush_core"; }
 install_components "$tsan_build" "$tsan_prefix" crush
 tsan_lib=$(find "$tsan_prefix" -name libcrushkit_crush.a | head -n 1)
-nm "$tsan_lib" 2> /dev/null | grep -q __tsan_func_entry || fail "$tsan_lib is not a TSan build"
+nm "$tsan_lib" 2> /dev/null | grep -c __tsan_func_entry > /dev/null || fail "$tsan_lib is not a TSan build"
 # That prefix holds the crush component only: asking for osdmap must fail
 # with the reason, not with a missing target later.
 mkdir -p "$work/needs-osdmap"
@@ -284,7 +284,7 @@ cmake -S "$repo/samples/embed" -B "$work/embed-tsan" "${gen[@]}" -DCMAKE_BUILD_T
 cmake --build "$work/embed-tsan" --target crush_map_daemon -j "$jobs" > "$work/embed-tsan-build.log" \
   || { cat "$work/embed-tsan-build.log"; fail "building crush_map_daemon with TSan"; }
 daemon_tsan=$work/embed-tsan/crush_map_daemon
-nm "$daemon_tsan" | grep -q __tsan_init || fail "crush_map_daemon is not a TSan build"
+nm "$daemon_tsan" | grep -c __tsan_init > /dev/null || fail "crush_map_daemon is not a TSan build"
 
 stamp "crush_map_daemon under TSan: 4 readers, 6 map versions hot-swapped"
 set +e
