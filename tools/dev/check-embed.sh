@@ -72,7 +72,7 @@ install_components() {
 
 prefix=$work/prefix
 if [[ -n "${CRUSH_EMBED_BUILD_DIR:-}" ]]; then
-  build=$CRUSH_EMBED_BUILD_DIR
+  build=$(cd "$CRUSH_EMBED_BUILD_DIR" && pwd)
   stamp "reusing $build; building the libraries, installing into $prefix"
   grep -q '^CRUSH_BUILD_OSDMAP:BOOL=ON' "$build/CMakeCache.txt" \
     && grep -q '^CRUSH_BUILD_COMPILER:BOOL=ON' "$build/CMakeCache.txt" \
@@ -249,7 +249,7 @@ sed 's/^/   /' "$work/trunc.out"
 # has built it already.
 tsan_prefix=$work/prefix-tsan
 if [[ -n "${CRUSH_EMBED_TSAN_BUILD_DIR:-}" ]]; then
-  tsan_build=$CRUSH_EMBED_TSAN_BUILD_DIR
+  tsan_build=$(cd "$CRUSH_EMBED_TSAN_BUILD_DIR" && pwd)
   stamp "TSan: reusing $tsan_build's crush_core, installing into $tsan_prefix"
   grep -q '^CRUSH_SANITIZE:STRING=thread' "$tsan_build/CMakeCache.txt" \
     || fail "$tsan_build is not a -DCRUSH_SANITIZE=thread tree"
