@@ -23,7 +23,8 @@ function(crush_cc_library)
   endif()
   target_include_directories(${A_NAME} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                               $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
-  target_link_libraries(${A_NAME} PUBLIC ${A_PUBLIC_DEPS} PRIVATE crush_copts ${A_DEPS})
+  # Warning flags are build-only, so installed libraries export no crush_copts.
+  target_link_libraries(${A_NAME} PUBLIC ${A_PUBLIC_DEPS} PRIVATE $<BUILD_INTERFACE:crush_copts> ${A_DEPS})
   target_compile_options(${A_NAME} PRIVATE ${A_COPTS})
 endfunction()
 

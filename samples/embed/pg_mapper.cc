@@ -1,5 +1,5 @@
 // A storage-daemon-style use of crushkit's embeddable CRUSH library, built
-// against the installed package only (find_package(crush), crush::crush_core).
+// against the installed package only (find_package(crushkit), crushkit::crush).
 //
 // What a daemon does with CRUSH, in miniature:
 //   1. read the binary crush map it was sent (as `ceph osd getcrushmap` or
@@ -18,9 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,16 +28,17 @@
 #include <thread>
 #include <vector>
 
-#include "crush/codec.h"
-#include "crush/hash.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
 #include "crush/types.h"
+#include "sample_util.h"
 
 namespace {
 
 namespace crush = crushkit::crush;
+using crush_sample::ParseInt;
+using crush_sample::PgToPps;
 
 struct Options {
   std::string map_path;
@@ -65,23 +64,6 @@ constexpr std::string_view kUsage =
     "  --crushtool-mappings MAX_X\n"
     "                      print 'CRUSH rule R x X [..]' for x = 0..MAX_X, as\n"
     "                      crushtool --test --show-mappings --num-rep SIZE does\n";
-
-// Parses a decimal integer in [lo, hi]; nullopt on anything else.
-std::optional<std::int64_t> ParseInt(std::string_view text, std::int64_t lo, std::int64_t hi) {
-  if (text.empty() || text.size() > 18) return std::nullopt;  // no int64 overflow
-  std::size_t i = 0;
-  const bool negative = text[0] == '-';
-  if (negative) i = 1;
-  if (i == text.size()) return std::nullopt;
-  std::int64_t v = 0;
-  for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    v = v * 10 + (text[i] - '0');
-  }
-  if (negative) v = -v;
-  if (v < lo || v > hi) return std::nullopt;
-  return v;
-}
 
 bool ParseArgs(int argc, char** argv, Options& opt, std::string& error) {
   for (int i = 1; i < argc; ++i) {
@@ -139,26 +121,6 @@ bool ParseArgs(int argc, char** argv, Options& opt, std::string& error) {
   return true;
 }
 
-// Ceph's ceph_stable_mod(): folds a PG seed into [0, b) so that PGs keep
-// their placement while pg_num grows towards the next power of two.
-std::uint32_t StableMod(std::uint32_t x, std::uint32_t b, std::uint32_t bmask) {
-  return (x & bmask) < b ? (x & bmask) : (x & (bmask >> 1));
-}
-
-// pg_pool_t::raw_pg_to_pps() for a pool with the hashpspool flag (the
-// default since Luminous): the CRUSH input x of PG `ps` in `pool`.
-std::uint32_t PgToPps(std::uint32_t ps, std::uint32_t pgp_num, std::uint32_t pgp_num_mask,
-                      std::int64_t pool) {
-  return crush::Hash32_2(StableMod(ps, pgp_num, pgp_num_mask), static_cast<std::uint32_t>(pool));
-}
-
-// Reads the whole file; nullopt if it cannot be opened.
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::string Format(const crush::ItemId* v, int n) {
   std::string s = "[";
   for (int i = 0; i < n; ++i) {
@@ -173,8 +135,10 @@ struct Placements {
   int size = 0;
   std::vector<crush::ItemId> items;
   std::vector<int> lengths;
+
   Placements(std::uint32_t pgs, int s)
-      : size(s), items(static_cast<std::size_t>(pgs) * static_cast<std::size_t>(s), -1),
+      : size(s),
+        items(static_cast<std::size_t>(pgs) * static_cast<std::size_t>(s), -1),
         lengths(pgs, 0) {}
 };
 
@@ -195,32 +159,15 @@ void MapRange(const crush::CrushMap& map, int rule, std::int64_t pool, std::uint
 }
 
 int Run(const Options& opt) {
-  const std::optional<std::string> bytes = ReadFile(opt.map_path);
-  if (!bytes) {
-    std::cerr << "crush_pg_mapper: cannot read '" << opt.map_path << "'\n";
-    return 2;
-  }
-  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
-  if (!model.ok()) {
-    std::cerr << "crush_pg_mapper: " << opt.map_path << ": " << model.status().message() << "\n";
-    return 2;
-  }
-  absl::StatusOr<crush::CrushMap> built = crush::CrushMap::Build(*model);
+  absl::StatusOr<crush::CrushMap> built = crush_sample::LoadCrushMap(opt.map_path);
   if (!built.ok()) {
-    std::cerr << "crush_pg_mapper: " << opt.map_path << ": " << built.status().message() << "\n";
+    std::cerr << "crush_pg_mapper: " << built.status().message() << "\n";
     return 2;
   }
   // Validated once; from here on the map is immutable and shared.
   const auto map = std::make_shared<const crush::CrushMap>(*std::move(built));
 
-  int rule = -1;
-  if (opt.rule) {
-    rule = *opt.rule;
-  } else {
-    for (int r = 0; r < map->max_rules() && rule < 0; ++r) {
-      if (map->RuleExists(r)) rule = r;
-    }
-  }
+  const int rule = opt.rule ? *opt.rule : crush_sample::FirstRule(*map);
   if (!map->RuleExists(rule)) {
     std::cerr << "crush_pg_mapper: " << opt.map_path << ": no rule "
               << (opt.rule ? std::to_string(*opt.rule) : std::string("at all")) << "\n";
@@ -250,9 +197,7 @@ int Run(const Options& opt) {
     return 0;
   }
 
-  std::uint32_t pgp_mask = 1;
-  while (pgp_mask < opt.pgs) pgp_mask <<= 1;
-  pgp_mask -= 1;
+  const std::uint32_t pgp_mask = crush_sample::PgpNumMask(opt.pgs);
   // OSDMap selects choose_args by pool id (falling back to the compat set).
   const crush::ChooseArgsRef args = map->ResolveChooseArgs(opt.pool);
 
@@ -264,10 +209,8 @@ int Run(const Options& opt) {
     std::vector<std::thread> workers;
     const auto n = static_cast<std::uint32_t>(opt.threads);
     for (std::uint32_t t = 0; t < n; ++t) {
-      const std::uint32_t begin =
-          static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * t / n);
-      const std::uint32_t end =
-          static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * (t + 1) / n);
+      const std::uint32_t begin = static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * t / n);
+      const std::uint32_t end = static_cast<std::uint32_t>(std::uint64_t{opt.pgs} * (t + 1) / n);
       workers.emplace_back([&, begin, end] {
         MapRange(*map, rule, opt.pool, opt.pgs, pgp_mask, reweights, args, begin, end, threaded);
       });
@@ -278,8 +221,8 @@ int Run(const Options& opt) {
   const auto name_it = map->model().rule_names.find(rule);
   const std::string name = name_it == map->model().rule_names.end() ? "" : name_it->second;
   std::cout << "map " << opt.map_path << ": " << map->max_devices() << " devices, rule " << rule
-            << " '" << name << "', size " << opt.size << ", pool " << opt.pool << ", "
-            << opt.pgs << " pgs\n";
+            << " '" << name << "', size " << opt.size << ", pool " << opt.pool << ", " << opt.pgs
+            << " pgs\n";
   std::uint64_t short_pgs = 0;
   for (std::uint32_t ps = 0; ps < opt.pgs; ++ps) {
     if (single.lengths[ps] < opt.size) ++short_pgs;
@@ -287,8 +230,8 @@ int Run(const Options& opt) {
       std::ostringstream pg;
       pg << opt.pool << "." << std::hex << ps;
       std::cout << "pg " << pg.str() << " -> "
-                << Format(single.items.data() + static_cast<std::size_t>(ps) *
-                                                    static_cast<std::size_t>(opt.size),
+                << Format(single.items.data() +
+                              static_cast<std::size_t>(ps) * static_cast<std::size_t>(opt.size),
                           single.lengths[ps])
                 << "\n";
     }

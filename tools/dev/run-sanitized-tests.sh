@@ -20,6 +20,8 @@
 #   each with its own Workspace), the threaded `crushtool --test` tests, and
 #   tools/dev/check-threaded-cli.sh (`crushtool --test` and `map-pgs`, one
 #   thread vs four, byte-identical). Build dir: ${BUILD_DIR:-build-tsan}.
+#   No libcrushkit.so (-DCRUSH_BUILD_SHARED=OFF): tools/dev/check-embed.sh
+#   installs this tree's crush_core to build its TSan daemon sample.
 #
 # Installs missing Debian packages first (tools/dev/setup.sh; needs root on a
 # fresh machine). Extra arguments go to ctest, e.g. `-R crush_tests` or
@@ -64,7 +66,7 @@ case "$mode" in
     build_dir=${BUILD_DIR:-build-tsan}
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
-      -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF \
+      -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF -DCRUSH_BUILD_SHARED=OFF \
       -DCRUSH_BUILD_COMPILER=ON -DCRUSH_BUILD_OSDMAP=ON -DCRUSH_BUILD_TOOLS=ON >/dev/null
     cmake --build "$build_dir" -j "$jobs" --target crush_tests crushtool_tests crushkit
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}

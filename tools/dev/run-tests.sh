@@ -14,15 +14,19 @@
 #      as the tool under test;
 #   2. every multi-threaded path under TSan: concurrent mapping on one map,
 #      threaded crushtool --test and map-pgs (tools/dev/check-threaded-cli.sh);
-#   3. the embedding check: crush_core installed into a temporary prefix and
-#      samples/embed built against it with find_package(crushkit), the C
-#      sample with pkg-config
-#      (tools/dev/check-embed.sh).
+#   3. the embedding check: the crush, compiler and osdmap components
+#      installed into a temporary prefix and samples/embed built against it
+#      with find_package(crushkit), the C sample with pkg-config, and the
+#      map hot-swap daemon built against a TSan install and run under TSan
+#      (tools/dev/check-embed.sh);
+#   4. the Debian package: cpack -G DEB, installed with apt into a clean
+#      Debian 12 root made by mmdebstrap, where the CLI and the C sample run
+#      (tools/dev/check-deb.sh).
 # CRUSH_CI_FLOW=release: the quicker developer loop instead -- the whole
 # suite on a Release -Werror build (the Python tests included: ctest
 # python_tests), then only crush_tests, compiler_tests,
 # limits_tests and the fuzz replays under ASan+UBSan (CRUSH_SKIP_SANITIZERS=1
-# skips that), then the embedding check.
+# skips that), then the embedding check and the Debian package.
 # Each phase prints its start time ("== [N s] ...").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +44,7 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     bash tools/dev/build.sh -DCRUSH_WERROR=ON -DCRUSH_BUILD_TESTS=ON -DCRUSH_BUILD_BENCHMARKS=ON
     stamp "whole suite, Release"
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
+    deb_build_dir=$build_dir
     if [[ "${CRUSH_SKIP_SANITIZERS:-0}" != 1 ]]; then
       stamp "ASan+UBSan: crush core, compiler, limits, fuzz replays"
       CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
@@ -67,13 +72,21 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
       CRUSH_DIFFERENTIAL_CRUSHKIT="$PWD/$release_dir/tools/crushkit" \
       bash tools/dev/run-sanitized-tests.sh asan
     stamp "multi-threaded paths, TSan"
-    BUILD_DIR="${TSAN_BUILD_DIR:-build-tsan}" bash tools/dev/run-sanitized-tests.sh tsan
+    tsan_dir=${TSAN_BUILD_DIR:-build-tsan}
+    BUILD_DIR="$tsan_dir" bash tools/dev/run-sanitized-tests.sh tsan
+    # The embedding check installs from the trees built above instead of
+    # compiling the libraries again: the Release one (crush, compiler,
+    # osdmap; only libcrushkit.so is new) and the TSan one (crush_core).
+    export CRUSH_EMBED_BUILD_DIR=$release_dir CRUSH_EMBED_TSAN_BUILD_DIR=$tsan_dir
+    deb_build_dir=$release_dir
     ;;
   *)
     echo "CRUSH_CI_FLOW must be 'sanitizers' (default) or 'release'" >&2
     exit 2
     ;;
 esac
-stamp "embedding check (installed crush_core, samples/embed)"
+stamp "embedding check (installed package, samples/embed, crush_map_daemon under TSan)"
 bash tools/dev/check-embed.sh
+stamp "Debian package in a clean Debian 12 root"
+BUILD_DIR="$deb_build_dir" bash tools/dev/check-deb.sh
 stamp "done"
