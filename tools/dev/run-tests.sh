@@ -37,6 +37,9 @@ export CRUSHKIT_REQUIRE_ORACLE=1
 t0=$SECONDS
 stamp() { echo "== [$((SECONDS - t0)) s] $*"; }
 
+stamp "format check (tools/dev/lint.sh)"
+bash tools/dev/lint.sh
+
 build_dir=${BUILD_DIR:-build}
 case "${CRUSH_CI_FLOW:-sanitizers}" in
   release)
