@@ -78,15 +78,15 @@ struct Bucket {
 
 enum class StepKind {
   kTake,
-  kChoose,       // choose / chooseleaf / choosemsr
-  kSetParam,     // set_* N
+  kChoose,    // choose / chooseleaf / choosemsr
+  kSetParam,  // set_* N
   kEmit,
 };
 
 struct Step {
   Word keyword;  // "step"
   StepKind kind = StepKind::kEmit;
-  Word op;       // take, choose, chooseleaf, choosemsr, set_..., emit
+  Word op;  // take, choose, chooseleaf, choosemsr, set_..., emit
   // take
   Word item;
   std::optional<Word> device_class;

@@ -36,6 +36,7 @@ struct BaseTag;
 template <class T, class M>
 struct SetMember {
   M T::*member;
+
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     x3::_val(ctx).*member = std::move(x3::_attr(ctx));
@@ -51,6 +52,7 @@ SetMember<T, M> Set(M T::*member) {
 template <class T, class M>
 struct PushMember {
   M T::*member;
+
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     (x3::_val(ctx).*member).push_back(std::move(x3::_attr(ctx)));
@@ -73,6 +75,7 @@ struct SetVal {
 // A step's operator word; also records which kind of step it is.
 struct SetStepOp {
   ast::StepKind kind;
+
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     x3::_val(ctx).op = std::move(x3::_attr(ctx));
@@ -99,7 +102,8 @@ struct SetListEnd {
 template <class Ctx, class Range>
 SourceRange RangeOf(Ctx& ctx, const Range& r) {
   const char* base = x3::get<BaseTag>(ctx);
-  return SourceRange{static_cast<std::size_t>(r.begin() - base), static_cast<std::size_t>(r.end() - r.begin())};
+  return SourceRange{static_cast<std::size_t>(r.begin() - base),
+                     static_cast<std::size_t>(r.end() - r.begin())};
 }
 
 // A token's text, viewed in place.
@@ -139,6 +143,7 @@ class WordSet {
 // Keyword leaf: a Word if the token is in the set, else no match.
 struct MakeKeyword {
   WordSet set;
+
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     const auto& r = x3::_attr(ctx);
@@ -153,6 +158,7 @@ struct MakeKeyword {
 // Lookahead filter: passes if the token is in the set (no attribute).
 struct InWordSet {
   WordSet set;
+
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     x3::_pass(ctx) = set.Contains(x3::_attr(ctx));
@@ -180,7 +186,8 @@ struct MakeNumber {
     }
     ast::Number& n = x3::_val(ctx);
     if (negative) {
-      n.value = v == (std::uint64_t{1} << 63) ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(v);
+      n.value = v == (std::uint64_t{1} << 63) ? std::numeric_limits<std::int64_t>::min()
+                                              : -static_cast<std::int64_t>(v);
     } else {
       n.value = static_cast<std::int64_t>(v);
     }

@@ -28,7 +28,8 @@ absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* s
   try {
     std::optional<ast::CrushFile> file = Parse(src, s);
     if (!file) return FirstError(src, s);
-    std::optional<crush::MapModel> model = Lower(src, *file, s, options.release, options.ceph_quirks);
+    std::optional<crush::MapModel> model =
+        Lower(src, *file, s, options.release, options.ceph_quirks);
     if (!model) return FirstError(src, s);
     return *std::move(model);
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "compiler/diagnostics.h"
 #include "compiler/source_file.h"
 #include "crush/ceph_release.h"
@@ -43,8 +44,7 @@ struct CompileOptions {
 // `sink` is non-null, records every diagnostic there (the first syntax error,
 // or all semantic errors up to DiagnosticSink::kMaxErrors). Never throws.
 // Cost: linear in the text size plus Ceph's O(buckets^2) bucket reordering.
-absl::StatusOr<crush::MapModel> Compile(const SourceFile& src,
-                                        DiagnosticSink* sink = nullptr,
+absl::StatusOr<crush::MapModel> Compile(const SourceFile& src, DiagnosticSink* sink = nullptr,
                                         const CompileOptions& options = {});
 
 // Decompiles `m` to text exactly as `release`'s `crushtool -d` prints it:

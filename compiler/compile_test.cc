@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "crush/codec.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
@@ -25,7 +26,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 absl::StatusOr<crush::MapModel> CompileText(const std::string& text) {
-  return Compile(SourceFile("test.crush", text), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
+  return Compile(SourceFile("test.crush", text), nullptr,
+                 CompileOptions{.release = crush::CephRelease::kPacific});
 }
 
 // Root "default" (-1) over hosts h0..h3 (-2..-5), one hdd and one ssd device
@@ -127,7 +129,8 @@ TEST(CompileTest, ChooseArgsIndexOfMinusOneRoundTrips) {
   absl::StatusOr<crush::MapModel> m = CompileText(
       "device 0 a\ndevice 1 b\ntype 0 osd\ntype 1 host\n"
       "host h { id -1 alg straw2 item a item b }\n"
-      "choose_args 18446744073709551615 { { bucket_id -1 weight_set [ [ 1.0 2.0 ] ] ids [ 5 6 ] } }\n");
+      "choose_args 18446744073709551615 { { bucket_id -1 weight_set [ [ 1.0 2.0 ] ] ids [ 5 6 ] } "
+      "}\n");
   ASSERT_THAT(m, IsOk());
   ASSERT_EQ(m->choose_args.count(-1), 1u);
   const crush::ChooseArg& a = m->choose_args.at(-1).at(-1);
@@ -148,9 +151,12 @@ TEST(CompileTest, QuincyRulesWithoutMinMaxSizeCompile) {
 }
 
 TEST(CompileTest, MsrRulesAreRejectedClearly) {
-  EXPECT_THAT(CompileText("device 0 a\ntype 0 osd\ntype 1 root\nroot r { alg straw2 item a }\n"
-                          "rule x { id 0 type msr_indep step take r step choosemsr 2 type osd step emit }\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
+  EXPECT_THAT(
+      CompileText(
+          "device 0 a\ntype 0 osd\ntype 1 root\nroot r { alg straw2 item a }\n"
+          "rule x { id 0 type msr_indep step take r step choosemsr 2 type osd step emit }\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
 }
 
 // As Tentacle (CompileOptions::release) the same text compiles, as Ceph 19.2+ does: ops
@@ -163,7 +169,8 @@ TEST(CompileTest, MsrRulesCompileWhenEnabled) {
       "step take r step choosemsr 2 type osd step emit }\n"
       "rule y { id 1 type msr_firstn step take r step choosemsr 0 type osd step emit }\n";
   absl::StatusOr<crush::MapModel> m =
-      Compile(SourceFile("msr.crush", text), nullptr, CompileOptions{.release = crush::CephRelease::kTentacle});
+      Compile(SourceFile("msr.crush", text), nullptr,
+              CompileOptions{.release = crush::CephRelease::kTentacle});
   ASSERT_THAT(m, IsOk());
   EXPECT_EQ(m->tunables.msr_descents, 4u);
   EXPECT_EQ(m->tunables.msr_collision_tries, 6u);
@@ -171,28 +178,34 @@ TEST(CompileTest, MsrRulesCompileWhenEnabled) {
   ASSERT_EQ(m->max_rules(), 2);
   EXPECT_EQ(m->rules[0].type, crush::RuleType::kMsrIndep);
   EXPECT_EQ(m->rules[1].type, crush::RuleType::kMsrFirstn);
-  EXPECT_EQ(m->rules[0].steps, (std::vector<crush::RuleStep>{{crush::RuleOp::kSetMsrDescents, 2, 0},
-                                                             {crush::RuleOp::kSetMsrCollisionTries, 3, 0},
-                                                             {crush::RuleOp::kTake, -1, 0},
-                                                             {crush::RuleOp::kChooseMsr, 2, 0},
-                                                             {crush::RuleOp::kEmit, 0, 0}}));
+  EXPECT_EQ(m->rules[0].steps,
+            (std::vector<crush::RuleStep>{{crush::RuleOp::kSetMsrDescents, 2, 0},
+                                          {crush::RuleOp::kSetMsrCollisionTries, 3, 0},
+                                          {crush::RuleOp::kTake, -1, 0},
+                                          {crush::RuleOp::kChooseMsr, 2, 0},
+                                          {crush::RuleOp::kEmit, 0, 0}}));
   // Pacific's default still rejects every MSR construct.
-  EXPECT_THAT(CompileText(text), StatusIs(absl::StatusCode::kInvalidArgument,
-                                          HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
+  EXPECT_THAT(CompileText(text),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not supported by Ceph pacific (MSR needs Squid or later)")));
 }
 
 TEST(CompileTest, SyntaxErrorIsLocated) {
   EXPECT_THAT(CompileText("device 0 a\ntype 0 osd\nroot r { item a }\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("test.crush:3:10: error: expected 'id' or 'alg'")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("test.crush:3:10: error: expected 'id' or 'alg'")));
 }
 
 TEST(CompileTest, UnknownItemSuggestsClosestName) {
   DiagnosticSink sink;
-  const SourceFile src("r.crush", "device 0 osd.0\ntype 0 osd\ntype 1 host\n"
-                                  "host host1 { alg straw2 item osd.0 }\nhost rack1 { alg straw2 item host9 }\n");
+  const SourceFile src(
+      "r.crush",
+      "device 0 osd.0\ntype 0 osd\ntype 1 host\n"
+      "host host1 { alg straw2 item osd.0 }\nhost rack1 { alg straw2 item host9 }\n");
   EXPECT_FALSE(Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
-  EXPECT_THAT(sink.Format(src), HasSubstr("r.crush:5:30: error: unknown item 'host9' in bucket 'rack1'; "
-                                          "did you mean 'host1'?"));
+  EXPECT_THAT(sink.Format(src),
+              HasSubstr("r.crush:5:30: error: unknown item 'host9' in bucket 'rack1'; "
+                        "did you mean 'host1'?"));
   EXPECT_THAT(sink.Format(src), HasSubstr("r.crush:4:6: note: 'host1' declared here"));
 }
 
@@ -204,20 +217,23 @@ TEST(CompileTest, CephQuirksLetTheLastDeclarationWin) {
   DiagnosticSink strict;
   EXPECT_FALSE(Compile(src, &strict, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
   DiagnosticSink sink;
-  auto model = Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific, .ceph_quirks = true});
+  auto model = Compile(
+      src, &sink, CompileOptions{.release = crush::CephRelease::kPacific, .ceph_quirks = true});
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->item_names.at(0), "renamed");
   EXPECT_EQ(model->type_names.at(1), "node");
   EXPECT_EQ(model->FindBucket(-1)->type, 1);  // "host" still resolves to 1
   EXPECT_EQ(model->FindBucket(-2)->items, (std::vector<crush::ItemId>{0}));
   ASSERT_EQ(sink.ceph_quirks().size(), 2u);
-  EXPECT_THAT(sink.ceph_quirks()[0], HasSubstr("q.crush:2:8: warning: device id 0 is already used by 'osd.0'"));
+  EXPECT_THAT(sink.ceph_quirks()[0],
+              HasSubstr("q.crush:2:8: warning: device id 0 is already used by 'osd.0'"));
 }
 
 TEST(CompileTest, CephErrorTextForTheFirstError) {
   DiagnosticSink sink;
-  const SourceFile src("r.crush", "device 0 osd.0\ntype 0 osd\ntype 1 host\nhost h { alg straw2 item osd.0 }\n"
-                                  "rule bad { id 0 type replicated step take nowhere step emit }\n");
+  const SourceFile src("r.crush",
+                       "device 0 osd.0\ntype 0 osd\ntype 1 host\nhost h { alg straw2 item osd.0 }\n"
+                       "rule bad { id 0 type replicated step take nowhere step emit }\n");
   EXPECT_FALSE(Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
   EXPECT_EQ(sink.ceph_error(), "in rule 'bad' item 'nowhere' not defined\n");
 }
@@ -247,13 +263,16 @@ TEST(CompileOracleTest, CorpusMapsMatchCrushtoolBytesAndText) {
   CRUSH_TEST_NEEDS_ORACLE("crushtool");
   const std::vector<std::filesystem::path> maps = CorpusTextMaps();
   if (maps.empty()) GTEST_SKIP() << "compat corpus not found";
-  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / ("compile_test_" + std::to_string(getpid()));
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("compile_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(tmp);
   int compared = 0;
   for (const auto& path : maps) {
     SCOPED_TRACE(path.filename().string());
     const std::string text = crush_testing::ReadFileOrEmpty(path.string());
-    absl::StatusOr<crush::MapModel> ours = Compile(SourceFile(path.filename().string(), text), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
+    absl::StatusOr<crush::MapModel> ours =
+        Compile(SourceFile(path.filename().string(), text), nullptr,
+                CompileOptions{.release = crush::CephRelease::kPacific});
     const int rc = Crushtool(tmp, "-c '" + path.string() + "' -o theirs.bin");
     if (rc != 0) {
       EXPECT_FALSE(ours.ok()) << "crushtool rejects this map, we accept it";
@@ -269,7 +288,9 @@ TEST(CompileOracleTest, CorpusMapsMatchCrushtoolBytesAndText) {
     ASSERT_THAT(text_out, IsOk());
     EXPECT_EQ(*text_out, crush_testing::ReadFileOrEmpty((tmp / "theirs.txt").string()));
     // text -> bin -> text -> bin.
-    absl::StatusOr<crush::MapModel> again = Compile(SourceFile("again", *text_out), nullptr, CompileOptions{.release = crush::CephRelease::kPacific});
+    absl::StatusOr<crush::MapModel> again =
+        Compile(SourceFile("again", *text_out), nullptr,
+                CompileOptions{.release = crush::CephRelease::kPacific});
     ASSERT_THAT(again, IsOk());
     EXPECT_EQ(crush::EncodeCrushMap(*again), theirs);
     ++compared;

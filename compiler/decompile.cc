@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "compiler/compile.h"
 #include "crush/builder.h"
 #include "crush/edit.h"
@@ -27,16 +28,21 @@ class Decompiler {
     out_ += "# begin crush map\n";
     const crush::Tunables& t = m_.tunables;
     // Only tunables that differ from the legacy values.
-    if (t.choose_local_tries != 2) out_ += "tunable choose_local_tries " + std::to_string(t.choose_local_tries) + "\n";
+    if (t.choose_local_tries != 2)
+      out_ += "tunable choose_local_tries " + std::to_string(t.choose_local_tries) + "\n";
     if (t.choose_local_fallback_tries != 5) {
-      out_ += "tunable choose_local_fallback_tries " + std::to_string(t.choose_local_fallback_tries) + "\n";
+      out_ += "tunable choose_local_fallback_tries " +
+              std::to_string(t.choose_local_fallback_tries) + "\n";
     }
-    if (t.choose_total_tries != 19) out_ += "tunable choose_total_tries " + std::to_string(t.choose_total_tries) + "\n";
+    if (t.choose_total_tries != 19)
+      out_ += "tunable choose_total_tries " + std::to_string(t.choose_total_tries) + "\n";
     if (t.chooseleaf_descend_once != 0) {
       out_ += "tunable chooseleaf_descend_once " + std::to_string(t.chooseleaf_descend_once) + "\n";
     }
-    if (t.chooseleaf_vary_r != 0) out_ += "tunable chooseleaf_vary_r " + std::to_string(t.chooseleaf_vary_r) + "\n";
-    if (t.chooseleaf_stable != 0) out_ += "tunable chooseleaf_stable " + std::to_string(t.chooseleaf_stable) + "\n";
+    if (t.chooseleaf_vary_r != 0)
+      out_ += "tunable chooseleaf_vary_r " + std::to_string(t.chooseleaf_vary_r) + "\n";
+    if (t.chooseleaf_stable != 0)
+      out_ += "tunable chooseleaf_stable " + std::to_string(t.chooseleaf_stable) + "\n";
     if (t.straw_calc_version != 0) {
       out_ += "tunable straw_calc_version " + std::to_string(t.straw_calc_version) + "\n";
     }
@@ -56,7 +62,8 @@ class Decompiler {
       if (n == m_.item_names.end()) continue;
       out_ += "device " + std::to_string(i) + " " + n->second;
       if (auto c = m_.class_map.find(i); c != m_.class_map.end()) {
-        if (auto cn = m_.class_names.find(c->second); cn != m_.class_names.end()) out_ += " class " + cn->second;
+        if (auto cn = m_.class_names.find(c->second); cn != m_.class_names.end())
+          out_ += " class " + cn->second;
       }
       out_ += "\n";
     }
@@ -88,7 +95,8 @@ class Decompiler {
 
     out_ += "\n# rules\n";
     for (int i = 0; i < m_.max_rules(); ++i) {
-      if (static_cast<std::size_t>(i) >= m_.rule_exists.size() || !m_.rule_exists[static_cast<std::size_t>(i)]) {
+      if (static_cast<std::size_t>(i) >= m_.rule_exists.size() ||
+          !m_.rule_exists[static_cast<std::size_t>(i)]) {
         continue;
       }
       absl::Status s = Rule(i);
@@ -133,7 +141,8 @@ class Decompiler {
   void FixedPoint(crush::Weight w) {
     char buf[64];
     const float v = static_cast<float>(static_cast<std::int32_t>(w)) / static_cast<float>(0x10000);
-    std::snprintf(buf, sizeof(buf), crush::HasRulesets(release_) ? "%.3f" : "%.5f", static_cast<double>(v));
+    std::snprintf(buf, sizeof(buf), crush::HasRulesets(release_) ? "%.3f" : "%.5f",
+                  static_cast<double>(v));
     out_ += buf;
   }
 
@@ -157,13 +166,16 @@ class Decompiler {
     auto state = states_.find(cur);
     if (state != states_.end()) {
       if (state->second == kDone) return absl::OkStatus();
-      return absl::InvalidArgumentError("bucket " + std::to_string(cur) + " is being decompiled twice");
+      return absl::InvalidArgumentError("bucket " + std::to_string(cur) +
+                                        " is being decompiled twice");
     }
+
     // Iterative post-order walk so that deep or cyclic maps cannot overflow the stack.
     struct Frame {
       ItemId id;
       std::size_t next;
     };
+
     std::vector<Frame> frames{{cur, 0}};
     states_[cur] = kInProgress;
     while (!frames.empty()) {
@@ -178,9 +190,10 @@ class Decompiler {
             frames.push_back(Frame{item, 0});
           }
         } else if (d->second == kInProgress) {
-          return absl::InvalidArgumentError("bucket " + std::to_string(f.id) +
-                                            " contains one of the buckets that contain it; the buckets must "
-                                            "form a directed acyclic graph");
+          return absl::InvalidArgumentError(
+              "bucket " + std::to_string(f.id) +
+              " contains one of the buckets that contain it; the buckets must "
+              "form a directed acyclic graph");
         }
         continue;
       }
@@ -211,7 +224,8 @@ class Decompiler {
     bool dopos = false;
     switch (b.alg) {
       case BucketAlg::kUniform:
-        out_ += "\talg uniform\t# do not change bucket size (" + std::to_string(n) + ") unnecessarily";
+        out_ +=
+            "\talg uniform\t# do not change bucket size (" + std::to_string(n) + ") unnecessarily";
         dopos = true;
         break;
       case BucketAlg::kList:
@@ -232,8 +246,8 @@ class Decompiler {
         break;
     }
     out_ += "\n";
-    out_ += "\thash " + std::to_string(b.hash) + "\t# " + (b.hash == crush::kHashRjenkins1 ? "rjenkins1" : "unknown") +
-            "\n";
+    out_ += "\thash " + std::to_string(b.hash) + "\t# " +
+            (b.hash == crush::kHashRjenkins1 ? "rjenkins1" : "unknown") + "\n";
     for (std::size_t j = 0; j < n; ++j) {
       out_ += "\titem " + ItemName(b.items[j]) + " weight ";
       FixedPoint(crush::BucketItemWeight(b, j));
@@ -247,7 +261,8 @@ class Decompiler {
   absl::Status TakeTarget(ItemId item, std::string* text) const {
     auto n = m_.item_names.find(item);
     if (n == m_.item_names.end()) {
-      return absl::InvalidArgumentError("rule takes item " + std::to_string(item) + ", which has no name");
+      return absl::InvalidArgumentError("rule takes item " + std::to_string(item) +
+                                        ", which has no name");
     }
     const std::string& name = n->second;
     const std::size_t tilde = name.find('~');
@@ -274,7 +289,8 @@ class Decompiler {
       }
     }
     if (!found || class_id < 0) {
-      return absl::InvalidArgumentError("rule takes shadow bucket '" + name + "' whose bucket or class is unknown");
+      return absl::InvalidArgumentError("rule takes shadow bucket '" + name +
+                                        "' whose bucket or class is unknown");
     }
     *text = ItemName(base_id) + " class " + m_.class_names.at(class_id);
     return absl::OkStatus();
@@ -300,7 +316,8 @@ class Decompiler {
       case crush::RuleType::kMsrFirstn:
       case crush::RuleType::kMsrIndep:
         if (crush::HasMsr(release_)) {
-          out_ += r.type == crush::RuleType::kMsrFirstn ? "\ttype msr_firstn\n" : "\ttype msr_indep\n";
+          out_ +=
+              r.type == crush::RuleType::kMsrFirstn ? "\ttype msr_firstn\n" : "\ttype msr_indep\n";
           break;
         }
         [[fallthrough]];
@@ -346,16 +363,20 @@ class Decompiler {
           out_ += "\tstep set_chooseleaf_stable " + std::to_string(s.arg1) + "\n";
           break;
         case RuleOp::kChooseFirstn:
-          out_ += "\tstep choose firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+          out_ +=
+              "\tstep choose firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
           break;
         case RuleOp::kChooseIndep:
-          out_ += "\tstep choose indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+          out_ +=
+              "\tstep choose indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
           break;
         case RuleOp::kChooseleafFirstn:
-          out_ += "\tstep chooseleaf firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+          out_ += "\tstep chooseleaf firstn " + std::to_string(s.arg1) + " type " +
+                  TypeName(s.arg2) + "\n";
           break;
         case RuleOp::kChooseleafIndep:
-          out_ += "\tstep chooseleaf indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+          out_ += "\tstep chooseleaf indep " + std::to_string(s.arg1) + " type " +
+                  TypeName(s.arg2) + "\n";
           break;
         case RuleOp::kSetMsrDescents:
         case RuleOp::kSetMsrCollisionTries:
@@ -384,6 +405,7 @@ class Decompiler {
   }
 
   enum State { kInProgress, kDone };
+
   const MapModel& m_;
   crush::CephRelease release_;
   std::string out_;

@@ -93,7 +93,8 @@ std::string ClosestName(const std::string& name, const std::vector<std::string>&
   std::size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {
     // Skip the obviously too different before the quadratic distance.
-    const std::size_t diff = c.size() > name.size() ? c.size() - name.size() : name.size() - c.size();
+    const std::size_t diff =
+        c.size() > name.size() ? c.size() - name.size() : name.size() - c.size();
     if (diff > limit) continue;
     const std::size_t d = EditDistance(name, c);
     // Ties go to the lexicographically smallest name, whatever the

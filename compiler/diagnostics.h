@@ -39,12 +39,16 @@ class DiagnosticSink {
   void Report(Diagnostic d);
 
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
   int error_count() const { return error_count_; }
+
   // Lines Ceph's own compiler prints on stderr for this input (e.g. Reef's
   // "WARNING: min_size is no longer supported, ignoring"), in order; the
   // crushtool front repeats them verbatim. Each also has a diagnostic.
   void ReportCephMessage(std::string line) { ceph_messages_.push_back(std::move(line)); }
+
   const std::vector<std::string>& ceph_messages() const { return ceph_messages_; }
+
   // What Ceph's CrushCompiler prints (with its newline) for the first error
   // it stops at, where crushkit knows its wording; "" otherwise (also when
   // an earlier error had no Ceph wording). Called just before reporting that
@@ -52,12 +56,17 @@ class DiagnosticSink {
   void ReportCephError(std::string text) {
     if (error_count_ == 0 && ceph_error_.empty()) ceph_error_ = std::move(text);
   }
+
   const std::string& ceph_error() const { return ceph_error_; }
+
   // Inputs accepted only for Ceph's sake (CompileOptions::ceph_quirks), one
   // line each, also reported as warnings; the crushtool front prints them.
   void ReportCephQuirk(std::string line) { ceph_quirks_.push_back(std::move(line)); }
+
   const std::vector<std::string>& ceph_quirks() const { return ceph_quirks_; }
+
   bool has_errors() const { return error_count_ > 0; }
+
   void Clear();
 
   // All stored diagnostics formatted against `src`, each ending in '\n'.

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
 #include "tests/testing/golden.h"
@@ -25,7 +26,7 @@ TEST(SourceFileTest, LocatesLinesAndColumns) {
   EXPECT_EQ(src.Locate(0).line, 1);
   EXPECT_EQ(src.Locate(4).line, 2);
   EXPECT_EQ(src.Locate(4).column, 2);  // 'c' after the tab
-  EXPECT_EQ(src.Line(2), "\tcd");       // "\r\n" stripped
+  EXPECT_EQ(src.Line(2), "\tcd");      // "\r\n" stripped
   EXPECT_EQ(src.Line(3), "last");
   EXPECT_EQ(src.Line(4), "");
 }
@@ -68,7 +69,8 @@ TEST(DiagnosticsGoldenTest, EveryDiagnosticMatchesItsGolden) {
     SCOPED_TRACE(in.filename().string());
     const SourceFile src(in.filename().string(), crush_testing::ReadFileOrEmpty(in.string()));
     DiagnosticSink sink;
-    const bool ok = Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok();
+    const bool ok =
+        Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific}).ok();
     const std::string got = sink.Format(src) + (ok ? "=> compiled\n" : "=> rejected\n");
     std::filesystem::path expected_path = in;
     expected_path.replace_extension(".expected");

@@ -1,14 +1,13 @@
 // Parse() (parser.h), implemented by the Boost.Spirit X3 grammar in
 // grammar_def.h. This is the only translation unit that instantiates it: X3
 // expansion is slow to compile, so nothing else includes grammar_def.h.
-#include "compiler/parser.h"
-
 #include <cstddef>
 #include <string>
 
 #include <boost/spirit/home/x3.hpp>
 
 #include "compiler/grammar_def.h"
+#include "compiler/parser.h"
 
 namespace crushkit::compiler {
 namespace {
@@ -34,8 +33,10 @@ std::optional<ast::CrushFile> Parse(const SourceFile& src, DiagnosticSink& sink)
   const char* lex = base;
   x3::parse(lex, end, grammar::lexical_check);
   if (lex != end) {
-    sink.Report(Diagnostic{Severity::kError, SourceRange{static_cast<std::size_t>(lex - base), 1},
-                           "unexpected character '" + ShowChar(*lex) + "'", {}});
+    sink.Report(Diagnostic{Severity::kError,
+                           SourceRange{static_cast<std::size_t>(lex - base), 1},
+                           "unexpected character '" + ShowChar(*lex) + "'",
+                           {}});
     return std::nullopt;
   }
   if (text.size() > 0xffffffffu) {  // SourceRange users assume 32-bit offsets
@@ -49,9 +50,11 @@ std::optional<ast::CrushFile> Parse(const SourceFile& src, DiagnosticSink& sink)
   // reserving for that many avoids regrowing a large vector of nodes.
   file.header.reserve(static_cast<std::size_t>(src.line_count()));
   const char* first = base;
-  const bool ok = x3::phrase_parse(
-      first, end, x3::with<grammar::BaseTag>(base)[x3::with<grammar::ReporterTag>(reporter)[grammar::crush_file]],
-      grammar::skipper, file);
+  const bool ok =
+      x3::phrase_parse(first, end,
+                       x3::with<grammar::BaseTag>(
+                           base)[x3::with<grammar::ReporterTag>(reporter)[grammar::crush_file]],
+                       grammar::skipper, file);
   if (!ok || first != end) {
     // crush_file ends with eoi and every failure inside it is an expectation,
     // so this is only reached after on_error reported; keep the promise of

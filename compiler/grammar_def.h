@@ -89,10 +89,13 @@ inline auto Keyword(const char* what, std::initializer_list<std::string_view> wo
 
 // A name: a word without '+'.
 inline auto Name(const char* what) {
-  return x3::rule<WordTag, ast::Word>{what} = x3::raw[x3::lexeme[+name_char >> !word_char]][MakeWord{}];
+  return x3::rule<WordTag, ast::Word>{what} =
+             x3::raw[x3::lexeme[+name_char >> !word_char]][MakeWord{}];
 }
 
-inline auto AnyWord(const char* what) { return x3::rule<WordTag, ast::Word>{what} = x3::raw[any_word][MakeWord{}]; }
+inline auto AnyWord(const char* what) {
+  return x3::rule<WordTag, ast::Word>{what} = x3::raw[any_word][MakeWord{}];
+}
 
 inline auto Punct(const char* what, char c) {
   return x3::rule<WordTag, ast::Word>{what} = x3::raw[x3::lit(c)][MakeWord{}];
@@ -100,7 +103,8 @@ inline auto Punct(const char* what, char c) {
 
 template <class P>
 auto Integer(const char* what, P digits) {
-  return x3::rule<NumberTag, ast::Number>{what} = x3::raw[x3::lexeme[digits >> !word_char]][MakeNumber{}];
+  return x3::rule<NumberTag, ast::Number>{what} =
+             x3::raw[x3::lexeme[digits >> !word_char]][MakeNumber{}];
 }
 
 // Names parser `p` for error messages; use as x3::expect[Expect(...)].
@@ -120,7 +124,8 @@ const auto integer = Integer("an integer", -x3::lit('-') >> +digit);
 const auto class_name = Name("a device class name");
 const auto type_name = Name("a type name");
 const auto hash_name = x3::rule<WordTag, ast::Word>{"'rjenkins1' or an integer"} =
-    x3::raw[x3::lexeme[(x3::lit("rjenkins1") | (-x3::lit('-') >> +digit)) >> !word_char]][MakeWord{}];
+    x3::raw[x3::lexeme[(x3::lit("rjenkins1") | (-x3::lit('-') >> +digit)) >> !word_char]]
+           [MakeWord{}];
 
 constexpr const char kMisplacedHeader[] =
     "a bucket or rule (tunables, devices and types must come before buckets and rules)";
@@ -160,123 +165,128 @@ const x3::rule<FileTag, ast::CrushFile> crush_file = "crush map";
 
 // ------------------------------------------------------------------ header
 
-const auto tunable_def = Keyword("'tunable'", {"tunable"})[Set(&ast::Tunable::keyword)]
-    >> x3::expect[Name("a tunable name")][Set(&ast::Tunable::name)]
-    >> x3::expect[posint][Set(&ast::Tunable::value)];
+const auto tunable_def = Keyword("'tunable'", {"tunable"})[Set(&ast::Tunable::keyword)] >>
+                         x3::expect[Name("a tunable name")][Set(&ast::Tunable::name)] >>
+                         x3::expect[posint][Set(&ast::Tunable::value)];
 
 // "device" / "type" start a header statement only before an integer;
 // otherwise the word is a bucket type (or misplaced, see body_statement).
-const auto device_def = Keyword("'device'", {"device"})[Set(&ast::Device::keyword)] >> &digits_token
-    >> x3::expect[posint][Set(&ast::Device::id)]
-    >> x3::expect[Name("a device name")][Set(&ast::Device::name)]
-    >> -(Kw("class") >> x3::expect[class_name][Set(&ast::Device::device_class)]);
+const auto device_def = Keyword("'device'", {"device"})[Set(&ast::Device::keyword)] >>
+                        &digits_token >> x3::expect[posint][Set(&ast::Device::id)] >>
+                        x3::expect[Name("a device name")][Set(&ast::Device::name)] >>
+                        -(Kw("class") >> x3::expect[class_name][Set(&ast::Device::device_class)]);
 
-const auto type_decl_def = Keyword("'type'", {"type"})[Set(&ast::TypeDecl::keyword)] >> &digits_token
-    >> x3::expect[posint][Set(&ast::TypeDecl::id)]
-    >> x3::expect[type_name][Set(&ast::TypeDecl::name)];
+const auto type_decl_def = Keyword("'type'", {"type"})[Set(&ast::TypeDecl::keyword)] >>
+                           &digits_token >> x3::expect[posint][Set(&ast::TypeDecl::id)] >>
+                           x3::expect[type_name][Set(&ast::TypeDecl::name)];
 
 // ------------------------------------------------------------------ bucket
 
-const auto bucket_id_def = Keyword("'id'", {"id"})[Set(&ast::BucketId::keyword)]
-    >> x3::expect[negint][Set(&ast::BucketId::id)]
-    >> -(Kw("class") >> x3::expect[class_name][Set(&ast::BucketId::device_class)]);
+const auto bucket_id_def = Keyword("'id'", {"id"})[Set(&ast::BucketId::keyword)] >>
+                           x3::expect[negint][Set(&ast::BucketId::id)] >>
+                           -(Kw("class") >>
+                             x3::expect[class_name][Set(&ast::BucketId::device_class)]);
 
-const auto bucket_item_def = Keyword("'item'", {"item"})[Set(&ast::BucketItem::keyword)]
-    >> x3::expect[Name("an item name")][Set(&ast::BucketItem::name)]
-    >> -(Kw("weight") >> x3::expect[AnyWord("a weight")][Set(&ast::BucketItem::weight)])
-    >> -(Kw("pos") >> x3::expect[posint][Set(&ast::BucketItem::pos)]);
+const auto bucket_item_def = Keyword("'item'", {"item"})[Set(&ast::BucketItem::keyword)] >>
+                             x3::expect[Name("an item name")][Set(&ast::BucketItem::name)] >>
+                             -(Kw("weight") >>
+                               x3::expect[AnyWord("a weight")][Set(&ast::BucketItem::weight)]) >>
+                             -(Kw("pos") >> x3::expect[posint][Set(&ast::BucketItem::pos)]);
 
-const auto bucket_def = x3::expect[Name("a bucket type")][Set(&ast::Bucket::type)]
-    >> x3::expect[Name("a bucket name")][Set(&ast::Bucket::name)]
-    >> x3::expect[Expect("'{'", x3::lit('{'))]
-    >> *bucket_id[Push(&ast::Bucket::ids)]
-    >> x3::expect[Keyword("'id' or 'alg'", {"alg"})][Set(&ast::Bucket::alg_keyword)]
-    >> x3::expect[Name("a bucket algorithm")][Set(&ast::Bucket::alg)]
-    >> *(Kw("hash") >> x3::expect[hash_name][Push(&ast::Bucket::hashes)])
-    >> ((+bucket_item[Push(&ast::Bucket::items)] >> x3::expect[Expect("'item' or '}'", x3::lit('}'))])
-        | x3::expect[Expect("'hash', 'item' or '}'", x3::lit('}'))]);
+const auto bucket_def =
+    x3::expect[Name("a bucket type")][Set(&ast::Bucket::type)] >>
+    x3::expect[Name("a bucket name")][Set(&ast::Bucket::name)] >>
+    x3::expect[Expect("'{'", x3::lit('{'))] >> *bucket_id[Push(&ast::Bucket::ids)] >>
+    x3::expect[Keyword("'id' or 'alg'", {"alg"})][Set(&ast::Bucket::alg_keyword)] >>
+    x3::expect[Name("a bucket algorithm")][Set(&ast::Bucket::alg)] >>
+    *(Kw("hash") >> x3::expect[hash_name][Push(&ast::Bucket::hashes)]) >>
+    ((+bucket_item[Push(&ast::Bucket::items)] >>
+      x3::expect[Expect("'item' or '}'", x3::lit('}'))]) |
+     x3::expect[Expect("'hash', 'item' or '}'", x3::lit('}'))]);
 
 // -------------------------------------------------------------------- rule
 
-const auto take_step = Keyword("'take'", {"take"})[SetStepOp{ast::StepKind::kTake}]
-    >> x3::expect[Name("a bucket or device name")][Set(&ast::Step::item)]
-    >> -(Kw("class") >> x3::expect[class_name][Set(&ast::Step::device_class)]);
+const auto take_step = Keyword("'take'", {"take"})[SetStepOp{ast::StepKind::kTake}] >>
+                       x3::expect[Name("a bucket or device name")][Set(&ast::Step::item)] >>
+                       -(Kw("class") >> x3::expect[class_name][Set(&ast::Step::device_class)]);
 
-const auto set_step = Keyword("'set_...'", {"set_choose_tries", "set_choose_local_tries",
-                                            "set_choose_local_fallback_tries", "set_chooseleaf_tries",
-                                            "set_chooseleaf_vary_r", "set_chooseleaf_stable",
-                                            "set_msr_descents", "set_msr_collision_tries"})
-                          [SetStepOp{ast::StepKind::kSetParam}]
-    >> x3::expect[posint][Set(&ast::Step::count)];
+const auto set_step =
+    Keyword("'set_...'",
+            {"set_choose_tries", "set_choose_local_tries", "set_choose_local_fallback_tries",
+             "set_chooseleaf_tries", "set_chooseleaf_vary_r", "set_chooseleaf_stable",
+             "set_msr_descents", "set_msr_collision_tries"})[SetStepOp{ast::StepKind::kSetParam}] >>
+    x3::expect[posint][Set(&ast::Step::count)];
 
-const auto choose_step = Keyword("'choose'", {"choose", "chooseleaf"})[SetStepOp{ast::StepKind::kChoose}]
-    >> x3::expect[Keyword("'firstn' or 'indep'", {"firstn", "indep"})][Set(&ast::Step::mode)]
-    >> x3::expect[integer][Set(&ast::Step::count)]
-    >> x3::expect[Expect("'type'", Kw("type"))]
-    >> x3::expect[type_name][Set(&ast::Step::type)];
+const auto choose_step =
+    Keyword("'choose'", {"choose", "chooseleaf"})[SetStepOp{ast::StepKind::kChoose}] >>
+    x3::expect[Keyword("'firstn' or 'indep'", {"firstn", "indep"})][Set(&ast::Step::mode)] >>
+    x3::expect[integer][Set(&ast::Step::count)] >> x3::expect[Expect("'type'", Kw("type"))] >>
+    x3::expect[type_name][Set(&ast::Step::type)];
 
-const auto msr_step = Keyword("'choosemsr'", {"choosemsr"})[SetStepOp{ast::StepKind::kChoose}]
-    >> x3::expect[integer][Set(&ast::Step::count)]
-    >> x3::expect[Expect("'type'", Kw("type"))]
-    >> x3::expect[type_name][Set(&ast::Step::type)];
+const auto msr_step = Keyword("'choosemsr'", {"choosemsr"})[SetStepOp{ast::StepKind::kChoose}] >>
+                      x3::expect[integer][Set(&ast::Step::count)] >>
+                      x3::expect[Expect("'type'", Kw("type"))] >>
+                      x3::expect[type_name][Set(&ast::Step::type)];
 
 const auto emit_step = Keyword("'emit'", {"emit"})[SetStepOp{ast::StepKind::kEmit}];
 
-const auto step_def = Keyword("'step'", {"step"})[Set(&ast::Step::keyword)]
-    >> x3::expect[Expect("a step", &any_word)]
-    >> x3::expect[Expect(kStepOps, PeekWordIn({"take", "choose", "chooseleaf", "choosemsr", "emit",
-                                              "set_choose_tries", "set_choose_local_tries",
-                                              "set_choose_local_fallback_tries", "set_chooseleaf_tries",
-                                              "set_chooseleaf_vary_r", "set_chooseleaf_stable",
-                                              "set_msr_descents", "set_msr_collision_tries"}))]
-    >> (take_step | set_step | choose_step | msr_step | emit_step);
+const auto step_def =
+    Keyword("'step'", {"step"})[Set(&ast::Step::keyword)] >>
+    x3::expect[Expect("a step", &any_word)] >>
+    x3::expect[Expect(kStepOps,
+                      PeekWordIn({"take", "choose", "chooseleaf", "choosemsr", "emit",
+                                  "set_choose_tries", "set_choose_local_tries",
+                                  "set_choose_local_fallback_tries", "set_chooseleaf_tries",
+                                  "set_chooseleaf_vary_r", "set_chooseleaf_stable",
+                                  "set_msr_descents", "set_msr_collision_tries"}))] >>
+    (take_step | set_step | choose_step | msr_step | emit_step);
 
 // Ceph's rule: the name is optional, min_size/max_size are optional (newer
 // syntax; sema explains that Pacific needs them), msr types parse here.
-const auto crush_rule_def = Keyword("'rule'", {"rule"})[Set(&ast::Rule::keyword)]
-    >> -(&any_word >> x3::expect[Name("a rule name")][Set(&ast::Rule::name)])
-    >> x3::expect[Expect("'{'", x3::lit('{'))]
-    >> x3::expect[Keyword("'id' or 'ruleset'", {"id", "ruleset"})][Set(&ast::Rule::id_keyword)]
-    >> x3::expect[posint][Set(&ast::Rule::id)]
-    >> x3::expect[Expect("'type'", Kw("type"))]
-    >> x3::expect[Keyword("a rule type ('replicated' or 'erasure')",
-                          {"replicated", "erasure", "msr_firstn", "msr_indep"})][Set(&ast::Rule::type)]
-    >> -(Kw("min_size") >> x3::expect[posint][Set(&ast::Rule::min_size)])
-    >> -(Kw("max_size") >> x3::expect[posint][Set(&ast::Rule::max_size)])
-    >> x3::expect[Expect("'step'", &Kw("step"))]
-    >> *step[Push(&ast::Rule::steps)]
-    >> x3::expect[Expect("'step' or '}'", x3::lit('}'))];
+const auto crush_rule_def =
+    Keyword("'rule'", {"rule"})[Set(&ast::Rule::keyword)] >>
+    -(&any_word >> x3::expect[Name("a rule name")][Set(&ast::Rule::name)]) >>
+    x3::expect[Expect("'{'", x3::lit('{'))] >>
+    x3::expect[Keyword("'id' or 'ruleset'", {"id", "ruleset"})][Set(&ast::Rule::id_keyword)] >>
+    x3::expect[posint][Set(&ast::Rule::id)] >> x3::expect[Expect("'type'", Kw("type"))] >>
+    x3::expect[Keyword("a rule type ('replicated' or 'erasure')",
+                       {"replicated", "erasure", "msr_firstn", "msr_indep"})]
+              [Set(&ast::Rule::type)] >>
+    -(Kw("min_size") >> x3::expect[posint][Set(&ast::Rule::min_size)]) >>
+    -(Kw("max_size") >> x3::expect[posint][Set(&ast::Rule::max_size)]) >>
+    x3::expect[Expect("'step'", &Kw("step"))] >>
+    *step[Push(&ast::Rule::steps)] >> x3::expect[Expect("'step' or '}'", x3::lit('}'))];
 
 // ------------------------------------------------------------- choose_args
 
-const auto weight_list_def = Punct("'['", '[')[SetListStart{}]
-    >> *AnyWord("a weight")[Push(&ast::WeightList::weights)]
-    >> x3::expect[Punct("a weight or ']'", ']')][SetListEnd{}];
+const auto weight_list_def = Punct("'['", '[')[SetListStart{}] >>
+                             *AnyWord("a weight")[Push(&ast::WeightList::weights)] >>
+                             x3::expect[Punct("a weight or ']'", ']')][SetListEnd{}];
 
-const auto weight_set_part = Keyword("'weight_set'", {"weight_set"})[Set(&ast::ChooseArg::weight_set_keyword)]
-    >> x3::expect[Expect("'['", x3::lit('['))]
-    >> *weight_list[Push(&ast::ChooseArg::weight_set)]
-    >> x3::expect[Expect("'[' or ']'", x3::lit(']'))];
+const auto weight_set_part =
+    Keyword("'weight_set'", {"weight_set"})[Set(&ast::ChooseArg::weight_set_keyword)] >>
+    x3::expect[Expect("'['", x3::lit('['))] >> *weight_list[Push(&ast::ChooseArg::weight_set)] >>
+    x3::expect[Expect("'[' or ']'", x3::lit(']'))];
 
-const auto ids_part = Keyword("'ids'", {"ids"})[Set(&ast::ChooseArg::ids_keyword)]
-    >> x3::expect[Expect("'['", x3::lit('['))]
-    >> *(&any_word >> x3::expect[integer][Push(&ast::ChooseArg::ids)])
-    >> x3::expect[Expect("an integer or ']'", x3::lit(']'))];
+const auto ids_part = Keyword("'ids'", {"ids"})[Set(&ast::ChooseArg::ids_keyword)] >>
+                      x3::expect[Expect("'['", x3::lit('['))] >>
+                      *(&any_word >> x3::expect[integer][Push(&ast::ChooseArg::ids)]) >>
+                      x3::expect[Expect("an integer or ']'", x3::lit(']'))];
 
 // The '}' message lists what could still come, as the parts seen so far allow.
-const auto choose_arg_def = Punct("'{'", '{')[Set(&ast::ChooseArg::open)]
-    >> x3::expect[Expect("'bucket_id'", Kw("bucket_id"))]
-    >> x3::expect[negint][Set(&ast::ChooseArg::bucket_id)]
-    >> ((ids_part >> x3::expect[Expect("'}'", x3::lit('}'))])
-        | (weight_set_part >> ((ids_part >> x3::expect[Expect("'}'", x3::lit('}'))])
-                               | x3::expect[Expect("'ids' or '}'", x3::lit('}'))]))
-        | x3::expect[Expect("'weight_set', 'ids' or '}'", x3::lit('}'))]);
+const auto choose_arg_def = Punct("'{'", '{')[Set(&ast::ChooseArg::open)] >>
+                            x3::expect[Expect("'bucket_id'", Kw("bucket_id"))] >>
+                            x3::expect[negint][Set(&ast::ChooseArg::bucket_id)] >>
+                            ((ids_part >> x3::expect[Expect("'}'", x3::lit('}'))]) |
+                             (weight_set_part >>
+                              ((ids_part >> x3::expect[Expect("'}'", x3::lit('}'))]) |
+                               x3::expect[Expect("'ids' or '}'", x3::lit('}'))])) |
+                             x3::expect[Expect("'weight_set', 'ids' or '}'", x3::lit('}'))]);
 
-const auto choose_args_def = Keyword("'choose_args'", {"choose_args"})[Set(&ast::ChooseArgs::keyword)]
-    >> x3::expect[posint][Set(&ast::ChooseArgs::index)]
-    >> x3::expect[Expect("'{'", x3::lit('{'))]
-    >> *choose_arg[Push(&ast::ChooseArgs::args)]
-    >> x3::expect[Expect("'{' or '}'", x3::lit('}'))];
+const auto choose_args_def =
+    Keyword("'choose_args'", {"choose_args"})[Set(&ast::ChooseArgs::keyword)] >>
+    x3::expect[posint][Set(&ast::ChooseArgs::index)] >> x3::expect[Expect("'{'", x3::lit('{'))] >>
+    *choose_arg[Push(&ast::ChooseArgs::args)] >> x3::expect[Expect("'{' or '}'", x3::lit('}'))];
 
 // -------------------------------------------------------------------- file
 
@@ -315,7 +325,8 @@ struct BucketOrRule : x3::parser<BucketOrRule<BucketP, RuleP>> {
         return true;
       }
     } catch (const x3::expectation_failure<It>& e) {
-      if (!bucket_error || SkipBlank(e.where(), last) >= SkipBlank(bucket_error->where(), last)) throw;
+      if (!bucket_error || SkipBlank(e.where(), last) >= SkipBlank(bucket_error->where(), last))
+        throw;
     }
     if (bucket_error) throw *bucket_error;
     return false;
@@ -327,22 +338,24 @@ struct BucketOrRule : x3::parser<BucketOrRule<BucketP, RuleP>> {
 
 const auto misplaced_header = Kw("tunable") | Kw("device") | (Kw("type") >> &digits_token);
 
-const auto body_statement_def = x3::expect[Expect(kMisplacedHeader, !misplaced_header)]
-    >> ((&Kw("rule") >> BucketOrRule<decltype(bucket), decltype(crush_rule)>(bucket, crush_rule)[SetVal{}])
-        | x3::expect[bucket][SetVal{}]);
+const auto body_statement_def =
+    x3::expect[Expect(kMisplacedHeader, !misplaced_header)] >>
+    ((&Kw("rule") >>
+      BucketOrRule<decltype(bucket), decltype(crush_rule)>(bucket, crush_rule)[SetVal{}]) |
+     x3::expect[bucket][SetVal{}]);
 
-const auto end_of_file = (&any_word >> x3::expect[Expect(kAfterChooseArgs, x3::eoi)])
-    | x3::expect[Expect("a statement", x3::eoi)];
+const auto end_of_file = (&any_word >> x3::expect[Expect(kAfterChooseArgs, x3::eoi)]) |
+                         x3::expect[Expect("a statement", x3::eoi)];
 
-const auto crush_file_def =
-    *(tunable[Push(&ast::CrushFile::header)] | device[Push(&ast::CrushFile::header)]
-      | type_decl[Push(&ast::CrushFile::header)])
-    >> *(!Kw("choose_args") >> &any_word >> body_statement[Push(&ast::CrushFile::body)])
-    >> *choose_args[Push(&ast::CrushFile::choose_args)]
-    >> end_of_file;
+const auto crush_file_def = *(tunable[Push(&ast::CrushFile::header)] |
+                              device[Push(&ast::CrushFile::header)] |
+                              type_decl[Push(&ast::CrushFile::header)]) >>
+                            *(!Kw("choose_args") >> &any_word >>
+                              body_statement[Push(&ast::CrushFile::body)]) >>
+                            *choose_args[Push(&ast::CrushFile::choose_args)] >> end_of_file;
 
-BOOST_SPIRIT_DEFINE(tunable, device, type_decl, bucket_id, bucket_item, bucket, crush_rule, step, weight_list,
-                    choose_arg, choose_args, body_statement, crush_file)
+BOOST_SPIRIT_DEFINE(tunable, device, type_decl, bucket_id, bucket_item, bucket, crush_rule, step,
+                    weight_list, choose_arg, choose_args, body_statement, crush_file)
 
 // ------------------------------------------------------------------ errors
 
@@ -388,7 +401,8 @@ class SyntaxErrorReporter {
 
 struct FileTag {
   template <class It, class Exception, class Ctx>
-  x3::error_handler_result on_error(It& /*first*/, const It& /*last*/, const Exception& x, const Ctx& ctx) {
+  x3::error_handler_result on_error(It& /*first*/, const It& /*last*/, const Exception& x,
+                                    const Ctx& ctx) {
     x3::get<ReporterTag>(ctx).Expected(x.where(), x.which());
     return x3::error_handler_result::fail;
   }

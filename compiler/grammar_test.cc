@@ -38,7 +38,9 @@ namespace fs = std::filesystem;
 
 // ------------------------------------------------------------ AST dumping
 
-std::string R(const SourceRange& r) { return "@" + std::to_string(r.offset) + "+" + std::to_string(r.length); }
+std::string R(const SourceRange& r) {
+  return "@" + std::to_string(r.offset) + "+" + std::to_string(r.length);
+}
 
 std::string D(const ast::Word& w) { return "'" + std::string(w.text) + "'" + R(w.range); }
 
@@ -64,7 +66,9 @@ std::string D(const std::vector<T>& v) {
   return s + "]";
 }
 
-std::string D(const ast::BucketId& x) { return "id(" + D(x.keyword) + D(x.id) + D(x.device_class) + ")"; }
+std::string D(const ast::BucketId& x) {
+  return "id(" + D(x.keyword) + D(x.id) + D(x.device_class) + ")";
+}
 
 std::string D(const ast::BucketItem& x) {
   return "item(" + D(x.keyword) + D(x.name) + D(x.weight) + D(x.pos) + ")";
@@ -78,28 +82,34 @@ std::string D(const ast::Step& x) {
 std::string D(const ast::WeightList& x) { return "wl(" + R(x.range) + D(x.weights) + ")"; }
 
 std::string D(const ast::ChooseArg& x) {
-  return "arg(" + D(x.open) + D(x.bucket_id) + D(x.weight_set_keyword) + D(x.weight_set) + D(x.ids_keyword) +
-         D(x.ids) + ")";
+  return "arg(" + D(x.open) + D(x.bucket_id) + D(x.weight_set_keyword) + D(x.weight_set) +
+         D(x.ids_keyword) + D(x.ids) + ")";
 }
 
-std::string D(const ast::ChooseArgs& x) { return "choose_args(" + D(x.keyword) + D(x.index) + D(x.args) + ")\n"; }
+std::string D(const ast::ChooseArgs& x) {
+  return "choose_args(" + D(x.keyword) + D(x.index) + D(x.args) + ")\n";
+}
 
-std::string D(const ast::Tunable& x) { return "tunable(" + D(x.keyword) + D(x.name) + D(x.value) + ")\n"; }
+std::string D(const ast::Tunable& x) {
+  return "tunable(" + D(x.keyword) + D(x.name) + D(x.value) + ")\n";
+}
 
 std::string D(const ast::Device& x) {
   return "device(" + D(x.keyword) + D(x.id) + D(x.name) + D(x.device_class) + ")\n";
 }
 
-std::string D(const ast::TypeDecl& x) { return "type(" + D(x.keyword) + D(x.id) + D(x.name) + ")\n"; }
+std::string D(const ast::TypeDecl& x) {
+  return "type(" + D(x.keyword) + D(x.id) + D(x.name) + ")\n";
+}
 
 std::string D(const ast::Bucket& x) {
-  return "bucket(" + D(x.type) + D(x.name) + D(x.ids) + D(x.alg_keyword) + D(x.alg) + D(x.hashes) + D(x.items) +
-         ")\n";
+  return "bucket(" + D(x.type) + D(x.name) + D(x.ids) + D(x.alg_keyword) + D(x.alg) + D(x.hashes) +
+         D(x.items) + ")\n";
 }
 
 std::string D(const ast::Rule& x) {
-  return "rule(" + D(x.keyword) + D(x.name) + D(x.id_keyword) + D(x.id) + D(x.type) + D(x.min_size) +
-         D(x.max_size) + D(x.steps) + ")\n";
+  return "rule(" + D(x.keyword) + D(x.name) + D(x.id_keyword) + D(x.id) + D(x.type) +
+         D(x.min_size) + D(x.max_size) + D(x.steps) + ")\n";
 }
 
 std::string Dump(const ast::CrushFile& f) {
@@ -130,7 +140,8 @@ std::vector<std::string> FilesIn(const std::string& dir, const std::vector<std::
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file()) continue;
     const std::string ext = e.path().extension().string();
-    if (exts.empty() || std::find(exts.begin(), exts.end(), ext) != exts.end()) out.push_back(e.path().string());
+    if (exts.empty() || std::find(exts.begin(), exts.end(), ext) != exts.end())
+      out.push_back(e.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -141,14 +152,16 @@ std::vector<std::string> FilesIn(const std::string& dir, const std::vector<std::
 std::vector<std::string> CorpusFiles() {
   std::vector<std::string> files;
   for (const char* d : {"pacific", "quincy-2022", "upstream-recent"}) {
-    for (auto& f : FilesIn(crush_testing::CompatDir() + "/ceph-cli-tests/" + d + "/crushtool", {})) {
+    for (auto& f :
+         FilesIn(crush_testing::CompatDir() + "/ceph-cli-tests/" + d + "/crushtool", {})) {
       files.push_back(std::move(f));
     }
   }
   for (auto& f : FilesIn(crush_testing::SourceDir() + "/tests/golden/diagnostics", {".crush"})) {
     files.push_back(std::move(f));
   }
-  for (auto& f : FilesIn(crush_testing::SourceDir() + "/samples", {".crush"})) files.push_back(std::move(f));
+  for (auto& f : FilesIn(crush_testing::SourceDir() + "/samples", {".crush"}))
+    files.push_back(std::move(f));
   return files;
 }
 
@@ -200,7 +213,8 @@ std::vector<std::pair<std::size_t, std::size_t>> Tokens(const std::string& text)
   std::vector<std::pair<std::size_t, std::size_t>> toks;
   std::size_t i = 0;
   auto word = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+           c == '+';
   };
   while (i < text.size()) {
     if (text[i] == '#') {
@@ -222,12 +236,15 @@ std::vector<std::pair<std::size_t, std::size_t>> Tokens(const std::string& text)
 // or replaced from a pool of keywords, numbers and punctuation that reaches
 // every branch of the grammar.
 std::vector<std::string> Mutations(const std::vector<std::string>& seeds, int count) {
-  static const char* const kPool[] = {"{", "}", "[", "]", "rule", "id", "-1", "0", "7", "type", "step", "emit",
-                                      "take", "choose", "chooseleaf", "firstn", "indep", "item", "weight",
-                                      "pos", "alg", "hash", "rjenkins1", "class", "device", "tunable",
-                                      "choose_args", "bucket_id", "weight_set", "ids", "x+y", "1.5", "#",
-                                      "min_size", "max_size", "ruleset", "replicated", "erasure", "host",
-                                      "choosemsr", "msr_firstn", "set_choose_tries", "", "$"};
+  static const char* const kPool[] = {
+      "{",          "}",       "[",           "]",         "rule",       "id",
+      "-1",         "0",       "7",           "type",      "step",       "emit",
+      "take",       "choose",  "chooseleaf",  "firstn",    "indep",      "item",
+      "weight",     "pos",     "alg",         "hash",      "rjenkins1",  "class",
+      "device",     "tunable", "choose_args", "bucket_id", "weight_set", "ids",
+      "x+y",        "1.5",     "#",           "min_size",  "max_size",   "ruleset",
+      "replicated", "erasure", "host",        "choosemsr", "msr_firstn", "set_choose_tries",
+      "",           "$"};
   std::vector<std::string> out;
   std::mt19937 rng(12345);
   while (static_cast<int>(out.size()) < count) {
@@ -281,7 +298,8 @@ std::vector<std::string> CramOutputBlocks(const std::string& cram) {
   std::vector<std::string> blocks;
   std::string block;
   auto flush = [&] {
-    if (block.find('{') != std::string::npos && block.find("rule") != std::string::npos) blocks.push_back(block);
+    if (block.find('{') != std::string::npos && block.find("rule") != std::string::npos)
+      blocks.push_back(block);
     block.clear();
   };
   std::size_t i = 0;
@@ -315,14 +333,17 @@ struct Input {
 // the text ones.
 std::vector<Input> PinnedInputs() {
   std::vector<Input> inputs;
-  for (std::size_t i = 0; i < SmallCases().size(); ++i) inputs.push_back({"case" + std::to_string(i), SmallCases()[i]});
+  for (std::size_t i = 0; i < SmallCases().size(); ++i)
+    inputs.push_back({"case" + std::to_string(i), SmallCases()[i]});
   std::vector<std::string> texts;
   const std::string compat = crush_testing::CompatDir() + "/";
   const std::string source = crush_testing::SourceDir() + "/";
   for (const std::string& path : CorpusFiles()) {
     std::string name = path;
-    if (name.rfind(compat, 0) == 0) name = "compat/" + name.substr(compat.size());
-    else if (name.rfind(source, 0) == 0) name = name.substr(source.size());
+    if (name.rfind(compat, 0) == 0)
+      name = "compat/" + name.substr(compat.size());
+    else if (name.rfind(source, 0) == 0)
+      name = name.substr(source.size());
     std::string text = crush_testing::ReadFileOrEmpty(path);
     if (name.size() > 2 && name.compare(name.size() - 2, 2, ".t") == 0) {
       const std::vector<std::string> blocks = CramOutputBlocks(text);
@@ -335,10 +356,12 @@ std::vector<Input> PinnedInputs() {
   // Mutate only inputs that parse: the others fail on their first byte.
   for (const Input& in : inputs) {
     DiagnosticSink sink;
-    if (in.text.size() < 200000 && Parse(SourceFile(in.name, in.text), sink)) texts.push_back(in.text);
+    if (in.text.size() < 200000 && Parse(SourceFile(in.name, in.text), sink))
+      texts.push_back(in.text);
   }
   const std::vector<std::string> mutated = Mutations(texts, 3000);
-  for (std::size_t i = 0; i < mutated.size(); ++i) inputs.push_back({"mutation" + std::to_string(i), mutated[i]});
+  for (std::size_t i = 0; i < mutated.size(); ++i)
+    inputs.push_back({"mutation" + std::to_string(i), mutated[i]});
   return inputs;
 }
 
@@ -359,11 +382,13 @@ std::string OutcomeLine(const Input& in) {
 // without it).
 std::vector<std::string> GeneratedMaps(int seeds, int per_seed) {
   std::vector<std::string> maps;
-  const fs::path dir = fs::temp_directory_path() / ("grammar_x3_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("grammar_x3_test_" + std::to_string(::getpid()));
   for (int seed = 1; seed <= seeds; ++seed) {
-    const std::string cmd = "python3 '" + crush_testing::SourceDir() + "/tests/differential/gen_maps.py' --seed " +
-                            std::to_string(seed) + " --count " + std::to_string(per_seed) + " --out '" +
-                            dir.string() + "' >/dev/null 2>&1";
+    const std::string cmd = "python3 '" + crush_testing::SourceDir() +
+                            "/tests/differential/gen_maps.py' --seed " + std::to_string(seed) +
+                            " --count " + std::to_string(per_seed) + " --out '" + dir.string() +
+                            "' >/dev/null 2>&1";
     if (std::system(cmd.c_str()) != 0) break;
     for (const auto& f : FilesIn(dir.string(), {})) {
       maps.push_back(crush_testing::ReadFileOrEmpty(f));
@@ -381,7 +406,8 @@ TEST(GrammarX3Test, GeneratedMapsAndMutations) {
   if (maps.empty()) GTEST_SKIP() << "gen_maps.py did not run";
   for (std::size_t i = 0; i < maps.size(); ++i) {
     DiagnosticSink sink;
-    EXPECT_TRUE(Parse(SourceFile("gen", maps[i]), sink).has_value()) << sink.Format(SourceFile("gen", maps[i]));
+    EXPECT_TRUE(Parse(SourceFile("gen", maps[i]), sink).has_value())
+        << sink.Format(SourceFile("gen", maps[i]));
   }
   int failed = 0;
   for (const std::string& m : Mutations(maps, 1000)) {
@@ -393,7 +419,8 @@ TEST(GrammarX3Test, GeneratedMapsAndMutations) {
     ++failed;
     ASSERT_EQ(sink.diagnostics().size(), 1u) << sink.Format(SourceFile("m", m));
     EXPECT_THAT(sink.diagnostics()[0].message,
-                ::testing::AnyOf(::testing::StartsWith("expected "), ::testing::StartsWith("unexpected character")));
+                ::testing::AnyOf(::testing::StartsWith("expected "),
+                                 ::testing::StartsWith("unexpected character")));
   }
   EXPECT_GT(failed, 500);
 }
@@ -418,22 +445,27 @@ TEST(GrammarX3Test, SpecialCases) {
   ASSERT_TRUE(std::holds_alternative<ast::Bucket>(f->body[0]));
   EXPECT_EQ(std::get<ast::Bucket>(f->body[0]).type.text, "rule");
   EXPECT_EQ(std::get<ast::Bucket>(f->body[0]).alg.range.offset, 16u);
-  EXPECT_EQ(FirstDiagnostic("rule foo { id -1 alg"), "t.crush:1:21: error: expected a bucket algorithm, found end of file");
-  EXPECT_EQ(FirstDiagnostic("rule foo { id 0"), "t.crush:1:16: error: expected 'type', found end of file");
+  EXPECT_EQ(FirstDiagnostic("rule foo { id -1 alg"),
+            "t.crush:1:21: error: expected a bucket algorithm, found end of file");
+  EXPECT_EQ(FirstDiagnostic("rule foo { id 0"),
+            "t.crush:1:16: error: expected 'type', found end of file");
   EXPECT_EQ(FirstDiagnostic("rule foo {\n  id 0 type replicated\n  step take\n}"),
             "t.crush:4:1: error: expected a bucket or device name, found '}'");
   // "type"/"device" start a declaration only before an integer.
   EXPECT_EQ(FirstDiagnostic("type foo { alg straw }"), "ok");
   EXPECT_EQ(FirstDiagnostic("host a { alg straw2 } type 1 x"),
-            "t.crush:1:23: error: expected a bucket or rule (tunables, devices and types must come before buckets "
+            "t.crush:1:23: error: expected a bucket or rule (tunables, devices and types must come "
+            "before buckets "
             "and rules), found 'type'");
   // Names exclude '+'; the whole word is shown.
-  EXPECT_EQ(FirstDiagnostic("host a+b { }"), "t.crush:1:6: error: expected a bucket name, found 'a+b'");
+  EXPECT_EQ(FirstDiagnostic("host a+b { }"),
+            "t.crush:1:6: error: expected a bucket name, found 'a+b'");
   // The '}' message lists what may still come.
   EXPECT_EQ(FirstDiagnostic("choose_args 0 { { bucket_id -1 weight_set [ ] x } }"),
             "t.crush:1:47: error: expected 'ids' or '}', found 'x'");
   // Lexical errors anywhere win over syntax errors before them.
-  EXPECT_EQ(FirstDiagnostic("host { }\n\t\xc3\xa9"), "t.crush:2:2: error: unexpected character '\\xc3'");
+  EXPECT_EQ(FirstDiagnostic("host { }\n\t\xc3\xa9"),
+            "t.crush:2:2: error: unexpected character '\\xc3'");
   // Comments end words and are skipped anywhere.
   EXPECT_EQ(FirstDiagnostic("host a#c\n{ alg straw2 } # end"), "ok");
 }
@@ -446,7 +478,8 @@ TEST(GrammarX3Test, SpecialCases) {
 TEST(GrammarX3Test, GoldenOutcomes) {
   std::string actual;
   for (const Input& in : PinnedInputs()) actual += OutcomeLine(in) + "\n";
-  const std::string path = crush_testing::SourceDir() + "/compiler/testdata/grammar_outcomes.golden";
+  const std::string path =
+      crush_testing::SourceDir() + "/compiler/testdata/grammar_outcomes.golden";
   ASSERT_FALSE(actual.empty());
   // Line by line, so a failure names the input.
   EXPECT_TRUE(crush_testing::MatchesGolden(path, actual));

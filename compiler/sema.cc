@@ -26,6 +26,7 @@
 #include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+
 #include "crush/builder.h"
 #include "crush/edit.h"
 
@@ -79,16 +80,17 @@ struct AlgName {
   const char* name;
   BucketAlg alg;
 };
+
 constexpr AlgName kAlgs[] = {{"uniform", BucketAlg::kUniform},
                              {"list", BucketAlg::kList},
                              {"tree", BucketAlg::kTree},
                              {"straw", BucketAlg::kStraw},
                              {"straw2", BucketAlg::kStraw2}};
 
-constexpr const char* kTunableNames[] = {"choose_local_tries",      "choose_local_fallback_tries",
-                                         "choose_total_tries",      "chooseleaf_descend_once",
-                                         "chooseleaf_vary_r",       "chooseleaf_stable",
-                                         "straw_calc_version",      "allowed_bucket_algs"};
+constexpr const char* kTunableNames[] = {"choose_local_tries", "choose_local_fallback_tries",
+                                         "choose_total_tries", "chooseleaf_descend_once",
+                                         "chooseleaf_vary_r",  "chooseleaf_stable",
+                                         "straw_calc_version", "allowed_bucket_algs"};
 
 struct Named {
   ItemId id = 0;
@@ -103,12 +105,17 @@ struct ViewHash {
 };
 
 SourceRange DeclOf(const SourceRange& r) { return r; }
+
 SourceRange DeclOf(const Named& n) { return n.decl; }
 
 class Lowerer {
  public:
   Lowerer(const SourceFile& src, DiagnosticSink& sink, crush::CephRelease release, bool ceph_quirks)
-      : src_(src), sink_(sink), release_(release), msr_(crush::HasMsr(release)), quirks_(ceph_quirks) {}
+      : src_(src),
+        sink_(sink),
+        release_(release),
+        msr_(crush::HasMsr(release)),
+        quirks_(ceph_quirks) {}
 
   std::optional<MapModel> Run(const ast::CrushFile& file) {
     // CrushCompiler::compile: always start from legacy tunables.
@@ -137,16 +144,19 @@ class Lowerer {
     ++errors_;
     sink_.Report(Diagnostic{Severity::kError, r, std::move(msg), std::move(notes)});
   }
+
   void Warning(SourceRange r, std::string msg) {
     sink_.Report(Diagnostic{Severity::kWarning, r, std::move(msg), {}});
   }
+
   // A warning about input accepted only because Ceph accepts it.
   void Quirk(SourceRange r, std::string msg) {
     const LineCol at = src_.Locate(r.offset);
-    sink_.ReportCephQuirk(src_.name() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
-                          ": warning: " + msg);
+    sink_.ReportCephQuirk(src_.name() + ":" + std::to_string(at.line) + ":" +
+                          std::to_string(at.column) + ": warning: " + msg);
     Warning(r, std::move(msg));
   }
+
   static Diagnostic Note(SourceRange r, std::string msg) {
     return Diagnostic{Severity::kNote, r, std::move(msg), {}};
   }
@@ -183,7 +193,8 @@ class Lowerer {
   // rejects what Ceph would turn into garbage (negative, inf, nan, > 2^32).
   std::optional<Weight> ConvertWeight(const ast::Word& w) {
     if (!IsRealLiteral(w.text)) {
-      Error(w.range, "invalid weight " + Quote(w.text) + "; expected a non-negative decimal number");
+      Error(w.range,
+            "invalid weight " + Quote(w.text) + "; expected a non-negative decimal number");
       return std::nullopt;
     }
     // IsRealLiteral bounds the token, but strtof needs a terminated copy.
@@ -194,7 +205,8 @@ class Lowerer {
     }
     const float scaled = f * static_cast<float>(0x10000);
     if (!std::isfinite(f) || !(scaled < 4294967296.0f)) {
-      Error(w.range, "weight " + Quote(w.text) + " is out of the 16.16 fixed-point range (max 65535.99998)");
+      Error(w.range,
+            "weight " + Quote(w.text) + " is out of the 16.16 fixed-point range (max 65535.99998)");
       return std::nullopt;
     }
     return static_cast<Weight>(scaled);
@@ -214,7 +226,9 @@ class Lowerer {
     const std::string_view n = t.name.text;
     if (n == "msr_descents" || n == "msr_collision_tries") {
       if (!msr_) {
-        Error(t.name.range, "tunable " + Quote(n) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
+        Error(t.name.range, "tunable " + Quote(n) + " is not supported by Ceph " +
+                                std::string(crush::CephReleaseName(release_)) +
+                                " (MSR needs Squid or later)");
       } else if (CheckInt32(t.value, "tunable value")) {
         // CrushWrapper::set_msr_*: stored as u32.
         const auto v = static_cast<std::uint32_t>(static_cast<std::int32_t>(t.value.value));
@@ -233,14 +247,22 @@ class Lowerer {
     const auto val = static_cast<std::int32_t>(t.value.value);
     crush::Tunables& tu = m_.tunables;
     // CrushWrapper::set_* store into the struct's field types.
-    if (n == "choose_local_tries") tu.choose_local_tries = static_cast<std::uint32_t>(val);
-    else if (n == "choose_local_fallback_tries") tu.choose_local_fallback_tries = static_cast<std::uint32_t>(val);
-    else if (n == "choose_total_tries") tu.choose_total_tries = static_cast<std::uint32_t>(val);
-    else if (n == "chooseleaf_descend_once") tu.chooseleaf_descend_once = static_cast<std::uint32_t>(val);
-    else if (n == "chooseleaf_vary_r") tu.chooseleaf_vary_r = static_cast<std::uint8_t>(val);
-    else if (n == "chooseleaf_stable") tu.chooseleaf_stable = static_cast<std::uint8_t>(val);
-    else if (n == "straw_calc_version") tu.straw_calc_version = static_cast<std::uint8_t>(val);
-    else tu.allowed_bucket_algs = static_cast<std::uint32_t>(val);
+    if (n == "choose_local_tries")
+      tu.choose_local_tries = static_cast<std::uint32_t>(val);
+    else if (n == "choose_local_fallback_tries")
+      tu.choose_local_fallback_tries = static_cast<std::uint32_t>(val);
+    else if (n == "choose_total_tries")
+      tu.choose_total_tries = static_cast<std::uint32_t>(val);
+    else if (n == "chooseleaf_descend_once")
+      tu.chooseleaf_descend_once = static_cast<std::uint32_t>(val);
+    else if (n == "chooseleaf_vary_r")
+      tu.chooseleaf_vary_r = static_cast<std::uint8_t>(val);
+    else if (n == "chooseleaf_stable")
+      tu.chooseleaf_stable = static_cast<std::uint8_t>(val);
+    else if (n == "straw_calc_version")
+      tu.straw_calc_version = static_cast<std::uint8_t>(val);
+    else
+      tu.allowed_bucket_algs = static_cast<std::uint32_t>(val);
   }
 
   void DoDevice(const ast::Device& d) {
@@ -249,15 +271,17 @@ class Lowerer {
     const std::string_view name = d.name.text;
     if (auto it = names_.find(name); it != names_.end()) {
       sink_.ReportCephError("item " + std::string(name) + " defined twice\n");
-      Error(d.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
+      Error(d.name.range, Quote(name) + " is already defined",
+            {Note(it->second.decl, "previous definition is here")});
       return;
     }
     if (auto it = m_.item_names.find(id); it != m_.item_names.end()) {
       if (quirks_) {
         // parse_device: set_item_name(id, name) renames the device; both
         // names keep resolving to `id` in the rest of the file.
-        Quirk(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(it->second) +
-                              "; as Ceph, the device is renamed " + Quote(name) + " and both names refer to it");
+        Quirk(d.id.range, "device id " + std::to_string(id) + " is already used by " +
+                              Quote(it->second) + "; as Ceph, the device is renamed " +
+                              Quote(name) + " and both names refer to it");
         it->second = std::string(name);
         names_.emplace(name, Named{id, d.name.range});
         if (d.device_class) m_.class_map[id] = ClassId(d.device_class->text);
@@ -267,7 +291,9 @@ class Lowerer {
       if (auto prev = names_.find(it->second); prev != names_.end()) {
         notes.push_back(Note(prev->second.decl, "previous definition is here"));
       }
-      Error(d.id.range, "device id " + std::to_string(id) + " is already used by " + Quote(it->second), std::move(notes));
+      Error(d.id.range,
+            "device id " + std::to_string(id) + " is already used by " + Quote(it->second),
+            std::move(notes));
       return;
     }
     m_.item_names.emplace_hint(m_.item_names.end(), id, std::string(name));
@@ -299,8 +325,10 @@ class Lowerer {
       return;
     }
     if (auto it = type_id_decl_.find(id); it != type_id_decl_.end()) {
-      Error(t.id.range, "type id " + std::to_string(id) + " is already used by type " + Quote(m_.type_names[id]),
-            {Note(it->second, "previous definition is here")});
+      Error(
+          t.id.range,
+          "type id " + std::to_string(id) + " is already used by type " + Quote(m_.type_names[id]),
+          {Note(it->second, "previous definition is here")});
       return;
     }
     m_.type_names[id] = std::string(t.name.text);
@@ -348,11 +376,13 @@ class Lowerer {
     std::unordered_map<std::string_view, int> color;  // 0 new, 1 on stack, 2 done
     color.reserve(buckets.size());
     std::vector<std::string_view> stack;
+
     // Iterative DFS to survive deep hierarchies.
     struct Frame {
       const ast::Bucket* bucket;
       std::size_t next_item;
     };
+
     for (const ast::Bucket* root : buckets) {
       if (color[root->name.text] != 0) continue;
       std::vector<Frame> frames{{root, 0}};
@@ -397,7 +427,8 @@ class Lowerer {
     const std::size_t n = buckets.size();
     std::vector<std::size_t> content(n);
     std::iota(content.begin(), content.end(), 0);
-    std::unordered_map<std::string_view, std::size_t> position;  // last definition wins, as in Ceph's map
+    std::unordered_map<std::string_view, std::size_t>
+        position;  // last definition wins, as in Ceph's map
     std::unordered_map<std::string_view, std::vector<std::size_t>> indices;
     position.reserve(n);
     indices.reserve(n);
@@ -446,14 +477,16 @@ class Lowerer {
       type = it->second;
     } else {
       sink_.ReportCephError("bucket type '" + std::string(b.type.text) + "' is not defined\n");
-      UnknownName(b.type.range, "unknown bucket type " + Quote(b.type.text), b.type.text, type_id_, &type_decl_);
+      UnknownName(b.type.range, "unknown bucket type " + Quote(b.type.text), b.type.text, type_id_,
+                  &type_decl_);
       ok = false;
     }
     const std::string_view name = b.name.text;
     bool register_name = true;
     if (auto it = names_.find(name); it != names_.end()) {
       sink_.ReportCephError("bucket or device '" + std::string(name) + "' is already defined\n");
-      Error(b.name.range, Quote(name) + " is already defined", {Note(it->second.decl, "previous definition is here")});
+      Error(b.name.range, Quote(name) + " is already defined",
+            {Note(it->second.decl, "previous definition is here")});
       ok = false;
       register_name = false;
     }
@@ -469,7 +502,8 @@ class Lowerer {
       }
       const auto value = static_cast<ItemId>(bid.id.value);
       if (value < -crush::kMaxBucketSlots) {
-        Error(bid.id.range, "bucket id " + std::to_string(value) + " is below the supported minimum " +
+        Error(bid.id.range, "bucket id " + std::to_string(value) +
+                                " is below the supported minimum " +
                                 std::to_string(-crush::kMaxBucketSlots));
         ok = false;
         continue;
@@ -478,8 +512,8 @@ class Lowerer {
         // Ceph does not require the class to be used by any device.
         const int cid = ClassId(bid.device_class->text);
         if (class_ids.count(cid) != 0) {
-          Error(bid.device_class->range,
-                "duplicate device class " + Quote(bid.device_class->text) + " for bucket " + Quote(name));
+          Error(bid.device_class->range, "duplicate device class " + Quote(bid.device_class->text) +
+                                             " for bucket " + Quote(name));
           ok = false;
           continue;
         }
@@ -502,7 +536,8 @@ class Lowerer {
     if (alg == BucketAlg::kNone) {
       std::map<std::string, int> known;
       for (const AlgName& a : kAlgs) known[a.name] = 0;
-      UnknownName(b.alg.range, "unknown bucket algorithm " + Quote(b.alg.text), b.alg.text, known, kNoDecls);
+      UnknownName(b.alg.range, "unknown bucket algorithm " + Quote(b.alg.text), b.alg.text, known,
+                  kNoDecls);
       ok = false;
     }
     int hash = 0;
@@ -526,8 +561,9 @@ class Lowerer {
     for (const ast::BucketItem& it : b.items) {
       if (!it.pos) continue;
       if (used_pos.count(it.pos->value) != 0) {
-        Error(it.pos->range, "item " + Quote(it.name.text) + " in bucket " + Quote(name) + " has explicit pos " +
-                                 std::to_string(it.pos->value) + ", which is occupied");
+        Error(it.pos->range, "item " + Quote(it.name.text) + " in bucket " + Quote(name) +
+                                 " has explicit pos " + std::to_string(it.pos->value) +
+                                 ", which is occupied");
         ok = false;
       }
       used_pos.insert(it.pos->value);
@@ -550,15 +586,16 @@ class Lowerer {
         ok = false;
         if (cyclic_.count(iname) != 0) continue;  // already reported as a cycle
         if (declared_buckets_.count(iname) != 0) {
-          Error(it.name.range, "bucket " + Quote(iname) + " is used by bucket " + Quote(name) +
-                                   " before it is defined (Ceph's reordering cannot place it); move its "
-                                   "definition earlier");
+          Error(it.name.range,
+                "bucket " + Quote(iname) + " is used by bucket " + Quote(name) +
+                    " before it is defined (Ceph's reordering cannot place it); move its "
+                    "definition earlier");
           continue;
         }
         sink_.ReportCephError("item '" + std::string(iname) + "' in bucket '" + std::string(name) +
                               "' is not defined\n");
-        UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name), iname, names_,
-                    &names_);
+        UnknownName(it.name.range, "unknown item " + Quote(iname) + " in bucket " + Quote(name),
+                    iname, names_, &names_);
         continue;
       }
       const ItemId item = found->second.id;
@@ -573,14 +610,14 @@ class Lowerer {
         }
         weight = *w;
         if (weight > kMaxDeviceWeight && item >= 0) {
-          Error(it.weight->range, "device weight " + Quote(it.weight->text) + " of " + Quote(iname) +
-                                      " exceeds the limit of 100");
+          Error(it.weight->range, "device weight " + Quote(it.weight->text) + " of " +
+                                      Quote(iname) + " exceeds the limit of 100");
           ok = false;
           continue;
         }
         if (weight > kMaxBucketWeight && item < 0) {
-          Error(it.weight->range, "bucket weight " + Quote(it.weight->text) + " of " + Quote(iname) +
-                                      " exceeds the limit of 65535");
+          Error(it.weight->range, "bucket weight " + Quote(it.weight->text) + " of " +
+                                      Quote(iname) + " exceeds the limit of 65535");
           ok = false;
           continue;
         }
@@ -631,16 +668,20 @@ class Lowerer {
     for (std::size_t i = 1; i < used_items.size(); ++i) {
       if (used_items[i].first != used_items[i - 1].first) continue;
       const ast::BucketItem& again = *used_items[i].second;
-      sink_.Report(Diagnostic{Severity::kWarning, again.name.range,
-                              "item " + Quote(again.name.text) + " is used twice in bucket " + Quote(name),
-                              {Note(used_items[i - 1].second->name.range, "first use is here")}});
+      sink_.Report(
+          Diagnostic{Severity::kWarning,
+                     again.name.range,
+                     "item " + Quote(again.name.text) + " is used twice in bucket " + Quote(name),
+                     {Note(used_items[i - 1].second->name.range, "first use is here")}});
     }
     if (alg == BucketAlg::kUniform && size > 0 && ok) {
       if (uniform_weight == 0) {
         Error(b.alg.range, "uniform bucket " + Quote(name) + " needs a non-zero item weight");
         ok = false;
-      } else if (static_cast<std::uint64_t>(uniform_weight) * size > std::numeric_limits<Weight>::max()) {
-        Error(b.alg.range, "the weight of uniform bucket " + Quote(name) + " overflows the 16.16 range");
+      } else if (static_cast<std::uint64_t>(uniform_weight) * size >
+                 std::numeric_limits<Weight>::max()) {
+        Error(b.alg.range,
+              "the weight of uniform bucket " + Quote(name) + " overflows the 16.16 range");
         ok = false;
       }
     }
@@ -660,10 +701,11 @@ class Lowerer {
     if (!ok) return;
 
     absl::StatusOr<crush::Bucket> made =
-        crush::MakeBucket(alg, static_cast<std::uint8_t>(hash), static_cast<std::uint16_t>(type), items, weights,
-                          m_.tunables.straw_calc_version);
+        crush::MakeBucket(alg, static_cast<std::uint8_t>(hash), static_cast<std::uint16_t>(type),
+                          items, weights, m_.tunables.straw_calc_version);
     if (!made.ok()) {
-      Error(b.name.range, "cannot build bucket " + Quote(name) + ": " + std::string(made.status().message()));
+      Error(b.name.range,
+            "cannot build bucket " + Quote(name) + ": " + std::string(made.status().message()));
       return;
     }
     absl::StatusOr<ItemId> added = crush::AddBucket(m_, id, *std::move(made));
@@ -677,7 +719,8 @@ class Lowerer {
         }
       }
       const SourceRange where = have_id ? b.ids.front().id.range : b.name.range;
-      Error(where, "bucket id " + std::to_string(id) + " is already used" + other, std::move(notes));
+      Error(where, "bucket id " + std::to_string(id) + " is already used" + other,
+            std::move(notes));
       return;
     }
     m_.item_names[id] = name;
@@ -685,25 +728,30 @@ class Lowerer {
 
   // ---- device classes (CrushWrapper::populate_classes) --------------------
   void PopulateClasses(SourceRange where) {
-    if (m_.class_names.empty()) return;  // no class, no shadow tree to clone
+    if (m_.class_names.empty()) return;   // no class, no shadow tree to clone
     crush::ShadowCloneConflict conflict;  // original stays 0 unless an id was taken
     const absl::Status s = crush::PopulateShadowTrees(m_, file_class_bucket_, &conflict);
     if (s.ok()) return;
     // Ceph ignores populate_classes() failing and keeps what it built (every
     // shadow bucket cloned after the failure is missing too). A file shadow
     // id that is already taken is reported where it was declared.
-    Diagnostic d{Severity::kWarning, where, "device class shadow trees are incomplete: " + std::string(s.message()),
+    Diagnostic d{Severity::kWarning,
+                 where,
+                 "device class shadow trees are incomplete: " + std::string(s.message()),
                  {}};
     auto decl = file_class_bucket_decl_.find({conflict.original, conflict.device_class});
     if (conflict.original < 0 && decl != file_class_bucket_decl_.end()) {
       d.range = decl->second;
       std::string holder;
-      if (auto h = m_.item_names.find(conflict.shadow_id); h != m_.item_names.end()) holder = " by " + Quote(h->second);
-      d.message = "device class shadow trees are incomplete: shadow bucket " +
-                  Quote(m_.item_names[conflict.original] + "~" + m_.class_names[conflict.device_class]) + ": id " +
-                  std::to_string(conflict.shadow_id) + " (" + Quote(m_.class_names[conflict.device_class]) +
-                  " shadow of " + Quote(m_.item_names[conflict.original]) + ") is already used" + holder +
-                  " (as in Ceph, this and every later shadow bucket is not built)";
+      if (auto h = m_.item_names.find(conflict.shadow_id); h != m_.item_names.end())
+        holder = " by " + Quote(h->second);
+      d.message =
+          "device class shadow trees are incomplete: shadow bucket " +
+          Quote(m_.item_names[conflict.original] + "~" + m_.class_names[conflict.device_class]) +
+          ": id " + std::to_string(conflict.shadow_id) + " (" +
+          Quote(m_.class_names[conflict.device_class]) + " shadow of " +
+          Quote(m_.item_names[conflict.original]) + ") is already used" + holder +
+          " (as in Ceph, this and every later shadow bucket is not built)";
       for (const auto& [key, range] : file_class_bucket_decl_) {
         if (file_class_bucket_[key.first][key.second] == conflict.shadow_id && key != decl->first) {
           d.notes.push_back(Note(range, "that id is declared here"));
@@ -756,9 +804,12 @@ class Lowerer {
     } else if (r.type.text == "erasure") {
       rule.type = crush::RuleType::kErasure;
     } else if (msr_ && (r.type.text == "msr_firstn" || r.type.text == "msr_indep")) {
-      rule.type = r.type.text == "msr_firstn" ? crush::RuleType::kMsrFirstn : crush::RuleType::kMsrIndep;
+      rule.type =
+          r.type.text == "msr_firstn" ? crush::RuleType::kMsrFirstn : crush::RuleType::kMsrIndep;
     } else {
-      Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
+      Error(r.type.range, "rule type " + Quote(r.type.text) + " is not supported by Ceph " +
+                              std::string(crush::CephReleaseName(release_)) +
+                              " (MSR needs Squid or later)");
       ok = false;
     }
     // Quincy made min_size/max_size optional, ignores them and encodes 1/100.
@@ -775,22 +826,27 @@ class Lowerer {
         if (!warned_sizes_ignored_) {
           // Once per map: a Pacific map has the lines in every rule.
           warned_sizes_ignored_ = true;
-          Warning((*size)->range, "min_size/max_size are ignored by Ceph " +
-                                      std::string(crush::CephReleaseName(release_)) +
-                                      " (rules have no size range since Quincy), here and in every rule");
+          Warning((*size)->range,
+                  "min_size/max_size are ignored by Ceph " +
+                      std::string(crush::CephReleaseName(release_)) +
+                      " (rules have no size range since Quincy), here and in every rule");
         }
-        sink_.ReportCephMessage("WARNING: " + std::string(keyword) + " is no longer supported, ignoring");
+        sink_.ReportCephMessage("WARNING: " + std::string(keyword) +
+                                " is no longer supported, ignoring");
       }
     }
-    const std::string in_rule = r.name ? " in rule " + Quote(rname) : std::string(" in unnamed rule");
+    const std::string in_rule =
+        r.name ? " in rule " + Quote(rname) : std::string(" in unnamed rule");
     for (const ast::Step& s : r.steps) {
       crush::RuleStep step;
       switch (s.kind) {
         case ast::StepKind::kTake: {
           auto it = names_.find(s.item.text);
           if (it == names_.end()) {
-            sink_.ReportCephError("in rule '" + rname + "' item '" + std::string(s.item.text) + "' not defined\n");
-            UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text, names_, &names_);
+            sink_.ReportCephError("in rule '" + rname + "' item '" + std::string(s.item.text) +
+                                  "' not defined\n");
+            UnknownName(s.item.range, "unknown item " + Quote(s.item.text) + in_rule, s.item.text,
+                        names_, &names_);
             ok = false;
             break;
           }
@@ -799,27 +855,29 @@ class Lowerer {
             const std::string_view cname = s.device_class->text;
             auto c = class_id_.find(cname);
             if (c == class_id_.end()) {
-              UnknownName(s.device_class->range, "unknown device class " + Quote(cname) + in_rule, cname, class_id_,
-                          kNoDecls);
+              UnknownName(s.device_class->range, "unknown device class " + Quote(cname) + in_rule,
+                          cname, class_id_, kNoDecls);
               ok = false;
               break;
             }
             if (!populated_) break;
             auto cb = m_.class_buckets.find(id);
             if (cb == m_.class_buckets.end()) {
-              sink_.ReportCephError("in rule '" + rname + "' step take " + std::string(s.item.text) +
-                                    " has no class information\n");
-              Error(s.item.range, "step take " + Quote(s.item.text) + " has no class information" + in_rule +
-                                      " (no device class shadow tree was built for it)");
+              sink_.ReportCephError("in rule '" + rname + "' step take " +
+                                    std::string(s.item.text) + " has no class information\n");
+              Error(s.item.range, "step take " + Quote(s.item.text) + " has no class information" +
+                                      in_rule + " (no device class shadow tree was built for it)");
               ok = false;
               break;
             }
             auto shadow = cb->second.find(c->second);
             if (shadow == cb->second.end()) {
-              sink_.ReportCephError("in rule '" + rname + "' step take " + std::string(s.item.text) +
-                                    " no matching bucket for class " + std::string(cname) + "\n");
-              Error(s.device_class->range,
-                    "step take " + Quote(s.item.text) + " has no matching bucket for class " + Quote(cname) + in_rule);
+              sink_.ReportCephError("in rule '" + rname + "' step take " +
+                                    std::string(s.item.text) + " no matching bucket for class " +
+                                    std::string(cname) + "\n");
+              Error(s.device_class->range, "step take " + Quote(s.item.text) +
+                                               " has no matching bucket for class " + Quote(cname) +
+                                               in_rule);
               ok = false;
               break;
             }
@@ -831,7 +889,9 @@ class Lowerer {
         case ast::StepKind::kSetParam: {
           const std::string_view op = s.op.text;
           if (!msr_ && (op == "set_msr_descents" || op == "set_msr_collision_tries")) {
-            Error(s.op.range, "step " + Quote(op) + " is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
+            Error(s.op.range, "step " + Quote(op) + " is not supported by Ceph " +
+                                  std::string(crush::CephReleaseName(release_)) +
+                                  " (MSR needs Squid or later)");
             ok = false;
             break;
           }
@@ -840,27 +900,37 @@ class Lowerer {
             break;
           }
           RuleOp code = RuleOp::kSetChooseTries;
-          if (op == "set_choose_local_tries") code = RuleOp::kSetChooseLocalTries;
-          else if (op == "set_choose_local_fallback_tries") code = RuleOp::kSetChooseLocalFallbackTries;
-          else if (op == "set_chooseleaf_tries") code = RuleOp::kSetChooseleafTries;
-          else if (op == "set_chooseleaf_vary_r") code = RuleOp::kSetChooseleafVaryR;
-          else if (op == "set_chooseleaf_stable") code = RuleOp::kSetChooseleafStable;
-          else if (op == "set_msr_descents") code = RuleOp::kSetMsrDescents;
-          else if (op == "set_msr_collision_tries") code = RuleOp::kSetMsrCollisionTries;
+          if (op == "set_choose_local_tries")
+            code = RuleOp::kSetChooseLocalTries;
+          else if (op == "set_choose_local_fallback_tries")
+            code = RuleOp::kSetChooseLocalFallbackTries;
+          else if (op == "set_chooseleaf_tries")
+            code = RuleOp::kSetChooseleafTries;
+          else if (op == "set_chooseleaf_vary_r")
+            code = RuleOp::kSetChooseleafVaryR;
+          else if (op == "set_chooseleaf_stable")
+            code = RuleOp::kSetChooseleafStable;
+          else if (op == "set_msr_descents")
+            code = RuleOp::kSetMsrDescents;
+          else if (op == "set_msr_collision_tries")
+            code = RuleOp::kSetMsrCollisionTries;
           step = {code, static_cast<std::int32_t>(s.count.value), 0};
           break;
         }
         case ast::StepKind::kChoose: {
           if (s.op.text == "choosemsr" && !msr_) {
-            Error(s.op.range, "step 'choosemsr' is not supported by Ceph " + std::string(crush::CephReleaseName(release_)) + " (MSR needs Squid or later)");
+            Error(s.op.range, "step 'choosemsr' is not supported by Ceph " +
+                                  std::string(crush::CephReleaseName(release_)) +
+                                  " (MSR needs Squid or later)");
             ok = false;
             break;
           }
           auto t = type_id_.find(s.type.text);
           if (t == type_id_.end()) {
-            sink_.ReportCephError("in rule '" + rname + "' type '" + std::string(s.type.text) + "' not defined\n");
-            UnknownName(s.type.range, "unknown type " + Quote(s.type.text) + in_rule, s.type.text, type_id_,
-                        &type_decl_);
+            sink_.ReportCephError("in rule '" + rname + "' type '" + std::string(s.type.text) +
+                                  "' not defined\n");
+            UnknownName(s.type.range, "unknown type " + Quote(s.type.text) + in_rule, s.type.text,
+                        type_id_, &type_decl_);
             ok = false;
             break;
           }
@@ -897,8 +967,8 @@ class Lowerer {
   void DoChooseArgs(const ast::ChooseArgs& ca) {
     // int_node(): strtol then a cast to int, so 18446744073709551615 (how -1
     // is decompiled) saturates to LONG_MAX and truncates to -1.
-    const auto index = static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(
-        static_cast<std::uint64_t>(ca.index.value) & 0xffffffffu)));
+    const auto index = static_cast<std::int64_t>(static_cast<std::int32_t>(
+        static_cast<std::uint32_t>(static_cast<std::uint64_t>(ca.index.value) & 0xffffffffu)));
     bool ok = true;
     if (auto it = choose_args_decl_.find(index); it != choose_args_decl_.end()) {
       Error(ca.index.range, "choose_args " + std::to_string(index) + " is defined twice",
@@ -931,8 +1001,9 @@ class Lowerer {
         std::vector<std::vector<Weight>> ws;
         for (const ast::WeightList& wl : a.weight_set) {
           if (wl.weights.size() != size) {
-            Error(wl.range, "bucket " + std::to_string(bid) + " needs exactly " + std::to_string(size) +
-                                " weights but got " + std::to_string(wl.weights.size()));
+            Error(wl.range, "bucket " + std::to_string(bid) + " needs exactly " +
+                                std::to_string(size) + " weights but got " +
+                                std::to_string(wl.weights.size()));
             ok = false;
             continue;
           }
@@ -951,8 +1022,9 @@ class Lowerer {
       }
       if (a.ids_keyword) {
         if (a.ids.size() != size) {
-          Error(a.ids_keyword->range, "bucket " + std::to_string(bid) + " needs exactly " + std::to_string(size) +
-                                          " ids but got " + std::to_string(a.ids.size()));
+          Error(a.ids_keyword->range, "bucket " + std::to_string(bid) + " needs exactly " +
+                                          std::to_string(size) + " ids but got " +
+                                          std::to_string(a.ids.size()));
           ok = false;
           continue;
         }
@@ -1000,12 +1072,12 @@ class Lowerer {
   // every item of every bucket is looked up here, and on big maps the
   // node-based std::unordered_map spent its time in cache misses.
   absl::flat_hash_map<std::string_view, Named, ViewHash> names_;
-  std::set<ItemId> used_bucket_ids_;        // CrushCompiler::id_item keys
-  std::map<ItemId, Weight> item_weight_;    // CrushCompiler::item_weight
+  std::set<ItemId> used_bucket_ids_;      // CrushCompiler::id_item keys
+  std::map<ItemId, Weight> item_weight_;  // CrushCompiler::item_weight
   std::map<std::string_view, int> type_id_;
   std::map<std::string_view, SourceRange> type_decl_;
   std::map<int, SourceRange> type_id_decl_;
-  std::map<std::string_view, int> class_id_;  // CrushWrapper::class_rname
+  std::map<std::string_view, int> class_id_;                // CrushWrapper::class_rname
   std::map<int, std::map<int, ItemId>> file_class_bucket_;  // CrushCompiler::class_bucket
   // Where each file_class_bucket_ entry ("id N class C") was declared: a
   // shadow id found taken is reported there.
@@ -1022,8 +1094,8 @@ class Lowerer {
 
 }  // namespace
 
-std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file, DiagnosticSink& sink,
-                             crush::CephRelease release, bool ceph_quirks) {
+std::optional<MapModel> Lower(const SourceFile& src, const ast::CrushFile& file,
+                              DiagnosticSink& sink, crush::CephRelease release, bool ceph_quirks) {
   return Lowerer(src, sink, release, ceph_quirks).Run(file);
 }
 

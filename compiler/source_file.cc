@@ -10,8 +10,9 @@ SourceFile::SourceFile(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {
   line_starts_.reserve(static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1);
   line_starts_.push_back(0);
-  for (const char* p = text_.data(), *const end = p + text_.size();
-       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr;) {
+  for (const char *p = text_.data(), *const end = p + text_.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) !=
+       nullptr;) {
     ++p;
     line_starts_.push_back(static_cast<std::size_t>(p - text_.data()));
   }

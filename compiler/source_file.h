@@ -29,6 +29,7 @@ class SourceFile {
   SourceFile(std::string name, std::string text);
 
   const std::string& name() const { return name_; }
+
   const std::string& text() const { return text_; }
 
   // Line and column of `offset`; offsets past the end map to the end.

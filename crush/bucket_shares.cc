@@ -12,7 +12,8 @@ namespace crushkit::crush {
 
 absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num_rep,
                                           std::uint32_t inputs) {
-  if (!map.RuleExists(rule)) return absl::NotFoundError("rule " + std::to_string(rule) + " does not exist");
+  if (!map.RuleExists(rule))
+    return absl::NotFoundError("rule " + std::to_string(rule) + " does not exist");
   if (num_rep < 1 || num_rep > kMaxWorkspaceResult) {
     return absl::InvalidArgumentError("num_rep must be 1.." + std::to_string(kMaxWorkspaceResult));
   }
@@ -26,7 +27,8 @@ absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num
       break;
     }
   }
-  if (!have_take) return absl::InvalidArgumentError("rule " + std::to_string(rule) + " has no take step");
+  if (!have_take)
+    return absl::InvalidArgumentError("rule " + std::to_string(rule) + " has no take step");
 
   // Parents within the take's subtree (a shadow tree for class rules), and
   // each item's weight as its parent holds it.
@@ -51,7 +53,8 @@ absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num
   std::map<ItemId, std::uint64_t> counts;
   Workspace ws(map, num_rep);
   std::vector<ItemId> out(static_cast<std::size_t>(num_rep));
-  std::vector<Weight> reweights(static_cast<std::size_t>(std::max(map.max_devices(), 0)), kWeightOne);
+  std::vector<Weight> reweights(static_cast<std::size_t>(std::max(map.max_devices(), 0)),
+                                kWeightOne);
   for (std::uint32_t x = 0; x < inputs; ++x) {
     const int n = DoRule(map, rule, x, reweights, ws, out);
     int devices = 0;

@@ -13,22 +13,23 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/map.h"
 
 namespace crushkit::crush {
 
 struct ItemShare {
-  double expected = 0;   // weight / root weight, in [0, 1]
-  double actual = 0;     // replicas placed under the item / all replicas placed
+  double expected = 0;     // weight / root weight, in [0, 1]
+  double actual = 0;       // replicas placed under the item / all replicas placed
   double binomial_sd = 0;  // sqrt(p (1 - p) / placed) for p = expected
   std::uint64_t replicas = 0;
 };
 
 struct ShareReport {
-  ItemId root = 0;              // the rule's (first) take, a shadow bucket for class rules
+  ItemId root = 0;  // the rule's (first) take, a shadow bucket for class rules
   std::uint64_t inputs = 0;
-  std::uint64_t placed = 0;     // replicas placed (results that are devices)
-  std::uint64_t short_results = 0;  // inputs mapped to fewer than num_rep devices
+  std::uint64_t placed = 0;           // replicas placed (results that are devices)
+  std::uint64_t short_results = 0;    // inputs mapped to fewer than num_rep devices
   std::map<ItemId, ItemShare> items;  // every item under the root, and the root
 };
 
@@ -58,6 +59,7 @@ struct ShareSpread {
   double rms_z = 0;
   int within_2sd = 0;
 };
+
 ShareSpread SpreadOf(const ShareReport& report, const std::vector<ItemId>& items);
 
 }  // namespace crushkit::crush

@@ -21,7 +21,7 @@ absl::Status Overflow(const char* what) {
 // through a 64-bit integer and keeps the low 32 bits; do the same, defined.
 Weight StrawToFixed(double straw) {
   const double scaled = straw * 0x10000;
-  constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+  constexpr double kInt64Limit = 9223372036854775808.0;            // 2^63
   if (!(scaled > -kInt64Limit && scaled < kInt64Limit)) return 0;  // cvttsd2si: 1 << 63
   return static_cast<Weight>(static_cast<std::uint64_t>(static_cast<std::int64_t>(scaled)));
 }
@@ -339,16 +339,19 @@ Weight BucketItemWeight(const Bucket& b, std::size_t pos) {
 }
 
 absl::StatusOr<ItemId> AddBucket(MapModel& map, ItemId id, Bucket bucket) {
-  if (id > 0) return absl::InvalidArgumentError("bucket id " + std::to_string(id) + " is not negative");
+  if (id > 0)
+    return absl::InvalidArgumentError("bucket id " + std::to_string(id) + " is not negative");
   if (id == 0) {
     int pos = 0;
-    while (pos < map.max_buckets() && map.buckets[static_cast<std::size_t>(pos)].alg != BucketAlg::kNone) {
+    while (pos < map.max_buckets() &&
+           map.buckets[static_cast<std::size_t>(pos)].alg != BucketAlg::kNone) {
       ++pos;
     }
     id = BucketIdOfSlot(pos);
   }
   if (id < -kMaxBucketSlots) {
-    return absl::InvalidArgumentError("bucket id " + std::to_string(id) + " is below the supported minimum " +
+    return absl::InvalidArgumentError("bucket id " + std::to_string(id) +
+                                      " is below the supported minimum " +
                                       std::to_string(-kMaxBucketSlots));
   }
   const int pos = BucketSlot(id);

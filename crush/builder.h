@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "crush/types.h"
 

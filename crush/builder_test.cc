@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "crush/codec.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
@@ -73,7 +74,8 @@ TEST(BuilderTest, IncrementalTreeEqualsBatchTree) {
 
 TEST(BuilderTest, EqualStrawWeightsGiveUnitStraws) {
   for (int version : {0, 1}) {
-    EXPECT_THAT(CalcStraws(std::vector<Weight>{W(2), W(2), W(2)}, version), ElementsAre(W(1), W(1), W(1)));
+    EXPECT_THAT(CalcStraws(std::vector<Weight>{W(2), W(2), W(2)}, version),
+                ElementsAre(W(1), W(1), W(1)));
     EXPECT_THAT(CalcStraws(std::vector<Weight>{0, W(2)}, version), ElementsAre(0, W(1)));
   }
 }
@@ -83,8 +85,9 @@ TEST(BuilderTest, UniformRequiresEqualWeights) {
   ASSERT_THAT(b, IsOk());
   EXPECT_THAT(AddBucketItem(*b, 0, W(1), 0), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(AddBucketItem(*b, 0, 0, 0), IsOk());
-  EXPECT_THAT(MakeBucket(BucketAlg::kUniform, 0, 1, std::vector<ItemId>{0}, std::vector<Weight>{0}, 0),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      MakeBucket(BucketAlg::kUniform, 0, 1, std::vector<ItemId>{0}, std::vector<Weight>{0}, 0),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(BuilderTest, OverflowIsRefused) {
@@ -115,27 +118,36 @@ TEST(BuilderTest, AddBucketDoublesFromEight) {
 void ExpectCalcStrawsMatchCrushtool(const std::filesystem::path& dir, const std::string& text,
                                     int version) {
   std::ofstream((dir / "m.txt").string()) << text;
-  const std::string cmd = "cd '" + dir.string() + "' && CEPH_ARGS=--crash_dir=. crushtool -c m.txt -o m.bin >/dev/null 2>&1";
+  const std::string cmd =
+      "cd '" + dir.string() +
+      "' && CEPH_ARGS=--crash_dir=. crushtool -c m.txt -o m.bin >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << text;
-  absl::StatusOr<MapModel> m = DecodeCrushMap(crush_testing::ReadFileOrEmpty((dir / "m.bin").string()));
+  absl::StatusOr<MapModel> m =
+      DecodeCrushMap(crush_testing::ReadFileOrEmpty((dir / "m.bin").string()));
   ASSERT_THAT(m, IsOk());
   const Bucket* b = m->FindBucket(-1);
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(CalcStraws(b->item_weights, version), b->straws) << "version " << version << " " << text;
+  EXPECT_EQ(CalcStraws(b->item_weights, version), b->straws)
+      << "version " << version << " " << text;
 }
 
 // Straw lengths are floating-point results stored in the map: compare with
 // what Ceph's crushtool stores for the same weights, for both versions.
 TEST(BuilderOracleTest, StrawsMatchCrushtool) {
   CRUSH_TEST_NEEDS_ORACLE("crushtool");
-  const std::vector<std::vector<double>> cases = {
-      {1, 2, 3}, {9.3, 2.2, 7.4, 4.3, 4.3}, {0, 1, 1, 0.5}, {0.1, 0.2, 0.3, 0.4, 5, 5, 5}, {3, 3, 1, 1, 2}};
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("builder_test_" + std::to_string(getpid()));
+  const std::vector<std::vector<double>> cases = {{1, 2, 3},
+                                                  {9.3, 2.2, 7.4, 4.3, 4.3},
+                                                  {0, 1, 1, 0.5},
+                                                  {0.1, 0.2, 0.3, 0.4, 5, 5, 5},
+                                                  {3, 3, 1, 1, 2}};
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("builder_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   for (int version : {0, 1}) {
     for (const std::vector<double>& ws : cases) {
       std::string text = "tunable straw_calc_version " + std::to_string(version) + "\n";
-      for (std::size_t i = 0; i < ws.size(); ++i) text += "device " + std::to_string(i) + " d" + std::to_string(i) + "\n";
+      for (std::size_t i = 0; i < ws.size(); ++i)
+        text += "device " + std::to_string(i) + " d" + std::to_string(i) + "\n";
       text += "type 0 osd\ntype 1 host\nhost h {\n\tid -1\n\talg straw\n";
       for (std::size_t i = 0; i < ws.size(); ++i) {
         text += "\titem d" + std::to_string(i) + " weight " + std::to_string(ws[i]) + "\n";
@@ -152,19 +164,23 @@ TEST(BuilderOracleTest, StrawsMatchCrushtool) {
 // device carry the weights here; CalcStraws must store what crushtool stores.
 TEST(BuilderOracleTest, StrawsBeyond32BitsMatchCrushtool) {
   CRUSH_TEST_NEEDS_ORACLE("crushtool");
-  const std::vector<std::vector<double>> cases = {
-      {0.00002, 60000}, {0.00002, 0.00002, 30000}, {0.00002, 0.0001, 1, 1000, 20000}, {0.00002, 40000, 0}};
+  const std::vector<std::vector<double>> cases = {{0.00002, 60000},
+                                                  {0.00002, 0.00002, 30000},
+                                                  {0.00002, 0.0001, 1, 1000, 20000},
+                                                  {0.00002, 40000, 0}};
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("builder_big_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   for (int version : {0, 1}) {
     for (const std::vector<double>& ws : cases) {
       std::string text = "tunable straw_calc_version " + std::to_string(version) + "\n";
-      for (std::size_t i = 0; i < ws.size(); ++i) text += "device " + std::to_string(i) + " d" + std::to_string(i) + "\n";
+      for (std::size_t i = 0; i < ws.size(); ++i)
+        text += "device " + std::to_string(i) + " d" + std::to_string(i) + "\n";
       text += "type 0 osd\ntype 1 host\ntype 2 root\n";
       for (std::size_t i = 0; i < ws.size(); ++i) {
-        text += "host h" + std::to_string(i) + " {\n\tid " + std::to_string(-2 - static_cast<int>(i)) +
-                "\n\talg straw2\n\titem d" + std::to_string(i) + " weight 1\n}\n";
+        text += "host h" + std::to_string(i) + " {\n\tid " +
+                std::to_string(-2 - static_cast<int>(i)) + "\n\talg straw2\n\titem d" +
+                std::to_string(i) + " weight 1\n}\n";
       }
       text += "root r {\n\tid -1\n\talg straw\n";
       for (std::size_t i = 0; i < ws.size(); ++i) {

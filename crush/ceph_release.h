@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 
 namespace crushkit::crush {

@@ -3,9 +3,10 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/codec.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::crush {
@@ -22,9 +23,11 @@ MapModel TwoRules() {
   MapModel m;
   m.rules.resize(301);
   m.rule_exists.assign(301, false);
-  m.rules[1] = Rule{.ruleset = 1, .type = RuleType::kReplicated, .min_size = 3, .max_size = 5, .steps = {}};
+  m.rules[1] =
+      Rule{.ruleset = 1, .type = RuleType::kReplicated, .min_size = 3, .max_size = 5, .steps = {}};
   m.rule_exists[1] = true;
-  m.rules[300] = Rule{.ruleset = 44, .type = RuleType::kErasure, .min_size = 2, .max_size = 9, .steps = {}};
+  m.rules[300] =
+      Rule{.ruleset = 44, .type = RuleType::kErasure, .min_size = 2, .max_size = 9, .steps = {}};
   m.rule_exists[300] = true;
   m.tunables.msr_descents = 7;
   return m;
@@ -36,9 +39,9 @@ TEST(CephReleaseTest, NamesRoundTripAndUnknownNamesListTheSupportedOnes) {
     ASSERT_THAT(parsed, IsOk());
     EXPECT_EQ(*parsed, r);
   }
-  EXPECT_THAT(ParseCephRelease("squid"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("'squid'"), HasSubstr("pacific"), HasSubstr("reef"), HasSubstr("tentacle"))));
+  EXPECT_THAT(ParseCephRelease("squid"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                  AllOf(HasSubstr("'squid'"), HasSubstr("pacific"),
+                                                        HasSubstr("reef"), HasSubstr("tentacle"))));
   EXPECT_THAT(ParseCephRelease("Pacific"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

@@ -68,8 +68,8 @@ ChoiceMemo::ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity)
   std::set<std::int64_t> indexes;
   for (const auto& entry : ma.choose_args) indexes.insert(entry.first);
   for (const auto& entry : mb.choose_args) indexes.insert(entry.first);
-  const std::size_t slots =
-      std::min(static_cast<std::size_t>(a.max_buckets()), static_cast<std::size_t>(b.max_buckets()));
+  const std::size_t slots = std::min(static_cast<std::size_t>(a.max_buckets()),
+                                     static_cast<std::size_t>(b.max_buckets()));
   kind_.assign(slots, kNotShared);
   changed_at_.assign(slots + 1, 0);
   std::vector<std::uint32_t> changed;

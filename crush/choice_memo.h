@@ -76,19 +76,25 @@ class ChoiceMemo {
   // True iff bucket slot `slot` is a straw2 bucket identical in both maps,
   // whose choices are recorded and replayed.
   bool SlotShared(int slot) const { return SlotKind(slot) == kShared; }
+
   // True iff bucket slot `slot` is a straw2 bucket that differs only in 1 to
   // kMaxChoiceMemoWeightChanges item weights (see above).
   bool SlotPartiallyShared(int slot) const { return SlotKind(slot) == kPartial; }
+
   // Number of shared and of partially shared slots.
   int shared_slots() const { return shared_count_; }
+
   int partially_shared_slots() const { return partial_count_; }
 
   int capacity() const { return capacity_; }
+
   // Choices recorded for the current input (<= capacity()).
   int size() const { return size_; }
+
   // True iff a recording DoRule() call has started an input since the
   // memo was built or Clear()ed; then x() is that input.
   bool has_input() const { return has_input_; }
+
   std::uint32_t x() const { return x_; }
 
   // Forgets the recorded input. O(1) (amortised).
@@ -117,16 +123,19 @@ class ChoiceMemo {
                ? kind_[static_cast<std::size_t>(slot)]
                : kNotShared;
   }
+
   // The item indexes whose weight differs in a partially shared slot.
   const std::uint32_t* changed_begin(int slot) const {
     return changed_.data() + changed_at_[static_cast<std::size_t>(slot)];
   }
+
   const std::uint32_t* changed_end(int slot) const {
     return changed_.data() + changed_at_[static_cast<std::size_t>(slot) + 1];
   }
 
   // Starts recording input `x` under choose_args `args` (nullptr: none).
   void Begin(std::uint32_t x, const internal::FlatChooseArgs* args);
+
   // True iff the recorded input is `x` under the same choose_args index.
   bool Matches(std::uint32_t x, const internal::FlatChooseArgs* args) const {
     return has_input_ && x_ == x && has_args_ == (args != nullptr) &&
@@ -146,6 +155,7 @@ class ChoiceMemo {
       if (e.slot == slot && e.r == r && e.pos == pos) return &e;
     }
   }
+
   // Records a choice unless the memo is full or already has (slot, r, pos).
   void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item,
               std::int64_t draw = 0) {

@@ -14,12 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "crush/builder.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crushkit::crush {
@@ -49,8 +50,8 @@ void Rebuild(MapModel& m, ItemId id, const std::vector<ItemId>& items,
     const Weight u = weights.empty() || weights[0] == 0 ? kWeightOne : weights[0];
     weights.assign(weights.size(), u);
   }
-  auto made = MakeBucket(old.alg, old.hash, old.type, items, weights,
-                         m.tunables.straw_calc_version);
+  auto made =
+      MakeBucket(old.alg, old.hash, old.type, items, weights, m.tunables.straw_calc_version);
   ASSERT_TRUE(made.ok()) << made.status();
   made->id = id;
   old = *std::move(made);
@@ -103,11 +104,16 @@ void AddRules(MapModel& m) {
 
 BucketAlg RandomAlg(Rng& rng) {
   switch (Uniform(rng, 0, 9)) {
-    case 0: return BucketAlg::kUniform;
-    case 1: return BucketAlg::kList;
-    case 2: return BucketAlg::kTree;
-    case 3: return BucketAlg::kStraw;
-    default: return BucketAlg::kStraw2;  // the common case, and the memoised one
+    case 0:
+      return BucketAlg::kUniform;
+    case 1:
+      return BucketAlg::kList;
+    case 2:
+      return BucketAlg::kTree;
+    case 3:
+      return BucketAlg::kStraw;
+    default:
+      return BucketAlg::kStraw2;  // the common case, and the memoised one
   }
 }
 
@@ -125,12 +131,14 @@ void AddChooseArgs(MapModel& m, Rng& rng) {
         a.weight_set.resize(static_cast<std::size_t>(Uniform(rng, 1, 3)));
         for (auto& row : a.weight_set) {
           for (const Weight w : b.item_weights) {
-            row.push_back(Uniform(rng, 0, 5) == 0 ? 0 : w / 2 + static_cast<Weight>(rng() % (w + 1u)));
+            row.push_back(Uniform(rng, 0, 5) == 0 ? 0
+                                                  : w / 2 + static_cast<Weight>(rng() % (w + 1u)));
           }
         }
       }
       if (Uniform(rng, 0, 3) == 0) {
-        for (std::size_t i = 0; i < b.items.size(); ++i) a.ids.push_back(static_cast<ItemId>(rng()));
+        for (std::size_t i = 0; i < b.items.size(); ++i)
+          a.ids.push_back(static_cast<ItemId>(rng()));
       }
       args[b.id] = a;
     }
@@ -143,9 +151,8 @@ MapModel RandomModel(Rng& rng) {
   spec.osds_per_host = Uniform(rng, 1, 7);
   spec.racks = Uniform(rng, 0, 2) == 0 ? 0 : Uniform(rng, 1, std::min(spec.hosts, 4));
   for (int i = 0; i < spec.hosts * spec.osds_per_host; ++i) {
-    spec.osd_weights.push_back(Uniform(rng, 0, 9) == 0
-                                   ? 0
-                                   : static_cast<Weight>(Uniform(rng, 0x4000, 0x30000)));
+    spec.osd_weights.push_back(
+        Uniform(rng, 0, 9) == 0 ? 0 : static_cast<Weight>(Uniform(rng, 0x4000, 0x30000)));
   }
   const TunablesProfile profiles[] = {TunablesProfile::kArgonaut, TunablesProfile::kBobtail,
                                       TunablesProfile::kFirefly, TunablesProfile::kJewel};
@@ -289,7 +296,8 @@ void ExpectPairExact(const CrushMap& a, const CrushMap& b, const std::vector<Wei
         // Now and then B maps x for another pool (other choose_args) than
         // A recorded it for: the memo must not apply then.
         const ChooseArgsRef args_b = b.ResolveChooseArgs(i % 7 == 3 ? (pool + 1) % 3 : pool);
-        const auto x = static_cast<std::uint32_t>(i) * 2654435761u + static_cast<std::uint32_t>(rule);
+        const auto x =
+            static_cast<std::uint32_t>(i) * 2654435761u + static_cast<std::uint32_t>(rule);
         // Mostly 1-4 results (a rule asking for 12 replicas of a tiny map
         // runs every retry), sometimes the full 12.
         const std::size_t n = i % 40 == 0 ? kResultMax : 1 + static_cast<std::size_t>(i) % 4;

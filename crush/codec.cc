@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "crush/builder.h"
 #include "crush/internal/byte_io.h"
 #include "crush/status_macros.h"
@@ -66,18 +67,23 @@ class Decoder {
   absl::Status U8(std::uint8_t* v, const char* what) {
     return r_.ReadU8(v) ? absl::OkStatus() : Truncated(what);
   }
+
   absl::Status U16(std::uint16_t* v, const char* what) {
     return r_.ReadU16(v) ? absl::OkStatus() : Truncated(what);
   }
+
   absl::Status U32(std::uint32_t* v, const char* what) {
     return r_.ReadU32(v) ? absl::OkStatus() : Truncated(what);
   }
+
   absl::Status S32(std::int32_t* v, const char* what) {
     return r_.ReadS32(v) ? absl::OkStatus() : Truncated(what);
   }
+
   absl::Status S64(std::int64_t* v, const char* what) {
     return r_.ReadS64(v) ? absl::OkStatus() : Truncated(what);
   }
+
   absl::Status String(std::uint32_t len, std::string* out, const char* what) {
     if (len > r_.remaining()) {
       return absl::DataLossError("truncated at offset " + std::to_string(r_.offset()) +
@@ -109,8 +115,8 @@ absl::Status Decoder::DecodeBucket(int slot, Bucket* b) {
   if (alg == 0) return absl::OkStatus();  // empty slot
   if (alg > kMaxKnownAlg) {
     return absl::UnimplementedError("unsupported bucket algorithm " + std::to_string(alg) +
-                                    " at offset " + std::to_string(alg_offset) + " (" +
-                                    context_ + "); known algorithms are 1..5");
+                                    " at offset " + std::to_string(alg_offset) + " (" + context_ +
+                                    "); known algorithms are 1..5");
   }
   const std::size_t id_offset = r_.offset();
   CRUSH_RETURN_IF_ERROR(S32(&b->id, "s32 bucket id"));
@@ -138,12 +144,23 @@ absl::Status Decoder::DecodeBucket(int slot, Bucket* b) {
   std::uint64_t per_item = 4;
   std::uint64_t fixed = 0;
   switch (b->alg) {
-    case BucketAlg::kUniform: fixed = 4; break;
-    case BucketAlg::kList: per_item += 8; break;
-    case BucketAlg::kTree: fixed = 1; break;
-    case BucketAlg::kStraw: per_item += 8; break;
-    case BucketAlg::kStraw2: per_item += 4; break;
-    case BucketAlg::kNone: break;
+    case BucketAlg::kUniform:
+      fixed = 4;
+      break;
+    case BucketAlg::kList:
+      per_item += 8;
+      break;
+    case BucketAlg::kTree:
+      fixed = 1;
+      break;
+    case BucketAlg::kStraw:
+      per_item += 8;
+      break;
+    case BucketAlg::kStraw2:
+      per_item += 4;
+      break;
+    case BucketAlg::kNone:
+      break;
   }
   CRUSH_RETURN_IF_ERROR(NeedCount(size, per_item, "bucket size", fixed));
 
@@ -347,8 +364,8 @@ absl::Status Decoder::DecodeChooseArgs(MapModel* m) {
         // Ceph asserts ids_size == bucket size (and dereferences the bucket).
         const Bucket& b = m->buckets[slot];
         if (b.alg == BucketAlg::kNone) {
-          return Invalid(ids_offset, "choose_args ids for empty bucket slot " +
-                                         std::to_string(slot));
+          return Invalid(ids_offset,
+                         "choose_args ids for empty bucket slot " + std::to_string(slot));
         }
         if (ids_size != b.items.size()) {
           return Invalid(ids_offset, "choose_args ids size " + std::to_string(ids_size) +
@@ -408,7 +425,8 @@ absl::Status Decoder::Finish(MapModel* m) {
     }
     return absl::InvalidArgumentError("device id " + std::to_string(id) + " (" + where +
                                       ") is too large; decoded maps are limited to ids "
-                                      "below " + std::to_string(kMaxDecodedDevices));
+                                      "below " +
+                                      std::to_string(kMaxDecodedDevices));
   }
   m->max_devices = static_cast<std::int32_t>(max_devices);
   return absl::OkStatus();
@@ -504,12 +522,10 @@ absl::StatusOr<MapModel> Decoder::Run() {
       m.tail = EncodedTail::kMsr;
     }
     if (!r_.at_end() && !options_.ignore_trailing_bytes) {
-      return absl::UnimplementedError(std::to_string(r_.remaining()) +
-                                      " unexpected bytes at offset " +
-                                      std::to_string(r_.offset()) +
-                                      " after the msr tunables (which start at offset " +
-                                      std::to_string(msr_offset) +
-                                      "); a newer encoding, or trailing garbage");
+      return absl::UnimplementedError(
+          std::to_string(r_.remaining()) + " unexpected bytes at offset " +
+          std::to_string(r_.offset()) + " after the msr tunables (which start at offset " +
+          std::to_string(msr_offset) + "); a newer encoding, or trailing garbage");
     }
   }
   context_.clear();
@@ -521,7 +537,8 @@ absl::StatusOr<MapModel> Decoder::Run() {
 EncodedTail NeededTail(const MapModel& m) {
   const Tunables& t = m.tunables;
   const Tunables legacy;
-  if (t.msr_descents != legacy.msr_descents || t.msr_collision_tries != legacy.msr_collision_tries) {
+  if (t.msr_descents != legacy.msr_descents ||
+      t.msr_collision_tries != legacy.msr_collision_tries) {
     return EncodedTail::kMsr;
   }
   if (!m.choose_args.empty()) return EncodedTail::kChooseArgs;

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
@@ -133,9 +134,9 @@ TEST(CodecTest, RoundTripsOsdmaptoolExportedMaps) {
   for (int osds : {1, 3, 16, 200}) {
     const std::string om = dir.File("om");
     const std::string crush = dir.File("crush");
-    ASSERT_EQ(RunOracle("osdmaptool --createsimple " + std::to_string(osds) + " --clobber " + om,
-                        dir),
-              0);
+    ASSERT_EQ(
+        RunOracle("osdmaptool --createsimple " + std::to_string(osds) + " --clobber " + om, dir),
+        0);
     ASSERT_EQ(RunOracle("osdmaptool " + om + " --export-crush " + crush, dir), 0);
     ExpectRoundTrip(ReadFileOrEmpty(crush), "createsimple " + std::to_string(osds));
   }
@@ -169,22 +170,24 @@ std::string PacificReencode(MapModel m) {
 }
 
 void PutU32(std::string& s, std::size_t off, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) s[off + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    s[off + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
 std::uint32_t GetU32(const std::string& s, std::size_t off) {
   std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[off + static_cast<std::size_t>(i)]);
+  for (int i = 3; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(s[off + static_cast<std::size_t>(i)]);
   return v;
 }
 
 TEST(CodecTest, NormalisesMaxDevicesLikeCrushtool) {
   CRUSH_TEST_NEEDS_ORACLE("crushtool");
   crush_testing::TempDir dir("codec_test");
-  ASSERT_EQ(RunOracle("crushtool --build --num_osds 12 host straw2 4 root straw2 0 -o " +
-                          dir.File("b"),
-                      dir),
-            0);
+  ASSERT_EQ(
+      RunOracle("crushtool --build --num_osds 12 host straw2 4 root straw2 0 -o " + dir.File("b"),
+                dir),
+      0);
   const std::string built = ReadFileOrEmpty(dir.File("b"));
   ASSERT_EQ(GetU32(built, 12), 12U);  // max_devices
   for (std::uint32_t stored : {0U, 5U, 100U, 0xffffffffU}) {
@@ -250,12 +253,18 @@ void Mutate(std::mt19937& rng, std::string& bytes) {
   for (int e = 0; e < edits && !bytes.empty(); ++e) {
     const std::size_t pos = rng() % bytes.size();
     switch (rng() % 4) {
-      case 0: bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8))); break;
-      case 1: bytes[pos] = static_cast<char>(rng()); break;
+      case 0:
+        bytes[pos] = static_cast<char>(bytes[pos] ^ (1 << (rng() % 8)));
+        break;
+      case 1:
+        bytes[pos] = static_cast<char>(rng());
+        break;
       case 2:  // a hostile 32-bit count
         if (pos + 4 <= bytes.size()) PutU32(bytes, pos, rng() % 2 ? 0xffffffffU : 0x7fffffffU);
         break;
-      case 3: bytes.resize(pos); break;
+      case 3:
+        bytes.resize(pos);
+        break;
     }
   }
 }
@@ -282,9 +291,9 @@ TEST(CodecTest, RandomMutationsDecodeOrFailCleanly) {
       if (!m.ok()) {
         ++errors;
         EXPECT_FALSE(m.status().message().empty());
-        EXPECT_THAT(m.status().code(), AnyOf(absl::StatusCode::kInvalidArgument,
-                                             absl::StatusCode::kDataLoss,
-                                             absl::StatusCode::kUnimplemented));
+        EXPECT_THAT(m.status().code(),
+                    AnyOf(absl::StatusCode::kInvalidArgument, absl::StatusCode::kDataLoss,
+                          absl::StatusCode::kUnimplemented));
         continue;
       }
       ++decoded;
@@ -336,8 +345,8 @@ TEST(CodecTest, MutatedMapsReencodeLikeCrushtool) {
       if (we_reject <= 10) we_reject_examples += std::string(m.status().message()) + "\n";
       if (m.status().code() == absl::StatusCode::kDataLoss) {
         std::ofstream(keep, std::ios::binary) << bytes;
-        ADD_FAILURE() << "iteration " << iter << ": crushtool accepts but we report "
-                      << m.status() << "; mutant saved as " << keep;
+        ADD_FAILURE() << "iteration " << iter << ": crushtool accepts but we report " << m.status()
+                      << "; mutant saved as " << keep;
       }
       continue;
     }
@@ -371,18 +380,22 @@ TEST(CodecTest, ChooseArgsNormaliseLikeCrushtool) {
   ASSERT_TRUE(base->choose_args.at(kCompatChooseArgs).contains(-1));
 
   using Edit = void (*)(MapModel&);
+
   struct Case {
     const char* what;
     bool normalised;  // decode changes the edited model
     Edit edit;
   };
+
   const std::vector<Case> edits = {
       {"short weight set is zero padded", true,
        [](MapModel& m) { m.choose_args[-1][-1].weight_set[0].pop_back(); }},
       {"long weight set is truncated", true,
        [](MapModel& m) { m.choose_args[-1][-1].weight_set[0].push_back(7); }},
       {"odd position count is left alone", false,
-       [](MapModel& m) { m.choose_args[-1][-3].weight_set = {{1, 2}, {3}}; }},
+       [](MapModel& m) {
+         m.choose_args[-1][-3].weight_set = {{1, 2}, {3}};
+       }},
       {"first bucket decides the position count", true,
        [](MapModel& m) {
          auto& ws = m.choose_args[-1][-1].weight_set;
@@ -403,7 +416,10 @@ TEST(CodecTest, ChooseArgsNormaliseLikeCrushtool) {
          m.buckets.emplace_back();
          m.choose_args[-1][-m.max_buckets()].weight_set = {{1, 2, 3}};
        }},
-      {"ids without weights survive", false, [](MapModel& m) { m.choose_args[5][-4].ids = {9, 8}; }},
+      {"ids without weights survive", false,
+       [](MapModel& m) {
+         m.choose_args[5][-4].ids = {9, 8};
+       }},
       {"empty args vanish", true, [](MapModel& m) { m.choose_args[5][-4] = ChooseArg{}; }},
       {"several indices", false, [](MapModel& m) { m.choose_args[-7] = m.choose_args[-1]; }},
   };
@@ -466,8 +482,9 @@ TEST(CodecTest, HostileCountsAreErrorsNotAllocations) {
   {
     std::string b = base;
     PutU32(b, 16, 9);
-    EXPECT_THAT(DecodeCrushMap(b), StatusIs(absl::StatusCode::kUnimplemented,
-                                            HasSubstr("unsupported bucket algorithm 9 at offset 16")));
+    EXPECT_THAT(DecodeCrushMap(b),
+                StatusIs(absl::StatusCode::kUnimplemented,
+                         HasSubstr("unsupported bucket algorithm 9 at offset 16")));
   }
   {
     std::string b = base;
@@ -535,7 +552,8 @@ TEST(CodecTest, Legacy64BitNameKeysDecodeLikeCeph) {
   // Type names encoded with a 64-bit key: key low, key high (0), len, bytes.
   std::string s = MinimalMap();
   const std::string old_entry = std::string("\x00\x00\x00\x00\x03\x00\x00\x00osd", 11);
-  const std::string new_entry = std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00osd", 15);
+  const std::string new_entry =
+      std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00osd", 15);
   const std::size_t at = s.find(old_entry);
   ASSERT_NE(at, std::string::npos);
   s.replace(at, old_entry.size(), new_entry);
@@ -577,8 +595,8 @@ TEST(CodecTest, TrailingBytes) {
 
   EXPECT_THAT(DecodeCrushMap(full + "gar"),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("expected u32 msr_descents")));
-  EXPECT_THAT(DecodeCrushMap(msr + "x"),
-              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("1 unexpected bytes at offset")));
+  EXPECT_THAT(DecodeCrushMap(msr + "x"), StatusIs(absl::StatusCode::kUnimplemented,
+                                                  HasSubstr("1 unexpected bytes at offset")));
   DecodeOptions lenient;
   lenient.ignore_trailing_bytes = true;
   absl::StatusOr<MapModel> g = DecodeCrushMap(full + "gar", lenient);
@@ -635,12 +653,19 @@ TEST(CodecTest, FieldsAgreeWithCrushtoolDecompile) {
         // Decompile prints the item weight "%.3f" (tree: leaf node weight).
         Weight weight = 0;
         switch (bucket->alg) {
-          case BucketAlg::kUniform: weight = bucket->uniform_item_weight; break;
-          case BucketAlg::kTree: weight = bucket->node_weights[2 * item_index + 1]; break;
-          default: weight = bucket->item_weights[item_index]; break;
+          case BucketAlg::kUniform:
+            weight = bucket->uniform_item_weight;
+            break;
+          case BucketAlg::kTree:
+            weight = bucket->node_weights[2 * item_index + 1];
+            break;
+          default:
+            weight = bucket->item_weights[item_index];
+            break;
         }
         char buf[32];
-        std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(static_cast<float>(weight) / 65536.0f));
+        std::snprintf(buf, sizeof(buf), "%.3f",
+                      static_cast<double>(static_cast<float>(weight) / 65536.0f));
         EXPECT_EQ(std::string(buf), w3) << rel << ": " << line;
         ++item_index;
         ++items_seen;

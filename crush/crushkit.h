@@ -47,25 +47,25 @@ typedef struct crushkit_workspace crushkit_workspace;
 #define CRUSHKIT_WEIGHT_ONE 0x10000u
 
 /* The library version, "MAJOR.MINOR.PATCH" (static storage). */
-const char *crushkit_version(void);
+const char* crushkit_version(void);
 
 /* Decodes Ceph's binary crush map (`ceph osd getcrushmap`, crushtool -o)
  * from `size` bytes at `data`. Returns NULL on a malformed map, with the
  * reason in *error. Cost: linear in size. */
-crushkit_map *crushkit_map_from_binary(const void *data, size_t size, char **error);
-void crushkit_map_free(crushkit_map *map);
+crushkit_map* crushkit_map_from_binary(const void* data, size_t size, char** error);
+void crushkit_map_free(crushkit_map* map);
 
 /* Highest device id + 1 (Ceph's max_devices). */
-int crushkit_map_max_devices(const crushkit_map *map);
+int crushkit_map_max_devices(const crushkit_map* map);
 /* 1 if rule id `rule` exists, else 0. */
-int crushkit_rule_exists(const crushkit_map *map, int rule);
+int crushkit_rule_exists(const crushkit_map* map, int rule);
 /* The id of the rule named `name`, or -1 if none. */
-int crushkit_rule_by_name(const crushkit_map *map, const char *name);
+int crushkit_rule_by_name(const crushkit_map* map, const char* name);
 
 /* A workspace for results of at most `max_result` items (clamped to
  * [0, 65536]). Returns NULL only if memory runs out. */
-crushkit_workspace *crushkit_workspace_new(const crushkit_map *map, int max_result);
-void crushkit_workspace_free(crushkit_workspace *ws);
+crushkit_workspace* crushkit_workspace_new(const crushkit_map* map, int max_result);
+void crushkit_workspace_free(crushkit_workspace* ws);
 
 /* Maps input `x` through `rule` (crush_do_rule) into out[0 .. out_size),
  * returning the number of items written (at most min(out_size, the
@@ -79,12 +79,12 @@ void crushkit_workspace_free(crushkit_workspace *ws);
  * set) with Ceph's fallback to -1, or CRUSHKIT_NO_CHOOSE_ARGS for none.
  * Allocates nothing. */
 #define CRUSHKIT_NO_CHOOSE_ARGS INT64_MIN
-int crushkit_do_rule(const crushkit_map *map, crushkit_workspace *ws, int rule, uint32_t x,
-                     int32_t *out, int out_size, const uint32_t *reweights,
-                     size_t num_reweights, int64_t choose_args_index);
+int crushkit_do_rule(const crushkit_map* map, crushkit_workspace* ws, int rule, uint32_t x,
+                     int32_t* out, int out_size, const uint32_t* reweights, size_t num_reweights,
+                     int64_t choose_args_index);
 
 /* Releases a string returned through `char **error`. */
-void crushkit_free_string(char *s);
+void crushkit_free_string(char* s);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,6 @@
 // The C API (crush/crushkit.h) over CrushMap and DoRule. Nothing may throw
 // across it: allocation failures become NULL returns, decode errors become
 // messages.
-#include "crush/crushkit.h"
-
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "crush/codec.h"
+#include "crush/crushkit.h"
 #include "crush/internal/c_error.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -54,9 +53,8 @@ crushkit_map* crushkit_map_from_binary(const void* data, size_t size, char** err
       return nullptr;
     }
     const auto devices = static_cast<std::size_t>(std::max(map->max_devices(), 0));
-    return new crushkit_map{*std::move(map),
-                            std::vector<crushkit::crush::Weight>(devices,
-                                                                 crushkit::crush::kWeightOne)};
+    return new crushkit_map{*std::move(map), std::vector<crushkit::crush::Weight>(
+                                                 devices, crushkit::crush::kWeightOne)};
   } catch (const std::bad_alloc&) {
     SetCError(error, "crushkit_map_from_binary: out of memory");
     return nullptr;
@@ -96,22 +94,19 @@ void crushkit_workspace_free(crushkit_workspace* ws) { delete ws; }
 int crushkit_do_rule(const crushkit_map* map, crushkit_workspace* ws, int rule, uint32_t x,
                      int32_t* out, int out_size, const uint32_t* reweights, size_t num_reweights,
                      int64_t choose_args_index) {
-  if (map == nullptr || ws == nullptr || ws->layout_id != map->map.layout_id() ||
-      out_size < 0 || (out == nullptr && out_size > 0) ||
-      (reweights == nullptr && num_reweights > 0)) {
+  if (map == nullptr || ws == nullptr || ws->layout_id != map->map.layout_id() || out_size < 0 ||
+      (out == nullptr && out_size > 0) || (reweights == nullptr && num_reweights > 0)) {
     return -1;
   }
   const std::span<const crushkit::crush::Weight> weights =
       reweights == nullptr ? std::span<const crushkit::crush::Weight>(map->all_in)
                            : std::span<const crushkit::crush::Weight>(reweights, num_reweights);
-  const crushkit::crush::ChooseArgsRef args =
-      choose_args_index == CRUSHKIT_NO_CHOOSE_ARGS
-          ? crushkit::crush::ChooseArgsRef()
-          : map->map.ResolveChooseArgs(choose_args_index);
-  return crushkit::crush::DoRule(map->map, rule, x, weights, ws->ws,
-                                 std::span<crushkit::crush::ItemId>(
-                                     out, static_cast<std::size_t>(out_size)),
-                                 args);
+  const crushkit::crush::ChooseArgsRef args = choose_args_index == CRUSHKIT_NO_CHOOSE_ARGS
+                                                  ? crushkit::crush::ChooseArgsRef()
+                                                  : map->map.ResolveChooseArgs(choose_args_index);
+  return crushkit::crush::DoRule(
+      map->map, rule, x, weights, ws->ws,
+      std::span<crushkit::crush::ItemId>(out, static_cast<std::size_t>(out_size)), args);
 }
 
 void crushkit_free_string(char* s) { std::free(s); }

@@ -1,17 +1,17 @@
 // The C API's contract (crush/crushkit.h): same results as DoRule, errors as
 // NULL / -1 with messages, never a crash on bad arguments.
-#include "crush/crushkit.h"
-
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "crush/codec.h"
+#include "crush/crushkit.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/version.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crushkit::crush {

@@ -122,7 +122,8 @@ absl::StatusOr<std::map<std::string, std::string>> FullLocation(const MapModel& 
   return loc;
 }
 
-std::string FullLocationOrderedString(const std::vector<std::pair<std::string, std::string>>& path) {
+std::string FullLocationOrderedString(
+    const std::vector<std::pair<std::string, std::string>>& path) {
   std::string out;
   for (auto p = path.rbegin(); p != path.rend(); ++p) {
     if (!out.empty()) out += ',';

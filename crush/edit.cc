@@ -48,8 +48,7 @@ absl::Status IgnoringCephErrors(const absl::Status& status) {
              : absl::OkStatus();
 }
 
-absl::Status CephBucketAddItem(Bucket& bucket, ItemId item, Weight weight,
-                               int straw_calc_version) {
+absl::Status CephBucketAddItem(Bucket& bucket, ItemId item, Weight weight, int straw_calc_version) {
   absl::Status s = AddBucketItem(bucket, item, weight, straw_calc_version);
   if (s.code() == absl::StatusCode::kOutOfRange) return ErrnoStatus(34, std::string(s.message()));
   return s;
@@ -178,8 +177,8 @@ absl::StatusOr<ItemId> Editor::AddBucket(ItemId id, BucketAlg alg, std::uint16_t
                                          const std::vector<Weight>& weights) {
   if (alg == BucketAlg::kNone) alg = DefaultBucketAlg(map_);
   if (alg == BucketAlg::kNone) return ErrnoStatus(22, "no bucket algorithm is allowed");
-  auto made = MakeBucket(alg, kHashRjenkins1, type, items, weights,
-                         map_.tunables.straw_calc_version);
+  auto made =
+      MakeBucket(alg, kHashRjenkins1, type, items, weights, map_.tunables.straw_calc_version);
   if (!made.ok()) {
     return absl::InternalError("crush_make_bucket fails here (" +
                                std::string(made.status().message()) + "); Ceph asserts");
@@ -225,8 +224,8 @@ absl::Status Editor::BucketAddItem(ItemId bucket, ItemId item, Weight weight) {
 // weight set and ids vector of the bucket too.
 absl::Status Editor::BucketRemoveItem(ItemId bucket, ItemId item) {
   Bucket* b = map_.FindBucket(bucket);
-  const auto pos = static_cast<std::size_t>(
-      std::find(b->items.begin(), b->items.end(), item) - b->items.begin());
+  const auto pos = static_cast<std::size_t>(std::find(b->items.begin(), b->items.end(), item) -
+                                            b->items.begin());
   const std::size_t old_size = b->items.size();
   CRUSH_RETURN_IF_ERROR(RemoveBucketItem(*b, item, map_.tunables.straw_calc_version));
   // A tree bucket may keep its size (the leaf stays, zeroed) or drop more
@@ -236,7 +235,8 @@ absl::Status Editor::BucketRemoveItem(ItemId bucket, ItemId item) {
     auto it = cmap.find(bucket);
     if (it == cmap.end()) continue;
     for (auto& ws : it->second.weight_set) {
-      if (ws.size() != old_size) return absl::InternalError("weight set size mismatch; Ceph asserts");
+      if (ws.size() != old_size)
+        return absl::InternalError("weight set size mismatch; Ceph asserts");
       ws.erase(ws.begin() + static_cast<std::ptrdiff_t>(pos));
     }
     if (!it->second.ids.empty()) {
@@ -257,7 +257,8 @@ void Editor::RemoveBucket(ItemId id) {
 void Editor::UpdateChooseArgs() {
   for (auto it = empty_weight_sets_.begin(); it != empty_weight_sets_.end();) {
     const Bucket* b = it->second < 0 ? map_.FindBucket(it->second) : nullptr;
-    it = b == nullptr || b->alg != BucketAlg::kStraw2 ? empty_weight_sets_.erase(it) : std::next(it);
+    it =
+        b == nullptr || b->alg != BucketAlg::kStraw2 ? empty_weight_sets_.erase(it) : std::next(it);
   }
   for (auto& [index, cmap] : map_.choose_args) {
     std::size_t positions = 1;
@@ -325,9 +326,9 @@ absl::Status Editor::InsertItem(ItemId item, float weight, const std::string& na
     auto q = loc.find(type_name);
     if (q == loc.end()) continue;
     if (!NameExists(q->second)) {
-      CRUSH_ASSIGN_OR_RETURN(ItemId new_id, AddBucket(0, BucketAlg::kNone,
-                                                      static_cast<std::uint16_t>(type_id), {cur},
-                                                      {0}));
+      CRUSH_ASSIGN_OR_RETURN(
+          ItemId new_id,
+          AddBucket(0, BucketAlg::kNone, static_cast<std::uint16_t>(type_id), {cur}, {0}));
       map_.item_names[new_id] = q->second;
       cur = new_id;
       continue;
@@ -590,7 +591,8 @@ absl::Status Editor::ReweightBucket(ItemId id, int depth) {
     b.weight = b.uniform_item_weight * static_cast<Weight>(b.items.size());
   } else {
     b.weight = total;
-    if (b.alg == BucketAlg::kStraw) b.straws = CalcStraws(b.item_weights, map_.tunables.straw_calc_version);
+    if (b.alg == BucketAlg::kStraw)
+      b.straws = CalcStraws(b.item_weights, map_.tunables.straw_calc_version);
   }
   return absl::OkStatus();
 }
@@ -754,10 +756,10 @@ absl::Status MoveBucket(MapModel& map, ItemId id, const Location& loc) {
   return internal::Editor(map).MoveBucket(id, loc);
 }
 
-absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight,
-                                      std::string_view name, const Location& loc) {
-  CRUSH_ASSIGN_OR_RETURN(int r,
-                         internal::Editor(map).CreateOrMoveItem(id, weight, std::string(name), loc));
+absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight, std::string_view name,
+                                      const Location& loc) {
+  CRUSH_ASSIGN_OR_RETURN(
+      int r, internal::Editor(map).CreateOrMoveItem(id, weight, std::string(name), loc));
   return r != 0;
 }
 
@@ -784,9 +786,9 @@ absl::Status RebuildRootsWithClasses(MapModel& map) {
   return editor.RebuildRootsWithClasses();
 }
 
-absl::Status PopulateShadowTrees(MapModel& map,
-                                 const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
-                                 ShadowCloneConflict* conflict) {
+absl::Status PopulateShadowTrees(
+    MapModel& map, const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
+    ShadowCloneConflict* conflict) {
   internal::Editor editor(map);
   CRUSH_RETURN_IF_ERROR(editor.CheckAcyclic());
   return editor.PopulateClasses(shadow_ids, conflict);

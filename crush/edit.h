@@ -47,6 +47,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -162,8 +163,8 @@ absl::Status MoveBucket(MapModel& map, ItemId id, const Location& loc);
 // 0): unless already at `loc`, unlinks the item (keeping its current weight
 // if linked) and InsertItem()s it there. Returns true if the map changed.
 // Errors as InsertItem.
-absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight,
-                                      std::string_view name, const Location& loc);
+absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight, std::string_view name,
+                                      const Location& loc);
 
 // CrushWrapper::update_device_class: device `id` gets class `class_name`
 // (created if new) and the shadow trees are rebuilt. Errors: kUnavailable
@@ -181,9 +182,9 @@ absl::Status RebuildRootsWithClasses(MapModel& map);
 
 // Where PopulateShadowTrees stopped: the clone whose id was already taken.
 struct ShadowCloneConflict {
-  ItemId original = 0;            // the bucket being cloned
+  ItemId original = 0;  // the bucket being cloned
   std::int32_t device_class = 0;
-  ItemId shadow_id = 0;           // the id it was to get
+  ItemId shadow_id = 0;  // the id it was to get
 };
 
 // CrushWrapper::populate_classes() alone, as CrushCompiler runs it after the
@@ -193,9 +194,9 @@ struct ShadowCloneConflict {
 // Errors: kAlreadyExists when a wanted id is taken (*conflict says which;
 // may be null), kInvalidArgument/kOutOfRange when an item cannot be added to
 // a clone. As in Ceph, what was built before the failure stays.
-absl::Status PopulateShadowTrees(MapModel& map,
-                                 const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
-                                 ShadowCloneConflict* conflict = nullptr);
+absl::Status PopulateShadowTrees(
+    MapModel& map, const std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>& shadow_ids,
+    ShadowCloneConflict* conflict = nullptr);
 
 // CrushWrapper::reweight (crushtool --reweight): crush_reweight_bucket() on
 // every non-shadow root (each bucket's item weights for child buckets and

@@ -57,8 +57,10 @@ absl::StatusOr<int> AddSimpleRule(MapModel& map, const SimpleRuleSpec& spec) {
   }
   int rno = spec.id;
   if (rno >= 0) {
-    if (RuleExists(map, rno)) return ErrnoStatus(17, "rule with ruleno " + std::to_string(rno) + " exists");
-    if (RulesetExists(map, rno)) return ErrnoStatus(17, "ruleset " + std::to_string(rno) + " exists");
+    if (RuleExists(map, rno))
+      return ErrnoStatus(17, "rule with ruleno " + std::to_string(rno) + " exists");
+    if (RulesetExists(map, rno))
+      return ErrnoStatus(17, "ruleset " + std::to_string(rno) + " exists");
   } else {
     for (rno = 0; rno < map.max_rules(); ++rno) {
       if (!RuleExists(map, rno) && !RulesetExists(map, rno)) break;
@@ -80,8 +82,8 @@ absl::StatusOr<int> AddSimpleRule(MapModel& map, const SimpleRuleSpec& spec) {
     }
     auto shadows = map.class_buckets.find(root);
     if (shadows == map.class_buckets.end() || shadows->second.count(class_id) == 0) {
-      return ErrnoStatus(22, "root " + spec.root + " has no devices with class " +
-                                 spec.device_class);
+      return ErrnoStatus(22,
+                         "root " + spec.root + " has no devices with class " + spec.device_class);
     }
     root = shadows->second.at(class_id);
   }
@@ -89,8 +91,8 @@ absl::StatusOr<int> AddSimpleRule(MapModel& map, const SimpleRuleSpec& spec) {
   if (!firstn && spec.mode != "indep") return ErrnoStatus(22, "unknown mode " + spec.mode);
   // crush_add_rule: growing past CRUSH_MAX_RULES is -ENOSPC.
   if (rno >= map.max_rules() && map.max_rules() + 1 > kMaxRules) {
-    return ErrnoStatus(28, "failed to add rule " + std::to_string(rno) +
-                               " because (28) No space left on device");
+    return ErrnoStatus(
+        28, "failed to add rule " + std::to_string(rno) + " because (28) No space left on device");
   }
 
   Rule rule;
@@ -104,8 +106,7 @@ absl::StatusOr<int> AddSimpleRule(MapModel& map, const SimpleRuleSpec& spec) {
   }
   rule.steps.push_back({RuleOp::kTake, root, 0});
   if (type != 0) {
-    rule.steps.push_back(
-        {firstn ? RuleOp::kChooseleafFirstn : RuleOp::kChooseleafIndep, 0, type});
+    rule.steps.push_back({firstn ? RuleOp::kChooseleafFirstn : RuleOp::kChooseleafIndep, 0, type});
   } else {
     rule.steps.push_back({firstn ? RuleOp::kChooseFirstn : RuleOp::kChooseIndep, 0, 0});
   }

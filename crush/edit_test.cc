@@ -103,8 +103,8 @@ TEST(EditTest, InsertItemErrorsCarryCephsErrno) {
 TEST(EditTest, RemoveItemRefusesNonEmptyAndRuleBuckets) {
   MapModel m = TwoHosts();
   EXPECT_EQ(CephErrno(RemoveItem(m, -2)), 39);  // ENOTEMPTY
-  m.FindBucket(-1)->items.clear();               // make the root empty
-  EXPECT_EQ(CephErrno(RemoveItem(m, -1)), 16);   // EBUSY: rule 0 takes it
+  m.FindBucket(-1)->items.clear();              // make the root empty
+  EXPECT_EQ(CephErrno(RemoveItem(m, -1)), 16);  // EBUSY: rule 0 takes it
   EXPECT_EQ(CephErrno(RemoveItem(m, -42)), 2);
   // As in Ceph, a device id found nowhere is "removed" successfully.
   EXPECT_TRUE(RemoveItem(m, 42).ok());
@@ -262,9 +262,9 @@ TEST(EditRulesTest, AddSimpleRuleBuildsPacificsRule) {
   EXPECT_EQ(r.ruleset, 1);
   EXPECT_EQ(r.min_size, 1);
   EXPECT_EQ(r.max_size, 10);
-  EXPECT_EQ(r.steps, (std::vector<RuleStep>{{RuleOp::kTake, -1, 0},
-                                            {RuleOp::kChooseleafFirstn, 0, 1},
-                                            {RuleOp::kEmit, 0, 0}}));
+  EXPECT_EQ(r.steps,
+            (std::vector<RuleStep>{
+                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 0, 1}, {RuleOp::kEmit, 0, 0}}));
   EXPECT_EQ(*FindRuleByName(m, "r"), 1);
   // indep: the two tries steps first, sizes 3..20; type 0 is a plain choose.
   spec = {.name = "e", .root = "host0", .failure_domain = "", .mode = "indep"};
@@ -280,9 +280,7 @@ TEST(EditRulesTest, AddSimpleRuleBuildsPacificsRule) {
 
 TEST(EditRulesTest, AddSimpleRuleErrorsInCephsWords) {
   MapModel m = TwoHosts();
-  auto text = [&m](SimpleRuleSpec spec) {
-    return CephErrorText(AddSimpleRule(m, spec).status());
-  };
+  auto text = [&m](SimpleRuleSpec spec) { return CephErrorText(AddSimpleRule(m, spec).status()); };
   EXPECT_EQ(text({.name = "replicated_rule", .root = "default", .mode = "firstn"}),
             "rule replicated_rule exists");
   EXPECT_EQ(text({.name = "x", .root = "nowhere", .mode = "firstn"}),
@@ -299,8 +297,11 @@ TEST(EditRulesTest, AddSimpleRuleErrorsInCephsWords) {
             "root osd.1 has no devices with class ssd");
   EXPECT_EQ(m.max_rules(), 1);  // nothing added on error
   // A class rule takes the shadow root.
-  auto id = AddSimpleRule(m, {.name = "fast", .root = "default", .failure_domain = "host",
-                              .device_class = "ssd", .mode = "firstn"});
+  auto id = AddSimpleRule(m, {.name = "fast",
+                              .root = "default",
+                              .failure_domain = "host",
+                              .device_class = "ssd",
+                              .mode = "firstn"});
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(m.rules[1].steps[0].arg1, m.class_buckets.at(-1).at(0));
 }
@@ -318,23 +319,23 @@ TEST(EditRulesTest, TheFirstFreeIdSkipsUsedRulesets) {
   // Slot 1 stays free (ruleset 1 is used) until the table is full:
   // then the search ends at max_rules, which crush_add_rule refuses.
   int added = 0;
-  while (AddSimpleRule(m, {.name = "r" + std::to_string(added), .root = "default",
-                           .mode = "firstn"})
-             .ok()) {
+  while (
+      AddSimpleRule(m, {.name = "r" + std::to_string(added), .root = "default", .mode = "firstn"})
+          .ok()) {
     ++added;
   }
   EXPECT_EQ(added, kMaxRules - 4);
-  EXPECT_EQ(CephErrorText(AddSimpleRule(m, {.name = "last", .root = "default", .mode = "firstn"})
-                              .status()),
+  EXPECT_EQ(CephErrorText(
+                AddSimpleRule(m, {.name = "last", .root = "default", .mode = "firstn"}).status()),
             "failed to add rule 256 because (28) No space left on device");
 }
 
 TEST(EditRulesTest, RemoveRuleEmptiesTheSlotAndDropsUnusedShadows) {
   MapModel m = TwoHosts();
   ASSERT_TRUE(SetDeviceClass(m, 0, "ssd").ok());
-  ASSERT_TRUE(AddSimpleRule(m, {.name = "fast", .root = "default", .device_class = "ssd",
-                                .mode = "firstn"})
-                  .ok());
+  ASSERT_TRUE(
+      AddSimpleRule(m, {.name = "fast", .root = "default", .device_class = "ssd", .mode = "firstn"})
+          .ok());
   ASSERT_TRUE(RemoveRule(m, 1).ok());
   EXPECT_EQ(m.max_rules(), 2);
   EXPECT_FALSE(m.rule_exists[1]);

@@ -144,9 +144,9 @@ absl::StatusOr<int> Editor::AdjustItemWeight(ItemId id, Weight weight, bool upda
   int changed = 0;
   for (std::size_t slot = 0; slot < map_.buckets.size(); ++slot) {
     if (map_.buckets[slot].alg == BucketAlg::kNone) continue;
-    CRUSH_ASSIGN_OR_RETURN(int r, AdjustItemWeightInBucket(id, weight,
-                                                           BucketIdOfSlot(static_cast<int>(slot)),
-                                                           update_weight_sets, depth));
+    CRUSH_ASSIGN_OR_RETURN(
+        int r, AdjustItemWeightInBucket(id, weight, BucketIdOfSlot(static_cast<int>(slot)),
+                                        update_weight_sets, depth));
     if (r > 0) ++changed;
   }
   return changed;
@@ -234,9 +234,9 @@ absl::StatusOr<int> Editor::ChooseArgsAdjust(std::int64_t index, ItemId id,
   int changed = 0;
   for (std::size_t slot = 0; slot < map_.buckets.size(); ++slot) {
     if (map_.buckets[slot].alg == BucketAlg::kNone) continue;
-    CRUSH_ASSIGN_OR_RETURN(int r, ChooseArgsAdjustInBucket(index,
-                                                           BucketIdOfSlot(static_cast<int>(slot)),
-                                                           id, weight, depth));
+    CRUSH_ASSIGN_OR_RETURN(
+        int r,
+        ChooseArgsAdjustInBucket(index, BucketIdOfSlot(static_cast<int>(slot)), id, weight, depth));
     changed += r;
   }
   return changed;
@@ -255,7 +255,8 @@ absl::StatusOr<int> Editor::ChooseArgsAdjustInBucket(std::int64_t index, ItemId 
   if (empty_weight_sets_.count({index, bucket_id}) != 0) return 0;
   int changed = 0;
   auto found = cmap.find(b.id);
-  ChooseArg* arg = found == cmap.end() || found->second.weight_set.empty() ? nullptr : &found->second;
+  ChooseArg* arg =
+      found == cmap.end() || found->second.weight_set.empty() ? nullptr : &found->second;
   if (arg == nullptr) {
     const std::size_t positions = Positions(cmap);
     arg = &cmap[b.id];

@@ -29,15 +29,33 @@ inline constexpr std::uint32_t kY = 1232u;
 // straw2 hash in internal/straw2_hash.cc.
 template <typename U>
 constexpr void Mix(U& a, U& b, U& c) {
-  a -= b; a -= c; a ^= (c >> 13);
-  b -= c; b -= a; b ^= (a << 8);
-  c -= a; c -= b; c ^= (b >> 13);
-  a -= b; a -= c; a ^= (c >> 12);
-  b -= c; b -= a; b ^= (a << 16);
-  c -= a; c -= b; c ^= (b >> 5);
-  a -= b; a -= c; a ^= (c >> 3);
-  b -= c; b -= a; b ^= (a << 10);
-  c -= a; c -= b; c ^= (b >> 15);
+  a -= b;
+  a -= c;
+  a ^= (c >> 13);
+  b -= c;
+  b -= a;
+  b ^= (a << 8);
+  c -= a;
+  c -= b;
+  c ^= (b >> 13);
+  a -= b;
+  a -= c;
+  a ^= (c >> 12);
+  b -= c;
+  b -= a;
+  b ^= (a << 16);
+  c -= a;
+  c -= b;
+  c ^= (b >> 5);
+  a -= b;
+  a -= c;
+  a ^= (c >> 3);
+  b -= c;
+  b -= a;
+  b ^= (a << 10);
+  c -= a;
+  c -= b;
+  c ^= (b >> 15);
 }
 
 }  // namespace hash_internal
@@ -93,8 +111,8 @@ constexpr std::uint32_t Hash32_4(std::uint32_t a, std::uint32_t b, std::uint32_t
 }
 
 // crush_hash32_rjenkins1_5(a, b, c, d, e). Not used for placement.
-constexpr std::uint32_t Hash32_5(std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                                 std::uint32_t d, std::uint32_t e) {
+constexpr std::uint32_t Hash32_5(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                                 std::uint32_t e) {
   std::uint32_t h = hash_internal::kSeed ^ a ^ b ^ c ^ d ^ e;
   std::uint32_t x = hash_internal::kX;
   std::uint32_t y = hash_internal::kY;

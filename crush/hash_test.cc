@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "crush/ln.h"
 #include "gtest/gtest.h"
+
+#include "crush/ln.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::crush {
@@ -46,16 +47,22 @@ TEST(HashTest, MatchesSharedVectors) {
       ASSERT_EQ(a.size(), static_cast<std::size_t>(n)) << line;
       std::uint32_t got = 0;
       switch (n) {
-        case 2: got = Hash32_2(a[0], a[1]); break;
-        case 3: got = Hash32_3(a[0], a[1], a[2]); break;
-        case 4: got = Hash32_4(a[0], a[1], a[2], a[3]); break;
-        default: FAIL() << "unexpected arity in " << line;
+        case 2:
+          got = Hash32_2(a[0], a[1]);
+          break;
+        case 3:
+          got = Hash32_3(a[0], a[1], a[2]);
+          break;
+        case 4:
+          got = Hash32_4(a[0], a[1], a[2], a[3]);
+          break;
+        default:
+          FAIL() << "unexpected arity in " << line;
       }
       EXPECT_EQ(got, expected) << line;
       ++hashes;
     } else if (std::regex_search(line, m, ln_re)) {
-      EXPECT_EQ(CrushLn(static_cast<std::uint32_t>(ParseNumber(m[1]))), ParseNumber(m[2]))
-          << line;
+      EXPECT_EQ(CrushLn(static_cast<std::uint32_t>(ParseNumber(m[1]))), ParseNumber(m[2])) << line;
       ++lns;
     }
   }

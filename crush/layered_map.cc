@@ -89,9 +89,8 @@ absl::StatusOr<LayeredMap> BuildLayeredMap(int num_osds, std::span<const MapLaye
                                         "' weighs more than 32 bits hold");
       }
       out.signed_weight_overflow |= sum > INT32_MAX;
-      CRUSH_ASSIGN_OR_RETURN(ItemId id,
-                             editor.AddBucket(0, alg, static_cast<std::uint16_t>(type), items,
-                                              weights));
+      CRUSH_ASSIGN_OR_RETURN(
+          ItemId id, editor.AddBucket(0, alg, static_cast<std::uint16_t>(type), items, weights));
       const std::string name = BucketName(layer.name, layer.size, i, &out.lone_percent_format);
       if (IsValidCrushName(name)) map.item_names[id] = name;  // set_item_name refuses others
       cur_items.push_back(id);

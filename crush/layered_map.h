@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 
 namespace crushkit::crush {
@@ -25,9 +26,9 @@ struct MapLayer {
 };
 
 struct LayeredMap {
-  MapModel map;        // default (jewel) tunables, no rule yet
-  std::string root;    // what the rule takes: the last layer's first bucket
-  int roots = 0;       // buckets no bucket holds (crushtool warns if > 1)
+  MapModel map;      // default (jewel) tunables, no rule yet
+  std::string root;  // what the rule takes: the last layer's first bucket
+  int roots = 0;     // buckets no bucket holds (crushtool warns if > 1)
   // Ceph sums a bucket's weight in a signed int; a sum past INT32_MAX is
   // undefined there (in practice it wraps, which is what `map` holds).
   bool signed_weight_overflow = false;

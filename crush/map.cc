@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -76,7 +77,7 @@ absl::Status CheckAlgArrays(const MapModel& model, const Bucket& b) {
 // Iterative three-colour DFS so deep hierarchies cannot overflow the stack.
 absl::Status CheckAcyclic(const MapModel& model) {
   const std::size_t n = model.buckets.size();
-  std::vector<std::uint8_t> colour(n, 0);  // 0 new, 1 on stack, 2 done
+  std::vector<std::uint8_t> colour(n, 0);                  // 0 new, 1 on stack, 2 done
   std::vector<std::pair<std::size_t, std::size_t>> stack;  // (slot, next item index)
   for (std::size_t root = 0; root < n; ++root) {
     if (colour[root] != 0 || model.buckets[root].alg == BucketAlg::kNone) continue;
@@ -197,8 +198,7 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
   // Rules.
   if (model.rule_exists.size() != model.rules.size()) {
     return Invalid("rule_exists has " + std::to_string(model.rule_exists.size()) +
-                   " entries but there are " + std::to_string(model.rules.size()) +
-                   " rule slots");
+                   " entries but there are " + std::to_string(model.rules.size()) + " rule slots");
   }
   // Rule ids are slot indexes with no limit in Ceph 16.2 (crushtool compiles
   // and maps "id 1000000" with 1000001 slots; the u8 ruleset byte wraps).
@@ -237,8 +237,7 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
     for (const auto& [bucket_id, arg] : args) {
       const std::string where = "choose_args " + std::to_string(index) + " ";
       if (bucket_id >= 0 || static_cast<std::size_t>(BucketSlot(bucket_id)) >= num_slots ||
-          model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))].alg ==
-              BucketAlg::kNone) {
+          model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))].alg == BucketAlg::kNone) {
         return Invalid(where + "names missing bucket " + std::to_string(bucket_id));
       }
       const Bucket& b = model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/internal/straw2_draw.h"
 #include "crush/model.h"
 #include "crush/types.h"
@@ -33,8 +34,8 @@ struct FlatBucket {
   BucketAlg alg = BucketAlg::kNone;  // kNone: empty slot
   std::uint32_t size = 0;            // number of items
   std::uint32_t items = 0;           // offset into items_ (size entries)
-  std::uint32_t weights = 0;  // offset into weights_: item weights, or tree node weights
-  std::uint32_t aux = 0;      // offset into weights_: list sum_weights / straw straws
+  std::uint32_t weights = 0;         // offset into weights_: item weights, or tree node weights
+  std::uint32_t aux = 0;             // offset into weights_: list sum_weights / straw straws
   std::uint32_t num_nodes = 0;       // tree only
   Weight uniform_weight = 0;         // uniform only
   std::uint32_t perm = 0;            // offset of this bucket's permutation in a Workspace
@@ -43,7 +44,7 @@ struct FlatBucket {
 // One choose_args index, flattened: per bucket slot, an optional weight set
 // (positions x size weights) and optional substitute hash ids.
 struct FlatChooseArg {
-  std::uint32_t positions = 0;  // 0: no weight set (use the bucket's weights)
+  std::uint32_t positions = 0;   // 0: no weight set (use the bucket's weights)
   std::uint32_t weight_set = 0;  // offset into FlatChooseArgs::weights
   bool has_ids = false;
   std::uint32_t ids = 0;  // offset into FlatChooseArgs::ids
@@ -73,11 +74,14 @@ struct FlatRule {
 class ChooseArgsRef {
  public:
   ChooseArgsRef() = default;
+
   bool none() const { return slot_ < 0; }
 
  private:
   friend class CrushMap;
+
   ChooseArgsRef(std::uint64_t layout, int slot) : layout_(layout), slot_(slot) {}
+
   std::uint64_t layout_ = 0;
   int slot_ = -1;
 };
@@ -108,10 +112,13 @@ class CrushMap {
 
   // The model this map was built from (unchanged).
   const MapModel& model() const { return model_; }
+
   const Tunables& tunables() const { return model_.tunables; }
 
   int max_devices() const { return model_.max_devices; }
+
   int max_buckets() const { return static_cast<int>(buckets_.size()); }
+
   int max_rules() const { return static_cast<int>(rules_.size()); }
 
   // True iff 0 <= rule < max_rules() and the slot holds a rule.
@@ -133,7 +140,6 @@ class CrushMap {
   // Identifies this map's flat layout: unique per Build(), shared by copies.
   // Workspaces and ChooseArgsRefs remember it to refuse foreign maps.
   std::uint64_t layout_id() const { return layout_id_; }
-
 
  private:
   // The mapper reads the flat arrays through internal::MapAccess

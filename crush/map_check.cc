@@ -42,22 +42,27 @@ class Checker {
   }
 
  private:
-  void Add(FindingSeverity s, std::string code, std::string subject, std::string message, std::string hint) {
+  void Add(FindingSeverity s, std::string code, std::string subject, std::string message,
+           std::string hint) {
     out_.push_back({s, std::move(code), std::move(subject), std::move(message), std::move(hint)});
   }
 
   std::string Name(ItemId id) const {
     auto it = m_.item_names.find(id);
-    return it != m_.item_names.end() ? it->second : (id >= 0 ? "osd." : "bucket ") + std::to_string(id);
+    return it != m_.item_names.end() ? it->second
+                                     : (id >= 0 ? "osd." : "bucket ") + std::to_string(id);
   }
+
   std::string TypeName(int type) const {
     auto it = m_.type_names.find(type);
     return it != m_.type_names.end() ? it->second : "type " + std::to_string(type);
   }
+
   std::string RuleName(int r) const {
     auto it = m_.rule_names.find(r);
     return "rule " + (it != m_.rule_names.end() ? it->second : std::to_string(r));
   }
+
   std::string Subject(ItemId id) const {
     if (id >= 0) return Name(id);
     const Bucket* b = m_.FindBucket(id);
@@ -84,8 +89,8 @@ class Checker {
         if (state[child] == 1) {
           Add(FindingSeverity::kError, "bucket-cycle", Subject(child),
               Name(child) + " contains itself through " + Name(id),
-              "unlink " + Name(child) + " from " + Name(id) + ": `ceph osd crush unlink " + Name(child) + " " +
-                  Name(id) + "`");
+              "unlink " + Name(child) + " from " + Name(id) + ": `ceph osd crush unlink " +
+                  Name(child) + " " + Name(id) + "`");
           return false;
         }
         if (state[child] == 0) {
@@ -108,7 +113,8 @@ class Checker {
       for (ItemId item : b.items) {
         if (item >= 0 && item >= m_.max_devices) {
           Add(FindingSeverity::kError, "device-out-of-range", Subject(b.id),
-              "device " + std::to_string(item) + " is beyond max_devices " + std::to_string(m_.max_devices),
+              "device " + std::to_string(item) + " is beyond max_devices " +
+                  std::to_string(m_.max_devices),
               "remove the device or recompile the map so max_devices covers it");
         }
       }
@@ -127,7 +133,8 @@ class Checker {
         if (child != nullptr && child->type >= b.type) {
           Add(FindingSeverity::kWarning, "type-inverted", Subject(item),
               Subject(item) + " sits under " + Subject(b.id) + ", a type that is not above it",
-              "move it under a bucket of a higher type: `ceph osd crush move " + Name(item) + " <type>=<name>`");
+              "move it under a bucket of a higher type: `ceph osd crush move " + Name(item) +
+                  " <type>=<name>`");
         }
       }
     }
@@ -170,7 +177,8 @@ class Checker {
       for (std::size_t i = 0; i < unclassed.size() && i < 5; ++i) list += " " + Name(unclassed[i]);
       if (unclassed.size() > 5) list += " ...";
       Add(FindingSeverity::kWarning, "device-without-class", "map",
-          std::to_string(unclassed.size()) + " device(s) have no class and are never chosen by class rules:" + list,
+          std::to_string(unclassed.size()) +
+              " device(s) have no class and are never chosen by class rules:" + list,
           "`ceph osd crush set-device-class <class> " + Name(unclassed.front()) + "`");
     }
     for (const auto& [id, name] : m_.class_names) {
@@ -183,7 +191,8 @@ class Checker {
     MapModel rebuilt = m_;
     if (RebuildRootsWithClasses(rebuilt).ok() && rebuilt.buckets != m_.buckets) {
       Add(FindingSeverity::kWarning, "shadow-trees-stale", "map",
-          "the device-class shadow trees differ from the hierarchy they mirror: class rules map by stale weights",
+          "the device-class shadow trees differ from the hierarchy they mirror: class rules map by "
+          "stale weights",
           "rebuild them: `crushkit crushtool -i MAP --rebuild-class-roots -o MAP`");
     }
   }
@@ -192,22 +201,26 @@ class Checker {
     if (!HasOptimalTunables(m_.tunables, o_.msr)) {
       Add(FindingSeverity::kWarning, "tunables-legacy", "map",
           "tunables profile is " + TunablesProfileName(m_.tunables, o_.msr) +
-              ", not the optimal (jewel) one: more data moves on every change and placement is less even",
-          "`ceph osd crush tunables optimal` (this moves data: size it first with `crushkit plan`)");
+              ", not the optimal (jewel) one: more data moves on every change and placement is "
+              "less even",
+          "`ceph osd crush tunables optimal` (this moves data: size it first with `crushkit "
+          "plan`)");
     }
     std::map<BucketAlg, int> legacy;
     for (const Bucket& b : m_.buckets) {
       if (b.alg != BucketAlg::kNone && b.alg != BucketAlg::kStraw2) ++legacy[b.alg];
     }
-    static const std::map<BucketAlg, const char*> kAlgNames = {
-        {BucketAlg::kUniform, "uniform"}, {BucketAlg::kList, "list"}, {BucketAlg::kTree, "tree"},
-        {BucketAlg::kStraw, "straw"}};
+    static const std::map<BucketAlg, const char*> kAlgNames = {{BucketAlg::kUniform, "uniform"},
+                                                               {BucketAlg::kList, "list"},
+                                                               {BucketAlg::kTree, "tree"},
+                                                               {BucketAlg::kStraw, "straw"}};
     for (const auto& [alg, n] : legacy) {
       std::string msg = std::to_string(n) + " bucket(s) use the " + kAlgNames.at(alg) +
                         " algorithm: a weight change moves more than the data of the changed item";
-      std::string hint = alg == BucketAlg::kStraw
-                             ? "`ceph osd crush set-all-straw-buckets-to-straw2` (moves a little data)"
-                             : "change `alg` to straw2 in the decompiled map and recompile (moves data)";
+      std::string hint =
+          alg == BucketAlg::kStraw
+              ? "`ceph osd crush set-all-straw-buckets-to-straw2` (moves a little data)"
+              : "change `alg` to straw2 in the decompiled map and recompile (moves data)";
       if (alg == BucketAlg::kStraw && m_.tunables.straw_calc_version == 0) {
         msg += "; straw_calc_version 0 also computes their straws wrongly";
       }
@@ -221,7 +234,8 @@ class Checker {
       if (b.alg == BucketAlg::kNone || IsShadowItem(m_, b.id)) continue;
       if (b.items.empty()) {
         if (!FindNonshadowRoots(m_).count(b.id)) {
-          Add(FindingSeverity::kInfo, "bucket-empty", Subject(b.id), Subject(b.id) + " has no items",
+          Add(FindingSeverity::kInfo, "bucket-empty", Subject(b.id),
+              Subject(b.id) + " has no items",
               "remove it if unused: `ceph osd crush rm " + Name(b.id) + "`");
         }
         continue;
@@ -236,7 +250,8 @@ class Checker {
     }
     if (zero_devices > 0) {
       Add(FindingSeverity::kInfo, "devices-zero-weight", "map",
-          std::to_string(zero_devices) + " device link(s) have crush weight 0 and receive no data", "");
+          std::to_string(zero_devices) + " device link(s) have crush weight 0 and receive no data",
+          "");
     }
   }
 
@@ -270,7 +285,8 @@ class Checker {
           ++s.choose_steps;
           s.domain_type = step.arg2;
           s.count = step.arg1;
-          s.fixed_count = step.arg1 > 0 && s.fixed_count > 0 ? std::min(s.fixed_count * step.arg1, 1 << 16) : 0;
+          s.fixed_count =
+              step.arg1 > 0 && s.fixed_count > 0 ? std::min(s.fixed_count * step.arg1, 1 << 16) : 0;
           break;
         default:
           break;
@@ -311,11 +327,13 @@ class Checker {
     const RuleShape s = ShapeOf(rule);
     if (!s.has_take || !s.has_emit) {
       Add(FindingSeverity::kError, s.has_take ? "rule-no-emit" : "rule-no-take", subject,
-          subject + (s.has_take ? " never emits: it maps nothing" : " has no take step: it maps nothing"),
+          subject +
+              (s.has_take ? " never emits: it maps nothing" : " has no take step: it maps nothing"),
           "recreate it: `ceph osd crush rule create-replicated <name> <root> <failure-domain>`");
       return;
     }
-    const bool take_exists = s.take >= 0 ? s.take < m_.max_devices : m_.FindBucket(s.take) != nullptr;
+    const bool take_exists =
+        s.take >= 0 ? s.take < m_.max_devices : m_.FindBucket(s.take) != nullptr;
     if (!take_exists) {
       Add(FindingSeverity::kError, "rule-take-missing", subject,
           subject + " takes item " + std::to_string(s.take) + ", which does not exist",
@@ -330,7 +348,8 @@ class Checker {
     if (s.choose_steps == 1 && s.count <= 0 && s.domain_type >= 0) {
       if (s.domain_type != 0 && !m_.type_names.count(s.domain_type)) {
         Add(FindingSeverity::kError, "rule-unknown-type", subject,
-            subject + " chooses type " + std::to_string(s.domain_type) + ", which the map does not define",
+            subject + " chooses type " + std::to_string(s.domain_type) +
+                ", which the map does not define",
             "choose a defined type such as host");
         return;
       }
@@ -340,20 +359,23 @@ class Checker {
       const std::string domain = TypeName(s.domain_type);
       if (replicas == 0) {  // k+m unknown: say what fits, judge nothing
         Add(FindingSeverity::kInfo, "rule-capacity", subject,
-            subject + " can place at most " + std::to_string(usable - s.count) + " shards in distinct " + domain +
-                "s under " + Name(s.take) + " (k+m of its pools must not exceed that)",
+            subject + " can place at most " + std::to_string(usable - s.count) +
+                " shards in distinct " + domain + "s under " + Name(s.take) +
+                " (k+m of its pools must not exceed that)",
             "check it for your pools' k+m with --num-rep");
         return;
       }
-      if (!CheckDomains(subject, s, domains, replicas + (s.count < 0 ? s.count : 0), domain)) return;
+      if (!CheckDomains(subject, s, domains, replicas + (s.count < 0 ? s.count : 0), domain))
+        return;
     }
     if (replicas == 0) replicas = std::clamp<int>(rule.max_size, 1, 64);
     if (built != nullptr) TestRule(r, *built, replicas, subject);
   }
 
   // Enough weighted domains for `needed`, and none too large to fill.
-  bool CheckDomains(const std::string& subject, const RuleShape& s, const std::map<ItemId, double>& domains,
-                    int needed, const std::string& domain) {
+  bool CheckDomains(const std::string& subject, const RuleShape& s,
+                    const std::map<ItemId, double>& domains, int needed,
+                    const std::string& domain) {
     int usable = 0;
     double total = 0, largest = 0;
     ItemId largest_id = 0;
@@ -364,9 +386,10 @@ class Checker {
     }
     if (usable < needed) {
       Add(FindingSeverity::kError, "rule-unsatisfiable", subject,
-          subject + " needs " + std::to_string(needed) + " distinct " + domain + "s under " + Name(s.take) +
-              " but only " + std::to_string(usable) + " have weight",
-          "add " + domain + "s under " + Name(s.take) + ", lower the pool size, or use a smaller failure domain");
+          subject + " needs " + std::to_string(needed) + " distinct " + domain + "s under " +
+              Name(s.take) + " but only " + std::to_string(usable) + " have weight",
+          "add " + domain + "s under " + Name(s.take) +
+              ", lower the pool size, or use a smaller failure domain");
       return false;
     }
     if (needed > 1 && total > 0 && largest / total > 1.0 / needed + 1e-9) {
@@ -387,7 +410,8 @@ class Checker {
   void TestRule(int r, const CrushMap& built, int replicas, const std::string& subject) {
     Workspace ws(built, replicas);
     std::vector<ItemId> out(static_cast<std::size_t>(replicas));
-    std::vector<Weight> reweights(static_cast<std::size_t>(std::max(built.max_devices(), 0)), kWeightOne);
+    std::vector<Weight> reweights(static_cast<std::size_t>(std::max(built.max_devices(), 0)),
+                                  kWeightOne);
     std::uint32_t short_results = 0;
     for (std::uint32_t x = 0; x < o_.test_inputs; ++x) {
       const int n = DoRule(built, r, x, reweights, ws, out);
@@ -401,8 +425,10 @@ class Checker {
     if (short_results > 0) {
       Add(FindingSeverity::kWarning, "rule-short-mappings", subject,
           subject + ": " + std::to_string(short_results) + " of " + std::to_string(o_.test_inputs) +
-              " inputs got fewer than " + std::to_string(replicas) + " devices (PGs would be undersized)",
-          "check weights under its root, or raise the retries: `ceph osd crush set-tunable choose_total_tries 100`");
+              " inputs got fewer than " + std::to_string(replicas) +
+              " devices (PGs would be undersized)",
+          "check weights under its root, or raise the retries: `ceph osd crush set-tunable "
+          "choose_total_tries 100`");
     }
   }
 

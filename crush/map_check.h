@@ -23,7 +23,7 @@ struct Finding {
   std::string code;     // stable identifier, e.g. "rule-unsatisfiable"
   std::string subject;  // what it is about: "rule replicated_rule", "host node3", "map"
   std::string message;
-  std::string hint;     // how to fix it; empty when nothing needs doing
+  std::string hint;  // how to fix it; empty when nothing needs doing
 };
 
 struct CheckOptions {
@@ -31,7 +31,7 @@ struct CheckOptions {
   // (k+m as Ceph creates them) for erasure and MSR rules.
   int num_rep = 0;
   std::uint32_t test_inputs = 1024;  // inputs mapped per rule for the short-mapping check
-  bool msr = true;                 // Squid and later tunables semantics (MSR tunables)
+  bool msr = true;                   // Squid and later tunables semantics (MSR tunables)
 };
 
 // All findings, errors first, then warnings, then informational notes; each

@@ -20,6 +20,7 @@ const Finding* Find(const std::vector<Finding>& fs, const std::string& code) {
   auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.code == code; });
   return it == fs.end() ? nullptr : &*it;
 }
+
 // A pointer into a temporary would dangle.
 const Finding* Find(std::vector<Finding>&&, const std::string&) = delete;
 
@@ -46,7 +47,8 @@ TEST(MapCheckTest, OneOversizedHostIsReportedAsUnusableWeight) {
   ClusterSpec spec;
   spec.hosts = 3;
   spec.osds_per_host = 2;
-  spec.osd_weights = {kWeightOne, kWeightOne, kWeightOne, kWeightOne, 8 * kWeightOne, 8 * kWeightOne};
+  spec.osd_weights = {kWeightOne, kWeightOne,     kWeightOne,
+                      kWeightOne, 8 * kWeightOne, 8 * kWeightOne};
   const std::vector<Finding> fs = CheckMap(MakeClusterModel(spec), {});
   const Finding* f = Find(fs, "failure-domain-imbalance");
   ASSERT_NE(f, nullptr);

@@ -4,11 +4,12 @@
 
 #include <utility>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "crush/internal/map_access.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
 

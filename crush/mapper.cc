@@ -1,8 +1,8 @@
 #include "crush/mapper.h"
 
 #include <algorithm>
-#include <cassert>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -73,7 +73,6 @@ void Workspace::ResetChooseTriesProfile() {
   std::fill(choose_tries_.begin(), choose_tries_.end(), 0u);
 }
 
-
 // A recording memo applies on its map A and starts a new input; a replaying
 // one applies on its map B only when it holds this very input under the
 // same choose_args index (the shared slots' choose_args entries are equal
@@ -83,9 +82,8 @@ void MapperImpl::AttachMemo(std::uint64_t layout) {
     m->Begin(x_, choose_args_);
     memo_record_ = m;
     memo_ = true;
-  } else if (const ChoiceMemo* r = ws_.memo_replay_;
-             r != nullptr && r->layout_b_ == layout && r->size_ > 0 &&
-             r->Matches(x_, choose_args_)) {
+  } else if (const ChoiceMemo* r = ws_.memo_replay_; r != nullptr && r->layout_b_ == layout &&
+                                                     r->size_ > 0 && r->Matches(x_, choose_args_)) {
     memo_replay_ = r;
     memo_ = true;
   }
@@ -276,8 +274,7 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
 // set in this call's choose_args, else 0 (position is then ignored), so
 // firstn reps at different outpos share entries. Only the choice is taken
 // from the memo; the caller has charged the budget as usual.
-ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
-                                    int position) {
+ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
   const int slot = BucketSlot(b.id);
   const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
   const std::uint8_t kind = memo->SlotKind(slot);
@@ -320,8 +317,8 @@ std::int64_t MapperImpl::Straw2ItemDraw(ItemId id, std::uint32_t r,
 // (the scan starts with item 0 and replaces only on a strictly larger
 // draw). The unchanged items draw the same on A and B, so A records their
 // winner (index and draw) and B compares only the changed items with it.
-ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
-                                       int position, const ChoiceMemo& memo) {
+ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
+                                       const ChoiceMemo& memo) {
   const int slot = BucketSlot(b.id);
   const auto uslot = static_cast<std::uint32_t>(slot);
   const ItemId* items = items_ + b.items;
@@ -390,7 +387,8 @@ ItemId MapperImpl::PlainStraw2Choose(const internal::FlatBucket& b, std::uint32_
 }
 
 ItemId MapperImpl::Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
-  if (memo_) [[unlikely]] return MemoStraw2Choose(b, r, position);
+  if (memo_) [[unlikely]]
+    return MemoStraw2Choose(b, r, position);
   return PlainStraw2Choose(b, r, position);
 }
 
@@ -436,8 +434,8 @@ bool MapperImpl::IsOut(ItemId item) const {
 // PLACEMENT-STABLE: mapper.c crush_choose_firstn(). Matches its retry order
 // (local collision retries, local fallback via the permutation, then a new
 // descent from `bucket`) and its unsigned arithmetic; do not simplify.
-int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type,
-                             ItemId* out, int outpos, int out_size, std::uint32_t tries,
+int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
+                             int outpos, int out_size, std::uint32_t tries,
                              std::uint32_t recurse_tries, std::uint32_t local_retries,
                              std::uint32_t local_fallback_retries, bool recurse_to_leaf,
                              std::uint32_t vary_r, std::uint32_t stable, ItemId* out2,
@@ -445,8 +443,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
   int count = out_size;
   // Once the budget is spent every remaining rep is skipped: stop instead of
   // counting up to an absurd numrep.
-  for (int rep = stable != 0 ? 0 : outpos; rep < numrep && count > 0 && !ws_.exhausted_;
-       ++rep) {
+  for (int rep = stable != 0 ? 0 : outpos; rep < numrep && count > 0 && !ws_.exhausted_; ++rep) {
     std::uint32_t ftotal = 0;
     bool skip_rep = false;
     bool retry_descent = false;
@@ -474,7 +471,8 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         } else {
           if (local_fallback_retries > 0 && flocal >= (in->size >> 1) &&
               flocal > local_fallback_retries) {
-            Spend(kChooseCost);  // as BucketChoose charges a uniform draw: huge local tries must end
+            Spend(
+                kChooseCost);  // as BucketChoose charges a uniform draw: huge local tries must end
             item = PermChoose(*in, static_cast<std::uint32_t>(r));
           } else {
             item = BucketChoose(*in, static_cast<std::uint32_t>(r), outpos);
@@ -502,9 +500,9 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
           if (!collide && recurse_to_leaf) {
             if (item < 0) {
               const std::int32_t sub_r = vary_r != 0 ? (r >> ((vary_r - 1) & 31u)) : 0;
-              if (ChooseFirstn(BucketOf(item), stable != 0 ? 1 : outpos + 1, 0, out2, outpos,
-                               count, recurse_tries, 0, local_retries, local_fallback_retries,
-                               false, vary_r, stable, nullptr, sub_r) <= outpos) {
+              if (ChooseFirstn(BucketOf(item), stable != 0 ? 1 : outpos + 1, 0, out2, outpos, count,
+                               recurse_tries, 0, local_retries, local_fallback_retries, false,
+                               vary_r, stable, nullptr, sub_r) <= outpos) {
                 reject = true;  // no leaf below this item
               }
             } else {
@@ -523,8 +521,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
           }
           if (collide && flocal <= local_retries) {
             retry_bucket = true;
-          } else if (local_fallback_retries > 0 &&
-                     flocal <= in->size + local_fallback_retries) {
+          } else if (local_fallback_retries > 0 && flocal <= in->size + local_fallback_retries) {
             retry_bucket = true;
           } else if (ftotal < tries) {
             retry_descent = true;
@@ -756,8 +753,8 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   // and each indep choose with a positive count makes one slot-less
   // crush_choose_indep() call that crushtool --show-choose-tries counts in
   // choose_tries[0]. Nothing can be written, so 0 is returned.
-  const int result_max = static_cast<int>(
-      std::min<std::size_t>(out.size(), static_cast<std::size_t>(ws.max_result_)));
+  const int result_max =
+      static_cast<int>(std::min<std::size_t>(out.size(), static_cast<std::size_t>(ws.max_result_)));
   // A new generation invalidates every bucket's permutation state in O(1)
   // (Ceph re-initialises the whole crush_work per call instead).
   if (++ws.generation_ == 0) {

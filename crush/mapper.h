@@ -88,10 +88,13 @@ class Workspace {
 
   // Work budget in bucket items examined per DoRule() call (see above).
   std::uint64_t budget() const { return budget_; }
+
   void set_budget(std::uint64_t budget) { budget_ = budget; }
+
   // True iff the last DoRule() call ran out of budget (its result then
   // differs from Ceph's, which would have kept trying).
   bool budget_exhausted() const { return exhausted_; }
+
   // True iff the last DoRule() call hit an input on which Ceph's own result
   // is undefined (a tree descent past the bucket's last item, or a type-0
   // bucket tested as a device: Ceph reads out of bounds) or ran out of
@@ -105,6 +108,7 @@ class Workspace {
   // entries (capped at 2^16) and accumulates across calls until reset.
   void EnableChooseTriesProfile(const CrushMap& map);
   void ResetChooseTriesProfile();
+
   std::span<const std::uint32_t> choose_tries_profile() const { return choose_tries_; }
 
   // Straw2 choice memo (crush/choice_memo.h), for mapping the same inputs on
@@ -119,6 +123,7 @@ class Workspace {
     memo_record_ = memo;
     memo_replay_ = nullptr;
   }
+
   // ReplayChoicesFrom(memo): every later DoRule() call on memo's map B for
   // the input x the memo holds (recorded under the same resolved
   // choose_args index) takes recorded choices instead of recomputing them.
@@ -128,18 +133,20 @@ class Workspace {
     memo_record_ = nullptr;
     memo_replay_ = memo;
   }
+
   // Back to plain mapping (no memo).
   void ClearMemo() {
     memo_record_ = nullptr;
     memo_replay_ = nullptr;
   }
+
   // Straw2 choices the last DoRule() call took from a replayed memo.
   std::uint32_t memo_hits() const { return memo_hits_; }
 
  private:
   friend int DoRule(const CrushMap& map, int rule, std::uint32_t x,
-                    std::span<const Weight> reweights, Workspace& ws,
-                    std::span<ItemId> out, ChooseArgsRef choose_args);
+                    std::span<const Weight> reweights, Workspace& ws, std::span<ItemId> out,
+                    ChooseArgsRef choose_args);
   friend class MapperImpl;
 
   struct PermState {
@@ -166,6 +173,7 @@ class Workspace {
   std::vector<ItemId> msr_undo_;
   std::vector<std::uint32_t> choose_tries_;
   std::uint32_t choose_total_tries_ = 0;
+
   // Scratch of the hopeless-choose proofs (mapper_hopeless.cc), sized at
   // construction so a proof never allocates: per bucket slot the stamp of
   // the last walk that queued it, and the walk's stack. walks_[0] walks a
@@ -175,6 +183,7 @@ class Workspace {
     std::vector<ItemId> stack;
     std::uint32_t stamp = 0;
   };
+
   SlotWalk walks_[2];
   // Straw2 hash kernel for this CPU, chosen once at construction.
   internal::Straw2HashBlockFn straw2_hash_ = nullptr;

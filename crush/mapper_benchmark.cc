@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+
 #include "crush/choice_memo.h"
 #include "crush/codec.h"
 #include "crush/crushkit.h"
@@ -52,9 +53,11 @@ void RunRule(benchmark::State& state, int rule) {
 void BM_Replicated3_10kOsds(benchmark::State& state) {
   RunRule<3>(state, crush_testing::kReplicatedRule);
 }
+
 BENCHMARK(BM_Replicated3_10kOsds);
 
 void BM_Ec8p3_10kOsds(benchmark::State& state) { RunRule<11>(state, crush_testing::kEcRule); }
+
 BENCHMARK(BM_Ec8p3_10kOsds);
 
 // The same replicated mapping through the C API (crush/crushkit.h): its cost
@@ -69,14 +72,14 @@ void BM_Replicated3_10kOsds_CApi(benchmark::State& state) {
   for (auto _ : state) {
     x = Hash32_1(x);
     benchmark::DoNotOptimize(crushkit_do_rule(map, ws, crush_testing::kReplicatedRule, x,
-                                              out.data(), 3, nullptr, 0,
-                                              CRUSHKIT_NO_CHOOSE_ARGS));
+                                              out.data(), 3, nullptr, 0, CRUSHKIT_NO_CHOOSE_ARGS));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
   crushkit_workspace_free(ws);
   crushkit_map_free(map);
 }
+
 BENCHMARK(BM_Replicated3_10kOsds_CApi);
 
 // Same replicated rule with 5% of the OSDs half-out (exercises is_out retries).
@@ -94,6 +97,7 @@ void BM_Replicated3_10kOsds_Reweighted(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
 BENCHMARK(BM_Replicated3_10kOsds_Reweighted);
 
 // crushkit diff's geometry: 20 racks x 20 hosts x 25 OSDs (10,000), straw2,
@@ -116,7 +120,8 @@ const CrushMap& DiffMapAfter() {
   static const CrushMap* map = [] {
     crush_testing::ClusterSpec spec = DiffSpec();
     spec.osd_weights.assign(10000, kWeightOne);
-    for (int i = 0; i < 25; ++i) spec.osd_weights[137 * 25 + static_cast<std::size_t>(i)] = kWeightOne / 2;
+    for (int i = 0; i < 25; ++i)
+      spec.osd_weights[137 * 25 + static_cast<std::size_t>(i)] = kWeightOne / 2;
     return new CrushMap(crush_testing::MakeCluster(spec));
   }();
   return *map;
@@ -150,15 +155,18 @@ void RunPair(benchmark::State& state, int rule) {
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["hits_per_pair"] =
-      static_cast<double>(hits) / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+      static_cast<double>(hits) /
+      static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
 }
 
 void BM_DiffPair_Replicated3(benchmark::State& state) {
   RunPair<3>(state, crush_testing::kReplicatedRule);
 }
+
 BENCHMARK(BM_DiffPair_Replicated3)->Arg(0)->Arg(1);
 
 void BM_DiffPair_Ec8p3(benchmark::State& state) { RunPair<11>(state, crush_testing::kEcRule); }
+
 BENCHMARK(BM_DiffPair_Ec8p3)->Arg(0)->Arg(1);
 
 // Building the flat map itself (validation + flattening), for reference.
@@ -173,6 +181,7 @@ void BM_BuildCrushMap_10kOsds(benchmark::State& state) {
     benchmark::DoNotOptimize(map);
   }
 }
+
 BENCHMARK(BM_BuildCrushMap_10kOsds)->Unit(benchmark::kMillisecond);
 
 }  // namespace

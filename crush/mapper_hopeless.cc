@@ -95,9 +95,8 @@ bool MapperImpl::LeavesHopeless(const internal::FlatBucket& bucket, const ItemId
 // fails on a collision, a candidate with no usable leaf, or an out device.
 // A failed rep leaves nothing behind (no histogram entry), so skipping it
 // now is exact.
-bool MapperImpl::FirstnRepHopeless(const internal::FlatBucket& bucket, int type,
-                                   const ItemId* out, int outpos, bool recurse_to_leaf,
-                                   const ItemId* out2) {
+bool MapperImpl::FirstnRepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out,
+                                   int outpos, bool recurse_to_leaf, const ItemId* out2) {
   return EveryEndFails(ws_.walks_[0], bucket, type, [&](ItemId item) {
     if (item >= max_devices_) return true;
     if (item >= 0 && type != 0) return true;

@@ -126,8 +126,7 @@ void MapperImpl::MsrAbort(MsrCall& call) {
 // local_tryno, in unsigned arithmetic; the choose_args position is `index`.
 // Aborts the call (MsrAbort) where Ceph would fault.
 ItemId MapperImpl::MsrDescend(MsrCall& call, const internal::FlatBucket& bucket, int type,
-                              std::uint32_t tryno, std::uint32_t local_tryno,
-                              std::uint32_t index) {
+                              std::uint32_t tryno, std::uint32_t local_tryno, std::uint32_t index) {
   const std::uint32_t r = ((tryno * call.result_max + index) << 16) + local_tryno;
   const internal::FlatBucket* in = &bucket;
   for (;;) {
@@ -224,9 +223,8 @@ std::uint32_t MapperImpl::MsrChoose(MsrCall& call, const internal::FlatBucket& b
       MsrAbort(call);
       continue;
     }
-    const std::uint32_t child_mapped =
-        MsrChoose(call, BucketOf(candidate), stride_length, stride_start, stride_end, stepno + 1,
-                  tryno);
+    const std::uint32_t child_mapped = MsrChoose(call, BucketOf(candidate), stride_length,
+                                                 stride_start, stride_end, stepno + 1, tryno);
     // crush_msr_push_used(): add unless already recorded for this stride.
     bool pushed = false;
     for (std::uint32_t i = stride_start; i < stride_end; ++i) {
@@ -279,8 +277,7 @@ int MapperImpl::MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps,
   // malformed in a later block returns 0 as Ceph does.
   call.out = ws_.a_.data();
   const std::uint32_t len = rule.num_steps;
-  std::uint32_t stepno =
-      ScanConfigSteps(call.steps, len, &call.descents, &call.collision_tries);
+  std::uint32_t stepno = ScanConfigSteps(call.steps, len, &call.descents, &call.collision_tries);
   std::fill(call.out, call.out + result_max, kItemNone);
 
   std::uint32_t start_index = 0;
@@ -305,8 +302,8 @@ int MapperImpl::MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps,
     std::fill_n(call.vecs, std::size_t{emit - call.start_stepno} * call.result_max, kItemUndef);
     const std::uint32_t end_index = std::min(start_index + total_children, call.result_max);
     const std::uint32_t limit = call.returned + (end_index - start_index);
-    for (std::uint32_t tries = 0;
-         tries < call.descents && call.returned < limit && !ws_.exhausted_; ++tries) {
+    for (std::uint32_t tries = 0; tries < call.descents && call.returned < limit && !ws_.exhausted_;
+         ++tries) {
       MsrChoose(call, buckets_[slot], total_children, start_index, end_index, call.start_stepno,
                 tries);
       if (call.aborted) return 0;

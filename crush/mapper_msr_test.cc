@@ -9,18 +9,19 @@
 #include <utility>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace crushkit::crush {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::Each;
+using ::testing::ElementsAre;
 
 constexpr Weight kOne = 0x10000;
 constexpr ItemId kNone = kItemNone;
@@ -71,22 +72,20 @@ MapModel MsrTestMap() {
   m.tail = EncodedTail::kMsr;
   const RuleStep take{RuleOp::kTake, -1, 0};
   const RuleStep emit{RuleOp::kEmit, 0, 0};
-  m.rules.push_back(MsrRule(RuleType::kMsrIndep,
-                            {{RuleOp::kSetMsrDescents, 5, 0},
-                             {RuleOp::kSetMsrCollisionTries, 3, 0},
-                             take,
-                             {RuleOp::kChooseMsr, 3, 1},
-                             {RuleOp::kChooseMsr, 2, 0},
-                             emit}));
+  m.rules.push_back(MsrRule(RuleType::kMsrIndep, {{RuleOp::kSetMsrDescents, 5, 0},
+                                                  {RuleOp::kSetMsrCollisionTries, 3, 0},
+                                                  take,
+                                                  {RuleOp::kChooseMsr, 3, 1},
+                                                  {RuleOp::kChooseMsr, 2, 0},
+                                                  emit}));
   m.rules.push_back(MsrRule(RuleType::kMsrFirstn, {take, {RuleOp::kChooseMsr, 0, 0}, emit}));
   m.rules.push_back(MsrRule(RuleType::kMsrIndep, {take, {RuleOp::kChooseFirstn, 2, 1}, emit}));
-  m.rules.push_back(MsrRule(RuleType::kMsrFirstn,
-                            {{RuleOp::kSetMsrDescents, 1, 0},
-                             {RuleOp::kSetMsrCollisionTries, 1, 0},
-                             take,
-                             {RuleOp::kChooseMsr, 4, 1},
-                             {RuleOp::kChooseMsr, 1, 0},
-                             emit}));
+  m.rules.push_back(MsrRule(RuleType::kMsrFirstn, {{RuleOp::kSetMsrDescents, 1, 0},
+                                                   {RuleOp::kSetMsrCollisionTries, 1, 0},
+                                                   take,
+                                                   {RuleOp::kChooseMsr, 4, 1},
+                                                   {RuleOp::kChooseMsr, 1, 0},
+                                                   emit}));
   m.rules.push_back(MsrRule(RuleType::kMsrFirstn, {{RuleOp::kTake, 3, 0}, emit}));
   m.rule_exists.assign(m.rules.size(), true);
   ChooseArg root;

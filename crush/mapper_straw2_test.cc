@@ -7,12 +7,13 @@
 #include <random>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "crush/hash.h"
 #include "crush/ln.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/types.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crushkit::crush {
@@ -26,8 +27,7 @@ int ReferenceStraw2(std::uint32_t x, const std::vector<Weight>& w) {
     std::int64_t draw = std::numeric_limits<std::int64_t>::min();
     if (w[i] != 0) {
       const std::uint32_t u = Hash32_3(x, static_cast<std::uint32_t>(i), 0) & 0xffffu;
-      const std::int64_t ln =
-          static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
+      const std::int64_t ln = static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
       draw = ln / static_cast<std::int64_t>(static_cast<std::int32_t>(w[i]));
     }
     if (i == 0 || draw > high_draw) {
@@ -60,8 +60,8 @@ void ExpectMatchesReference(const std::vector<Weight>& weights) {
 
 TEST(MapperStraw2Test, UniformWeightsMatchCeph) {
   for (const std::size_t n : {1, 2, 7, 8, 9, 31, 32, 33, 100}) {
-    for (const Weight w : {Weight{1}, Weight{3}, Weight{0x8000}, Weight{0x10000},
-                           Weight{0x18000}, Weight{0x123456}, Weight{0x7fffffff}}) {
+    for (const Weight w : {Weight{1}, Weight{3}, Weight{0x8000}, Weight{0x10000}, Weight{0x18000},
+                           Weight{0x123456}, Weight{0x7fffffff}}) {
       ExpectMatchesReference(std::vector<Weight>(n, w));
     }
   }
@@ -73,7 +73,7 @@ TEST(MapperStraw2Test, MixedWeightsMatchCeph) {
     for (int iter = 0; iter < 4; ++iter) {
       std::vector<Weight> w(n);
       for (auto& v : w) v = 0x8000 + rng() % 0x40000;
-      if (iter == 1) w[n / 2] = 0;        // a zero-weight item
+      if (iter == 1) w[n / 2] = 0;         // a zero-weight item
       if (iter == 2) w.back() = w[0] + 1;  // uniform but for the last item
       ExpectMatchesReference(w);
     }

@@ -4,6 +4,8 @@
 // properties, safety limits and concurrency.
 #include "crush/mapper.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -14,8 +16,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,14 +25,13 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 #include "crush/codec.h"
 #include "crush/map.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
@@ -173,8 +174,11 @@ MapModel Classes4HostModel() {
   r2.type = RuleType::kErasure;
   r2.min_size = 3;
   r2.max_size = 20;
-  r2.steps = {{RuleOp::kSetChooseleafTries, 5, 0}, {RuleOp::kSetChooseTries, 100, 0},
-              {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafIndep, 0, 1}, {RuleOp::kEmit, 0, 0}};
+  r2.steps = {{RuleOp::kSetChooseleafTries, 5, 0},
+              {RuleOp::kSetChooseTries, 100, 0},
+              {RuleOp::kTake, -1, 0},
+              {RuleOp::kChooseleafIndep, 0, 1},
+              {RuleOp::kEmit, 0, 0}};
   m.rules = {r0, r1, r2};
   m.rule_exists = {true, true, true};
   return m;
@@ -235,12 +239,18 @@ std::string WeightText(Weight w) {
 
 const char* AlgName(BucketAlg alg) {
   switch (alg) {
-    case BucketAlg::kUniform: return "uniform";
-    case BucketAlg::kList: return "list";
-    case BucketAlg::kTree: return "tree";
-    case BucketAlg::kStraw: return "straw";
-    case BucketAlg::kStraw2: return "straw2";
-    default: return "?";
+    case BucketAlg::kUniform:
+      return "uniform";
+    case BucketAlg::kList:
+      return "list";
+    case BucketAlg::kTree:
+      return "tree";
+    case BucketAlg::kStraw:
+      return "straw";
+    case BucketAlg::kStraw2:
+      return "straw2";
+    default:
+      return "?";
   }
 }
 
@@ -248,8 +258,10 @@ std::string StepText(const MapModel& m, const RuleStep& s) {
   const auto name = [&m](ItemId id) { return m.item_names.at(id); };
   const auto type = [&m](int t) { return m.type_names.at(t); };
   switch (s.op) {
-    case RuleOp::kTake: return "step take " + name(s.arg1);
-    case RuleOp::kEmit: return "step emit";
+    case RuleOp::kTake:
+      return "step take " + name(s.arg1);
+    case RuleOp::kEmit:
+      return "step emit";
     case RuleOp::kChooseFirstn:
       return "step choose firstn " + std::to_string(s.arg1) + " type " + type(s.arg2);
     case RuleOp::kChooseIndep:
@@ -258,7 +270,8 @@ std::string StepText(const MapModel& m, const RuleStep& s) {
       return "step chooseleaf firstn " + std::to_string(s.arg1) + " type " + type(s.arg2);
     case RuleOp::kChooseleafIndep:
       return "step chooseleaf indep " + std::to_string(s.arg1) + " type " + type(s.arg2);
-    case RuleOp::kSetChooseTries: return "step set_choose_tries " + std::to_string(s.arg1);
+    case RuleOp::kSetChooseTries:
+      return "step set_choose_tries " + std::to_string(s.arg1);
     case RuleOp::kSetChooseleafTries:
       return "step set_chooseleaf_tries " + std::to_string(s.arg1);
     case RuleOp::kSetChooseLocalTries:
@@ -269,7 +282,8 @@ std::string StepText(const MapModel& m, const RuleStep& s) {
       return "step set_chooseleaf_vary_r " + std::to_string(s.arg1);
     case RuleOp::kSetChooseleafStable:
       return "step set_chooseleaf_stable " + std::to_string(s.arg1);
-    default: return "# unsupported step";
+    default:
+      return "# unsupported step";
   }
 }
 
@@ -286,7 +300,8 @@ std::string ToCrushText(const MapModel& m) {
       << "tunable chooseleaf_stable " << int{t.chooseleaf_stable} << "\n"
       << "tunable straw_calc_version 1\n"
       << "tunable allowed_bucket_algs 62\n";
-  for (int d = 0; d < m.max_devices; ++d) out << "device " << d << " " << m.item_names.at(d) << "\n";
+  for (int d = 0; d < m.max_devices; ++d)
+    out << "device " << d << " " << m.item_names.at(d) << "\n";
   for (const auto& [id, name] : m.type_names) out << "type " << id << " " << name << "\n";
   std::set<ItemId> done;
   std::function<void(ItemId)> emit = [&](ItemId id) {
@@ -296,11 +311,10 @@ std::string ToCrushText(const MapModel& m) {
     for (const ItemId item : b.items) {
       if (item < 0) emit(item);
     }
-    out << m.type_names.at(b.type) << " " << m.item_names.at(id) << " {\n\tid " << id
-        << "\n\talg " << AlgName(b.alg) << "\n\thash 0\n";
+    out << m.type_names.at(b.type) << " " << m.item_names.at(id) << " {\n\tid " << id << "\n\talg "
+        << AlgName(b.alg) << "\n\thash 0\n";
     for (std::size_t i = 0; i < b.items.size(); ++i) {
-      const Weight w =
-          b.alg == BucketAlg::kUniform ? b.uniform_item_weight : b.item_weights[i];
+      const Weight w = b.alg == BucketAlg::kUniform ? b.uniform_item_weight : b.item_weights[i];
       out << "\titem " << m.item_names.at(b.items[i]) << " weight " << WeightText(w) << "\n";
     }
     out << "}\n";
@@ -331,16 +345,19 @@ class Oracle {
     compiled_ = Run("crushtool -c " + (dir_ / "map.txt").string() + " -o " +
                     (dir_ / "map.bin").string()) == 0;
   }
+
   // Uses an already encoded binary map.
   Oracle(const std::string& encoded, bool /*binary*/) {
     MakeDir();
     std::ofstream(dir_ / "map.bin", std::ios::binary) << encoded;
     compiled_ = true;
   }
+
   ~Oracle() {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
+
   Oracle(const Oracle&) = delete;
   Oracle& operator=(const Oracle&) = delete;
 
@@ -353,7 +370,8 @@ class Oracle {
     std::string cmd = "crushtool -i " + (dir_ / "map.bin").string() +
                       " --test --show-mappings --rule " + std::to_string(rule) + " --num-rep " +
                       std::to_string(num_rep) + " --min-x 0 --max-x " + std::to_string(max_x);
-    for (const auto& [dev, w] : weights) cmd += " --weight " + std::to_string(dev) + " " + WeightText(w);
+    for (const auto& [dev, w] : weights)
+      cmd += " --weight " + std::to_string(dev) + " " + WeightText(w);
     cmd += " > " + (dir_ / "out.txt").string();
     if (Run(cmd) != 0) {
       ADD_FAILURE() << "crushtool failed: " << cmd << "\n"
@@ -366,8 +384,8 @@ class Oracle {
  private:
   int Run(const std::string& cmd) {
     const std::string crash = (dir_ / "crash").string();
-    const std::string full = "CEPH_ARGS=--crash_dir=" + crash + " timeout 60 " + cmd +
-                             " 2>" + (dir_ / "err.txt").string();
+    const std::string full = "CEPH_ARGS=--crash_dir=" + crash + " timeout 60 " + cmd + " 2>" +
+                             (dir_ / "err.txt").string();
     return std::system(full.c_str());
   }
 
@@ -404,39 +422,55 @@ void AddShapeRules(MapModel& m, bool has_racks) {
   };
   const int top = has_racks ? crush_testing::kRackType : crush_testing::kHostType;
   // 3: choose 2 top-level failure domains, then 2 leaves in each.
-  add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseFirstn, 2, top},
-       {RuleOp::kChooseleafFirstn, 2, crush_testing::kHostType}, {RuleOp::kEmit, 0, 0}});
+  add({{RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseFirstn, 2, top},
+       {RuleOp::kChooseleafFirstn, 2, crush_testing::kHostType},
+       {RuleOp::kEmit, 0, 0}});
   // 4: indep hosts then one osd each (choose, not chooseleaf), numrep -1.
-  add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseIndep, -1, crush_testing::kHostType},
-       {RuleOp::kChooseIndep, 1, crush_testing::kOsdType}, {RuleOp::kEmit, 0, 0}},
+  add({{RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseIndep, -1, crush_testing::kHostType},
+       {RuleOp::kChooseIndep, 1, crush_testing::kOsdType},
+       {RuleOp::kEmit, 0, 0}},
       RuleType::kErasure);
   // 5: two take/emit blocks (crushtool --test crashes on bucket results,
   // so those are covered by MapperRuleTest.EmitsBucketsWhenRuleStopsAtThem).
-  add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseFirstn, 2, crush_testing::kHostType},
+  add({{RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseFirstn, 2, crush_testing::kHostType},
        {RuleOp::kChooseFirstn, 1, crush_testing::kOsdType},
-       {RuleOp::kEmit, 0, 0}, {RuleOp::kTake, -1, 0},
-       {RuleOp::kChooseleafFirstn, 1, crush_testing::kHostType}, {RuleOp::kEmit, 0, 0}});
+       {RuleOp::kEmit, 0, 0},
+       {RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseleafFirstn, 1, crush_testing::kHostType},
+       {RuleOp::kEmit, 0, 0}});
   // 6: per-rule tunable overrides on a legacy-style descent.
-  add({{RuleOp::kSetChooseLocalTries, 3, 0}, {RuleOp::kSetChooseLocalFallbackTries, 4, 0},
-       {RuleOp::kSetChooseleafVaryR, 2, 0}, {RuleOp::kSetChooseleafStable, 0, 0},
-       {RuleOp::kSetChooseTries, 7, 0}, {RuleOp::kSetChooseleafTries, 3, 0},
-       {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 0, crush_testing::kHostType},
+  add({{RuleOp::kSetChooseLocalTries, 3, 0},
+       {RuleOp::kSetChooseLocalFallbackTries, 4, 0},
+       {RuleOp::kSetChooseleafVaryR, 2, 0},
+       {RuleOp::kSetChooseleafStable, 0, 0},
+       {RuleOp::kSetChooseTries, 7, 0},
+       {RuleOp::kSetChooseleafTries, 3, 0},
+       {RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseleafFirstn, 0, crush_testing::kHostType},
        {RuleOp::kEmit, 0, 0}});
   // 7: choose osds directly (descending through hosts), firstn, numrep 0.
-  add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseFirstn, 0, crush_testing::kOsdType},
+  add({{RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseFirstn, 0, crush_testing::kOsdType},
        {RuleOp::kEmit, 0, 0}});
 }
 
 std::vector<DiffCase> DiffCases() {
   std::vector<DiffCase> cases;
   const std::vector<std::pair<std::string, TunablesProfile>> profiles = {
-      {"legacy", TunablesProfile::kLegacy}, {"bobtail", TunablesProfile::kBobtail},
-      {"firefly", TunablesProfile::kFirefly}, {"jewel", TunablesProfile::kJewel}};
+      {"legacy", TunablesProfile::kLegacy},
+      {"bobtail", TunablesProfile::kBobtail},
+      {"firefly", TunablesProfile::kFirefly},
+      {"jewel", TunablesProfile::kJewel}};
+
   struct Algs {
     std::string name;
     BucketAlg host, rack, root;
     bool uneven;
   };
+
   const std::vector<Algs> algs = {
       {"straw2", BucketAlg::kStraw2, BucketAlg::kStraw2, BucketAlg::kStraw2, true},
       {"list", BucketAlg::kList, BucketAlg::kList, BucketAlg::kList, true},
@@ -518,11 +552,13 @@ TEST_P(MapperCorpusTest, MatchesCrushtoolUnderEveryProfile) {
   ASSERT_FALSE(bytes.empty()) << path;
   auto decoded = DecodeCrushMap(bytes);
   ASSERT_THAT(decoded.status(), IsOk()) << path;
+
   struct Variant {
     const char* name;
     bool keep;
     TunablesProfile profile;
   };
+
   const std::vector<Variant> variants = {{"as-is", true, TunablesProfile::kLegacy},
                                          {"legacy", false, TunablesProfile::kLegacy},
                                          {"bobtail", false, TunablesProfile::kBobtail},
@@ -539,15 +575,16 @@ TEST_P(MapperCorpusTest, MatchesCrushtoolUnderEveryProfile) {
     std::vector<Weight> reweights(static_cast<std::size_t>(map.max_devices()), 0);
     for (const Bucket& b : model.buckets) {
       for (const ItemId item : b.items) {
-        if (item >= 0 && item < map.max_devices()) reweights[static_cast<std::size_t>(item)] = kWeightOne;
+        if (item >= 0 && item < map.max_devices())
+          reweights[static_cast<std::size_t>(item)] = kWeightOne;
       }
     }
     for (int rule = 0; rule < map.max_rules(); ++rule) {
       if (!map.RuleExists(rule)) continue;
       const Mappings expected = oracle.Test(rule, 3, 1023);
       ASSERT_EQ(expected.size(), 1024u) << v.name << " rule " << rule;
-      EXPECT_TRUE(SameMappings(expected, OurMappings(map, rule, 3, 1023, reweights,
-                                                     map.ResolveChooseArgs(0))))
+      EXPECT_TRUE(SameMappings(
+          expected, OurMappings(map, rule, 3, 1023, reweights, map.ResolveChooseArgs(0))))
           << GetParam() << " " << v.name << " rule " << rule;
       ++compared;
     }
@@ -555,20 +592,21 @@ TEST_P(MapperCorpusTest, MatchesCrushtoolUnderEveryProfile) {
   EXPECT_GT(compared, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    PacificCorpus, MapperCorpusTest,
-    ::testing::Values("test-map-a.crushmap", "test-map-big-1.crushmap",
-                      "test-map-hammer-tunables.crushmap", "test-map-indep.crushmap",
-                      "test-map-jewel-tunables.crushmap", "test-map-tries-vs-retries.crushmap",
-                      "test-map-vary-r.crushmap", "five-devices.crushmap",
-                      "check-overlapped-rules.crushmap"),
-    [](const ::testing::TestParamInfo<std::string>& p) {
-      std::string name = p.param;
-      for (char& ch : name) {
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(PacificCorpus, MapperCorpusTest,
+                         ::testing::Values("test-map-a.crushmap", "test-map-big-1.crushmap",
+                                           "test-map-hammer-tunables.crushmap",
+                                           "test-map-indep.crushmap",
+                                           "test-map-jewel-tunables.crushmap",
+                                           "test-map-tries-vs-retries.crushmap",
+                                           "test-map-vary-r.crushmap", "five-devices.crushmap",
+                                           "check-overlapped-rules.crushmap"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
 
 // The straw2 negative-int weight quirk (Ceph >= Mimic): an item weighing
 // >= 32768.0 has a negative int weight and wins every draw. Verified on
@@ -771,10 +809,11 @@ TEST(MapperRuleTest, InvalidTakeIsIgnored) {
   // Ceph ignores a TAKE of a missing bucket or an out-of-range device and
   // keeps the previous working set, so this rule equals rule 0.
   ClusterSpec spec;
-  const MapModel model =
-      WithRule(MakeClusterModel(spec), {{RuleOp::kTake, -1, 0}, {RuleOp::kTake, -99, 0},
-                                        {RuleOp::kTake, 1000, 0},
-                                        {RuleOp::kChooseleafFirstn, 0, 1}, {RuleOp::kEmit, 0, 0}});
+  const MapModel model = WithRule(MakeClusterModel(spec), {{RuleOp::kTake, -1, 0},
+                                                           {RuleOp::kTake, -99, 0},
+                                                           {RuleOp::kTake, 1000, 0},
+                                                           {RuleOp::kChooseleafFirstn, 0, 1},
+                                                           {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   for (std::uint32_t x = 0; x < 500; ++x) {
     EXPECT_EQ(Map(map, 2, x, 3, AllIn(map)), Map(map, 0, x, 3, AllIn(map)));
@@ -801,9 +840,9 @@ TEST(MapperRuleTest, NumrepBelowZeroIsRelativeToResultMax) {
 TEST(MapperRuleTest, EmitsBucketsWhenRuleStopsAtThem) {
   ClusterSpec spec;
   spec.hosts = 6;
-  const CrushMap map = BuildOrDie(WithRule(
-      MakeClusterModel(spec),
-      {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseFirstn, 3, 1}, {RuleOp::kEmit, 0, 0}}));
+  const CrushMap map = BuildOrDie(
+      WithRule(MakeClusterModel(spec),
+               {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseFirstn, 3, 1}, {RuleOp::kEmit, 0, 0}}));
   for (std::uint32_t x = 0; x < 300; ++x) {
     const auto hosts = Map(map, 2, x, 3, AllIn(map));
     ASSERT_EQ(hosts.size(), 3u);
@@ -844,18 +883,20 @@ TEST(MapperRuleTest, EmptyReweightsMarkEveryDeviceOut) {
 TEST(MapperSafetyTest, NeverWritesPastOut) {
   ClusterSpec spec;
   spec.hosts = 10;
-  const MapModel model = WithRule(
-      MakeClusterModel(spec),
-      {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 8, 1}, {RuleOp::kEmit, 0, 0},
-       {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafIndep, 8, 1}, {RuleOp::kEmit, 0, 0}});
+  const MapModel model = WithRule(MakeClusterModel(spec), {{RuleOp::kTake, -1, 0},
+                                                           {RuleOp::kChooseleafFirstn, 8, 1},
+                                                           {RuleOp::kEmit, 0, 0},
+                                                           {RuleOp::kTake, -1, 0},
+                                                           {RuleOp::kChooseleafIndep, 8, 1},
+                                                           {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   Workspace ws(map, 16);
   std::array<ItemId, 8> buffer{};
   for (const int limit : {0, 1, 2, 5}) {
     for (std::uint32_t x = 0; x < 200; ++x) {
       buffer.fill(-12345);
-      const int n = DoRule(map, 2, x, AllIn(map), ws, std::span<ItemId>(buffer.data(),
-                                                                        static_cast<std::size_t>(limit)));
+      const int n = DoRule(map, 2, x, AllIn(map), ws,
+                           std::span<ItemId>(buffer.data(), static_cast<std::size_t>(limit)));
       EXPECT_EQ(n, limit);
       for (std::size_t i = static_cast<std::size_t>(limit); i < buffer.size(); ++i) {
         ASSERT_EQ(buffer[i], -12345);
@@ -890,18 +931,21 @@ TEST(MapperHopelessTest, AllOutDevicesEndWithCephsResult) {
   ClusterSpec spec;
   spec.hosts = 3;
   const MapModel model =
-      WithRule(MakeClusterModel(spec),
-               {{RuleOp::kSetChooseTries, 0x7fffffff, 0}, {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
-                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 3, 1}, {RuleOp::kEmit, 0, 0},
-                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafIndep, 3, 1}, {RuleOp::kEmit, 0, 0}});
+      WithRule(MakeClusterModel(spec), {{RuleOp::kSetChooseTries, 0x7fffffff, 0},
+                                        {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
+                                        {RuleOp::kTake, -1, 0},
+                                        {RuleOp::kChooseleafFirstn, 3, 1},
+                                        {RuleOp::kEmit, 0, 0},
+                                        {RuleOp::kTake, -1, 0},
+                                        {RuleOp::kChooseleafIndep, 3, 1},
+                                        {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   Workspace ws(map, 6);
   ws.set_budget(std::uint64_t{1} << 20);
   std::array<ItemId, 6> out{};
   std::vector<Weight> all_out(12, 0);
   ASSERT_EQ(DoRule(map, 2, 1, all_out, ws, out), 3);  // firstn: nothing; indep: 3 holes
-  EXPECT_THAT(std::vector<ItemId>(out.begin(), out.begin() + 3),
-              ::testing::Each(kItemNone));
+  EXPECT_THAT(std::vector<ItemId>(out.begin(), out.begin() + 3), ::testing::Each(kItemNone));
   EXPECT_FALSE(ws.budget_exhausted());
   // A normal call afterwards is unaffected.
   EXPECT_EQ(DoRule(map, 0, 1, AllIn(map), ws, out), 3);
@@ -911,10 +955,12 @@ TEST(MapperHopelessTest, AllOutDevicesEndWithCephsResult) {
 TEST(MapperHopelessTest, TooFewFailureDomainsKeepWhatFits) {
   ClusterSpec spec;
   spec.hosts = 2;
-  const MapModel model = WithRule(
-      MakeClusterModel(spec),
-      {{RuleOp::kSetChooseTries, 2000000000, 0}, {RuleOp::kSetChooseleafTries, 2000000000, 0},
-       {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 3, 1}, {RuleOp::kEmit, 0, 0}});
+  const MapModel model =
+      WithRule(MakeClusterModel(spec), {{RuleOp::kSetChooseTries, 2000000000, 0},
+                                        {RuleOp::kSetChooseleafTries, 2000000000, 0},
+                                        {RuleOp::kTake, -1, 0},
+                                        {RuleOp::kChooseleafFirstn, 3, 1},
+                                        {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   Workspace ws(map, 3);
   ws.set_budget(std::uint64_t{1} << 20);
@@ -937,9 +983,11 @@ TEST(MapperSafetyTest, HugeTriesWithoutProofHitTheBudget) {
   spec.hosts = 3;
   spec.root_alg = BucketAlg::kTree;
   const MapModel model =
-      WithRule(MakeClusterModel(spec),
-               {{RuleOp::kSetChooseTries, 0x7fffffff, 0}, {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
-                {RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 4, 1}, {RuleOp::kEmit, 0, 0}});
+      WithRule(MakeClusterModel(spec), {{RuleOp::kSetChooseTries, 0x7fffffff, 0},
+                                        {RuleOp::kSetChooseleafTries, 0x7fffffff, 0},
+                                        {RuleOp::kTake, -1, 0},
+                                        {RuleOp::kChooseleafFirstn, 4, 1},
+                                        {RuleOp::kEmit, 0, 0}});
   const CrushMap map = BuildOrDie(model);
   Workspace ws(map, 4);
   ws.set_budget(std::uint64_t{1} << 20);
@@ -1032,14 +1080,14 @@ TEST(MapperConcurrencyTest, ThreadsSharingOneMapAgreeWithSingleThreaded) {
     EXPECT_LT(*distinct.rbegin(), 240) << x;
   }
   const std::array<std::array<ItemId, 6>, 8> crushtool = {{
-      {151, 138, 194, 34, 171, 20},  // rule 0 x 0
-      {198, 86, 233, 15, 133, 32},   // rule 1 x 1
-      {137, 217, 164, 54, 147, 45},  // rule 0 x 2
-      {193, 157, 84, 225, 147, 31},  // rule 1 x 3
-      {195, 169, 190, 18, 212, 71},  // rule 0 x 4
-      {143, 73, 222, 35, 122, 79},   // rule 1 x 5
+      {151, 138, 194, 34, 171, 20},   // rule 0 x 0
+      {198, 86, 233, 15, 133, 32},    // rule 1 x 1
+      {137, 217, 164, 54, 147, 45},   // rule 0 x 2
+      {193, 157, 84, 225, 147, 31},   // rule 1 x 3
+      {195, 169, 190, 18, 212, 71},   // rule 0 x 4
+      {143, 73, 222, 35, 122, 79},    // rule 1 x 5
       {196, 120, 213, 153, 32, 177},  // rule 0 x 6
-      {169, 5, 39, 131, 213, 193},   // rule 1 x 7
+      {169, 5, 39, 131, 213, 193},    // rule 1 x 7
   }};
   for (std::size_t x = 0; x < crushtool.size(); ++x) EXPECT_EQ(expected[x], crushtool[x]) << x;
   constexpr int kThreads = 8;

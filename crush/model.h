@@ -81,7 +81,16 @@ struct Tunables {
 };
 
 // Named tunable profiles (CrushWrapper::set_tunables_*).
-enum class TunablesProfile { kLegacy, kArgonaut, kBobtail, kFirefly, kHammer, kJewel, kOptimal, kDefault };
+enum class TunablesProfile {
+  kLegacy,
+  kArgonaut,
+  kBobtail,
+  kFirefly,
+  kHammer,
+  kJewel,
+  kOptimal,
+  kDefault
+};
 
 // Returns the tunables of `profile`. For kLegacy/kArgonaut straw_calc_version
 // is 0; for kJewel and later aliases (optimal/default) it is 1; the others
@@ -147,7 +156,9 @@ struct MapModel {
 
   // Convenience accessors; none of them validates.
   int max_buckets() const { return static_cast<int>(buckets.size()); }
+
   int max_rules() const { return static_cast<int>(rules.size()); }
+
   // The bucket with `id`, or nullptr if the slot is out of range or empty.
   const Bucket* FindBucket(ItemId id) const;
   Bucket* FindBucket(ItemId id);

@@ -6,6 +6,8 @@
 //     only the u8 ruleset byte of the binary rule mask wraps (id & 0xff).
 // The oracle tests skip when /usr/bin/crushtool is absent (fail under
 // CRUSHKIT_REQUIRE_ORACLE).
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -16,15 +18,14 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 #include "crush/codec.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
@@ -45,20 +46,25 @@ class Scratch {
            ("crushkit_rule_edge_" + std::to_string(::getpid()) + "_" + std::to_string(count_++));
     std::filesystem::create_directories(dir_);
   }
+
   ~Scratch() {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
+
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
   void Write(const std::string& name, const std::string& bytes) const {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
   }
+
   std::string Read(const std::string& name) const {
     return crush_testing::ReadFileOrEmpty(Path(name));
   }
+
   // Runs `crushtool ARGS > out.txt`; returns the exit status.
   int Crushtool(const std::string& args) const {
     const std::string cmd = "CEPH_ARGS=--crash_dir=" + Path("crash") + " timeout 120 crushtool " +
@@ -117,9 +123,13 @@ MapModel NumRepZeroModel() {
   add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafIndep, 3, kHostType}, {RuleOp::kEmit, 0, 0}});
   // 4: two take/emit blocks, both indep with positive counts: two calls; the
   // second choose of each block sees an empty working set.
-  add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseIndep, 2, kRackType},
-       {RuleOp::kChooseIndep, 1, kOsdType}, {RuleOp::kEmit, 0, 0},
-       {RuleOp::kTake, -2, 0}, {RuleOp::kChooseleafIndep, 1, kHostType}, {RuleOp::kEmit, 0, 0}});
+  add({{RuleOp::kTake, -1, 0},
+       {RuleOp::kChooseIndep, 2, kRackType},
+       {RuleOp::kChooseIndep, 1, kOsdType},
+       {RuleOp::kEmit, 0, 0},
+       {RuleOp::kTake, -2, 0},
+       {RuleOp::kChooseleafIndep, 1, kHostType},
+       {RuleOp::kEmit, 0, 0}});
   // 5: firstn with a positive count: no call records anything.
   add({{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 2, kHostType}, {RuleOp::kEmit, 0, 0}});
   // 6: indep with a count relative to result_max (0 + -1 <= 0): skipped.
@@ -165,8 +175,8 @@ TEST(ResultMaxZeroTest, ChooseTriesMatchCrushtoolNumRepZero) {
   int nonzero_rules = 0;
   for (int rule = 0; rule < map->max_rules(); ++rule) {
     ASSERT_EQ(dir.Crushtool("-i " + dir.Path("map.bin") + " --test --num-rep 0 --rule " +
-                            std::to_string(rule) + " --min-x 0 --max-x " +
-                            std::to_string(kMaxX) + " --show-choose-tries"),
+                            std::to_string(rule) + " --min-x 0 --max-x " + std::to_string(kMaxX) +
+                            " --show-choose-tries"),
               0)
         << dir.Read("err.txt");
     const auto expected = ParseChooseTries(dir.Read("out.txt"));
@@ -253,9 +263,10 @@ TEST_P(BigRuleIdTest, DecodesBuildsAndMapsLikeCrushtool) {
   }
 
   constexpr std::uint32_t kMaxX = 511;
-  ASSERT_EQ(dir.Crushtool("-i " + dir.Path("map.bin") + " --test --show-mappings --num-rep 3 --rule " +
-                          std::to_string(id) + " --min-x 0 --max-x " + std::to_string(kMaxX)),
-            0)
+  ASSERT_EQ(
+      dir.Crushtool("-i " + dir.Path("map.bin") + " --test --show-mappings --num-rep 3 --rule " +
+                    std::to_string(id) + " --min-x 0 --max-x " + std::to_string(kMaxX)),
+      0)
       << dir.Read("err.txt");
   std::string ours;
   Workspace ws(*map, 3);
@@ -300,9 +311,9 @@ TEST(BigRuleIdTest, CrushtoolReadsOurEncodingOfRule300) {
 TEST(BigRuleIdTest, BuildRefusesMismatchedRuleArrays) {
   MapModel m = crush_testing::MakeClusterModel(crush_testing::ClusterSpec{});
   m.rules.resize(1000);
-  EXPECT_THAT(CrushMap::Build(m).status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("rule_exists has")));
+  EXPECT_THAT(
+      CrushMap::Build(m).status(),
+      crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rule_exists has")));
   m.rule_exists.resize(1000, false);
   EXPECT_THAT(CrushMap::Build(m).status(), IsOk());
 }

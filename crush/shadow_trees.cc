@@ -94,10 +94,12 @@ absl::Status Editor::RebuildRootsWithClasses() {
   return PopulateClasses(old_class_bucket);
 }
 
-absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket, ShadowCloneConflict* conflict) {
+absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket,
+                                     ShadowCloneConflict* conflict) {
   conflict_ = conflict;
   clone_name_index_.clear();
-  for (const auto& [id, name] : map_.item_names) clone_name_index_[name] = id;  // ascending: highest id wins
+  for (const auto& [id, name] : map_.item_names)
+    clone_name_index_[name] = id;  // ascending: highest id wins
   std::set<std::int32_t> used_ids;
   for (const auto& [orig, by_class] : old_class_bucket) {
     for (const auto& [cls, shadow] : by_class) used_ids.insert(shadow);
@@ -128,7 +130,8 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   auto class_it = map_.class_names.find(device_class);
   if (class_it == map_.class_names.end()) return ErrnoStatus(9, "unknown class");
   const std::string copy_name = name_it->second + "~" + class_it->second;
-  if (auto named = clone_name_index_.find(copy_name); named != clone_name_index_.end()) return named->second;
+  if (auto named = clone_name_index_.find(copy_name); named != clone_name_index_.end())
+    return named->second;
 
   const Bucket* orig = map_.FindBucket(original);
   if (orig == nullptr) {
@@ -152,18 +155,19 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
       auto cls = map_.class_map.find(item);
       if (cls == map_.class_map.end() || cls->second != device_class) continue;
     } else {
-      CRUSH_ASSIGN_OR_RETURN(added_item, DeviceClassClone(item, device_class, old_class_bucket, used_ids,
-                                                          cmap_item_weight, depth + 1));
+      CRUSH_ASSIGN_OR_RETURN(added_item, DeviceClassClone(item, device_class, old_class_bucket,
+                                                          used_ids, cmap_item_weight, depth + 1));
       const Bucket* child_copy = map_.FindBucket(added_item);
       if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
       added_weight = child_copy->weight;
     }
     if (absl::Status s = CephBucketAddItem(copy, added_item, added_weight, scv); !s.ok()) {
       auto added_name = map_.item_names.find(added_item);
-      return absl::Status(s.code(), "cannot add '" +
-                                        (added_name != map_.item_names.end() ? added_name->second
-                                                                             : std::to_string(added_item)) +
-                                        "' to '" + copy_name + "': " + std::string(s.message()));
+      return absl::Status(s.code(),
+                          "cannot add '" +
+                              (added_name != map_.item_names.end() ? added_name->second
+                                                                   : std::to_string(added_item)) +
+                              "' to '" + copy_name + "': " + std::string(s.message()));
     }
     item_orig_pos.push_back(i);
   }
@@ -184,7 +188,8 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   auto added = crush::AddBucket(map_, bno, std::move(copy));
   if (!added.ok()) {
     if (conflict_ != nullptr) *conflict_ = {original, device_class, bno};
-    return ErrnoStatus(17, "shadow bucket '" + copy_name + "': " + std::string(added.status().message()));
+    return ErrnoStatus(
+        17, "shadow bucket '" + copy_name + "': " + std::string(added.status().message()));
   }
   const ItemId clone = *added;
   map_.class_map[clone] = device_class;
@@ -216,7 +221,8 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
         Weight w = 0;
         if (item >= 0) {
           if (item_orig_pos[i] >= orig_ws[s].size()) {
-            return absl::UnimplementedError("weight set shorter than its bucket; Ceph reads past it");
+            return absl::UnimplementedError(
+                "weight set shorter than its bucket; Ceph reads past it");
           }
           w = orig_ws[s][item_orig_pos[i]];
         } else if (auto r = recorded.find(item); r != recorded.end()) {

@@ -9,10 +9,10 @@
 #include "absl/status/statusor.h"
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define CRUSH_RETURN_IF_ERROR(expr)                  \
-  do {                                               \
-    ::absl::Status crush_status_ = (expr);           \
-    if (!crush_status_.ok()) return crush_status_;   \
+#define CRUSH_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::absl::Status crush_status_ = (expr);         \
+    if (!crush_status_.ok()) return crush_status_; \
   } while (0)
 
 #define CRUSH_STATUS_CONCAT_INNER_(a, b) a##b

@@ -8,8 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "crush/ln.h"
 #include "gtest/gtest.h"
+
+#include "crush/ln.h"
 
 namespace crushkit::crush::internal {
 namespace {

@@ -7,11 +7,12 @@
 #include <random>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "crush/hash.h"
 #include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
 #include "crush/types.h"
-#include "gtest/gtest.h"
 
 namespace crushkit::crush::internal {
 namespace {
@@ -76,11 +77,10 @@ TEST(Straw2HashTest, NumeratorTableDrawEqualsDivisionForAllInputs) {
   for (const Weight w : weights) {
     const Straw2Divisor div = MakeStraw2Divisor(w);
     for (std::uint32_t u = 0; u <= 0xffff; ++u) {
-      const std::int64_t ln =
-          static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
-      const std::int64_t want =
-          w == 0 ? std::numeric_limits<std::int64_t>::min()
-                 : ln / static_cast<std::int64_t>(static_cast<std::int32_t>(w));
+      const std::int64_t ln = static_cast<std::int64_t>(CrushLn(u)) - std::int64_t{0x1000000000000};
+      const std::int64_t want = w == 0
+                                    ? std::numeric_limits<std::int64_t>::min()
+                                    : ln / static_cast<std::int64_t>(static_cast<std::int32_t>(w));
       ASSERT_EQ(Straw2DrawFromNumerator(table[u], div), want) << "w=" << w << " u=" << u;
     }
   }

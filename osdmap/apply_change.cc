@@ -729,30 +729,32 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
     // itself never touches). It can fail where Ceph's would (a uniform
     // bucket whose class clone would hold differing weights): the change's
     // fault, not crushkit's.
-    const bool reweights_only = std::all_of(change.ops.begin(), change.ops.end(), [](const ChangeOp& op) {
-      switch (op.kind) {
-        case ChangeOpKind::kCrushReweight:
-        case ChangeOpKind::kCrushReweightSubtree:
-        case ChangeOpKind::kDrain:
-        case ChangeOpKind::kCrushTunables:
-        case ChangeOpKind::kCrushSetTunable:
-        case ChangeOpKind::kMarkOut:
-        case ChangeOpKind::kMarkIn:
-        case ChangeOpKind::kMarkDown:
-        case ChangeOpKind::kMarkUp:
-        case ChangeOpKind::kOsdReweight:
-        case ChangeOpKind::kOsdPrimaryAffinity:
-        case ChangeOpKind::kPgUpmap:
-        case ChangeOpKind::kRmPgUpmap:
-        case ChangeOpKind::kPgUpmapItems:
-        case ChangeOpKind::kRmPgUpmapItems:
-        case ChangeOpKind::kPoolSet:
-          return true;
-        default:
-          return false;
-      }
-    });
-    const absl::Status s = reweights_only ? absl::OkStatus() : crush::RebuildRootsWithClasses(st.crush);
+    const bool reweights_only =
+        std::all_of(change.ops.begin(), change.ops.end(), [](const ChangeOp& op) {
+          switch (op.kind) {
+            case ChangeOpKind::kCrushReweight:
+            case ChangeOpKind::kCrushReweightSubtree:
+            case ChangeOpKind::kDrain:
+            case ChangeOpKind::kCrushTunables:
+            case ChangeOpKind::kCrushSetTunable:
+            case ChangeOpKind::kMarkOut:
+            case ChangeOpKind::kMarkIn:
+            case ChangeOpKind::kMarkDown:
+            case ChangeOpKind::kMarkUp:
+            case ChangeOpKind::kOsdReweight:
+            case ChangeOpKind::kOsdPrimaryAffinity:
+            case ChangeOpKind::kPgUpmap:
+            case ChangeOpKind::kRmPgUpmap:
+            case ChangeOpKind::kPgUpmapItems:
+            case ChangeOpKind::kRmPgUpmapItems:
+            case ChangeOpKind::kPoolSet:
+              return true;
+            default:
+              return false;
+          }
+        });
+    const absl::Status s =
+        reweights_only ? absl::OkStatus() : crush::RebuildRootsWithClasses(st.crush);
     if (!s.ok()) {
       const Word& w = applier.last_crush_op();
       const ChangeDiagnostic d{w.line, w.column, std::max(1, static_cast<int>(w.text.size())),

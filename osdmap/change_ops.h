@@ -88,10 +88,10 @@ enum class ChangeOpKind {
   kCrushRuleCreateReplicated,  // osd crush rule create-replicated
   kCrushTunables,              // osd crush tunables
   kCrushSetTunable,            // osd crush set-tunable
-  kMarkOut,  // osd out
-  kMarkIn,   // osd in
-  kMarkDown, // osd down
-  kMarkUp,   // osd up (crushkit)
+  kMarkOut,                    // osd out
+  kMarkIn,                     // osd in
+  kMarkDown,                   // osd down
+  kMarkUp,                     // osd up (crushkit)
   kOsdReweight,
   kOsdPurge,
   kOsdPrimaryAffinity,  // osd primary-affinity

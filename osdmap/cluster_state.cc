@@ -13,8 +13,8 @@ absl::Status CheckListLengths(const Map& m, const char* what) {
   for (const auto& [pg, list] : m) {
     if (list.size() > static_cast<std::size_t>(kMaxPgOsds)) {
       return absl::InvalidArgumentError(absl::StrCat(what, " of pg ", FormatPgId(pg), " has ",
-                                                     list.size(), " entries; at most ",
-                                                     kMaxPgOsds, " are supported"));
+                                                     list.size(), " entries; at most ", kMaxPgOsds,
+                                                     " are supported"));
     }
   }
   return absl::OkStatus();
@@ -38,14 +38,13 @@ bool Pool::IsPendingMerge(std::uint32_t ps) const {
 absl::Status ValidateState(const ClusterState& state) {
   for (const auto& [id, pool] : state.pools) {
     if (id != pool.id) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pool ", pool.id, " is stored under id ", id));
+      return absl::InvalidArgumentError(absl::StrCat("pool ", pool.id, " is stored under id ", id));
     }
     if (id < 0) return absl::InvalidArgumentError(absl::StrCat("pool id ", id, " is negative"));
     if (pool.type != PoolType::kReplicated && pool.type != PoolType::kErasure) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pool ", id, " '", pool.name, "' has type ", static_cast<int>(pool.type),
-          "; expected 1 (replicated) or 3 (erasure)"));
+      return absl::InvalidArgumentError(absl::StrCat("pool ", id, " '", pool.name, "' has type ",
+                                                     static_cast<int>(pool.type),
+                                                     "; expected 1 (replicated) or 3 (erasure)"));
     }
     if (pool.size > static_cast<std::uint32_t>(kMaxPgOsds)) {
       return absl::InvalidArgumentError(absl::StrCat("pool ", id, " '", pool.name, "' has size ",

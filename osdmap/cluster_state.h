@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "crush/types.h"
@@ -60,13 +61,18 @@ struct Pool {
 
   // Replicated pools compact holes away (pg_pool_t::can_shift_osds()).
   bool CanShiftOsds() const { return type == PoolType::kReplicated; }
+
   std::uint32_t pg_num_mask() const { return PgMask(pg_num); }
+
   std::uint32_t pgp_num_mask() const { return PgMask(pgp_num); }
+
   // pg_pool_t::get_pg_num_pending().
   std::uint32_t PgNumPending() const { return pg_num_pending != 0 ? pg_num_pending : pg_num; }
+
   // pg_pool_t::is_pending_merge(): `ps` merges away (a source at or above
   // pg_num_pending) or receives a merge (the parent of such a source).
   bool IsPendingMerge(std::uint32_t ps) const;
+
   // pg_pool_t::raw_pg_to_pg(): the folded seed of a raw seed.
   std::uint32_t FoldPs(std::uint32_t raw_ps) const {
     return StableMod(raw_ps, pg_num, pg_num_mask());
@@ -82,8 +88,8 @@ inline constexpr std::uint32_t kOsdUp = 2;
 inline constexpr std::uint32_t kOsdDestroyed = 128;
 
 struct OsdInfo {
-  std::uint32_t state = 0;                      // kOsdExists | kOsdUp | kOsdDestroyed
-  crush::Weight weight = 0;                     // reweight, 16.16; 0 = out
+  std::uint32_t state = 0;                                   // kOsdExists | kOsdUp | kOsdDestroyed
+  crush::Weight weight = 0;                                  // reweight, 16.16; 0 = out
   std::uint32_t primary_affinity = kDefaultPrimaryAffinity;  // 16.16
 
   bool operator==(const OsdInfo&) const = default;
@@ -140,7 +146,7 @@ struct ClusterState {
   std::map<PgId, std::vector<std::int32_t>> pg_temp;
   std::map<PgId, std::int32_t> primary_temp;
   std::map<PgId, PgStat> pg_stats;
-  std::map<std::int32_t, OsdUsage> osd_usage;   // by OSD id
+  std::map<std::int32_t, OsdUsage> osd_usage;    // by OSD id
   std::map<std::int64_t, PoolUsage> pool_usage;  // by pool id
   // The crush map as Ceph encodes it, and its decoded model. Both are kept
   // so a state file round-trips the exact bytes the cluster had.
@@ -148,16 +154,20 @@ struct ClusterState {
   crush::MapModel crush;
 
   int max_osd() const { return static_cast<int>(osds.size()); }
+
   // OSDMap::exists()/is_up()/is_in(); false for ids out of range.
   bool Exists(std::int32_t osd) const {
     return osd >= 0 && osd < max_osd() && (osds[static_cast<std::size_t>(osd)].state & kOsdExists);
   }
+
   bool IsUp(std::int32_t osd) const {
     return Exists(osd) && (osds[static_cast<std::size_t>(osd)].state & kOsdUp);
   }
+
   bool IsIn(std::int32_t osd) const {
     return Exists(osd) && osds[static_cast<std::size_t>(osd)].weight != 0;
   }
+
   // The pool, or nullptr.
   const Pool* FindPool(std::int64_t id) const {
     auto it = pools.find(id);

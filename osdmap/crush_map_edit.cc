@@ -36,13 +36,14 @@ bool IsCrushMapOp(ChangeOpKind kind) {
 }  // namespace
 
 absl::StatusOr<crush::MapModel> EditCrushMap(const crush::MapModel& map, const ChangeList& change,
-                                            crush::CephRelease release) {
+                                             crush::CephRelease release) {
   std::vector<ChangeDiagnostic> refused;
   for (const ChangeOp& op : change.ops) {
     if (IsCrushMapOp(op.kind)) continue;
     refused.push_back({op.command.line, op.command.column, static_cast<int>(op.command.text.size()),
-                       "'" + op.text + "' changes the osdmap, not the crush map; use it with "
-                       "`crushkit plan` on a cluster state"});
+                       "'" + op.text +
+                           "' changes the osdmap, not the crush map; use it with "
+                           "`crushkit plan` on a cluster state"});
   }
   if (!refused.empty()) {
     return absl::InvalidArgumentError(

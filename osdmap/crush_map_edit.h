@@ -8,6 +8,7 @@
 #define CRUSHKIT_OSDMAP_CRUSH_MAP_EDIT_H_
 
 #include "absl/status/statusor.h"
+
 #include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "osdmap/change_ops.h"
@@ -22,7 +23,7 @@ namespace crushkit::osdmap {
 // Errors: kInvalidArgument with gcc-style diagnostics (all of them, as
 // ApplyChange); kInternal if the result fails validation.
 absl::StatusOr<crush::MapModel> EditCrushMap(const crush::MapModel& map, const ChangeList& change,
-                                            crush::CephRelease release);
+                                             crush::CephRelease release);
 
 }  // namespace crushkit::osdmap
 

@@ -47,8 +47,10 @@ TEST(CrushMapEditTest, RefusesOsdmapOpsAndChangesNothing) {
   const crush::MapModel map = TwoRacks();
   auto edited = Edit(map, "osd crush reweight osd.1 2\nosd out 3\nosd pool set rbd size 2\n");
   ASSERT_FALSE(edited.ok());
-  EXPECT_THAT(edited.status().message(), HasSubstr("ops.txt:2:1: error: 'osd out 3' changes the osdmap"));
-  EXPECT_THAT(edited.status().message(), HasSubstr("ops.txt:3:1: error: 'osd pool set rbd size 2'"));
+  EXPECT_THAT(edited.status().message(),
+              HasSubstr("ops.txt:2:1: error: 'osd out 3' changes the osdmap"));
+  EXPECT_THAT(edited.status().message(),
+              HasSubstr("ops.txt:3:1: error: 'osd pool set rbd size 2'"));
   // A failing op makes the whole edit fail (all or nothing).
   edited = Edit(map, "osd crush reweight osd.1 2\nosd crush move nosuch rack=rack0\n");
   ASSERT_FALSE(edited.ok());

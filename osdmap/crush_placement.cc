@@ -56,7 +56,8 @@ std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush
 }
 
 std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapModel& model) {
-  std::vector<std::optional<crush::Weight>> out(static_cast<std::size_t>(std::max(model.max_devices, 0)));
+  std::vector<std::optional<crush::Weight>> out(
+      static_cast<std::size_t>(std::max(model.max_devices, 0)));
   for (const crush::Bucket& b : model.buckets) {
     if (b.alg == crush::BucketAlg::kNone) continue;
     for (std::size_t pos = 0; pos < b.items.size(); ++pos) {

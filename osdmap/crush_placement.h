@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <vector>
 #include <span>
+#include <vector>
 
 #include "crush/ceph_release.h"
 #include "crush/choice_memo.h"
@@ -59,14 +59,17 @@ class CrushPlacement final : public RawPlacement {
   // unchanged; the after mapping skips the straw2 draws of the buckets both
   // maps share. `memo` is not owned; nullptr or ClearMemo() turns it off.
   void RecordChoicesInto(crush::ChoiceMemo* memo) { ws_.RecordChoicesInto(memo); }
+
   void ReplayChoicesFrom(const crush::ChoiceMemo* memo) { ws_.ReplayChoicesFrom(memo); }
+
   void ClearMemo() { ws_.ClearMemo(); }
+
   // Straw2 choices the last DoRule() took from a replayed memo.
   std::uint32_t memo_hits() const { return ws_.memo_hits(); }
 
   int FindRule(int ruleset, int type, int size) const override;
-  int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
-             std::int64_t pool, std::span<std::int32_t> out) override;
+  int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights, std::int64_t pool,
+             std::span<std::int32_t> out) override;
 
  private:
   const crush::CrushMap& map_;

@@ -6,10 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "gtest/gtest.h"
+
 #include "crush/choice_memo.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
-#include "gtest/gtest.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_mapping.h"
@@ -112,11 +113,17 @@ TEST(FindCrushRuleTest, PacificMatchesTypeAndSizeQuincyAndLaterTakeTheId) {
   crush::MapModel m;
   m.rules.resize(2);
   m.rule_exists = {true, true};
-  m.rules[0] = crush::Rule{.ruleset = 0, .type = crush::RuleType::kReplicated, .min_size = 1, .max_size = 3, .steps = {}};
-  m.rules[1] = crush::Rule{.ruleset = 1, .type = crush::RuleType::kErasure, .min_size = 3, .max_size = 6, .steps = {}};
+  m.rules[0] = crush::Rule{.ruleset = 0,
+                           .type = crush::RuleType::kReplicated,
+                           .min_size = 1,
+                           .max_size = 3,
+                           .steps = {}};
+  m.rules[1] = crush::Rule{
+      .ruleset = 1, .type = crush::RuleType::kErasure, .min_size = 3, .max_size = 6, .steps = {}};
   constexpr int kReplicated = 1, kErasure = 3;
   EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 3, crush::CephRelease::kPacific), 0);
-  EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 4, crush::CephRelease::kPacific), -1);  // size 4 > max_size
+  EXPECT_EQ(FindCrushRule(m, 0, kReplicated, 4, crush::CephRelease::kPacific),
+            -1);  // size 4 > max_size
   EXPECT_EQ(FindCrushRule(m, 1, kReplicated, 4, crush::CephRelease::kPacific), -1);  // wrong type
   EXPECT_EQ(FindCrushRule(m, 1, kErasure, 4, crush::CephRelease::kPacific), 1);
   for (crush::CephRelease r : {crush::CephRelease::kReef, crush::CephRelease::kTentacle}) {

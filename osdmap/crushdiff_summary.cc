@@ -7,6 +7,7 @@
 #include <span>
 
 #include "absl/strings/str_cat.h"
+
 #include "osdmap/mapping_session.h"
 #include "osdmap/movement.h"
 
@@ -92,8 +93,8 @@ std::string CountLine(std::uint64_t part, std::uint64_t total, const char* what)
 }
 
 // One PG of `before`, as both of do_compare's loops see it.
-absl::Status AddPg(const Pool& pool, const PoolShape& shape, std::uint32_t ps, Set before, Set after,
-                   const PgStat& stat, CrushdiffSummary* s) {
+absl::Status AddPg(const Pool& pool, const PoolShape& shape, std::uint32_t ps, Set before,
+                   Set after, const PgStat& stat, CrushdiffSummary* s) {
   const std::uint64_t bytes = stat.num_bytes + stat.num_omap_bytes;
   const std::uint64_t objects = stat.num_objects;
   s->pgs_total += 1;
@@ -148,7 +149,8 @@ absl::StatusOr<CrushdiffSummary> SummarizeCrushdiff(const ClusterState& before,
                          " (crushdiff needs `ceph pg dump` stats of every mapped PG: import them "
                          "with --pg-stats)"));
       }
-      if (absl::Status st = AddPg(pool, *shape, ps, b, ta->Acting(ps), stat->second, &s); !st.ok()) {
+      if (absl::Status st = AddPg(pool, *shape, ps, b, ta->Acting(ps), stat->second, &s);
+          !st.ok()) {
         return st;
       }
     }
@@ -160,9 +162,11 @@ absl::StatusOr<CrushdiffSummary> CompareCrushdiff(ClusterState before, ClusterSt
                                                   MapAllOptions options) {
   if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
   auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok()) return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
+  if (!sb.ok())
+    return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
   auto sa = MappingSession::Create(std::move(after));
-  if (!sa.ok()) return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
+  if (!sa.ok())
+    return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
   options.acting = true;
   options.only_pool.reset();
   const PgTablePair tables = MapAllPgsPaired(**sb, **sa, options);
@@ -206,8 +210,8 @@ std::string FormatCrushdiff(const CrushdiffSummary& s) {
   const double pct = s.bytes_total != 0 ? 100 * s.bytes_to_move / s.bytes_total : 0.0;
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s/%s (%.2f%%) bytes to move\n",
-                CrushdiffHumanBytes(s.bytes_to_move).c_str(), CrushdiffHumanBytes(s.bytes_total).c_str(),
-                pct);
+                CrushdiffHumanBytes(s.bytes_to_move).c_str(),
+                CrushdiffHumanBytes(s.bytes_total).c_str(), pct);
   out += buf;
   return out;
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 #include "osdmap/pg_table.h"
 

@@ -3,9 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "crush/types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/types.h"
 #include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {

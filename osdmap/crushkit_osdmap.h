@@ -44,31 +44,31 @@ typedef struct crushkit_pg_mapping {
 
 /* Loads a cluster state: Ceph's binary osdmap, or a crushkit state file
  * (binary or JSON). Returns NULL with the reason in *error on bad input. */
-crushkit_state *crushkit_state_from_bytes(const void *data, size_t size, char **error);
-void crushkit_state_free(crushkit_state *state);
+crushkit_state* crushkit_state_from_bytes(const void* data, size_t size, char** error);
+void crushkit_state_free(crushkit_state* state);
 
 /* The state's osdmap epoch. */
-uint32_t crushkit_state_epoch(const crushkit_state *state);
+uint32_t crushkit_state_epoch(const crushkit_state* state);
 /* The pool named `name`'s id, or -1 if none. */
-int64_t crushkit_pool_by_name(const crushkit_state *state, const char *name);
+int64_t crushkit_pool_by_name(const crushkit_state* state, const char* name);
 /* The pool's pg_num, or 0 if the pool does not exist. */
-uint32_t crushkit_pool_pg_num(const crushkit_state *state, int64_t pool);
+uint32_t crushkit_pool_pg_num(const crushkit_state* state, int64_t pool);
 
 /* A per-thread mapper (its own CRUSH workspace). NULL if memory runs out. */
-crushkit_state_mapper *crushkit_state_mapper_new(const crushkit_state *state);
-void crushkit_state_mapper_free(crushkit_state_mapper *mapper);
+crushkit_state_mapper* crushkit_state_mapper_new(const crushkit_state* state);
+void crushkit_state_mapper_free(crushkit_state_mapper* mapper);
 
 /* Ceph's object_locator_to_pg + fold: the PG seed (ps) of object `name` in
  * namespace `nspace` ("" for none) of `pool`. Returns 0, or -1 if the pool
  * does not exist or an argument is NULL. */
-int crushkit_object_to_pg(const crushkit_state *state, int64_t pool, const char *name,
-                          const char *nspace, uint32_t *ps);
+int crushkit_object_to_pg(const crushkit_state* state, int64_t pool, const char* name,
+                          const char* nspace, uint32_t* ps);
 
 /* OSDMap::pg_to_up_acting_osds() for PG pool.ps (a ps >= pg_num maps as
  * Ceph maps it). Returns 0, or -1 if the pool does not exist or an argument
  * is NULL. Allocates nothing. */
-int crushkit_pg_to_up_acting(crushkit_state_mapper *mapper, int64_t pool, uint32_t ps,
-                             crushkit_pg_mapping *out);
+int crushkit_pg_to_up_acting(crushkit_state_mapper* mapper, int64_t pool, uint32_t ps,
+                             crushkit_pg_mapping* out);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,5 @@
 // The C API of the OSDMap pipeline (osdmap/crushkit_osdmap.h) over
 // ParseState, MappingSession and PgMapper. Nothing may throw across it.
-#include "osdmap/crushkit_osdmap.h"
-
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -10,6 +8,7 @@
 
 #include "crush/internal/c_error.h"
 #include "osdmap/cluster_state.h"
+#include "osdmap/crushkit_osdmap.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/pg_mapping.h"
@@ -46,8 +45,7 @@ crushkit_state* crushkit_state_from_bytes(const void* data, size_t size, char** 
     return nullptr;
   }
   try {
-    auto state = crushkit::osdmap::ParseState(
-        std::string(static_cast<const char*>(data), size));
+    auto state = crushkit::osdmap::ParseState(std::string(static_cast<const char*>(data), size));
     if (!state.ok()) {
       SetCError(error, std::string(state.status().message()));
       return nullptr;

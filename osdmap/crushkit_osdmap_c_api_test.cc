@@ -1,13 +1,13 @@
 // The OSDMap C API (osdmap/crushkit_osdmap.h) against MappingSession on the
 // committed binary osdmaps: same PG and object placements; errors as NULL
 // and -1, never a crash.
-#include "osdmap/crushkit_osdmap.h"
-
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+
+#include "osdmap/crushkit_osdmap.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/pg_mapping.h"
@@ -22,9 +22,8 @@ std::string Golden(const std::string& name) {
                                         "/tests/golden/osdmap_binary/" + name);
 }
 
-std::vector<std::int32_t> Up(const crushkit_pg_mapping& m) {
-  return {m.up, m.up + m.up_size};
-}
+std::vector<std::int32_t> Up(const crushkit_pg_mapping& m) { return {m.up, m.up + m.up_size}; }
+
 std::vector<std::int32_t> Acting(const crushkit_pg_mapping& m) {
   return {m.acting, m.acting + m.acting_size};
 }

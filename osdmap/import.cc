@@ -1,5 +1,7 @@
 #include "osdmap/import.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,9 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "absl/strings/str_cat.h"
+
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/input_sniff.h"
@@ -48,8 +49,8 @@ absl::Status ParseJson(const std::string& text, Msg* msg, const char* what) {
   return absl::OkStatus();
 }
 
-absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
-                        const ceph::OsdDump& dump, ClusterState* state) {
+absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index, const ceph::OsdDump& dump,
+                        ClusterState* state) {
   const std::string at = absl::StrCat("pools[", index, "].");
   if (!p.has_pool()) return Missing(at + "pool");
   if (!p.has_type()) return Missing(at + "type");
@@ -63,8 +64,8 @@ absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
   pool.id = p.pool();
   pool.name = p.pool_name();
   if (p.type() != 1 && p.type() != 3) {
-    return absl::InvalidArgumentError(absl::StrCat(at, "type: ", p.type(),
-                                                   " is not 1 (replicated) or 3 (erasure)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(at, "type: ", p.type(), " is not 1 (replicated) or 3 (erasure)"));
   }
   pool.type = static_cast<PoolType>(p.type());
   pool.size = p.size();
@@ -72,7 +73,8 @@ absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index,
   pool.crush_rule = p.crush_rule();
   pool.pg_num = p.pg_num();
   pool.pgp_num = p.pg_placement_num();
-  if (p.has_pg_num_pending() && p.pg_num_pending() != pool.pg_num) pool.pg_num_pending = p.pg_num_pending();
+  if (p.has_pg_num_pending() && p.pg_num_pending() != pool.pg_num)
+    pool.pg_num_pending = p.pg_num_pending();
   pool.flags = p.flags();
   pool.object_hash = p.object_hash();
   pool.erasure_code_profile = p.erasure_code_profile();
@@ -103,7 +105,8 @@ absl::Status ImportPrimaryTemp(const google::protobuf::ListValue& list, ClusterS
     const std::string at = absl::StrCat("primary_temp[", i, "]");
     if (!k.has_string_value()) return absl::InvalidArgumentError(at + ": expected a pgid string");
     if (!v.has_number_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("primary_temp[", i + 1, "]: expected an osd number"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("primary_temp[", i + 1, "]: expected an osd number"));
     }
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(true, k.string_value(), at));
     state->primary_temp[pg] = static_cast<std::int32_t>(v.number_value());
@@ -123,9 +126,9 @@ absl::Status ImportRatio(bool has, double value, const char* path, float* out) {
   return absl::OkStatus();
 }
 
-absl::Status ImportOsdDfNodes(
-    const google::protobuf::RepeatedPtrField<ceph::OsdDfNode>& nodes, const char* base,
-    int max_osd, std::map<std::int32_t, OsdUsage>* usage) {
+absl::Status ImportOsdDfNodes(const google::protobuf::RepeatedPtrField<ceph::OsdDfNode>& nodes,
+                              const char* base, int max_osd,
+                              std::map<std::int32_t, OsdUsage>* usage) {
   for (int i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes.Get(i);
     const std::string at = absl::StrCat(base, "[", i, "].");
@@ -153,12 +156,13 @@ absl::Status ImportOsdDfNodes(
 crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release) {
   // Mapping changed in Quincy (find_rule dropped); a cluster that requires
   // Quincy or later runs Quincy-or-later monitors.
-  static const std::set<std::string, std::less<>> kPreQuincy = {
-      "luminous", "mimic", "nautilus", "octopus", "pacific"};
+  static const std::set<std::string, std::less<>> kPreQuincy = {"luminous", "mimic", "nautilus",
+                                                                "octopus", "pacific"};
   static const std::set<std::string, std::less<>> kQuincyReef = {"quincy", "reef"};
   if (kPreQuincy.count(require_osd_release) != 0) return crush::CephRelease::kPacific;
   if (kQuincyReef.count(require_osd_release) != 0) return crush::CephRelease::kReef;
-  if (require_osd_release == "squid" || require_osd_release == "tentacle") return crush::CephRelease::kTentacle;
+  if (require_osd_release == "squid" || require_osd_release == "tentacle")
+    return crush::CephRelease::kTentacle;
   return crush::kDefaultCephRelease;
 }
 
@@ -175,9 +179,8 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   if (!dump.has_epoch()) return Missing("epoch");
   if (!dump.has_max_osd()) return Missing("max_osd");
   if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {
-    return absl::InvalidArgumentError(absl::StrCat("max_osd: ", dump.max_osd(),
-                                                   " is out of range [0, ",
-                                                   crush::kMaxDecodedDevices, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_osd: ", dump.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
   }
   ClusterState state;
   state.epoch = dump.epoch();
@@ -187,8 +190,8 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                     "nearfull_ratio", &state.nearfull_ratio));
   CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_backfillfull_ratio(), dump.backfillfull_ratio(),
                                     "backfillfull_ratio", &state.backfillfull_ratio));
-  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_full_ratio(), dump.full_ratio(), "full_ratio",
-                                    &state.full_ratio));
+  CRUSH_RETURN_IF_ERROR(
+      ImportRatio(dump.has_full_ratio(), dump.full_ratio(), "full_ratio", &state.full_ratio));
   state.osds.resize(static_cast<std::size_t>(dump.max_osd()));
   for (int i = 0; i < dump.osds_size(); ++i) {
     const auto& o = dump.osds(i);
@@ -215,14 +218,14 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   }
   for (int i = 0; i < dump.pg_upmap_size(); ++i) {
     const auto& e = dump.pg_upmap(i);
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
-                                              absl::StrCat("pg_upmap[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(
+        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_upmap[", i, "].pgid")));
     state.pg_upmap[pg].assign(e.osds().begin(), e.osds().end());
   }
   for (int i = 0; i < dump.pg_upmap_items_size(); ++i) {
     const auto& e = dump.pg_upmap_items(i);
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
-                                              absl::StrCat("pg_upmap_items[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(
+        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_upmap_items[", i, "].pgid")));
     auto& items = state.pg_upmap_items[pg];
     for (int j = 0; j < e.mappings_size(); ++j) {
       const auto& m = e.mappings(j);
@@ -241,8 +244,8 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   }
   for (int i = 0; i < dump.pg_temp_size(); ++i) {
     const auto& e = dump.pg_temp(i);
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(),
-                                              absl::StrCat("pg_temp[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(
+        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_temp[", i, "].pgid")));
     state.pg_temp[pg].assign(e.osds().begin(), e.osds().end());
   }
   CRUSH_RETURN_IF_ERROR(ImportPrimaryTemp(dump.primary_temp(), &state));
@@ -261,7 +264,8 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
 absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state) {
   auto model = crush::DecodeCrushMap(crush_bytes);
   if (!model.ok()) {
-    return absl::Status(model.status().code(), absl::StrCat("crush map: ", model.status().message()));
+    return absl::Status(model.status().code(),
+                        absl::StrCat("crush map: ", model.status().message()));
   }
   ClusterState next = *state;
   next.crush_bytes = crush_bytes;
@@ -328,7 +332,8 @@ std::vector<std::string> ImportWarnings(const ClusterState& state) {
   for (const auto& [id, pool] : state.pools) {
     const auto r = static_cast<std::size_t>(pool.crush_rule);
     if (pool.crush_rule < 0 || r >= m.rules.size() || !m.rule_exists[r]) {
-      warnings.push_back(absl::StrCat("pool ", id, " '", pool.name, "' uses crush rule ", pool.crush_rule,
+      warnings.push_back(absl::StrCat("pool ", id, " '", pool.name, "' uses crush rule ",
+                                      pool.crush_rule,
                                       ", which the crush map does not have: its PGs map to no OSD "
                                       "(is this the cluster's crush map?)"));
     }
@@ -343,10 +348,12 @@ std::vector<std::string> ImportWarnings(const ClusterState& state) {
   beyond.erase(std::unique(beyond.begin(), beyond.end()), beyond.end());
   if (!beyond.empty()) {
     std::string list;
-    for (std::size_t i = 0; i < beyond.size() && i < 5; ++i) absl::StrAppend(&list, " osd.", beyond[i]);
+    for (std::size_t i = 0; i < beyond.size() && i < 5; ++i)
+      absl::StrAppend(&list, " osd.", beyond[i]);
     if (beyond.size() > 5) list += " ...";
-    warnings.push_back(absl::StrCat("the crush map places ", beyond.size(), " device(s) beyond the osd map's max_osd ",
-                                    state.max_osd(), ":", list,
+    warnings.push_back(absl::StrCat("the crush map places ", beyond.size(),
+                                    " device(s) beyond the osd map's max_osd ", state.max_osd(),
+                                    ":", list,
                                     "; they do not exist for Ceph and receive no PGs "
                                     "(are the osd dump and the crush map from the same cluster?)"));
   }

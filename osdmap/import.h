@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::osdmap {

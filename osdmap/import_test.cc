@@ -4,9 +4,10 @@
 #include <string>
 #include <utility>
 
-#include "gmock/gmock.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "osdmap/proto/state.pb.h"
 #include "osdmap/state_codec.h"
 #include "tests/testing/paths.h"
@@ -123,11 +124,10 @@ TEST(ImportTest, MissingRequiredFieldsAreNamed) {
                                       HasSubstr("pools[0].pg_placement_num")));
   EXPECT_THAT(ImportCephOsdDump(R"({"epoch": 1})", Crush()).status(),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_osd")));
-  EXPECT_THAT(ImportCephOsdDump(R"({"epoch": 1, "max_osd": 2, "osds": [{"osd": 0, "up": 1}]})",
-                                Crush())
-                  .status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("osds[0].weight")));
+  EXPECT_THAT(
+      ImportCephOsdDump(R"({"epoch": 1, "max_osd": 2, "osds": [{"osd": 0, "up": 1}]})", Crush())
+          .status(),
+      crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("osds[0].weight")));
 }
 
 TEST(ImportTest, BadInputsAreClearErrors) {
@@ -147,9 +147,9 @@ TEST(ImportTest, BadInputsAreClearErrors) {
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("size 99")));
   std::string odd = kDump;
   odd.replace(odd.find("\"3.4\", 0"), 8, "\"3.4\"");
-  EXPECT_THAT(ImportCephOsdDump(odd, Crush()).status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("primary_temp")));
+  EXPECT_THAT(
+      ImportCephOsdDump(odd, Crush()).status(),
+      crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("primary_temp")));
   EXPECT_THAT(ParseState("\x01\x02garbage").status(),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -158,11 +158,13 @@ TEST(ImportTest, PgDumpBothShapes) {
   auto st = ImportCephOsdDump(kDump, Crush());
   ASSERT_THAT(st.status(), crush_testing::IsOk());
   ASSERT_THAT(ImportCephPgDump(R"({"pg_ready": true, "pg_stats": [{"pgid": "3.1",
-      "stat_sum": {"num_objects": 5, "num_bytes": 100, "num_omap_bytes": 3}}]})", &*st),
+      "stat_sum": {"num_objects": 5, "num_bytes": 100, "num_omap_bytes": 3}}]})",
+                               &*st),
               crush_testing::IsOk());
   EXPECT_EQ(st->pg_stats.at({3, 1}).num_objects, 5u);
   ASSERT_THAT(ImportCephPgDump(R"({"pg_map": {"pg_stats": [{"pgid": "3.2",
-      "stat_sum": {"num_objects": 6, "num_bytes": 1}}]}})", &*st),
+      "stat_sum": {"num_objects": 6, "num_bytes": 1}}]}})",
+                               &*st),
               crush_testing::IsOk());
   EXPECT_EQ(st->pg_stats.at({3, 2}).num_objects, 6u);
   EXPECT_THAT(ImportCephPgDump(R"({"pg_stats": [{"pgid": "3.2"}]})", &*st),
@@ -206,13 +208,15 @@ TEST(ImportTest, OsdDfErrorsNameThePathAndLeaveStateAlone) {
       {R"({"nodes": [{"kb": 10, "kb_used": 1}]})", "nodes[0].id: missing"},
       {R"({"nodes": [{"id": 1, "kb_used": 1}]})", "nodes[0].kb: missing"},
       {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": 11}]})", "nodes[0].kb_used: 11 exceeds kb 10"},
-      {R"({"nodes": [{"id": 8, "kb": 10, "kb_used": 1}]})", "nodes[0].id: osd.8 is outside max_osd 8"},
+      {R"({"nodes": [{"id": 8, "kb": 10, "kb_used": 1}]})",
+       "nodes[0].id: osd.8 is outside max_osd 8"},
       {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": 1}],
            "stray": [{"id": 2, "kb": 1, "kb_used": 1}, {"id": 1, "kb": 10, "kb_used": 1}]})",
        "stray[1].id: osd.1 listed twice"},
       // Type errors: protobuf's JSON parser names the path too.
       {R"({"nodes": [{"id": 1, "kb": "ten", "kb_used": 1}]})", "osd df JSON"},
-      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": -5}]})", "(nodes[0].kb_used): invalid value -5"},
+      {R"({"nodes": [{"id": 1, "kb": 10, "kb_used": -5}]})",
+       "(nodes[0].kb_used): invalid value -5"},
       {"[1, 2", "osd df JSON"},
   };
   for (const auto& [json, message] : cases) {
@@ -246,7 +250,8 @@ TEST(ImportTest, CephDfErrorsNameThePathAndLeaveStateAlone) {
   ASSERT_THAT(ImportCephDf(kCephDf, &*st), crush_testing::IsOk());
   const auto before = st->pool_usage;
   const std::pair<const char*, const char*> cases[] = {
-      {R"({"pools": [{"name": "ec", "stats": {"stored": 1, "objects": 1}}]})", "pools[0].id: missing"},
+      {R"({"pools": [{"name": "ec", "stats": {"stored": 1, "objects": 1}}]})",
+       "pools[0].id: missing"},
       {R"({"pools": [{"id": 3}]})", "pools[0].stats: missing"},
       {R"({"pools": [{"id": 3, "stats": {"objects": 1}}]})", "pools[0].stats.stored: missing"},
       {R"({"pools": [{"id": 3, "stats": {"stored": 1}}]})", "pools[0].stats.objects: missing"},
@@ -302,9 +307,8 @@ TEST(ImportTest, StateFileRejectsBadRatiosAndDuplicateUsage) {
   proto::ClusterState msg;
   ToProto(*st, &msg);
   msg.set_nearfull_ratio(std::numeric_limits<float>::quiet_NaN());
-  EXPECT_THAT(FromProto(msg).status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("nearfull_ratio")));
+  EXPECT_THAT(FromProto(msg).status(), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                               HasSubstr("nearfull_ratio")));
   ToProto(*st, &msg);
   for (int i = 0; i < 2; ++i) msg.add_osd_usage()->set_id(4);
   EXPECT_THAT(FromProto(msg).status(),

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/codec.h"
 
 namespace crushkit::osdmap {
@@ -12,7 +13,8 @@ namespace {
 
 std::uint32_t LoadLe32(std::string_view b, std::size_t at) {
   std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+  for (int i = 3; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
   return v;
 }
 
@@ -81,11 +83,15 @@ std::string LocateJsonError(std::string_view text, std::string_view error) {
   const std::string_view caret = error.substr(last_nl + 1);
   const std::size_t col_in_excerpt = caret.find('^');
   const std::size_t at = excerpt.empty() ? std::string_view::npos : text.find(excerpt);
-  if (at == std::string_view::npos || col_in_excerpt == std::string_view::npos) return Printable(message);
+  if (at == std::string_view::npos || col_in_excerpt == std::string_view::npos)
+    return Printable(message);
   const std::size_t offset = std::min(at + col_in_excerpt, text.size());
-  const std::size_t previous_newline = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
-  const std::size_t line_begin = previous_newline == std::string_view::npos ? 0 : previous_newline + 1;
-  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  const std::size_t previous_newline =
+      offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t line_begin =
+      previous_newline == std::string_view::npos ? 0 : previous_newline + 1;
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
   const std::size_t col = offset - line_begin + 1;
   const std::string shown = Printable(excerpt);
   return absl::StrCat(line, ":", col, ": ", Printable(message), " (near \"", shown, "\")");

@@ -42,11 +42,15 @@ TEST(InputSniffTest, CephOsdMapWrapperIsRecognised) {
 
 TEST(InputSniffTest, TextIsNotBinaryAndOtherBytesAreShownInHex) {
   EXPECT_EQ(DescribeBinary("{\"a\": 1}\n\tb\r\n"), "");
-  EXPECT_EQ(DescribeBinary(std::string("\x7f" "ELF\x02\x01", 6)), "binary data (starts 7f 45 4c 46 02 01)");
+  EXPECT_EQ(DescribeBinary(std::string("\x7f"
+                                       "ELF\x02\x01",
+                                       6)),
+            "binary data (starts 7f 45 4c 46 02 01)");
 }
 
 TEST(InputSniffTest, CephOsdDumpJsonIsRecognisedByItsKeys) {
-  EXPECT_TRUE(LooksLikeCephOsdDumpJson(R"({"epoch": 5, "fsid": "x", "max_osd": 3, "pools": [], "osds": []})"));
+  EXPECT_TRUE(LooksLikeCephOsdDumpJson(
+      R"({"epoch": 5, "fsid": "x", "max_osd": 3, "pools": [], "osds": []})"));
   EXPECT_FALSE(LooksLikeCephOsdDumpJson(R"({"epoch": 5, "pools": []})"));
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+
 #include "crush/map.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/crush_placement.h"
@@ -25,8 +26,10 @@ class MappingSession {
   MappingSession& operator=(const MappingSession&) = delete;
 
   const ClusterState& state() const { return state_; }
+
   // The CRUSH map built from state().crush (what a crush::ChoiceMemo pairs).
   const crush::CrushMap& crush_map() const { return map_; }
+
   PgMapper& mapper() { return *mapper_; }
 
   // An independent mapper (own CRUSH workspace) over the same state and
@@ -36,7 +39,9 @@ class MappingSession {
    public:
     explicit Worker(const MappingSession& s)
         : placement_(s.map_, s.state_.ceph_release), mapper_(s.state_, placement_) {}
+
     PgMapper& mapper() { return mapper_; }
+
     // The CRUSH step under mapper(), e.g. to attach a crush::ChoiceMemo.
     CrushPlacement& placement() { return placement_; }
 
@@ -44,6 +49,7 @@ class MappingSession {
     CrushPlacement placement_;
     PgMapper mapper_;
   };
+
   std::unique_ptr<Worker> NewWorker() const { return std::make_unique<Worker>(*this); }
 
  private:

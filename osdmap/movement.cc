@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+
 #include "crush/codec.h"
 #include "osdmap/movement_internal.h"
 #include "osdmap/pg_table.h"
@@ -200,7 +201,8 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
       PgMove& mv = moves->emplace_back();
       mv.pg = PgId{pa.id, p};
       mv.source = !b.empty() ? b[0] : kNone;
-      for (int i = 0; i < d.num_moves; ++i) mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
+      for (int i = 0; i < d.num_moves; ++i)
+        mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
       mv.bytes_per_target = shard_bytes;
       mv.objects_per_target = size.objects;
       mv.degraded = Degraded(b, pa, *in.state_after);
@@ -219,8 +221,8 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     for (std::size_t i = 0; i < b.size(); ++i) {
       const std::int32_t o = b[i];
       if (!IsOsd(o) || (!ec && SeenBefore(b, i))) continue;
-      const bool kept = ec ? (i < a.size() && a[i] == o)
-                           : std::find(a.begin(), a.end(), o) != a.end();
+      const bool kept =
+          ec ? (i < a.size() && a[i] == o) : std::find(a.begin(), a.end(), o) != a.end();
       if (kept) continue;
       OsdMovement& m = osds.At(o);
       ++m.pgs_out;
@@ -262,8 +264,10 @@ absl::Status CheckComparable(const ClusterState& before, const ClusterState& aft
   }
   if (!only_before.empty() || !only_after.empty()) {
     std::string msg = "the states have different pools";
-    if (!only_before.empty()) absl::StrAppend(&msg, "; only before: ", absl::StrJoin(only_before, ","));
-    if (!only_after.empty()) absl::StrAppend(&msg, "; only after: ", absl::StrJoin(only_after, ","));
+    if (!only_before.empty())
+      absl::StrAppend(&msg, "; only before: ", absl::StrJoin(only_before, ","));
+    if (!only_after.empty())
+      absl::StrAppend(&msg, "; only after: ", absl::StrJoin(only_after, ","));
     return absl::InvalidArgumentError(msg + " (are they of the same cluster?)");
   }
   return absl::OkStatus();
@@ -279,7 +283,8 @@ Movement ComputeMovement(const MappingSession& before, const MappingSession& aft
   MapAllOptions mo;
   mo.threads = options.threads;
   mo.acting = false;
-  if (options.progress) mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
+  if (options.progress)
+    mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
   PgTablePair tables = MapAllPgsPaired(before, after, mo);
   Movement m = CompareMappedStates(sb, sa, tables.before, tables.after, options);
   if (tables_out != nullptr) *tables_out = std::move(tables);
@@ -301,14 +306,16 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   for (const auto& [id, pa] : sa.pools) {
     PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa};
     if (in.before == nullptr || in.table_before == nullptr || in.table_after == nullptr) continue;
-    MovementCounters c = ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);
+    MovementCounters c =
+        ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);
     internal::SetMinimum(sb, sa, *in.before, pa, m.bytes_source != BytesSource::kUnknown, &c);
     m.totals.Add(c);
     m.pools.push_back(std::move(c));
   }
   m.totals.pool_id = -1;
   m.totals.pool_name = "total";
-  m.totals.amplification = internal::Amplification(m.totals, m.bytes_source != BytesSource::kUnknown);
+  m.totals.amplification =
+      internal::Amplification(m.totals, m.bytes_source != BytesSource::kUnknown);
   for (std::size_t i = 0; i < osds.osds.size(); ++i) {
     if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
   }
@@ -322,9 +329,11 @@ absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
                                     const MovementOptions& options, MappedStates* keep) {
   if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
   auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok()) return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
+  if (!sb.ok())
+    return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
   auto sa = MappingSession::Create(std::move(after));
-  if (!sa.ok()) return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
+  if (!sa.ok())
+    return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
   Movement m = ComputeMovement(**sb, **sa, options, keep != nullptr ? &keep->tables : nullptr);
   if (keep != nullptr) {
     keep->before = *std::move(sb);

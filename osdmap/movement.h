@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_id.h"
@@ -136,7 +137,7 @@ struct MovementOptions {
   // Bucket types to build from -> to matrices for; types the maps do not
   // define are skipped.
   std::vector<std::string> domain_types = {"host", "rack"};
-  int threads = 0;  // 0: one per CPU
+  int threads = 0;          // 0: one per CPU
   bool keep_moves = false;  // fill Movement::moves (the backfill jobs)
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
@@ -178,7 +179,8 @@ struct MappedStates {
 // Errors: kInvalidArgument from CheckComparable, or the crush map build
 // error of the state named "before: " / "after: ".
 absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options = {}, MappedStates* keep = nullptr);
+                                    const MovementOptions& options = {},
+                                    MappedStates* keep = nullptr);
 
 // `state` with its crush map replaced by `crush_bytes` (Ceph's binary
 // encoding), as `osdmaptool --import-crush` does: upmaps are left as they

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+
 #include "osdmap/crush_placement.h"
 #include "osdmap/movement_internal.h"
 #include "osdmap/rule_weights.h"
@@ -73,8 +74,8 @@ void SetMinimum(const ClusterState& before, const ClusterState& after, const Poo
   const auto sb = ExpectedShares(before, pool_before);
   const auto sa = ExpectedShares(after, pool_after);
   // The same data before and after: what the pool stores, in the unit moved.
-  const double amount = bytes_known ? static_cast<double>(c->bytes_total)
-                                    : static_cast<double>(c->shards_total);
+  const double amount =
+      bytes_known ? static_cast<double>(c->bytes_total) : static_cast<double>(c->shards_total);
   double minimum = 0;
   for (const auto& [osd, share] : sa) {
     auto it = sb.find(osd);
@@ -86,8 +87,8 @@ void SetMinimum(const ClusterState& before, const ClusterState& after, const Poo
 }
 
 double Amplification(const MovementCounters& c, bool bytes_known) {
-  const double moved = bytes_known ? static_cast<double>(c.bytes_to_move)
-                                   : static_cast<double>(c.shards_moved);
+  const double moved =
+      bytes_known ? static_cast<double>(c.bytes_to_move) : static_cast<double>(c.shards_moved);
   return c.minimum_to_move > 0.5 ? moved / c.minimum_to_move : 0;
 }
 
@@ -104,7 +105,8 @@ void FillCapacity(const ClusterState& before, const ClusterState& after, bool by
     if (host != nullptr) m.host = *host;
     const crush::MapModel& map = after.crush.class_map.contains(m.osd) ? after.crush : before.crush;
     if (auto c = map.class_map.find(m.osd); c != map.class_map.end()) {
-      if (auto n = map.class_names.find(c->second); n != map.class_names.end()) m.device_class = n->second;
+      if (auto n = map.class_names.find(c->second); n != map.class_names.end())
+        m.device_class = n->second;
     }
     const OsdUsage* usage = nullptr;
     if (auto it = after.osd_usage.find(m.osd); it != after.osd_usage.end()) {
@@ -158,16 +160,19 @@ MovementRisks AssessRisks(const ClusterState& after, const Movement& m) {
     return a.fill_after != b.fill_after ? a.fill_after > b.fill_after : a.osd < b.osd;
   });
   if (!fill_known) {
-    r.notes.push_back("bytes are unknown: import `ceph pg dump -f json` (--pg-stats) or `ceph df -f json` (--df) for byte figures");
+    r.notes.push_back(
+        "bytes are unknown: import `ceph pg dump -f json` (--pg-stats) or `ceph df -f json` (--df) "
+        "for byte figures");
   }
   const MovementCounters& t = m.totals;
   if (r.pgs_inactive_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_inactive_after,
-                                   " PGs would have fewer OSDs than min_size and stop serving I/O (",
-                                   t.pgs_inactive_before, " before the change)"));
+    r.notes.push_back(absl::StrCat(
+        r.pgs_inactive_after, " PGs would have fewer OSDs than min_size and stop serving I/O (",
+        t.pgs_inactive_before, " before the change)"));
   }
   if (r.pgs_degraded_after > 0) {
-    r.notes.push_back(absl::StrCat(r.pgs_degraded_after, " PGs would have fewer OSDs than the pool size (",
+    r.notes.push_back(absl::StrCat(r.pgs_degraded_after,
+                                   " PGs would have fewer OSDs than the pool size (",
                                    t.pgs_degraded_before, " before the change)"));
   }
   return r;

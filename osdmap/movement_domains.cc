@@ -6,8 +6,8 @@
 namespace crushkit::osdmap::internal {
 namespace {
 
-constexpr const char* kNewCopy = "(new)";      // a hole filled: no previous holder
-constexpr const char* kUnplaced = "(none)";    // an OSD outside every bucket of the type
+constexpr const char* kNewCopy = "(new)";    // a hole filled: no previous holder
+constexpr const char* kUnplaced = "(none)";  // an OSD outside every bucket of the type
 
 // Child -> parent over the non-shadow buckets (the first parent by slot).
 std::map<std::int32_t, std::int32_t> Parents(const crush::MapModel& map) {
@@ -37,7 +37,8 @@ std::vector<int> IndexOsds(const crush::MapModel& map, const std::string& type,
     auto pos = std::find(names.begin(), names.end(), *name);
     const int idx = static_cast<int>(pos - names.begin());
     if (pos == names.end()) names.push_back(*name);
-    if (static_cast<std::size_t>(item) >= index.size()) index.resize(static_cast<std::size_t>(item) + 1, -1);
+    if (static_cast<std::size_t>(item) >= index.size())
+      index.resize(static_cast<std::size_t>(item) + 1, -1);
     index[static_cast<std::size_t>(item)] = idx;
   }
   return index;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "osdmap/movement_report.h"
 
 namespace crushkit::osdmap {
@@ -16,12 +17,23 @@ std::string Escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -45,16 +57,18 @@ void PoolTable(std::string& h, const Movement& m) {
   if (bytes) h += "<th>objects to move</th><th>bytes to move</th><th>of stored</th>";
   h += "<th>degraded after</th><th>inactive after</th><th>amplification</th></tr>\n";
   auto row = [&](const MovementCounters& c) {
-    absl::StrAppend(&h, "<tr><td>", Escape(c.pool_name), "</td><td>", c.pgs, "</td><td>", c.pgs_remapped, " (",
-                    Pct(c.pgs_remapped, c.pgs), ")</td><td>", c.shards_moved, " (", Pct(c.shards_moved, c.shards_total),
-                    ")</td>");
+    absl::StrAppend(&h, "<tr><td>", Escape(c.pool_name), "</td><td>", c.pgs, "</td><td>",
+                    c.pgs_remapped, " (", Pct(c.pgs_remapped, c.pgs), ")</td><td>", c.shards_moved,
+                    " (", Pct(c.shards_moved, c.shards_total), ")</td>");
     if (bytes) {
-      absl::StrAppend(&h, "<td>", c.objects_to_move, "</td><td>", FormatBytes(static_cast<double>(c.bytes_to_move)),
-                      "</td><td>", Pct(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)),
+      absl::StrAppend(&h, "<td>", c.objects_to_move, "</td><td>",
+                      FormatBytes(static_cast<double>(c.bytes_to_move)), "</td><td>",
+                      Pct(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)),
                       "</td>");
     }
-    absl::StrAppend(&h, "<td>", c.pgs_degraded_after, "</td><td>", c.pgs_inactive_after, "</td><td>",
-                    c.amplification > 0 ? absl::StrFormat("%.2fx", c.amplification) : "-", "</td></tr>\n");
+    absl::StrAppend(
+        &h, "<td>", c.pgs_degraded_after, "</td><td>", c.pgs_inactive_after, "</td><td>",
+        c.amplification > 0 ? absl::StrFormat("%.2fx", c.amplification) : "-", "</td></tr>\n");
   };
   for (const MovementCounters& c : m.pools) row(c);
   if (m.pools.size() > 1) row(m.totals);
@@ -66,31 +80,39 @@ void PgCountChart(std::string& h, const Movement& m, int max_bars) {
   std::vector<const OsdMovement*> osds;
   for (const OsdMovement& o : m.osds) osds.push_back(&o);
   std::sort(osds.begin(), osds.end(), [](const OsdMovement* a, const OsdMovement* b) {
-    const auto da = static_cast<long>(a->pgs_in) + a->pgs_out, db = static_cast<long>(b->pgs_in) + b->pgs_out;
+    const auto da = static_cast<long>(a->pgs_in) + a->pgs_out,
+               db = static_cast<long>(b->pgs_in) + b->pgs_out;
     return da != db ? da > db : a->osd < b->osd;
   });
   if (static_cast<int>(osds.size()) > max_bars) osds.resize(static_cast<std::size_t>(max_bars));
-  std::sort(osds.begin(), osds.end(), [](const OsdMovement* a, const OsdMovement* b) { return a->osd < b->osd; });
+  std::sort(osds.begin(), osds.end(),
+            [](const OsdMovement* a, const OsdMovement* b) { return a->osd < b->osd; });
   std::uint32_t top = 1;
   for (const OsdMovement* o : osds) top = std::max({top, o->pgs_before, o->pgs_after});
   const int bar = 9, gap = 3, height = 200, left = 40;
   const int width = left + static_cast<int>(osds.size()) * (2 * bar + gap) + 10;
   auto y = [&](double v) { return 10 + height - static_cast<int>(std::lround(v / top * height)); };
   absl::StrAppend(&h, "<svg width='", width, "' height='", height + 60, "' role='img'>\n");
-  absl::StrAppendFormat(&h, "<text x='2' y='%d'>%u</text><text x='2' y='%d'>0</text>\n", y(top) + 4, top,
-                        y(0) + 4);
+  absl::StrAppendFormat(&h, "<text x='2' y='%d'>%u</text><text x='2' y='%d'>0</text>\n", y(top) + 4,
+                        top, y(0) + 4);
   int x = left;
   for (const OsdMovement* o : osds) {
-    absl::StrAppendFormat(&h, "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d: %u PGs before</title></rect>\n",
-                          x, y(o->pgs_before), bar, 10 + height - y(o->pgs_before), o->osd, o->pgs_before);
-    absl::StrAppendFormat(&h, "<rect x='%d' y='%d' width='%d' height='%d' fill='#36c'><title>osd.%d %s: %u PGs after (+%u -%u)</title></rect>\n",
-                          x + bar, y(o->pgs_after), bar, 10 + height - y(o->pgs_after), o->osd, Escape(o->host),
-                          o->pgs_after, o->pgs_in, o->pgs_out);
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x, height + 24, x,
-                          height + 24, o->osd);
+    absl::StrAppendFormat(&h,
+                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d: "
+                          "%u PGs before</title></rect>\n",
+                          x, y(o->pgs_before), bar, 10 + height - y(o->pgs_before), o->osd,
+                          o->pgs_before);
+    absl::StrAppendFormat(&h,
+                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#36c'><title>osd.%d "
+                          "%s: %u PGs after (+%u -%u)</title></rect>\n",
+                          x + bar, y(o->pgs_after), bar, 10 + height - y(o->pgs_after), o->osd,
+                          Escape(o->host), o->pgs_after, o->pgs_in, o->pgs_out);
+    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x,
+                          height + 24, x, height + 24, o->osd);
     x += 2 * bar + gap;
   }
-  h += "</svg>\n<p class=muted>Fill is unknown (no PG stats or `ceph osd df` imported): PGs per OSD, grey "
+  h += "</svg>\n<p class=muted>Fill is unknown (no PG stats or `ceph osd df` imported): PGs per "
+       "OSD, grey "
        "before, blue after, for the OSDs that change most.</p>\n";
 }
 
@@ -117,31 +139,40 @@ void FillChart(std::string& h, const Movement& m, int max_bars) {
   auto y = [&](double f) { return 10 + height - static_cast<int>(std::lround(f / top * height)); };
   absl::StrAppend(&h, "<svg width='", width, "' height='", height + 60, "' role='img'>\n");
   for (double t = 0; t <= top + 1e-9; t += 0.25) {
-    absl::StrAppendFormat(&h, "<text x='2' y='%d'>%.0f%%</text><line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#eee'/>\n",
-                          y(t) + 4, 100 * t, left, width, y(t), y(t));
+    absl::StrAppendFormat(
+        &h,
+        "<text x='2' y='%d'>%.0f%%</text><line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#eee'/>\n",
+        y(t) + 4, 100 * t, left, width, y(t), y(t));
   }
   const std::pair<double, const char*> lines[] = {{m.risks.nearfull_ratio, "#e90"},
                                                   {m.risks.backfillfull_ratio, "#d60"},
                                                   {m.risks.full_ratio, "#c00"}};
   for (const auto& [ratio, color] : lines) {
-    absl::StrAppendFormat(&h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s' stroke-dasharray='4 3'/>\n", left,
-                          width, y(ratio), y(ratio), color);
+    absl::StrAppendFormat(
+        &h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s' stroke-dasharray='4 3'/>\n", left,
+        width, y(ratio), y(ratio), color);
   }
   int x = left;
   for (const OsdMovement* o : osds) {
     const char* color = o->fill_after >= m.risks.full_ratio       ? "#c00"
                         : o->fill_after >= m.risks.nearfull_ratio ? "#e90"
                                                                   : "#36c";
-    absl::StrAppendFormat(&h, "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d before %.1f%%</title></rect>\n",
-                          x, y(o->fill_before), bar, 10 + height - y(o->fill_before), o->osd, 100 * o->fill_before);
-    absl::StrAppendFormat(&h, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>osd.%d %s after %.1f%%</title></rect>\n",
-                          x + bar, y(o->fill_after), bar, 10 + height - y(o->fill_after), color, o->osd,
-                          Escape(o->host), 100 * o->fill_after);
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x, height + 24, x,
-                          height + 24, o->osd);
+    absl::StrAppendFormat(&h,
+                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d "
+                          "before %.1f%%</title></rect>\n",
+                          x, y(o->fill_before), bar, 10 + height - y(o->fill_before), o->osd,
+                          100 * o->fill_before);
+    absl::StrAppendFormat(&h,
+                          "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>osd.%d %s "
+                          "after %.1f%%</title></rect>\n",
+                          x + bar, y(o->fill_after), bar, 10 + height - y(o->fill_after), color,
+                          o->osd, Escape(o->host), 100 * o->fill_after);
+    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x,
+                          height + 24, x, height + 24, o->osd);
     x += 2 * bar + gap;
   }
-  h += "</svg>\n<p class=muted>Grey: fill before; blue: after (orange past nearfull, red past full). "
+  h += "</svg>\n<p class=muted>Grey: fill before; blue: after (orange past nearfull, red past "
+       "full). "
        "Dashed: nearfull, backfillfull, full ratios.</p>\n";
 }
 
@@ -155,24 +186,27 @@ void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains)
   std::vector<std::pair<double, std::string>> busiest;
   for (const auto& [name, v] : traffic) busiest.emplace_back(-v, name);
   std::sort(busiest.begin(), busiest.end());
-  if (static_cast<int>(busiest.size()) > max_domains) busiest.resize(static_cast<std::size_t>(max_domains));
+  if (static_cast<int>(busiest.size()) > max_domains)
+    busiest.resize(static_cast<std::size_t>(max_domains));
   std::vector<std::string> names;
   for (const auto& b : busiest) names.push_back(b.second);
   std::sort(names.begin(), names.end());
   std::map<std::string, int> index;
   for (std::size_t i = 0; i < names.size(); ++i) index[names[i]] = static_cast<int>(i);
   double peak = 0;
-  for (const DomainCell& c : d.cells) peak = std::max(peak, bytes ? static_cast<double>(c.bytes) : c.shards);
+  for (const DomainCell& c : d.cells)
+    peak = std::max(peak, bytes ? static_cast<double>(c.bytes) : c.shards);
   const int cell = 16, left = 110, top = 110;
   const int size = static_cast<int>(names.size()) * cell;
-  absl::StrAppend(&h, "<h2>", Escape(d.type), " to ", Escape(d.type), " movement</h2>\n<svg width='", left + size + 10,
-                  "' height='", top + size + 10, "' role='img'>\n");
+  absl::StrAppend(&h, "<h2>", Escape(d.type), " to ", Escape(d.type),
+                  " movement</h2>\n<svg width='", left + size + 10, "' height='", top + size + 10,
+                  "' role='img'>\n");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const int p = static_cast<int>(i) * cell;
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' text-anchor='end'>%s</text>\n", left - 4, top + p + 12,
-                          Escape(names[i]));
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(-60 %d %d)'>%s</text>\n", left + p + 10,
-                          top - 4, left + p + 10, top - 4, Escape(names[i]));
+    absl::StrAppendFormat(&h, "<text x='%d' y='%d' text-anchor='end'>%s</text>\n", left - 4,
+                          top + p + 12, Escape(names[i]));
+    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(-60 %d %d)'>%s</text>\n",
+                          left + p + 10, top - 4, left + p + 10, top - 4, Escape(names[i]));
   }
   for (const DomainCell& c : d.cells) {
     auto f = index.find(c.from);
@@ -180,16 +214,18 @@ void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains)
     if (f == index.end() || t == index.end() || peak <= 0) continue;
     const double v = bytes ? static_cast<double>(c.bytes) : c.shards;
     const double alpha = 0.08 + 0.92 * v / peak;
-    absl::StrAppendFormat(&h,
-                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#c30' fill-opacity='%.3f'>"
-                          "<title>%s -> %s: %u shards, %s</title></rect>\n",
-                          left + t->second * cell, top + f->second * cell, cell - 1, cell - 1, alpha,
-                          Escape(c.from), Escape(c.to), c.shards, FormatBytes(static_cast<double>(c.bytes)));
+    absl::StrAppendFormat(
+        &h,
+        "<rect x='%d' y='%d' width='%d' height='%d' fill='#c30' fill-opacity='%.3f'>"
+        "<title>%s -> %s: %u shards, %s</title></rect>\n",
+        left + t->second * cell, top + f->second * cell, cell - 1, cell - 1, alpha, Escape(c.from),
+        Escape(c.to), c.shards, FormatBytes(static_cast<double>(c.bytes)));
   }
   absl::StrAppend(&h, "</svg>\n<p class=muted>Darkest cell: ",
-                  bytes ? FormatBytes(peak) : absl::StrFormat("%.0f shards", peak), ". Rows: where copies leave (",
-                  Escape(d.type),
-                  " of the OSD that gives it up, or of the primary that pushes it); columns: where they arrive. ",
+                  bytes ? FormatBytes(peak) : absl::StrFormat("%.0f shards", peak),
+                  ". Rows: where copies leave (", Escape(d.type),
+                  " of the OSD that gives it up, or of the primary that pushes it); columns: where "
+                  "they arrive. ",
                   names.size() < d.names.size() ? "Busiest domains only. " : "", "</p>\n");
 }
 
@@ -205,18 +241,22 @@ void Curve(std::string& h, const HtmlSeries& s) {
   const int w = 700, hgt = 220, left = 60;
   auto px = [&](double x) { return left + x / xmax * w; };
   auto py = [&](double y) { return 10 + hgt - y / ymax * hgt; };
-  absl::StrAppend(&h, "<h2>", Escape(s.title), "</h2>\n<svg width='", left + w + 20, "' height='", hgt + 50,
+  absl::StrAppend(&h, "<h2>", Escape(s.title), "</h2>\n<svg width='", left + w + 20, "' height='",
+                  hgt + 50,
                   "' role='img'>\n<polyline fill='none' stroke='#36c' stroke-width='2' points='");
   for (const auto& [x, y] : s.points) absl::StrAppendFormat(&h, "%.1f,%.1f ", px(x), py(y));
   h += "'/>\n";
   if (s.y_line >= 0) {
-    absl::StrAppendFormat(&h, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c00' stroke-dasharray='4 3'/>\n",
-                          left, left + w, py(s.y_line), py(s.y_line));
+    absl::StrAppendFormat(
+        &h, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c00' stroke-dasharray='4 3'/>\n",
+        left, left + w, py(s.y_line), py(s.y_line));
   }
-  absl::StrAppendFormat(&h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#999'/>\n", left, left + w, 10 + hgt,
-                        10 + hgt);
-  absl::StrAppendFormat(&h, "<text x='%d' y='%d'>%s (0 to %.4g)</text>\n", left, hgt + 40, Escape(s.x_label), xmax);
-  absl::StrAppendFormat(&h, "<text x='2' y='18'>%.3g</text><text x='2' y='%d'>0</text>\n", ymax, hgt + 10);
+  absl::StrAppendFormat(&h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#999'/>\n", left,
+                        left + w, 10 + hgt, 10 + hgt);
+  absl::StrAppendFormat(&h, "<text x='%d' y='%d'>%s (0 to %.4g)</text>\n", left, hgt + 40,
+                        Escape(s.x_label), xmax);
+  absl::StrAppendFormat(&h, "<text x='2' y='18'>%.3g</text><text x='2' y='%d'>0</text>\n", ymax,
+                        hgt + 10);
   absl::StrAppendFormat(&h, "<text x='2' y='%d'>%s</text>\n", hgt / 2, Escape(s.y_label));
   h += "</svg>\n";
 }
@@ -236,28 +276,33 @@ void Table(std::string& h, const HtmlTable& t) {
 void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
   const BackfillSchedule& s = *r.schedule;
   HtmlSeries curve;
-  curve.title = absl::StrFormat("Backfill at once: misplaced over time (simulated, osd_max_backfills %d, about %s)",
-                                r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
+  curve.title = absl::StrFormat(
+      "Backfill at once: misplaced over time (simulated, osd_max_backfills %d, about %s)",
+      r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
   curve.x_label = "hours";
   curve.y_label = "misplaced";
   const bool ratio = r.movement.totals.objects_total > 0;
   for (const MisplacedPoint& p : s.misplaced) {
-    curve.points.emplace_back(p.seconds / 3600, ratio ? p.ratio : static_cast<double>(p.objects_misplaced));
+    curve.points.emplace_back(p.seconds / 3600,
+                              ratio ? p.ratio : static_cast<double>(p.objects_misplaced));
   }
   if (ratio) curve.y_line = 0.05;  // target_max_misplaced_ratio
   extras.series.insert(extras.series.begin(), std::move(curve));
-  HtmlTable hosts{"Busiest hosts during the backfill", {"host", "busy", "OSD busy (sum)", "OSDs"}, {}};
+  HtmlTable hosts{
+      "Busiest hosts during the backfill", {"host", "busy", "OSD busy (sum)", "OSDs"}, {}};
   for (std::size_t i = 0; i < s.hosts.size() && i < 15; ++i) {
     const HostBackfillLoad& l = s.hosts[i];
-    hosts.rows.push_back({l.host, FormatDuration(l.busy_seconds), FormatDuration(l.osd_busy_seconds),
-                          absl::StrCat(l.osds)});
+    hosts.rows.push_back({l.host, FormatDuration(l.busy_seconds),
+                          FormatDuration(l.osd_busy_seconds), absl::StrCat(l.osds)});
   }
-  HtmlTable osds{"Busiest OSDs", {"OSD", "busy", "transferring", "as primary", "as target", "bytes in"}, {}};
+  HtmlTable osds{
+      "Busiest OSDs", {"OSD", "busy", "transferring", "as primary", "as target", "bytes in"}, {}};
   for (std::size_t i = 0; i < s.osds.size() && i < 15; ++i) {
     const OsdBackfillLoad& l = s.osds[i];
     osds.rows.push_back({absl::StrCat("osd.", l.osd), FormatDuration(l.busy_seconds),
                          FormatDuration(l.transfer_seconds), absl::StrCat(l.jobs_as_primary),
-                         absl::StrCat(l.jobs_as_target), FormatBytes(static_cast<double>(l.bytes_in))});
+                         absl::StrCat(l.jobs_as_target),
+                         FormatBytes(static_cast<double>(l.bytes_in))});
   }
   if (!hosts.rows.empty()) extras.tables.insert(extras.tables.begin(), std::move(hosts));
   if (!osds.rows.empty()) extras.tables.push_back(std::move(osds));
@@ -269,8 +314,9 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
   const StagedPlan& p = *r.staged;
   const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
   HtmlSeries saw;
-  saw.title = absl::StrFormat("Staged plan: %d steps of at most %.3g%% misplaced (about %s)", p.steps.size(),
-                              100 * p.max_misplaced, FormatDuration(p.total_seconds));
+  saw.title =
+      absl::StrFormat("Staged plan: %d steps of at most %.3g%% misplaced (about %s)",
+                      p.steps.size(), 100 * p.max_misplaced, FormatDuration(p.total_seconds));
   saw.x_label = "hours";
   saw.y_label = "misplaced";
   saw.y_line = p.max_misplaced;
@@ -283,18 +329,19 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
   }
   if (p.total_seconds > 0) extras.series.push_back(std::move(saw));
   HtmlTable steps{absl::StrFormat("Staged plan steps (moves %.2fx the change at once)", p.overhead),
-                  {"step", "weights done", "PGs remapped", "misplaced", bytes ? "bytes" : "shards", "backfill",
-                   "commands"},
+                  {"step", "weights done", "PGs remapped", "misplaced", bytes ? "bytes" : "shards",
+                   "backfill", "commands"},
                   {}};
   for (const PlanStep& s : p.steps) {
     std::string cmds = s.commands.empty() ? "" : s.commands.front();
     if (s.commands.size() > 1) absl::StrAppend(&cmds, " ... (", s.commands.size() - 1, " more)");
-    steps.rows.push_back({absl::StrCat(s.index), absl::StrFormat("%.0f%%", 100 * s.fraction),
-                          absl::StrCat(s.totals.pgs_remapped),
-                          absl::StrFormat("%.2f%%%s", 100 * s.misplaced_ratio, s.over_limit ? " (over)" : ""),
-                          bytes ? FormatBytes(static_cast<double>(s.totals.bytes_to_move))
-                                : absl::StrCat(s.totals.shards_moved),
-                          FormatDuration(s.seconds), cmds});
+    steps.rows.push_back(
+        {absl::StrCat(s.index), absl::StrFormat("%.0f%%", 100 * s.fraction),
+         absl::StrCat(s.totals.pgs_remapped),
+         absl::StrFormat("%.2f%%%s", 100 * s.misplaced_ratio, s.over_limit ? " (over)" : ""),
+         bytes ? FormatBytes(static_cast<double>(s.totals.bytes_to_move))
+               : absl::StrCat(s.totals.shards_moved),
+         FormatDuration(s.seconds), cmds});
   }
   for (const std::string& n : p.notes) steps.rows.push_back({"note", n, "", "", "", "", ""});
   extras.tables.insert(extras.tables.begin(), std::move(steps));
@@ -304,17 +351,19 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
 void AddUpmapPlan(const PlanReport& r, HtmlExtras& extras) {
   const UpmapPinPlan& u = *r.upmap_plan;
   const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
-  HtmlTable t{absl::StrFormat("Upmap way: %u PGs pinned where their data is, %u cannot be; batches of at most "
-                              "%.3g%% misplaced (about %s)",
-                              u.pins.size(), u.unpinnable.size(), 100 * u.max_misplaced,
-                              FormatDuration(u.total_seconds)),
+  HtmlTable t{absl::StrFormat(
+                  "Upmap way: %u PGs pinned where their data is, %u cannot be; batches of at most "
+                  "%.3g%% misplaced (about %s)",
+                  u.pins.size(), u.unpinnable.size(), 100 * u.max_misplaced,
+                  FormatDuration(u.total_seconds)),
               {"batch", "PGs", "misplaced", bytes ? "bytes" : "shards", "backfill"},
               {}};
   auto row = [&](const std::string& name, const UpmapBatch& b) {
-    t.rows.push_back({name, absl::StrCat(b.pgs.size()),
-                      absl::StrFormat("%.2f%%%s", 100 * b.misplaced_ratio, b.over_limit ? " (over)" : ""),
-                      bytes ? FormatBytes(static_cast<double>(b.bytes)) : absl::StrCat(b.shards),
-                      FormatDuration(b.seconds)});
+    t.rows.push_back(
+        {name, absl::StrCat(b.pgs.size()),
+         absl::StrFormat("%.2f%%%s", 100 * b.misplaced_ratio, b.over_limit ? " (over)" : ""),
+         bytes ? FormatBytes(static_cast<double>(b.bytes)) : absl::StrCat(b.shards),
+         FormatDuration(b.seconds)});
   };
   row("at once (not pinned)", u.immediate);
   for (std::size_t i = 0; i < u.batches.size(); ++i) row(absl::StrCat(i + 1), u.batches[i]);
@@ -329,8 +378,8 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   if (r.staged) AddStagedPlan(r, extras);
   if (r.upmap_plan) AddUpmapPlan(r, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
-  absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>", Escape(extras.title),
-                  "</h1>\n");
+  absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>",
+                  Escape(extras.title), "</h1>\n");
   if (!m.change.empty()) {
     h += "<h2>Change</h2>\n<pre>";
     for (const std::string& c : m.change) absl::StrAppend(&h, Escape(c), "\n");
@@ -340,16 +389,19 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   PoolTable(h, m);
   if (m.totals.minimum_to_move > 0) {
     const bool bytes = m.bytes_source != BytesSource::kUnknown;
-    absl::StrAppend(&h, "<p class=muted>Theoretical minimum: ",
-                    bytes ? FormatBytes(m.totals.minimum_to_move)
-                          : absl::StrFormat("%.0f shards", m.totals.minimum_to_move),
-                    " (each OSD's expected share before vs after, from CRUSH weights and reweights).</p>\n");
+    absl::StrAppend(
+        &h, "<p class=muted>Theoretical minimum: ",
+        bytes ? FormatBytes(m.totals.minimum_to_move)
+              : absl::StrFormat("%.0f shards", m.totals.minimum_to_move),
+        " (each OSD's expected share before vs after, from CRUSH weights and reweights).</p>\n");
   }
-  for (const std::string& n : m.risks.notes) absl::StrAppend(&h, "<p class=note>", Escape(n), "</p>\n");
+  for (const std::string& n : m.risks.notes)
+    absl::StrAppend(&h, "<p class=note>", Escape(n), "</p>\n");
   h += "<h2>OSDs before and after</h2>\n";
   FillChart(h, m, extras.max_osd_bars);
   for (const DomainMatrix& d : m.domains) {
-    if (!d.cells.empty()) HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains);
+    if (!d.cells.empty())
+      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains);
   }
   for (const HtmlSeries& s : extras.series) Curve(h, s);
   for (const HtmlTable& t : extras.tables) Table(h, t);

@@ -27,7 +27,9 @@ struct PgSize {
 class PgSizer {
  public:
   explicit PgSizer(const ClusterState& state);
+
   BytesSource source() const { return source_; }
+
   PgSize Size(const Pool& pool, std::uint32_t ps) const;
 
  private:
@@ -47,8 +49,8 @@ class DomainIndex {
 
  private:
   std::string type_;
-  std::vector<std::string> names_;        // domain index -> name
-  std::vector<int> before_, after_;       // OSD id -> domain index (-1: none)
+  std::vector<std::string> names_;   // domain index -> name
+  std::vector<int> before_, after_;  // OSD id -> domain index (-1: none)
   std::map<std::pair<int, int>, DomainCell> cells_;
 };
 
@@ -61,6 +63,7 @@ class Ancestry {
   const std::string* Find(std::int32_t item, int type_id) const;
   // The type id named `type`, if the map defines it.
   std::optional<int> TypeId(const std::string& type) const;
+
   const std::map<std::int32_t, std::int32_t>& parents() const { return parent_; }
 
  private:

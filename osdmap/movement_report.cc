@@ -5,8 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "osdmap/proto_json.h"
+
 #include "osdmap/proto/movement.pb.h"
+#include "osdmap/proto_json.h"
 #include "osdmap/report_internal.h"
 
 namespace crushkit::osdmap {
@@ -155,7 +156,6 @@ std::string Percent(double part, double whole) {
   return absl::StrFormat("%.1f%%", 100.0 * part / whole);
 }
 
-
 const char* SourceName(BytesSource s) {
   switch (s) {
     case BytesSource::kPgStats:
@@ -173,9 +173,10 @@ void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
                         Percent(c.pgs_remapped, c.pgs), c.shards_moved,
                         Percent(c.shards_moved, c.shards_total));
   if (bytes) {
-    absl::StrAppendFormat(out, " %9s %10s %7s", FormatCount(static_cast<double>(c.objects_to_move)),
-                          FormatBytes(static_cast<double>(c.bytes_to_move)),
-                          Percent(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)));
+    absl::StrAppendFormat(
+        out, " %9s %10s %7s", FormatCount(static_cast<double>(c.objects_to_move)),
+        FormatBytes(static_cast<double>(c.bytes_to_move)),
+        Percent(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)));
   }
   if (c.amplification > 0) {
     absl::StrAppendFormat(out, " %6.2fx", c.amplification);
@@ -188,16 +189,18 @@ void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
 void AppendOsdList(std::string* out, const char* title, std::vector<const OsdMovement*> list,
                    bool incoming, bool bytes, int top) {
   std::sort(list.begin(), list.end(), [&](const OsdMovement* a, const OsdMovement* b) {
-    const std::uint64_t va = bytes ? (incoming ? a->bytes_in : a->bytes_out) : (incoming ? a->pgs_in : a->pgs_out);
-    const std::uint64_t vb = bytes ? (incoming ? b->bytes_in : b->bytes_out) : (incoming ? b->pgs_in : b->pgs_out);
+    const std::uint64_t va =
+        bytes ? (incoming ? a->bytes_in : a->bytes_out) : (incoming ? a->pgs_in : a->pgs_out);
+    const std::uint64_t vb =
+        bytes ? (incoming ? b->bytes_in : b->bytes_out) : (incoming ? b->pgs_in : b->pgs_out);
     return va != vb ? va > vb : a->osd < b->osd;
   });
   if (list.empty()) return;
   absl::StrAppend(out, title, "\n");
   for (int i = 0; i < top && i < static_cast<int>(list.size()); ++i) {
     const OsdMovement& o = *list[static_cast<std::size_t>(i)];
-    absl::StrAppendFormat(out, "  osd.%-6d %-14.14s %-4.4s %c%-5u PGs", o.osd, o.host, o.device_class,
-                          incoming ? '+' : '-', incoming ? o.pgs_in : o.pgs_out);
+    absl::StrAppendFormat(out, "  osd.%-6d %-14.14s %-4.4s %c%-5u PGs", o.osd, o.host,
+                          o.device_class, incoming ? '+' : '-', incoming ? o.pgs_in : o.pgs_out);
     if (bytes) {
       absl::StrAppendFormat(out, " %10s  fill %3.0f%% -> %3.0f%%",
                             FormatBytes(static_cast<double>(incoming ? o.bytes_in : o.bytes_out)),
@@ -236,15 +239,16 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
   absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
-  if (!out.ok()) return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
+  if (!out.ok())
+    return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
   return out;
 }
 
 void AppendSchedule(std::string& out, const PlanReport& r, int top) {
   const BackfillSchedule& s = *r.schedule;
   if (s.makespan_seconds <= 0) return;
-  absl::StrAppend(&out, "\nbackfill at once (simulated, osd_max_backfills ", r.backfill.max_backfills,
-                  "): about ", FormatDuration(s.makespan_seconds));
+  absl::StrAppend(&out, "\nbackfill at once (simulated, osd_max_backfills ",
+                  r.backfill.max_backfills, "): about ", FormatDuration(s.makespan_seconds));
   if (!s.misplaced.empty() && s.misplaced.front().ratio > 0) {
     absl::StrAppendFormat(&out, "; misplaced %.1f%% at the start", 100 * s.misplaced.front().ratio);
     for (const MisplacedPoint& p : s.misplaced) {
@@ -281,7 +285,8 @@ std::string ReportSummary(const PlanReport& r, int top) {
   const Movement& m = r.movement;
   std::string out;
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
-  absl::StrAppend(&out, "epoch ", m.epoch_before, " -> ", m.epoch_after, "; ", SourceName(m.bytes_source), "\n");
+  absl::StrAppend(&out, "epoch ", m.epoch_before, " -> ", m.epoch_after, "; ",
+                  SourceName(m.bytes_source), "\n");
   for (std::size_t i = 0; i < m.change.size() && i < 8; ++i) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
@@ -293,7 +298,8 @@ std::string ReportSummary(const PlanReport& r, int top) {
   if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes);
   if (m.totals.minimum_to_move > 0) {
     absl::StrAppend(&out, "theoretical minimum ",
-                    bytes ? FormatBytes(m.totals.minimum_to_move) : FormatCount(m.totals.minimum_to_move) + " shards",
+                    bytes ? FormatBytes(m.totals.minimum_to_move)
+                          : FormatCount(m.totals.minimum_to_move) + " shards",
                     " (ampl = moved / minimum, from CRUSH weights x reweights)\n");
   }
   std::vector<const OsdMovement*> in, out_list;
@@ -302,13 +308,14 @@ std::string ReportSummary(const PlanReport& r, int top) {
     if (o.pgs_out > 0) out_list.push_back(&o);
   }
   if (!in.empty() || !out_list.empty()) absl::StrAppend(&out, "\n");
-  AppendOsdList(&out, absl::StrCat("receiving most (", in.size(), " OSDs):").c_str(), in, true, bytes, top);
-  AppendOsdList(&out, absl::StrCat("giving up most (", out_list.size(), " OSDs):").c_str(), out_list, false,
+  AppendOsdList(&out, absl::StrCat("receiving most (", in.size(), " OSDs):").c_str(), in, true,
                 bytes, top);
+  AppendOsdList(&out, absl::StrCat("giving up most (", out_list.size(), " OSDs):").c_str(),
+                out_list, false, bytes, top);
   for (const DomainMatrix& d : m.domains) {
     if (d.cells.empty()) continue;
-    absl::StrAppend(&out, "\nbusiest ", d.type, " flows (", d.cells.size(), " pairs, ", d.names.size(), " ",
-                    d.type, "s):\n");
+    absl::StrAppend(&out, "\nbusiest ", d.type, " flows (", d.cells.size(), " pairs, ",
+                    d.names.size(), " ", d.type, "s):\n");
     for (int i = 0; i < top && i < static_cast<int>(d.cells.size()); ++i) {
       const DomainCell& c = d.cells[static_cast<std::size_t>(i)];
       absl::StrAppendFormat(&out, "  %-16.16s -> %-16.16s %6u shards", c.from, c.to, c.shards);
@@ -322,20 +329,22 @@ std::string ReportSummary(const PlanReport& r, int top) {
   const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {
-    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", risks.osds.size(), risks.nearfull_ratio);
+    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", risks.osds.size(),
+                          risks.nearfull_ratio);
     for (int i = 0; i < top && i < static_cast<int>(risks.osds.size()); ++i) {
       const OsdRisk& o = risks.osds[static_cast<std::size_t>(i)];
-      absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%% %s;", o.osd, 100 * o.fill_before, 100 * o.fill_after,
-                            o.level);
+      absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%% %s;", o.osd, 100 * o.fill_before,
+                            100 * o.fill_after, o.level);
     }
     absl::StrAppend(&out, "\n");
   }
   if (risks.upmaps_dropped > 0 || risks.upmap_items_rewritten > 0) {
-    absl::StrAppend(&out, "  upmaps the monitor would drop: ", risks.upmaps_dropped, ", trim: ", risks.upmap_items_rewritten,
-                    "\n");
+    absl::StrAppend(&out, "  upmaps the monitor would drop: ", risks.upmaps_dropped,
+                    ", trim: ", risks.upmap_items_rewritten, "\n");
   }
   for (const std::string& n : risks.notes) absl::StrAppend(&out, "  ", n, "\n");
-  if (risks.osds.empty() && risks.notes.empty() && risks.upmaps_dropped == 0 && risks.upmap_items_rewritten == 0) {
+  if (risks.osds.empty() && risks.notes.empty() && risks.upmaps_dropped == 0 &&
+      risks.upmap_items_rewritten == 0) {
     absl::StrAppend(&out, "  none found (no OSD past nearfull, every PG keeps its size)\n");
   }
   return out;

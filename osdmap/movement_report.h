@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/plan_report.h"
 
 namespace crushkit::osdmap {

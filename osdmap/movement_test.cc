@@ -9,8 +9,8 @@
 #include "crush/codec.h"
 #include "osdmap/movement_report.h"
 #include "tests/testing/cluster_builder.h"
-#include "tests/testing/status_matchers.h"
 #include "tests/testing/osdmap_state.h"
+#include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -138,8 +138,9 @@ TEST(MovementTest, HostMatrixPairsLeavingAndArrivingOsds) {
     EXPECT_EQ(c.shards, 1u);
     EXPECT_EQ(c.bytes, 1024u);
   }
-  EXPECT_THAT(pairs, ::testing::UnorderedElementsAre(std::pair<std::string, std::string>{"host1", "host4"},
-                                                     std::pair<std::string, std::string>{"host2", "host5"}));
+  EXPECT_THAT(pairs, ::testing::UnorderedElementsAre(
+                         std::pair<std::string, std::string>{"host1", "host4"},
+                         std::pair<std::string, std::string>{"host2", "host5"}));
 }
 
 TEST(MovementTest, SplitChildrenStartOnTheirParentAndShareItsBytes) {
@@ -212,11 +213,11 @@ TEST(MovementTest, RefusesStatesOfDifferentClusters) {
   a.fsid = "a";
   b.fsid = "b";
   EXPECT_THAT(CheckComparable(a, b), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                                              HasSubstr("different clusters")));
+                                                             HasSubstr("different clusters")));
   b.fsid = "a";
   b.pools.erase(kEc);
-  EXPECT_THAT(DiffStates(a, b).status(),
-              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("only before: 2")));
+  EXPECT_THAT(DiffStates(a, b).status(), crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                                 HasSubstr("only before: 2")));
 }
 
 TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
@@ -228,8 +229,9 @@ TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
   report.movement = m;
   absl::StatusOr<std::string> json = ReportToJson(report);
   ASSERT_TRUE(json.ok()) << json.status();
-  for (const char* key : {"\"pools\"", "\"totals\"", "\"osds\"", "\"domains\"", "\"risks\"", "\"pool_id\"",
-                          "\"pgs_remapped\"", "\"shards_moved\"", "\"objects_to_move\"", "\"bytes_to_move\""}) {
+  for (const char* key :
+       {"\"pools\"", "\"totals\"", "\"osds\"", "\"domains\"", "\"risks\"", "\"pool_id\"",
+        "\"pgs_remapped\"", "\"shards_moved\"", "\"objects_to_move\"", "\"bytes_to_move\""}) {
     EXPECT_THAT(*json, HasSubstr(key));
   }
   EXPECT_THAT(*json, HasSubstr("\"bytes_to_move\": \"1024\""));

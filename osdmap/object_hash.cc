@@ -35,18 +35,41 @@ std::uint32_t StrHashRjenkins(std::string_view s) {
   }
   c += static_cast<std::uint32_t>(s.size());
   switch (len) {
-    case 11: c += Byte(s, i + 10) << 24; [[fallthrough]];
-    case 10: c += Byte(s, i + 9) << 16; [[fallthrough]];
-    case 9: c += Byte(s, i + 8) << 8; [[fallthrough]];
-    case 8: b += Byte(s, i + 7) << 24; [[fallthrough]];
-    case 7: b += Byte(s, i + 6) << 16; [[fallthrough]];
-    case 6: b += Byte(s, i + 5) << 8; [[fallthrough]];
-    case 5: b += Byte(s, i + 4); [[fallthrough]];
-    case 4: a += Byte(s, i + 3) << 24; [[fallthrough]];
-    case 3: a += Byte(s, i + 2) << 16; [[fallthrough]];
-    case 2: a += Byte(s, i + 1) << 8; [[fallthrough]];
-    case 1: a += Byte(s, i); break;
-    default: break;
+    case 11:
+      c += Byte(s, i + 10) << 24;
+      [[fallthrough]];
+    case 10:
+      c += Byte(s, i + 9) << 16;
+      [[fallthrough]];
+    case 9:
+      c += Byte(s, i + 8) << 8;
+      [[fallthrough]];
+    case 8:
+      b += Byte(s, i + 7) << 24;
+      [[fallthrough]];
+    case 7:
+      b += Byte(s, i + 6) << 16;
+      [[fallthrough]];
+    case 6:
+      b += Byte(s, i + 5) << 8;
+      [[fallthrough]];
+    case 5:
+      b += Byte(s, i + 4);
+      [[fallthrough]];
+    case 4:
+      a += Byte(s, i + 3) << 24;
+      [[fallthrough]];
+    case 3:
+      a += Byte(s, i + 2) << 16;
+      [[fallthrough]];
+    case 2:
+      a += Byte(s, i + 1) << 8;
+      [[fallthrough]];
+    case 1:
+      a += Byte(s, i);
+      break;
+    default:
+      break;
   }
   Mix(a, b, c);
   return c;
@@ -65,9 +88,12 @@ std::uint32_t StrHashLinux(std::string_view s) {
 
 std::uint32_t StrHash(std::uint32_t type, std::string_view s) {
   switch (type) {
-    case kStrHashLinux: return StrHashLinux(s);
-    case kStrHashRjenkins: return StrHashRjenkins(s);
-    default: return 0xffffffffu;
+    case kStrHashLinux:
+      return StrHashLinux(s);
+    case kStrHashRjenkins:
+      return StrHashRjenkins(s);
+    default:
+      return 0xffffffffu;
   }
 }
 

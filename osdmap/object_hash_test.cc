@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "osdmap/pg_id.h"
 #include "tests/testing/paths.h"
 
@@ -17,7 +18,8 @@ TEST(ObjectHashTest, SharedVectors) {
   const std::string text =
       crush_testing::ReadFileOrEmpty(crush_testing::CompatDir() + "/crush_hash_vectors.txt");
   ASSERT_FALSE(text.empty()) << "missing crush_hash_vectors.txt";
-  const std::regex re(R"re(rjenkins\("([^"]*)"\)\s*=\s*0x([0-9a-f]+)\s+linux\("([^"]*)"\)\s*=\s*0x([0-9a-f]+))re");
+  const std::regex re(
+      R"re(rjenkins\("([^"]*)"\)\s*=\s*0x([0-9a-f]+)\s+linux\("([^"]*)"\)\s*=\s*0x([0-9a-f]+))re");
   int checked = 0;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -55,8 +57,7 @@ TEST(ObjectHashTest, LengthsAcrossBlockBoundaries) {
   // under the namespace rule: hash(ns, key) == hash(ns + "\x1f" + key).
   std::string s;
   for (int len = 0; len < 40; ++len) {
-    EXPECT_EQ(HashObjectKey(kStrHashRjenkins, s, "ns"),
-              StrHashRjenkins("ns\x1f" + s));
+    EXPECT_EQ(HashObjectKey(kStrHashRjenkins, s, "ns"), StrHashRjenkins("ns\x1f" + s));
     EXPECT_EQ(HashObjectKey(kStrHashRjenkins, s, ""), StrHashRjenkins(s));
     EXPECT_EQ(HashObjectKey(kStrHashLinux, s, ""), StrHashLinux(s));
     s.push_back(static_cast<char>('a' + len % 26));

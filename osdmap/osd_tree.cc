@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/builder.h"
 #include "crush/edit.h"
 
@@ -55,7 +56,8 @@ absl::StatusOr<Walk> WalkTree(const ClusterState& state) {
   for (int root : roots) {
     std::deque<TreeItem> q;
     const crush::Bucket* rb = crush.FindBucket(root);
-    q.push_back(TreeItem{root, 0, 0, static_cast<float>(rb->weight) / static_cast<float>(0x10000), {}});
+    q.push_back(
+        TreeItem{root, 0, 0, static_cast<float>(rb->weight) / static_cast<float>(0x10000), {}});
     while (!q.empty()) {
       TreeItem qi = std::move(q.front());
       q.pop_front();
@@ -142,11 +144,13 @@ std::string TypeNameCell(const crush::MapModel& crush, const TreeItem& qi) {
 class TextTable {
  public:
   enum class Align { kLeft, kRight };
+
   void Column(std::string heading, Align cell_align) {
     widths_.push_back(heading.size());
     headings_.push_back(std::move(heading));
     aligns_.push_back(cell_align);
   }
+
   void Row(std::vector<std::string> cells) {
     cells.resize(headings_.size());
     for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -154,6 +158,7 @@ class TextTable {
     }
     rows_.push_back(std::move(cells));
   }
+
   std::string Render() const {
     std::string out;
     Line(headings_, /*cells=*/false, &out);
@@ -210,14 +215,30 @@ std::string JsonString(const std::string& s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '/': out += "\\/"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '/':
+        out += "\\/";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -251,8 +272,7 @@ absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string
   } else {
     const std::string* type = Lookup(crush.type_names, 0);
     if (type == nullptr) {
-      return absl::UnimplementedError(
-          "type 0 has no name; Ceph's JSON tree dump crashes on it");
+      return absl::UnimplementedError("type 0 has no name; Ceph's JSON tree dump crashes on it");
     }
     absl::StrAppend(out, ",\"name\":\"osd.", qi.id, "\",\"type\":", JsonString(*type),
                     ",\"type_id\":0,\"crush_weight\":", JsonDouble(qi.weight),
@@ -280,9 +300,9 @@ absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string
       first = false;
       for (std::size_t p = 0; p < ws.size(); ++p) {
         if (pos >= ws[p].size()) {
-          return absl::UnimplementedError(absl::StrCat(
-              "weight set of bucket ", qi.parent, " has no entry for item ", qi.id,
-              "; Ceph reads past its end"));
+          return absl::UnimplementedError(absl::StrCat("weight set of bucket ", qi.parent,
+                                                       " has no entry for item ", qi.id,
+                                                       "; Ceph reads past its end"));
         }
         absl::StrAppend(out, p ? "," : "",
                         JsonDouble(static_cast<float>(ws[p][pos]) / static_cast<float>(0x10000)));
@@ -292,11 +312,11 @@ absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string
     *out += "}";
   }
   if (qi.id >= 0) {
-    absl::StrAppend(out, ",\"exists\":", state.Exists(qi.id) ? 1 : 0, ",\"status\":\"",
-                    OsdStatus(state, qi.id), "\",\"reweight\":",
-                    JsonDouble(qi.id < state.max_osd() ? ReweightF(state, qi.id) : 0.0f),
-                    ",\"primary_affinity\":",
-                    JsonDouble(qi.id < state.max_osd() ? PrimaryAffinityF(state, qi.id) : 1.0f));
+    absl::StrAppend(
+        out, ",\"exists\":", state.Exists(qi.id) ? 1 : 0, ",\"status\":\"", OsdStatus(state, qi.id),
+        "\",\"reweight\":", JsonDouble(qi.id < state.max_osd() ? ReweightF(state, qi.id) : 0.0f),
+        ",\"primary_affinity\":",
+        JsonDouble(qi.id < state.max_osd() ? PrimaryAffinityF(state, qi.id) : 1.0f));
   } else {
     *out += ",\"children\":[";
     for (std::size_t i = 0; i < qi.children.size(); ++i) {

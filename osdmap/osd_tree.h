@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::osdmap {

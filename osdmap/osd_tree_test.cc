@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/codec.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -68,7 +69,8 @@ TEST(OsdTreeTest, RowsStatusAndStrays) {
   // osd.2 does not exist: DNE and reweight 0, no primary affinity.
   EXPECT_THAT(Tokens(lines[6]), ElementsAre("2", "hdd", "1.00000", "osd.2", "DNE", "0"));
   // osd.3 exists, is down and out: reweight prints as "0".
-  EXPECT_THAT(Tokens(lines[7]), ElementsAre("3", "ssd", "0.50000", "osd.3", "down", "0", "1.00000"));
+  EXPECT_THAT(Tokens(lines[7]),
+              ElementsAre("3", "ssd", "0.50000", "osd.3", "down", "0", "1.00000"));
   // TYPE NAME starts at column 20 (2+2+5+2+7+2); depth 2 indents by 8.
   EXPECT_EQ(lines[3].find("osd.0"), 28u);
   // The stray OSD comes last at depth 0 with weight 0; osd.9 (absent) not at all.

@@ -26,9 +26,9 @@
 #include "osdmap/osdmap_binary_state.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/run_shell.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
-#include "tests/testing/run_shell.h"
 
 // The largest single allocation since the counter was reset: this binary's
 // operator new records it, so tests can bound what decoding allocates.

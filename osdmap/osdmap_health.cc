@@ -63,7 +63,8 @@ class HealthChecker {
     if (absl::Status s = OsdFlags(); !s.ok()) return s;
     CrushTunables();
     if (absl::Status s = CachePools(); !s.ok()) return s;
-    if (!(m_.flags & kSortBitwise)) Add("OSD_NO_SORTBITWISE", "HEALTH_WARN", "'sortbitwise' flag is not set", 0);
+    if (!(m_.flags & kSortBitwise))
+      Add("OSD_NO_SORTBITWISE", "HEALTH_WARN", "'sortbitwise' flag is not set", 0);
     UpgradeFinished();
     FullPools();
     PoolChecks();
@@ -80,29 +81,36 @@ class HealthChecker {
   }
 
   std::uint32_t State(int i) const { return m_.osd_state[static_cast<std::size_t>(i)]; }
+
   bool Exists(int i) const { return i >= 0 && i < m_.max_osd && (State(i) & kExists); }
+
   bool IsUp(int i) const { return Exists(i) && (State(i) & kUp); }
-  bool IsOut(int i) const {
-    return !Exists(i) || m_.osd_weight[static_cast<std::size_t>(i)] == 0;
-  }
+
+  bool IsOut(int i) const { return !Exists(i) || m_.osd_weight[static_cast<std::size_t>(i)] == 0; }
+
   bool ItemExists(ItemId id) const { return crush_.item_names.count(id) != 0; }
+
   const std::string* TypeName(int type) const {
     auto it = crush_.type_names.find(type);
     return it == crush_.type_names.end() ? nullptr : &it->second;
   }
+
   std::string ItemName(ItemId id) const {
     auto it = crush_.item_names.find(id);
     return it == crush_.item_names.end() ? std::string() : it->second;
   }
+
   // CrushWrapper::get_bucket_type(): -ENOENT for a device or a missing bucket.
   int BucketType(ItemId id) const {
     const Bucket* b = id < 0 ? crush_.FindBucket(id) : nullptr;
     return b == nullptr ? kEnoent : b->type;
   }
+
   std::vector<ItemId> Children(ItemId id) const {
     const Bucket* b = id < 0 ? crush_.FindBucket(id) : nullptr;
     return b == nullptr ? std::vector<ItemId>() : b->items;
   }
+
   absl::StatusOr<std::string> Location(ItemId id) const {
     auto path = crush::FullLocationOrdered(crush_, id);
     if (!path.ok()) return path.status();
@@ -117,7 +125,8 @@ class HealthChecker {
       return down;
     }
     if (depth > crush_.max_buckets() + 1) {
-      return absl::InternalError("the CRUSH hierarchy has a cycle (Ceph recurses until it crashes)");
+      return absl::InternalError(
+          "the CRUSH hierarchy has a cycle (Ceph recurses until it crashes)");
     }
     if (subtree_type_down_[subtree_type].count(id)) return true;
     for (ItemId child : Children(id)) {
@@ -204,10 +213,12 @@ class HealthChecker {
       }
     }
     if (!orphans.empty()) {
-      HealthCheck& c = Add("OSD_ORPHAN", "HEALTH_WARN",
-                           absl::StrCat(orphans.size(), " osds exist in the crush map but not in the osdmap"),
-                           static_cast<std::int64_t>(orphans.size()));
-      for (int osd : orphans) c.detail.push_back(absl::StrCat("osd.", osd, " exists in crush map but not in osdmap"));
+      HealthCheck& c =
+          Add("OSD_ORPHAN", "HEALTH_WARN",
+              absl::StrCat(orphans.size(), " osds exist in the crush map but not in the osdmap"),
+              static_cast<std::int64_t>(orphans.size()));
+      for (int osd : orphans)
+        c.detail.push_back(absl::StrCat("osd.", osd, " exists in crush map but not in osdmap"));
     }
     return absl::OkStatus();
   }
@@ -222,8 +233,8 @@ class HealthChecker {
     using crush::FormatCephFloat;
     std::vector<std::string> detail;
     if (br < nr) {
-      detail.push_back(absl::StrCat("backfillfull_ratio (", FormatCephFloat(br), ") < nearfull_ratio (",
-                                    FormatCephFloat(nr), "), increased"));
+      detail.push_back(absl::StrCat("backfillfull_ratio (", FormatCephFloat(br),
+                                    ") < nearfull_ratio (", FormatCephFloat(nr), "), increased"));
       br = nr;
     }
     if (fr < br) {
@@ -236,7 +247,8 @@ class HealthChecker {
                                     ") < full_ratio (", FormatCephFloat(fr), "), increased"));
     }
     if (!detail.empty()) {
-      Add("OSD_OUT_OF_ORDER_FULL", "HEALTH_ERR", "full ratio(s) out of order", 0).detail = std::move(detail);
+      Add("OSD_OUT_OF_ORDER_FULL", "HEALTH_ERR", "full ratio(s) out of order", 0).detail =
+          std::move(detail);
     }
   }
 
@@ -286,7 +298,8 @@ class HealthChecker {
     for (const auto& [id, flags] : m_.crush_node_flags) {
       if (!flags || !ItemExists(id)) continue;
       const std::string* tname = TypeName(id >= 0 ? 0 : BucketType(id));
-      detail.push_back(absl::StrCat(tname ? *tname : "node", " ", ItemName(id), " has flags ", names(flags)));
+      detail.push_back(
+          absl::StrCat(tname ? *tname : "node", " ", ItemName(id), " has flags ", names(flags)));
     }
     for (const auto& [id, flags] : m_.device_class_flags) {
       auto cls = crush_.class_names.find(id);
@@ -294,16 +307,19 @@ class HealthChecker {
       detail.push_back(absl::StrCat("device class '", cls->second, "' has flags ", names(flags)));
     }
     if (detail.empty()) return absl::OkStatus();
-    HealthCheck& c = Add("OSD_FLAGS", "HEALTH_WARN",
-                         absl::StrCat(detail.size(),
-                                      " OSDs or CRUSH {nodes, device-classes} have {NOUP,NODOWN,NOIN,NOOUT} flags set"),
-                         static_cast<std::int64_t>(detail.size()));
+    HealthCheck& c =
+        Add("OSD_FLAGS", "HEALTH_WARN",
+            absl::StrCat(
+                detail.size(),
+                " OSDs or CRUSH {nodes, device-classes} have {NOUP,NODOWN,NOIN,NOOUT} flags set"),
+            static_cast<std::int64_t>(detail.size()));
     c.detail = std::move(detail);
     return absl::OkStatus();
   }
 
   void CrushTunables() {
-    static constexpr char kSee[] = "see http://docs.ceph.com/en/latest/rados/operations/crush-map/#tunables";
+    static constexpr char kSee[] =
+        "see http://docs.ceph.com/en/latest/rados/operations/crush-map/#tunables";
     if (config_.mon_warn_on_legacy_crush_tunables) {
       const std::string min = crush::MinRequiredVersion(crush_, /*msr=*/false);
       if (min < config_.mon_crush_min_required_version) {
@@ -314,7 +330,8 @@ class HealthChecker {
             .detail.push_back(kSee);
       }
     }
-    if (config_.mon_warn_on_crush_straw_calc_version_zero && crush_.tunables.straw_calc_version == 0) {
+    if (config_.mon_warn_on_crush_straw_calc_version_zero &&
+        crush_.tunables.straw_calc_version == 0) {
       Add("OLD_CRUSH_STRAW_CALC_VERSION", "HEALTH_WARN", "crush map has straw_calc_version=0", 0)
           .detail.push_back(kSee);
     }
@@ -332,19 +349,29 @@ class HealthChecker {
     for (const auto& [id, p] : m_.pools) {
       bool requires_hit_set = false;
       switch (p.cache_mode) {
-        case 0: case 2: case 3: case 6: break;           // none, forward, readonly, proxy
-        case 1: case 4: case 5: requires_hit_set = true; break;  // writeback, readforward, readproxy
+        case 0:
+        case 2:
+        case 3:
+        case 6:
+          break;  // none, forward, readonly, proxy
+        case 1:
+        case 4:
+        case 5:
+          requires_hit_set = true;
+          break;  // writeback, readforward, readproxy
         default:
           return absl::InternalError(absl::StrCat("pool ", id, " has unknown cache mode ",
                                                   p.cache_mode, " (Ceph aborts here)"));
       }
       if (requires_hit_set && p.hit_set_params.type == 0) {
-        detail.push_back(absl::StrCat("pool '", PoolName(id), "' with cache_mode ", CacheModeName(p.cache_mode),
+        detail.push_back(absl::StrCat("pool '", PoolName(id), "' with cache_mode ",
+                                      CacheModeName(p.cache_mode),
                                       " needs hit_set_type to be set but it is not"));
       }
     }
     if (!detail.empty()) {
-      Add("CACHE_POOL_NO_HIT_SET", "HEALTH_WARN", absl::StrCat(detail.size(), " cache pools are missing hit_sets"),
+      Add("CACHE_POOL_NO_HIT_SET", "HEALTH_WARN",
+          absl::StrCat(detail.size(), " cache pools are missing hit_sets"),
           static_cast<std::int64_t>(detail.size()))
           .detail = std::move(detail);
     }
@@ -373,8 +400,8 @@ class HealthChecker {
       pending = "nautilus";
     }
     if (!pending) return;
-    const std::string s = absl::StrCat("all OSDs are running ", *pending, " or later but require_osd_release < ",
-                                       *pending);
+    const std::string s = absl::StrCat("all OSDs are running ", *pending,
+                                       " or later but require_osd_release < ", *pending);
     Add("OSD_UPGRADE_FINISHED", "HEALTH_WARN", s, 0).detail.push_back(s);
   }
 
@@ -383,8 +410,9 @@ class HealthChecker {
     for (const auto& [id, p] : m_.pools) {
       const std::string name = PoolName(id);
       if (p.flags & kPoolFull) {
-        full.push_back(absl::StrCat("pool '", name, "' is full (",
-                                    (p.flags & kPoolFullQuota) ? "running out of quota" : "no space", ")"));
+        full.push_back(
+            absl::StrCat("pool '", name, "' is full (",
+                         (p.flags & kPoolFullQuota) ? "running out of quota" : "no space", ")"));
       } else if (p.flags & kPoolBackfillfull) {
         backfillfull.push_back(absl::StrCat("pool '", name, "' is backfillfull"));
       } else if (p.flags & kPoolNearfull) {
@@ -420,10 +448,12 @@ class HealthChecker {
     if (config_.mon_warn_on_pool_no_redundancy) {
       std::vector<std::string> detail;
       for (const auto& [id, p] : m_.pools) {
-        if (p.size == 1) detail.push_back(absl::StrCat("pool '", PoolName(id), "' has no replicas configured"));
+        if (p.size == 1)
+          detail.push_back(absl::StrCat("pool '", PoolName(id), "' has no replicas configured"));
       }
       if (!detail.empty()) {
-        Add("POOL_NO_REDUNDANCY", "HEALTH_WARN", absl::StrCat(detail.size(), " pool(s) have no replicas configured"),
+        Add("POOL_NO_REDUNDANCY", "HEALTH_WARN",
+            absl::StrCat(detail.size(), " pool(s) have no replicas configured"),
             static_cast<std::int64_t>(detail.size()))
             .detail = std::move(detail);
       }
@@ -447,7 +477,8 @@ class HealthChecker {
     std::vector<ItemId> subtrees;
     for (ItemId root : crush::FindAllRoots(crush_)) {
       if (crush_.FindBucket(root) == nullptr) continue;
-      if (absl::Status s = ChildrenOfType(root, m_.stretch_mode_bucket, 0, &subtrees); !s.ok()) return s;
+      if (absl::Status s = ChildrenOfType(root, m_.stretch_mode_bucket, 0, &subtrees); !s.ok())
+        return s;
     }
     if (subtrees.size() != 2) {
       Add("INCORRECT_NUM_BUCKETS_STRETCH_MODE", "HEALTH_WARN", "Stretch mode buckets != 2", 0);
@@ -459,7 +490,8 @@ class HealthChecker {
       return w ? static_cast<std::int32_t>(*w) : kEnoent;
     };
     if (weight(subtrees[0]) != weight(subtrees[1])) {
-      Add("UNEVEN_WEIGHTS_STRETCH_MODE", "HEALTH_WARN", "Stretch mode buckets have different weights!", 0);
+      Add("UNEVEN_WEIGHTS_STRETCH_MODE", "HEALTH_WARN",
+          "Stretch mode buckets have different weights!", 0);
     }
     return absl::OkStatus();
   }
@@ -477,7 +509,8 @@ class HealthChecker {
       return absl::OkStatus();
     }
     if (depth > crush_.max_buckets()) {
-      return absl::InternalError("the CRUSH hierarchy has a cycle (Ceph recurses until it crashes)");
+      return absl::InternalError(
+          "the CRUSH hierarchy has a cycle (Ceph recurses until it crashes)");
     }
     for (ItemId child : b->items) {
       if (absl::Status s = ChildrenOfType(child, type, depth + 1, items); !s.ok()) return s;

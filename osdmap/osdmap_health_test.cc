@@ -24,8 +24,10 @@ constexpr std::uint32_t kExistsUp = 3;
 OsdMapBinary TwoHosts() {
   CreateOsdMapOptions o;
   o.from_conf = true;
-  o.locations = {{0, "a", "r", "", "", ""}, {1, "a", "r", "", "", ""},
-                 {2, "b", "r", "", "", ""}, {3, "b", "r", "", "", ""}};
+  o.locations = {{0, "a", "r", "", "", ""},
+                 {1, "a", "r", "", "", ""},
+                 {2, "b", "r", "", "", ""},
+                 {3, "b", "r", "", "", ""}};
   o.with_default_pool = true;
   o.pg_bits = 4;  // 64 PGs: a power of two
   o.pgp_bits = 4;
@@ -77,7 +79,7 @@ TEST(OsdMapHealthTest, OneDownOsdOfAHostIsNotAHostDown) {
 TEST(OsdMapHealthTest, OutOrNewOsdsAreNotDown) {
   OsdMapBinary m = TwoHosts();
   m.osd_state[0] = 1;
-  m.osd_weight[0] = 0;              // out
+  m.osd_weight[0] = 0;             // out
   m.osd_state[1] = 1 | (1u << 3);  // new
   auto checks = CheckHealth(m);
   ASSERT_TRUE(checks.ok());
@@ -90,8 +92,10 @@ TEST(OsdMapHealthTest, OsdsInCrushButNotInTheMapAreOrphans) {
   auto checks = CheckHealth(m);
   ASSERT_TRUE(checks.ok());
   ASSERT_THAT(Codes(*checks), ElementsAre("OSD_ORPHAN"));
-  EXPECT_EQ(checks->at("OSD_ORPHAN").summary, "1 osds exist in the crush map but not in the osdmap");
-  EXPECT_THAT(checks->at("OSD_ORPHAN").detail, ElementsAre("osd.1 exists in crush map but not in osdmap"));
+  EXPECT_EQ(checks->at("OSD_ORPHAN").summary,
+            "1 osds exist in the crush map but not in the osdmap");
+  EXPECT_THAT(checks->at("OSD_ORPHAN").detail,
+              ElementsAre("osd.1 exists in crush map but not in osdmap"));
 }
 
 TEST(OsdMapHealthTest, FullRatiosOutOfOrderAreRaisedInCephsOrder) {
@@ -104,24 +108,25 @@ TEST(OsdMapHealthTest, FullRatiosOutOfOrderAreRaisedInCephsOrder) {
   ASSERT_TRUE(checks.ok());
   const HealthCheck& c = checks->at("OSD_OUT_OF_ORDER_FULL");
   EXPECT_EQ(c.severity, "HEALTH_ERR");
-  EXPECT_THAT(c.detail, ElementsAre("backfillfull_ratio (0.85) < nearfull_ratio (0.9), increased",
-                                    "osd_failsafe_full_ratio (0.97) < full_ratio (0.99), increased"));
+  EXPECT_THAT(c.detail,
+              ElementsAre("backfillfull_ratio (0.85) < nearfull_ratio (0.9), increased",
+                          "osd_failsafe_full_ratio (0.97) < full_ratio (0.99), increased"));
 }
 
 TEST(OsdMapHealthTest, FlagsAndPoolStates) {
   OsdMapBinary m = TwoHosts();
-  m.flags |= (1u << 7) | (1u << 11);  // noout, noscrub
-  m.flags &= ~(1u << 15);             // no sortbitwise
-  m.osd_state[1] |= 1u << 4;          // full
+  m.flags |= (1u << 7) | (1u << 11);         // noout, noscrub
+  m.flags &= ~(1u << 15);                    // no sortbitwise
+  m.osd_state[1] |= 1u << 4;                 // full
   m.osd_state[2] |= (1u << 8) | (1u << 11);  // noup, noout
   m.pools.at(1).size = 1;
   m.pools.at(1).pg_num_target = 100;
   m.pools.at(1).flags |= 1u << 11;  // nearfull
   auto checks = CheckHealth(m);
   ASSERT_TRUE(checks.ok());
-  EXPECT_THAT(Codes(*checks), ElementsAre("OSDMAP_FLAGS", "OSD_FLAGS", "OSD_FULL", "OSD_NO_SORTBITWISE",
-                                          "POOL_NEARFULL", "POOL_NO_REDUNDANCY",
-                                          "POOL_PG_NUM_NOT_POWER_OF_TWO"));
+  EXPECT_THAT(Codes(*checks),
+              ElementsAre("OSDMAP_FLAGS", "OSD_FLAGS", "OSD_FULL", "OSD_NO_SORTBITWISE",
+                          "POOL_NEARFULL", "POOL_NO_REDUNDANCY", "POOL_PG_NUM_NOT_POWER_OF_TWO"));
   EXPECT_EQ(checks->at("OSDMAP_FLAGS").summary, "noout,noscrub flag(s) set");
   EXPECT_EQ(checks->at("OSDMAP_FLAGS").count, 13);  // Ceph counts the string's length
   EXPECT_THAT(checks->at("OSD_FLAGS").detail, ElementsAre("osd.2 has flags noout,noup"));

@@ -441,19 +441,31 @@ std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts) {
     std::int32_t key;
     std::int32_t type;
   };
-  static constexpr Desc kDescs[] = {
-      {"compression_algorithm", 7, 0},  {"compression_max_blob_size", 9, 1},
-      {"compression_min_blob_size", 10, 1}, {"compression_mode", 6, 0},
-      {"compression_required_ratio", 8, 2}, {"csum_max_block", 12, 1},
-      {"csum_min_block", 13, 1},        {"csum_type", 11, 1},
-      {"dedup_cdc_chunk_size", 22, 1},  {"dedup_chunk_algorithm", 21, 0},
-      {"dedup_tier", 20, 1},            {"deep_scrub_interval", 2, 2},
-      {"fingerprint_algorithm", 14, 0}, {"pg_autoscale_bias", 18, 2},
-      {"pg_num_max", 23, 1},            {"pg_num_min", 15, 1},
-      {"read_lease_interval", 19, 2},   {"recovery_op_priority", 4, 1},
-      {"recovery_priority", 3, 1},      {"scrub_max_interval", 1, 2},
-      {"scrub_min_interval", 0, 2},     {"scrub_priority", 5, 1},
-      {"target_size_bytes", 16, 1},     {"target_size_ratio", 17, 2}};
+
+  static constexpr Desc kDescs[] = {{"compression_algorithm", 7, 0},
+                                    {"compression_max_blob_size", 9, 1},
+                                    {"compression_min_blob_size", 10, 1},
+                                    {"compression_mode", 6, 0},
+                                    {"compression_required_ratio", 8, 2},
+                                    {"csum_max_block", 12, 1},
+                                    {"csum_min_block", 13, 1},
+                                    {"csum_type", 11, 1},
+                                    {"dedup_cdc_chunk_size", 22, 1},
+                                    {"dedup_chunk_algorithm", 21, 0},
+                                    {"dedup_tier", 20, 1},
+                                    {"deep_scrub_interval", 2, 2},
+                                    {"fingerprint_algorithm", 14, 0},
+                                    {"pg_autoscale_bias", 18, 2},
+                                    {"pg_num_max", 23, 1},
+                                    {"pg_num_min", 15, 1},
+                                    {"read_lease_interval", 19, 2},
+                                    {"recovery_op_priority", 4, 1},
+                                    {"recovery_priority", 3, 1},
+                                    {"scrub_max_interval", 1, 2},
+                                    {"scrub_min_interval", 0, 2},
+                                    {"scrub_priority", 5, 1},
+                                    {"target_size_bytes", 16, 1},
+                                    {"target_size_ratio", 17, 2}};
   std::vector<NamedPoolOpt> out;
   for (const Desc& d : kDescs) {
     // Decoding fills a map: the last value for a key wins.

@@ -61,6 +61,7 @@ struct NamedPoolOpt {
   const binary::PoolOpt* opt;
   bool type_ok;
 };
+
 std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts);
 
 // A pool option's value as pool_opts_t's operator<< prints it.

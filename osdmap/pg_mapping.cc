@@ -29,8 +29,8 @@ PgMapper::PgMapper(const ClusterState& state, RawPlacement& placement)
   }
 }
 
-bool PgMapper::ObjectToRawPg(std::int64_t pool_id, std::string_view name,
-                             std::string_view nspace, PgId* pg) const {
+bool PgMapper::ObjectToRawPg(std::int64_t pool_id, std::string_view name, std::string_view nspace,
+                             PgId* pg) const {
   const Pool* pool = state_.FindPool(pool_id);
   if (pool == nullptr) return false;
   pg->pool = pool_id;

@@ -40,21 +40,32 @@ class RawPlacement {
 class OsdList {
  public:
   int size() const { return size_; }
+
   bool empty() const { return size_ == 0; }
+
   std::int32_t operator[](int i) const { return v_[static_cast<std::size_t>(i)]; }
+
   std::int32_t& operator[](int i) { return v_[static_cast<std::size_t>(i)]; }
+
   void clear() { size_ = 0; }
+
   void resize(int n) { size_ = n; }
+
   void push_back(std::int32_t o) { v_[static_cast<std::size_t>(size_++)] = o; }
+
   std::span<const std::int32_t> span() const {
     return {v_.data(), static_cast<std::size_t>(size_)};
   }
+
   std::span<std::int32_t> full() { return {v_.data(), v_.size()}; }
+
   void assign(std::span<const std::int32_t> s) {
     size_ = static_cast<int>(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) v_[i] = s[i];
   }
+
   std::vector<std::int32_t> ToVector() const { return {span().begin(), span().end()}; }
+
   bool operator==(const OsdList& o) const {
     return size_ == o.size_ && std::equal(v_.begin(), v_.begin() + size_, o.v_.begin());
   }
@@ -130,9 +141,9 @@ class PgMapper {
   void PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* raw, std::uint32_t* pps);
   void ApplyUpmap(const Pool& pool, const PgId& folded, OsdList* raw) const;
   void RawToUp(const Pool& pool, const OsdList& raw, OsdList* up) const;
-  void ApplyPrimaryAffinity(std::uint32_t pps, const Pool& pool, OsdList* osds,
-                            int* primary) const;
+  void ApplyPrimaryAffinity(std::uint32_t pps, const Pool& pool, OsdList* osds, int* primary) const;
   void GetTempOsds(const Pool& pool, const PgId& folded, OsdList* temp, int* temp_primary) const;
+
   bool IsOut(std::int32_t osd) const {
     return osd >= 0 && osd < max_osd_ && weights_[static_cast<std::size_t>(osd)] == 0;
   }

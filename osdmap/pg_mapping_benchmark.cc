@@ -34,7 +34,8 @@ crush::MapModel MakeCluster(int osds, int per_host) {
     root.weight += b.weight;
   }
   crush::Rule r;
-  r.steps = {{crush::RuleOp::kTake, -1, 0}, {crush::RuleOp::kChooseleafFirstn, 0, 1},
+  r.steps = {{crush::RuleOp::kTake, -1, 0},
+             {crush::RuleOp::kChooseleafFirstn, 0, 1},
              {crush::RuleOp::kEmit, 0, 0}};
   m.rules.push_back(r);
   m.rule_exists.push_back(true);
@@ -68,6 +69,7 @@ void BM_MapPool(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
 BENCHMARK(BM_MapPool)->Arg(100)->Arg(1000)->Arg(10000);
 
 }  // namespace

@@ -4,9 +4,10 @@
 
 #include <vector>
 
-#include "crush/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/hash.h"
 #include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
@@ -22,6 +23,7 @@ class FakePlacement : public RawPlacement {
     last_find = {ruleset, type, size};
     return ruleset == 0 ? 0 : -1;
   }
+
   int DoRule(int, std::uint32_t x, std::span<const crush::Weight> w, std::int64_t pool,
              std::span<std::int32_t> out) override {
     last_x = x;
@@ -34,6 +36,7 @@ class FakePlacement : public RawPlacement {
     }
     return n;
   }
+
   std::vector<std::int32_t> result = {0, 1, 2};
   mutable std::vector<int> last_find;
   std::uint32_t last_x = 0;
@@ -180,8 +183,8 @@ TEST(PgMappingTest, UpmapItemsRules) {
   // skipped, so a swap is impossible (OSDMap.cc's comment).
   s.pg_upmap_items[{1, 0}] = {{1, 2}, {2, 1}};
   s.pg_upmap_items[{1, 1}] = {{1, 5}, {5, 6}};  // chained: 1->5 then 5->6
-  s.pg_upmap_items[{1, 2}] = {{1, 4}};           // target out: skipped
-  s.pg_upmap_items[{1, 3}] = {{9, 4}};           // source absent: nothing
+  s.pg_upmap_items[{1, 2}] = {{1, 4}};          // target out: skipped
+  s.pg_upmap_items[{1, 3}] = {{9, 4}};          // source absent: nothing
   s.osds[4].weight = 0;
   PgMapper m(s, f);
   PgMapping r;

@@ -1,13 +1,13 @@
 #include "osdmap/pg_table.h"
 
-#include "crush/choice_memo.h"
-
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <map>
 #include <thread>
+
+#include "crush/choice_memo.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -40,13 +40,13 @@ void Store(const OsdList& list, int width, std::uint32_t ps, std::vector<std::in
   lens[ps] = static_cast<std::uint8_t>(n);
 }
 
-
 PoolPgTable NewPoolTable(const ClusterState& state, const Pool& pool, bool acting) {
   PoolPgTable t;
   t.pool_id = pool.id;
   t.pg_num = pool.pg_num;
   t.width = PoolWidth(state, pool);
-  const std::size_t slots = static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width);
+  const std::size_t slots =
+      static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width);
   t.up.assign(slots, crush::kItemNone);
   t.up_len.assign(pool.pg_num, 0);
   t.up_primary.assign(pool.pg_num, -1);
@@ -58,7 +58,8 @@ PoolPgTable NewPoolTable(const ClusterState& state, const Pool& pool, bool actin
   return t;
 }
 
-void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t, PgMapping& m) {
+void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t,
+            PgMapping& m) {
   mapper.MapPg(pool, ps, &m);
   Store(m.up, t.width, ps, t.up, t.up_len);
   t.up_primary[ps] = m.up_primary;
@@ -112,8 +113,9 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   for (const auto& [id, pool] : state.pools) {
     if (options.only_pool && *options.only_pool != id) continue;
     for (std::uint64_t b = 0; b < pool.pg_num; b += kChunk) {
-      chunks.push_back({table.pools.size(), static_cast<std::uint32_t>(b),
-                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, pool.pg_num))});
+      chunks.push_back(
+          {table.pools.size(), static_cast<std::uint32_t>(b),
+           static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, pool.pg_num))});
     }
     table.pools.push_back(NewPoolTable(state, pool, options.acting));
     pools.push_back(&pool);
@@ -141,6 +143,7 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
                             const MapAllOptions& options) {
   PgTablePair out;
+
   // Pools of either state, in id order; a pool missing on one side is mapped
   // on the other alone.
   struct PoolPair {
@@ -149,6 +152,7 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
     PoolPgTable* table_before = nullptr;
     PoolPgTable* table_after = nullptr;
   };
+
   std::map<std::int64_t, PoolPair> pairs;
   for (const auto& [id, pool] : before.state().pools) {
     if (!options.only_pool || *options.only_pool == id) pairs[id].before = &pool;
@@ -157,7 +161,8 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
     if (!options.only_pool || *options.only_pool == id) pairs[id].after = &pool;
   }
   for (auto& [id, p] : pairs) {
-    if (p.before) out.before.pools.push_back(NewPoolTable(before.state(), *p.before, options.acting));
+    if (p.before)
+      out.before.pools.push_back(NewPoolTable(before.state(), *p.before, options.acting));
     if (p.after) out.after.pools.push_back(NewPoolTable(after.state(), *p.after, options.acting));
   }
   std::vector<PoolPair*> order;
@@ -166,7 +171,8 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
   for (auto& [id, p] : pairs) {
     if (p.before) p.table_before = &out.before.pools[ib++];
     if (p.after) p.table_after = &out.after.pools[ia++];
-    const std::uint32_t n = std::max(p.before ? p.before->pg_num : 0u, p.after ? p.after->pg_num : 0u);
+    const std::uint32_t n =
+        std::max(p.before ? p.before->pg_num : 0u, p.after ? p.after->pg_num : 0u);
     for (std::uint64_t b = 0; b < n; b += kChunk) {
       chunks.push_back({order.size(), static_cast<std::uint32_t>(b),
                         static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, n))});
@@ -174,10 +180,12 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
     order.push_back(&p);
   }
   const crush::ChoiceMemo shared(before.crush_map(), after.crush_map());
+
   struct Worker {
     crush::ChoiceMemo memo;
     std::unique_ptr<MappingSession::Worker> b, a;
   };
+
   const std::uint64_t total = out.before.total_pgs() + out.after.total_pgs();
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;

@@ -36,6 +36,7 @@ struct PoolPgTable {
   std::span<const std::int32_t> Up(std::uint32_t ps) const {
     return {up.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width), up_len[ps]};
   }
+
   std::span<const std::int32_t> Acting(std::uint32_t ps) const {
     return {acting.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
             acting_len[ps]};
@@ -51,8 +52,8 @@ struct PgTable {
 };
 
 struct MapAllOptions {
-  int threads = 0;     // 0: one per CPU (capped at 64)
-  bool acting = true;  // also keep acting sets and primaries
+  int threads = 0;                        // 0: one per CPU (capped at 64)
+  bool acting = true;                     // also keep acting sets and primaries
   std::optional<std::int64_t> only_pool;  // map just this pool
   // Called now and then with (PGs mapped so far, total), from any worker
   // thread but never concurrently. May be empty.
@@ -75,6 +76,7 @@ struct PgTablePair {
   PgTable before;
   PgTable after;
 };
+
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
                             const MapAllOptions& options = {});
 

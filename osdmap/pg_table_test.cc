@@ -18,8 +18,8 @@ std::unique_ptr<MappingSession> MakeSession() {
   s.crush = crush_testing::MakeClusterModel(spec);
   s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  s.osds[5].weight = 0;                // out
-  s.osds[7].state = kOsdExists;        // down
+  s.osds[5].weight = 0;          // out
+  s.osds[7].state = kOsdExists;  // down
   Pool rep;
   rep.id = 1;
   rep.name = "rep";

@@ -16,8 +16,8 @@ namespace crushkit::osdmap {
 struct PlanReport {
   Movement movement;
   std::optional<BackfillSchedule> schedule;
-  BackfillOptions backfill;  // what the schedule was simulated with
-  std::optional<StagedPlan> staged;  // PlanOptions::max_misplaced
+  BackfillOptions backfill;                // what the schedule was simulated with
+  std::optional<StagedPlan> staged;        // PlanOptions::max_misplaced
   std::optional<UpmapPinPlan> upmap_plan;  // PlanOptions::upmap_remapped
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+
 #include "osdmap/movement_report.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/report_internal.h"
@@ -56,15 +57,18 @@ void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* 
 }
 
 void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool bytes_known) {
-  absl::StrAppendFormat(&out, "\nstaged plan, at most %.3g%% misplaced per step: %u steps", 100 * plan.max_misplaced,
-                        plan.steps.size());
-  if (plan.total_seconds > 0) absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
-  absl::StrAppendFormat(&out, "; moves %.2fx what the change at once moves (%s vs %s)\n", plan.overhead,
-                        Moved(plan.moved_in_steps, bytes_known), Moved(plan.moved_at_once, bytes_known));
-  absl::StrAppendFormat(&out, "  %4s %8s %9s %9s %12s %9s\n", "step", "done", "remapped", "misplaced",
-                        bytes_known ? "bytes" : "shards", "backfill");
+  absl::StrAppendFormat(&out, "\nstaged plan, at most %.3g%% misplaced per step: %u steps",
+                        100 * plan.max_misplaced, plan.steps.size());
+  if (plan.total_seconds > 0)
+    absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
+  absl::StrAppendFormat(&out, "; moves %.2fx what the change at once moves (%s vs %s)\n",
+                        plan.overhead, Moved(plan.moved_in_steps, bytes_known),
+                        Moved(plan.moved_at_once, bytes_known));
+  absl::StrAppendFormat(&out, "  %4s %8s %9s %9s %12s %9s\n", "step", "done", "remapped",
+                        "misplaced", bytes_known ? "bytes" : "shards", "backfill");
   for (const PlanStep& s : plan.steps) {
-    const double moved = bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
+    const double moved =
+        bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
     absl::StrAppendFormat(&out, "  %4d %7.0f%% %9u %8.2f%%%s %12s %9s\n", s.index, 100 * s.fraction,
                           s.totals.pgs_remapped, 100 * s.misplaced_ratio, s.over_limit ? "!" : " ",
                           bytes_known ? FormatBytes(moved) : internal::FormatCount(moved),
@@ -73,7 +77,8 @@ void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool b
       absl::StrAppend(&out, "         ", s.commands[i], "\n");
     }
     if (s.commands.size() > kCommandsShown) {
-      absl::StrAppend(&out, "         ... ", s.commands.size() - kCommandsShown, " more (--commands FILE)\n");
+      absl::StrAppend(&out, "         ... ", s.commands.size() - kCommandsShown,
+                      " more (--commands FILE)\n");
     }
   }
   for (const std::string& n : plan.notes) absl::StrAppend(&out, "  note: ", n, "\n");
@@ -117,16 +122,20 @@ void internal::UpmapPlanToProto(const UpmapPinPlan& plan, proto::UpmapPlan* p) {
 }
 
 void internal::AppendUpmapPlan(std::string& out, const UpmapPinPlan& plan, bool bytes_known) {
-  absl::StrAppendFormat(&out, "\nupmap way (upmap-remapped): %u PGs pinned where they are, %u cannot be; ",
-                        plan.pins.size(), plan.unpinnable.size());
-  absl::StrAppendFormat(&out, "%u batches of at most %.3g%% misplaced", plan.batches.size(), 100 * plan.max_misplaced);
-  if (plan.total_seconds > 0) absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
+  absl::StrAppendFormat(
+      &out, "\nupmap way (upmap-remapped): %u PGs pinned where they are, %u cannot be; ",
+      plan.pins.size(), plan.unpinnable.size());
+  absl::StrAppendFormat(&out, "%u batches of at most %.3g%% misplaced", plan.batches.size(),
+                        100 * plan.max_misplaced);
+  if (plan.total_seconds > 0)
+    absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
   absl::StrAppend(&out, "\n");
   const UpmapBatch& now = plan.immediate;
   if (!now.pgs.empty()) {
-    absl::StrAppendFormat(&out, "  moves at once (not pinned): %u PGs, %.2f%% misplaced, %s\n", now.pgs.size(),
-                          100 * now.misplaced_ratio,
-                          bytes_known ? FormatBytes(static_cast<double>(now.bytes)) : absl::StrCat(now.shards, " shards"));
+    absl::StrAppendFormat(&out, "  moves at once (not pinned): %u PGs, %.2f%% misplaced, %s\n",
+                          now.pgs.size(), 100 * now.misplaced_ratio,
+                          bytes_known ? FormatBytes(static_cast<double>(now.bytes))
+                                      : absl::StrCat(now.shards, " shards"));
   }
   std::map<std::string, int> reasons;
   for (const UnpinnablePg& u : plan.unpinnable) ++reasons[u.reason];
@@ -135,19 +144,23 @@ void internal::AppendUpmapPlan(std::string& out, const UpmapPinPlan& plan, bool 
     if (++shown > 3) break;
     absl::StrAppend(&out, "  cannot pin ", n, " PGs: ", reason, "\n");
   }
-  if (reasons.size() > 3) absl::StrAppend(&out, "  ... ", reasons.size() - 3, " more reasons (--json)\n");
+  if (reasons.size() > 3)
+    absl::StrAppend(&out, "  ... ", reasons.size() - 3, " more reasons (--json)\n");
   for (std::size_t i = 0; i < plan.batches.size() && i < 3; ++i) {
     const UpmapBatch& b = plan.batches[i];
     absl::StrAppendFormat(&out, "  batch %u: %u PGs, %.2f%% misplaced%s, %s\n", i + 1, b.pgs.size(),
-                          100 * b.misplaced_ratio, b.over_limit ? " (over: one PG)" : "", FormatDuration(b.seconds));
+                          100 * b.misplaced_ratio, b.over_limit ? " (over: one PG)" : "",
+                          FormatDuration(b.seconds));
   }
-  if (plan.batches.size() > 3) absl::StrAppend(&out, "  ... ", plan.batches.size() - 3, " more batches (--commands FILE)\n");
+  if (plan.batches.size() > 3)
+    absl::StrAppend(&out, "  ... ", plan.batches.size() - 3, " more batches (--commands FILE)\n");
 }
 
 namespace {
 
 // One shell function holding `lines` (indented; ':' keeps it non-empty).
-void AppendFunction(std::string& out, const std::string& name, const std::vector<std::string>& lines) {
+void AppendFunction(std::string& out, const std::string& name,
+                    const std::vector<std::string>& lines) {
   absl::StrAppend(&out, name, "() {\n");
   for (const std::string& c : lines) absl::StrAppend(&out, "  ", c, "\n");
   out += "  :\n}\n";
@@ -167,11 +180,14 @@ std::string PlanCommandsScript(const PlanReport& r) {
     const StagedPlan& plan = *r.staged;
     const bool bytes_known = r.movement.bytes_source != BytesSource::kUnknown;
     for (const PlanStep& s : plan.steps) {
-      const double moved = bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
-      absl::StrAppendFormat(&out, "\n# step %d of %d: %.0f%% of the weight change, %.2f%% misplaced, %s to move",
-                            s.index, plan.steps.back().index, 100 * s.fraction, 100 * s.misplaced_ratio,
-                            Moved(moved, bytes_known));
-      if (s.seconds > 0) absl::StrAppend(&out, ", about ", FormatDuration(s.seconds), " of backfill");
+      const double moved =
+          bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
+      absl::StrAppendFormat(
+          &out, "\n# step %d of %d: %.0f%% of the weight change, %.2f%% misplaced, %s to move",
+          s.index, plan.steps.back().index, 100 * s.fraction, 100 * s.misplaced_ratio,
+          Moved(moved, bytes_known));
+      if (s.seconds > 0)
+        absl::StrAppend(&out, ", about ", FormatDuration(s.seconds), " of backfill");
       out += "\n";
       names.push_back(absl::StrCat("step_", s.index));
       AppendFunction(out, names.back(), s.commands);
@@ -179,23 +195,29 @@ std::string PlanCommandsScript(const PlanReport& r) {
   }
   if (r.upmap_plan) {
     const UpmapPinPlan& u = *r.upmap_plan;
-    absl::StrAppend(&out, "\n# The upmap way, instead of the steps: ceph osd set norebalance; apply the\n"
-                          "# change at once; upmap_pins (", u.pins.size(), " PGs); ceph osd unset norebalance;\n"
-                          "# then upmap_batch_1 .. upmap_batch_", u.batches.size(), ", each once the cluster is clean.\n");
+    absl::StrAppend(&out,
+                    "\n# The upmap way, instead of the steps: ceph osd set norebalance; apply the\n"
+                    "# change at once; upmap_pins (",
+                    u.pins.size(),
+                    " PGs); ceph osd unset norebalance;\n"
+                    "# then upmap_batch_1 .. upmap_batch_",
+                    u.batches.size(), ", each once the cluster is clean.\n");
     std::vector<std::string> pins;
-    for (const UpmapPin& pin : u.pins) pins.insert(pins.end(), pin.commands.begin(), pin.commands.end());
+    for (const UpmapPin& pin : u.pins)
+      pins.insert(pins.end(), pin.commands.begin(), pin.commands.end());
     names.push_back("upmap_pins");
     AppendFunction(out, names.back(), pins);
     for (std::size_t i = 0; i < u.batches.size(); ++i) {
       const UpmapBatch& b = u.batches[i];
-      absl::StrAppendFormat(&out, "# batch %u of %u: %u PGs, %.2f%% misplaced\n", i + 1, u.batches.size(),
-                            b.pgs.size(), 100 * b.misplaced_ratio);
+      absl::StrAppendFormat(&out, "# batch %u of %u: %u PGs, %.2f%% misplaced\n", i + 1,
+                            u.batches.size(), b.pgs.size(), 100 * b.misplaced_ratio);
       names.push_back(absl::StrCat("upmap_batch_", i + 1));
       AppendFunction(out, names.back(), b.commands);
     }
   }
   absl::StrAppend(&out, "\nif [ $# -ne 1 ]; then\n  echo \"usage: sh $0 STEP (one of: ",
-                  names.size() <= 12 ? absl::StrJoin(names, " ") : absl::StrCat(names.front(), " ... ", names.back()),
+                  names.size() <= 12 ? absl::StrJoin(names, " ")
+                                     : absl::StrCat(names.front(), " ... ", names.back()),
                   ")\" >&2\n  exit 2\nfi\n\"$1\"\n");
   return out;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+
 #include "osdmap/apply_change.h"
 #include "osdmap/upmap_cleanup.h"
 
@@ -22,11 +23,14 @@ std::optional<double> ParseRate(const std::string& text) {
   if (absl::EndsWith(t, "/s")) t.resize(t.size() - 2);
   std::size_t unit = t.find_first_not_of("0123456789.eE+-");
   double value = 0;
-  if (!absl::SimpleAtod(t.substr(0, unit), &value) || !std::isfinite(value) || value <= 0) return std::nullopt;
-  std::string u = unit == std::string::npos ? "" : std::string(absl::StripAsciiWhitespace(t.substr(unit)));
+  if (!absl::SimpleAtod(t.substr(0, unit), &value) || !std::isfinite(value) || value <= 0)
+    return std::nullopt;
+  std::string u =
+      unit == std::string::npos ? "" : std::string(absl::StripAsciiWhitespace(t.substr(unit)));
   static const std::pair<const char*, double> kUnits[] = {
-      {"", 1}, {"B", 1}, {"K", 1024}, {"KB", 1024}, {"KiB", 1024}, {"M", 1 << 20}, {"MB", 1 << 20},
-      {"MiB", 1 << 20}, {"G", 1 << 30}, {"GB", 1 << 30}, {"GiB", 1 << 30}};
+      {"", 1},        {"B", 1},        {"K", 1024},     {"KB", 1024},
+      {"KiB", 1024},  {"M", 1 << 20},  {"MB", 1 << 20}, {"MiB", 1 << 20},
+      {"G", 1 << 30}, {"GB", 1 << 30}, {"GiB", 1 << 30}};
   for (const auto& [name, scale] : kUnits) {
     if (u == name) return value * scale;
   }
@@ -41,9 +45,10 @@ absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillO
     const std::string cls = eq == std::string::npos ? "" : w.substr(0, eq);
     const std::optional<double> rate = ParseRate(eq == std::string::npos ? w : w.substr(eq + 1));
     if (!rate || (eq != std::string::npos && cls.empty())) {
-      return absl::InvalidArgumentError(absl::StrCat("--backfill-rate '", w,
-                                                     "': expected CLASS=RATE or RATE, RATE a positive number of "
-                                                     "bytes per second such as 150MiB or 2GiB"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--backfill-rate '", w,
+                       "': expected CLASS=RATE or RATE, RATE a positive number of "
+                       "bytes per second such as 150MiB or 2GiB"));
     }
     if (cls.empty()) {
       for (auto& [name, r] : options->class_rates) r.bytes_per_second = *rate;
@@ -74,19 +79,19 @@ absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& opti
   if (options.keep_upmaps) return absl::OkStatus();
   absl::StatusOr<UpmapCleanup> cleanup = CleanPgUpmaps(after);
   if (!cleanup.ok()) {
-    return absl::Status(cleanup.status().code(),
-                        absl::StrCat("upmap cleanup after the change: ", cleanup.status().message()));
+    return absl::Status(cleanup.status().code(), absl::StrCat("upmap cleanup after the change: ",
+                                                              cleanup.status().message()));
   }
-  risks->upmaps_dropped =
-      static_cast<std::uint32_t>(cleanup->removed_pg_upmap.size() + cleanup->removed_pg_upmap_items.size());
+  risks->upmaps_dropped = static_cast<std::uint32_t>(cleanup->removed_pg_upmap.size() +
+                                                     cleanup->removed_pg_upmap_items.size());
   risks->upmap_items_rewritten = static_cast<std::uint32_t>(cleanup->trimmed_items.size());
   return absl::OkStatus();
 }
 
 namespace {
 
-absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after, const PlanOptions& options,
-                                         MappedStates* kept) {
+absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after,
+                                         const PlanOptions& options, MappedStates* kept) {
   MovementOptions movement = options.movement;
   movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
   absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
@@ -108,19 +113,21 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
 
 }  // namespace
 
-absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options) {
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
+                                  const PlanOptions& options) {
   return ReportKeeping(std::move(before), std::move(after), options, nullptr);
 }
 
-absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after, const PlanOptions& options) {
+absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
+                                         const PlanOptions& options) {
   return Report(std::move(before), std::move(after), options);
 }
 
 namespace {
 
 // A changed state as the monitor would commit it (upmaps cleaned), reported.
-absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after, const PlanOptions& options,
-                                        MappedStates* kept = nullptr) {
+absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
+                                        const PlanOptions& options, MappedStates* kept = nullptr) {
   MovementRisks cleaned;
   if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
   absl::StatusOr<PlanReport> r = ReportKeeping(std::move(before), std::move(after), options, kept);
@@ -151,7 +158,8 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
     return r;
   }
   MappedStates kept;
-  const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items, after->pg_upmap_primaries};
+  const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items,
+                                  after->pg_upmap_primaries};
   absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
   if (!r.ok()) return r.status();
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
@@ -164,16 +172,20 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.progress = options.staging_progress;
   MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
                       r->schedule ? r->schedule->makespan_seconds : -1.0, &after_upmaps};
-  absl::StatusOr<StagedPlan> staged = PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
+  absl::StatusOr<StagedPlan> staged =
+      PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
   if (!staged.ok()) {
-    return absl::Status(staged.status().code(), absl::StrCat("staged plan: ", staged.status().message()));
+    return absl::Status(staged.status().code(),
+                        absl::StrCat("staged plan: ", staged.status().message()));
   }
   r->staged = *std::move(staged);
   if (options.upmap_remapped) {
-    absl::StatusOr<UpmapPinPlan> pins = PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
-                                                         *options.max_misplaced, options.backfill);
+    absl::StatusOr<UpmapPinPlan> pins =
+        PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
+                         *options.max_misplaced, options.backfill);
     if (!pins.ok()) {
-      return absl::Status(pins.status().code(), absl::StrCat("upmap plan: ", pins.status().message()));
+      return absl::Status(pins.status().code(),
+                          absl::StrCat("upmap plan: ", pins.status().message()));
     }
     r->upmap_plan = *std::move(pins);
   }

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "osdmap/cluster_state.h"
+
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_ops.h"
+#include "osdmap/cluster_state.h"
 #include "osdmap/movement.h"
 #include "osdmap/plan_report.h"
 
@@ -61,7 +62,8 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
 // Movement of `before` -> `after` plus the schedule (the last step of every
 // entry point; `after` is already cleaned). Errors: as DiffStates, and the
 // simulation's.
-absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after, const PlanOptions& options);
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
+                                  const PlanOptions& options);
 
 // Applies "CLASS=RATE" or "RATE" words (RATE: a number of bytes per second
 // with an optional binary unit: 150MiB, 2GiB, 800M, 1.5G; "/s" allowed) to

@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/builder.h"
 #include "crush/status_macros.h"
 
@@ -23,13 +24,13 @@ absl::StatusOr<float> TakeWeights(const crush::MapModel& map, crush::ItemId root
     const crush::ItemId id = queue.front();
     queue.pop_front();
     if (++visits > kMaxBucketVisits) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("rule weights: more than ", kMaxBucketVisits,
-                       " bucket visits under bucket ", root));
+      return absl::ResourceExhaustedError(absl::StrCat("rule weights: more than ", kMaxBucketVisits,
+                                                       " bucket visits under bucket ", root));
     }
     const crush::Bucket* b = map.FindBucket(id);
     if (b == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("rule weights: bucket ", id, " does not exist"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("rule weights: bucket ", id, " does not exist"));
     }
     for (std::size_t j = 0; j < b->items.size(); ++j) {
       const crush::ItemId item = b->items[j];

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 
 namespace crushkit::osdmap {

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/status_macros.h"
@@ -68,8 +69,10 @@ ChangeOp WithZeroWeight(ChangeOp op) {
 // Ceph's conversions of a typed weight (ParseCrushWeight / AdjustItemWeightF,
 // OSDMonitor "osd reweight").
 crush::Weight CrushWeightOf(double x) {
-  return static_cast<crush::Weight>(static_cast<int>(static_cast<float>(x) * static_cast<float>(0x10000)));
+  return static_cast<crush::Weight>(
+      static_cast<int>(static_cast<float>(x) * static_cast<float>(0x10000)));
 }
+
 crush::Weight ReweightOf(double x) {
   return static_cast<crush::Weight>(static_cast<int>(static_cast<double>(0x10000) * x));
 }
@@ -119,7 +122,8 @@ struct Staged {
 std::string FormatOsdRange(const std::vector<std::int32_t>& ids) {
   if (ids.empty()) return "no OSDs";
   bool consecutive = true;
-  for (std::size_t i = 1; i < ids.size(); ++i) consecutive = consecutive && ids[i] == ids[i - 1] + 1;
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    consecutive = consecutive && ids[i] == ids[i - 1] + 1;
   if (consecutive && ids.size() > 1) return absl::StrCat("osd.", ids.front(), "-", ids.back());
   std::vector<std::string> names;
   for (std::int32_t id : ids) names.push_back(absl::StrCat("osd.", id));
@@ -157,8 +161,8 @@ std::vector<Staged> FindStaged(const ClusterState& before, const ClusterState& t
       s.crush_from = c0;
       s.crush_to = *c1;
     }
-    if (i < before.osds.size() && i < target.osds.size() && before.Exists(id) && target.Exists(id) &&
-        before.osds[i].weight != target.osds[i].weight) {
+    if (i < before.osds.size() && i < target.osds.size() && before.Exists(id) &&
+        target.Exists(id) && before.osds[i].weight != target.osds[i].weight) {
       s.reweight = true;
       s.reweight_from = before.osds[i].weight;
       s.reweight_to = target.osds[i].weight;
@@ -189,7 +193,8 @@ std::vector<std::string> StepCommands(const std::vector<Staged>& staged, double 
   return out;
 }
 
-std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged, const ClusterState& state) {
+std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged,
+                                       const ClusterState& state) {
   std::vector<StepOsdWeight> out;
   const std::vector<std::optional<crush::Weight>> weights = DeviceCrushWeights(state.crush);
   for (const Staged& s : staged) {
@@ -206,19 +211,24 @@ std::vector<StepOsdWeight> StepWeights(const std::vector<Staged>& staged, const 
 // Ceph CLI lines for a step-0 operation. crushkit's own add-host becomes
 // the host bucket plus a comment on deploying its OSDs (Ceph creates OSDs
 // from a disk, not from a command); `osd up` (crushkit's) a comment.
-void AppendCephCommands(const ChangeOp& op, const ClusterState& start, std::vector<std::string>* out) {
+void AppendCephCommands(const ChangeOp& op, const ClusterState& start,
+                        std::vector<std::string>* out) {
   if (op.kind == ChangeOpKind::kAddHost) {
     std::string loc;
-    for (const LocationWord& l : op.location) absl::StrAppend(&loc, " ", l.type.text, "=", l.name.text);
+    for (const LocationWord& l : op.location)
+      absl::StrAppend(&loc, " ", l.type.text, "=", l.name.text);
     out->push_back(absl::StrCat("ceph osd crush add-bucket ", op.name.text, " host", loc));
     std::vector<std::int32_t> ids;
-    if (absl::StatusOr<crush::ItemId> host = crush::FindItem(start.crush, op.name.text); host.ok()) {
+    if (absl::StatusOr<crush::ItemId> host = crush::FindItem(start.crush, op.name.text);
+        host.ok()) {
       if (const crush::Bucket* b = start.crush.FindBucket(*host)) ids = b->items;
     }
-    out->push_back(absl::StrCat("# deploy ", op.osd_count, " OSDs on ", op.name.text,
-                                op.device_class.present() ? " (class " + op.device_class.text + ")" : "",
-                                " with `ceph config set osd osd_crush_initial_weight 0` set: they "
-                                "join at CRUSH weight 0 as ", FormatOsdRange(ids)));
+    out->push_back(
+        absl::StrCat("# deploy ", op.osd_count, " OSDs on ", op.name.text,
+                     op.device_class.present() ? " (class " + op.device_class.text + ")" : "",
+                     " with `ceph config set osd osd_crush_initial_weight 0` set: they "
+                     "join at CRUSH weight 0 as ",
+                     FormatOsdRange(ids)));
     return;
   }
   if (op.kind == ChangeOpKind::kMarkUp) {
@@ -233,7 +243,8 @@ void AppendCephCommands(const ChangeOp& op, const ClusterState& start, std::vect
 // commands (StepCommands) do when Ceph applies them, made directly (one copy
 // of the state, not one per command as ApplyChange keeps for undo);
 // staged_plan_test replays the commands and compares.
-absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector<Staged>& staged, double f) {
+absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector<Staged>& staged,
+                                     double f) {
   ClusterState st = base;
   bool crush_changed = false;
   for (const Staged& s : staged) {
@@ -243,7 +254,9 @@ absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector
       if (!changed.ok()) return changed.status();
       crush_changed = true;
     }
-    if (s.reweight) st.osds[static_cast<std::size_t>(s.osd)].weight = Interpolate(s.reweight_from, s.reweight_to, f);
+    if (s.reweight)
+      st.osds[static_cast<std::size_t>(s.osd)].weight =
+          Interpolate(s.reweight_from, s.reweight_to, f);
   }
   ++st.epoch;
   if (crush_changed) {
@@ -281,7 +294,8 @@ bool SamePlacement(const ClusterState& a, const ClusterState& b) {
 // that `before` does not place.
 bool MapsAsBefore(const ClusterState& before, const ClusterState& after) {
   if (before.pools != after.pools || before.pg_upmap != after.pg_upmap ||
-      before.pg_upmap_items != after.pg_upmap_items || before.pg_upmap_primaries != after.pg_upmap_primaries ||
+      before.pg_upmap_items != after.pg_upmap_items ||
+      before.pg_upmap_primaries != after.pg_upmap_primaries ||
       after.osds.size() < before.osds.size() ||
       !std::equal(before.osds.begin(), before.osds.end(), after.osds.begin())) {
     return false;
@@ -293,12 +307,14 @@ bool MapsAsBefore(const ClusterState& before, const ClusterState& after) {
   return crush::OnlyAddsZeroWeightItems(before.crush, after.crush);
 }
 
-absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean = true) {
+absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options,
+                                bool clean = true) {
   if (clean && !options.keep_upmaps) {
     absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(state);
     if (!cleaned.ok()) return cleaned.status();
   }
-  absl::StatusOr<std::unique_ptr<MappingSession>> session = MappingSession::Create(std::move(state));
+  absl::StatusOr<std::unique_ptr<MappingSession>> session =
+      MappingSession::Create(std::move(state));
   if (!session.ok()) return session.status();
   Mapped m;
   m.session = *std::move(session);
@@ -328,8 +344,8 @@ MovementCounters Unmoved(const Movement& at_once) {
 // alike (one table) move nothing; the planner's pair of tables is the
 // change at once.
 absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement& at_once,
-                         const MappedChange* mapped, const StagedPlanOptions& options, PlanStep* step,
-                         Movement* movement, bool* simulated) {
+                         const MappedChange* mapped, const StagedPlanOptions& options,
+                         PlanStep* step, Movement* movement, bool* simulated) {
   *simulated = false;
   if (prev.table == next.table) {
     step->totals = Unmoved(at_once);
@@ -338,8 +354,8 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement&
     *simulated = true;
     return absl::OkStatus();
   }
-  if (mapped != nullptr && prev.table == mapped->before_table && next.table == mapped->after_table &&
-      mapped->at_once_seconds >= 0) {
+  if (mapped != nullptr && prev.table == mapped->before_table &&
+      next.table == mapped->after_table && mapped->at_once_seconds >= 0) {
     step->totals = at_once.totals;
     step->misplaced_ratio = MisplacedRatio(at_once);
     step->seconds = mapped->at_once_seconds;
@@ -361,7 +377,9 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement&
 absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options, PlanStep* step) {
   if (!options.simulate) return absl::OkStatus();
   absl::StatusOr<BackfillSchedule> s = SimulateMovementBackfill(movement, options.backfill);
-  if (!s.ok()) return absl::Status(s.status().code(), absl::StrCat("backfill simulation: ", s.status().message()));
+  if (!s.ok())
+    return absl::Status(s.status().code(),
+                        absl::StrCat("backfill simulation: ", s.status().message()));
   step->seconds = s->makespan_seconds;
   return absl::OkStatus();
 }
@@ -370,8 +388,8 @@ absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options
 // while each step stays under the limit; each accepted step is appended to
 // plan->steps and `prev` becomes its state.
 absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_once,
-                         const StagedPlanOptions& options, const MappedChange* mapped, int first_index,
-                         Mapped& prev, StagedPlan* plan) {
+                         const StagedPlanOptions& options, const MappedChange* mapped,
+                         int first_index, Mapped& prev, StagedPlan* plan) {
   const double limit = options.max_misplaced;
   const double whole = MisplacedRatio(at_once);
   double f = 0;  // the fraction reached by the accepted steps
@@ -400,7 +418,8 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
     PlanStep step;
     Movement m;
     bool simulated = false;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
+    CRUSH_RETURN_IF_ERROR(
+        MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
     const double r = step.misplaced_ratio;
     if (options.progress) options.progress(next, static_cast<int>(plan->steps.size()));
     if (++tries > 16 * options.max_steps) {
@@ -433,8 +452,8 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
     prev = std::move(mapped_next);
     if (static_cast<int>(plan->steps.size()) > options.max_steps) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "more than ", options.max_steps, " steps would be needed to keep each under ", limit * 100,
-          "% misplaced; raise --max-misplaced"));
+          "more than ", options.max_steps, " steps would be needed to keep each under ",
+          limit * 100, "% misplaced; raise --max-misplaced"));
     }
   }
   return absl::OkStatus();
@@ -443,14 +462,17 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
 }  // namespace
 
 std::string CrushWeightText(crush::Weight w) { return ShortestText(w, CrushWeightOf); }
+
 std::string ReweightText(crush::Weight w) { return ShortestText(w, ReweightOf); }
 
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
-                                            const Movement& at_once, const StagedPlanOptions& options,
+                                            const Movement& at_once,
+                                            const StagedPlanOptions& options,
                                             const MappedChange* mapped) {
   if (!(options.max_misplaced > 0 && options.max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--max-misplaced must be above 0% and at most 100%, not ", options.max_misplaced * 100, "%"));
+        absl::StrCat("--max-misplaced must be above 0% and at most 100%, not ",
+                     options.max_misplaced * 100, "%"));
   }
   StagedPlan plan;
   plan.max_misplaced = options.max_misplaced;
@@ -512,15 +534,16 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     for (const ChangeOp& op : structural.ops) AppendCephCommands(op, start_clean, &step.commands);
     Movement m;
     bool simulated = false;
-    CRUSH_RETURN_IF_ERROR(MeasureStep(before_view, here, at_once, mapped, options, &step, &m, &simulated));
+    CRUSH_RETURN_IF_ERROR(
+        MeasureStep(before_view, here, at_once, mapped, options, &step, &m, &simulated));
     if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
     step.over_limit = step.misplaced_ratio > options.max_misplaced;
     step.weights = StepWeights(staged, *here.state);
     plan.moved_in_steps += Moved(m, plan.bytes_known);
     if (Moved(m, plan.bytes_known) > 0) {
-      plan.notes.push_back(absl::StrCat(
-          "step 0 (the change's operations other than weights) moves data by itself (",
-          step.totals.pgs_remapped, " PGs); it is not split"));
+      plan.notes.push_back(
+          absl::StrCat("step 0 (the change's operations other than weights) moves data by itself (",
+                       step.totals.pgs_remapped, " PGs); it is not split"));
     }
     plan.steps.push_back(std::move(step));
     prev = std::move(here);
@@ -530,7 +553,8 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   }
 
   const int first_index = structural.ops.empty() ? 1 : 0;
-  if (!staged.empty()) CRUSH_RETURN_IF_ERROR(WalkWeights(staged, at_once, options, mapped, first_index, prev, &plan));
+  if (!staged.empty())
+    CRUSH_RETURN_IF_ERROR(WalkWeights(staged, at_once, options, mapped, first_index, prev, &plan));
   for (const PlanStep& s : plan.steps) {
     plan.total_seconds += s.seconds;
     if (s.over_limit && s.index > 0) {
@@ -543,7 +567,8 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   if (prev.state->crush != target->crush || prev.state->osds != target->osds) {
     plan.notes.push_back(
         "the last step's state differs from the change applied at once (an OSD removed from the "
-        "crush map or an operation Ceph applies differently in pieces); compare them with `crushkit diff`");
+        "crush map or an operation Ceph applies differently in pieces); compare them with "
+        "`crushkit diff`");
   }
   return plan;
 }

@@ -32,11 +32,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/types.h"
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_ops.h"
@@ -55,13 +56,13 @@ struct StepOsdWeight {
 };
 
 struct PlanStep {
-  int index = 0;          // 0: the non-weight part of the change
-  double fraction = 0;    // share of the weight change done after this step
-  std::vector<std::string> commands;  // Ceph CLI lines, "ceph ..." included
-  MovementCounters totals;            // what this step moves (from the previous step)
-  double misplaced_ratio = 0;         // its objects (shards) to move / all copies
-  double seconds = 0;                 // its simulated backfill (0 when not simulated)
-  bool over_limit = false;            // misplaces more than the limit
+  int index = 0;                       // 0: the non-weight part of the change
+  double fraction = 0;                 // share of the weight change done after this step
+  std::vector<std::string> commands;   // Ceph CLI lines, "ceph ..." included
+  MovementCounters totals;             // what this step moves (from the previous step)
+  double misplaced_ratio = 0;          // its objects (shards) to move / all copies
+  double seconds = 0;                  // its simulated backfill (0 when not simulated)
+  bool over_limit = false;             // misplaces more than the limit
   std::vector<StepOsdWeight> weights;  // staged OSDs after this step
 };
 
@@ -74,9 +75,9 @@ struct StagedPlan {
   double moved_in_steps = 0;
   double moved_at_once = 0;
   double overhead = 1;
-  double total_seconds = 0;            // sum of the steps' simulated times
+  double total_seconds = 0;               // sum of the steps' simulated times
   std::vector<std::int32_t> staged_osds;  // OSDs whose weights the steps walk
-  std::vector<std::string> notes;      // one sentence each
+  std::vector<std::string> notes;         // one sentence each
 };
 
 struct StagedPlanOptions {
@@ -84,8 +85,8 @@ struct StagedPlanOptions {
   MovementOptions movement;     // threads; domain types are not used
   bool simulate = true;         // simulate each step's backfill
   BackfillOptions backfill;
-  bool keep_upmaps = false;     // else each step's upmaps are cleaned as the monitor does
-  int max_steps = 200;          // more steps than this: an error
+  bool keep_upmaps = false;  // else each step's upmaps are cleaned as the monitor does
+  int max_steps = 200;       // more steps than this: an error
   // Called after each mapping with (fraction reached, steps so far).
   std::function<void(double, int)> progress;
 };
@@ -103,6 +104,7 @@ struct UpmapEntries {
   std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;
   std::map<PgId, std::int32_t> pg_upmap_primaries;
 };
+
 struct MappedChange {
   const ClusterState* after = nullptr;
   const PgTable* before_table = nullptr;
@@ -121,7 +123,8 @@ struct MappedChange {
 // Cost: one all-PG mapping per step tried (about 1.3 per step) and one for
 // step 0, plus one ApplyChange per try.
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
-                                            const Movement& at_once, const StagedPlanOptions& options,
+                                            const Movement& at_once,
+                                            const StagedPlanOptions& options,
                                             const MappedChange* mapped = nullptr);
 
 // The shortest decimal text of a CRUSH weight that `ceph osd crush reweight`

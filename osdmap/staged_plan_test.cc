@@ -10,14 +10,15 @@
 #include <regex>
 
 #include "absl/strings/str_join.h"
+
 #include "crush/codec.h"
 #include "osdmap/apply_change.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/planner.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
-#include "tests/testing/sample_cluster.h"
 #include "tests/testing/osdmap_state.h"
+#include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -27,7 +28,8 @@ using ::testing::HasSubstr;
 
 // 6 hosts x 4 OSDs, a replicated pool of 256 PGs and an EC 2+1 pool of 128.
 ClusterState MakeState() {
-  return crush_testing::MakeTestState({.hosts = 6, .osds_per_host = 4, .rep_pg_num = 256, .ec_pg_num = 128});
+  return crush_testing::MakeTestState(
+      {.hosts = 6, .osds_per_host = 4, .rep_pg_num = 256, .ec_pg_num = 128});
 }
 
 ChangeList Parse(const std::string& text) {
@@ -50,7 +52,8 @@ Movement Diff(const ClusterState& a, const ClusterState& b) {
 
 double Ratio(const Movement& m) {
   if (m.bytes_source != BytesSource::kUnknown && m.totals.objects_total > 0) {
-    return static_cast<double>(m.totals.objects_to_move) / static_cast<double>(m.totals.objects_total);
+    return static_cast<double>(m.totals.objects_to_move) /
+           static_cast<double>(m.totals.objects_total);
   }
   return static_cast<double>(m.totals.shards_moved) / m.totals.shards_total;
 }
@@ -133,12 +136,15 @@ TEST(StagedPlanTest, AddHostStartsAtZeroWeightAndStepsStayUnderTheLimit) {
   ASSERT_GE(plan.steps.size(), 3u);
   EXPECT_EQ(plan.steps[0].index, 0);
   EXPECT_EQ(plan.steps[0].totals.pgs_remapped, 0u);  // straw2: a weight-0 host takes nothing
-  EXPECT_THAT(plan.steps[0].commands[0], HasSubstr("ceph osd crush add-bucket host6 host root=default"));
+  EXPECT_THAT(plan.steps[0].commands[0],
+              HasSubstr("ceph osd crush add-bucket host6 host root=default"));
   EXPECT_THAT(plan.staged_osds, ::testing::ElementsAre(24, 25, 26, 27));
   const ClusterState start = Apply(before, "add-host host6 osds=4 weight=0 root=default");
   const ClusterState end = Replay(start, plan, 0.05);
   // Where the change at once lands: nothing left to move.
-  EXPECT_EQ(Diff(end, Apply(before, "add-host host6 osds=4 weight=1 root=default")).totals.pgs_remapped, 0u);
+  EXPECT_EQ(
+      Diff(end, Apply(before, "add-host host6 osds=4 weight=1 root=default")).totals.pgs_remapped,
+      0u);
   double sum = 0;
   for (const PlanStep& s : plan.steps) sum += s.totals.shards_moved;
   EXPECT_DOUBLE_EQ(plan.moved_in_steps, sum);
@@ -247,7 +253,8 @@ TEST(StagedPlanTest, SampleRackExpansionStepsStayUnderFivePercent) {
   absl::StatusOr<PlanReport> planned = PlanChange(*before, *change, po);
   ASSERT_TRUE(planned.ok()) << planned.status();
   ASSERT_TRUE(planned->staged.has_value());
-  EXPECT_EQ(planned->staged->steps[0].totals.pgs_remapped, Diff(*before, start).totals.pgs_remapped);
+  EXPECT_EQ(planned->staged->steps[0].totals.pgs_remapped,
+            Diff(*before, start).totals.pgs_remapped);
   EXPECT_EQ(planned->staged->steps.size(), plan.steps.size());
   const ClusterState end = Replay(start, plan, 0.05);
   absl::StatusOr<ClusterState> at_once = ApplyChange(*before, *change);

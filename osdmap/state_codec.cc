@@ -3,12 +3,13 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary_state.h"
-#include "osdmap/proto_json.h"
 #include "osdmap/proto/state.pb.h"
+#include "osdmap/proto_json.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -127,9 +128,8 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
   ClusterState state;
   state.epoch = msg.epoch();
   if (msg.max_osd() < 0 || msg.max_osd() > crush::kMaxDecodedDevices) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_osd: ", msg.max_osd(), " is out of range [0, ",
-                     crush::kMaxDecodedDevices, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_osd: ", msg.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
   }
   state.osds.resize(static_cast<std::size_t>(msg.max_osd()));
   for (const auto& p : msg.osds()) {
@@ -138,8 +138,8 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
           absl::StrCat("osds: osd.", p.id(), " is outside max_osd ", msg.max_osd()));
     }
     OsdInfo& o = state.osds[static_cast<std::size_t>(p.id())];
-    o.state = (p.exists() ? kOsdExists : 0) | (p.up() ? kOsdUp : 0) |
-              (p.destroyed() ? kOsdDestroyed : 0);
+    o.state =
+        (p.exists() ? kOsdExists : 0) | (p.up() ? kOsdUp : 0) | (p.destroyed() ? kOsdDestroyed : 0);
     o.weight = p.weight();
     o.primary_affinity = p.has_primary_affinity() ? p.primary_affinity() : kDefaultPrimaryAffinity;
   }
@@ -205,12 +205,13 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
   state.fsid = msg.fsid();
   if (!msg.ceph_release().empty()) {
     absl::StatusOr<crush::CephRelease> release = crush::ParseCephRelease(msg.ceph_release());
-    if (!release.ok()) return absl::InvalidArgumentError(absl::StrCat("ceph_release: ", release.status().message()));
+    if (!release.ok())
+      return absl::InvalidArgumentError(absl::StrCat("ceph_release: ", release.status().message()));
     state.ceph_release = *release;
   }
   // Files written before the ratios existed keep ClusterState's defaults.
-  CRUSH_RETURN_IF_ERROR(RatioField(msg.has_nearfull_ratio(), msg.nearfull_ratio(),
-                                   "nearfull_ratio", &state.nearfull_ratio));
+  CRUSH_RETURN_IF_ERROR(RatioField(msg.has_nearfull_ratio(), msg.nearfull_ratio(), "nearfull_ratio",
+                                   &state.nearfull_ratio));
   CRUSH_RETURN_IF_ERROR(RatioField(msg.has_backfillfull_ratio(), msg.backfillfull_ratio(),
                                    "backfillfull_ratio", &state.backfillfull_ratio));
   CRUSH_RETURN_IF_ERROR(
@@ -235,7 +236,8 @@ absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateForma
     return out;
   }
   absl::StatusOr<std::string> json = ProtoToJson(msg, /*print_defaults=*/false);
-  if (!json.ok()) return absl::InternalError(absl::StrCat("cannot print state: ", json.status().message()));
+  if (!json.ok())
+    return absl::InternalError(absl::StrCat("cannot print state: ", json.status().message()));
   return json;
 }
 
@@ -250,8 +252,8 @@ absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
     opts.ignore_unknown_fields = false;
     auto st = google::protobuf::util::JsonStringToMessage(bytes, &msg, opts);
     if (!st.ok() && LooksLikeCephOsdDumpJson(bytes)) {  // a state JSON has these keys too
-      return absl::InvalidArgumentError(
-          absl::StrCat("this is Ceph's `ceph osd dump -f json` output, not a crushkit state", kImport));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "this is Ceph's `ceph osd dump -f json` output, not a crushkit state", kImport));
     }
     if (!st.ok()) {
       return absl::InvalidArgumentError(
@@ -261,7 +263,8 @@ absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
   }
   if (LooksLikeCephOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
   if (crush::HasCrushMagic(bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat("this is a crush map, not a crushkit state", kImport));
+    return absl::InvalidArgumentError(
+        absl::StrCat("this is a crush map, not a crushkit state", kImport));
   }
   if (!msg.ParseFromString(bytes)) {
     // A damaged binary osdmap fails LooksLikeCephOsdMap's length check; a
@@ -269,7 +272,8 @@ absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
     if (StartsLikeBinaryOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
     const std::string binary = DescribeBinary(bytes);
     return absl::InvalidArgumentError(
-        absl::StrCat("neither a crushkit state (JSON or binary) nor a binary osdmap", binary.empty() ? "" : " but " + binary, kImport));
+        absl::StrCat("neither a crushkit state (JSON or binary) nor a binary osdmap",
+                     binary.empty() ? "" : " but " + binary, kImport));
   }
   return FromProto(msg);
 }

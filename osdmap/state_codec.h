@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::osdmap {

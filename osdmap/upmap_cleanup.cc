@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/map.h"
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
@@ -174,8 +175,7 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& 
 absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state) {
   auto map = crush::CrushMap::Build(state.crush);
   if (!map.ok()) {
-    return absl::Status(map.status().code(),
-                        absl::StrCat("crush map: ", map.status().message()));
+    return absl::Status(map.status().code(), absl::StrCat("crush map: ", map.status().message()));
   }
   CrushPlacement placement(*map, state.ceph_release);
   PgMapper mapper(state, placement);

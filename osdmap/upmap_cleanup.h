@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "osdmap/cluster_state.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/pg_mapping.h"
@@ -46,16 +47,16 @@ namespace crushkit::osdmap {
 
 // Why a PG's upmap entries were cancelled (the check that failed first).
 enum class UpmapCancelReason : std::uint8_t {
-  kPgGone,              // pool deleted, ps >= pg_num_pending, or a PG pending merge
-  kRuleMissing,         // the pool's crush_rule is not a rule id
-  kSameFailureDomain,   // two OSDs under one failure-domain bucket
-  kTooManyBuckets,      // a choose step would need more buckets than it picks
-  kOutsideTakeRoot,     // an OSD (or a hole) outside the rule's take root
-  kOsdNotInRule,        // an OSD missing from the rule weight map (moved out, gone, hole)
-  kOsdZeroWeight,       // an OSD whose rule weight x reweight is 0 (out or CRUSH weight 0)
-  kRedundantPgUpmap,    // pg_upmap equals the raw CRUSH set
-  kPgUpmapSizeMismatch, // pg_upmap length != pool size (tracker 51842)
-  kNoOpPgUpmapItems,    // every pg_upmap_items pair was dropped
+  kPgGone,               // pool deleted, ps >= pg_num_pending, or a PG pending merge
+  kRuleMissing,          // the pool's crush_rule is not a rule id
+  kSameFailureDomain,    // two OSDs under one failure-domain bucket
+  kTooManyBuckets,       // a choose step would need more buckets than it picks
+  kOutsideTakeRoot,      // an OSD (or a hole) outside the rule's take root
+  kOsdNotInRule,         // an OSD missing from the rule weight map (moved out, gone, hole)
+  kOsdZeroWeight,        // an OSD whose rule weight x reweight is 0 (out or CRUSH weight 0)
+  kRedundantPgUpmap,     // pg_upmap equals the raw CRUSH set
+  kPgUpmapSizeMismatch,  // pg_upmap length != pool size (tracker 51842)
+  kNoOpPgUpmapItems,     // every pg_upmap_items pair was dropped
 };
 
 // A short lowercase name ("same failure domain", ...), for reports.
@@ -77,6 +78,7 @@ struct UpmapCleanup {
 
   // check_pg_upmaps()'s any_change.
   bool changed() const { return !cancelled.empty() || !trimmed_items.empty(); }
+
   // Entries removed plus entries rewritten: "N upmaps dropped" in a report.
   int entries_changed() const {
     return static_cast<int>(removed_pg_upmap.size() + removed_pg_upmap_items.size() +

@@ -7,9 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "crush/map.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/map.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/pg_mapping.h"
 #include "tests/testing/cluster_builder.h"
@@ -125,8 +126,8 @@ TEST_F(UpmapCleanupTest, OsdMovedOutOfTheRootCancels) {
   // `free_` is unlinked from its host and hung under a second root.
   crush::MapModel& m = state_.crush;
   crush::Bucket& host = m.buckets[static_cast<std::size_t>(1 + Host(free_))];
-  const auto pos = static_cast<std::size_t>(
-      std::find(host.items.begin(), host.items.end(), free_) - host.items.begin());
+  const auto pos = static_cast<std::size_t>(std::find(host.items.begin(), host.items.end(), free_) -
+                                            host.items.begin());
   host.items.erase(host.items.begin() + static_cast<std::ptrdiff_t>(pos));
   host.item_weights.erase(host.item_weights.begin() + static_cast<std::ptrdiff_t>(pos));
   crush_testing::FinishBucket(host);
@@ -186,8 +187,7 @@ TEST_F(UpmapCleanupTest, RedundantPgUpmapCancels) {
 
 TEST_F(UpmapCleanupTest, ShortPgUpmapCancels) {
   state_.pg_upmap[kPg] = {raw_[0], free_};
-  EXPECT_THAT(Check().cancelled,
-              ElementsAre(Pair(kPg, UpmapCancelReason::kPgUpmapSizeMismatch)));
+  EXPECT_THAT(Check().cancelled, ElementsAre(Pair(kPg, UpmapCancelReason::kPgUpmapSizeMismatch)));
 }
 
 TEST_F(UpmapCleanupTest, PgUpmapWithOutTargetIsNotCleaned) {
@@ -204,9 +204,9 @@ TEST_F(UpmapCleanupTest, StaleSourcePairIsTrimmed) {
   UpmapCleanup c = Check();
   EXPECT_THAT(c.cancelled, IsEmpty());
   EXPECT_THAT(c.trimmed_items, ElementsAre(Pair(kPg, UpmapItems{{raw_[0], free_}})));
-  EXPECT_EQ(FormatUpmapCleanupCommands(c),
-            "ceph osd pg-upmap-items 1.0 " + std::to_string(raw_[0]) + " " +
-                std::to_string(free_) + "\n");
+  EXPECT_EQ(FormatUpmapCleanupCommands(c), "ceph osd pg-upmap-items 1.0 " +
+                                               std::to_string(raw_[0]) + " " +
+                                               std::to_string(free_) + "\n");
   ApplyUpmapCleanup(c, state_);
   EXPECT_THAT(state_.pg_upmap_items[kPg], ElementsAre(Pair(raw_[0], free_)));
 }
@@ -267,7 +267,7 @@ TEST(UpmapCleanupEcTest, HoleInTheUpmappedSetCancels) {
 TEST_F(UpmapCleanupTest, CleanEditsTheStateAndIsIdempotent) {
   const PgId other{1, 1};
   const auto raw1 = Raw(state_, other);
-  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};                 // cancelled
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};                            // cancelled
   state_.pg_upmap_items[other] = {{raw1[0] ^ 1, 0}, {raw1[0], FreeHostOsd(raw1)}};  // trimmed
   const std::uint32_t epoch = state_.epoch;
   auto c = CleanPgUpmaps(state_);
@@ -301,15 +301,15 @@ TEST(PoolMergeTest, PendingMergeSourcesAndTargets) {
   p.pg_num = 128;
   p.pg_num_pending = 20;  // PGs 20..127 merge into their parents
   EXPECT_EQ(p.PgNumPending(), 20u);
-  EXPECT_TRUE(p.IsPendingMerge(20));   // a source
+  EXPECT_TRUE(p.IsPendingMerge(20));  // a source
   EXPECT_TRUE(p.IsPendingMerge(127));
-  EXPECT_TRUE(p.IsPendingMerge(4));    // parent of 20 (0b10100 -> 0b0100)
-  EXPECT_TRUE(p.IsPendingMerge(0));    // parent of 64
+  EXPECT_TRUE(p.IsPendingMerge(4));  // parent of 20 (0b10100 -> 0b0100)
+  EXPECT_TRUE(p.IsPendingMerge(0));  // parent of 64
   EXPECT_FALSE(p.IsPendingMerge(128));
-  p.pg_num_pending = 0;                // no merge
+  p.pg_num_pending = 0;  // no merge
   EXPECT_FALSE(p.IsPendingMerge(4));
   p.pg_num = 8;
-  p.pg_num_pending = 7;                // only 7 merges, into 3
+  p.pg_num_pending = 7;  // only 7 merges, into 3
   EXPECT_TRUE(p.IsPendingMerge(3));
   EXPECT_FALSE(p.IsPendingMerge(2));
 }

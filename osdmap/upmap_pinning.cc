@@ -215,7 +215,10 @@ std::vector<Candidate> Candidates(const ClusterState& after, const Pool& pool, O
 class Pinner {
  public:
   Pinner(const ClusterState& after, const crush::CrushMap& map)
-      : after_(after), work_(after), placement_(map, after.ceph_release), mapper_(work_, placement_) {}
+      : after_(after),
+        work_(after),
+        placement_(map, after.ceph_release),
+        mapper_(work_, placement_) {}
 
   // Sets the first candidate from index `first` on that maps `task.pg` to
   // its before up set; returns its index, or nullopt (the PG's entries of

@@ -25,9 +25,9 @@
 #include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/osdmap_state.h"
 
 namespace crushkit::osdmap {
 
@@ -49,8 +49,8 @@ constexpr std::int64_t kEc = crush_testing::kEcPool;
 // chooseleaf firstn host, pool 2 EC 2+1 on chooseleaf indep host, 128 PGs
 // each, every PG 100..106 objects of 4 MiB.
 ClusterState MakeState(int hosts) {
-  ClusterState s = crush_testing::MakeTestState({.hosts = hosts, .osds_per_host = 4, .rep_pg_num = 128,
-                                                 .ec_pg_num = 128});
+  ClusterState s = crush_testing::MakeTestState(
+      {.hosts = hosts, .osds_per_host = 4, .rep_pg_num = 128, .ec_pg_num = 128});
   s.epoch = 5;
   for (const auto& [id, pool] : s.pools) {
     for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {

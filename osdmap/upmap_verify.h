@@ -24,10 +24,10 @@ namespace crushkit::osdmap {
 // Why verify_upmap() refused a list (kOk: it did not).
 enum class UpmapVerdict : std::uint8_t {
   kOk,
-  kRuleMissing,         // the pool's crush_rule is not a rule id (-ENOENT)
-  kSameFailureDomain,   // chooseleaf: two OSDs share a parent of the leaf type
-  kTooManyBuckets,      // choose: more distinct parents than the step's count
-  kOutsideTakeRoot,     // emit: an OSD (or a hole) is not under the take root
+  kRuleMissing,        // the pool's crush_rule is not a rule id (-ENOENT)
+  kSameFailureDomain,  // chooseleaf: two OSDs share a parent of the leaf type
+  kTooManyBuckets,     // choose: more distinct parents than the step's count
+  kOutsideTakeRoot,    // emit: an OSD (or a hole) is not under the take root
 };
 
 class UpmapVerifier {

@@ -19,7 +19,9 @@ class ByteReader {
   explicit ByteReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
 
   std::size_t offset() const { return pos_; }
+
   std::size_t remaining() const { return bytes_.size() - pos_; }
+
   bool at_end() const { return pos_ == bytes_.size(); }
 
   // True if `count` elements of `elem_size` bytes each (plus `extra` bytes)
@@ -32,8 +34,11 @@ class ByteReader {
   }
 
   bool ReadU8(std::uint8_t* v) { return ReadLe(v); }
+
   bool ReadU16(std::uint16_t* v) { return ReadLe(v); }
+
   bool ReadU32(std::uint32_t* v) { return ReadLe(v); }
+
   bool ReadU64(std::uint64_t* v) { return ReadLe(v); }
 
   bool ReadS32(std::int32_t* v) {
@@ -78,10 +83,15 @@ class ByteReader {
 class ByteWriter {
  public:
   void U8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+
   void U16(std::uint16_t v) { Le(v); }
+
   void U32(std::uint32_t v) { Le(v); }
+
   void U64(std::uint64_t v) { Le(v); }
+
   void S32(std::int32_t v) { Le(static_cast<std::uint32_t>(v)); }
+
   void S64(std::int64_t v) { Le(static_cast<std::uint64_t>(v)); }
 
   // A Ceph std::string: u32 length + bytes.

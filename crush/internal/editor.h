@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "crush/edit.h"
 #include "crush/model.h"
 #include "crush/types.h"
@@ -51,7 +52,9 @@ class Editor {
   // get_item_id(): the highest id carrying `name` (Ceph's reverse map is
   // built in id order), or 0 when none does (Ceph's "hrm").
   ItemId ItemIdOf(std::string_view name) const;
+
   bool ItemExists(ItemId id) const { return map_.item_names.count(id) != 0; }
+
   bool IsShadow(ItemId id) const;
   // split_id_class(): the original bucket of a take step's item ("host~ssd"
   // -> host) and its class id (-1 for a non-shadow item). False where Ceph
@@ -61,6 +64,7 @@ class Editor {
 
   // --- structure ---
   bool BucketExists(ItemId id) const { return id < 0 && map_.FindBucket(id) != nullptr; }
+
   bool SearchItemExists(ItemId item) const;
   bool SubtreeContains(ItemId root, ItemId item) const;
   std::set<ItemId> FindRoots() const;
@@ -110,7 +114,8 @@ class Editor {
   using ClassBuckets = std::map<std::int32_t, std::map<std::int32_t, std::int32_t>>;
   // populate_classes(); `conflict` (may be null) learns which clone found its
   // id taken (kAlreadyExists).
-  absl::Status PopulateClasses(const ClassBuckets& old_class_bucket, ShadowCloneConflict* conflict = nullptr);
+  absl::Status PopulateClasses(const ClassBuckets& old_class_bucket,
+                               ShadowCloneConflict* conflict = nullptr);
 
  private:
   absl::StatusOr<std::int64_t> DetachBucket(ItemId item);

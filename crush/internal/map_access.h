@@ -18,16 +18,22 @@ class MapAccess {
  public:
   // Bucket slot i (id -1-i); max_buckets() entries.
   static const FlatBucket* BucketSlots(const CrushMap& m) { return m.buckets_.data(); }
+
   static const ItemId* Items(const CrushMap& m) { return m.items_.data(); }
+
   // Item weights, tree node weights, list sums and straws (FlatBucket offsets).
   static const Weight* Weights(const CrushMap& m) { return m.weights_.data(); }
+
   // Parallel to Weights(): straw2 reciprocals (set for straw2 buckets only).
   static const Straw2Divisor* Divisors(const CrushMap& m) { return m.divisors_.data(); }
+
   // REQUIRES: m.RuleExists(rule).
   static const FlatRule& Rule(const CrushMap& m, int rule) {
     return m.rules_[static_cast<std::size_t>(rule)];
   }
+
   static const RuleStep* Steps(const CrushMap& m) { return m.steps_.data(); }
+
   // The selected choose_args, or nullptr for none or a ref of another map.
   static const FlatChooseArgs* ChooseArgs(const CrushMap& m, ChooseArgsRef ref) {
     return m.FlatChooseArgsOf(ref);

@@ -32,8 +32,8 @@ std::uint32_t MsrMaxChooseRun(const CrushMap& map);
 // the two can be compared line by line; do not "simplify" the retry logic.
 class MapperImpl {
  public:
-  MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights,
-             Workspace& ws, const internal::FlatChooseArgs* choose_args)
+  MapperImpl(const CrushMap& map, std::uint32_t x, std::span<const Weight> reweights, Workspace& ws,
+             const internal::FlatChooseArgs* choose_args)
       : buckets_(internal::MapAccess::BucketSlots(map)),
         num_buckets_(static_cast<std::size_t>(map.max_buckets())),
         items_(internal::MapAccess::Items(map)),
@@ -108,10 +108,10 @@ class MapperImpl {
   int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
                    int outpos, int out_size, std::uint32_t tries, std::uint32_t recurse_tries,
                    std::uint32_t local_retries, std::uint32_t local_fallback_retries,
-                   bool recurse_to_leaf, std::uint32_t vary_r, std::uint32_t stable,
-                   ItemId* out2, int parent_r);
-  void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
-                   ItemId* out, int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
+                   bool recurse_to_leaf, std::uint32_t vary_r, std::uint32_t stable, ItemId* out2,
+                   int parent_r);
+  void ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type, ItemId* out,
+                   int outpos, std::uint32_t tries, std::uint32_t recurse_tries,
                    bool recurse_to_leaf, ItemId* out2, int parent_r);
 
   // Hopeless-choose proofs (mapper_hopeless.cc; see mapper.h). Each is
@@ -122,8 +122,8 @@ class MapperImpl {
   bool FirstnRepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out,
                          int outpos, bool recurse_to_leaf, const ItemId* out2);
   // Every still undefined slot of an indep choose over out[outpos, endpos).
-  bool IndepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out,
-                     int outpos, int endpos, bool recurse_to_leaf);
+  bool IndepHopeless(const internal::FlatBucket& bucket, int type, const ItemId* out, int outpos,
+                     int endpos, bool recurse_to_leaf);
   // True iff every leaf reachable below `bucket` collides with
   // collide[0, ncollide) or is out.
   bool LeavesHopeless(const internal::FlatBucket& bucket, const ItemId* collide, int ncollide);
@@ -133,6 +133,7 @@ class MapperImpl {
   template <class End>
   bool EveryEndFails(Workspace::SlotWalk& walk, const internal::FlatBucket& root, int type,
                      End&& end);
+
   // Checkpoints of the proofs: 64, 128, 256, ... failed tries.
   static bool IsProofCheckpoint(std::uint32_t ftotal) {
     return ftotal >= 64 && (ftotal & (ftotal - 1)) == 0;

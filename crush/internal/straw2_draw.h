@@ -39,9 +39,9 @@ constexpr Straw2Divisor MakeStraw2Divisor(Weight w) {
   if (w == 0) return div;
   const auto sw = static_cast<std::int32_t>(w);
   div.negative_weight = sw < 0;
-  const std::uint64_t d =
-      div.negative_weight ? std::uint64_t{0} - static_cast<std::uint64_t>(std::int64_t{sw})
-                          : static_cast<std::uint64_t>(sw);
+  const std::uint64_t d = div.negative_weight
+                              ? std::uint64_t{0} - static_cast<std::uint64_t>(std::int64_t{sw})
+                              : static_cast<std::uint64_t>(sw);
   const int l = d == 1 ? 0 : 64 - std::countl_zero(d - 1);  // ceil(log2 d)
   const int k = 49 + l;
   const Uint128 pow = Uint128{1} << k;
@@ -73,9 +73,7 @@ constexpr std::int64_t Straw2Draw(std::uint32_t u, const Straw2Divisor& div) {
 // crush_ln is monotone except at its top entry: n(0xffff) = 2^28 lies
 // between n(0xfffd) and n(0xfffe), so 0xffff ranks between them.
 // PLACEMENT-STABLE: straw2_draw_test.cc checks the order for every u.
-constexpr std::uint32_t Straw2Key(std::uint32_t u) {
-  return (u << 1) - (u == 0xffff ? 3u : 0u);
-}
+constexpr std::uint32_t Straw2Key(std::uint32_t u) { return (u << 1) - (u == 0xffff ? 3u : 0u); }
 
 // Process-wide table of Straw2Numerator(u) for every u <= 0xffff (512 KiB,
 // built on first use, immutable afterwards, thread-safe): one load instead

@@ -16,7 +16,8 @@ namespace {
 template <typename V, std::uint32_t kLanes>
 __attribute__((always_inline)) inline std::uint32_t VecHashLanes(std::uint32_t x, std::uint32_t r,
                                                                  const ItemId* ids, std::uint32_t j,
-                                                                 std::uint32_t n, std::uint32_t* u) {
+                                                                 std::uint32_t n,
+                                                                 std::uint32_t* u) {
   for (; j + kLanes <= n; j += kLanes) {
     V b;
     std::memcpy(&b, ids + j, sizeof(b));

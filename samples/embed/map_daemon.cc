@@ -72,59 +72,16 @@ constexpr std::string_view kUsage =
     "               (default 64)\n";
 
 bool ParseArgs(int argc, char** argv, Options& opt, std::string& error) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      error = "";
-      return false;
-    }
-    if (!arg.starts_with("--")) {
-      if (!opt.map_path.empty()) {
-        error = "more than one map given: '" + std::string(arg) + "'";
-        return false;
-      }
-      opt.map_path = arg;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      error = std::string(arg) + " needs a value";
-      return false;
-    }
-    const std::string_view value = argv[++i];
-    const auto need = [&](std::int64_t lo, std::int64_t hi) {
-      auto v = crush_sample::ParseInt(value, lo, hi);
-      if (!v) {
-        error = std::string(arg) + ": expected an integer in [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "], got '" + std::string(value) + "'";
-      }
-      return v;
-    };
-    std::optional<std::int64_t> v;
-    if (arg == "--rule") {
-      if ((v = need(0, 0x7ffffffe))) opt.rule = static_cast<int>(*v);
-    } else if (arg == "--size") {
-      if ((v = need(1, 255))) opt.size = static_cast<int>(*v);
-    } else if (arg == "--pool") {
-      if ((v = need(0, 0x7fffffff))) opt.pool = *v;
-    } else if (arg == "--pgs") {
-      if ((v = need(1, 1 << 20))) opt.pgs = static_cast<std::uint32_t>(*v);
-    } else if (arg == "--threads") {
-      if ((v = need(1, 256))) opt.threads = static_cast<int>(*v);
-    } else if (arg == "--epochs") {
-      if ((v = need(1, 1000))) opt.epochs = static_cast<int>(*v);
-    } else if (arg == "--batch") {
-      if ((v = need(1, 1 << 20))) opt.batch = static_cast<std::uint32_t>(*v);
-    } else {
-      error = "unknown option '" + std::string(arg) + "'";
-      return false;
-    }
-    if (!v) return false;
-  }
-  if (opt.map_path.empty()) {
-    error = "no map given";
-    return false;
-  }
-  return true;
+  const crush_sample::IntFlag flags[] = {
+      {"--rule", 0, 0x7ffffffe, [&](std::int64_t v) { opt.rule = static_cast<int>(v); }},
+      {"--size", 1, 255, [&](std::int64_t v) { opt.size = static_cast<int>(v); }},
+      {"--pool", 0, 0x7fffffff, [&](std::int64_t v) { opt.pool = v; }},
+      {"--pgs", 1, 1 << 20, [&](std::int64_t v) { opt.pgs = static_cast<std::uint32_t>(v); }},
+      {"--threads", 1, 256, [&](std::int64_t v) { opt.threads = static_cast<int>(v); }},
+      {"--epochs", 1, 1000, [&](std::int64_t v) { opt.epochs = static_cast<int>(v); }},
+      {"--batch", 1, 1 << 20, [&](std::int64_t v) { opt.batch = static_cast<std::uint32_t>(v); }},
+  };
+  return crush_sample::ParseMapArgs(argc, argv, flags, opt.map_path, error);
 }
 
 // Versions alive right now: incremented when one is published, decremented

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +42,62 @@ inline std::optional<std::int64_t> ParseInt(std::string_view text, std::int64_t 
   if (negative) v = -v;
   if (v < lo || v > hi) return std::nullopt;
   return v;
+}
+
+// One integer option "--name N" of a sample: its accepted range and where
+// the value goes.
+struct IntFlag {
+  std::string_view name;
+  std::int64_t lo;
+  std::int64_t hi;
+  std::function<void(std::int64_t)> set;
+};
+
+// Parses "MAP --flag N ..." with exactly one map path and the integer
+// options of `flags`. false with `error` set on a bad argument, or with
+// `error` empty for -h/--help.
+inline bool ParseMapArgs(int argc, char** argv, std::span<const IntFlag> flags,
+                         std::string& map_path, std::string& error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      error = "";
+      return false;
+    }
+    if (!arg.starts_with("--")) {
+      if (!map_path.empty()) {
+        error = "more than one map given: '" + std::string(arg) + "'";
+        return false;
+      }
+      map_path = arg;
+      continue;
+    }
+    const IntFlag* flag = nullptr;
+    for (const IntFlag& f : flags) {
+      if (f.name == arg) flag = &f;
+    }
+    if (flag == nullptr) {
+      error = "unknown option '" + std::string(arg) + "'";
+      return false;
+    }
+    if (i + 1 >= argc) {
+      error = std::string(arg) + " needs a value";
+      return false;
+    }
+    const std::string_view value = argv[++i];
+    const std::optional<std::int64_t> v = ParseInt(value, flag->lo, flag->hi);
+    if (!v) {
+      error = std::string(arg) + ": expected an integer in [" + std::to_string(flag->lo) + ", " +
+              std::to_string(flag->hi) + "], got '" + std::string(value) + "'";
+      return false;
+    }
+    flag->set(*v);
+  }
+  if (map_path.empty()) {
+    error = "no map given";
+    return false;
+  }
+  return true;
 }
 
 // Ceph's ceph_stable_mod(): folds a PG seed into [0, b) so that PGs keep

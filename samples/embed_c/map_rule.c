@@ -11,15 +11,15 @@
 
 #include "crush/crushkit.h"
 
-static unsigned char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  unsigned char *data = NULL;
+static unsigned char* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* data = NULL;
   size_t cap = 0;
   *size = 0;
   if (f == NULL) return NULL;
   for (;;) {
     if (*size == cap) {
-      unsigned char *grown;
+      unsigned char* grown;
       cap = cap ? cap * 2 : 65536;
       grown = realloc(data, cap);
       if (grown == NULL) break;
@@ -35,16 +35,16 @@ static unsigned char *read_file(const char *path, size_t *size) {
   return data;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   size_t size = 0;
-  unsigned char *bytes;
-  char *error = NULL;
-  crushkit_map *map;
-  crushkit_workspace *ws;
-  int32_t *out;
+  unsigned char* bytes;
+  char* error = NULL;
+  crushkit_map* map;
+  crushkit_workspace* ws;
+  int32_t* out;
   int rule, num_rep;
   unsigned long x, min_x, max_x;
-  char *end;
+  char* end;
 
   if (argc != 6) {
     fprintf(stderr, "usage: %s MAP.bin RULE NUM_REP MIN_X MAX_X   (crushkit %s)\n", argv[0],

@@ -132,7 +132,8 @@ bool OsdNamedElsewhere(const MapModel& m) {
   const bool any_type = std::any_of(m.type_names.begin(), m.type_names.end(),
                                     [](const auto& t) { return t.first >= 0; });
   return any_type && m.type_names.count(0) == 0 &&
-         std::any_of(m.type_names.begin(), m.type_names.end(), [](const auto& t) { return t.second == "osd"; });
+         std::any_of(m.type_names.begin(), m.type_names.end(),
+                     [](const auto& t) { return t.second == "osd"; });
 }
 
 // Reef and later print 5 decimals, which Ceph's float parse (and ours) does
@@ -146,7 +147,8 @@ void CheckNewerDialect(const std::string& text) {
   auto t = Decompile(*m, CephRelease::kTentacle);
   if (!t.ok() || OsdNamedElsewhere(*m)) return;
   auto again = Compile(SourceFile("tentacle.crush", *t), nullptr, tentacle);
-  FUZZ_CHECK(again.ok(), "tentacle text does not compile: " + again.status().ToString() + "\n--- text ---\n" + *t);
+  FUZZ_CHECK(again.ok(), "tentacle text does not compile: " + again.status().ToString() +
+                             "\n--- text ---\n" + *t);
 }
 
 }  // namespace
@@ -185,8 +187,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto m3 = Compile(SourceFile("round2.crush", *t2), nullptr, kPacificText);
   FUZZ_CHECK(m3.ok(), "second compile failed: " + m3.status().ToString());
   auto t3 = Decompile(*m3, CephRelease::kPacific);
-  FUZZ_CHECK(t3.ok() && *t3 == *t2, "decompile is not a fixed point after a lossless round trip\n--- second ---\n" +
-                                        *t2 + "\n--- third ---\n" + t3.value_or(""));
+  FUZZ_CHECK(t3.ok() && *t3 == *t2,
+             "decompile is not a fixed point after a lossless round trip\n--- second ---\n" + *t2 +
+                 "\n--- third ---\n" + t3.value_or(""));
   FUZZ_CHECK(crushkit::crush::EncodeCrushMap(*m3) == crushkit::crush::EncodeCrushMap(*m2),
              "encodings differ after a lossless round trip");
   return 0;

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t start = 0;
   while (start <= input.size() && args.size() < kMaxArgs) {
     const std::size_t end = input.find('\0', start);
-    args.emplace_back(input.substr(start, end == std::string_view::npos ? input.npos : end - start));
+    args.emplace_back(
+        input.substr(start, end == std::string_view::npos ? input.npos : end - start));
     if (end == std::string_view::npos) break;
     start = end + 1;
   }

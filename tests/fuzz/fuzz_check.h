@@ -13,13 +13,13 @@
 #include <cstdlib>
 #include <string>
 
-#define FUZZ_CHECK(cond, what)                                                    \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s: %s\n", __FILE__,    \
-                   __LINE__, #cond, std::string(what).c_str());                   \
-      std::abort();                                                               \
-    }                                                                             \
+#define FUZZ_CHECK(cond, what)                                                                  \
+  do {                                                                                          \
+    if (!(cond)) {                                                                              \
+      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s: %s\n", __FILE__, __LINE__, #cond, \
+                   std::string(what).c_str());                                                  \
+      std::abort();                                                                             \
+    }                                                                                           \
   } while (false)
 
 namespace crushkit::fuzz {

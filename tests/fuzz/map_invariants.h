@@ -25,8 +25,7 @@ namespace crushkit::fuzz {
 //   - the same call with the same workspace, and with a fresh workspace,
 //     gives the same result (no state leaks between calls).
 // Returns the result.
-inline std::vector<crush::ItemId> MapAndCheck(const crush::CrushMap& map, int rule,
-                                              std::uint32_t x,
+inline std::vector<crush::ItemId> MapAndCheck(const crush::CrushMap& map, int rule, std::uint32_t x,
                                               std::span<const crush::Weight> reweights,
                                               int max_result, std::size_t out_size,
                                               crush::ChooseArgsRef choose_args,

@@ -57,9 +57,7 @@ RuleOp ChooseOp(ByteSource& in) {
 
 bool IsIndep(RuleOp op) { return op == RuleOp::kChooseIndep || op == RuleOp::kChooseleafIndep; }
 
-bool IsLeaf(RuleOp op) {
-  return op == RuleOp::kChooseleafFirstn || op == RuleOp::kChooseleafIndep;
-}
+bool IsLeaf(RuleOp op) { return op == RuleOp::kChooseleafFirstn || op == RuleOp::kChooseleafIndep; }
 
 void AddRule(crush::MapModel& m, crush::Rule rule) {
   m.rules.push_back(std::move(rule));
@@ -95,7 +93,7 @@ void CheckSingleChoose(const crush::CrushMap& map, const RuleInfo& info, int cap
       FUZZ_CHECK(want_type == 0, where + ": device " + std::to_string(item) + " for type " +
                                      std::to_string(want_type));
       FUZZ_CHECK(leaf_quirk || (static_cast<std::size_t>(item) < reweights.size() &&
-                                 reweights[static_cast<std::size_t>(item)] != 0),
+                                reweights[static_cast<std::size_t>(item)] != 0),
                  where + ": out device " + std::to_string(item) + " returned (" +
                      std::to_string(reweights.size()) + " reweights)");
     } else {
@@ -179,11 +177,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (in.Bool()) {
         arg.weight_set.resize(static_cast<std::size_t>(positions));
         for (auto& row : arg.weight_set) {
-          for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(crushkit::fuzz::RandomWeight(in));
+          for (std::size_t i = 0; i < b.items.size(); ++i)
+            row.push_back(crushkit::fuzz::RandomWeight(in));
         }
       }
       if (in.Bool()) {
-        for (const ItemId item : b.items) arg.ids.push_back(item + static_cast<ItemId>(in.Range(0, 3)));
+        for (const ItemId item : b.items)
+          arg.ids.push_back(item + static_cast<ItemId>(in.Range(0, 3)));
       }
     }
   }
@@ -205,8 +205,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // Without choose_args for index 0 the second variant would repeat the first.
       for (int variant = 0; variant < (args.none() ? 1 : 2); ++variant) {
         const crush::ChooseArgsRef a = variant == 0 ? crush::ChooseArgsRef{} : args;
-        const auto out = crushkit::fuzz::MapAndCheck(*map, r, x, reweights, max_result,
-                                                     out_size, a, kBudget);
+        const auto out =
+            crushkit::fuzz::MapAndCheck(*map, r, x, reweights, max_result, out_size, a, kBudget);
         if (infos[static_cast<std::size_t>(r)].single_choose) {
           CheckSingleChoose(*map, infos[static_cast<std::size_t>(r)], cap, reweights, out, where);
         }

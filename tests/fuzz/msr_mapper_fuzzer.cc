@@ -148,10 +148,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       crush::ChooseArg& arg = args[b.id];
       arg.weight_set.resize(static_cast<std::size_t>(positions));
       for (auto& row : arg.weight_set) {
-        for (std::size_t i = 0; i < b.items.size(); ++i) row.push_back(crushkit::fuzz::RandomWeight(in));
+        for (std::size_t i = 0; i < b.items.size(); ++i)
+          row.push_back(crushkit::fuzz::RandomWeight(in));
       }
       if (in.Bool()) {
-        for (const ItemId item : b.items) arg.ids.push_back(item + static_cast<ItemId>(in.Range(0, 3)));
+        for (const ItemId item : b.items)
+          arg.ids.push_back(item + static_cast<ItemId>(in.Range(0, 3)));
       }
     }
   }
@@ -172,7 +174,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto map = crush::CrushMap::Build(m);
   FUZZ_CHECK(map.ok(), "valid-by-construction map rejected: " + map.status().ToString());
 
-  const std::vector<Weight> reweights = crushkit::fuzz::RandomReweights(in, m.max_devices);  // max_devices >= 1
+  const std::vector<Weight> reweights =
+      crushkit::fuzz::RandomReweights(in, m.max_devices);  // max_devices >= 1
   const crush::ChooseArgsRef args = map->ResolveChooseArgs(0);
   for (int round = 0; round < 2 && in.remaining() > 0; ++round) {
     const std::uint32_t x = in.U32();
@@ -183,8 +186,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::string where = "msr rule " + std::to_string(r) + " x " + std::to_string(x);
       for (int variant = 0; variant < (args.none() ? 1 : 2); ++variant) {
         const crush::ChooseArgsRef a = variant == 0 ? crush::ChooseArgsRef{} : args;
-        const auto out = crushkit::fuzz::MapAndCheck(*map, r, x, reweights, max_result, out_size,
-                                                     a, kBudget);
+        const auto out =
+            crushkit::fuzz::MapAndCheck(*map, r, x, reweights, max_result, out_size, a, kBudget);
         const RuleInfo& info = infos[static_cast<std::size_t>(r)];
         if (!info.well_formed) continue;
         crush::Workspace ws(*map, max_result);

@@ -106,7 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // are printable (no raw bytes echoed).
   if (auto parsed = osdmap::ParseState(std::string(input)); !parsed.ok()) {
     const std::string m(parsed.status().message());
-    if (m.rfind("state JSON: ", 0) == 0 || m.rfind("neither", 0) == 0 || m.rfind("this is", 0) == 0) {
+    if (m.rfind("state JSON: ", 0) == 0 || m.rfind("neither", 0) == 0 ||
+        m.rfind("this is", 0) == 0) {
       for (char c : m) FUZZ_CHECK(c >= 0x20 && c < 0x7f, "raw byte in a ParseState error");
     }
   }

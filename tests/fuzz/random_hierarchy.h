@@ -24,10 +24,14 @@ namespace crushkit::fuzz {
 // 0, a weight below 1.0, one up to 4.0, or (most often) exactly 1.0.
 inline crush::Weight RandomWeight(ByteSource& in) {
   switch (in.Range(0, 7)) {
-    case 0: return 0;
-    case 1: return static_cast<crush::Weight>(in.Range(1, 0xffff));
-    case 2: return static_cast<crush::Weight>(in.Range(0, 0x40000));
-    default: return crush::kWeightOne;
+    case 0:
+      return 0;
+    case 1:
+      return static_cast<crush::Weight>(in.Range(1, 0xffff));
+    case 2:
+      return static_cast<crush::Weight>(in.Range(0, 0x40000));
+    default:
+      return crush::kWeightOne;
   }
 }
 
@@ -49,8 +53,8 @@ inline bool BuildLevel(ByteSource& in, crush::MapModel& m, int type, int max_gro
   std::vector<crush::Weight> level_weights;
   std::size_t i = 0;
   while (i < children.size()) {
-    const auto n =
-        max_group == 0 ? children.size()
+    const auto n = max_group == 0
+                       ? children.size()
                        : std::min<std::size_t>(children.size() - i,
                                                static_cast<std::size_t>(in.Range(1, max_group)));
     const auto alg = static_cast<crush::BucketAlg>(in.Range(1, 5));
@@ -83,7 +87,7 @@ inline std::vector<crush::Weight> RandomReweights(ByteSource& in, int max_device
 struct Hierarchy {
   int num_devices = 0;  // devices 0..num_devices-1
   crush::ItemId root = 0;
-  int top_type = 0;     // the root's type; levels are types 1..top_type
+  int top_type = 0;  // the root's type; levels are types 1..top_type
 };
 
 // 1..max_devices devices under 1..4 levels of buckets (each of 1..max_group
@@ -101,8 +105,7 @@ inline std::optional<Hierarchy> BuildRandomHierarchy(ByteSource& in, crush::MapM
   }
   int type = 0;
   for (int level = 1; level < levels; ++level) {
-    if (!BuildLevel(in, m, ++type, static_cast<int>(in.Range(1, max_group)),
-                    children, weights)) {
+    if (!BuildLevel(in, m, ++type, static_cast<int>(in.Range(1, max_group)), children, weights)) {
       return std::nullopt;
     }
   }

@@ -17,29 +17,30 @@
 //     diagnostics tests/golden/diagnostics/{weight_overflow,
 //     device_id_too_large,weight_nan,weight_inf,weight_negative}; the two
 //     issue examples are repeated here through `crushtool -c`.
-#include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
 #include "crush/builder.h"
 #include "crush/codec.h"
 #include "crush/model.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/crush_text.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/temp_dir.h"
-#include "tools/crushtool/front_test_util.h"
 #include "tools/crushtool/crushtool.h"
+#include "tools/crushtool/front_test_util.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
@@ -97,8 +98,8 @@ class CephCrashCasesTest : public ::testing::Test {
 
   // `crushtool -i FILE --test` on a 6-input range, the mapping dump.
   Result Test(const std::string& file, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"-i", file, "--test", "--show-mappings", "--min-x", "0",
-                                     "--max-x", "5", "--num-rep", "3"};
+    std::vector<std::string> args = {"-i", file,      "--test", "--show-mappings", "--min-x",
+                                     "0",  "--max-x", "5",      "--num-rep",       "3"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunOurs(args);
   }
@@ -112,8 +113,8 @@ class CephCrashCasesTest : public ::testing::Test {
 // (issue #6); crushkit: every prefix is refused by the decoder.
 TEST_F(CephCrashCasesTest, TruncatedFileIsUnableToDecode) {
   const std::string bytes = crush::EncodeCrushMap(model_);
-  for (std::size_t len : {std::size_t{0}, std::size_t{3}, std::size_t{17}, bytes.size() / 2,
-                          bytes.size() - 1}) {
+  for (std::size_t len :
+       {std::size_t{0}, std::size_t{3}, std::size_t{17}, bytes.size() / 2, bytes.size() - 1}) {
     // The last prefixes only lose optional trailing sections when len is
     // near the end; Pacific's decoder (and crushkit's, ignore_trailing_bytes)
     // accept those, so only strict truncations inside required data count.
@@ -198,8 +199,8 @@ TEST_F(CephCrashCasesTest, DanglingBucketIdIsRefused) {
 // three hosts there are, no warning (tests/cli/run_hopeless_rules.py checks
 // the bytes against crushtool).
 TEST_F(CephCrashCasesTest, HugeTriesOnAnUnsatisfiableRuleFinish) {
-  const Result r = RunOurs({"-i", good_, "--test", "--show-mappings", "--x", "1", "--num-rep",
-                            "4", "--rule", "1"});
+  const Result r = RunOurs(
+      {"-i", good_, "--test", "--show-mappings", "--x", "1", "--num-rep", "4", "--rule", "1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("CRUSH rule 1 x 1 ["));
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), ','), 2) << r.out;  // 3 OSDs
@@ -223,11 +224,11 @@ TEST_F(CephCrashCasesTest, OutOfRangeWeightOverrideIsZero) {
 // counters (up to 2^31 of them: gigabytes; 4294967295 itself is stored as 0
 // by both). crushkit: capped at 65,536 rows.
 TEST_F(CephCrashCasesTest, ChooseTriesHistogramIsCapped) {
-  const Result r = RunOurs({"-i", good_, "--set-choose-total-tries", "100000", "-o",
-                            dir_ + "/tries.bin"});
+  const Result r =
+      RunOurs({"-i", good_, "--set-choose-total-tries", "100000", "-o", dir_ + "/tries.bin"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  const Result t = RunOurs({"-i", dir_ + "/tries.bin", "--test", "--show-choose-tries",
-                            "--min-x", "0", "--max-x", "3", "--num-rep", "3", "--rule", "0"});
+  const Result t = RunOurs({"-i", dir_ + "/tries.bin", "--test", "--show-choose-tries", "--min-x",
+                            "0", "--max-x", "3", "--num-rep", "3", "--rule", "0"});
   EXPECT_EQ(t.rc, 0) << t.err;
   int rows = 0;
   for (char c : t.out) rows += c == '\n';
@@ -259,8 +260,7 @@ TEST_F(CephCrashCasesTest, CephStillMisbehaves) {
   crush::MapModel m = model_;
   m.FindBucket(-1)->items[2] = -40;
   const std::string dangling = Write("dangling.bin", crush::EncodeCrushMap(m));
-  EXPECT_GE(RunCephStatus(dir_, "-i " + dangling + " --test --min-x 0 --max-x 5 --num-rep 3"),
-            124);
+  EXPECT_GE(RunCephStatus(dir_, "-i " + dangling + " --test --min-x 0 --max-x 5 --num-rep 3"), 124);
 }
 
 }  // namespace

@@ -5,12 +5,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
 #include "crush/builder.h"
 #include "crush/codec.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
@@ -26,7 +27,8 @@ using ::testing::HasSubstr;
 std::string OneHost(const std::string& id) {
   return "device 0 osd.0\n"
          "type 0 osd\ntype 1 host\n"
-         "host h0 {\n\tid " + id + "\n\talg straw2\n\thash 0\n\titem osd.0 weight 1.000\n}\n";
+         "host h0 {\n\tid " +
+         id + "\n\talg straw2\n\thash 0\n\titem osd.0 weight 1.000\n}\n";
 }
 
 TEST(CompilerLimitTest, BucketIdsDownToMinusMaxSlots) {
@@ -34,8 +36,9 @@ TEST(CompilerLimitTest, BucketIdsDownToMinusMaxSlots) {
   auto ok = Compile(SourceFile("ok.crush", OneHost(std::to_string(-crush::kMaxBucketSlots))));
   ASSERT_THAT(ok, IsOk());
   EXPECT_EQ(ok->max_buckets(), crush::kMaxBucketSlots);
-  EXPECT_THAT(Compile(SourceFile("low.crush", OneHost(std::to_string(-crush::kMaxBucketSlots - 1)))),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("below the supported minimum")));
+  EXPECT_THAT(
+      Compile(SourceFile("low.crush", OneHost(std::to_string(-crush::kMaxBucketSlots - 1)))),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("below the supported minimum")));
 }
 
 // A chain of `depth` hosts-of-hosts text: b1 holds osd.0, b(i+1) holds b(i).
@@ -70,13 +73,14 @@ TEST(CompilerLimitTest, DeepHierarchiesCompileAndDecompile) {
 // -10). crushkit writes the same bytes and warns where the id is declared,
 // with a note at the other declaration.
 TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
-  const std::string path =
-      crush_testing::SourceDir() + "/tests/fuzz/regressions/compile/duplicate-class-shadow-id.crush";
+  const std::string path = crush_testing::SourceDir() +
+                           "/tests/fuzz/regressions/compile/duplicate-class-shadow-id.crush";
   const std::string text = crush_testing::ReadFileOrEmpty(path);
   ASSERT_FALSE(text.empty()) << path;
   DiagnosticSink sink;
   const SourceFile src("dup.crush", text);
-  auto m = Compile(src, &sink, CompileOptions{.release = crush::CephRelease::kPacific});  // the oracle is 16.2
+  auto m = Compile(src, &sink,
+                   CompileOptions{.release = crush::CephRelease::kPacific});  // the oracle is 16.2
   ASSERT_THAT(m, IsOk());
   // h0..h3 got their ssd shadows (-11..-14); the root did not.
   EXPECT_EQ(m->class_buckets.at(-1).count(1), 0u);
@@ -96,9 +100,10 @@ TEST(CompilerLimitTest, TakenClassShadowIdGivesCephsMapAndALocatedWarning) {
   const crush_testing::TempDir tmp("dup_shadow");
   ASSERT_TRUE(tmp.ok());
   const std::string& d = tmp.path();
-  const int status = std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +
-                                  " timeout 60 /usr/bin/crushtool -c " + path + " -o " + d +
-                                  "/ceph.bin").c_str());
+  const int status =
+      std::system(("cd " + d + " && CEPH_ARGS=--crash_dir=" + d +
+                   " timeout 60 /usr/bin/crushtool -c " + path + " -o " + d + "/ceph.bin")
+                      .c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(crush::EncodeCrushMap(*m), crush_testing::ReadFileOrEmpty(d + "/ceph.bin"));
 }

@@ -1,6 +1,7 @@
 // Limits of the osdmap module (see tests/fuzz/README.md, "Limits").
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "osdmap/cluster_state.h"
 #include "tests/testing/status_matchers.h"
 
@@ -25,8 +26,7 @@ ClusterState OnePool(std::uint32_t size) {
 
 TEST(OsdmapLimitTest, PoolSizeUpToKMaxPgOsds) {
   EXPECT_THAT(ValidateState(OnePool(kMaxPgOsds)), IsOk());
-  EXPECT_THAT(ValidateState(OnePool(kMaxPgOsds + 1)),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ValidateState(OnePool(kMaxPgOsds + 1)), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(OsdmapLimitTest, UpmapListsUpToKMaxPgOsds) {

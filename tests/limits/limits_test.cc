@@ -6,14 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "crush/builder.h"
 #include "crush/codec.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
 #include "crush/types.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
 
@@ -33,7 +34,9 @@ class Bytes {
     for (int i = 0; i < 4; ++i) s_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
     return *this;
   }
+
   Bytes& S32(std::int32_t v) { return U32(static_cast<std::uint32_t>(v)); }
+
   const std::string& str() const { return s_; }
 
  private:
@@ -138,8 +141,7 @@ TEST(BucketLimitTest, MoreSlotsThanBytesIsDataLoss) {
   for (int i = 0; i < 100000; ++i) b.U32(0);
   b.U32(0).U32(0).U32(0);
   EXPECT_THAT(DecodeCrushMap(b.str()), StatusIs(absl::StatusCode::kDataLoss));
-  EXPECT_THAT(DecodeCrushMap(Header(0x7fffffff, 0).str()),
-              StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(DecodeCrushMap(Header(0x7fffffff, 0).str()), StatusIs(absl::StatusCode::kDataLoss));
   EXPECT_THAT(DecodeCrushMap(Header(-1, 0).str()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("negative max_buckets")));
 }
@@ -195,7 +197,8 @@ TEST(ItemsPerBucketTest, Straw2BucketSizeIsBoundedByInputSizeOnly) {
   // at offset 16 (header); its size word at 16 + 4 + 4 + 2 + 1 + 1 + 4.
   std::string bigger = bytes;
   const std::size_t size_at = 32;
-  ASSERT_EQ(static_cast<unsigned char>(bigger[size_at]) | (static_cast<unsigned char>(bigger[size_at + 1]) << 8),
+  ASSERT_EQ(static_cast<unsigned char>(bigger[size_at]) |
+                (static_cast<unsigned char>(bigger[size_at + 1]) << 8),
             50000u & 0xffffu);
   bigger[size_at] = static_cast<char>(0xff);
   bigger[size_at + 1] = static_cast<char>(0xff);
@@ -273,8 +276,8 @@ std::vector<std::vector<ItemId>> MapAll(const MapModel& m, int numrep) {
   std::vector<std::vector<ItemId>> all;
   for (std::uint32_t x = 0; x < 200; ++x) {
     std::vector<ItemId> out(static_cast<std::size_t>(numrep));
-    out.resize(static_cast<std::size_t>(
-        DoRule(*map, 0, x, rw, ws, out, map->ResolveChooseArgs(0))));
+    out.resize(
+        static_cast<std::size_t>(DoRule(*map, 0, x, rw, ws, out, map->ResolveChooseArgs(0))));
     all.push_back(out);
   }
   return all;
@@ -323,8 +326,8 @@ MapModel Chain(int depth) {
     const ItemId child = i + 1 < depth ? BucketIdOfSlot(i + 1) : 0;
     // Types 1..65535 (never 0: a bucket of type 0 is a separate mapper issue).
     const auto type = static_cast<std::uint16_t>(1 + (depth - i) % 65535);
-    auto b = MakeBucket(BucketAlg::kStraw2, kHashRjenkins1, type,
-                        std::vector<ItemId>{child}, std::vector<Weight>{kWeightOne}, 1);
+    auto b = MakeBucket(BucketAlg::kStraw2, kHashRjenkins1, type, std::vector<ItemId>{child},
+                        std::vector<Weight>{kWeightOne}, 1);
     EXPECT_THAT(b, IsOk());
     b->id = BucketIdOfSlot(i);
     m.buckets.push_back(*b);
@@ -354,8 +357,7 @@ TEST(DepthLimitTest, ACycleIsRejected) {
   MapModel m = Chain(50);
   m.buckets.back().items[0] = -1;
   m.max_devices = 0;
-  EXPECT_THAT(CrushMap::Build(m),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cycle")));
+  EXPECT_THAT(CrushMap::Build(m), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cycle")));
 }
 
 // ---------------------------------------------------------------- replica count

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/common/file_io.h"

@@ -43,7 +43,8 @@ class Perturber {
       for (int k = 0; k < 1 + static_cast<int>(Below(2)); ++k) {
         const auto& b = m.crush.buckets[Below(m.crush.buckets.size())];
         for (std::int32_t item : b.items) {
-          if (item >= 0 && static_cast<std::size_t>(item) < m.osd_state.size()) m.osd_state[item] &= ~2u;
+          if (item >= 0 && static_cast<std::size_t>(item) < m.osd_state.size())
+            m.osd_state[item] &= ~2u;
         }
       }
     }
@@ -74,12 +75,14 @@ class Perturber {
       }
     }
     if (Chance(0.15)) {
-      for (int k = 0; k < 2; ++k) m.device_class_flags[static_cast<int>(Below(3))] = RandomBits(0xfu << 8, 0.5);
+      for (int k = 0; k < 2; ++k)
+        m.device_class_flags[static_cast<int>(Below(3))] = RandomBits(0xfu << 8, 0.5);
     }
     if (Chance(0.3)) {
       // Incarnation 3 (bits 57, 28) plus Nautilus (2), Octopus (16), Pacific (20).
       const std::uint64_t base = (1ull << 57) | (1ull << 28);
-      const std::uint64_t releases[] = {0, base | 4, base | 4 | (1u << 16), base | 4 | (1u << 16) | (1u << 20)};
+      const std::uint64_t releases[] = {0, base | 4, base | 4 | (1u << 16),
+                                        base | 4 | (1u << 16) | (1u << 20)};
       for (auto& x : m.osd_xinfo) x.features = releases[Below(4)];
       m.require_osd_release = static_cast<std::uint8_t>(12 + Below(5));
     }
@@ -95,7 +98,11 @@ class Perturber {
 
  private:
   bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-  std::uint64_t Below(std::uint64_t n) { return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_); }
+
+  std::uint64_t Below(std::uint64_t n) {
+    return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_);
+  }
+
   std::uint32_t RandomBits(std::uint32_t mask, double p) {
     std::uint32_t out = 0;
     for (int b = 0; b < 32; ++b) {
@@ -103,15 +110,18 @@ class Perturber {
     }
     return out;
   }
+
   static std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
   // 1-3 options with the value types Ceph declares (key -> 0 string, 1 int,
   // 2 double), ascending keys as Ceph's std::map encodes them; now and then
   // a key 16.2 does not know.
   crushkit::osdmap::binary::PoolOpts RandomPoolOpts() {
-    static constexpr int kTypes[] = {2, 2, 2, 1, 1, 1, 0, 0, 2, 1, 1, 1, 1, 1, 0, 1, 1, 2, 2, 2, 1, 0, 1, 1};
+    static constexpr int kTypes[] = {2, 2, 2, 1, 1, 1, 0, 0, 2, 1, 1, 1,
+                                     1, 1, 0, 1, 1, 2, 2, 2, 1, 0, 1, 1};
     static constexpr const char* kStrings[] = {"none", "snappy", "aggressive", "sha1", "fastcdc"};
-    static constexpr double kDoubles[] = {0.0, 0.1, 0.875, 1.0, 3.0, 1e-7, 86400.0, 123456789.125, 4.0 / 3};
+    static constexpr double kDoubles[] = {0.0,  0.1,     0.875,         1.0,    3.0,
+                                          1e-7, 86400.0, 123456789.125, 4.0 / 3};
     std::map<std::int32_t, crushkit::osdmap::binary::PoolOpt> chosen;
     const int n = 1 + static_cast<int>(Below(3));
     for (int k = 0; k < n; ++k) {

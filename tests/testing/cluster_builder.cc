@@ -83,8 +83,7 @@ MapModel MakeClusterModel(const ClusterSpec& spec) {
   const int osds = spec.hosts * spec.osds_per_host;
   m.max_devices = osds;
   m.tunables = spec.tunables;
-  m.type_names = {{kOsdType, "osd"}, {kHostType, "host"}, {kRackType, "rack"},
-                  {kRootType, "root"}};
+  m.type_names = {{kOsdType, "osd"}, {kHostType, "host"}, {kRackType, "rack"}, {kRootType, "root"}};
   const int racks = spec.racks;
   const int hosts_per_rack = racks > 0 ? (spec.hosts + racks - 1) / racks : 0;
   m.buckets.resize(static_cast<std::size_t>(1 + racks + spec.hosts));

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "gtest/gtest.h"
+
 #include "tests/testing/paths.h"
 
 namespace crush_testing {

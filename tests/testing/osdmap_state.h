@@ -20,14 +20,15 @@ namespace crush_testing {
 // `num_osds` OSDs, each existing, up, reweight 1.0 and default primary
 // affinity, the crush map `crush`, and pool 1 "p": `type`, size 3,
 // pg_num = pgp_num = 16, `crush_rule`.
-inline crushkit::osdmap::ClusterState MakeOnePoolState(
-    std::size_t num_osds, crushkit::osdmap::PoolType type, crushkit::crush::MapModel crush = {},
-    std::int32_t crush_rule = 0) {
+inline crushkit::osdmap::ClusterState MakeOnePoolState(std::size_t num_osds,
+                                                       crushkit::osdmap::PoolType type,
+                                                       crushkit::crush::MapModel crush = {},
+                                                       std::int32_t crush_rule = 0) {
   using crushkit::osdmap::OsdInfo;
   crushkit::osdmap::ClusterState s;
   s.crush = std::move(crush);
-  s.osds.assign(num_osds, OsdInfo{crushkit::osdmap::kOsdExists | crushkit::osdmap::kOsdUp,
-                                  0x10000, crushkit::osdmap::kDefaultPrimaryAffinity});
+  s.osds.assign(num_osds, OsdInfo{crushkit::osdmap::kOsdExists | crushkit::osdmap::kOsdUp, 0x10000,
+                                  crushkit::osdmap::kDefaultPrimaryAffinity});
   crushkit::osdmap::Pool p;
   p.id = 1;
   p.name = "p";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "compiler/compile.h"
 #include "crush/codec.h"
 #include "osdmap/change_ops.h"
@@ -25,10 +26,14 @@ inline absl::StatusOr<crushkit::osdmap::ClusterState> LoadSampleCluster() {
   absl::StatusOr<crushkit::osdmap::ClusterState> state = crushkit::osdmap::ImportCephOsdDump(
       ReadFileOrEmpty(dir + "/osd-dump.json"), crushkit::crush::EncodeCrushMap(*model));
   if (!state.ok()) return state.status();
-  if (absl::Status s = crushkit::osdmap::ImportCephPgDump(ReadFileOrEmpty(dir + "/pg-dump.json"), &*state); !s.ok()) {
+  if (absl::Status s =
+          crushkit::osdmap::ImportCephPgDump(ReadFileOrEmpty(dir + "/pg-dump.json"), &*state);
+      !s.ok()) {
     return s;
   }
-  if (absl::Status s = crushkit::osdmap::ImportCephOsdDf(ReadFileOrEmpty(dir + "/osd-df.json"), &*state); !s.ok()) {
+  if (absl::Status s =
+          crushkit::osdmap::ImportCephOsdDf(ReadFileOrEmpty(dir + "/osd-df.json"), &*state);
+      !s.ok()) {
     return s;
   }
   return state;

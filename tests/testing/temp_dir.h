@@ -26,8 +26,8 @@ class TempDir {
   // path() is empty (ok() false).
   explicit TempDir(const std::string& prefix = "crushkit_test") {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix +
-                       ".XXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix + ".XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) == nullptr) {
@@ -36,17 +36,21 @@ class TempDir {
     }
     path_ = buf.data();
   }
+
   ~TempDir() {
     if (path_.empty()) return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
+
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
   bool ok() const { return !path_.empty(); }
+
   // The directory, without a trailing slash.
   const std::string& path() const { return path_; }
+
   // path() + "/" + name.
   std::string File(const std::string& name) const { return path_ + "/" + name; }
 

@@ -148,8 +148,7 @@ bool ArgList::WithInteger(std::initializer_list<std::string_view> names, T* valu
   return true;
 }
 
-bool ArgList::WithInt(std::initializer_list<std::string_view> names, int* value,
-                      std::string* err) {
+bool ArgList::WithInt(std::initializer_list<std::string_view> names, int* value, std::string* err) {
   return WithInteger(names, value, err);
 }
 

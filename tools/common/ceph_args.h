@@ -33,6 +33,7 @@ struct ArgValueType {
   bool is_option = false;
   bool is_numeric = true;
 };
+
 ArgValueType ClassifyArgValue(std::string_view value);
 
 // strict_strtoll()/strict_strtol(): base 10, the whole string must be
@@ -57,11 +58,15 @@ class ArgList {
   explicit ArgList(std::vector<std::string> args) : args_(std::move(args)) {}
 
   bool AtEnd() const { return pos_ >= args_.size(); }
+
   const std::string& Current() const { return args_[pos_]; }
+
   // Leaves the current argument in place and moves past it.
   void Next() { ++pos_; }
+
   // Removes the current argument and returns it.
   std::string Take();
+
   // Remaining (unconsumed) arguments.
   const std::vector<std::string>& args() const { return args_; }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "crush/ceph_release.h"
 
 namespace crushkit::tools {

@@ -33,9 +33,11 @@ absl::Status ErrnoStatus(int err, const std::string& what) {
 
 int ReadFdFully(int fd, std::size_t max_bytes, std::string* data) {
   if (data->size() > max_bytes) return EFBIG;
+
   // A regular file's size lets the string be allocated once instead of
   // regrown (each regrowth of a large buffer copies it into fresh pages).
   struct stat st {};
+
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     const auto size = static_cast<std::size_t>(st.st_size);
     if (size > max_bytes - data->size()) return EFBIG;
@@ -68,6 +70,7 @@ int WriteFdFully(int fd, std::string_view data) {
 
 int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode) {
   struct stat st {};
+
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return EISDIR;
     if (!S_ISREG(st.st_mode)) {

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -70,7 +71,9 @@ TEST(FileIoTest, DeviceIsWrittenInPlaceNotReplaced) {
   // Renaming a temporary file over /dev/null would replace the device node
   // (as root); it must be written like any other device.
   ASSERT_EQ(ReplaceFileAtomically("/dev/null", "discarded", 0644), 0);
+
   struct stat st {};
+
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   EXPECT_THAT(WriteFileAtomically("/dev/null", "discarded"), IsOk());
@@ -87,7 +90,9 @@ TEST(FileIoTest, ReplaceUsesTheGivenModeLessUmask) {
   const mode_t old_mask = ::umask(022);
   ASSERT_EQ(ReplaceFileAtomically(path, "x", 0666), 0);
   ::umask(old_mask);
+
   struct stat st {};
+
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
 }

@@ -31,7 +31,8 @@ void PrepareHeapForLargeMaps(std::size_t expected_bytes) {
   const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   const std::uintptr_t begin = (before + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t end = after & ~(kHugePage - 1);
-  if (block != nullptr && end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  if (block != nullptr && end > begin)
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   std::free(block);
 }
 

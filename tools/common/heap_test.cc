@@ -16,7 +16,8 @@ TEST(HeapTest, AllocationWorksAfterPreparing) {
   PrepareHeapForLargeMaps(8u << 20);
   PrepareHeapForLargeMaps(1024);  // below the threshold: no effect
   std::vector<std::string> blocks;
-  for (std::size_t size : {std::size_t{16}, std::size_t{1} << 20, std::size_t{12} << 20, std::size_t{40} << 20}) {
+  for (std::size_t size :
+       {std::size_t{16}, std::size_t{1} << 20, std::size_t{12} << 20, std::size_t{40} << 20}) {
     blocks.emplace_back(size, 'z');
     EXPECT_EQ(blocks.back()[size - 1], 'z');
   }

@@ -19,10 +19,12 @@ Progress::~Progress() {
 void Progress::Update(std::uint64_t done, std::uint64_t total) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) return;
+  if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100))
+    return;
   last_ = now;
   shown_ = true;
-  const double pct = total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total);
+  const double pct =
+      total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total);
   std::fprintf(stderr, "\r%s: %llu / %llu (%.0f%%)\033[K", what_.c_str(),
                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
   std::fflush(stderr);

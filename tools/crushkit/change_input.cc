@@ -13,7 +13,8 @@ std::optional<osdmap::ChangeList> LoadChange(const std::string& command, const s
     std::cerr << "crushkit " << command << ": " << msg << "\n";
     return std::nullopt;
   };
-  if (file.empty() == do_ops.empty()) return fail("give a change file or --do operations (not both)");
+  if (file.empty() == do_ops.empty())
+    return fail("give a change file or --do operations (not both)");
   std::string text;
   std::string name = file;
   if (!file.empty()) {

@@ -57,8 +57,8 @@ int RunCheck(const CheckArgs& a) {
       std::printf("%-7s %-26s %s\n", f.severity().c_str(), f.code().c_str(), f.message().c_str());
       if (!f.hint().empty()) std::printf("        %-26s fix: %s\n", "", f.hint().c_str());
     }
-    std::printf("%s: %d error(s), %d warning(s), %d note(s)\n", a.map.c_str(), report.errors(), report.warnings(),
-                report.findings_size() - report.errors() - report.warnings());
+    std::printf("%s: %d error(s), %d warning(s), %d note(s)\n", a.map.c_str(), report.errors(),
+                report.warnings(), report.findings_size() - report.errors() - report.warnings());
   }
   return report.errors() > 0 || (a.strict && report.warnings() > 0) ? 1 : 0;
 }
@@ -73,10 +73,12 @@ void AddCheckCommand(CLI::App& app) {
       "  example: crushkit check map.bin --num-rep 3 && ceph osd setcrushmap -i map.bin");
   cmd->add_option("map", args->map, "crush map (Ceph binary or text)")->required();
   cmd->add_option("--num-rep", args->num_rep,
-                  "replicas each rule must place (default: 3 for replicated rules; for erasure rules what their "
+                  "replicas each rule must place (default: 3 for replicated rules; for erasure "
+                  "rules what their "
                   "failure domains allow)")
       ->check(CLI::Range(0, 64));
-  cmd->add_option("--inputs", args->inputs, "inputs mapped per rule to find short mappings (default 1024)")
+  cmd->add_option("--inputs", args->inputs,
+                  "inputs mapped per rule to find short mappings (default 1024)")
       ->check(CLI::Range(1u, 1u << 20));
   cmd->add_flag("--json", args->json, "print the findings as JSON");
   cmd->add_flag("--strict", args->strict, "exit 1 on warnings too");

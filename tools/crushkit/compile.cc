@@ -1,6 +1,8 @@
 // `crushkit compile IN.txt -o OUT.bin [--ceph-release R]`: text crush map ->
-// Ceph binary map, byte-identical with that release's `crushtool -c`. Diagnostics go to stderr; on any error
-// nothing is written and the exit code is 1.
+// Ceph binary map, byte-identical with that release's `crushtool -c`. Diagnostics go to stderr; on
+// any error nothing is written and the exit code is 1.
+#include "compiler/compile.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -9,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
@@ -36,16 +37,19 @@ int RunCompile(const CompileOptions& o) {
   // Peak heap is ~17x the text size (AST + model + output); see heap.h.
   std::error_code size_error;
   const std::uintmax_t text_size = std::filesystem::file_size(o.input, size_error);
-  if (!size_error) PrepareHeapForLargeMaps(static_cast<std::size_t>(std::min<std::uintmax_t>(text_size, 1u << 26)) * 20);
+  if (!size_error)
+    PrepareHeapForLargeMaps(
+        static_cast<std::size_t>(std::min<std::uintmax_t>(text_size, 1u << 26)) * 20);
   absl::StatusOr<std::string> text = ReadFileBytes(o.input);
   if (!text.ok()) {
-    std::cerr << "crushkit compile: cannot read " << o.input << ": " << text.status().message() << "\n";
+    std::cerr << "crushkit compile: cannot read " << o.input << ": " << text.status().message()
+              << "\n";
     return 1;
   }
   const compiler::SourceFile src(o.input, *std::move(text));
   compiler::DiagnosticSink sink;
-  absl::StatusOr<crush::MapModel> model =
-      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release, .ceph_quirks = o.ceph_quirks});
+  absl::StatusOr<crush::MapModel> model = compiler::Compile(
+      src, &sink, compiler::CompileOptions{.release = *release, .ceph_quirks = o.ceph_quirks});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     if (sink.diagnostics().empty()) std::cerr << model.status().message() << "\n";
@@ -63,14 +67,17 @@ int RunCompile(const CompileOptions& o) {
 
 void AddCompileCommand(CLI::App& app) {
   auto opts = std::make_shared<CompileOptions>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile a text crush map to Ceph's binary format (crushtool -c)\n"
-                                     "  example: crushkit compile map.txt -o map.bin");
+  CLI::App* cmd =
+      app.add_subcommand("compile",
+                         "Compile a text crush map to Ceph's binary format (crushtool -c)\n"
+                         "  example: crushkit compile map.txt -o map.bin");
   cmd->add_option("input", opts->input, "text crush map")->required();
   cmd->add_option("-o,--output", opts->output, "binary crush map to write")->required();
   AddCephReleaseOption(cmd, &opts->ceph_release);
-  cmd->add_flag("--allow-ceph-quirks", opts->ceph_quirks,
-                "accept repeated type ids, type names and device ids as Ceph does (the last wins), with a "
-                "warning each");
+  cmd->add_flag(
+      "--allow-ceph-quirks", opts->ceph_quirks,
+      "accept repeated type ids, type names and device ids as Ceph does (the last wins), with a "
+      "warning each");
   cmd->callback([opts] {
     if (const int rc = RunCompile(*opts); rc != 0) throw CLI::RuntimeError(rc);
   });

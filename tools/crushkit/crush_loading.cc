@@ -16,7 +16,8 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
   if (bytes->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return absl::InvalidArgumentError("empty file; expected a crush map (`ceph osd getcrushmap` or its text)");
+    return absl::InvalidArgumentError(
+        "empty file; expected a crush map (`ceph osd getcrushmap` or its text)");
   }
   if (const std::string binary = osdmap::DescribeBinary(*bytes); !binary.empty()) {
     return absl::InvalidArgumentError("this is " + binary + ", not a crush map (binary or text)");
@@ -29,7 +30,8 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
   absl::StatusOr<crush::MapModel> model =
       // A map Ceph's crushtool compiles is what the cluster runs: accept its
       // quirks (repeated type/device declarations) with a warning each.
-      compiler::Compile(src, &sink, compiler::CompileOptions{.release = *release, .ceph_quirks = true});
+      compiler::Compile(src, &sink,
+                        compiler::CompileOptions{.release = *release, .ceph_quirks = true});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     return absl::InvalidArgumentError(
@@ -42,10 +44,12 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
 
 absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path) {
   absl::StatusOr<std::string> bytes = LoadCrushMapBytes(path);
-  if (!bytes.ok()) return absl::Status(bytes.status().code(), path + ": " + std::string(bytes.status().message()));
+  if (!bytes.ok())
+    return absl::Status(bytes.status().code(), path + ": " + std::string(bytes.status().message()));
   absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
   if (!model.ok()) {
-    return absl::Status(model.status().code(), path + ": cannot decode: " + std::string(model.status().message()));
+    return absl::Status(model.status().code(),
+                        path + ": cannot decode: " + std::string(model.status().message()));
   }
   return model;
 }

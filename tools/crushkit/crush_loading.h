@@ -1,13 +1,14 @@
 // Reading a crush map file the way every crushkit command that takes one
 // does: Ceph's binary encoding (detected by CRUSH_MAGIC) or a text map,
-// compiled as `crushtool -c` of the release CRUSHKIT_CEPH_RELEASE names would (Ceph's quirks accepted, with a
-// warning), with the compiler's located diagnostics on stderr.
+// compiled as `crushtool -c` of the release CRUSHKIT_CEPH_RELEASE names would (Ceph's quirks
+// accepted, with a warning), with the compiler's located diagnostics on stderr.
 #ifndef CRUSHKIT_TOOLS_CRUSHKIT_CRUSH_LOADING_H_
 #define CRUSHKIT_TOOLS_CRUSHKIT_CRUSH_LOADING_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 
 namespace crushkit::tools {

@@ -13,7 +13,8 @@ namespace crushkit::tools {
 int RunCrushtool(const std::vector<std::string>& args) {
   absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
   if (!release.ok()) {
-    std::fprintf(stderr, "crushkit crushtool: %s\n", std::string(release.status().message()).c_str());
+    std::fprintf(stderr, "crushkit crushtool: %s\n",
+                 std::string(release.status().message()).c_str());
     return 1;
   }
   return crushtool::RunCrushtoolCommand(args, stdout, stderr, *release);

@@ -40,15 +40,19 @@ int RunDecompile(const DecompileOptions& o) {
   // see heap.h.
   std::error_code size_error;
   const std::uintmax_t bin_size = std::filesystem::file_size(o.input, size_error);
-  if (!size_error) PrepareHeapForLargeMaps(static_cast<std::size_t>(std::min<std::uintmax_t>(bin_size, 1u << 24)) * 40);
+  if (!size_error)
+    PrepareHeapForLargeMaps(static_cast<std::size_t>(std::min<std::uintmax_t>(bin_size, 1u << 24)) *
+                            40);
   absl::StatusOr<std::string> bytes = ReadFileBytes(o.input);
   if (!bytes.ok()) {
-    std::cerr << "crushkit decompile: cannot read " << o.input << ": " << bytes.status().message() << "\n";
+    std::cerr << "crushkit decompile: cannot read " << o.input << ": " << bytes.status().message()
+              << "\n";
     return 1;
   }
   absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
   if (!model.ok()) {
-    std::cerr << "crushkit decompile: cannot decode " << o.input << ": " << model.status().message() << "\n";
+    std::cerr << "crushkit decompile: cannot decode " << o.input << ": " << model.status().message()
+              << "\n";
     return 1;
   }
   absl::StatusOr<std::string> text = compiler::Decompile(*model, *release);
@@ -65,8 +69,9 @@ int RunDecompile(const DecompileOptions& o) {
               << recompiled.status().message() << "\n";
   } else if (crush::EncodeCrushMapAs(*std::move(recompiled), *release) !=
              crush::EncodeCrushMapAs(*model, *release)) {
-    std::cerr << "crushkit decompile: warning: the decompiled text will not recompile to the same map"
-              << " (text weights are rounded, or the map was not made by the compiler)\n";
+    std::cerr
+        << "crushkit decompile: warning: the decompiled text will not recompile to the same map"
+        << " (text weights are rounded, or the map was not made by the compiler)\n";
   }
   if (absl::Status s = WriteFileAtomically(o.output, again.text()); !s.ok()) {
     std::cerr << "crushkit decompile: cannot write " << o.output << ": " << s.message() << "\n";
@@ -79,8 +84,10 @@ int RunDecompile(const DecompileOptions& o) {
 
 void AddDecompileCommand(CLI::App& app) {
   auto opts = std::make_shared<DecompileOptions>();
-  CLI::App* cmd = app.add_subcommand("decompile", "Decompile a binary crush map to text (crushtool -d)\n"
-                                     "  example: ceph osd getcrushmap -o map.bin && crushkit decompile map.bin -o map.txt");
+  CLI::App* cmd = app.add_subcommand(
+      "decompile",
+      "Decompile a binary crush map to text (crushtool -d)\n"
+      "  example: ceph osd getcrushmap -o map.bin && crushkit decompile map.bin -o map.txt");
   cmd->add_option("input", opts->input, "binary crush map")->required();
   cmd->add_option("-o,--output", opts->output, "text output (default: standard output)");
   AddCephReleaseOption(cmd, &opts->ceph_release);

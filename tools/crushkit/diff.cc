@@ -42,8 +42,10 @@ int RunCrushdiff(const DiffArgs& a) {
   } else {
     absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
     if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
-    absl::StatusOr<osdmap::ClusterState> imported = osdmap::CrushdiffImportCrush(*before, *std::move(bytes));
-    if (!imported.ok()) return Fail(a.crush_after + ": " + std::string(imported.status().message()));
+    absl::StatusOr<osdmap::ClusterState> imported =
+        osdmap::CrushdiffImportCrush(*before, *std::move(bytes));
+    if (!imported.ok())
+      return Fail(a.crush_after + ": " + std::string(imported.status().message()));
     after = *std::move(imported);
   }
   Progress progress("mapping PGs before and after");
@@ -67,7 +69,9 @@ int RunDiff(const DiffArgs& a) {
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
   if (!plan.ok()) return Fail(std::string(plan.status().message()));
   Progress progress("mapping PGs before and after");
-  plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
+  plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) {
+    progress.Update(done, total);
+  };
   std::optional<osdmap::ClusterState> before = LoadState("diff", a.before);
   if (!before) return 1;
   absl::StatusOr<osdmap::PlanReport> report;
@@ -94,14 +98,16 @@ void AddDiffCommand(CLI::App& app) {
   auto args = std::make_shared<DiffArgs>();
   CLI::App* cmd = app.add_subcommand(
       "diff",
-      "What a change moves: every PG of two cluster states mapped and compared, per pool, per OSD and "
+      "What a change moves: every PG of two cluster states mapped and compared, per pool, per OSD "
+      "and "
       "per failure domain, with bytes from imported PG stats, and how long the backfill takes.\n"
       "Example: crushkit diff before.pb after.pb\n"
       "         crushkit diff state.pb --crush-after new-crush.txt --json\n"
       "         crushkit diff state.pb --crush-after new-crush.txt --format crushdiff");
   cmd->add_option("before", args->before, "state file before the change (from `crushkit import`)")
       ->required();
-  cmd->add_option("after", args->after, "state file after the change (same cluster; taken as it is)");
+  cmd->add_option("after", args->after,
+                  "state file after the change (same cluster; taken as it is)");
   cmd->add_option("--crush-after", args->crush_after,
                   "instead of a second state: the same state with this crush map (binary or text)");
   AddReportOptions(cmd, &args->report, {"crushdiff"});

@@ -66,8 +66,8 @@ int RunEdit(const EditArgs& a) {
   if (absl::Status s = WriteFileAtomically(a.output, out); !s.ok()) {
     return Fail("cannot write " + a.output + ": " + std::string(s.message()));
   }
-  std::cerr << "crushkit edit: " << change->ops.size() << " operation(s) applied, wrote " << a.output
-            << "\n";
+  std::cerr << "crushkit edit: " << change->ops.size() << " operation(s) applied, wrote "
+            << a.output << "\n";
   return 0;
 }
 
@@ -84,7 +84,8 @@ void AddEditCommand(CLI::App& app) {
   cmd->add_option("map", args->map, "crush map (Ceph binary or text)")->required();
   cmd->add_option("ops", args->ops, "change file: one operation per line (as `crushkit plan`)");
   cmd->add_option("--do", args->do_ops, "an operation, instead of a change file (repeatable)");
-  cmd->add_option("-o,--output", args->output, "where to write the edited map (atomically)")->required();
+  cmd->add_option("-o,--output", args->output, "where to write the edited map (atomically)")
+      ->required();
   cmd->add_flag("--text", args->text, "write the decompiled text instead of the binary map");
   AddCephReleaseOption(cmd, &args->ceph_release);
   cmd->callback([args] {

@@ -1,6 +1,8 @@
 // `crushkit import`: Ceph's JSON osd dump + crush map (binary, or text that
 // is compiled as `crushtool -c` would) (+ optional pg dump, osd df and ceph
 // df) -> a crushkit state file (.pb binary, .json protobuf JSON).
+#include "osdmap/import.h"
+
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -8,14 +10,14 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "osdmap/import.h"
+
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
-#include "tools/crushkit/commands.h"
 #include "tools/crushkit/ceph_release_option.h"
+#include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
 
 namespace crushkit::tools {
@@ -60,12 +62,14 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
   // Text goes to the JSON parser, which locates its errors.
   const bool binary = osdmap::StartsLikeBinaryOsdMap(*bytes);
   if (const std::string what = osdmap::DescribeBinary(*bytes); !binary && !what.empty()) {
-    std::cerr << "crushkit import: " << a.osdmap << ": neither JSON (`ceph osd dump -f json`) nor a binary osdmap "
+    std::cerr << "crushkit import: " << a.osdmap
+              << ": neither JSON (`ceph osd dump -f json`) nor a binary osdmap "
               << "(`ceph osd getmap`): this is " << what << "\n";
     return std::nullopt;
   }
   if (!binary && a.crush.empty()) {
-    std::cerr << "crushkit import: " << a.osdmap << ": a JSON osd dump needs --crush (the crush map is not in it)\n";
+    std::cerr << "crushkit import: " << a.osdmap
+              << ": a JSON osd dump needs --crush (the crush map is not in it)\n";
     return std::nullopt;
   }
   std::optional<std::string> crush_bytes;
@@ -80,7 +84,8 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
     crush_bytes = std::move(*loaded);
   }
   absl::StatusOr<osdmap::ClusterState> state =
-      binary ? osdmap::ImportCephBinaryOsdMap(*bytes) : osdmap::ImportCephOsdDump(*bytes, *crush_bytes);
+      binary ? osdmap::ImportCephBinaryOsdMap(*bytes)
+             : osdmap::ImportCephOsdDump(*bytes, *crush_bytes);
   if (state.ok() && binary && crush_bytes) {
     absl::Status replaced = osdmap::ReplaceCrushMap(*crush_bytes, &*state);
     if (!replaced.ok()) state = replaced;
@@ -89,8 +94,8 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
     // The importers prefix crush decoding errors with "crush map: "; every
     // other error is about --osdmap.
     const bool crush_error = absl::StartsWith(state.status().message(), "crush map: ");
-    std::cerr << "crushkit import: " << (crush_error ? a.crush : a.osdmap) << ": " << state.status().message()
-              << "\n";
+    std::cerr << "crushkit import: " << (crush_error ? a.crush : a.osdmap) << ": "
+              << state.status().message() << "\n";
     return std::nullopt;
   }
   return std::move(*state);
@@ -109,7 +114,8 @@ int RunImport(const ImportArgs& a) {
     }
     state->ceph_release = *release;
   }
-  for (const std::string& w : osdmap::ImportWarnings(*state)) std::cerr << "crushkit import: warning: " << w << "\n";
+  for (const std::string& w : osdmap::ImportWarnings(*state))
+    std::cerr << "crushkit import: warning: " << w << "\n";
   if (!ImportOptional(a.pg_stats, &*state, osdmap::ImportCephPgDump) ||
       !ImportOptional(a.osd_df, &*state, osdmap::ImportCephOsdDf) ||
       !ImportOptional(a.df, &*state, osdmap::ImportCephDf)) {
@@ -141,17 +147,20 @@ void AddImportCommand(CLI::App& app) {
       "           ceph osd dump -f json > dump.json; ceph osd getcrushmap -o crush.bin\n"
       "           crushkit import --osdmap dump.json --crush crush.bin -o state.pb");
   cmd->add_option("--osdmap", args->osdmap,
-                  "OSD map: binary (ceph osd getmap) or JSON (ceph osd dump -f json)")->required();
-  cmd->add_option("--crush", args->crush,
-                  "crush map, binary or text; required with a JSON dump, replaces a binary osdmap's own");
+                  "OSD map: binary (ceph osd getmap) or JSON (ceph osd dump -f json)")
+      ->required();
+  cmd->add_option(
+      "--crush", args->crush,
+      "crush map, binary or text; required with a JSON dump, replaces a binary osdmap's own");
   cmd->add_option("--pg-stats", args->pg_stats,
                   "optional `ceph pg dump -f json` (or `ceph pg dump pgs -f json`) output: per-PG "
                   "bytes and objects");
   cmd->add_option("--osd-df", args->osd_df,
                   "optional `ceph osd df -f json` (or `ceph osd df tree -f json`) output: per-OSD "
                   "kb and kb_used");
-  cmd->add_option("--df", args->df, "optional `ceph df -f json` output: per-pool stored bytes "
-                                    "and objects");
+  cmd->add_option("--df", args->df,
+                  "optional `ceph df -f json` output: per-pool stored bytes "
+                  "and objects");
   cmd->add_option("-o,--output", args->output,
                   "state file to write (.json: protobuf JSON, otherwise binary protobuf)")
       ->required();

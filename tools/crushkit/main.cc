@@ -26,9 +26,10 @@ int main(int argc, char** argv) {
         "Ceph's own flags and print byte-identical output."};
     app.set_version_flag("--version", "crushkit " CRUSHKIT_VERSION_STRING);
     app.require_subcommand(1);
-    for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
-                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
-                      &AddTestCommand, &AddTreeCommand}) {
+    for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand,
+                      &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
+                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand,
+                      &AddStrategiesCommand, &AddTestCommand, &AddTreeCommand}) {
       add(app);
     }
     CLI11_PARSE(app, argc, argv);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/state_loading.h"
 
@@ -32,9 +33,8 @@ int RunMapObject(const MapObjectArgs& a) {
   std::cout << absl::StrCat("osdmap e", session->state().epoch, " pool '", pool->name, "' (",
                             pool->id, ") object '", object, "' -> pg ", osdmap::FormatPgId(raw),
                             " (", osdmap::FormatPgId(pg), ") -> up (",
-                            osdmap::FormatOsdList(m.up.span()), ", p", m.up_primary,
-                            ") acting (", osdmap::FormatOsdList(m.acting.span()), ", p",
-                            m.acting_primary, ")\n");
+                            osdmap::FormatOsdList(m.up.span()), ", p", m.up_primary, ") acting (",
+                            osdmap::FormatOsdList(m.acting.span()), ", p", m.acting_primary, ")\n");
   return 0;
 }
 
@@ -43,10 +43,10 @@ int RunMapObject(const MapObjectArgs& a) {
 void AddMapObjectCommand(CLI::App& app) {
   auto args = std::make_shared<MapObjectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "map-object", "Map an object name to its PG and up/acting OSDs (like `ceph osd map`)\n"
+      "map-object",
+      "Map an object name to its PG and up/acting OSDs (like `ceph osd map`)\n"
       "  example: crushkit map-object state.pb rbd rbd_data.1234.0000000000000000");
-  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")
-      ->required();
+  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")->required();
   cmd->add_option("pool", args->pool, "pool name or id")->required();
   cmd->add_option("name", args->name, "object name")->required();
   cmd->add_option("--namespace", args->nspace, "object namespace");

@@ -5,11 +5,12 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+
 #include "osdmap/pg_table.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
@@ -87,16 +88,16 @@ int RunMapPgs(const MapPgsArgs& a) {
 
 void AddMapPgsCommand(CLI::App& app) {
   auto args = std::make_shared<MapPgsArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "map-pgs",
-      "Map every PG to its up and acting OSDs. Text: one line per PG, "
-      "\"<pgid>\\t[up]\\t<up primary>\\t[acting]\\t<acting primary>\"\n"
-      "  example: crushkit map-pgs state.pb --pool 1 > mappings.tsv");
-  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")
-      ->required();
+  CLI::App* cmd =
+      app.add_subcommand("map-pgs",
+                         "Map every PG to its up and acting OSDs. Text: one line per PG, "
+                         "\"<pgid>\\t[up]\\t<up primary>\\t[acting]\\t<acting primary>\"\n"
+                         "  example: crushkit map-pgs state.pb --pool 1 > mappings.tsv");
+  cmd->add_option("state", args->state, "crushkit state file (from `crushkit import`)")->required();
   cmd->add_option("--pool", args->pool, "only this pool (name or id)");
-  cmd->add_flag("--json", args->json, "print a JSON array of {pgid, up, up_primary, acting, "
-                                      "acting_primary}");
+  cmd->add_flag("--json", args->json,
+                "print a JSON array of {pgid, up, up_primary, acting, "
+                "acting_primary}");
   cmd->add_option("--threads", args->threads,
                   "mapping threads (default: number of CPUs); output is the same for any value");
   cmd->callback([args]() {

@@ -50,7 +50,9 @@ int RunPlan(const PlanArgs& a) {
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
   Progress progress("mapping PGs before and after");
-  plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
+  plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) {
+    progress.Update(done, total);
+  };
   Progress staging("staging the change");
   plan->staging_progress = [&](double fraction, int) {
     staging.Update(static_cast<std::uint64_t>(fraction * 1000), 1000);
@@ -65,7 +67,8 @@ int RunPlan(const PlanArgs& a) {
     return Fail(std::string(report.status().message()));
   }
   if (!a.commands.empty()) {
-    if (absl::Status s = WriteFileAtomically(a.commands, osdmap::PlanCommandsScript(*report)); !s.ok()) {
+    if (absl::Status s = WriteFileAtomically(a.commands, osdmap::PlanCommandsScript(*report));
+        !s.ok()) {
       return Fail(a.commands + ": " + std::string(s.message()));
     }
   }
@@ -79,9 +82,12 @@ void AddPlanCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan",
       "What a proposed change would move: apply operations (Ceph's own commands, one per line: "
-      "`osd out 3`, `osd crush reweight osd.7 2.5`, `osd crush add-bucket rack3 rack root=default`, "
-      "`add-host node9 osds=12 weight=7.277 class=hdd rack=rack3`, `drain node3`, `osd pool set rbd "
-      "pg_num 4096`, ...) to a cluster state, then report per pool, OSD and failure domain, with the "
+      "`osd out 3`, `osd crush reweight osd.7 2.5`, `osd crush add-bucket rack3 rack "
+      "root=default`, "
+      "`add-host node9 osds=12 weight=7.277 class=hdd rack=rack3`, `drain node3`, `osd pool set "
+      "rbd "
+      "pg_num 4096`, ...) to a cluster state, then report per pool, OSD and failure domain, with "
+      "the "
       "simulated backfill.\n"
       "Example: crushkit plan state.pb samples/cluster/add-rack.ops --html report.html\n"
       "         crushkit plan state.pb --do 'osd out 12' --do 'osd out 13' --json");
@@ -91,11 +97,13 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("--max-misplaced", args->max_misplaced,
                   "also plan the change in steps that each misplace at most this share of the data "
                   "(5% or 0.05; Ceph's target_max_misplaced_ratio is 5%)");
-  cmd->add_option("--commands", args->commands,
-                  "with --max-misplaced: write the steps' Ceph commands to this file as a shell script");
-  cmd->add_flag("--upmap-remapped", args->upmap_remapped,
-                "with --max-misplaced: also the upmap way (CERN's upmap-remapped): pin every remapped PG "
-                "where its data is with upmap entries, then remove the pins in batches under the limit");
+  cmd->add_option(
+      "--commands", args->commands,
+      "with --max-misplaced: write the steps' Ceph commands to this file as a shell script");
+  cmd->add_flag(
+      "--upmap-remapped", args->upmap_remapped,
+      "with --max-misplaced: also the upmap way (CERN's upmap-remapped): pin every remapped PG "
+      "where its data is with upmap entries, then remove the pins in batches under the limit");
   AddReportOptions(cmd, &args->report);
   cmd->callback([args]() {
     if (const int rc = RunPlan(*args); rc != 0) throw CLI::RuntimeError(rc);

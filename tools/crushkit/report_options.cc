@@ -11,17 +11,21 @@ namespace crushkit::tools {
 void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::string>& formats) {
   std::vector<std::string> allowed = {"summary", "json"};
   allowed.insert(allowed.end(), formats.begin(), formats.end());
-  std::string help = "output: summary (default), json (the report as JSON; schema: osdmap/proto/movement.proto)";
+  std::string help =
+      "output: summary (default), json (the report as JSON; schema: osdmap/proto/movement.proto)";
   for (const std::string& f : formats) {
     if (f == "crushdiff") {
-      help += ", crushdiff (the five lines of Ceph's `crushdiff compare` for the same osdmap, crush "
-              "maps and pg dump: acting sets, upmaps kept, its undersized warnings on stderr)";
+      help +=
+          ", crushdiff (the five lines of Ceph's `crushdiff compare` for the same osdmap, crush "
+          "maps and pg dump: acting sets, upmaps kept, its undersized warnings on stderr)";
     }
   }
-  CLI::Option* format = cmd->add_option("--format", args->format, help)->check(CLI::IsMember(allowed));
+  CLI::Option* format =
+      cmd->add_option("--format", args->format, help)->check(CLI::IsMember(allowed));
   cmd->add_flag("--json", args->json, "same as --format json")->excludes(format);
   cmd->add_option("--html", args->html, "also write a self-contained HTML report to this file");
-  cmd->add_option("--by", args->by, "bucket types for the from -> to matrices (default: host rack)");
+  cmd->add_option("--by", args->by,
+                  "bucket types for the from -> to matrices (default: host rack)");
   cmd->add_option("--top", args->top, "entries per list in the summary (default 5)");
   cmd->add_option("--threads", args->threads, "mapping threads (default: number of CPUs)");
   cmd->add_flag("--keep-upmaps", args->keep_upmaps,
@@ -31,9 +35,10 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
   cmd->add_option("--max-backfills", args->max_backfills,
                   "osd_max_backfills for the backfill simulation (default 1)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--backfill-rate", args->rates,
-                  "CLASS=RATE (e.g. hdd=150MiB, nvme=2GiB): bytes per second one backfill writes to a "
-                  "target OSD of that device class; RATE alone sets every class");
+  cmd->add_option(
+      "--backfill-rate", args->rates,
+      "CLASS=RATE (e.g. hdd=150MiB, nvme=2GiB): bytes per second one backfill writes to a "
+      "target OSD of that device class; RATE alone sets every class");
 }
 
 absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include <CLI/CLI.hpp>
 
-#include "absl/status/statusor.h"
 #include "osdmap/plan_report.h"
 #include "osdmap/planner.h"
 
@@ -32,7 +32,8 @@ struct ReportArgs {
 // Registers the options on `cmd`. `formats` lists what --format accepts
 // beyond "summary" and "json" (`crushkit diff` adds "crushdiff", which it
 // prints itself); --json is --format json and excludes --format.
-void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::string>& formats = {});
+void AddReportOptions(CLI::App* cmd, ReportArgs* args,
+                      const std::vector<std::string>& formats = {});
 
 // PlanOptions from the flags. Errors: a bad --backfill-rate.
 absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a);

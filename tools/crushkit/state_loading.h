@@ -15,7 +15,8 @@
 namespace crushkit::tools {
 
 // A state file, or nullopt (and a message).
-inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd, const std::string& path) {
+inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd,
+                                                     const std::string& path) {
   auto bytes = ReadFileBytes(path);
   if (!bytes.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << bytes.status().message() << "\n";

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include <CLI/CLI.hpp>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "compiler/compile.h"
 #include "crush/codec.h"
 #include "crush/status_macros.h"
@@ -109,7 +109,6 @@ absl::StatusOr<crush::Weight> ToWeight(double w, const std::string& what) {
   return static_cast<crush::Weight>(w * 65536.0);
 }
 
-
 absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
   if (o.map.empty() == (o.nodes == 0)) {
     return absl::InvalidArgumentError("give exactly one of MAP or --nodes N");
@@ -146,8 +145,9 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
     after_model = *std::move(loaded);
   }
   if (o.add != 0) {
-    const double w = o.add_weight > 0 ? o.add_weight
-                                      : before.total_weight() / static_cast<double>(before.nodes.size());
+    const double w = o.add_weight > 0
+                         ? o.add_weight
+                         : before.total_weight() / static_cast<double>(before.nodes.size());
     CRUSH_ASSIGN_OR_RETURN(const crush::Weight weight, ToWeight(w, "--add-weight"));
     std::optional<crush::ItemId> parent;
     if (!o.add_to.empty()) {

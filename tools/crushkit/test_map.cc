@@ -50,7 +50,8 @@ void FillSpread(const crush::ShareSpread& s, reports::ShareSpread* p) {
   p->set_within_2sd(s.within_2sd);
 }
 
-absl::StatusOr<reports::RuleTest> TestRule(const crush::CrushMap& map, int rule, const TestArgs& a) {
+absl::StatusOr<reports::RuleTest> TestRule(const crush::CrushMap& map, int rule,
+                                           const TestArgs& a) {
   const crush::MapModel& m = map.model();
   absl::StatusOr<crush::ShareReport> shares = crush::MeasureShares(map, rule, a.num_rep, a.inputs);
   if (!shares.ok()) return shares.status();
@@ -66,7 +67,8 @@ absl::StatusOr<reports::RuleTest> TestRule(const crush::CrushMap& map, int rule,
   auto tname = m.type_names.find(type);
   t.set_domain_type(tname != m.type_names.end() ? tname->second : std::to_string(type));
   const crush::Bucket* root = m.FindBucket(shares->root);
-  const double root_weight = root != nullptr ? static_cast<double>(root->weight) / crush::kWeightOne : 0.0;
+  const double root_weight =
+      root != nullptr ? static_cast<double>(root->weight) / crush::kWeightOne : 0.0;
   const std::vector<crush::ItemId> domains = crush::ItemsOfType(m, *shares, type);
   for (crush::ItemId id : domains) {
     const crush::ItemShare& s = shares->items.at(id);
@@ -81,30 +83,34 @@ absl::StatusOr<reports::RuleTest> TestRule(const crush::CrushMap& map, int rule,
     d->set_replicas(s.replicas);
   }
   FillSpread(crush::SpreadOf(*shares, domains), t.mutable_domain_spread());
-  FillSpread(crush::SpreadOf(*shares, crush::ItemsOfType(m, *shares, 0)), t.mutable_device_spread());
+  FillSpread(crush::SpreadOf(*shares, crush::ItemsOfType(m, *shares, 0)),
+             t.mutable_device_spread());
   return t;
 }
 
 void PrintSpread(const char* what, const reports::ShareSpread& s) {
-  std::printf("  %6d %-10s fill %.3f..%.3f, rms %.2f SD, %d within 2 SD (%.0f%%)\n", s.items(), what, s.min_fill(),
-              s.max_fill(), s.rms_deviation_sd(), s.within_2sd(),
+  std::printf("  %6d %-10s fill %.3f..%.3f, rms %.2f SD, %d within 2 SD (%.0f%%)\n", s.items(),
+              what, s.min_fill(), s.max_fill(), s.rms_deviation_sd(), s.within_2sd(),
               s.items() > 0 ? 100.0 * s.within_2sd() / s.items() : 0.0);
 }
 
 void PrintRule(const reports::RuleTest& t, const TestArgs& a) {
   std::printf("rule %d %s: %d replicas, x = 0..%u: %llu placed, %llu short mapping(s)\n", t.rule(),
-              t.name().c_str(), t.num_rep(), t.inputs() - 1, static_cast<unsigned long long>(t.placed()),
+              t.name().c_str(), t.num_rep(), t.inputs() - 1,
+              static_cast<unsigned long long>(t.placed()),
               static_cast<unsigned long long>(t.short_results()));
-  std::printf("  spread against expected shares (random placement: rms ~1 SD, ~95%% within 2 SD)\n");
+  std::printf(
+      "  spread against expected shares (random placement: rms ~1 SD, ~95%% within 2 SD)\n");
   PrintSpread((t.domain_type() + "s").c_str(), t.domain_spread());
-  if (t.domain_type() != "osd" && t.device_spread().items() > 0) PrintSpread("devices", t.device_spread());
+  if (t.domain_type() != "osd" && t.device_spread().items() > 0)
+    PrintSpread("devices", t.device_spread());
   std::vector<const reports::ItemShare*> rows;
   for (const reports::ItemShare& d : t.domains()) rows.push_back(&d);
   std::sort(rows.begin(), rows.end(),
             [](const auto* x, const auto* y) { return x->deviation_sd() > y->deviation_sd(); });
   const bool trim = !a.all && static_cast<int>(rows.size()) > a.top;
-  std::printf("  %-24s %10s %9s %9s %7s %6s\n", t.domain_type().c_str(), "WEIGHT", "EXPECTED", "ACTUAL", "DEV/SD",
-              "FILL");
+  std::printf("  %-24s %10s %9s %9s %7s %6s\n", t.domain_type().c_str(), "WEIGHT", "EXPECTED",
+              "ACTUAL", "DEV/SD", "FILL");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::size_t half = static_cast<std::size_t>(a.top / 2);
     if (trim && i == half) {
@@ -132,7 +138,8 @@ int RunTest(const TestArgs& a) {
   report.set_map(a.map);
   for (int r : rules) {
     absl::StatusOr<reports::RuleTest> t = TestRule(*map, r, a);
-    if (!t.ok()) return Fail("rule " + std::to_string(r) + ": " + std::string(t.status().message()));
+    if (!t.ok())
+      return Fail("rule " + std::to_string(r) + ": " + std::string(t.status().message()));
     *report.add_rules() = *std::move(t);
   }
   if (a.json) {
@@ -160,8 +167,10 @@ void AddTestCommand(CLI::App& app) {
   cmd->add_option("--rule", args->rules, "rule id (repeatable; default every rule)");
   cmd->add_option("--num-rep", args->num_rep, "replicas (or k+m shards) per input (default 3)")
       ->check(CLI::Range(1, 64));
-  cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")->check(CLI::Range(1u, 1u << 26));
-  cmd->add_option("--top", args->top, "failure domains shown per rule, most and least filled (default 20)")
+  cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")
+      ->check(CLI::Range(1u, 1u << 26));
+  cmd->add_option("--top", args->top,
+                  "failure domains shown per rule, most and least filled (default 20)")
       ->check(CLI::Range(2, 1 << 20));
   cmd->add_flag("--all", args->all, "show every failure domain");
   cmd->add_flag("--json", args->json, "print the results as JSON (every failure domain)");

@@ -39,7 +39,8 @@ int Fail(const std::string& msg) {
 }
 
 // The share of `id` in `report`: its own, or, for a class rule, its shadow's.
-const crush::ItemShare* ShareOf(const crush::MapModel& m, const crush::ShareReport& report, crush::ItemId id) {
+const crush::ItemShare* ShareOf(const crush::MapModel& m, const crush::ShareReport& report,
+                                crush::ItemId id) {
   if (auto it = report.items.find(id); it != report.items.end()) return &it->second;
   auto cls = m.class_map.find(report.root);
   auto shadows = m.class_buckets.find(id);
@@ -113,8 +114,8 @@ int RunTree(const TreeArgs& a) {
     if (!r.ok()) return Fail(std::string(r.status().message()));
     shares = *std::move(r);
     if (a.json) return PrintJson(a, *model, *tree, &*shares);
-    std::printf("rule %d, %d replicas, x = 0..%u: %llu replicas placed, %llu short results\n", a.rule,
-                a.num_rep, a.inputs - 1, static_cast<unsigned long long>(shares->placed),
+    std::printf("rule %d, %d replicas, x = 0..%u: %llu replicas placed, %llu short results\n",
+                a.rule, a.num_rep, a.inputs - 1, static_cast<unsigned long long>(shares->placed),
                 static_cast<unsigned long long>(shares->short_results));
   }
   if (a.json) return PrintJson(a, *model, *tree, nullptr);
@@ -149,10 +150,13 @@ void AddTreeCommand(CLI::App& app) {
       "Show a crush map's hierarchy; with --test, how a rule's replicas spread over it\n"
       "  example: crushkit tree map.bin --test --rule 0 --num-rep 3");
   cmd->add_option("map", args->map, "crush map (Ceph binary or text)")->required();
-  cmd->add_flag("--test", args->test, "map inputs through a rule and show expected vs actual shares");
+  cmd->add_flag("--test", args->test,
+                "map inputs through a rule and show expected vs actual shares");
   cmd->add_option("--rule", args->rule, "rule id (default 0)");
-  cmd->add_option("--num-rep", args->num_rep, "replicas per input (default 3)")->check(CLI::Range(1, 1 << 16));
-  cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")->check(CLI::Range(1u, 1u << 26));
+  cmd->add_option("--num-rep", args->num_rep, "replicas per input (default 3)")
+      ->check(CLI::Range(1, 1 << 16));
+  cmd->add_option("--inputs", args->inputs, "inputs x = 0..N-1 (default 65536)")
+      ->check(CLI::Range(1u, 1u << 26));
   cmd->add_flag("--json", args->json, "print the tree (and shares) as JSON");
   cmd->callback([args] {
     if (const int rc = RunTree(*args); rc != 0) throw CLI::RuntimeError(rc);

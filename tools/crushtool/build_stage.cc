@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "crush/edit.h"
 #include "crush/layered_map.h"
 #include "tools/crushtool/ceph_io.h"
@@ -31,12 +32,14 @@ std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::CephRelease r
     return 1;
   }
   if (built->signed_weight_overflow) {
-    WriteAndFlush(err, "crushkit crushtool: warning: a bucket weight overflows Ceph's 32-bit "
-                       "signed sum (undefined in Ceph; wrapped as Ceph does in practice)\n");
+    WriteAndFlush(err,
+                  "crushkit crushtool: warning: a bucket weight overflows Ceph's 32-bit "
+                  "signed sum (undefined in Ceph; wrapped as Ceph does in practice)\n");
   }
   if (built->lone_percent_format) {
-    WriteAndFlush(err, "crushkit crushtool: warning: a 17-byte layer name leaves a lone '%' in "
-                       "Ceph's bucket name format (undefined in Ceph; glibc drops it)\n");
+    WriteAndFlush(err,
+                  "crushkit crushtool: warning: a 17-byte layer name leaves a lone '%' in "
+                  "Ceph's bucket name format (undefined in Ceph; glibc drops it)\n");
   }
   if (built->roots > 1) {
     // Quincy renamed rulesets to rules in this warning too.
@@ -59,8 +62,8 @@ std::optional<int> RunBuildStage(const CrushtoolOptions& o, crush::CephRelease r
   model = std::move(map);
   if (auto s = crush::BuildSimpleCrushRules(model, built->root); !s.ok()) {
     if (s.code() == absl::StatusCode::kInternal) {
-      WriteAndFlush(err, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) +
-                             "\n");
+      WriteAndFlush(err,
+                    "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
     } else {
       WriteAndFlush(err, crush::CephErrorText(s));  // Ceph prints it without a newline
     }

@@ -16,11 +16,10 @@ namespace crushkit::tools::crushtool {
 
 // Replaces `model` (the -i map, or an empty one) with the map
 // `options.layers` describe over `options.num_osds` devices, keeping the
-// tables CrushWrapper::create() keeps: names, types, rule names, classes. Returns the exit code to stop with, or nullopt
-// to go on. Where Ceph's behaviour is undefined, refuses with
-// `crushkit crushtool: <reason>` (exit 1); where it is merely odd (a
-// bucket weight past INT32_MAX, a 17-byte layer name) warns on stderr and
-// builds what Ceph builds in practice.
+// tables CrushWrapper::create() keeps: names, types, rule names, classes. Returns the exit code to
+// stop with, or nullopt to go on. Where Ceph's behaviour is undefined, refuses with `crushkit
+// crushtool: <reason>` (exit 1); where it is merely odd (a bucket weight past INT32_MAX, a 17-byte
+// layer name) warns on stderr and builds what Ceph builds in practice.
 std::optional<int> RunBuildStage(const CrushtoolOptions& options, crush::CephRelease release,
                                  crush::MapModel& model, std::FILE* err);
 

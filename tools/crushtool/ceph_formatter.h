@@ -39,6 +39,7 @@ class CephFormatter {
   // dump_bool: true/false unquoted in JSON; the other formats print values
   // as text, so the word itself.
   virtual void DumpBool(std::string_view name, bool v) { DumpString(name, v ? "true" : "false"); }
+
   // flush(): the text so far (with the trailing newline some formats add).
   virtual std::string Flush() = 0;
 };

@@ -16,8 +16,8 @@
 #include "crush/model.h"
 #include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
-#include "tools/crushtool/display_stage.h"
 #include "tools/crushtool/compare.h"
+#include "tools/crushtool/display_stage.h"
 #include "tools/crushtool/modifications.h"
 #include "tools/crushtool/options.h"
 #include "tools/crushtool/reclassify_stage.h"
@@ -76,7 +76,8 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     }
     const compiler::SourceFile src(o.srcfn, std::move(text));
     compiler::DiagnosticSink sink;
-    auto compiled = compiler::Compile(src, &sink, compiler::CompileOptions{.release = release, .ceph_quirks = true});
+    auto compiled = compiler::Compile(
+        src, &sink, compiler::CompileOptions{.release = release, .ceph_quirks = true});
     // Ceph's compiler prints only a few warnings of its own (Reef's ignored
     // min_size/max_size), repeated here verbatim; crushkit's other warnings
     // (e.g. an item used twice) are not printed. On failure the diagnostics
@@ -142,7 +143,7 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     auto map = crush::CrushMap::Build(model);
     if (!map.ok()) {
       WriteAndFlush(err, "crushkit crushtool: cannot test the map: " +
-                     std::string(map.status().message()) + "\n");
+                             std::string(map.status().message()) + "\n");
       return 1;
     }
     TestOutput output;
@@ -161,14 +162,14 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
   // output ----
   if (modified) {
     if (o.outfn.empty()) {
-      WriteAndFlush(out,
-                    me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
+      WriteAndFlush(
+          out, me + " successfully built or modified map.  Use '-o <file>' to write it out.\n");
     } else {
       crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
       const std::string bytes = crush::EncodeCrushMapAs(std::move(model), release);
       if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
-        WriteAndFlush(err, "bufferlist::write_file(" + o.outfn + "): failed to open file: " +
-                       CppStrerror(e) + "\n");
+        WriteAndFlush(err, "bufferlist::write_file(" + o.outfn +
+                               "): failed to open file: " + CppStrerror(e) + "\n");
         WriteAndFlush(err, me + ": error writing '" + o.outfn + "': " + CppStrerror(e) + "\n");
         return 1;
       }

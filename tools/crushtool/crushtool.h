@@ -1,6 +1,6 @@
 // `crushkit crushtool`: the crushtool command line of Ceph 16.2 (Pacific),
-// 18.2 (Reef) or 20.2 (Tentacle) on crushkit's libraries. Stages run in Ceph's fixed order (input, compile, tunables,
-// display/test, output) whatever the argument order; stdout/stderr texts and
+// 18.2 (Reef) or 20.2 (Tentacle) on crushkit's libraries. Stages run in Ceph's fixed order (input,
+// compile, tunables, display/test, output) whatever the argument order; stdout/stderr texts and
 // exit codes are Ceph's. Every crushtool 16.2 action and option is
 // supported (tools/crushtool/README.md lists the files, one stage each).
 // Thread-safety: uses only its arguments (and the files they name).

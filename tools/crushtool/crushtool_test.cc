@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/crush_text.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
@@ -41,7 +42,8 @@ std::string Quote(const std::string& s) {
 Result RunCeph(const std::vector<std::string>& args) {
   const crush_testing::TempDir tmp("crushtool_test");
   const std::string& d = tmp.path();
-  std::string cmd = "cd " + d + " && CEPH_ARGS=--crash_dir=" + d + " PATH=/usr/bin:$PATH timeout 60 crushtool";
+  std::string cmd =
+      "cd " + d + " && CEPH_ARGS=--crash_dir=" + d + " PATH=/usr/bin:$PATH timeout 60 crushtool";
   for (const std::string& a : args) cmd += " " + Quote(a);
   cmd += " >" + d + "/out 2>" + d + "/err";
   const int status = std::system(cmd.c_str());
@@ -64,9 +66,8 @@ class CrushtoolVsCephTest : public ::testing::Test {
       GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
     }
   }
-  void ExpectSame(const std::vector<std::string>& args) {
-    EXPECT_EQ(RunOurs(args), RunCeph(args));
-  }
+
+  void ExpectSame(const std::vector<std::string>& args) { EXPECT_EQ(RunOurs(args), RunCeph(args)); }
 };
 
 TEST_F(CrushtoolVsCephTest, ParsingErrors) {
@@ -88,12 +89,13 @@ TEST_F(CrushtoolVsCephTest, ParsingErrors) {
 
 TEST_F(CrushtoolVsCephTest, TestOutputs) {
   const std::string m = Pacific("test-map-a.crushmap");
-  ExpectSame({"-i", m, "--test", "--show-mappings", "--num-rep", "3", "--min-x", "0", "--max-x", "50"});
+  ExpectSame(
+      {"-i", m, "--test", "--show-mappings", "--num-rep", "3", "--min-x", "0", "--max-x", "50"});
   ExpectSame({"-i", m, "--test", "--show-statistics", "--show-utilization", "--rule", "1",
               "--num-rep", "2", "--max-x", "99"});
   ExpectSame({"-i", m, "--test", "--show-utilization-all", "--rule", "0", "--x", "5"});
-  ExpectSame({"-i", m, "--test", "--show-bad-mappings", "--show-choose-tries", "--weight", "3",
-              "0", "--weight", "7", "0.25", "--pool-id", "7", "--min-x", "0", "--max-x", "200"});
+  ExpectSame({"-i", m, "--test", "--show-bad-mappings", "--show-choose-tries", "--weight", "3", "0",
+              "--weight", "7", "0.25", "--pool-id", "7", "--min-x", "0", "--max-x", "200"});
   ExpectSame({"-i", m, "--test", "--show-statistics", "--min-rule", "1", "--max-rule", "9",
               "--ruleset", "2", "--batches", "3", "--num-rep", "4"});
   ExpectSame({"-i", Pacific("test-map-indep.crushmap"), "--test", "--show-mappings",
@@ -106,12 +108,12 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
   const crush_testing::TempDir tmp("crushtool_test_out");
   ASSERT_TRUE(tmp.ok());
   const std::string& d = tmp.path();
-  for (const std::vector<std::string>& edit :
-       std::vector<std::vector<std::string>>{{"--set-choose-total-tries", "50"},
-                                             {"--set-chooseleaf-vary-r", "300"},
-                                             {"--set-chooseleaf-stable", "1", "--set-straw-calc-version", "1"},
-                                             {"--set-choose-local-tries", "0", "--set-allowed-bucket-algs", "54"},
-                                             {"--set-choose-total-tries", "-1"}}) {
+  for (const std::vector<std::string>& edit : std::vector<std::vector<std::string>>{
+           {"--set-choose-total-tries", "50"},
+           {"--set-chooseleaf-vary-r", "300"},
+           {"--set-chooseleaf-stable", "1", "--set-straw-calc-version", "1"},
+           {"--set-choose-local-tries", "0", "--set-allowed-bucket-algs", "54"},
+           {"--set-choose-total-tries", "-1"}}) {
     std::vector<std::string> ours = {"-i", m, "-o", d + "/ours"};
     std::vector<std::string> theirs = {"-i", m, "-o", d + "/theirs"};
     ours.insert(ours.end(), edit.begin(), edit.end());
@@ -127,7 +129,6 @@ TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
   }
   ExpectSame({"-i", m, "--set-choose-total-tries", "50"});
 }
-
 
 // A two-host map whose rule 0 emits host buckets, whose rule 1 has no name
 // and whose rule 2 is ordinary; compiled with Ceph's crushtool at test time.
@@ -157,6 +158,7 @@ class CrushtoolDefinedAnswersTest : public ::testing::Test {
     map_ = dir_ + "/m.bin";
     ASSERT_EQ(RunCeph({"-c", dir_ + "/m.txt", "-o", map_}).rc, 0);
   }
+
   crush_testing::TempDir tmp_{"crushtool_quirks"};
   std::string dir_, map_;
 };
@@ -164,25 +166,29 @@ class CrushtoolDefinedAnswersTest : public ::testing::Test {
 // Ceph corrupts its heap and aborts (rc 134); crushkit prints the bucket ids,
 // counts only devices, and says why its counters differ from Ceph's.
 TEST_F(CrushtoolDefinedAnswersTest, RuleEmittingBuckets) {
-  EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-mappings", "--show-utilization", "--rule",
-                     "0", "--x", "1", "--num-rep", "2"}).rc, 128);
-  const Result r = RunOurs({"-i", map_, "--test", "--show-mappings", "--show-utilization",
-                            "--rule", "0", "--x", "1", "--num-rep", "2"});
+  EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-mappings", "--show-utilization", "--rule", "0",
+                     "--x", "1", "--num-rep", "2"})
+                .rc,
+            128);
+  const Result r = RunOurs({"-i", map_, "--test", "--show-mappings", "--show-utilization", "--rule",
+                            "0", "--x", "1", "--num-rep", "2"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out,
             "rule 0 (hosts), x = 1..1, numrep = 2..2\n"
             "CRUSH rule 0 x 1 [-2,-3]\n"
             "rule 0 (hosts) num_rep 2 result size == 2:\t1/1\n");
-  EXPECT_THAT(r.err, ::testing::StartsWith(
-                         "crushkit crushtool: warning: results held 2 bucket id(s);"));
+  EXPECT_THAT(r.err,
+              ::testing::StartsWith("crushkit crushtool: warning: results held 2 bucket id(s);"));
 }
 
 // Ceph throws std::logic_error from std::string(nullptr); crushkit prints "".
 TEST_F(CrushtoolDefinedAnswersTest, UnnamedRule) {
   EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x", "1",
-                     "--num-rep", "1"}).rc, 128);
-  const Result r = RunOurs({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x",
-                            "1", "--num-rep", "1"});
+                     "--num-rep", "1"})
+                .rc,
+            128);
+  const Result r = RunOurs(
+      {"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x", "1", "--num-rep", "1"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out,
             "rule 1 (), x = 1..1, numrep = 1..1\n"
@@ -192,18 +198,32 @@ TEST_F(CrushtoolDefinedAnswersTest, UnnamedRule) {
 // Ceph overflows its stack; crushkit maps up to kMaxNumRep and refuses more.
 TEST_F(CrushtoolDefinedAnswersTest, HugeNumRep) {
   EXPECT_GE(RunCeph({"-i", map_, "--test", "--show-statistics", "--rule", "1", "--x", "1",
-                     "--num-rep", "3000000"}).rc, 128);
-  const Result r = RunOurs({"-i", map_, "--test", "--show-statistics", "--rule", "0", "--x",
-                            "1", "--num-rep", "3000000"});
+                     "--num-rep", "3000000"})
+                .rc,
+            128);
+  const Result r = RunOurs({"-i", map_, "--test", "--show-statistics", "--rule", "0", "--x", "1",
+                            "--num-rep", "3000000"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "crushkit crushtool: num_rep 3000000 exceeds the supported maximum 65536\n");
 }
 
 TEST_F(CrushtoolDefinedAnswersTest, BatchesZeroAndNegativeMatchCeph) {
   for (const char* b : {"0", "-2", "2", "5"}) {
-    const std::vector<std::string> ok = {"-i", map_, "--test", "--show-statistics",
-                                         "--show-mappings", "--rule", "2", "--min-x", "1",
-                                         "--max-x", "3", "--num-rep", "1", "--batches", b};
+    const std::vector<std::string> ok = {"-i",
+                                         map_,
+                                         "--test",
+                                         "--show-statistics",
+                                         "--show-mappings",
+                                         "--rule",
+                                         "2",
+                                         "--min-x",
+                                         "1",
+                                         "--max-x",
+                                         "3",
+                                         "--num-rep",
+                                         "1",
+                                         "--batches",
+                                         b};
     EXPECT_EQ(RunOurs(ok), RunCeph(ok)) << "--batches " << b;
   }
 }
@@ -214,8 +234,8 @@ TEST_F(CrushtoolDefinedAnswersTest, OutputReplacesInputAtomically) {
   const Result r = RunOurs({"-i", copy, "--set-choose-total-tries", "19", "-o", copy});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(crush_testing::ReadFileOrEmpty(copy), crush_testing::ReadFileOrEmpty(map_));
-  const Result bad = RunOurs({"-i", map_, "--set-choose-total-tries", "19", "-o",
-                              dir_ + "/no/such/dir/out"});
+  const Result bad =
+      RunOurs({"-i", map_, "--set-choose-total-tries", "19", "-o", dir_ + "/no/such/dir/out"});
   EXPECT_EQ(bad, RunCeph({"-i", map_, "--set-choose-total-tries", "19", "-o",
                           dir_ + "/no/such/dir/out"}));
 }

@@ -31,7 +31,8 @@ absl::Status MarkDevicesDown(const crush::MapModel& map, float device_ratio, flo
     std::swap(above_devices[i], above_devices[j]);
   }
   const auto visit = static_cast<int>(bucket_ratio * static_cast<float>(n));
-  if (visit > static_cast<int>(n)) return Undefined("the bucket ratio is above 1 (Ceph reads past its list)");
+  if (visit > static_cast<int>(n))
+    return Undefined("the bucket ratio is above 1 (Ceph reads past its list)");
   for (int v = 0; v < visit; ++v) {
     const crush::Bucket& b = *above_devices[static_cast<std::size_t>(v)];
     const int size = static_cast<int>(b.items.size());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "crush/model.h"
 #include "tools/crushtool/lrand48.h"
 

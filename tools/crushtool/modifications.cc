@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+
 #include "crush/edit.h"
 #include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
@@ -37,16 +38,19 @@ class Stage {
     WriteAndFlush(err_, std::string(kMe) + " " + CppStrerror(e) + "\n");
     return ExitFor(e);
   }
+
   // `return r` without a message.
   int Silent(const absl::Status& s) {
     if (CephWouldCrash(s)) return Crash(s);
     return ExitFor(crush::CephErrno(s));
   }
+
   int Crash(const absl::Status& s) {
     WriteAndFlush(err_,
                   "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
     return 1;
   }
+
   static int ExitFor(int err) { return (256 - err) & 0xff; }
 
   std::FILE* out_;

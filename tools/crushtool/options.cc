@@ -67,8 +67,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
     return false;
   };
   // String options without an error stream: a missing value is fatal.
-  auto with_string = [&](std::initializer_list<std::string_view> names,
-                         std::string* value) -> int {
+  auto with_string = [&](std::initializer_list<std::string_view> names, std::string* value) -> int {
     std::string msg;
     const ArgMatch m = args.WithArg(names, value, &msg);
     if (m == ArgMatch::kMissing) {
@@ -99,7 +98,6 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
   int tmp = 0, x = 0;
   std::int64_t z = 0;
   std::string val;
-
 
   while (!args.AtEnd()) {
     int r = 0;
@@ -178,11 +176,10 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
       t.simulate = true;
     } else if (args.Flag({"--enable-unsafe-tunables"})) {
     } else if (args.WithInt({"--set_choose_local_tries"}, &o.choose_local_tries, &err) ||
-               args.WithInt({"--set_choose_local_fallback_tries"},
-                             &o.choose_local_fallback_tries, &err) ||
-               args.WithInt({"--set_choose_total_tries"}, &o.choose_total_tries, &err) ||
-               args.WithInt({"--set_chooseleaf_descend_once"}, &o.chooseleaf_descend_once,
+               args.WithInt({"--set_choose_local_fallback_tries"}, &o.choose_local_fallback_tries,
                             &err) ||
+               args.WithInt({"--set_choose_total_tries"}, &o.choose_total_tries, &err) ||
+               args.WithInt({"--set_chooseleaf_descend_once"}, &o.chooseleaf_descend_once, &err) ||
                args.WithInt({"--set_chooseleaf_vary_r"}, &o.chooseleaf_vary_r, &err) ||
                args.WithInt({"--set_chooseleaf_stable"}, &o.chooseleaf_stable, &err) ||
                args.WithInt({"--set_straw_calc_version"}, &o.straw_calc_version, &err) ||
@@ -227,8 +224,8 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
         if (!need_more(" to --create-simple-rule")) return res;
         p = args.Take();
       }
-      res.out += "--create-simple-rule: name=" + val + " root=" + parts[0] + " type=" +
-                 parts[1] + " mode=" + parts[2] + "\n";
+      res.out += "--create-simple-rule: name=" + val + " root=" + parts[0] + " type=" + parts[1] +
+                 " mode=" + parts[2] + "\n";
       o.rule_name = val;
       o.rule_root = parts[0];
       o.rule_type = parts[1];
@@ -242,8 +239,8 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
         if (!need_more(" to --create-replicated-rule")) return res;
         p = args.Take();
       }
-      res.out += "--create-replicated-rule: name=" + val + " root=" + parts[0] + " type=" +
-                 parts[1] + "\n";
+      res.out += "--create-replicated-rule: name=" + val + " root=" + parts[0] +
+                 " type=" + parts[1] + "\n";
       o.rule_name = val;
       o.rule_root = parts[0];
       o.rule_type = parts[1];
@@ -340,8 +337,7 @@ ParseOutcome ParseCrushtoolArgs(std::vector<std::string> argv, const std::string
   if (o.test && !check && !o.display && !write_to_file && compare.empty()) {
     res.err += "WARNING: no output selected; use --output-csv or --show-X\n";
   }
-  if (static_cast<int>(o.decompile) + static_cast<int>(o.compile) + static_cast<int>(o.build) >
-      1) {
+  if (static_cast<int>(o.decompile) + static_cast<int>(o.compile) + static_cast<int>(o.build) > 1) {
     res.err += "cannot specify more than one of compile, decompile, and build\n";
     return exit_with(1);
   }

@@ -77,17 +77,17 @@ struct CrushtoolOptions {
   // Modifications stage (crush/edit.h), run in this order after tunables.
   std::string reweight_name;  // --reweight-item NAME W
   float reweight_weight = 0;
-  std::string remove_name;    // --remove-item NAME
-  int add_item = -1;          // --add-item / --update-item ID W NAME
+  std::string remove_name;  // --remove-item NAME
+  int add_item = -1;        // --add-item / --update-item ID W NAME
   bool update_item = false;
   float add_weight = 0;
-  std::string add_name;       // also --add-bucket's NAME
+  std::string add_name;                        // also --add-bucket's NAME
   std::map<std::string, std::string> add_loc;  // --loc TYPE NAME (repeatable)
-  bool add_bucket = false;    // --add-bucket NAME TYPE
+  bool add_bucket = false;                     // --add-bucket NAME TYPE
   std::string add_type;
-  bool move_item = false;     // --move NAME
+  bool move_item = false;  // --move NAME
   std::string move_name;
-  bool reweight = false;      // --reweight
+  bool reweight = false;  // --reweight
   // --create-simple-rule NAME ROOT TYPE MODE / --create-replicated-rule NAME
   // ROOT TYPE [--device-class C]; --remove-rule NAME.
   bool add_rule = false;
@@ -96,7 +96,7 @@ struct CrushtoolOptions {
   bool rebuild_class_roots = false;
   std::map<std::string, std::string> set_subtree_class;  // bucket -> class
   bool reclassify = false;
-  std::map<std::string, std::string> reclassify_root;    // bucket -> class
+  std::map<std::string, std::string> reclassify_root;  // bucket -> class
   // --reclassify-bucket MATCH CLASS DEFAULT_PARENT: match -> (class, parent)
   std::map<std::string, std::pair<std::string, std::string>> reclassify_bucket;
 
@@ -105,12 +105,11 @@ struct CrushtoolOptions {
   bool tree = false;         // --tree
   bool bucket_tree = false;  // --bucket-tree (with --bucket-name)
   std::string bucket_name;
-  bool dump = false;         // --dump (with -f/--format)
+  bool dump = false;  // --dump (with -f/--format)
   std::string dump_format;
-  bool check = false;        // --check [MAX_ID]
+  bool check = false;  // --check [MAX_ID]
   int max_id = -1;
-  std::string compare;       // --compare OTHER
-
+  std::string compare;  // --compare OTHER
 
   TestOptions tester;
 };

@@ -11,7 +11,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-ParseOutcome Parse(std::vector<std::string> args, crush::CephRelease release = crush::CephRelease::kPacific) {
+ParseOutcome Parse(std::vector<std::string> args,
+                   crush::CephRelease release = crush::CephRelease::kPacific) {
   return ParseCrushtoolArgs(std::move(args), "crushtool", release);
 }
 
@@ -30,7 +31,8 @@ TEST(ParseCrushtoolArgsTest, NoArgumentsAndHelp) {
 // --min-rep/--max-rep are new (Pacific 16.2.15 knows neither of the latter).
 TEST(ParseCrushtoolArgsTest, QuincyAndLaterSwapRulesetForMinMaxRep) {
   for (crush::CephRelease r : {crush::CephRelease::kReef, crush::CephRelease::kTentacle}) {
-    ParseOutcome p = Parse({"-i", "m", "--test", "--min-rep", "2", "--max_rep=4", "--show-statistics"}, r);
+    ParseOutcome p =
+        Parse({"-i", "m", "--test", "--min-rep", "2", "--max_rep=4", "--show-statistics"}, r);
     ASSERT_FALSE(p.exit_now) << p.err;
     EXPECT_EQ(p.options.tester.min_rep, 2);
     EXPECT_EQ(p.options.tester.max_rep, 4);

@@ -23,8 +23,8 @@ absl::StatusOr<RandomPlacer> RandomPlacer::ForRule(const crush::MapModel& map, i
     if (op < 2 || op == 4) continue;  // as get_maximum_affected_by_rule: set_* steps too
     auto name = map.type_names.find(s.arg2);
     if (name == map.type_names.end()) {
-      return absl::UnimplementedError("--simulate: rule " + std::to_string(rule) + " chooses type " +
-                                      std::to_string(s.arg2) +
+      return absl::UnimplementedError("--simulate: rule " + std::to_string(rule) +
+                                      " chooses type " + std::to_string(s.arg2) +
                                       ", which has no name (Ceph aborts on a null string)");
     }
     placer.affected_types_.push_back(name->second);
@@ -76,7 +76,8 @@ absl::Status RandomPlacer::Place(int num_rep, std::span<const crush::Weight> wei
   if (total_weight == 0 || max_devices <= 0) return absl::OkStatus();  // -EINVAL, out empty
   const int requested = std::min(num_rep, max_affected_);
   if (requested < 0) {
-    return absl::UnimplementedError("--simulate with a negative draw size (Ceph sizes a vector with it)");
+    return absl::UnimplementedError(
+        "--simulate with a negative draw size (Ceph sizes a vector with it)");
   }
   std::vector<ItemId> trial(static_cast<std::size_t>(requested));
   for (int attempt = 0; attempt < 100; ++attempt) {

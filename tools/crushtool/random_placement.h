@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "tools/crushtool/lrand48.h"
 
@@ -34,7 +35,9 @@ class RandomPlacer {
                      std::vector<crush::ItemId>& out);
 
  private:
-  RandomPlacer(const crush::MapModel& map, int max_affected) : map_(&map), max_affected_(max_affected) {}
+  RandomPlacer(const crush::MapModel& map, int max_affected)
+      : map_(&map), max_affected_(max_affected) {}
+
   absl::StatusOr<bool> Valid(std::span<const crush::ItemId> trial,
                              std::span<const crush::Weight> weight);
 

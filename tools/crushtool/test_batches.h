@@ -13,9 +13,11 @@ namespace crushkit::tools::crushtool {
 inline int WrapAdd(int a, int b) {
   return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
+
 inline int WrapSub(int a, int b) {
   return static_cast<int>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
 }
+
 inline int WrapMul(int a, int b) {
   return static_cast<int>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
 }
@@ -25,7 +27,9 @@ inline int WrapMul(int a, int b) {
 struct XSegment {
   long long lo = 0;
   long long hi = 0;
+
   bool empty() const { return hi < lo; }
+
   std::uint64_t count() const { return empty() ? 0 : static_cast<std::uint64_t>(hi - lo + 1); }
 };
 

@@ -23,6 +23,7 @@ std::string IndexedLine(long long index, std::span<const T> values, Format forma
 }
 
 std::string Int(long long v) { return std::to_string(v); }
+
 std::string Float(float v) { return crush::FormatCephFloat(v); }
 
 absl::Status Write(const std::string& path, const std::string& text) {
@@ -59,13 +60,15 @@ absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& opt,
       if (mapped < run.placements.size()) out = run.placements[mapped];
       placement += IndexedLine<ItemId>(x, out, Int);
       for (ItemId item : out) {
-        if (item >= 0 && static_cast<std::size_t>(item) < devices) ++counts[static_cast<std::size_t>(item)];
+        if (item >= 0 && static_cast<std::size_t>(item) < devices)
+          ++counts[static_cast<std::size_t>(item)];
       }
       slot = counts;
     }
   }
 
-  const std::string utilization_header = "Device ID, Number of Objects Stored, Number of Objects Expected\n";
+  const std::string utilization_header =
+      "Device ID, Number of Objects Stored, Number of Objects Expected\n";
   std::string utilization = utilization_header, utilization_all = utilization_header;
   std::size_t utilization_rows = 0;
   for (std::size_t i = 0; i < devices; ++i) {
@@ -78,7 +81,8 @@ absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& opt,
     }
   }
   long long total_weight = 0;
-  for (crush::Weight w : run.weight) total_weight = WrapAdd(static_cast<int>(total_weight), static_cast<int>(w));
+  for (crush::Weight w : run.weight)
+    total_weight = WrapAdd(static_cast<int>(total_weight), static_cast<int>(w));
   std::string proportional = "Device ID, Proportional Weight\n";
   std::string proportional_all = proportional;
   std::string absolute = "Device ID, Absolute Weight\n";
@@ -87,7 +91,8 @@ absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& opt,
     const std::string line = std::to_string(i) + "," + Float(p) + "\n";
     if (p > 0) proportional += line;
     proportional_all += line;
-    absolute += std::to_string(i) + "," + Float(static_cast<float>(run.weight[i]) / 65536.0F) + "\n";
+    absolute +=
+        std::to_string(i) + "," + Float(static_cast<float>(run.weight[i]) / 65536.0F) + "\n";
   }
 
   for (const auto& [suffix, text] :
@@ -117,7 +122,8 @@ absl::Status WriteTestCsv(const crush::MapModel& map, const TestOptions& opt,
       expected += line;
     }
     if (auto s = Write(tag + "-batch_device_utilization_all.csv", stored); !s.ok()) return s;
-    if (auto s = Write(tag + "-batch_device_expected_utilization_all.csv", expected); !s.ok()) return s;
+    if (auto s = Write(tag + "-batch_device_expected_utilization_all.csv", expected); !s.ok())
+      return s;
   }
   return absl::OkStatus();
 }

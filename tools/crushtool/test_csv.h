@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "crush/model.h"
 #include "tools/crushtool/options.h"
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+
 #include "crush/hash.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
@@ -111,7 +112,6 @@ std::string RuleName(const MapModel& m, int rule) {
   return it == m.rule_names.end() ? std::string() : it->second;
 }
 
-
 }  // namespace
 
 std::vector<XSegment> BatchRanges(int min_x, int max_x, int batches, int num_objects) {
@@ -179,6 +179,7 @@ struct Worker {
         sizes(static_cast<std::size_t>(std::max(num_rep, 0)) + 1, 0) {
     if (profile) ws.EnableChooseTriesProfile(map);
   }
+
   crush::Workspace ws;
   std::vector<ItemId> result;
   std::vector<long long> per;        // results per device
@@ -246,10 +247,11 @@ void MapIndices(const RuleRun& run, Worker& w, std::uint64_t begin, std::uint64_
           ++w.per[static_cast<std::size_t>(item)];
         }
       }
-      if (n >= 0 && static_cast<std::size_t>(n) < w.sizes.size()) ++w.sizes[static_cast<std::size_t>(n)];
+      if (n >= 0 && static_cast<std::size_t>(n) < w.sizes.size())
+        ++w.sizes[static_cast<std::size_t>(n)];
       if (run.output_bad_mappings && (n != nr || has_item_none)) {
-        out += "bad mapping rule " + std::to_string(r) + " x " + std::to_string(x) +
-               " num_rep " + std::to_string(nr) + " result ";
+        out += "bad mapping rule " + std::to_string(r) + " x " + std::to_string(x) + " num_rep " +
+               std::to_string(nr) + " result ";
         AppendVector(out, w.result.data(), n);
         out.push_back('\n');
       }
@@ -269,10 +271,12 @@ bool MapParallel(const RuleRun& run, std::vector<std::unique_ptr<Worker>>& worke
                  std::uint64_t chunk_x, TestOutput& output) {
   const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
   const std::uint64_t window = 4 * static_cast<std::uint64_t>(workers.size());
+
   struct Slot {
     std::string text;
     std::uint64_t ready = UINT64_MAX;  // the chunk whose text this holds
   };
+
   std::vector<Slot> slots(static_cast<std::size_t>(window));
   std::mutex mu;
   std::condition_variable ready_cv;  // a slot was filled
@@ -445,7 +449,8 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
     output.WriteErr(line);
   }
   Lrand48 rng;  // CrushTester's lrand48() stream
-  if (auto s = MarkDevicesDown(m, opt.mark_down_device_ratio, opt.mark_down_bucket_ratio, weight, rng);
+  if (auto s =
+          MarkDevicesDown(m, opt.mark_down_device_ratio, opt.mark_down_bucket_ratio, weight, rng);
       !s.ok()) {
     output.WriteErr("crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
     return 1;
@@ -497,8 +502,7 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
           static_cast<float>(WrapMul(std::min(nr, max_affected), num_objects));
       std::vector<float> num_objects_expected(static_cast<std::size_t>(max_devices));
       for (std::size_t i = 0; i < num_objects_expected.size(); ++i) {
-        const float proportional =
-            static_cast<float>(weight[i]) / static_cast<float>(total_weight);
+        const float proportional = static_cast<float>(weight[i]) / static_cast<float>(total_weight);
         num_objects_expected[i] = proportional * expected_objects;
       }
 
@@ -516,7 +520,8 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
       if (opt.simulate) {
         absl::StatusOr<RandomPlacer> p = RandomPlacer::ForRule(m, r, max_affected);
         if (!p.ok()) {
-          output.WriteErr("crushkit crushtool: undefined in Ceph: " + std::string(p.status().message()) + "\n");
+          output.WriteErr(
+              "crushkit crushtool: undefined in Ceph: " + std::string(p.status().message()) + "\n");
           return 1;
         }
         placer.emplace(*std::move(p));
@@ -532,16 +537,15 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
 
       const std::uint64_t chunk_x = std::max<std::uint64_t>(threading.chunk_x, 1);
       const std::uint64_t num_chunks = (run.total + chunk_x - 1) / chunk_x;
-      int threads = threading.threads > 0 ? std::min(threading.threads, kMaxTestThreads)
-                                          : AutomaticThreads();
+      int threads =
+          threading.threads > 0 ? std::min(threading.threads, kMaxTestThreads) : AutomaticThreads();
       // One lrand48 stream, or one list of results in input order.
       if (run.total < threading.min_parallel_x || opt.simulate || opt.output_csv) threads = 1;
       threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads),
                                                          std::max<std::uint64_t>(num_chunks, 1)));
       std::vector<std::unique_ptr<Worker>> workers;
       for (int t = 0; t < threads; ++t) {
-        workers.push_back(
-            std::make_unique<Worker>(map, nr, max_devices, opt.output_choose_tries));
+        workers.push_back(std::make_unique<Worker>(map, nr, max_devices, opt.output_choose_tries));
       }
       if (threads <= 1 || !MapParallel(run, workers, chunk_x, output)) {
         MapIndices(run, *workers[0], 0, run.total, output.out, &output);
@@ -580,17 +584,16 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
           if (sizes[size] == 0) continue;
           // Ceph counts in an int (std::map<int, int>); x86-64 wraps.
           const auto count = static_cast<int>(static_cast<std::uint32_t>(sizes[size]));
-          out += rule_prefix + " num_rep " + std::to_string(nr) + " result size == " +
-                 std::to_string(size) + ":\t" + std::to_string(count) + "/" +
+          out += rule_prefix + " num_rep " + std::to_string(nr) +
+                 " result size == " + std::to_string(size) + ":\t" + std::to_string(count) + "/" +
                  std::to_string(WrapAdd(WrapSub(max_x, min_x), 1)) + "\n";
         }
         for (std::size_t i = 0; i < per.size(); ++i) {
-          const bool print =
-              opt.output_utilization ? (num_objects_expected[i] > 0 && per[i] > 0)
-                                     : opt.output_utilization_all;
+          const bool print = opt.output_utilization ? (num_objects_expected[i] > 0 && per[i] > 0)
+                                                    : opt.output_utilization_all;
           if (!print) continue;
-          const int len = std::snprintf(buf, sizeof(buf), "  device %zu:\t\t stored : %lld\t", i,
-                                        per[i]);
+          const int len =
+              std::snprintf(buf, sizeof(buf), "  device %zu:\t\t stored : %lld\t", i, per[i]);
           out.append(buf, static_cast<std::size_t>(len));
           out += " expected : " + crush::FormatCephFloat(num_objects_expected[i]) + "\n";
         }
@@ -623,9 +626,10 @@ int RunCrushTest(const CrushMap& map, const TestOptions& opt, TestOutput& output
                     " counts devices only\n");
   }
   if (negative_num_rep) {
-    output.WriteErr("crushkit crushtool: warning: a negative num_rep was tested; Ceph's crushtool"
-                    " sizes a stack array with it (its answer is undefined, it reads out of bounds);"
-                    " crushkit maps nothing for it\n");
+    output.WriteErr(
+        "crushkit crushtool: warning: a negative num_rep was tested; Ceph's crushtool"
+        " sizes a stack array with it (its answer is undefined, it reads out of bounds);"
+        " crushkit maps nothing for it\n");
   }
   if (diverged > 0) {
     output.WriteErr(DivergedMappingsWarning(diverged));

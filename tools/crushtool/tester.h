@@ -67,6 +67,7 @@ struct TestThreading {
   // Inputs per work chunk (the unit of buffering and scheduling); >= 1.
   std::uint64_t chunk_x = 4096;
 };
+
 inline constexpr int kMaxAutoTestThreads = 8;
 inline constexpr int kMaxTestThreads = 64;
 
@@ -80,7 +81,8 @@ TestThreading TestThreadingFromEnvironment();
 // The device weights CrushTester::test() and compare() map with: the
 // --weight value for a device given one, else 0x10000 for a device held by
 // some bucket and 0 for the others; map.max_devices() entries.
-std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map, const TestOptions& options);
+std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map,
+                                             const TestOptions& options);
 
 // The stderr line for `diverged` mappings whose result is crushkit's
 // documented answer where Ceph's is undefined (--test and --compare).
@@ -91,6 +93,7 @@ std::string DivergedMappingsWarning(long long diverged);
 struct TestRanges {
   int min_rule = 0, max_rule = 0, min_x = 0, max_x = 0;
 };
+
 TestRanges TestRangesFor(const crush::CrushMap& map, const TestOptions& options);
 
 // The num_rep range tested for `rule`: --num-rep (or --min-rep/--max-rep),

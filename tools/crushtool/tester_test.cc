@@ -5,12 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
 #include "compiler/compile.h"
 #include "compiler/source_file.h"
 #include "crush/codec.h"
 #include "crush/map.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/testing/crush_text.h"
 #include "tests/testing/paths.h"
 
@@ -68,7 +69,7 @@ struct Captured {
 };
 
 Captured RunTester(const crush::CrushMap& map, const TestOptions& options,
-             const TestThreading& threading, bool through_files) {
+                   const TestThreading& threading, bool through_files) {
   TestOutput output;
   std::FILE* out = nullptr;
   std::FILE* err = nullptr;
@@ -133,7 +134,8 @@ std::vector<TestOptions> OptionVariants() {
 
 std::vector<crush::MapModel> TestModels() {
   std::vector<crush::MapModel> models;
-  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()), nullptr, kPacificText);
+  auto compiled = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()),
+                                    nullptr, kPacificText);
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (compiled.ok()) models.push_back(*std::move(compiled));
   for (const char* name : {"test-map-a.crushmap", "test-map-indep.crushmap"}) {
@@ -200,7 +202,8 @@ TEST(RunCrushTestThreadsTest, ThreadedOutputIsByteIdentical) {
 // EmitBucketsMap() emits hosts, so one mapping prints bucket ids and the
 // statistics count the result size.
 TEST(RunCrushTestThreadsTest, EmittedBucketsAreCountedOnceAcrossThreads) {
-  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()), nullptr, kPacificText);
+  auto model = compiler::Compile(compiler::SourceFile("emit-buckets.txt", EmitBucketsMap()),
+                                 nullptr, kPacificText);
   ASSERT_TRUE(model.ok()) << model.status();
   auto map = crush::CrushMap::Build(*model);
   ASSERT_TRUE(map.ok()) << map.status();

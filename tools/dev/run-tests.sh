@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, builds, and runs the whole test suite
-# (CI's entry point, .ci/run). Default (CI), every test once under
+# (CI's entry point, .ci/run). First the format check (tools/dev/lint.sh),
+# then by default (CI) every test once under
 # sanitizers:
 #   0. a Release build of crushkit (for the differential suites below) and
 #      of the Python module, and the module's pytest suite on it

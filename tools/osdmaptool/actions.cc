@@ -29,14 +29,14 @@ using osdmap::ClusterState;
 using osdmap::CrushItemWeight;
 using osdmap::CrushPlacement;
 using osdmap::FormatOsdList;
+using osdmap::kMaxPgOsds;
+using osdmap::kOsdExists;
+using osdmap::kOsdUp;
 using osdmap::OsdList;
 using osdmap::PgId;
 using osdmap::PgMapper;
 using osdmap::PgMapping;
 using osdmap::Pool;
-using osdmap::kMaxPgOsds;
-using osdmap::kOsdExists;
-using osdmap::kOsdUp;
 
 using crush::FormatCephDouble;
 using crush::FormatCephFloat;
@@ -72,12 +72,14 @@ class Mapping {
     mapper_ = std::make_unique<PgMapper>(state_, *placement_);
     return absl::OkStatus();
   }
+
   // Call after the state changed (weights, crush).
   void Invalidate() {
     mapper_.reset();
     placement_.reset();
     map_.reset();
   }
+
   PgMapper& mapper() { return *mapper_; }
 
  private:
@@ -108,15 +110,16 @@ class Runner {
 
   OsdmaptoolResult Run() {
     if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() ||
-        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs() || !TestCrush()) {
+        !ImportCrush() || !ExportCrush() || !TestMapObject() || !TestMapPg() || !TestMapPgs() ||
+        !TestCrush()) {
       return std::move(r_);
     }
     if (opt_.created) r_.modified = true;
     const bool any_action =
-        r_.modified || opt_.print || opt_.health || opt_.export_crush_path || opt_.import_crush_path ||
-        !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() || opt_.test_map_pgs ||
-        opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all || !opt_.adjust_crush_weight.empty() ||
-        opt_.tree || opt_.upmap_cleanup_path.has_value();
+        r_.modified || opt_.print || opt_.health || opt_.export_crush_path ||
+        opt_.import_crush_path || !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
+        opt_.test_map_pgs || opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all ||
+        !opt_.adjust_crush_weight.empty() || opt_.tree || opt_.upmap_cleanup_path.has_value();
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;
@@ -185,8 +188,11 @@ class Runner {
       // past the end) and aborts or hangs; we stop with an error instead.
       r_.out += absl::StrCat("marking OSD@", opt_.mark_up, " as up\n");
       if (opt_.mark_up < 0 || opt_.mark_up >= n) {
-        return Fail(absl::StrCat(opt_.me, ": --mark-in marks the --mark-up osd in (Pacific bug); "
-                                 "--mark-up ", opt_.mark_up, " is not a valid osd id, on which "
+        return Fail(absl::StrCat(opt_.me,
+                                 ": --mark-in marks the --mark-up osd in (Pacific bug); "
+                                 "--mark-up ",
+                                 opt_.mark_up,
+                                 " is not a valid osd id, on which "
                                  "Ceph's osdmaptool crashes"));
       }
       SetWeight(state_, opt_.mark_up, 0x10000);
@@ -217,10 +223,12 @@ class Runner {
       char* end = nullptr;
       const std::string id_text = part.substr(0, colon);
       const long id = std::strtol(id_text.c_str(), &end, 10);
-      if (end == id_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid osd id '", id_text, "'"));
+      if (end == id_text.c_str())
+        return Fail(absl::StrCat(opt_.me, ": invalid osd id '", id_text, "'"));
       const std::string w_text = part.substr(colon + 1);
       const float w = std::strtof(w_text.c_str(), &end);
-      if (end == w_text.c_str()) return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
+      if (end == w_text.c_str())
+        return Fail(absl::StrCat(opt_.me, ": invalid weight '", w_text, "'"));
       // osdmaptool ignores adjust_item_weightf()'s result: a weight that
       // fails validate_weightf() changes nothing but is still reported.
       auto changed = crush::AdjustItemWeightF(state_.crush, static_cast<crush::ItemId>(id), w);
@@ -418,10 +426,10 @@ class Runner {
     if (!EnsureMapping()) return false;
     PgMapping m;
     mapping_.mapper().PgToUpActing(pg, &m);
-    r_.out += absl::StrCat(FormatPg(pg), " raw (", FormatOsdList(m.raw.span()), ", p",
-                           m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p",
-                           m.up_primary, ") acting (", FormatOsdList(m.acting.span()), ", p",
-                           m.acting_primary, ")\n");
+    r_.out +=
+        absl::StrCat(FormatPg(pg), " raw (", FormatOsdList(m.raw.span()), ", p", m.raw_primary,
+                     ") up (", FormatOsdList(m.up.span()), ", p", m.up_primary, ") acting (",
+                     FormatOsdList(m.acting.span()), ", p", m.acting_primary, ")\n");
     return true;
   }
 
@@ -462,13 +470,12 @@ class Runner {
         size[static_cast<std::size_t>(osds.size())]++;
         if (max_size < osds.size()) max_size = osds.size();
         if (opt_.test_map_pgs_dump) {
-          absl::StrAppend(&out, FormatPg({id, ps}), "\t", FormatOsdList(osds.span()), "\t",
-                          primary, "\n");
+          absl::StrAppend(&out, FormatPg({id, ps}), "\t", FormatOsdList(osds.span()), "\t", primary,
+                          "\n");
         } else if (opt_.test_map_pgs_dump_all) {
           absl::StrAppend(&out, FormatPg({id, ps}), " raw (", FormatOsdList(m.raw.span()), ", p",
-                          m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p",
-                          m.up_primary, ") acting (", FormatOsdList(osds.span()), ", p",
-                          primary, ")\n");
+                          m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p", m.up_primary,
+                          ") acting (", FormatOsdList(osds.span()), ", p", primary, ")\n");
         }
         for (int i = 0; i < osds.size(); ++i) {
           if (osds[i] != crush::kItemNone && osds[i] >= 0 && osds[i] < n) {
@@ -519,18 +526,19 @@ class Runner {
     volatile double in_d = in;  // keep 0/0 a runtime NaN (prints "-nan" like Ceph)
     dev /= in_d;
     dev = std::sqrt(dev);
-    const double edev =
-        std::sqrt(static_cast<double>(total) / in_d * (1.0 - (1.0 / in_d)));
+    const double edev = std::sqrt(static_cast<double>(total) / in_d * (1.0 - (1.0 / in_d)));
     const double avg_d = static_cast<double>(avg);
     absl::StrAppend(&out, " in ", in, "\n");
     absl::StrAppend(&out, " avg ", avg, " stddev ", FormatCephDouble(dev), " (",
                     FormatCephDouble(dev / avg_d), "x) (expected ", FormatCephDouble(edev), " ",
                     FormatCephDouble(edev / avg_d), "x))\n");
     if (min_osd >= 0) {
-      absl::StrAppend(&out, " min osd.", min_osd, " ", count[static_cast<std::size_t>(min_osd)], "\n");
+      absl::StrAppend(&out, " min osd.", min_osd, " ", count[static_cast<std::size_t>(min_osd)],
+                      "\n");
     }
     if (max_osd >= 0) {
-      absl::StrAppend(&out, " max osd.", max_osd, " ", count[static_cast<std::size_t>(max_osd)], "\n");
+      absl::StrAppend(&out, " max osd.", max_osd, " ", count[static_cast<std::size_t>(max_osd)],
+                      "\n");
     }
     for (int i = 0; i <= max_size; ++i) {
       if (size[static_cast<std::size_t>(i)]) {
@@ -545,7 +553,8 @@ class Runner {
   // Only a failed write to stdout ends it.
   bool TestCrush() {
     if (!opt_.test_crush) return true;
-    if (!opt_.stream_out) return Fail("crushkit osdmaptool: --test-crush needs a stream to write to");
+    if (!opt_.stream_out)
+      return Fail("crushkit osdmaptool: --test-crush needs a stream to write to");
     if (!state_.pools.empty() && !EnsureMapping()) return false;
     std::string out = std::move(r_.out);
     r_.out.clear();
@@ -571,7 +580,8 @@ class Runner {
               absl::StrAppend(&out, pg, " had ", FormatOsdList(first.span()), " now ",
                               FormatOsdList(m.acting.span()), "\n");
               opt_.stream_out(out);
-              return Fail("crushkit osdmaptool: --test-crush: the mapping changed between attempts");
+              return Fail(
+                  "crushkit osdmaptool: --test-crush: the mapping changed between attempts");
             }
           }
           if (!flush(1 << 16)) return StdoutGone();

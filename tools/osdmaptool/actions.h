@@ -111,7 +111,8 @@ struct OsdmaptoolResult {
 };
 
 // Runs the actions of `options` on `state` (which it may modify).
-OsdmaptoolResult RunOsdmaptoolActions(osdmap::ClusterState& state, const OsdmaptoolOptions& options);
+OsdmaptoolResult RunOsdmaptoolActions(osdmap::ClusterState& state,
+                                      const OsdmaptoolOptions& options);
 
 }  // namespace crushkit::tools::osdmaptool
 

@@ -4,18 +4,19 @@
 // (failed under CRUSHKIT_REQUIRE_ORACLE).
 #include "tools/osdmaptool/actions.h"
 
-#include <cstdio>
-#include <cstdint>
-#include <cstdlib>
 #include <algorithm>
-#include <vector>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
-#include "crush/map.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/map.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/import.h"
 #include "osdmap/pg_mapping.h"
@@ -23,8 +24,8 @@
 #include "tests/testing/oracle.h"
 #include "tests/testing/osdmap_state.h"
 #include "tests/testing/paths.h"
-#include "tests/testing/status_matchers.h"
 #include "tests/testing/run_shell.h"
+#include "tests/testing/status_matchers.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
@@ -45,9 +46,8 @@ class OsdmaptoolTest : public ::testing::Test {
            ("crushkit_osdmaptool_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     map_ = (dir_ / "om").string();
-    std::filesystem::copy_file(
-        crush_testing::CompatDir() + "/examples/om8-pg128-pgp64.osdmap", map_,
-        std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(crush_testing::CompatDir() + "/examples/om8-pg128-pgp64.osdmap",
+                               map_, std::filesystem::copy_options::overwrite_existing);
     const std::string env = "CEPH_ARGS=--crash_dir=" + dir_.string() + " timeout 60 ";
     const std::string json = RunShell(env + "osdmaptool " + map_ + " --dump json 2>/dev/null");
     RunShell(env + "osdmaptool " + map_ + " --export-crush " + map_ + ".crush >/dev/null 2>&1");
@@ -56,6 +56,7 @@ class OsdmaptoolTest : public ::testing::Test {
     state_ = std::move(*st);
     env_ = env;
   }
+
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
@@ -141,8 +142,7 @@ TEST_F(OsdmaptoolTest, OutOfRangeCrushWeightsLikeOracle) {
   OsdmaptoolOptions opt;
   opt.adjust_crush_weight = "2:123456.789,3:-1,4:inf,5:nan,6:-0.000001";
   opt.tree = true;
-  ExpectSame("--adjust-crush-weight 2:123456.789,3:-1,4:inf,5:nan,6:-0.000001 --tree=plain",
-             opt);
+  ExpectSame("--adjust-crush-weight 2:123456.789,3:-1,4:inf,5:nan,6:-0.000001 --tree=plain", opt);
 }
 
 // ceph_crc32c(-1, data) without the final inversion, as OSDMap's crc uses.
@@ -181,12 +181,14 @@ class PatchedMapTest : public ::testing::TestWithParam<std::pair<int, std::uint3
       bytes[at + 1] = static_cast<char>(value);
     } else {
       for (int k = 0; k < 4; ++k) {
-        bytes[at + static_cast<std::size_t>(offset + k)] = static_cast<char>((value >> (8 * k)) & 0xff);
+        bytes[at + static_cast<std::size_t>(offset + k)] =
+            static_cast<char>((value >> (8 * k)) & 0xff);
       }
     }
     const std::uint32_t crc = CephCrc32c(bytes.substr(0, bytes.size() - 4));
     for (int k = 0; k < 4; ++k) {
-      bytes[bytes.size() - 4 + static_cast<std::size_t>(k)] = static_cast<char>((crc >> (8 * k)) & 0xff);
+      bytes[bytes.size() - 4 + static_cast<std::size_t>(k)] =
+          static_cast<char>((crc >> (8 * k)) & 0xff);
     }
     {
       FILE* f = std::fopen(map_.c_str(), "wb");
@@ -200,6 +202,7 @@ class PatchedMapTest : public ::testing::TestWithParam<std::pair<int, std::uint3
     ASSERT_THAT(st.status(), crush_testing::IsOk());
     state_ = std::move(*st);
   }
+
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
@@ -249,8 +252,8 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
   const std::string map = (dir / "om").string();
   const std::string env = "CEPH_ARGS=--crash_dir=" + dir.string() + " timeout 60 ";
   RunShell(env + "osdmaptool --createsimple 8 --with-default-pool --clobber --import-crush " +
-           crush_testing::CompatDir() + "/examples/classes-4host-compat-weightset.crushmap " +
-           map + " >/dev/null 2>&1");
+           crush_testing::CompatDir() + "/examples/classes-4host-compat-weightset.crushmap " + map +
+           " >/dev/null 2>&1");
   const std::string json = RunShell(env + "osdmaptool " + map + " --dump json 2>/dev/null");
   RunShell(env + "osdmaptool " + map + " --export-crush " + map + ".crush >/dev/null 2>&1");
   auto st = ImportCephOsdDump(json, crush_testing::ReadFileOrEmpty(map + ".crush"));
@@ -259,7 +262,8 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
   for (const std::string weights : {"1:2.5", "1:2.5,3:0", "6:0.1,0:4"}) {
     const std::string want =
         RunShell(env + "osdmaptool " + map + " --mark-up-in --adjust-crush-weight " + weights +
-                 " --export-crush " + map + ".want --test-map-pgs-dump-all --tree json"
+                 " --export-crush " + map +
+                 ".want --test-map-pgs-dump-all --tree json"
                  " 2>/dev/null");
     ClusterState copy = *st;
     OsdmaptoolOptions opt;
@@ -382,8 +386,8 @@ TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
   r = RunOsdmaptoolActions(state_, opt);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(state_.epoch, 1u);
-  EXPECT_THAT(written, ElementsAre(Pair("c.txt", ""),
-                                   Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
+  EXPECT_THAT(written,
+              ElementsAre(Pair("c.txt", ""), Pair("c.txt", "ceph osd rm-pg-upmap-items 1.0\n")));
 }
 
 TEST_F(OsdmaptoolUpmapCleanupTest, TestCrushStreamsUntilStdoutIsGone) {

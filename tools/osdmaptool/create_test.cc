@@ -16,9 +16,9 @@
 #include "osdmap/osdmap_binary.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
+#include "tests/testing/run_shell.h"
 #include "tests/testing/temp_dir.h"
 #include "tools/osdmaptool/osdmaptool.h"
-#include "tests/testing/run_shell.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {

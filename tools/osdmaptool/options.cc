@@ -61,8 +61,8 @@ namespace {
 
 // Formatter::create() names other than json that --tree would accept.
 bool IsOtherCephFormat(const std::string& f) {
-  return f == "json-pretty" || f == "xml" || f == "xml-pretty" || f == "table" ||
-         f == "table-kv" || f == "html" || f == "html-pretty";
+  return f == "json-pretty" || f == "xml" || f == "xml-pretty" || f == "table" || f == "table-kv" ||
+         f == "html" || f == "html-pretty";
 }
 
 // std::stoi (integer_only) or std::stod of an OSD id: a numeric prefix is

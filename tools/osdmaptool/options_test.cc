@@ -98,8 +98,8 @@ TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
 }
 
 TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
-  const ParseResult r =
-      Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3", "--upmap-active", "--test-crush"});
+  const ParseResult r = Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3",
+                               "--upmap-active", "--test-crush"});
   ASSERT_FALSE(r.stop) << r.err;
   EXPECT_THAT(r.command.not_supported, ElementsAre("--upmap-active"));
   EXPECT_TRUE(r.command.map.health);
@@ -107,9 +107,8 @@ TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
   EXPECT_TRUE(r.command.actions.upmap);
   EXPECT_EQ(r.command.actions.upmap_cleanup_path, "out.txt");
   EXPECT_EQ(r.command.actions.upmap_max, 3);
-  const ParseResult u = Parse({"om", "--upmap-cleanup", "a.txt", "--upmap", "-",
-                               "--upmap-pool", "rbd", "--upmap-pool", "data",
-                               "--upmap-deviation", "2"});
+  const ParseResult u = Parse({"om", "--upmap-cleanup", "a.txt", "--upmap", "-", "--upmap-pool",
+                               "rbd", "--upmap-pool", "data", "--upmap-deviation", "2"});
   ASSERT_FALSE(u.stop) << u.err;
   EXPECT_THAT(u.command.not_supported, ElementsAre());
   EXPECT_EQ(u.command.actions.upmap_cleanup_path, "-");

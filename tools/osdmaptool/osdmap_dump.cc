@@ -40,8 +40,9 @@ absl::Status CheckDumpable(const OsdMapBinary& m) {
     }
     for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
       if (!opt.type_ok) {
-        return absl::InternalError(absl::StrCat("pool ", id, " option ", opt.name,
-                                                " has a value of the wrong type (Ceph's dump crashes here)"));
+        return absl::InternalError(
+            absl::StrCat("pool ", id, " option ", opt.name,
+                         " has a value of the wrong type (Ceph's dump crashes here)"));
       }
     }
   }

@@ -35,7 +35,8 @@ constexpr char kCrushkitNote[] =
     "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one) or a crushkit\n"
     "state file (`crushkit import`). As osdmaptool 16.2: --createsimple with --pg-bits,\n"
     "--pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size; --create-from-conf\n"
-    "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, --mark-in,\n"
+    "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, "
+    "--mark-in,\n"
     "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
     "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --health, --test-crush\n"
@@ -104,7 +105,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   CommandLine& cmd = parsed.command;
   if (!cmd.not_supported.empty()) {
     WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
-                          " is not supported (see --help)\n"));
+                                    " is not supported (see --help)\n"));
     return 1;
   }
   const std::string fn = cmd.positional.front();
@@ -187,8 +188,8 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (cmd.import_crush) {
     auto crush = ReadFileBytes(*cmd.import_crush);
     if (!crush.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush, ": ",
-                            crush.status().message(), "\n"));
+      WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush,
+                                      ": ", crush.status().message(), "\n"));
       return 1;
     }
     opt.import_crush_path = cmd.import_crush;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "crush/status_macros.h"
 #include "tools/planning/jump.h"
 #include "tools/planning/key_hash.h"
@@ -49,7 +50,9 @@ std::vector<int> IndexById(const Topology& topo) {
 class PassStats {
  public:
   PassStats(const Topology& topo, std::size_t replicas)
-      : topo_(topo), index_(IndexById(topo)), load_(topo.nodes.size(), 0),
+      : topo_(topo),
+        index_(IndexById(topo)),
+        load_(topo.nodes.size(), 0),
         expect_n_(std::min(replicas, topo.nodes.size())) {}
 
   void Add(const ItemId* row, std::size_t n) {
@@ -72,7 +75,8 @@ class PassStats {
     double sq = 0;
     double max_ratio = 0;
     for (std::size_t i = 0; i < load_.size(); ++i) {
-      const double ratio = static_cast<double>(load_[i]) / (static_cast<double>(total_) * shares[i]);
+      const double ratio =
+          static_cast<double>(load_[i]) / (static_cast<double>(total_) * shares[i]);
       max_ratio = std::max(max_ratio, ratio);
       sq += (ratio - 1) * (ratio - 1);
     }
@@ -198,9 +202,9 @@ absl::StatusOr<ComparisonReport> CompareStrategies(const Topology& before, const
         absl::StrCat("--replicas must be 1..", kMaxReplicas, ", got ", replicas));
   }
   if (options.keys < 1 || options.keys > kMaxKeys || options.keys * replicas > kMaxSlots) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--keys must be 1..", kMaxKeys, " with keys * replicas <= ", kMaxSlots, ", got ",
-        options.keys, " keys x ", replicas));
+    return absl::InvalidArgumentError(absl::StrCat("--keys must be 1..", kMaxKeys,
+                                                   " with keys * replicas <= ", kMaxSlots, ", got ",
+                                                   options.keys, " keys x ", replicas));
   }
   if (before.nodes.empty() || after.nodes.empty()) {
     return absl::InvalidArgumentError("the cluster has no node with positive weight");
@@ -209,18 +213,19 @@ absl::StatusOr<ComparisonReport> CompareStrategies(const Topology& before, const
   for (const std::string& name : names) {
     const auto& reg = Registry();
     if (std::none_of(reg.begin(), reg.end(), [&](const auto& e) { return e.first == name; })) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown strategy '", name, "'; expected one of mod-n, ring, jump, rendezvous, "
-          "maglev, partitions, straw2"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown strategy '", name,
+                       "'; expected one of mod-n, ring, jump, rendezvous, "
+                       "maglev, partitions, straw2"));
     }
   }
   const double hrw_work = static_cast<double>(options.keys) *
-                         static_cast<double>(std::max(before.nodes.size(), after.nodes.size()));
+                          static_cast<double>(std::max(before.nodes.size(), after.nodes.size()));
   if (hrw_work > 5e9 && std::find(names.begin(), names.end(), "rendezvous") != names.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rendezvous scores every node for every key: ", options.keys, " keys x ",
-        std::max(before.nodes.size(), after.nodes.size()),
-        " nodes is too slow; lower --keys or leave it out with --only"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rendezvous scores every node for every key: ", options.keys, " keys x ",
+                     std::max(before.nodes.size(), after.nodes.size()),
+                     " nodes is too slow; lower --keys or leave it out with --only"));
   }
   ComparisonReport report;
   report.keys = options.keys;
@@ -246,8 +251,8 @@ absl::StatusOr<ComparisonReport> CompareStrategies(const Topology& before, const
 
 std::string FormatTable(const ComparisonReport& report) {
   std::string out = absl::StrFormat(
-      "%d keys x %d replicas; nodes %zu -> %zu; failure domain '%s' (%zu domains)\n",
-      report.keys, report.replicas, report.nodes_before, report.nodes_after, report.domain_type,
+      "%d keys x %d replicas; nodes %zu -> %zu; failure domain '%s' (%zu domains)\n", report.keys,
+      report.replicas, report.nodes_before, report.nodes_after, report.domain_type,
       report.domains_before);
   absl::StrAppendFormat(&out, "%-11s %8s %8s %9s %8s %20s %8s %10s\n", "strategy", "moved",
                         "minimum", "max/mean", "stddev", "domain violations", "ns/key", "memory");
@@ -272,8 +277,7 @@ std::string FormatJson(const ComparisonReport& report) {
   std::string out = absl::StrFormat(
       "{\"keys\": %d, \"replicas\": %d, \"nodes_before\": %zu, \"nodes_after\": %zu, "
       "\"failure_domain\": \"%s\", \"strategies\": [",
-      report.keys, report.replicas, report.nodes_before, report.nodes_after,
-      report.domain_type);
+      report.keys, report.replicas, report.nodes_before, report.nodes_after, report.domain_type);
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     const StrategyReport& r = report.rows[i];
     absl::StrAppendFormat(

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"
 
@@ -33,7 +34,7 @@ struct StrategyReport {
   double max_over_mean = 0;            // max over nodes of load / ideal load
   double stddev = 0;                   // RMS of (load / ideal load - 1) over nodes
   std::int64_t domain_violations = 0;  // keys with two replicas in one failure domain
-  std::int64_t short_keys = 0;  // keys with fewer than min(replicas, nodes) nodes, either state
+  std::int64_t short_keys = 0;   // keys with fewer than min(replicas, nodes) nodes, either state
   double lookup_ns = 0;          // mean Place() CPU time per key, before the change
   std::size_t memory_bytes = 0;  // lookup structures before the change
   // The same balance/separation figures for the cluster before the change.

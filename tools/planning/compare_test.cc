@@ -7,9 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "crush/codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "crush/codec.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
@@ -163,13 +164,16 @@ TEST(CompareTest, RejectsBadOptions) {
   const Topology t = *TopologyFromModel(Share(*MakeFlatModel(5)), 0);
   CompareOptions o;
   o.keys = 0;
-  EXPECT_THAT(CompareStrategies(t, t, o), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--keys")));
+  EXPECT_THAT(CompareStrategies(t, t, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--keys")));
   o.keys = 10;
   o.strategy.replicas = 17;
-  EXPECT_THAT(CompareStrategies(t, t, o), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--replicas")));
+  EXPECT_THAT(CompareStrategies(t, t, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--replicas")));
   o.strategy.replicas = 3;
   o.only = {"consistent"};
-  EXPECT_THAT(CompareStrategies(t, t, o), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'consistent'")));
+  EXPECT_THAT(CompareStrategies(t, t, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'consistent'")));
 }
 
 TEST(CompareTest, JsonNamesEveryField) {
@@ -182,9 +186,9 @@ TEST(CompareTest, JsonNamesEveryField) {
   const std::string json = FormatJson(*report);
   EXPECT_THAT(json, HasSubstr("{\"strategy\": \"jump\", \"moved_fraction\": 0, "
                               "\"min_moved_fraction\": 0, \"max_over_mean\": "));
-  for (const char* field : {"\"stddev\": ", "\"domain_violations\": 0", "\"lookup_ns\": ",
-                            "\"memory_bytes\": ", "\"strategies\": [", "\"max_over_mean_before\": ",
-                            "\"domain_violations_before\": 0"}) {
+  for (const char* field : {"\"stddev\": ", "\"domain_violations\": 0",
+                            "\"lookup_ns\": ", "\"memory_bytes\": ", "\"strategies\": [",
+                            "\"max_over_mean_before\": ", "\"domain_violations_before\": 0"}) {
     EXPECT_THAT(json, HasSubstr(field));
   }
   EXPECT_THAT(FormatTable(*report), HasSubstr("straw2"));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/key_hash.h"
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"
@@ -29,9 +30,9 @@ inline std::int32_t JumpHash(std::uint64_t key, std::int32_t buckets) {
   while (j < buckets) {
     b = j;
     key = key * 2862933555777941757ULL + 1;
-    j = static_cast<std::int64_t>(static_cast<double>(b + 1) *
-                                  (static_cast<double>(1LL << 31) /
-                                   static_cast<double>((key >> 33) + 1)));
+    j = static_cast<std::int64_t>(
+        static_cast<double>(b + 1) *
+        (static_cast<double>(1LL << 31) / static_cast<double>((key >> 33) + 1)));
   }
   return static_cast<std::int32_t>(b);
 }

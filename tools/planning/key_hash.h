@@ -22,7 +22,8 @@ constexpr std::uint64_t Mix64(std::uint64_t x) {
 
 // Hash of an ordered pair; Hash2(a, b) != Hash2(b, a) in general.
 constexpr std::uint64_t Hash2(std::uint64_t a, std::uint64_t b) {
-  return Mix64(Mix64(a + 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL));
+  return Mix64(Mix64(a + 0x9e3779b97f4a7c15ULL) ^
+               (b * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL));
 }
 
 // The 64-bit key hash every strategy receives for sample key `key` under `seed`.

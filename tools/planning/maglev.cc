@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+
 #include "tools/planning/key_hash.h"
 
 namespace crushkit::planning {

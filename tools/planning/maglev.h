@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/key_hash.h"
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"
 

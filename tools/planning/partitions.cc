@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+
 #include "tools/planning/key_hash.h"
 
 namespace crushkit::planning {
@@ -46,11 +47,11 @@ absl::StatusOr<PartitionsStrategy> PartitionsStrategy::Build(const Topology& top
   const std::size_t n = topo.nodes.size();
   const std::size_t per_partition = std::min(r_count, n);
   // The greedy fill scans every node for every slot; keep that bounded.
-  if (static_cast<double>(p_count) * static_cast<double>(per_partition) *
-          static_cast<double>(n) > 2e9) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "partitions: ", p_count, " partitions x ", per_partition, " replicas x ", n,
-        " nodes is too much work for the greedy directory; lower --partitions"));
+  if (static_cast<double>(p_count) * static_cast<double>(per_partition) * static_cast<double>(n) >
+      2e9) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("partitions: ", p_count, " partitions x ", per_partition, " replicas x ", n,
+                     " nodes is too much work for the greedy directory; lower --partitions"));
   }
   const std::vector<std::int64_t> quota =
       Quotas(IdealShares(topo, opts.replicas), static_cast<std::int64_t>(p_count * per_partition));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"
 
@@ -30,8 +31,7 @@ class PartitionsStrategy {
   // Errors: kInvalidArgument unless 1 <= partitions <= 2^22 and
   // 1 <= replicas <= kMaxReplicas. `previous` is used only if it has the
   // same partition and replica counts. Cost: O(P * R * nodes).
-  static absl::StatusOr<PartitionsStrategy> Build(const Topology& topo,
-                                                  const StrategyOptions& opts,
+  static absl::StatusOr<PartitionsStrategy> Build(const Topology& topo, const StrategyOptions& opts,
                                                   const PartitionsStrategy* previous);
 
   int Place(std::uint64_t key_hash, std::span<ItemId> out) const {
@@ -48,7 +48,9 @@ class PartitionsStrategy {
   std::size_t MemoryBytes() const { return sizeof(*this) + directory_.capacity() * sizeof(ItemId); }
 
   std::uint32_t partitions() const { return partitions_; }
+
   std::size_t replicas() const { return replicas_; }
+
   // Partition p's replica r is directory()[p * replicas() + r] (kItemNone if
   // the cluster has fewer nodes than replicas).
   const std::vector<ItemId>& directory() const { return directory_; }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 #include "tools/planning/topology.h"
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "tools/planning/key_hash.h"
 #include "tools/planning/strategy.h"
 #include "tools/planning/topology.h"
@@ -25,8 +26,7 @@ class RendezvousStrategy {
  public:
   static constexpr std::string_view kName = "rendezvous";
 
-  static absl::StatusOr<RendezvousStrategy> Build(const Topology& topo,
-                                                  const StrategyOptions& opts,
+  static absl::StatusOr<RendezvousStrategy> Build(const Topology& topo, const StrategyOptions& opts,
                                                   const RendezvousStrategy* previous);
 
   // Cost: one hash and one log per node; keeps the best out.size() scores in
@@ -52,8 +52,8 @@ class RendezvousStrategy {
   }
 
   std::size_t MemoryBytes() const {
-    return sizeof(*this) + ids_.capacity() * sizeof(ItemId) +
-           weights_.capacity() * sizeof(double) + salts_.capacity() * sizeof(std::uint64_t);
+    return sizeof(*this) + ids_.capacity() * sizeof(ItemId) + weights_.capacity() * sizeof(double) +
+           salts_.capacity() * sizeof(std::uint64_t);
   }
 
  private:

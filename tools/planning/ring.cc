@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "tools/planning/key_hash.h"
 
 namespace crushkit::planning {
@@ -57,7 +58,8 @@ std::vector<double> RingStrategy::ArcShares(const Topology& topo) const {
     const std::uint64_t prev = positions_[(i + points - 1) % points];
     const std::uint64_t arc = points == 1 ? ~std::uint64_t{0} : positions_[i] - prev;
     const int idx = topo.IndexOf(owners_[i]);
-    if (idx >= 0) shares[static_cast<std::size_t>(idx)] += static_cast<double>(arc) / 18446744073709551616.0;
+    if (idx >= 0)
+      shares[static_cast<std::size_t>(idx)] += static_cast<double>(arc) / 18446744073709551616.0;
   }
   return shares;
 }

@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 #include "tools/planning/jump.h"
 #include "tools/planning/key_hash.h"
@@ -184,10 +185,12 @@ TEST(RendezvousTest, WeightedProportions) {
   ASSERT_THAT(s, IsOk());
   std::vector<int> count(4, 0);
   const int keys = 400000;
-  for (int k = 0; k < keys; ++k) ++count[static_cast<std::size_t>(PlaceOne(*s, static_cast<std::uint64_t>(k), 1)[0])];
+  for (int k = 0; k < keys; ++k)
+    ++count[static_cast<std::size_t>(PlaceOne(*s, static_cast<std::uint64_t>(k), 1)[0])];
   // Binomial sd <= sqrt(0.25 / 400000) = 0.0008.
   for (int i = 0; i < 4; ++i) {
-    EXPECT_NEAR(count[static_cast<std::size_t>(i)] / double{keys}, (i + 1) / 10.0, 0.004) << "node " << i;
+    EXPECT_NEAR(count[static_cast<std::size_t>(i)] / double{keys}, (i + 1) / 10.0, 0.004)
+        << "node " << i;
   }
 }
 
@@ -334,8 +337,8 @@ TEST(Straw2Test, MatchesTheMapperDirectly) {
   for (std::uint64_t k = 0; k < 1000; ++k) {
     const std::uint64_t h = KeyHash(k, 1);
     std::vector<ItemId> want(3);
-    want.resize(static_cast<std::size_t>(crush::DoRule(
-        *map, 0, static_cast<std::uint32_t>(h ^ (h >> 32)), reweights, ws, want)));
+    want.resize(static_cast<std::size_t>(
+        crush::DoRule(*map, 0, static_cast<std::uint32_t>(h ^ (h >> 32)), reweights, ws, want)));
     ASSERT_EQ(PlaceOne(*s, k, 3), want);
   }
 }

@@ -32,11 +32,11 @@ namespace crushkit::planning {
 inline constexpr int kMaxReplicas = 16;
 
 struct StrategyOptions {
-  int replicas = 3;                    // replicas per key (1..kMaxReplicas)
-  int vnodes = 256;                    // ring: virtual nodes per unit of mean weight
-  std::uint32_t maglev_size = 65537;   // Maglev lookup table size; must be prime
-  int partitions = 4096;               // fixed partitions: count
-  std::uint64_t seed = 0;              // salts keys and node hashes
+  int replicas = 3;                   // replicas per key (1..kMaxReplicas)
+  int vnodes = 256;                   // ring: virtual nodes per unit of mean weight
+  std::uint32_t maglev_size = 65537;  // Maglev lookup table size; must be prime
+  int partitions = 4096;              // fixed partitions: count
+  std::uint64_t seed = 0;             // salts keys and node hashes
 };
 
 // True if `id` is among the first `n` entries of `out`. R is tiny (<= 16),

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 
 namespace crushkit::planning {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "tools/planning/strategy.h"

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+
 #include "crush/builder.h"
 #include "crush/edit.h"
 #include "crush/status_macros.h"
@@ -317,7 +318,8 @@ std::vector<double> IdealShares(const Topology& topo, int replicas) {
   const std::size_t n = topo.nodes.size();
   const double cap = replicas > 0 ? 1.0 / replicas : 1.0;
   std::vector<double> domain_weight(topo.domain_names.size(), 0.0);
-  for (const Node& node : topo.nodes) domain_weight[static_cast<std::size_t>(node.domain)] += node.weight;
+  for (const Node& node : topo.nodes)
+    domain_weight[static_cast<std::size_t>(node.domain)] += node.weight;
   const auto live_domains = static_cast<int>(
       std::count_if(domain_weight.begin(), domain_weight.end(), [](double w) { return w > 0; }));
   std::vector<double> shares(n, 0.0);

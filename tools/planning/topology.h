@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -25,10 +26,10 @@ namespace crushkit::planning {
 using crush::ItemId;
 
 struct Node {
-  ItemId id = 0;       // the CRUSH device id; stable across edits
-  std::string name;    // "osd.N" unless the map names it
-  double weight = 0;   // CRUSH weight (16.16 converted), > 0
-  int domain = 0;      // index into Topology::domain_names
+  ItemId id = 0;      // the CRUSH device id; stable across edits
+  std::string name;   // "osd.N" unless the map names it
+  double weight = 0;  // CRUSH weight (16.16 converted), > 0
+  int domain = 0;     // index into Topology::domain_names
 };
 
 struct Topology {

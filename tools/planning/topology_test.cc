@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
 #include "tests/testing/status_matchers.h"
 #include "tools/planning/planning_test_util.h"
 
@@ -49,7 +50,8 @@ TEST(TopologyTest, FlatModelRejectsBadSizes) {
 
 TEST(TopologyTest, MissingRuleAndUnknownDomainType) {
   auto model = std::make_shared<const crush::MapModel>(*MakeFlatModel(3));
-  EXPECT_THAT(TopologyFromModel(model, 5), StatusIs(absl::StatusCode::kNotFound, HasSubstr("rule 5")));
+  EXPECT_THAT(TopologyFromModel(model, 5),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("rule 5")));
   EXPECT_THAT(TopologyFromModel(model, 0, std::string("rack")),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("'rack'")));
 }
