@@ -22,6 +22,7 @@
 #include "crush/text_format.h"
 #include "osdmap/binary_io.h"
 #include "osdmap/crush_placement.h"
+#include "osdmap/entity_addr.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/pg_id.h"
 
@@ -149,64 +150,13 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   return o;
 }
 
-// entity_addr_t operator<< on its MSG_ADDR2 encoding.
-absl::StatusOr<std::string> AddrText(binary::Reader& r) {
-  std::uint8_t marker = 0;
-  std::uint8_t v = 0;
-  std::uint8_t compat = 0;
-  std::uint32_t len = 0;
-  std::uint32_t type = 0;
-  std::uint32_t nonce = 0;
-  std::uint32_t elen = 0;
-  CRUSH_RETURN_IF_ERROR(r.U8("addr marker", &marker));
-  CRUSH_RETURN_IF_ERROR(r.U8("addr v", &v));
-  CRUSH_RETURN_IF_ERROR(r.U8("addr compat", &compat));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr len", &len));
-  const std::size_t end = r.offset() + len;
-  CRUSH_RETURN_IF_ERROR(r.U32("addr type", &type));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr nonce", &nonce));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr elen", &elen));
-  std::string sa;
-  CRUSH_RETURN_IF_ERROR(r.Bytes("sockaddr", elen, &sa));
-  if (r.offset() > end) return absl::DataLossError("entity_addr_t longer than its frame");
-  CRUSH_RETURN_IF_ERROR(r.Skip("addr tail", end - r.offset()));
-  if (marker != 1) return absl::UnimplementedError("--print of legacy OSD addresses");
-  if (type == 0) return std::string("-");
-  static constexpr const char* kTypes[] = {"none", "v1", "v2", "any", "cidr"};
-  std::string o = type == 3 ? "" : absl::StrCat(type < 5 ? kTypes[type] : "???", ":");
-  const auto* b = reinterpret_cast<const unsigned char*>(sa.data());
-  const unsigned family = sa.size() >= 2 ? b[0] | (b[1] << 8) : 0;
-  const unsigned port = sa.size() >= 4 ? (b[2] << 8) | b[3] : 0;
-  char ip[INET6_ADDRSTRLEN] = {};
-  if (family == AF_INET && sa.size() >= 8) {
-    ::inet_ntop(AF_INET, b + 4, ip, sizeof(ip));
-    absl::StrAppend(&o, ip, ":", port);
-  } else if (family == AF_INET6 && sa.size() >= 24) {
-    ::inet_ntop(AF_INET6, b + 8, ip, sizeof(ip));
-    absl::StrAppend(&o, "[", ip, "]:", port);
-  } else if (family == 0) {
-    absl::StrAppend(&o, ":0");
-  } else {
-    return absl::UnimplementedError(absl::StrCat("--print of address family ", family));
-  }
-  return absl::StrCat(o, "/", nonce);
-}
-
 // entity_addrvec_t operator<<: brackets only around more than one address.
 absl::StatusOr<std::string> AddrvecText(const std::string& raw) {
-  binary::Reader r(raw);
-  std::uint8_t marker = 0;
-  std::uint32_t n = 0;
-  CRUSH_RETURN_IF_ERROR(r.U8("addrvec marker", &marker));
-  if (marker != 2) return absl::UnimplementedError("--print of legacy OSD addresses");
-  CRUSH_RETURN_IF_ERROR(r.U32("addrvec count", &n));
-  std::vector<std::string> addrs;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    CRUSH_ASSIGN_OR_RETURN(std::string a, AddrText(r));
-    addrs.push_back(std::move(a));
-  }
-  const std::string joined = absl::StrJoin(addrs, ",");
-  return n > 1 ? absl::StrCat("[", joined, "]") : joined;
+  CRUSH_ASSIGN_OR_RETURN(const std::vector<EntityAddr> addrs, DecodeAddrvec(raw));
+  std::vector<std::string> texts;
+  for (const EntityAddr& a : addrs) texts.push_back(a.text);
+  const std::string joined = absl::StrJoin(texts, ",");
+  return addrs.size() > 1 ? absl::StrCat("[", joined, "]") : joined;
 }
 
 std::vector<std::string> OsdStatesImpl(std::uint32_t s) {
@@ -332,9 +282,6 @@ std::string MinCompatClient(const OsdMapBinary& m) {
 }
 
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
-  if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4) {
-    return absl::UnimplementedError("--print of blocklists");
-  }
   std::string o =
       absl::StrCat("epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ",
                    FormatUtime(m.created), "\nmodified ", FormatUtime(m.modified), "\nflags ",
@@ -396,6 +343,16 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
     absl::StrAppend(&o, "pg_temp ", FormatPgId(pg), " ", IntList(osds), "\n");
   for (const auto& [pg, osd] : m.primary_temp) {
     absl::StrAppend(&o, "primary_temp ", FormatPgId(pg), " ", osd, "\n");
+  }
+  CRUSH_ASSIGN_OR_RETURN(const std::vector<BlocklistEntry> blocklist,
+                         DecodeBlocklist(m.blocklist, /*ceph_hash_order=*/true));
+  for (const BlocklistEntry& e : blocklist) {
+    absl::StrAppend(&o, "blocklist ", e.addr, " expires ", FormatUtime(e.expires), "\n");
+  }
+  CRUSH_ASSIGN_OR_RETURN(const std::vector<BlocklistEntry> ranges,
+                         DecodeBlocklist(m.range_blocklist, /*ceph_hash_order=*/false));
+  for (const BlocklistEntry& e : ranges) {
+    absl::StrAppend(&o, "range blocklist ", e.addr, " expires ", FormatUtime(e.expires), "\n");
   }
   return o;
 }

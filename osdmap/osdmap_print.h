@@ -5,9 +5,9 @@
 // /work/shared/reference/ceph-osdmap-encoding.md section 11.
 //
 // Timestamps are printed in local time, as Ceph's utime_t does (TZ applies).
-// Not rendered yet (kUnimplemented, never a wrong line): blocklists (Ceph
-// prints them in unordered_map order), pools with HitSet parameters or pool
-// options, OSD addresses other than IPv4/IPv6 addrvecs.
+// Blocklists print in Ceph's hash-table order (osdmap/entity_addr.h), pool
+// options by name. Not rendered yet (kUnimplemented, never a wrong line):
+// pools with HitSet parameters, legacy (pre-msgr2) OSD addresses.
 // Pure function; thread-safe except for localtime's TZ lookup.
 #ifndef CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 #define CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_

@@ -7,6 +7,7 @@
 // (crc included) to OUT. Ceph's osdmaptool then reads OUT like any map, so
 // `--health` can be compared on states its own tools never write.
 // Exit 0 on success, 2 on a usage, read or decode error.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <fstream>
@@ -86,6 +87,15 @@ class Perturber {
       for (auto& x : m.osd_xinfo) x.features = releases[Below(4)];
       m.require_osd_release = static_cast<std::uint8_t>(12 + Below(5));
     }
+    if (Chance(0.3)) m.blocklist = RandomBlocklist();
+    if (Chance(0.4)) {
+      for (std::size_t i = 0; i < m.osd_state.size(); ++i) {
+        if (!(m.osd_state[i] & 1)) continue;
+        for (auto* v : {&m.client_addrs, &m.cluster_addrs, &m.hb_back_addrs, &m.hb_front_addrs}) {
+          if (i < v->size()) (*v)[i] = RandomAddrvec();
+        }
+      }
+    }
     if (Chance(0.1)) {
       m.stretch_mode_enabled = 1;  // Ceph encodes the stretch fields only then (OSD section v10)
       if (m.osd.v < 10 && m.osd.tail.empty()) m.osd.v = 10;
@@ -138,14 +148,78 @@ class Perturber {
     return opts;
   }
 
+  // One entity_addr_t: the in-memory image Ceph sorts and hashes (type,
+  // nonce, 28-byte sockaddr union) and its MSG_ADDR2 encoding.
+  struct Addr {
+    std::string image;
+    std::string wire;
+  };
+
+  Addr RandomAddr(std::uint32_t type) {
+    const std::uint32_t nonce = static_cast<std::uint32_t>(Chance(0.5) ? Below(4) : rng_());
+    const bool v6 = Chance(0.25);
+    std::string sa(v6 ? 28 : 16, '\0');
+    sa[0] = v6 ? 10 : 2;  // AF_INET6 / AF_INET, little-endian
+    const std::uint32_t port = 6800 + static_cast<std::uint32_t>(Below(4));
+    sa[2] = static_cast<char>(port >> 8);
+    sa[3] = static_cast<char>(port);
+    for (int b = 0; b < (v6 ? 16 : 4); ++b) {
+      sa[(v6 ? 8 : 4) + b] = static_cast<char>(Below(4) + (b == 0 ? 10 : 0));
+    }
+    std::string image = Le32(type) + Le32(nonce) + sa;
+    image.resize(36, '\0');
+    const std::string body =
+        Le32(type) + Le32(nonce) + Le32(static_cast<std::uint32_t>(sa.size())) + sa;
+    return {image,
+            std::string("\x01\x01\x01", 3) + Le32(static_cast<std::uint32_t>(body.size())) + body};
+  }
+
+  // An entity_addrvec_t of 1-2 addresses (v2 then v1, as OSDs bind).
+  std::string RandomAddrvec() {
+    const bool both = Chance(0.6);
+    std::string raw = "\x02" + Le32(both ? 2 : 1) + RandomAddr(2).wire;
+    if (both) raw += RandomAddr(1).wire;
+    return raw;
+  }
+
+  // A map<entity_addr_t, utime_t> as Ceph encodes it (count, then per
+  // entry the address and the expiry): 1-40 v1/v2/any addresses, usually in
+  // Ceph's sorted (memcmp of the in-memory struct) order, sometimes
+  // shuffled.
+  std::string RandomBlocklist() {
+    std::vector<Addr> entries;
+    const int n = 1 + static_cast<int>(Below(40));
+    for (int k = 0; k < n; ++k) {
+      Addr a = RandomAddr(1 + static_cast<std::uint32_t>(Below(3)));
+      a.wire += Le32(1700000000 + static_cast<std::uint32_t>(Below(1000000))) +
+                Le32(static_cast<std::uint32_t>(Below(1000000000)));
+      entries.push_back(std::move(a));
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const Addr& a, const Addr& b) { return a.image < b.image; });
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [](const Addr& a, const Addr& b) { return a.image == b.image; }),
+                  entries.end());
+    if (Chance(0.3)) std::shuffle(entries.begin(), entries.end(), rng_);
+    std::string raw = Le32(static_cast<std::uint32_t>(entries.size()));
+    for (const Addr& e : entries) raw += e.wire;
+    return raw;
+  }
+
+  static std::string Le32(std::uint32_t v) {
+    std::string s(4, '\0');
+    for (int i = 0; i < 4; ++i) s[i] = static_cast<char>(v >> (8 * i));
+    return s;
+  }
+
   std::mt19937 rng_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: osdmap_perturb SEED IN OUT\n";
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: osdmap_perturb SEED IN OUT [BLOCKLIST]\n";
     return 2;
   }
   std::ifstream in(argv[2], std::ios::binary);
@@ -160,6 +234,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   Perturber(static_cast<std::uint32_t>(std::stoul(argv[1]))).Apply(*map);
+  if (argc == 5) {
+    // A raw encoded blocklist (count included) to put in as is.
+    std::ifstream bl(argv[4], std::ios::binary);
+    map->blocklist.assign(std::istreambuf_iterator<char>(bl), std::istreambuf_iterator<char>());
+  }
   std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
   out << crushkit::osdmap::EncodeOsdMap(*map);
   return out ? 0 : 2;

@@ -30,9 +30,10 @@ saved variation) is also decoded and re-encoded by crushkit
 From a second random stream (so the states above do not change): some
 variations add --health; each base's map is also perturbed twice by
 osdmap_perturb (down and full OSDs, map/OSD/node/class flags, ratios,
-pool flags, sizes, cache modes and options, features vs
-require_osd_release, stretch mode: fields Ceph's tools never set) and
-`--health`, often with --print or --dump, compared on it; some bases
+pool flags, sizes, cache modes and options, OSD addresses, blocklists in
+sorted or shuffled wire order, features vs require_osd_release, stretch
+mode: fields Ceph's tools never set) and `--health`, often with --print
+or --dump and sometimes --save, compared on it; some bases
 compare the first 256 KiB of the endless `--test-crush`; and some compare
 a map each tool creates (--createsimple with its options, or
 --create-from-conf with a random ceph.conf): stdout and exit code
@@ -164,14 +165,19 @@ def perturbed_health(rng, d, index, crushkit, perturb, res):
     dirs = fresh_dirs(d, ("pert.om",))
     flags = ["--health"] + (["--mark-up-in"] if rng.random() < 0.2 else [])
     flags += rng.choice([[], ["--print"], ["--dump", "json"], ["--dump", "json-pretty"]])
+    if rng.random() < 0.2:
+        flags.append("--save")
     ceph = run(["osdmaptool", "pert.om"] + flags, dirs["ceph"])
     if crashed(ceph[0]):
         res["skipped_oracle"] += 1
         res["notes"].append("base %d: ceph rc %s on perturbed map %d --health" % (index, ceph[0], seed))
         return
     res["perturbed"] += 1
-    compare_output(res, "base %d perturbed map (osdmap_perturb %d) %s" % (index, seed, " ".join(flags)),
-                   ceph, run([crushkit, "osdmaptool", "pert.om"] + flags, dirs["crushkit"]))
+    where = "base %d perturbed map (osdmap_perturb %d) %s" % (index, seed, " ".join(flags))
+    compare_output(res, where, ceph, run([crushkit, "osdmaptool", "pert.om"] + flags, dirs["crushkit"]))
+    if open(os.path.join(dirs["ceph"], "pert.om"), "rb").read() != \
+            open(os.path.join(dirs["crushkit"], "pert.om"), "rb").read():
+        res["diffs"].append("%s: the saved maps differ" % where)
 
 
 def test_crush(rng, d, index, crushkit, max_osd, res):

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+#include "osdmap/entity_addr.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/osdmap_health.h"
 #include "osdmap/osdmap_print.h"
@@ -22,14 +23,9 @@ using crushtool::CephFormatter;
 using osdmap::OsdMapBinary;
 using osdmap::binary::BinaryPool;
 
-// An empty entity_addrvec_t as encoded (marker 2, count 0).
-bool EmptyAddrvec(const std::string& raw) { return raw == std::string("\x02\x00\x00\x00\x00", 5); }
-
 std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
 
 absl::Status CheckDumpable(const OsdMapBinary& m) {
-  if (m.blocklist.size() > 4 || m.range_blocklist.size() > 4)
-    return absl::UnimplementedError("blocklists");
   if (!m.removed_snaps_queue.empty() || !m.new_removed_snaps.empty() ||
       !m.new_purged_snaps.empty()) {
     return absl::UnimplementedError("snap queues");
@@ -44,13 +40,6 @@ absl::Status CheckDumpable(const OsdMapBinary& m) {
             absl::StrCat("pool ", id, " option ", opt.name,
                          " has a value of the wrong type (Ceph's dump crashes here)"));
       }
-    }
-  }
-  for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
-    if (!(m.osd_state[i] & 1)) continue;
-    if (!EmptyAddrvec(m.client_addrs[i]) || !EmptyAddrvec(m.cluster_addrs[i]) ||
-        !EmptyAddrvec(m.hb_back_addrs[i]) || !EmptyAddrvec(m.hb_front_addrs[i])) {
-      return absl::UnimplementedError("OSD addresses");
     }
   }
   return absl::OkStatus();
@@ -158,7 +147,7 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.Close();
 }
 
-void DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
+absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   const std::uint32_t state = m.osd_state[i];
   f.OpenObject("");
   f.DumpInt("osd", static_cast<std::int64_t>(i));
@@ -176,22 +165,37 @@ void DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   f.DumpUnsigned("up_thru", info.up_thru);
   f.DumpUnsigned("down_at", info.down_at);
   f.DumpUnsigned("lost_at", info.lost_at);
-  for (const char* name :
-       {"public_addrs", "cluster_addrs", "heartbeat_back_addrs", "heartbeat_front_addrs"}) {
+  const std::pair<const char*, const std::string*> vecs[] = {
+      {"public_addrs", &m.client_addrs[i]},
+      {"cluster_addrs", &m.cluster_addrs[i]},
+      {"heartbeat_back_addrs", &m.hb_back_addrs[i]},
+      {"heartbeat_front_addrs", &m.hb_front_addrs[i]}};
+  std::vector<std::string> legacy;
+  for (const auto& [name, raw] : vecs) {
+    auto addrs = osdmap::DecodeAddrvec(*raw);
+    if (!addrs.ok()) return addrs.status();
     f.OpenObject(name);
     f.OpenArray("addrvec");
+    for (const osdmap::EntityAddr& a : *addrs) {
+      f.OpenObject("addr");  // entity_addr_t::dump
+      f.DumpString("type", osdmap::AddrTypeName(a.type));
+      f.DumpString("addr", a.sockaddr);
+      f.DumpUnsigned("nonce", a.nonce);
+      f.Close();
+    }
     f.Close();
     f.Close();
+    legacy.push_back(osdmap::AddrvecLegacyString(*addrs));
   }
-  // The legacy fields print the (absent) first address.
-  for (const char* name :
-       {"public_addr", "cluster_addr", "heartbeat_back_addr", "heartbeat_front_addr"}) {
-    f.DumpString(name, "(unrecognized address family 0)/0");
-  }
+  // The compat fields: get_legacy_str() of each vector.
+  const char* const legacy_names[] = {"public_addr", "cluster_addr", "heartbeat_back_addr",
+                                      "heartbeat_front_addr"};
+  for (std::size_t k = 0; k < legacy.size(); ++k) f.DumpString(legacy_names[k], legacy[k]);
   f.OpenArray("state");
   for (const std::string& s : osdmap::OsdStateNames(state)) f.DumpString("state", s);
   f.Close();
   f.Close();
+  return absl::OkStatus();
 }
 
 void DumpXinfo(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
@@ -294,7 +298,8 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->Close();
   f->OpenArray("osds");
   for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
-    if (m.osd_state[i] & 1) DumpOsd(*f, m, i);
+    if (!(m.osd_state[i] & 1)) continue;
+    if (absl::Status st = DumpOsd(*f, m, i); !st.ok()) return st;
   }
   f->Close();
   f->OpenArray("osd_xinfo");
@@ -303,10 +308,13 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   }
   f->Close();
   DumpPgLists(*f, m);
-  f->OpenObject("blocklist");
-  f->Close();
-  f->OpenObject("range_blocklist");
-  f->Close();
+  for (const bool range : {false, true}) {
+    auto entries = osdmap::DecodeBlocklist(range ? m.range_blocklist : m.blocklist, !range);
+    if (!entries.ok()) return entries.status();
+    f->OpenObject(range ? "range_blocklist" : "blocklist");
+    for (const osdmap::BlocklistEntry& e : *entries) f->DumpString(e.addr, Stamp(e.expires));
+    f->Close();
+  }
   f->OpenObject("erasure_code_profiles");
   for (const auto& [name, kv] : m.erasure_code_profiles) {
     f->OpenObject(name);

@@ -4,10 +4,11 @@
 // JSON printer cannot reproduce Ceph's layout and float printing). Key
 // order and quirks: /work/shared/reference/ceph-osdmap-encoding.md
 // section 11.
-// Not rendered yet (kUnimplemented, never a wrong document): formats other
-// than json/json-pretty, non-empty OSD addresses, blocklists, pool
-// snapshots, HitSet parameters, pool options, snap queues, crush node or
-// device class flags.
+// OSD addresses, blocklists (Ceph's hash-table order), pool options and
+// crush node / device class flags are dumped. Not rendered yet
+// (kUnimplemented, never a wrong document): formats other than
+// json/json-pretty, legacy OSD addresses, pool snapshots, HitSet
+// parameters, snap queues.
 // Pure function; thread-safe except for localtime's TZ lookup.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAP_DUMP_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAP_DUMP_H_

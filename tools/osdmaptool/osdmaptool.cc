@@ -208,14 +208,24 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return binary_map ? osdmap::SaveLikeOsdmaptool(*bytes, s, save)
                       : osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
   };
+  // The binary map as Ceph holds it in memory: the marks and other unsaved
+  // edits show. The blocklist keeps the file's order: Ceph prints it in the
+  // order of the hash table it decoded the file into, while the encoding
+  // above sorts it as Ceph's encoder does.
+  auto in_memory_map = [&](const osdmap::ClusterState& s) -> absl::StatusOr<osdmap::OsdMapBinary> {
+    if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
+    absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
+    if (!now.ok()) return now.status();
+    auto map = osdmap::DecodeOsdMap(*now);
+    if (!map.ok()) return map.status();
+    auto original = osdmap::DecodeOsdMap(*bytes);
+    if (original.ok()) map->blocklist = original->blocklist;
+    return map;
+  };
   if (mo.print) {
-    // Ceph prints its in-memory map: the marks and other unsaved edits show.
     opt.print = [&](const osdmap::ClusterState& s,
                     bool /*modified*/) -> absl::StatusOr<std::string> {
-      if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
-      absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
-      if (!now.ok()) return now.status();
-      auto map = osdmap::DecodeOsdMap(*now);
+      auto map = in_memory_map(s);
       if (!map.ok()) return map.status();
       return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map)
                                     : DumpOsdMap(*map, mo.dump_format);
@@ -223,10 +233,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   }
   if (mo.health) {
     opt.health = [&](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
-      if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
-      absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
-      if (!now.ok()) return now.status();
-      auto map = osdmap::DecodeOsdMap(*now);
+      auto map = in_memory_map(s);
       if (!map.ok()) return map.status();
       return DumpHealth(*map);
     };
