@@ -52,8 +52,9 @@ constexpr int kEnoent = -2;
 
 class HealthChecker {
  public:
-  HealthChecker(const OsdMapBinary& m, const HealthConfig& config)
-      : m_(m), crush_(m.crush), config_(config) {}
+  HealthChecker(const OsdMapBinary& m, const HealthConfig& config,
+                const OsdMapBinary& features_from)
+      : m_(m), crush_(m.crush), config_(config), features_from_(features_from) {}
 
   absl::StatusOr<HealthChecks> Run() {
     if (absl::Status s = DownAndOrphans(); !s.ok()) return s;
@@ -381,11 +382,15 @@ class HealthChecker {
   // OSD_UPGRADE_FINISHED: the features every up OSD advertises (xinfo; 0 =
   // bogus, skipped) name a release newer than require_osd_release.
   void UpgradeFinished() {
+    const OsdMapBinary& fm = features_from_;
     std::uint64_t features = 0;
     bool first = true;
-    for (int i = 0; i < m_.max_osd; ++i) {
-      if (!IsUp(i) || static_cast<std::size_t>(i) >= m_.osd_xinfo.size()) continue;
-      const std::uint64_t f = m_.osd_xinfo[static_cast<std::size_t>(i)].features;
+    for (int i = 0; i < fm.max_osd; ++i) {
+      const std::uint32_t s = fm.osd_state[static_cast<std::size_t>(i)];
+      if ((s & (kExists | kUp)) != (kExists | kUp) ||
+          static_cast<std::size_t>(i) >= fm.osd_xinfo.size())
+        continue;
+      const std::uint64_t f = fm.osd_xinfo[static_cast<std::size_t>(i)].features;
       if (f == 0) continue;
       features = first ? f : (features & f);
       first = false;
@@ -521,6 +526,7 @@ class HealthChecker {
   const OsdMapBinary& m_;
   const crush::MapModel& crush_;
   const HealthConfig& config_;
+  const OsdMapBinary& features_from_;
   HealthChecks checks_;
   std::set<int> down_in_, up_in_;
   std::set<ItemId> subtree_up_;
@@ -529,8 +535,9 @@ class HealthChecker {
 
 }  // namespace
 
-absl::StatusOr<HealthChecks> CheckHealth(const OsdMapBinary& map, const HealthConfig& config) {
-  return HealthChecker(map, config).Run();
+absl::StatusOr<HealthChecks> CheckHealth(const OsdMapBinary& map, const HealthConfig& config,
+                                         const OsdMapBinary* features_from) {
+  return HealthChecker(map, config, features_from != nullptr ? *features_from : map).Run();
 }
 
 }  // namespace crushkit::osdmap

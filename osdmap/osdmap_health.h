@@ -47,8 +47,12 @@ struct HealthConfig {
 // The checks for `map`. kInternal where Ceph aborts or never returns (a
 // bucket cycle, an ancestor without a name, an unknown cache mode).
 // Cost: O(OSDs x CRUSH depth x buckets x items) in the worst case.
+// `features_from`: the map whose up OSDs' features OSD_UPGRADE_FINISHED
+// reads, when not `map` itself: Ceph caches them when it decodes a map,
+// and osdmaptool's --mark-* edits do not refresh the cache.
 absl::StatusOr<HealthChecks> CheckHealth(const OsdMapBinary& map,
-                                         const HealthConfig& config = HealthConfig());
+                                         const HealthConfig& config = HealthConfig(),
+                                         const OsdMapBinary* features_from = nullptr);
 
 }  // namespace crushkit::osdmap
 

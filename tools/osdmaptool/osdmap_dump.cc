@@ -351,8 +351,8 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   return f->Flush();
 }
 
-absl::StatusOr<std::string> DumpHealth(const OsdMapBinary& m) {
-  auto checks = osdmap::CheckHealth(m);
+absl::StatusOr<std::string> DumpHealth(const OsdMapBinary& m, const OsdMapBinary& as_decoded) {
+  auto checks = osdmap::CheckHealth(m, osdmap::HealthConfig(), &as_decoded);
   if (!checks.ok()) return checks.status();
   // JSONFormatter(true).dump_object("checks", health_check_map_t).
   auto f = CephFormatter::Create("json-pretty");

@@ -30,7 +30,10 @@ absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::str
 
 // `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as
 // pretty JSON, code -> {severity, summary {message, count}, detail [...]}.
-absl::StatusOr<std::string> DumpHealth(const osdmap::OsdMapBinary& map);
+// `as_decoded`: the map as read from the file (see CheckHealth's
+// features_from).
+absl::StatusOr<std::string> DumpHealth(const osdmap::OsdMapBinary& map,
+                                       const osdmap::OsdMapBinary& as_decoded);
 
 }  // namespace crushkit::tools::osdmaptool
 

@@ -211,15 +211,18 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   // The binary map as Ceph holds it in memory: the marks and other unsaved
   // edits show. The blocklist keeps the file's order: Ceph prints it in the
   // order of the hash table it decoded the file into, while the encoding
-  // above sorts it as Ceph's encoder does.
+  // below sorts it as Ceph's encoder does.
+  absl::StatusOr<osdmap::OsdMapBinary> as_decoded =
+      binary_map ? osdmap::DecodeOsdMap(*bytes)
+                 : absl::StatusOr<osdmap::OsdMapBinary>(
+                       absl::UnimplementedError("needs a binary osdmap, not a state file"));
   auto in_memory_map = [&](const osdmap::ClusterState& s) -> absl::StatusOr<osdmap::OsdMapBinary> {
-    if (!binary_map) return absl::UnimplementedError("needs a binary osdmap, not a state file");
+    if (!as_decoded.ok()) return as_decoded.status();
     absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
     if (!now.ok()) return now.status();
     auto map = osdmap::DecodeOsdMap(*now);
     if (!map.ok()) return map.status();
-    auto original = osdmap::DecodeOsdMap(*bytes);
-    if (original.ok()) map->blocklist = original->blocklist;
+    map->blocklist = as_decoded->blocklist;
     return map;
   };
   if (mo.print) {
@@ -235,7 +238,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     opt.health = [&](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
       auto map = in_memory_map(s);
       if (!map.ok()) return map.status();
-      return DumpHealth(*map);
+      return DumpHealth(*map, *as_decoded);
     };
   }
   // --test-crush streams (it never ends): what the actions printed so far,
