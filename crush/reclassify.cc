@@ -16,6 +16,7 @@
 #include "crush/edit.h"
 #include "crush/internal/editor.h"
 #include "crush/status_macros.h"
+#include "crush/text_format.h"
 
 namespace crushkit::crush {
 namespace {
@@ -23,15 +24,6 @@ namespace {
 using internal::Editor;
 using internal::ErrnoStatus;
 using Names = std::map<std::int32_t, std::string>;
-
-// cpp_strerror(): "(22) Invalid argument".
-std::string CppStrerror(int err) {
-  std::string text = "(";
-  text += std::to_string(err);
-  text += ") ";
-  text += std::strerror(err);
-  return text;
-}
 
 bool CephWouldCrash(const absl::Status& s) {
   return s.code() == absl::StatusCode::kInternal || s.code() == absl::StatusCode::kUnimplemented;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace crushkit::crush {
@@ -22,6 +23,11 @@ inline std::string FormatCephDouble(double v) {
 
 // `ostream << v` for a float: Ceph's streams widen it to double first.
 inline std::string FormatCephFloat(float v) { return FormatCephDouble(static_cast<double>(v)); }
+
+// Ceph's cpp_strerror(err): "(22) Invalid argument".
+inline std::string CppStrerror(int err) {
+  return "(" + std::to_string(err) + ") " + std::strerror(err);
+}
 
 }  // namespace crushkit::crush
 

@@ -160,17 +160,12 @@ absl::StatusOr<CrushdiffSummary> SummarizeCrushdiff(const ClusterState& before,
 
 absl::StatusOr<CrushdiffSummary> CompareCrushdiff(ClusterState before, ClusterState after,
                                                   MapAllOptions options) {
-  if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
-  auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok())
-    return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
-  auto sa = MappingSession::Create(std::move(after));
-  if (!sa.ok())
-    return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
+  auto sessions = OpenSessionPair(std::move(before), std::move(after));
+  if (!sessions.ok()) return sessions.status();
   options.acting = true;
   options.only_pool.reset();
-  const PgTablePair tables = MapAllPgsPaired(**sb, **sa, options);
-  return SummarizeCrushdiff((*sb)->state(), tables.before, tables.after);
+  const PgTablePair tables = MapAllPgsPaired(*sessions->before, *sessions->after, options);
+  return SummarizeCrushdiff(sessions->before->state(), tables.before, tables.after);
 }
 
 absl::StatusOr<ClusterState> CrushdiffImportCrush(const ClusterState& before,

@@ -325,19 +325,28 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   return m;
 }
 
-absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options, MappedStates* keep) {
+absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after) {
   if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
   auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok())
+  if (!sb.ok()) {
     return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
+  }
   auto sa = MappingSession::Create(std::move(after));
-  if (!sa.ok())
+  if (!sa.ok()) {
     return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
-  Movement m = ComputeMovement(**sb, **sa, options, keep != nullptr ? &keep->tables : nullptr);
+  }
+  return SessionPair{*std::move(sb), *std::move(sa)};
+}
+
+absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
+                                    const MovementOptions& options, MappedStates* keep) {
+  auto sessions = OpenSessionPair(std::move(before), std::move(after));
+  if (!sessions.ok()) return sessions.status();
+  Movement m = ComputeMovement(*sessions->before, *sessions->after, options,
+                               keep != nullptr ? &keep->tables : nullptr);
   if (keep != nullptr) {
-    keep->before = *std::move(sb);
-    keep->after = *std::move(sa);
+    keep->before = std::move(sessions->before);
+    keep->after = std::move(sessions->after);
   }
   return m;
 }

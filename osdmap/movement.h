@@ -156,6 +156,15 @@ Movement CompareMappedStates(const ClusterState& before, const ClusterState& aft
 // kInvalidArgument naming what differs.
 absl::Status CheckComparable(const ClusterState& before, const ClusterState& after);
 
+// CheckComparable(), then a mapping session on each state; a session's
+// error names its side ("before: ...", "after: ...").
+struct SessionPair {
+  std::unique_ptr<MappingSession> before;
+  std::unique_ptr<MappingSession> after;
+};
+
+absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after);
+
 // Maps both states and compares them. PGs are matched by id; when pg_num
 // differs, every PG of the finer side is compared with the PG of the other
 // side it folds to (a split child starts on its parent's OSDs and carries an

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <ctime>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,13 +27,6 @@
 
 namespace crushkit::osdmap {
 namespace {
-
-// ostream's default float/double output (precision 6, %g).
-std::string G6(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 // OSDMap::get_flag_string's order (not bit order), CEPH_OSDMAP_* bits from
 // include/rados.h; nearfull (bit 0) and full (bit 1) are never printed.
@@ -185,9 +177,10 @@ absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
   const std::uint32_t state = m.osd_state[i];
   const bool up = (state & 1) && (state & 2);
   std::string o = absl::StrCat("osd.", i, up ? " up  " : " down", m.osd_weight[i] ? " in " : " out",
-                               " weight ", G6(m.osd_weight[i] / 65536.0f));
+                               " weight ", crush::FormatCephDouble(m.osd_weight[i] / 65536.0f));
   if (i < m.osd_primary_affinity.size() && m.osd_primary_affinity[i] != 0x10000) {
-    absl::StrAppend(&o, " primary_affinity ", G6(m.osd_primary_affinity[i] / 65536.0f));
+    absl::StrAppend(&o, " primary_affinity ",
+                    crush::FormatCephDouble(m.osd_primary_affinity[i] / 65536.0f));
   }
   const BinaryOsdInfo& info = m.osd_info[i];
   absl::StrAppend(&o, " up_from ", info.up_from, " up_thru ", info.up_thru, " down_at ",
@@ -282,12 +275,12 @@ std::string MinCompatClient(const OsdMapBinary& m) {
 }
 
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
-  std::string o =
-      absl::StrCat("epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ",
-                   FormatUtime(m.created), "\nmodified ", FormatUtime(m.modified), "\nflags ",
-                   MapFlagString(m.flags), "\ncrush_version ", m.crush_version, "\nfull_ratio ",
-                   G6(m.full_ratio()), "\nbackfillfull_ratio ", G6(m.backfillfull_ratio()),
-                   "\nnearfull_ratio ", G6(m.nearfull_ratio()), "\n");
+  std::string o = absl::StrCat(
+      "epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ", FormatUtime(m.created),
+      "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlagString(m.flags),
+      "\ncrush_version ", m.crush_version, "\nfull_ratio ", crush::FormatCephDouble(m.full_ratio()),
+      "\nbackfillfull_ratio ", crush::FormatCephDouble(m.backfillfull_ratio()), "\nnearfull_ratio ",
+      crush::FormatCephDouble(m.nearfull_ratio()), "\n");
   if (m.require_min_compat_client != 0) {
     absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
                     "\n");

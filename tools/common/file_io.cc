@@ -126,14 +126,6 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view data)
   return absl::OkStatus();
 }
 
-std::string CppStrerror(int err) {
-  std::string text = "(";
-  text += std::to_string(err);
-  text += ") ";
-  text += std::strerror(err);
-  return text;
-}
-
 void WriteAndFlush(std::FILE* f, const std::string& s) {
   if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
   std::fflush(f);

@@ -19,6 +19,8 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/text_format.h"
+
 namespace crushkit::tools {
 
 // Largest input file crushkit reads (maps, state files, JSON dumps).
@@ -51,8 +53,9 @@ int WriteFdFully(int fd, std::string_view data);
 // itself; a directory is EISDIR. Returns 0 or an errno value.
 int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode);
 
-// Ceph's cpp_strerror(): "(2) No such file or directory".
-std::string CppStrerror(int err);
+// Ceph's cpp_strerror(): "(2) No such file or directory" (one definition,
+// in crush/text_format.h).
+using crush::CppStrerror;
 
 // Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr
 // interleave as Ceph's unbuffered streams do (the crushtool and osdmaptool
