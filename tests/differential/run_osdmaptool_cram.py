@@ -55,8 +55,8 @@ def main():
     ap.add_argument("--shared", required=True, help="the shared directory (../shared)")
     ap.add_argument("tests", nargs="*", help="run only these .t files (no pass-set check)")
     a = ap.parse_args()
-    testdir = os.path.join(a.shared, "compat", "ceph-cli-tests", "pacific", "osdmaptool")
-    minicram = os.path.join(a.shared, "tools", "minicram.py")
+    testdir = os.path.join(os.path.abspath(a.shared), "compat", "ceph-cli-tests", "pacific", "osdmaptool")
+    minicram = os.path.join(os.path.abspath(a.shared), "tools", "minicram.py")
     if not os.path.isdir(testdir) or not os.path.isfile(minicram):
         print("SKIP: %s or %s not found" % (testdir, minicram))
         return 77
