@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -107,9 +108,10 @@ class HealthChecker {
     return b == nullptr ? kEnoent : b->type;
   }
 
-  std::vector<ItemId> Children(ItemId id) const {
+  // A view of the bucket's items (none for a device or a missing bucket).
+  std::span<const ItemId> Children(ItemId id) const {
     const Bucket* b = id < 0 ? crush_.FindBucket(id) : nullptr;
-    return b == nullptr ? std::vector<ItemId>() : b->items;
+    return b == nullptr ? std::span<const ItemId>() : std::span<const ItemId>(b->items);
   }
 
   absl::StatusOr<std::string> Location(ItemId id) const {
@@ -174,7 +176,7 @@ class HealthChecker {
     for (int type = 1; type <= max_type; ++type) {
       if (TypeName(type) == nullptr) continue;
       for (ItemId id : subtree_type_down_[type]) {
-        const std::vector<ItemId> children = Children(id);
+        const std::span<const ItemId> children = Children(id);
         if (children.empty()) continue;
         int num = 0;
         for (ItemId child : children) num += child >= 0 ? 1 : std::max(subtree_osds[child], 0);
