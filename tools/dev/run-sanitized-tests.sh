@@ -5,7 +5,9 @@
 #
 # asan (default): gcc, -fsanitize=address,undefined -fno-sanitize-recover=all
 #   (any UBSan report is fatal), at -O1 -g1 (compiles ~2x faster than -O2 -g
-#   and keeps file:line in reports), the whole suite: unit, golden, limits,
+#   and keeps file:line in reports; test and benchmark sources at -O0 via
+#   CRUSH_TEST_COPTS, half the compile time, the code under test stays -O1),
+#   the whole suite: unit, golden, limits,
 #   fuzz replays, and the differential and cram suites (their crushkit runs
 #   are the ASan binary; Ceph is the oracle as usual). Benchmarks are built
 #   only with CRUSH_SANITIZE_BENCHMARKS=ON (CI: their smoke runs then check
@@ -41,6 +43,7 @@ case "$mode" in
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
       -DCRUSH_WERROR="${CRUSH_WERROR:-ON}" \
       -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS="${CRUSH_SANITIZE_BENCHMARKS:-OFF}" \
+      -DCRUSH_TEST_COPTS="${CRUSH_TEST_COPTS--O0}" \
       -DCRUSH_DIFFERENTIAL_CRUSHKIT="${CRUSH_DIFFERENTIAL_CRUSHKIT:-}" >/dev/null
     # CRUSH_SANITIZE_TARGETS (space-separated) limits the build, e.g. for CI;
     # tests of targets not built are simply not discovered.
@@ -67,6 +70,7 @@ case "$mode" in
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_COMPILER=g++ \
       -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF -DCRUSH_BUILD_SHARED=OFF \
+      -DCRUSH_TEST_COPTS="${CRUSH_TEST_COPTS--O0}" \
       -DCRUSH_BUILD_COMPILER=ON -DCRUSH_BUILD_OSDMAP=ON -DCRUSH_BUILD_TOOLS=ON >/dev/null
     cmake --build "$build_dir" -j "$jobs" --target crush_tests crushtool_tests crushkit
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
