@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -302,6 +304,9 @@ class Runner {
   // in place of calc_pg_upmaps(): all selected pools in one call sharing
   // --upmap-max (Ceph calls it per pool in random order), so the
   // "pools" line lists them in id order. Commands go to `commands`.
+  // --upmap-active repeats rounds, applying each one, until a round finds
+  // nothing, then lists PGs per OSD; its "Time elapsed" lines differ from
+  // run to run, as osdmaptool's do.
   bool Balance(std::string* commands) {
     absl::StrAppend(&r_.out, "upmap, max-count ", opt_.upmap_max, ", max deviation ",
                     opt_.upmap_deviation, "\n");
@@ -329,27 +334,73 @@ class Runner {
       r_.out += "No pools available\n";
       return true;
     }
-    std::vector<std::int64_t> sorted = options.pools;
-    std::sort(sorted.begin(), sorted.end());
+    std::sort(options.pools.begin(), options.pools.end());
+    const auto start = std::chrono::steady_clock::now();
+    for (int rounds = 0;; ++rounds) {
+      bool changed = false;
+      if (!BalanceRound(options, commands, &changed)) return false;
+      if (!changed) {
+        if (opt_.upmap_active) PrintPgsPerOsd(options.pools, SecondsSince(start), rounds);
+        return true;
+      }
+      if (!opt_.upmap_active) return true;
+    }
+  }
+
+  static float SecondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<float>(std::chrono::steady_clock::now() - t).count();
+  }
+
+  // One pass of osdmaptool's do { ... } while (upmap_active) loop.
+  bool BalanceRound(const osdmap::BalancerOptions& options, std::string* commands, bool* changed) {
     r_.out += "pools ";
-    for (std::int64_t id : sorted) absl::StrAppend(&r_.out, state_.pools.at(id).name, " ");
+    for (std::int64_t id : options.pools) absl::StrAppend(&r_.out, state_.pools.at(id).name, " ");
     r_.out += "\n";
+    const auto begin = std::chrono::steady_clock::now();
     auto result = osdmap::BalanceUpmaps(state_, options);
     if (!result.ok()) return Fail(absl::StrCat(opt_.me, ": upmap: ", result.status().message()));
     absl::StrAppend(&r_.out, "prepared ", result->changes.size(), "/", opt_.upmap_max,
                     " changes\n");
+    if (opt_.upmap_active) {
+      absl::StrAppend(&r_.out, "Time elapsed ", FormatCephFloat(SecondsSince(begin)), " secs\n");
+    }
     if (result->changes.empty()) {
       r_.out += "Unable to find further optimization, or distribution is already perfect\n";
       return true;
     }
+    *changed = true;
     *commands += osdmap::FormatBalanceCommands(*result);
-    if (opt_.save) {
+    if (opt_.save || opt_.upmap_active) {
       // apply_incremental(pending_inc) at epoch + 1; Run() adds the --save one.
       state_.pg_upmap_items = result->state.pg_upmap_items;
       ++state_.epoch;
-      r_.modified = true;
+      if (opt_.save) r_.modified = true;
     }
     return true;
+  }
+
+  // --upmap-active's closing lines: every OSD in the up set of a PG of the
+  // balanced pools, with how many such PGs it holds, then the totals.
+  void PrintPgsPerOsd(const std::vector<std::int64_t>& pools, float seconds, int rounds) {
+    std::map<int, int> pgs_by_osd;
+    PgMapping m;
+    for (std::int64_t id : pools) {
+      const Pool& pool = state_.pools.at(id);
+      for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+        mapping_.mapper().MapPg(pool, ps, &m);
+        std::vector<int> up = m.up.ToVector();
+        std::sort(up.begin(), up.end());
+        up.erase(std::unique(up.begin(), up.end()), up.end());
+        for (int osd : up) {
+          if (osd != crush::kItemNone) ++pgs_by_osd[osd];
+        }
+      }
+    }
+    for (const auto& [osd, count] : pgs_by_osd) {
+      absl::StrAppend(&r_.out, "osd.", osd, " pgs ", count, "\n");
+    }
+    absl::StrAppend(&r_.out, "Total time elapsed ", FormatCephFloat(seconds), " secs, ", rounds,
+                    " rounds\n");
   }
 
   bool ImportCrush() {

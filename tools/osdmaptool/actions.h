@@ -18,7 +18,6 @@
 // maps: --createsimple, --create-from-conf).
 // --health and --print/--dump go through the front's hooks (they need
 // the binary map); --test-crush streams through `stream_out`.
-// Not yet: --upmap-active.
 // Thread-compatible: RunOsdmaptoolActions mutates the state it is given.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_ACTIONS_H_
@@ -58,6 +57,7 @@ struct OsdmaptoolOptions {
   int upmap_max = 10;
   int upmap_deviation = 5;
   std::uint64_t upmap_seed = 0;
+  bool upmap_active = false;  // rounds until one finds nothing, each applied
   std::set<std::string> upmap_pools;
   // --import-crush: the file name (for messages) and its bytes.
   std::optional<std::string> import_crush_path;

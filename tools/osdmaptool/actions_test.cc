@@ -16,6 +16,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+
 #include "crush/map.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/import.h"
@@ -368,6 +371,50 @@ TEST_F(OsdmaptoolUpmapCleanupTest, UpmapBalancesAfterTheCleanup) {
   const OsdmaptoolResult bad = RunOsdmaptoolActions(state_, opt);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err, " pool nope does not exist\n");
+}
+
+TEST_F(OsdmaptoolUpmapCleanupTest, UpmapActiveRepeatsRoundsUntilBalanced) {
+  state_.pools[1].pg_num = state_.pools[1].pgp_num = 64;
+  state_.epoch = 4;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "-";
+  opt.upmap = true;
+  opt.upmap_active = true;
+  opt.upmap_max = 1;
+  opt.upmap_deviation = 1;
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  int rounds_with_changes = 0, timings = 0, pgs = 0, min_pgs = 1 << 30, max_pgs = 0;
+  int reported_rounds = -1;
+  for (const std::string& line : lines) {
+    if (line == "prepared 1/1 changes") ++rounds_with_changes;
+    if (absl::StartsWith(line, "Time elapsed ")) ++timings;
+    int osd = 0, count = 0;
+    if (std::sscanf(line.c_str(), "osd.%d pgs %d", &osd, &count) == 2) {
+      pgs += count;
+      min_pgs = std::min(min_pgs, count);
+      max_pgs = std::max(max_pgs, count);
+    }
+    float seconds = 0;
+    if (std::sscanf(line.c_str(), "Total time elapsed %f secs, %d rounds", &seconds,
+                    &reported_rounds) == 2) {
+      EXPECT_EQ(&line, &lines.back());
+    }
+  }
+  // Several one-change rounds, each applied, then the round that finds nothing.
+  EXPECT_GE(rounds_with_changes, 2) << r.out;
+  EXPECT_EQ(reported_rounds, rounds_with_changes) << r.out;
+  EXPECT_EQ(timings, rounds_with_changes + 1) << r.out;
+  EXPECT_NE(r.out.find("prepared 0/1 changes\nTime elapsed "), std::string::npos) << r.out;
+  // Every PG has 3 distinct OSDs, all within the deviation of 24 PGs.
+  EXPECT_EQ(pgs, 64 * 3) << r.out;
+  EXPECT_GE(min_pgs, 23) << r.out;
+  EXPECT_LE(max_pgs, 25) << r.out;
+  // Applied in memory (one epoch per round) but not saved.
+  EXPECT_FALSE(r.modified);
+  EXPECT_EQ(state_.pg_upmap_items.size(), static_cast<std::size_t>(rounds_with_changes));
+  EXPECT_EQ(state_.epoch, 4u + static_cast<unsigned>(rounds_with_changes));
 }
 
 TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {

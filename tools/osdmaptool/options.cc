@@ -165,7 +165,6 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     r.err += err_buf + "\n";
     return true;
   };
-  auto not_supported = [&c](const std::string& arg) { c.not_supported.push_back(arg); };
   // String options Ceph parses without an error stream: a missing value is
   // printed ("Option X requires an argument.") and va_ceph_argparse_witharg
   // _exit(1)s there, before anything else runs (osdmaptool 16.2: rc 1).
@@ -296,8 +295,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   opt.upmap_max = upmap_max;
   opt.upmap_deviation = upmap_deviation;
   opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed));
-  // Rounds until nothing improves, printing timings: not emulated.
-  if (upmap_active && opt.upmap) not_supported("--upmap-active");
+  opt.upmap_active = upmap_active;
 
   for (std::size_t i = 0; i < skipped; ++i) {
     const std::string& p = c.positional[i];

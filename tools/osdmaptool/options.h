@@ -44,9 +44,6 @@ struct CommandLine {
   std::optional<std::string> import_crush;
   int range_first = -1;
   int range_last = -1;
-  // Options crushkit does not run on a state file yet, as the user spelled
-  // them (the first one is reported).
-  std::vector<std::string> not_supported;
 };
 
 struct ParseResult {

@@ -97,11 +97,11 @@ TEST(OsdmaptoolOptionsTest, MissingValuesAndUnknownOptionsAreReported) {
   EXPECT_THAT(r.err, HasSubstr("invalid osd id 'x'"));
 }
 
-TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
+TEST(OsdmaptoolOptionsTest, UpmapFlagsAndTestCrushAreParsed) {
   const ParseResult r = Parse({"om", "--health", "--upmap", "out.txt", "--upmap-max", "3",
                                "--upmap-active", "--test-crush"});
   ASSERT_FALSE(r.stop) << r.err;
-  EXPECT_THAT(r.command.not_supported, ElementsAre("--upmap-active"));
+  EXPECT_TRUE(r.command.actions.upmap_active);
   EXPECT_TRUE(r.command.map.health);
   EXPECT_TRUE(r.command.actions.test_crush);
   EXPECT_TRUE(r.command.actions.upmap);
@@ -110,7 +110,6 @@ TEST(OsdmaptoolOptionsTest, ActionsCrushkitCannotRunYetAreListed) {
   const ParseResult u = Parse({"om", "--upmap-cleanup", "a.txt", "--upmap", "-", "--upmap-pool",
                                "rbd", "--upmap-pool", "data", "--upmap-deviation", "2"});
   ASSERT_FALSE(u.stop) << u.err;
-  EXPECT_THAT(u.command.not_supported, ElementsAre());
   EXPECT_EQ(u.command.actions.upmap_cleanup_path, "-");
   EXPECT_EQ(u.command.actions.upmap_deviation, 2);
   EXPECT_THAT(u.command.actions.upmap_pools, ElementsAre("data", "rbd"));
@@ -126,7 +125,6 @@ TEST(OsdmaptoolOptionsTest, CreateAndPrintOptions) {
              "--osd_calc_pg_upmaps_aggressively=false", "-c", "x.conf"});
   ASSERT_FALSE(r.stop) << r.err;
   EXPECT_THAT(r.command.positional, ElementsAre("om"));
-  EXPECT_THAT(r.command.not_supported, ElementsAre());
   const MapOptions& m = r.command.map;
   EXPECT_TRUE(m.create_simple);
   EXPECT_EQ(m.num_osd, 4);

@@ -43,7 +43,7 @@ constexpr char kCrushkitNote[] =
     "(endless, as Ceph's), --save. --upmap with\n"
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
     "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
-    "Not supported yet: --dump xml/table, --clobber without a create option, --upmap-active.\n"
+    "Not supported yet: --dump xml/table, --clobber without a create option.\n"
     "`--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
 
@@ -103,11 +103,6 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return parsed.exit_code;
   }
   CommandLine& cmd = parsed.command;
-  if (!cmd.not_supported.empty()) {
-    WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: ", cmd.not_supported.front(),
-                                    " is not supported (see --help)\n"));
-    return 1;
-  }
   const std::string fn = cmd.positional.front();
   if (cmd.range_first >= 0 && cmd.range_last >= 0) {
     // osdmaptool then reads <fn>/<i> as binary osdmaps, which a state file
