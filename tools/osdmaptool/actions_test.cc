@@ -13,11 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 #include "crush/map.h"
 #include "osdmap/crush_placement.h"
