@@ -25,6 +25,9 @@ namespace {
 constexpr std::uint32_t kPermShortcut = 0xffff;
 // Histogram length cap for the choose_tries profile.
 constexpr std::uint32_t kMaxProfileEntries = 1u << 16;
+// Largest uniform straw2 bucket whose hashes Straw2ChooseIndex's key-only
+// path holds on the stack at once (1 KiB).
+constexpr std::uint32_t kStraw2KeyPathMaxSize = 256;
 }  // namespace
 
 Workspace::Workspace(const CrushMap& map, int max_result)
@@ -42,13 +45,17 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       msr_undo_(std::size_t{msr_steps_} * static_cast<std::size_t>(max_result_)),
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
+      straw2_ties_lower_(internal::Straw2KeyOrderFacts().ties_lower),
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
   for (SlotWalk& walk : walks_) {
     walk.seen.assign(static_cast<std::size_t>(map.max_buckets()), 0u);
     walk.stack.assign(static_cast<std::size_t>(map.max_buckets()), 0);
   }
   // Straw2 buckets whose items all have one positive (as int) weight take
-  // Straw2Choose's compare-only path.
+  // Straw2Choose's compare-only path (1), or its key-only path (2) when the
+  // weight is small enough for keys alone to decide (Straw2KeyOrder) and
+  // the bucket's hashes fit the stack buffer.
+  const internal::Straw2KeyOrder& key_order = internal::Straw2KeyOrderFacts();
   const internal::FlatBucket* buckets = internal::MapAccess::BucketSlots(map);
   const Weight* weights = internal::MapAccess::Weights(map);
   for (std::size_t slot = 0; slot < straw2_uniform_.size(); ++slot) {
@@ -58,7 +65,9 @@ Workspace::Workspace(const CrushMap& map, int max_result)
     if (w == 0 || static_cast<std::int32_t>(w) < 0) continue;
     bool uniform = true;
     for (std::uint32_t i = 1; i < b.size && uniform; ++i) uniform = weights[b.weights + i] == w;
-    straw2_uniform_[slot] = uniform ? 1 : 0;
+    if (!uniform) continue;
+    const bool keys_decide = w <= key_order.min_gap && b.size <= kStraw2KeyPathMaxSize;
+    straw2_uniform_[slot] = keys_decide ? 2 : 1;
   }
 }
 
@@ -215,8 +224,26 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
   std::uint32_t u[kBlock];
   const std::uint64_t* ntable = ws_.straw2_n_;
   std::uint32_t high = 0;
-  if (divisors == divisors_ + b.weights &&
-      ws_.straw2_uniform_[static_cast<std::size_t>(BucketSlot(b.id))] != 0) {
+  const std::uint8_t uniform = divisors == divisors_ + b.weights
+                                   ? ws_.straw2_uniform_[static_cast<std::size_t>(BucketSlot(b.id))]
+                                   : 0;
+  if (uniform == 2) {
+    // One weight d <= Straw2KeyOrder::min_gap: the winner is the first item
+    // whose key shares the top key's numerator. No numerator is loaded
+    // unless the caller wants the draw.
+    std::uint32_t all[kStraw2KeyPathMaxSize];
+    ws_.straw2_hash_(x_, r, ids, b.size, all);
+    std::uint32_t top = 0;
+    for (std::uint32_t j = 0; j < b.size; ++j) top = std::max(top, internal::Straw2Key(all[j]));
+    const std::uint32_t low =
+        internal::Straw2TiesLower(ws_.straw2_ties_lower_, internal::Straw2KeyToU(top))
+            ? internal::Straw2LowerKey(top)
+            : top;
+    while (internal::Straw2Key(all[high]) < low) ++high;
+    *draw_out = internal::Straw2DrawFromNumerator(ntable[all[high]], divisors[0]);
+    return high;
+  }
+  if (uniform == 1) {
     // Every item has the same positive weight d, so draw_i = -(n_i / d) and
     // item i beats the current best (ties keep the lower index, as Ceph's
     // strict '>') iff n_i / d < q_best, i.e. iff n_i < q_best * d (exact

@@ -188,8 +188,11 @@ class Workspace {
   // Straw2 hash kernel for this CPU, chosen once at construction.
   internal::Straw2HashBlockFn straw2_hash_ = nullptr;
   const std::uint64_t* straw2_n_ = nullptr;  // internal::Straw2NTable()
+  // internal::Straw2KeyOrderFacts().ties_lower
+  const std::uint64_t* straw2_ties_lower_ = nullptr;
   // Per bucket slot: 1 if a straw2 bucket whose items share one weight w
-  // with 0 < (int)w (see Straw2Choose).
+  // with 0 < (int)w, 2 if moreover keys alone decide its draws (see
+  // Straw2ChooseIndex).
   std::vector<std::uint8_t> straw2_uniform_;
   // At most one is set (see RecordChoicesInto / ReplayChoicesFrom).
   ChoiceMemo* memo_record_ = nullptr;

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 #include "crush/hash.h"
+#include "crush/internal/straw2_draw.h"
 #include "crush/ln.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
@@ -65,6 +66,49 @@ TEST(MapperStraw2Test, UniformWeightsMatchCeph) {
       ExpectMatchesReference(std::vector<Weight>(n, w));
     }
   }
+}
+
+// The key-only path (one weight d <= min_gap) and the compare-only path on
+// either side of its limits: d = min_gap, min_gap + 1, and buckets larger
+// than the key path's stack buffer (256 hashes).
+TEST(MapperStraw2Test, KeyOnlyPathLimitsMatchCeph) {
+  const internal::Straw2KeyOrder& order = internal::Straw2KeyOrderFacts();
+  ASSERT_GT(order.min_gap, 0u) << "crush_ln's numerators no longer allow the key-only path";
+  ASSERT_LT(order.min_gap, std::uint64_t{0x7fffffff});
+  const auto limit = static_cast<Weight>(order.min_gap);
+  for (const std::size_t n : {3, 16, 255, 256, 257, 300}) {
+    for (const Weight w : {limit, limit + 1}) ExpectMatchesReference(std::vector<Weight>(n, w));
+  }
+}
+
+// crush_ln has plateaus: two adjacent keys with one numerator. When item 0
+// holds the lower key of such a pair and item 1 the upper, their draws are
+// equal and Ceph keeps item 0; the key-only path must too.
+TEST(MapperStraw2Test, PlateauTieKeepsTheFirstItem) {
+  const internal::Straw2KeyOrder& order = internal::Straw2KeyOrderFacts();
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 1;
+  spec.osds_per_host = 2;
+  auto map = CrushMap::Build(crush_testing::MakeClusterModel(spec));
+  ASSERT_TRUE(map.ok()) << map.status();
+  const std::vector<Weight> weights(2, kWeightOne);
+  Workspace ws(*map, 1);
+  ItemId out[1] = {};
+  int found = 0;
+  for (std::uint32_t x = 0; x < (1u << 24) && found < 3; ++x) {
+    const std::uint32_t u0 = Hash32_3(x, 0, 0) & 0xffffu;
+    const std::uint32_t u1 = Hash32_3(x, 1, 0) & 0xffffu;
+    const std::uint32_t k1 = internal::Straw2Key(u1);
+    if (k1 == 0 || !internal::Straw2TiesLower(order.ties_lower, u1) ||
+        internal::Straw2Key(u0) != internal::Straw2LowerKey(k1)) {
+      continue;
+    }
+    ++found;
+    ASSERT_EQ(ReferenceStraw2(x, weights), 0) << "x=" << x;
+    ASSERT_EQ(DoRule(*map, crush_testing::kReplicatedRule, x, weights, ws, out), 1);
+    EXPECT_EQ(out[0], 0) << "x=" << x << " u0=" << u0 << " u1=" << u1;
+  }
+  EXPECT_EQ(found, 3) << "no input puts a plateau pair in this order";
 }
 
 TEST(MapperStraw2Test, MixedWeightsMatchCeph) {

@@ -80,6 +80,39 @@ constexpr std::uint32_t Straw2Key(std::uint32_t u) { return (u << 1) - (u == 0xf
 // of crush_ln's dependent table walk. Defined in straw2_hash.cc.
 const std::uint64_t* Straw2NTable();
 
+// The u whose Straw2Key is `key` (Straw2Key is a bijection).
+constexpr std::uint32_t Straw2KeyToU(std::uint32_t key) {
+  return key == 0x1fffbu ? 0xffffu : key >> 1;
+}
+
+// The next lower key in key order. REQUIRES: key > 0.
+constexpr std::uint32_t Straw2LowerKey(std::uint32_t key) {
+  return key == 0x1fffcu ? 0x1fffbu : key == 0x1fffbu ? 0x1fffau : key - 2;
+}
+
+// What lets a bucket whose items share one weight d pick its winner by key
+// alone, without a numerator per candidate. Two keys' numerators are equal
+// (a crush_ln plateau) or differ by at least min_gap; if d <= min_gap,
+// differing numerators give differing quotients n / d, so the winner (the
+// largest draw -(n / d), lowest index among equals) is the first item whose
+// key has the top key's numerator: the top key itself, or also the next
+// lower key when the two share a numerator (bit u of ties_lower). Checked
+// when built: numerators never increase with the key and no plateau spans
+// three keys; if either failed, min_gap is 0 and the shortcut is off.
+struct Straw2KeyOrder {
+  std::uint64_t min_gap = 0;
+  const std::uint64_t* ties_lower = nullptr;  // 0x10000 bits, indexed by u
+};
+
+// Built from Straw2NTable() on first use; immutable, thread-safe. Defined
+// in straw2_hash.cc.
+const Straw2KeyOrder& Straw2KeyOrderFacts();
+
+// Bit u of Straw2KeyOrder::ties_lower.
+inline bool Straw2TiesLower(const std::uint64_t* ties_lower, std::uint32_t u) {
+  return (ties_lower[u >> 6] >> (u & 63)) & 1u;
+}
+
 }  // namespace crushkit::crush::internal
 
 #endif  // CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_

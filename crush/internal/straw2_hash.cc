@@ -1,5 +1,6 @@
 #include "crush/internal/straw2_hash.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -115,6 +116,37 @@ const std::uint64_t* Straw2NTable() {
     return t;
   }();
   return table;
+}
+
+const Straw2KeyOrder& Straw2KeyOrderFacts() {
+  static const Straw2KeyOrder* const facts = [] {
+    const std::uint64_t* n = Straw2NTable();
+    auto* ties = new std::uint64_t[0x10000 / 64]();  // never freed: process lifetime
+    auto* order = new Straw2KeyOrder;
+    order->ties_lower = ties;
+    std::uint64_t min_gap = ~std::uint64_t{0};
+    int plateau = 1;  // keys in the current run of equal numerators
+    bool ok = true;
+    // The i-th u in increasing key order: 0 .. 0xfffd, 0xffff, 0xfffe.
+    auto u_at = [](std::uint32_t i) -> std::uint32_t {
+      return i < 0xfffe ? i : i == 0xfffe ? 0xffff : 0xfffe;
+    };
+    for (std::uint32_t i = 1; i <= 0xffff; ++i) {
+      const std::uint32_t u = u_at(i);
+      const std::uint64_t lower = n[u_at(i - 1)];
+      if (n[u] > lower) ok = false;
+      if (n[u] == lower) {
+        ties[u >> 6] |= std::uint64_t{1} << (u & 63);
+        if (++plateau > 2) ok = false;
+      } else {
+        plateau = 1;
+        min_gap = std::min(min_gap, lower - n[u]);
+      }
+    }
+    order->min_gap = ok ? min_gap : 0;
+    return order;
+  }();
+  return *facts;
 }
 
 Straw2HashBlockFn SelectStraw2HashBlock() {
