@@ -40,7 +40,8 @@ class RuleLowering {
   bool ResolveType(const ast::Rule& r, crush::Rule& rule);
   bool ReadSizes(const ast::Rule& r, crush::Rule& rule);
 
-  // Each fills `step` and returns true, or reports and returns false.
+  // Each fills `step` and returns true (LowerTake leaves it empty when the
+  // shadow trees were not built), or reports and returns false.
   bool LowerTake(const ast::Step& s, const RuleLabel& label, crush::RuleStep& step);
   std::optional<int> ResolveTakeClass(const ast::Step& s, const RuleLabel& label);
   std::optional<ItemId> ShadowOfTake(const ast::Step& s, const RuleLabel& label, ItemId id,
