@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 
 #include "crush/model.h"
+#include "crush/status_macros.h"
 #include "crush/types.h"
 
 namespace crushkit::crush {
@@ -107,9 +108,32 @@ absl::Status CheckAcyclic(const MapModel& model) {
   return absl::OkStatus();
 }
 
-}  // namespace
+// One bucket slot: its id, hash, per-algorithm arrays and child buckets.
+absl::Status CheckBucketSlot(const MapModel& model, std::size_t slot) {
+  const Bucket& b = model.buckets[slot];
+  const ItemId expected_id = BucketIdOfSlot(static_cast<int>(slot));
+  if (b.id != expected_id) {
+    return Invalid("bucket slot " + std::to_string(slot) + " holds id " + std::to_string(b.id) +
+                   ", expected " + std::to_string(expected_id));
+  }
+  if (b.hash != kHashRjenkins1) {
+    return Invalid(BucketLabel(model, b.id) + ": unsupported hash " + std::to_string(b.hash) +
+                   ", expected 0 (rjenkins1)");
+  }
+  CRUSH_RETURN_IF_ERROR(CheckAlgArrays(model, b));
+  for (const ItemId item : b.items) {
+    if (item >= 0) continue;
+    const auto child = static_cast<std::size_t>(BucketSlot(item));
+    if (child >= model.buckets.size() || model.buckets[child].alg == BucketAlg::kNone) {
+      return Invalid(BucketLabel(model, b.id) + " contains missing bucket " + std::to_string(item));
+    }
+  }
+  return absl::OkStatus();
+}
 
-absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
+// Every bucket invariant the mapper relies on (CrushMap::Build's contract).
+// Returns the number of items in all buckets together.
+absl::StatusOr<std::uint64_t> CheckBuckets(const MapModel& model) {
   if (model.max_devices < 0) {
     return Invalid("max_devices is " + std::to_string(model.max_devices) + ", expected >= 0");
   }
@@ -117,85 +141,88 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
   if (num_slots > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     return Invalid("too many bucket slots");
   }
-  CrushMap map;
-  map.buckets_.resize(num_slots);
   std::uint64_t total_items = 0;
   for (std::size_t slot = 0; slot < num_slots; ++slot) {
-    const Bucket& b = model.buckets[slot];
-    if (b.alg == BucketAlg::kNone) continue;
-    const ItemId expected_id = BucketIdOfSlot(static_cast<int>(slot));
-    if (b.id != expected_id) {
-      return Invalid("bucket slot " + std::to_string(slot) + " holds id " + std::to_string(b.id) +
-                     ", expected " + std::to_string(expected_id));
-    }
-    if (b.hash != kHashRjenkins1) {
-      return Invalid(BucketLabel(model, b.id) + ": unsupported hash " + std::to_string(b.hash) +
-                     ", expected 0 (rjenkins1)");
-    }
-    if (auto s = CheckAlgArrays(model, b); !s.ok()) return s;
-    for (const ItemId item : b.items) {
-      if (item >= 0) continue;
-      const auto child = static_cast<std::size_t>(BucketSlot(item));
-      if (child >= num_slots || model.buckets[child].alg == BucketAlg::kNone) {
-        return Invalid(BucketLabel(model, b.id) + " contains missing bucket " +
-                       std::to_string(item));
-      }
-    }
-    total_items += b.items.size();
+    if (model.buckets[slot].alg == BucketAlg::kNone) continue;
+    CRUSH_RETURN_IF_ERROR(CheckBucketSlot(model, slot));
+    total_items += model.buckets[slot].items.size();
     if (total_items > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
       return Invalid("too many bucket items in total");
     }
   }
-  if (auto s = CheckAcyclic(model); !s.ok()) return s;
+  CRUSH_RETURN_IF_ERROR(CheckAcyclic(model));
+  return total_items;
+}
 
-  // Flatten.
-  map.items_.reserve(total_items);
-  for (std::size_t slot = 0; slot < num_slots; ++slot) {
-    const Bucket& b = model.buckets[slot];
-    internal::FlatBucket& f = map.buckets_[slot];
-    f.id = BucketIdOfSlot(static_cast<int>(slot));
-    if (b.alg == BucketAlg::kNone) continue;
-    f.type = b.type;
-    f.alg = b.alg;
-    f.size = static_cast<std::uint32_t>(b.items.size());
-    f.items = static_cast<std::uint32_t>(map.items_.size());
-    map.items_.insert(map.items_.end(), b.items.begin(), b.items.end());
-    f.perm = map.perm_total_;
-    map.perm_total_ += f.size;
-    f.uniform_weight = b.uniform_item_weight;
-    const auto append = [&map](const std::vector<Weight>& v) {
-      const auto offset = static_cast<std::uint32_t>(map.weights_.size());
-      map.weights_.insert(map.weights_.end(), v.begin(), v.end());
-      return offset;
-    };
-    switch (b.alg) {
-      case BucketAlg::kList:
-        f.weights = append(b.item_weights);
-        f.aux = append(b.sum_weights);
-        break;
-      case BucketAlg::kStraw:
-        f.weights = append(b.item_weights);
-        f.aux = append(b.straws);
-        break;
-      case BucketAlg::kStraw2:
-        f.weights = append(b.item_weights);
-        map.divisors_.resize(map.weights_.size());
-        for (std::size_t i = 0; i < b.item_weights.size(); ++i) {
-          map.divisors_[f.weights + i] = internal::MakeStraw2Divisor(b.item_weights[i]);
-        }
-        break;
-      case BucketAlg::kTree:
-        f.num_nodes = static_cast<std::uint32_t>(b.node_weights.size());
-        f.weights = append(b.node_weights);
-        break;
-      default:
-        break;
-    }
+// The bucket arrays of a CrushMap (see its private members).
+struct FlatBuckets {
+  std::vector<internal::FlatBucket> buckets;
+  std::vector<ItemId> items;
+  std::vector<Weight> weights;
+  std::vector<internal::Straw2Divisor> divisors;  // parallel to weights
+  std::uint32_t perm_total = 0;
+};
+
+// Appends `b` (checked) to the shared arrays and points `f` at it.
+void FlattenBucket(const Bucket& b, internal::FlatBucket& f, FlatBuckets& out) {
+  f.type = b.type;
+  f.alg = b.alg;
+  f.size = static_cast<std::uint32_t>(b.items.size());
+  f.items = static_cast<std::uint32_t>(out.items.size());
+  out.items.insert(out.items.end(), b.items.begin(), b.items.end());
+  f.perm = out.perm_total;
+  out.perm_total += f.size;
+  f.uniform_weight = b.uniform_item_weight;
+  const auto append = [&out](const std::vector<Weight>& v) {
+    const auto offset = static_cast<std::uint32_t>(out.weights.size());
+    out.weights.insert(out.weights.end(), v.begin(), v.end());
+    return offset;
+  };
+  switch (b.alg) {
+    case BucketAlg::kList:
+      f.weights = append(b.item_weights);
+      f.aux = append(b.sum_weights);
+      break;
+    case BucketAlg::kStraw:
+      f.weights = append(b.item_weights);
+      f.aux = append(b.straws);
+      break;
+    case BucketAlg::kStraw2:
+      f.weights = append(b.item_weights);
+      out.divisors.resize(out.weights.size());
+      for (std::size_t i = 0; i < b.item_weights.size(); ++i) {
+        out.divisors[f.weights + i] = internal::MakeStraw2Divisor(b.item_weights[i]);
+      }
+      break;
+    case BucketAlg::kTree:
+      f.num_nodes = static_cast<std::uint32_t>(b.node_weights.size());
+      f.weights = append(b.node_weights);
+      break;
+    default:
+      break;
   }
+}
 
-  map.divisors_.resize(map.weights_.size());
+FlatBuckets FlattenBuckets(const MapModel& model, std::uint64_t total_items) {
+  FlatBuckets out;
+  out.buckets.resize(model.buckets.size());
+  out.items.reserve(total_items);
+  for (std::size_t slot = 0; slot < model.buckets.size(); ++slot) {
+    internal::FlatBucket& f = out.buckets[slot];
+    f.id = BucketIdOfSlot(static_cast<int>(slot));
+    if (model.buckets[slot].alg != BucketAlg::kNone) FlattenBucket(model.buckets[slot], f, out);
+  }
+  out.divisors.resize(out.weights.size());
+  return out;
+}
 
-  // Rules.
+// The rule arrays of a CrushMap (see its private members).
+struct FlatRules {
+  std::vector<internal::FlatRule> rules;
+  std::vector<RuleStep> steps;
+};
+
+absl::StatusOr<FlatRules> FlattenRules(const MapModel& model) {
   if (model.rule_exists.size() != model.rules.size()) {
     return Invalid("rule_exists has " + std::to_string(model.rule_exists.size()) +
                    " entries but there are " + std::to_string(model.rules.size()) + " rule slots");
@@ -216,63 +243,89 @@ absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
     return Invalid(std::to_string(total_steps) + " rule steps in all rules, at most " +
                    std::to_string(std::numeric_limits<std::uint32_t>::max()) + " allowed");
   }
-  map.steps_.reserve(total_steps);
-  map.rules_.resize(model.rules.size());
+  FlatRules out;
+  out.steps.reserve(total_steps);
+  out.rules.resize(model.rules.size());
   for (std::size_t i = 0; i < model.rules.size(); ++i) {
     if (!model.rule_exists[i]) continue;
     const Rule& rule = model.rules[i];
-    internal::FlatRule& f = map.rules_[i];
+    internal::FlatRule& f = out.rules[i];
     f.exists = true;
     f.type = rule.type;
-    f.first_step = static_cast<std::uint32_t>(map.steps_.size());
+    f.first_step = static_cast<std::uint32_t>(out.steps.size());
     f.num_steps = static_cast<std::uint32_t>(rule.steps.size());
-    map.steps_.insert(map.steps_.end(), rule.steps.begin(), rule.steps.end());
+    out.steps.insert(out.steps.end(), rule.steps.begin(), rule.steps.end());
   }
+  return out;
+}
 
-  // choose_args.
-  for (const auto& [index, args] : model.choose_args) {
-    internal::FlatChooseArgs flat;
-    flat.index = index;
-    flat.slots.resize(num_slots);
-    for (const auto& [bucket_id, arg] : args) {
-      const std::string where = "choose_args " + std::to_string(index) + " ";
-      if (bucket_id >= 0 || static_cast<std::size_t>(BucketSlot(bucket_id)) >= num_slots ||
-          model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))].alg == BucketAlg::kNone) {
-        return Invalid(where + "names missing bucket " + std::to_string(bucket_id));
-      }
-      const Bucket& b = model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))];
-      const std::size_t size = b.items.size();
-      internal::FlatChooseArg& slot = flat.slots[static_cast<std::size_t>(BucketSlot(bucket_id))];
-      if (!arg.ids.empty()) {
-        if (arg.ids.size() != size) {
-          return Invalid(where + BucketLabel(model, bucket_id) + ": ids has " +
-                         std::to_string(arg.ids.size()) + " entries, expected " +
-                         std::to_string(size));
-        }
-        slot.has_ids = true;
-        slot.ids = static_cast<std::uint32_t>(flat.ids.size());
-        flat.ids.insert(flat.ids.end(), arg.ids.begin(), arg.ids.end());
-      }
-      if (!arg.weight_set.empty()) {
-        slot.positions = static_cast<std::uint32_t>(arg.weight_set.size());
-        slot.weight_set = static_cast<std::uint32_t>(flat.weights.size());
-        for (std::size_t p = 0; p < arg.weight_set.size(); ++p) {
-          if (arg.weight_set[p].size() != size) {
-            return Invalid(where + BucketLabel(model, bucket_id) + ": weight_set position " +
-                           std::to_string(p) + " has " + std::to_string(arg.weight_set[p].size()) +
-                           " weights, expected " + std::to_string(size));
-          }
-          flat.weights.insert(flat.weights.end(), arg.weight_set[p].begin(),
-                              arg.weight_set[p].end());
-          for (const Weight w : arg.weight_set[p]) {
-            flat.divisors.push_back(internal::MakeStraw2Divisor(w));
-          }
-        }
-      }
+// Appends bucket `bucket_id`'s entry of choose_args `index` to `flat`.
+absl::Status FlattenChooseArg(const MapModel& model, std::int64_t index, ItemId bucket_id,
+                              const ChooseArg& arg, internal::FlatChooseArgs& flat) {
+  const std::size_t num_slots = model.buckets.size();
+  const std::string where = "choose_args " + std::to_string(index) + " ";
+  if (bucket_id >= 0 || static_cast<std::size_t>(BucketSlot(bucket_id)) >= num_slots ||
+      model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))].alg == BucketAlg::kNone) {
+    return Invalid(where + "names missing bucket " + std::to_string(bucket_id));
+  }
+  const Bucket& b = model.buckets[static_cast<std::size_t>(BucketSlot(bucket_id))];
+  const std::size_t size = b.items.size();
+  internal::FlatChooseArg& slot = flat.slots[static_cast<std::size_t>(BucketSlot(bucket_id))];
+  if (!arg.ids.empty()) {
+    if (arg.ids.size() != size) {
+      return Invalid(where + BucketLabel(model, bucket_id) + ": ids has " +
+                     std::to_string(arg.ids.size()) + " entries, expected " + std::to_string(size));
     }
+    slot.has_ids = true;
+    slot.ids = static_cast<std::uint32_t>(flat.ids.size());
+    flat.ids.insert(flat.ids.end(), arg.ids.begin(), arg.ids.end());
+  }
+  if (arg.weight_set.empty()) return absl::OkStatus();
+  slot.positions = static_cast<std::uint32_t>(arg.weight_set.size());
+  slot.weight_set = static_cast<std::uint32_t>(flat.weights.size());
+  for (std::size_t p = 0; p < arg.weight_set.size(); ++p) {
+    if (arg.weight_set[p].size() != size) {
+      return Invalid(where + BucketLabel(model, bucket_id) + ": weight_set position " +
+                     std::to_string(p) + " has " + std::to_string(arg.weight_set[p].size()) +
+                     " weights, expected " + std::to_string(size));
+    }
+    flat.weights.insert(flat.weights.end(), arg.weight_set[p].begin(), arg.weight_set[p].end());
+    for (const Weight w : arg.weight_set[p])
+      flat.divisors.push_back(internal::MakeStraw2Divisor(w));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<internal::FlatChooseArgs> FlattenChooseArgs(const MapModel& model,
+                                                           std::int64_t index,
+                                                           const ChooseArgMap& args) {
+  internal::FlatChooseArgs flat;
+  flat.index = index;
+  flat.slots.resize(model.buckets.size());
+  for (const auto& [bucket_id, arg] : args) {
+    CRUSH_RETURN_IF_ERROR(FlattenChooseArg(model, index, bucket_id, arg, flat));
+  }
+  return flat;
+}
+
+}  // namespace
+
+absl::StatusOr<CrushMap> CrushMap::Build(const MapModel& model) {
+  CRUSH_ASSIGN_OR_RETURN(const std::uint64_t total_items, CheckBuckets(model));
+  FlatBuckets buckets = FlattenBuckets(model, total_items);
+  CRUSH_ASSIGN_OR_RETURN(FlatRules rules, FlattenRules(model));
+  CrushMap map;
+  map.buckets_ = std::move(buckets.buckets);
+  map.items_ = std::move(buckets.items);
+  map.weights_ = std::move(buckets.weights);
+  map.divisors_ = std::move(buckets.divisors);
+  map.perm_total_ = buckets.perm_total;
+  map.rules_ = std::move(rules.rules);
+  map.steps_ = std::move(rules.steps);
+  for (const auto& [index, args] : model.choose_args) {
+    CRUSH_ASSIGN_OR_RETURN(internal::FlatChooseArgs flat, FlattenChooseArgs(model, index, args));
     map.choose_args_.push_back(std::move(flat));
   }
-
   map.model_ = model;
   map.layout_id_ = next_layout_id.fetch_add(1, std::memory_order_relaxed);
   return map;

@@ -142,48 +142,12 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   copy.alg = orig->alg;
   copy.hash = orig->hash;
   copy.type = orig->type;
-  const int scv = map_.tunables.straw_calc_version;
-  std::vector<std::size_t> item_orig_pos;  // clone position -> original position
-  const std::size_t size = orig->items.size();
-  for (std::size_t i = 0; i < size; ++i) {
-    const Bucket& o = *map_.FindBucket(original);
-    const ItemId item = o.items[i];
-    const Weight weight = BucketItemWeight(o, i);
-    ItemId added_item = item;
-    Weight added_weight = weight;
-    if (item >= 0) {
-      auto cls = map_.class_map.find(item);
-      if (cls == map_.class_map.end() || cls->second != device_class) continue;
-    } else {
-      CRUSH_ASSIGN_OR_RETURN(added_item, DeviceClassClone(item, device_class, old_class_bucket,
-                                                          used_ids, cmap_item_weight, depth + 1));
-      const Bucket* child_copy = map_.FindBucket(added_item);
-      if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
-      added_weight = child_copy->weight;
-    }
-    if (absl::Status s = CephBucketAddItem(copy, added_item, added_weight, scv); !s.ok()) {
-      auto added_name = map_.item_names.find(added_item);
-      return absl::Status(s.code(),
-                          "cannot add '" +
-                              (added_name != map_.item_names.end() ? added_name->second
-                                                                   : std::to_string(added_item)) +
-                              "' to '" + copy_name + "': " + std::string(s.message()));
-    }
-    item_orig_pos.push_back(i);
-  }
+  const CloneSource source{original, device_class, copy_name};
+  CRUSH_ASSIGN_OR_RETURN(
+      const std::vector<std::size_t> item_orig_pos,
+      CloneItemsOfClass(source, old_class_bucket, used_ids, cmap_item_weight, depth, copy));
 
-  ItemId bno = 0;
-  auto old = old_class_bucket.find(original);
-  if (old != old_class_bucket.end() && old->second.count(device_class) != 0) {
-    bno = old->second.at(device_class);
-  } else {
-    // A new shadow id: free in the map and never used by a shadow bucket.
-    bno = -1;
-    while ((BucketSlot(bno) < map_.max_buckets() && map_.FindBucket(bno) != nullptr) ||
-           used_ids.count(bno) != 0) {
-      --bno;
-    }
-  }
+  const ItemId bno = ShadowIdFor(original, device_class, old_class_bucket, used_ids);
   const std::vector<ItemId> copy_items = copy.items;
   auto added = crush::AddBucket(map_, bno, std::move(copy));
   if (!added.ok()) {
@@ -196,11 +160,77 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   map_.item_names[clone] = copy_name;
   clone_name_index_[copy_name] = clone;
   map_.class_buckets[original][device_class] = clone;
+  CRUSH_RETURN_IF_ERROR(
+      CloneWeightSets(original, clone, copy_items, item_orig_pos, cmap_item_weight));
+  return clone;
+}
 
-  // Weight sets of the clone: the original's device entries, the sums
-  // recorded for child clones made in this rebuild (0 for others). Ceph
-  // records a fresh vector per position, so only the last position of the
-  // recorded sums is non-zero; reproduced as is.
+// Adds to `copy` the original's devices of the class and the clones of its
+// child buckets (cloned first, recursively), in item order. Returns, per
+// item of `copy`, its position in the original.
+absl::StatusOr<std::vector<std::size_t>> Editor::CloneItemsOfClass(
+    const CloneSource& source, const ClassBuckets& old_class_bucket,
+    const std::set<std::int32_t>& used_ids, CmapItemWeight* cmap_item_weight, int depth,
+    Bucket& copy) {
+  const int scv = map_.tunables.straw_calc_version;
+  std::vector<std::size_t> item_orig_pos;  // clone position -> original position
+  const std::size_t size = map_.FindBucket(source.original)->items.size();
+  for (std::size_t i = 0; i < size; ++i) {
+    // Looked up again each time: cloning a child adds buckets to the map.
+    const Bucket& o = *map_.FindBucket(source.original);
+    const ItemId item = o.items[i];
+    const Weight weight = BucketItemWeight(o, i);
+    ItemId added_item = item;
+    Weight added_weight = weight;
+    if (item >= 0) {
+      auto cls = map_.class_map.find(item);
+      if (cls == map_.class_map.end() || cls->second != source.device_class) continue;
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(added_item,
+                             DeviceClassClone(item, source.device_class, old_class_bucket, used_ids,
+                                              cmap_item_weight, depth + 1));
+      const Bucket* child_copy = map_.FindBucket(added_item);
+      if (child_copy == nullptr) return absl::InternalError("shadow child missing; Ceph asserts");
+      added_weight = child_copy->weight;
+    }
+    if (absl::Status s = CephBucketAddItem(copy, added_item, added_weight, scv); !s.ok()) {
+      auto added_name = map_.item_names.find(added_item);
+      return absl::Status(s.code(),
+                          "cannot add '" +
+                              (added_name != map_.item_names.end() ? added_name->second
+                                                                   : std::to_string(added_item)) +
+                              "' to '" + source.copy_name + "': " + std::string(s.message()));
+    }
+    item_orig_pos.push_back(i);
+  }
+  return item_orig_pos;
+}
+
+// The id the shadow bucket gets: the one it had before this rebuild, else
+// one free in the map and never used by a shadow bucket.
+ItemId Editor::ShadowIdFor(ItemId original, std::int32_t device_class,
+                           const ClassBuckets& old_class_bucket,
+                           const std::set<std::int32_t>& used_ids) const {
+  auto old = old_class_bucket.find(original);
+  if (old != old_class_bucket.end() && old->second.count(device_class) != 0) {
+    return old->second.at(device_class);
+  }
+  ItemId bno = -1;
+  while ((BucketSlot(bno) < map_.max_buckets() && map_.FindBucket(bno) != nullptr) ||
+         used_ids.count(bno) != 0) {
+    --bno;
+  }
+  return bno;
+}
+
+// Weight sets of the clone: the original's device entries, the sums
+// recorded for child clones made in this rebuild (0 for others). Ceph
+// records a fresh vector per position, so only the last position of the
+// recorded sums is non-zero; reproduced as is.
+absl::Status Editor::CloneWeightSets(ItemId original, ItemId clone,
+                                     const std::vector<ItemId>& copy_items,
+                                     const std::vector<std::size_t>& item_orig_pos,
+                                     CmapItemWeight* cmap_item_weight) {
   for (auto& [index, cmap] : map_.choose_args) {
     auto o = cmap.find(original);
     const std::size_t positions = o == cmap.end() ? 0 : o->second.weight_set.size();
@@ -211,37 +241,48 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
     }
     empty_weight_sets_.erase({index, clone});
     const std::vector<std::vector<Weight>> orig_ws = o->second.weight_set;
-    ChooseArg n;
-    n.weight_set.assign(positions, std::vector<Weight>(copy_items.size(), 0));
-    auto& recorded = (*cmap_item_weight)[index];
-    for (std::size_t s = 0; s < positions; ++s) {
-      std::vector<Weight> bucket_weights(positions, 0);
-      for (std::size_t i = 0; i < copy_items.size(); ++i) {
-        const ItemId item = copy_items[i];
-        Weight w = 0;
-        if (item >= 0) {
-          if (item_orig_pos[i] >= orig_ws[s].size()) {
-            return absl::UnimplementedError(
-                "weight set shorter than its bucket; Ceph reads past it");
-          }
-          w = orig_ws[s][item_orig_pos[i]];
-        } else if (auto r = recorded.find(item); r != recorded.end()) {
-          if (s >= r->second.size()) {
-            // The child clone's weight set has fewer positions: Ceph indexes
-            // past the end of its std::vector (heap garbage in the output).
-            return absl::UnimplementedError(
-                "weight sets with differing position counts; Ceph reads past a vector's end");
-          }
-          w = r->second[s];
-        }
-        n.weight_set[s][i] = w;
-        bucket_weights[s] += w;
-      }
-      recorded[clone] = bucket_weights;
-    }
+    CRUSH_ASSIGN_OR_RETURN(ChooseArg n, CloneWeightSet(orig_ws, clone, copy_items, item_orig_pos,
+                                                       (*cmap_item_weight)[index]));
     cmap[clone] = std::move(n);
   }
-  return clone;
+  return absl::OkStatus();
+}
+
+// One choose_args index of CloneWeightSets; records the clone's sums in
+// `recorded` for its parent's clone.
+absl::StatusOr<ChooseArg> Editor::CloneWeightSet(const std::vector<std::vector<Weight>>& orig_ws,
+                                                 ItemId clone,
+                                                 const std::vector<ItemId>& copy_items,
+                                                 const std::vector<std::size_t>& item_orig_pos,
+                                                 std::map<ItemId, std::vector<Weight>>& recorded) {
+  const std::size_t positions = orig_ws.size();
+  ChooseArg n;
+  n.weight_set.assign(positions, std::vector<Weight>(copy_items.size(), 0));
+  for (std::size_t s = 0; s < positions; ++s) {
+    std::vector<Weight> bucket_weights(positions, 0);
+    for (std::size_t i = 0; i < copy_items.size(); ++i) {
+      const ItemId item = copy_items[i];
+      Weight w = 0;
+      if (item >= 0) {
+        if (item_orig_pos[i] >= orig_ws[s].size()) {
+          return absl::UnimplementedError("weight set shorter than its bucket; Ceph reads past it");
+        }
+        w = orig_ws[s][item_orig_pos[i]];
+      } else if (auto r = recorded.find(item); r != recorded.end()) {
+        if (s >= r->second.size()) {
+          // The child clone's weight set has fewer positions: Ceph indexes
+          // past the end of its std::vector (heap garbage in the output).
+          return absl::UnimplementedError(
+              "weight sets with differing position counts; Ceph reads past a vector's end");
+        }
+        w = r->second[s];
+      }
+      n.weight_set[s][i] = w;
+      bucket_weights[s] += w;
+    }
+    recorded[clone] = bucket_weights;
+  }
+  return n;
 }
 
 }  // namespace crushkit::crush::internal

@@ -143,6 +143,29 @@ class Editor {
                                           const std::set<std::int32_t>& used_ids,
                                           CmapItemWeight* cmap_item_weight, int depth);
 
+  // The bucket a device_class_clone() call is cloning, and the clone's name.
+  struct CloneSource {
+    ItemId original = 0;
+    std::int32_t device_class = 0;
+    const std::string& copy_name;
+  };
+
+  absl::StatusOr<std::vector<std::size_t>> CloneItemsOfClass(const CloneSource& source,
+                                                             const ClassBuckets& old_class_bucket,
+                                                             const std::set<std::int32_t>& used_ids,
+                                                             CmapItemWeight* cmap_item_weight,
+                                                             int depth, Bucket& copy);
+  ItemId ShadowIdFor(ItemId original, std::int32_t device_class,
+                     const ClassBuckets& old_class_bucket,
+                     const std::set<std::int32_t>& used_ids) const;
+  absl::Status CloneWeightSets(ItemId original, ItemId clone, const std::vector<ItemId>& copy_items,
+                               const std::vector<std::size_t>& item_orig_pos,
+                               CmapItemWeight* cmap_item_weight);
+  absl::StatusOr<ChooseArg> CloneWeightSet(const std::vector<std::vector<Weight>>& orig_ws,
+                                           ItemId clone, const std::vector<ItemId>& copy_items,
+                                           const std::vector<std::size_t>& item_orig_pos,
+                                           std::map<ItemId, std::vector<Weight>>& recorded);
+
   MapModel& map_;
   // During PopulateClasses: name -> highest id (Ceph's name_rmap), so
   // device_class_clone's name_exists is a lookup, and the conflict to report.

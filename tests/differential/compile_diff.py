@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_maps  # noqa: E402
 import oracle  # noqa: E402
 
-# crushkit rejects these although Pacific accepts them (see compiler/sema.cc
+# crushkit rejects these although Pacific accepts them (see compiler/sema*.cc
 # and compiler/README.md). Repeated type ids, type names and device ids are
 # accepted with --allow-ceph-quirks, which this suite passes.
 STRICTER = [
