@@ -11,6 +11,7 @@
 #include "crush/mapper.h"
 #include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/test_report.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
