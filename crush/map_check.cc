@@ -210,12 +210,8 @@ class Checker {
     for (const Bucket& b : m_.buckets) {
       if (b.alg != BucketAlg::kNone && b.alg != BucketAlg::kStraw2) ++legacy[b.alg];
     }
-    static const std::map<BucketAlg, const char*> kAlgNames = {{BucketAlg::kUniform, "uniform"},
-                                                               {BucketAlg::kList, "list"},
-                                                               {BucketAlg::kTree, "tree"},
-                                                               {BucketAlg::kStraw, "straw"}};
     for (const auto& [alg, n] : legacy) {
-      std::string msg = std::to_string(n) + " bucket(s) use the " + kAlgNames.at(alg) +
+      std::string msg = std::to_string(n) + " bucket(s) use the " + BucketAlgName(alg) +
                         " algorithm: a weight change moves more than the data of the changed item";
       std::string hint =
           alg == BucketAlg::kStraw

@@ -237,23 +237,6 @@ std::string WeightText(Weight w) {
   return buf;
 }
 
-const char* AlgName(BucketAlg alg) {
-  switch (alg) {
-    case BucketAlg::kUniform:
-      return "uniform";
-    case BucketAlg::kList:
-      return "list";
-    case BucketAlg::kTree:
-      return "tree";
-    case BucketAlg::kStraw:
-      return "straw";
-    case BucketAlg::kStraw2:
-      return "straw2";
-    default:
-      return "?";
-  }
-}
-
 std::string StepText(const MapModel& m, const RuleStep& s) {
   const auto name = [&m](ItemId id) { return m.item_names.at(id); };
   const auto type = [&m](int t) { return m.type_names.at(t); };
@@ -312,7 +295,7 @@ std::string ToCrushText(const MapModel& m) {
       if (item < 0) emit(item);
     }
     out << m.type_names.at(b.type) << " " << m.item_names.at(id) << " {\n\tid " << id << "\n\talg "
-        << AlgName(b.alg) << "\n\thash 0\n";
+        << BucketAlgName(b.alg) << "\n\thash 0\n";
     for (std::size_t i = 0; i < b.items.size(); ++i) {
       const Weight w = b.alg == BucketAlg::kUniform ? b.uniform_item_weight : b.item_weights[i];
       out << "\titem " << m.item_names.at(b.items[i]) << " weight " << WeightText(w) << "\n";

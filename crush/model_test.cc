@@ -36,5 +36,16 @@ TEST(MapModelTest, FindBucketRejectsEmptyAndOutOfRangeSlots) {
   EXPECT_EQ(m.FindBucket(0), nullptr);
 }
 
+// crush_bucket_alg_name(): the text format's and the JSON dump's names.
+TEST(BucketAlgNameTest, NamesAsCeph) {
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kUniform), "uniform");
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kList), "list");
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kTree), "tree");
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kStraw), "straw");
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kStraw2), "straw2");
+  EXPECT_STREQ(BucketAlgName(BucketAlg::kNone), "unknown");
+  EXPECT_STREQ(BucketAlgName(static_cast<BucketAlg>(9)), "unknown");
+}
+
 }  // namespace
 }  // namespace crushkit::crush

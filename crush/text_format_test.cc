@@ -24,5 +24,16 @@ TEST(TextFormatTest, DoubleMatchesOstreamDefaults) {
   EXPECT_EQ(FormatCephDouble(1234567.0), "1.23457e+06");
 }
 
+// json_stream_escaper: only quote, backslash, tab and newline get short
+// escapes; '/' and bytes >= 0x80 pass through (Pacific's osdmaptool
+// --tree=json prints a bucket "a/b\x08\r" as "a/b\u0008\u000d").
+TEST(TextFormatTest, JsonEscapeMatchesJsonStreamEscaper) {
+  EXPECT_EQ(CephJsonEscape("a\tb\n\\\x01"), "a\\tb\\n\\\\\\u0001");
+  EXPECT_EQ(CephJsonEscape("say \"hi\""), "say \\\"hi\\\"");
+  EXPECT_EQ(CephJsonEscape("a/b\b\f\r\x7f"), "a/b\\u0008\\u000c\\u000d\\u007f");
+  EXPECT_EQ(CephJsonEscape("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(CephJsonEscape(""), "");
+}
+
 }  // namespace
 }  // namespace crushkit::crush

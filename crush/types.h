@@ -53,6 +53,25 @@ enum class BucketAlg : std::uint8_t {
   kStraw2 = 5,
 };
 
+// Ceph's crush_bucket_alg_name() (crush.c): the name the text format and
+// the JSON dump use, "unknown" for kNone or any other value.
+constexpr const char* BucketAlgName(BucketAlg alg) {
+  switch (alg) {
+    case BucketAlg::kUniform:
+      return "uniform";
+    case BucketAlg::kList:
+      return "list";
+    case BucketAlg::kTree:
+      return "tree";
+    case BucketAlg::kStraw:
+      return "straw";
+    case BucketAlg::kStraw2:
+      return "straw2";
+    default:
+      return "unknown";
+  }
+}
+
 // The only hash Ceph defines (CRUSH_HASH_RJENKINS1).
 inline constexpr std::uint8_t kHashRjenkins1 = 0;
 

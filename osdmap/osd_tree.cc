@@ -12,6 +12,7 @@
 
 #include "crush/builder.h"
 #include "crush/edit.h"
+#include "crush/text_format.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -203,54 +204,14 @@ void PlainRow(const ClusterState& state, const TreeItem& qi, TextTable* tbl) {
 }
 
 // JSONFormatter (compact): doubles with max_digits10 significant digits,
-// strings through escape_json_attr().
+// strings through json_stream_escaper().
 std::string JsonDouble(double d) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.17g", d);
   return buf;
 }
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '/':
-        out += "\\/";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string JsonString(const std::string& s) { return "\"" + crush::CephJsonEscape(s) + "\""; }
 
 // CrushTreeDumper::dump_item_fields() + OSDTreeFormattingDumper's extras.
 absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string* out) {

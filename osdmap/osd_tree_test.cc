@@ -91,6 +91,17 @@ TEST(OsdTreeTest, JsonStrayAndDestroyed) {
                          "\"reweight\":1,\"primary_affinity\":1}]}\n"));
 }
 
+// Names go through JSONFormatter's json_stream_escaper: Pacific's
+// osdmaptool --tree=json prints a host "h/0\r" as "h/0\u000d" ('/' and
+// '\r' have no short escape there).
+TEST(OsdTreeTest, JsonEscapesNamesAsJsonFormatter) {
+  ClusterState st = FourHosts();
+  st.crush.item_names[-2] = "h/0\r";
+  auto tree = FormatOsdTreeJson(st);
+  ASSERT_THAT(tree.status(), crush_testing::IsOk());
+  EXPECT_THAT(*tree, ::testing::HasSubstr("\"name\":\"h/0\\u000d\""));
+}
+
 TEST(OsdTreeTest, WeightFormat) {
   EXPECT_EQ(FormatWeightF(1.0F), "1.00000");
   EXPECT_EQ(FormatWeightF(0.29998779296875F), "0.29999");

@@ -5,9 +5,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "crush/choice_memo.h"
+#include "crush/internal/chunk_pipeline.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -69,22 +69,6 @@ void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, P
   }
 }
 
-// Runs work(chunk index) for every chunk on `threads` threads (the calling
-// thread included), each thread with its own state from make_worker().
-template <typename MakeWorker, typename Work>
-void RunChunks(std::size_t chunks, int threads, MakeWorker make_worker, Work work) {
-  std::atomic<std::size_t> next{0};
-  auto loop = [&]() {
-    auto worker = make_worker();
-    for (std::size_t i = next.fetch_add(1); i < chunks; i = next.fetch_add(1)) work(*worker, i);
-  };
-  threads = std::min<int>(threads, static_cast<int>(std::max<std::size_t>(chunks, 1)));
-  std::vector<std::thread> running;
-  for (int t = 1; t < threads; ++t) running.emplace_back(loop);
-  loop();
-  for (std::thread& th : running) th.join();
-}
-
 }  // namespace
 
 const PoolPgTable* PgTable::Find(std::int64_t pool_id) const {
@@ -101,7 +85,7 @@ std::uint64_t PgTable::total_pgs() const {
 }
 
 int ResolveThreads(int n) {
-  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n <= 0) n = crush::internal::HardwareThreads();
   return std::min(n, 64);
 }
 
@@ -123,20 +107,23 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   const std::uint64_t total = table.total_pgs();
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;
-  RunChunks(
-      chunks.size(), ResolveThreads(options.threads), [&] { return session.NewWorker(); },
-      [&](MappingSession::Worker& w, std::size_t i) {
-        const Chunk& c = chunks[i];
-        PgMapping m;
-        for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-          MapOne(w.mapper(), *pools[c.pool], ps, options.acting, table.pools[c.pool], m);
-        }
-        const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
-        if (options.progress) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          options.progress(now, total);
-        }
-      });
+  const int threads = ResolveThreads(options.threads);
+  std::vector<std::unique_ptr<MappingSession::Worker>> workers(static_cast<std::size_t>(threads));
+  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    // Made on the thread that uses it, in parallel with the others.
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) w = session.NewWorker();
+    const Chunk& c = chunks[i];
+    PgMapping m;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      MapOne(w->mapper(), *pools[c.pool], ps, options.acting, table.pools[c.pool], m);
+    }
+    const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  });
   return table;
 }
 
@@ -189,37 +176,39 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
   const std::uint64_t total = out.before.total_pgs() + out.after.total_pgs();
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;
-  RunChunks(
-      chunks.size(), ResolveThreads(options.threads),
-      [&] {
-        auto w = std::make_unique<Worker>(Worker{shared, before.NewWorker(), after.NewWorker()});
-        w->b->placement().RecordChoicesInto(&w->memo);
-        w->a->placement().ReplayChoicesFrom(&w->memo);
-        return w;
-      },
-      [&](Worker& w, std::size_t i) {
-        const Chunk& c = chunks[i];
-        const PoolPair& p = *order[c.pool];
-        PgMapping mb, ma;
-        std::uint64_t mapped = 0;
-        for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-          // The after mapping must follow the before mapping of the same PG:
-          // the memo holds one input.
-          if (p.before && ps < p.before->pg_num) {
-            MapOne(w.b->mapper(), *p.before, ps, options.acting, *p.table_before, mb);
-            ++mapped;
-          }
-          if (p.after && ps < p.after->pg_num) {
-            MapOne(w.a->mapper(), *p.after, ps, options.acting, *p.table_after, ma);
-            ++mapped;
-          }
-        }
-        const std::uint64_t now = done.fetch_add(mapped) + mapped;
-        if (options.progress) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          options.progress(now, total);
-        }
-      });
+  const int threads = ResolveThreads(options.threads);
+  std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(threads));
+  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    // Made on the thread that uses it, in parallel with the others.
+    auto& made = workers[static_cast<std::size_t>(slot)];
+    if (made == nullptr) {
+      made = std::make_unique<Worker>(Worker{shared, before.NewWorker(), after.NewWorker()});
+      made->b->placement().RecordChoicesInto(&made->memo);
+      made->a->placement().ReplayChoicesFrom(&made->memo);
+    }
+    Worker& w = *made;
+    const Chunk& c = chunks[i];
+    const PoolPair& p = *order[c.pool];
+    PgMapping mb, ma;
+    std::uint64_t mapped = 0;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      // The after mapping must follow the before mapping of the same PG:
+      // the memo holds one input.
+      if (p.before && ps < p.before->pg_num) {
+        MapOne(w.b->mapper(), *p.before, ps, options.acting, *p.table_before, mb);
+        ++mapped;
+      }
+      if (p.after && ps < p.after->pg_num) {
+        MapOne(w.a->mapper(), *p.after, ps, options.acting, *p.table_after, ma);
+        ++mapped;
+      }
+    }
+    const std::uint64_t now = done.fetch_add(mapped) + mapped;
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  });
   return out;
 }
 }  // namespace crushkit::osdmap

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "crush/text_format.h"
+
 namespace crushkit::tools::crushtool {
 namespace {
 
@@ -47,7 +49,7 @@ class JsonFormatter final : public CephFormatter {
 
   void DumpString(std::string_view name, std::string_view v) override {
     std::string quoted(1, '"');
-    quoted.append(JsonEscape(v)).push_back('"');
+    quoted.append(crush::CephJsonEscape(v)).push_back('"');
     Value(name, quoted);
   }
 
@@ -294,35 +296,6 @@ std::unique_ptr<CephFormatter> CephFormatter::Create(std::string_view type) {
   if (type == "html") return std::make_unique<XmlFormatter>(false, true);
   if (type == "html-pretty") return std::make_unique<XmlFormatter>(true, true);
   return std::make_unique<JsonFormatter>(true);
-}
-
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
 }
 
 std::string XmlEscape(std::string_view s) {

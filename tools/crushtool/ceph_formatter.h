@@ -44,8 +44,8 @@ class CephFormatter {
   virtual std::string Flush() = 0;
 };
 
-// json_stream_escaper / xml_stream_escaper (common/escape.cc).
-std::string JsonEscape(std::string_view s);
+// xml_stream_escaper (common/escape.cc); json_stream_escaper is
+// crush::CephJsonEscape (crush/text_format.h), shared with osdmap/.
 std::string XmlEscape(std::string_view s);
 
 }  // namespace crushkit::tools::crushtool

@@ -11,20 +11,10 @@
 #include "crush/mapper.h"
 #include "crush/text_format.h"
 #include "tools/crushtool/ceph_io.h"
+#include "tools/crushtool/test_batches.h"
+#include "tools/crushtool/test_report.h"
 
 namespace crushkit::tools::crushtool {
-namespace {
-
-// Ceph computes the total in `int`; x86-64 wraps, so do we.
-int WrappedCount(int reps, int inputs) {
-  return static_cast<int>(static_cast<std::uint32_t>(reps) * static_cast<std::uint32_t>(inputs));
-}
-
-int Span(int lo, int hi) {
-  return static_cast<int>(static_cast<std::uint32_t>(hi) - static_cast<std::uint32_t>(lo) + 1U);
-}
-
-}  // namespace
 
 int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const TestOptions& opt,
                 bool statistics, TestOutput& output) {
@@ -66,7 +56,8 @@ int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const 
       }
     }
     if (bad != 0) differ = true;
-    const int total = WrappedCount(Span(minr, maxr), Span(min_x, max_x));
+    // Ceph computes the total in `int`; x86-64 wraps, so do we.
+    const int total = WrapMul(InputCount(minr, maxr), InputCount(min_x, max_x));
     // Ceph counts in an int.
     const auto bad_int = static_cast<int>(static_cast<std::uint32_t>(bad));
     const double ratio = static_cast<double>(bad_int) / static_cast<double>(total);

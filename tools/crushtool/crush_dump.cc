@@ -19,23 +19,6 @@ const std::string* Find(const std::map<std::int32_t, std::string>& m, std::int32
   return it == m.end() ? nullptr : &it->second;
 }
 
-const char* AlgName(BucketAlg alg) {
-  switch (alg) {
-    case BucketAlg::kUniform:
-      return "uniform";
-    case BucketAlg::kList:
-      return "list";
-    case BucketAlg::kTree:
-      return "tree";
-    case BucketAlg::kStraw:
-      return "straw";
-    case BucketAlg::kStraw2:
-      return "straw2";
-    default:
-      return "unknown";
-  }
-}
-
 // The choose_args Ceph keeps after decoding: update_choose_args() drops the
 // arguments of buckets that are missing or not straw2.
 const crush::ChooseArg* LiveArg(const MapModel& map, const crush::ChooseArgMap& args,
@@ -261,7 +244,7 @@ void DumpCrushMap(const MapModel& map, crush::CephRelease release, CephFormatter
     f.DumpInt("type_id", b.type);
     if (const std::string* t = Find(map.type_names, b.type)) f.DumpString("type_name", *t);
     f.DumpInt("weight", static_cast<std::int32_t>(b.weight));
-    f.DumpString("alg", AlgName(b.alg));
+    f.DumpString("alg", crush::BucketAlgName(b.alg));
     f.DumpString("hash", b.hash == crush::kHashRjenkins1 ? "rjenkins1" : "unknown");
     f.OpenArray("items");
     for (std::size_t j = 0; j < b.items.size(); ++j) {

@@ -91,10 +91,7 @@ TEST(CephFormatterTest, TableIsOneRowOfSectionPaths) {
   EXPECT_EQ(kv->Flush(), "key::m:id[0]=\"7\" \n");
 }
 
-TEST(CephFormatterTest, Escaping) {
-  EXPECT_EQ(JsonEscape("a\tb\n\\\x01"), "a\\tb\\n\\\\\\u0001");
-  EXPECT_EQ(XmlEscape("'&>\x7f\t"), "&apos;&amp;&gt;&#x7f;\t");
-}
+TEST(CephFormatterTest, Escaping) { EXPECT_EQ(XmlEscape("'&>\x7f\t"), "&apos;&amp;&gt;&#x7f;\t"); }
 
 crush::MapModel Compile(const std::string& text) {
   const compiler::SourceFile src("t.crush", text);

@@ -1,5 +1,6 @@
 // CrushTester's int arithmetic and its batch loop, shared by the --test
-// mapping loop (tester.cc) and the --output-csv writer (test_csv.cc).
+// mapping loop (tester.cc, test_mapping.cc), --compare (compare.cc) and the
+// --output-csv writer (test_csv.cc).
 #ifndef CRUSHKIT_TOOLS_CRUSHTOOL_TEST_BATCHES_H_
 #define CRUSHKIT_TOOLS_CRUSHTOOL_TEST_BATCHES_H_
 
@@ -37,6 +38,14 @@ struct XSegment {
 // arithmetic; the last batch ends at max_x. One entry per batch, empty ones
 // included. --batches <= 0 gives none (Ceph maps nothing; no division by 0).
 std::vector<XSegment> BatchRanges(int min_x, int max_x, int batches, int num_objects);
+
+// The inputs CrushTester's batch loop visits, in order: the non-empty
+// batches of BatchRanges(), adjacent ones joined (the common case is one
+// segment).
+std::vector<XSegment> BatchSegments(int min_x, int max_x, int batches, int num_objects);
+
+// Ceph's num_objects for x = min_x..max_x: max_x - min_x + 1 in `int`.
+inline int InputCount(int min_x, int max_x) { return WrapAdd(WrapSub(max_x, min_x), 1); }
 
 }  // namespace crushkit::tools::crushtool
 

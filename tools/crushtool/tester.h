@@ -8,14 +8,11 @@
 // Output is appended to a TestOutput (stdout text, stderr text); callers may
 // flush it while the test runs (see TestOutput::flush_threshold).
 //
-// Parallelism: for each (rule, num_rep) the x range is cut into chunks that
-// worker threads map concurrently, each with its own crush::Workspace on the
-// shared immutable CrushMap. Per-x lines are buffered per chunk and written
-// in x order; counters (sizes, per-device counts, the choose_tries
-// histogram, divergence counts) are sums, accumulated per thread and merged
-// afterwards. The output is therefore byte-identical to the single-threaded
-// run (tester_test.cc checks this). See TestThreading for the knobs and the
-// CRUSHKIT_THREADS environment variable.
+// This file runs the loop over rules and num_reps (CrushTester::test());
+// test_mapping.h maps each (rule, num_rep), on several threads for large x
+// ranges, with output byte-identical to the single-threaded run
+// (tester_test.cc checks this); test_report.h prints. See TestThreading for
+// the knobs and the CRUSHKIT_THREADS environment variable.
 // Thread-safety: RunCrushTest uses only its arguments (and, in the
 // three-argument form, reads the environment).
 #ifndef CRUSHKIT_TOOLS_CRUSHTOOL_TESTER_H_
@@ -83,10 +80,6 @@ TestThreading TestThreadingFromEnvironment();
 // some bucket and 0 for the others; map.max_devices() entries.
 std::vector<crush::Weight> TestDeviceWeights(const crush::CrushMap& map,
                                              const TestOptions& options);
-
-// The stderr line for `diverged` mappings whose result is crushkit's
-// documented answer where Ceph's is undefined (--test and --compare).
-std::string DivergedMappingsWarning(long long diverged);
 
 // The rule and input ranges CrushTester::test() and compare() use: the
 // options', else every rule and x = 0..1023.
