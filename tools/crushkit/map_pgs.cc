@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "crush/internal/chunk_pipeline.h"
 #include "osdmap/pg_table.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
@@ -50,6 +51,45 @@ void AppendPg(std::string* out, const osdmap::PoolPgTable& t, std::uint32_t ps, 
   }
 }
 
+// Writes every PG of `table` to stdout, as text lines or a JSON array.
+// Formatting 1.28M PGs is a tenth of the mapping's CPU: the worker threads
+// format chunks of PGs, the calling thread writes them in order.
+void WritePgs(const osdmap::PgTable& table, bool json, int threads) {
+  struct Chunk {
+    const osdmap::PoolPgTable* table;
+    std::uint32_t begin, end;
+  };
+
+  constexpr std::uint32_t kChunkPgs = 1u << 14;
+  std::vector<Chunk> chunks;
+  for (const osdmap::PoolPgTable& t : table.pools) {
+    for (std::uint32_t ps = 0; ps < t.pg_num; ps += std::min(kChunkPgs, t.pg_num - ps)) {
+      chunks.push_back({&t, ps, ps + std::min(kChunkPgs, t.pg_num - ps)});
+    }
+  }
+  const auto produce = [&](int, std::uint64_t c, std::string& buf) {
+    buf.clear();
+    const Chunk& k = chunks[c];
+    for (std::uint32_t ps = k.begin; ps < k.end; ++ps) {
+      if (json) buf += c == 0 && ps == k.begin ? "\n" : ",\n";
+      AppendPg(&buf, *k.table, ps, json);
+    }
+  };
+  const auto consume = [](std::uint64_t, const std::string& buf) {
+    std::fwrite(buf.data(), 1, buf.size(), stdout);
+  };
+  if (json) std::fputs("[", stdout);
+  if (!crush::internal::ForEachChunkInOrder<std::string>(chunks.size(), threads, 2 * threads,
+                                                         produce, consume)) {
+    std::string buf;
+    for (std::uint64_t c = 0; c < chunks.size(); ++c) {
+      produce(0, c, buf);
+      consume(c, buf);
+    }
+  }
+  if (json) std::fputs(chunks.empty() ? "]\n" : "\n]\n", stdout);
+}
+
 int RunMapPgs(const MapPgsArgs& a) {
   auto session = LoadSession("map-pgs", a.state);
   if (!session) return 1;
@@ -64,22 +104,7 @@ int RunMapPgs(const MapPgsArgs& a) {
   Progress progress("mapping PGs");
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
   const osdmap::PgTable table = osdmap::MapAllPgs(*session, options);
-  std::string out;
-  bool first = true;
-  if (a.json) out = "[";
-  for (const osdmap::PoolPgTable& t : table.pools) {
-    for (std::uint32_t ps = 0; ps < t.pg_num; ++ps) {
-      if (a.json) out += first ? "\n" : ",\n";
-      first = false;
-      AppendPg(&out, t, ps, a.json);
-      if (out.size() >= (1u << 20)) {
-        std::fwrite(out.data(), 1, out.size(), stdout);
-        out.clear();
-      }
-    }
-  }
-  if (a.json) out += first ? "]\n" : "\n]\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  WritePgs(table, a.json, osdmap::ResolveThreads(a.threads));
   std::fflush(stdout);
   return std::ferror(stdout) ? 1 : 0;
 }
