@@ -42,7 +42,8 @@ constexpr char kCrushkitNote[] =
     "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --health, --test-crush\n"
     "(endless, as Ceph's), --save. --upmap with\n"
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
-    "balancer (the same as `crushkit balance`; its commands differ from Ceph's).\n"
+    "balancer (the same as `crushkit balance`; its commands differ from Ceph's);\n"
+    "--upmap-active repeats its rounds until one finds nothing.\n"
     "Not supported yet: --dump xml/table, --clobber without a create option.\n"
     "`--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
