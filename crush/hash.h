@@ -27,6 +27,37 @@ inline constexpr std::uint32_t kY = 1232u;
 // `U` is std::uint32_t, or a vector of 32-bit lanes (GCC vector extension,
 // lane-wise wrap-around arithmetic and logical shifts) for the batched
 // straw2 hash in internal/straw2_hash.cc.
+template <typename U>
+constexpr void Mix(U& a, U& b, U& c) {
+  a -= b;
+  a -= c;
+  a ^= (c >> 13);
+  b -= c;
+  b -= a;
+  b ^= (a << 8);
+  c -= a;
+  c -= b;
+  c ^= (b >> 13);
+  a -= b;
+  a -= c;
+  a ^= (c >> 12);
+  b -= c;
+  b -= a;
+  b ^= (a << 16);
+  c -= a;
+  c -= b;
+  c ^= (b >> 5);
+  a -= b;
+  a -= c;
+  a ^= (c >> 3);
+  b -= c;
+  b -= a;
+  b ^= (a << 10);
+  c -= a;
+  c -= b;
+  c ^= (b >> 15);
+}
+
 // One line of Mix() on two independent states at once: x -= y; x -= z;
 // x ^= z shifted by kShift (left if kLeft).
 template <int kShift, bool kLeft, typename U>
@@ -57,37 +88,6 @@ constexpr void Mix2(U& a, U& b, U& c, U& a2, U& b2, U& c2) {
   MixLine2<3, false>(a, b, c, a2, b2, c2);
   MixLine2<10, true>(b, c, a, b2, c2, a2);
   MixLine2<15, false>(c, a, b, c2, a2, b2);
-}
-
-template <typename U>
-constexpr void Mix(U& a, U& b, U& c) {
-  a -= b;
-  a -= c;
-  a ^= (c >> 13);
-  b -= c;
-  b -= a;
-  b ^= (a << 8);
-  c -= a;
-  c -= b;
-  c ^= (b >> 13);
-  a -= b;
-  a -= c;
-  a ^= (c >> 12);
-  b -= c;
-  b -= a;
-  b ^= (a << 16);
-  c -= a;
-  c -= b;
-  c ^= (b >> 5);
-  a -= b;
-  a -= c;
-  a ^= (c >> 3);
-  b -= c;
-  b -= a;
-  b ^= (a << 10);
-  c -= a;
-  c -= b;
-  c ^= (b >> 15);
 }
 
 }  // namespace hash_internal

@@ -2,9 +2,9 @@
 // (`ostream << double`: printf "%g", precision 6), and strings as Ceph's
 // JSONFormatter quotes them, for the tools that reproduce Ceph's text output
 // byte for byte (the crushtool --test report, crushtool's --dump and
-// osdmaptool's --tree=json, crushtool's and osdmaptool's messages). Kept in crush/ because it is
-// the one module both the crushtool front and osdmap/ build on; it is not part of the installed
-// embedding API. Thread-safe.
+// osdmaptool's --tree=json, crushtool's and osdmaptool's messages). Kept in
+// crush/ because it is the one module both the crushtool front and osdmap/
+// build on; it is not part of the installed embedding API. Thread-safe.
 #ifndef CRUSHKIT_CRUSH_TEXT_FORMAT_H_
 #define CRUSHKIT_CRUSH_TEXT_FORMAT_H_
 

@@ -63,8 +63,10 @@ void WritePgs(const osdmap::PgTable& table, bool json, int threads) {
   constexpr std::uint32_t kChunkPgs = 1u << 14;
   std::vector<Chunk> chunks;
   for (const osdmap::PoolPgTable& t : table.pools) {
-    for (std::uint32_t ps = 0; ps < t.pg_num; ps += std::min(kChunkPgs, t.pg_num - ps)) {
-      chunks.push_back({&t, ps, ps + std::min(kChunkPgs, t.pg_num - ps)});
+    for (std::uint32_t ps = 0; ps < t.pg_num;) {
+      const std::uint32_t n = std::min(kChunkPgs, t.pg_num - ps);  // no uint32 overflow
+      chunks.push_back({&t, ps, ps + n});
+      ps += n;
     }
   }
   const auto produce = [&](int, std::uint64_t c, std::string& buf) {
