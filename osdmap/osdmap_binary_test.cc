@@ -94,6 +94,31 @@ void ExpectRoundTrip(const std::string& bytes, const std::string& what) {
   EXPECT_THAT(state.status(), crush_testing::IsOk()) << what;
 }
 
+TEST(Crc32cTest, CheckValueAndSameAsPortableAtEveryLengthAndAlignment) {
+  // RFC 3720's check value: CRC-32C("123456789") = 0xe3069283.
+  EXPECT_EQ(Crc32c(0xffffffffu, "123456789") ^ 0xffffffffu, 0xe3069283u);
+  EXPECT_EQ(Crc32cPortable(0xffffffffu, "123456789") ^ 0xffffffffu, 0xe3069283u);
+  std::string buf(300, '\0');
+  std::uint32_t x = 12345;
+  for (char& c : buf) {
+    x = x * 1103515245u + 12345u;
+    c = static_cast<char>(x >> 24);
+  }
+  for (std::uint32_t seed : {0u, 0xffffffffu, 0x12345678u}) {
+    for (std::size_t offset = 0; offset < 8; ++offset) {
+      for (std::size_t len = 0; len + offset <= 80; ++len) {
+        const std::string_view s = std::string_view(buf).substr(offset, len);
+        ASSERT_EQ(Crc32c(seed, s), Crc32cPortable(seed, s)) << seed << " " << offset << " " << len;
+      }
+    }
+    EXPECT_EQ(Crc32c(seed, buf), Crc32cPortable(seed, buf));
+    // Chained over a split, as the osdmap trailer is checked.
+    EXPECT_EQ(Crc32c(Crc32c(seed, std::string_view(buf).substr(0, 123)),
+                     std::string_view(buf).substr(123)),
+              Crc32cPortable(seed, buf));
+  }
+}
+
 TEST(OsdMapBinaryTest, CommittedMapsRoundTrip) {
   for (const std::string& name : GoldenMaps()) {
     const std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/" + name);

@@ -8,6 +8,7 @@
 
 #include "crush/choice_memo.h"
 #include "crush/internal/chunk_pipeline.h"
+#include "osdmap/crush_placement.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -15,12 +16,34 @@ namespace {
 // PGs per unit of work: big enough that the shared counter is cold, small
 // enough that two threads finish within a chunk of each other.
 constexpr std::uint32_t kChunk = 2048;
+// Small maps get smaller chunks, at least this big: at 2,048 a
+// 14,336-PG map is 7 chunks, and the last thread to start an EC chunk
+// (~5 us a PG) works alone for up to 10 ms.
+constexpr std::uint32_t kMinChunk = 64;
 
 struct Chunk {
   std::size_t pool;  // index into PgTable::pools
   std::uint32_t begin;
   std::uint32_t end;
 };
+
+// Chunks covering PGs 0..pg_num-1 of pools[i], i in order: kChunk PGs, or
+// fewer when that gives each of `threads` threads under 16 chunks.
+std::vector<Chunk> ChunksOf(const std::vector<const Pool*>& pools, int threads) {
+  std::uint64_t total = 0;
+  for (const Pool* p : pools) total += p->pg_num;
+  const auto size = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      total / (16 * static_cast<std::uint64_t>(std::max(threads, 1))), kMinChunk, kChunk));
+  std::vector<Chunk> chunks;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const std::uint32_t n = pools[i]->pg_num;
+    for (std::uint64_t b = 0; b < n; b += size) {
+      chunks.push_back({i, static_cast<std::uint32_t>(b),
+                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + size, n))});
+    }
+  }
+  return chunks;
+}
 
 int PoolWidth(const ClusterState& state, const Pool& pool) {
   int width = static_cast<int>(pool.size);
@@ -93,21 +116,16 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   const ClusterState& state = session.state();
   PgTable table;
   std::vector<const Pool*> pools;
-  std::vector<Chunk> chunks;
   for (const auto& [id, pool] : state.pools) {
     if (options.only_pool && *options.only_pool != id) continue;
-    for (std::uint64_t b = 0; b < pool.pg_num; b += kChunk) {
-      chunks.push_back(
-          {table.pools.size(), static_cast<std::uint32_t>(b),
-           static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, pool.pg_num))});
-    }
     table.pools.push_back(NewPoolTable(state, pool, options.acting));
     pools.push_back(&pool);
   }
+  const int threads = ResolveThreads(options.threads);
+  const std::vector<Chunk> chunks = ChunksOf(pools, threads);
   const std::uint64_t total = table.total_pgs();
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;
-  const int threads = ResolveThreads(options.threads);
   std::vector<std::unique_ptr<MappingSession::Worker>> workers(static_cast<std::size_t>(threads));
   crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
     // Made on the thread that uses it, in parallel with the others.
@@ -122,6 +140,49 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
     if (options.progress) {
       std::lock_guard<std::mutex> lock(progress_mu);
       options.progress(now, total);
+    }
+  });
+  return table;
+}
+
+PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
+                        std::span<const std::int64_t> pool_ids, int threads) {
+  PgTable table;
+  std::vector<const Pool*> pools;
+  for (std::int64_t id : pool_ids) {
+    const Pool& pool = state.pools.at(id);
+    PoolPgTable t;
+    t.pool_id = id;
+    t.pg_num = pool.pg_num;
+    t.width = PoolWidth(state, pool);
+    t.raw_upmap.assign(static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width),
+                       crush::kItemNone);
+    t.raw_upmap_len.assign(pool.pg_num, 0);
+    table.pools.push_back(std::move(t));
+    pools.push_back(&pool);
+  }
+  const int n = ResolveThreads(threads);
+  const std::vector<Chunk> chunks = ChunksOf(pools, n);
+
+  struct Worker {
+    Worker(const crush::CrushMap& map, const ClusterState& state)
+        : placement(map, state.ceph_release), mapper(state, placement) {}
+
+    CrushPlacement placement;
+    PgMapper mapper;
+  };
+
+  std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(n));
+  crush::internal::ForEachChunk(chunks.size(), n, [&](int slot, std::uint64_t i) {
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) w = std::make_unique<Worker>(map, state);
+    const Chunk& c = chunks[i];
+    PoolPgTable& t = table.pools[c.pool];
+    OsdList raw;
+    OsdList raw_upmap;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      w->mapper.PgToRawUpmap(PgId{t.pool_id, ps}, &raw, &raw_upmap);
+      Store(raw_upmap, t.width, ps, t.raw_upmap, t.raw_upmap_len);
     }
   });
   return table;

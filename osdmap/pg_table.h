@@ -1,6 +1,7 @@
 // The parallel all-PG mapper: every PG of every pool of a state mapped to its
-// up and acting sets on all cores, into flat per-pool arrays. One home for
-// "map the whole cluster" (map-pgs, diff, plan): one PgMapper and CRUSH
+// up and acting sets (or, for the upmap balancer, its upmapped raw sets) on
+// all cores, into flat per-pool arrays. One home for "map the whole cluster"
+// (map-pgs, diff, plan, balance): one PgMapper and CRUSH
 // workspace per thread for the whole run, PGs handed out in chunks from one
 // atomic counter so threads stay evenly loaded, nothing allocated per PG.
 //
@@ -15,13 +16,17 @@
 #include <span>
 #include <vector>
 
+#include "crush/map.h"
+#include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_mapping.h"
 
 namespace crushkit::osdmap {
 
 // One pool's PGs 0..pg_num-1. Set i occupies [i * width, i * width + len[i])
-// of `up` (and of `acting`, when mapped); holes are crush::kItemNone.
+// of `up` (and of `acting`, when mapped; of `raw_upmap` for
+// MapRawUpmapSets(), which leaves the others empty); holes are
+// crush::kItemNone.
 struct PoolPgTable {
   std::int64_t pool_id = 0;
   std::uint32_t pg_num = 0;
@@ -32,6 +37,8 @@ struct PoolPgTable {
   std::vector<std::int32_t> acting;  // empty unless MapAllOptions::acting
   std::vector<std::uint8_t> acting_len;
   std::vector<std::int32_t> acting_primary;
+  std::vector<std::int32_t> raw_upmap;  // MapRawUpmapSets() only
+  std::vector<std::uint8_t> raw_upmap_len;
 
   std::span<const std::int32_t> Up(std::uint32_t ps) const {
     return {up.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width), up_len[ps]};
@@ -40,6 +47,11 @@ struct PoolPgTable {
   std::span<const std::int32_t> Acting(std::uint32_t ps) const {
     return {acting.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
             acting_len[ps]};
+  }
+
+  std::span<const std::int32_t> RawUpmap(std::uint32_t ps) const {
+    return {raw_upmap.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
+            raw_upmap_len[ps]};
   }
 };
 
@@ -65,6 +77,19 @@ struct MapAllOptions {
 // count. Cost: one CRUSH mapping per PG, divided over the threads; memory
 // 4 bytes per OSD slot plus 5 per PG, for each kept list (up, acting).
 PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options = {});
+
+// OSDMap::pg_to_raw_upmap() of every PG of `pools` (in that order; each
+// must be a pool of `state`): the CRUSH result after nonexistent-OSD removal
+// with pg_upmap / pg_upmap_items applied and down OSDs kept, the sets the
+// upmap balancer starts from. Mapped as MapAllPgs() maps (`threads` as
+// MapAllOptions::threads; the result does not depend on it) into each
+// table's raw_upmap; up and acting stay empty. `map` is
+// crush::CrushMap::Build(state.crush); both must outlive the call and stay
+// unchanged during it. REQUIRES: ValidateState(state).
+// Cost: one CRUSH mapping per PG, divided over the threads; memory 4 bytes
+// per OSD slot plus 1 per PG.
+PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
+                        std::span<const std::int64_t> pools, int threads = 0);
 
 // Both states of a change mapped together, PG by PG: each PG is mapped on
 // `before` and at once on `after` by the same thread, which replays the

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "crush/codec.h"
+#include "osdmap/crush_placement.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crushkit::osdmap {
@@ -87,6 +89,56 @@ TEST(PgTableTest, UpOnlyAndProgressReachesTheTotal) {
   // The upmapped EC PG keeps all six targets; the pg_temp PG's up is CRUSH's.
   EXPECT_EQ(std::vector<std::int32_t>(t.Find(3)->Up(7).begin(), t.Find(3)->Up(7).end()),
             (std::vector<std::int32_t>{0, 3, 6, 9, 12, 15}));
+}
+
+TEST(PgTableTest, RawUpmapSetsEqualMappingEachPgForAnyThreadCount) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  ClusterState s = session->state();
+  auto built = crush::CrushMap::Build(s.crush);
+  ASSERT_TRUE(built.ok()) << built.status();
+  CrushPlacement placement(*built, s.ceph_release);
+  PgMapper mapper(s, placement);
+  // pg_upmap_items that apply: each moves a member of the PG's CRUSH set
+  // to an OSD outside it (not osd.5, which is out).
+  OsdList raw;
+  OsdList raw_upmap;
+  for (const PgId pg : {PgId{1, 11}, PgId{3, 9}}) {
+    mapper.PgToRawUpmap(pg, &raw, &raw_upmap);
+    ASSERT_GE(raw.size(), 2);
+    std::vector<std::int32_t> outside;
+    for (std::int32_t o = 23; outside.size() < 2; --o) {
+      if (o != 5 && std::find(raw.span().begin(), raw.span().end(), o) == raw.span().end()) {
+        outside.push_back(o);
+      }
+    }
+    s.pg_upmap_items[pg] = {{raw[0], outside[0]}};
+    if (pg.pool == 3) s.pg_upmap_items[pg].emplace_back(raw[1], outside[1]);
+  }
+  // The pools in the order asked for, not in id order; a pool left out is
+  // not mapped.
+  const std::vector<std::int64_t> pools = {3, 1};
+  for (int threads : {1, 2, 5}) {
+    const PgTable t = MapRawUpmapSets(s, *built, pools, threads);
+    ASSERT_EQ(t.pools.size(), 2u);
+    EXPECT_EQ(t.pools[0].pool_id, 3);
+    EXPECT_EQ(t.pools[1].pool_id, 1);
+    EXPECT_TRUE(t.pools[1].up.empty());
+    int upmapped = 0;
+    for (const PoolPgTable& pt : t.pools) {
+      for (std::uint32_t ps = 0; ps < pt.pg_num; ++ps) {
+        mapper.PgToRawUpmap(PgId{pt.pool_id, ps}, &raw, &raw_upmap);
+        ASSERT_EQ(raw_upmap.ToVector(),
+                  std::vector<std::int32_t>(pt.RawUpmap(ps).begin(), pt.RawUpmap(ps).end()))
+            << pt.pool_id << "." << ps << " threads " << threads;
+        if (!(raw == raw_upmap)) ++upmapped;
+      }
+    }
+    // 3.7's pg_upmap (six OSDs in a size-5 pool) and both pg_upmap_items.
+    EXPECT_EQ(upmapped, 3) << threads;
+    EXPECT_EQ(t.pools[0].RawUpmap(7).size(), 6u);
+  }
+  EXPECT_EQ(MapRawUpmapSets(s, *built, std::vector<std::int64_t>{1}, 2).pools.size(), 1u);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/pg_table.h"
 #include "osdmap/upmap_balancer_pool.h"
 #include "osdmap/upmap_verify.h"
 
@@ -98,10 +99,14 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   UpmapVerifier verifier(r.state.crush);
   const ClusterState cleaned = r.state;
 
+  // Every PG of the balanced pools mapped once, on all cores; after that
+  // only moved PGs are mapped again.
+  const PgTable sets = MapRawUpmapSets(r.state, *map, pool_ids);
   std::vector<std::unique_ptr<PoolBalancer>> balancers;
-  for (std::int64_t id : pool_ids) {
+  for (std::size_t i = 0; i < pool_ids.size(); ++i) {
+    const std::int64_t id = pool_ids[i];
     const Pool& pool = r.state.pools.at(id);
-    auto b = std::make_unique<PoolBalancer>(r.state, pool, mapper, verifier,
+    auto b = std::make_unique<PoolBalancer>(r.state, pool, sets.pools[i], mapper, verifier,
                                             internal::PgUnits(r.state, pool, options.by),
                                             options.max_deviation, options.seed);
     PoolBalance pb;

@@ -83,8 +83,8 @@ DeviationStats ComputeStats(const std::vector<double>& counts, const std::vector
   return s;
 }
 
-PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapper,
-                           UpmapVerifier& verifier, std::vector<double> units,
+PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTable& sets,
+                           PgMapper& mapper, UpmapVerifier& verifier, std::vector<double> units,
                            double max_deviation_pgs, std::uint64_t seed)
     : state_(state), pool_(pool), mapper_(mapper), verifier_(verifier), units_(std::move(units)) {
   const auto n = static_cast<std::size_t>(state.max_osd());
@@ -130,11 +130,10 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapp
   set_osds_.assign(static_cast<std::size_t>(pool.pg_num) * pool.size, crush::kItemNone);
   set_len_.assign(pool.pg_num, 0);
   frozen_.assign(pool.pg_num, false);
-  OsdList raw;
   OsdList set;
   for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
     const PgId pg{pool.id, ps};
-    mapper.PgToRawUpmap(pg, &raw, &set);
+    set.assign(sets.RawUpmap(ps));
     // calc_pg_upmaps() never touches a pg_upmap PG (whose list may be
     // longer than the pool size); one with a hole would be cancelled by
     // the cleanup as soon as it has an upmap (checked below).

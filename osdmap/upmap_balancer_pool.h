@@ -14,6 +14,7 @@
 
 #include "osdmap/cluster_state.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/pg_table.h"
 #include "osdmap/upmap_balancer.h"
 #include "osdmap/upmap_verify.h"
 
@@ -29,10 +30,12 @@ DeviationStats ComputeStats(const std::vector<double>& counts, const std::vector
 
 class PoolBalancer {
  public:
-  // Maps every PG of `pool` with `mapper` (which reads `state` live).
-  // `units` from PgUnits(). `threshold` is in the same unit.
-  PoolBalancer(ClusterState& state, const Pool& pool, PgMapper& mapper, UpmapVerifier& verifier,
-               std::vector<double> units, double max_deviation_pgs, std::uint64_t seed);
+  // Starts from `sets`, the pool's PGs as MapRawUpmapSets() maps them on
+  // `state`; `mapper` (which reads `state` live) re-maps a PG after each
+  // move. `units` from PgUnits(). `threshold` is in the same unit.
+  PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTable& sets, PgMapper& mapper,
+               UpmapVerifier& verifier, std::vector<double> units, double max_deviation_pgs,
+               std::uint64_t seed);
 
   PoolBalancer(const PoolBalancer&) = delete;
   PoolBalancer& operator=(const PoolBalancer&) = delete;
