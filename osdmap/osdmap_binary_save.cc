@@ -96,6 +96,11 @@ void NormaliseLikeCephDecode(OsdMapBinary* map) {
 absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const ClusterState& state,
                                                const OsdmaptoolSave& save) {
   CRUSH_ASSIGN_OR_RETURN(OsdMapBinary map, DecodeOsdMap(original));
+  return SaveLikeOsdmaptool(std::move(map), state, save);
+}
+
+absl::StatusOr<std::string> SaveLikeOsdmaptool(OsdMapBinary map, const ClusterState& state,
+                                               const OsdmaptoolSave& save) {
   NormaliseLikeCephDecode(&map);
   CRUSH_RETURN_IF_ERROR(ApplyClusterState(state, &map));
   map.epoch = save.epoch;

@@ -50,6 +50,12 @@ struct OsdmaptoolSave {
 absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const ClusterState& state,
                                                const OsdmaptoolSave& save);
 
+// The same for an original already decoded: `decoded` is
+// DecodeOsdMap(original), as it returned it (this call normalises it).
+// Saves decoding the map again (~0.2 ms for 1,000 OSDs).
+absl::StatusOr<std::string> SaveLikeOsdmaptool(OsdMapBinary decoded, const ClusterState& state,
+                                               const OsdmaptoolSave& save);
+
 }  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_OSDMAP_BINARY_SAVE_H_

@@ -141,7 +141,10 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
 }
 
 absl::StatusOr<ClusterState> ImportCephBinaryOsdMap(std::string_view bytes) {
-  auto map = DecodeOsdMap(bytes);
+  return ImportDecodedOsdMap(DecodeOsdMap(bytes));
+}
+
+absl::StatusOr<ClusterState> ImportDecodedOsdMap(const absl::StatusOr<OsdMapBinary>& map) {
   if (!map.ok()) {
     return absl::Status(map.status().code(),
                         absl::StrCat("binary osdmap: ", map.status().message()));

@@ -34,6 +34,11 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map);
 // are prefixed "binary osdmap: ".
 absl::StatusOr<ClusterState> ImportCephBinaryOsdMap(std::string_view bytes);
 
+// The same for a map already decoded: `decoded` is DecodeOsdMap(bytes)
+// (a failure is prefixed as above), for a caller that also keeps the
+// decoded map.
+absl::StatusOr<ClusterState> ImportDecodedOsdMap(const absl::StatusOr<OsdMapBinary>& decoded);
+
 // True when `bytes` starts like OSDMap::encode's wrapper (u8 8, u8 7): what
 // a command taking "JSON or binary osdmap" treats as binary, so that a
 // damaged map gets the decoder's error rather than a JSON one.

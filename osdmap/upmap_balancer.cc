@@ -49,12 +49,14 @@ DeviationStats OverallStats(const std::vector<std::unique_ptr<PoolBalancer>>& po
   return ComputeStats(counts, targets);
 }
 
-std::vector<UpmapChange> DiffItems(const ClusterState& before, const ClusterState& after,
+using UpmapItemsMap = decltype(ClusterState::pg_upmap_items);
+
+std::vector<UpmapChange> DiffItems(const UpmapItemsMap& before, const UpmapItemsMap& after,
                                    const std::vector<std::int64_t>& pools) {
   std::vector<UpmapChange> changes;
   for (std::int64_t pool : pools) {
     std::set<PgId> pgs;
-    for (const auto* m : {&before.pg_upmap_items, &after.pg_upmap_items}) {
+    for (const auto* m : {&before, &after}) {
       for (auto it = m->lower_bound(PgId{pool, 0}); it != m->end() && it->first.pool == pool;
            ++it) {
         pgs.insert(it->first);
@@ -62,10 +64,8 @@ std::vector<UpmapChange> DiffItems(const ClusterState& before, const ClusterStat
     }
     for (const PgId& pg : pgs) {
       UpmapChange c{pg, {}, {}};
-      if (auto it = before.pg_upmap_items.find(pg); it != before.pg_upmap_items.end()) {
-        c.old_items = it->second;
-      }
-      if (auto it = after.pg_upmap_items.find(pg); it != after.pg_upmap_items.end()) {
+      if (auto it = before.find(pg); it != before.end()) c.old_items = it->second;
+      if (auto it = after.find(pg); it != after.end()) {
         c.new_items = it->second;
       }
       if (c.old_items != c.new_items) changes.push_back(std::move(c));
@@ -97,7 +97,8 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   CrushPlacement placement(*map, r.state.ceph_release);
   PgMapper mapper(r.state, placement);
   UpmapVerifier verifier(r.state.crush);
-  const ClusterState cleaned = r.state;
+  // Only the upmap items change from here on.
+  const UpmapItemsMap cleaned = r.state.pg_upmap_items;
 
   // Every PG of the balanced pools mapped once, on all cores; after that
   // only moved PGs are mapped again.
@@ -154,7 +155,7 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   }
   r.overall_after = OverallStats(balancers, max_osd);
   balancers.clear();
-  r.changes = DiffItems(cleaned, r.state, pool_ids);
+  r.changes = DiffItems(cleaned, r.state.pg_upmap_items, pool_ids);
   return r;
 }
 

@@ -130,6 +130,15 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTa
   set_osds_.assign(static_cast<std::size_t>(pool.pg_num) * pool.size, crush::kItemNone);
   set_len_.assign(pool.pg_num, 0);
   frozen_.assign(pool.pg_num, false);
+  // Each OSD's PG list allocated once at its final size rather than grown
+  // by doubling (~7 allocations an OSD per pool).
+  std::vector<std::uint32_t> shards(n, 0);
+  for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+    for (std::int32_t osd : sets.RawUpmap(ps)) {
+      if (osd >= 0 && Idx(osd) < n) ++shards[Idx(osd)];
+    }
+  }
+  for (std::size_t o = 0; o < n; ++o) pgs_of_[o].reserve(shards[o]);
   OsdList set;
   for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
     const PgId pg{pool.id, ps};

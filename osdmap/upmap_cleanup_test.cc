@@ -4,6 +4,7 @@
 #include "osdmap/upmap_cleanup.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "crush/map.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/upmap_verify.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/osdmap_state.h"
 #include "tests/testing/status_matchers.h"
@@ -312,6 +314,117 @@ TEST(PoolMergeTest, PendingMergeSourcesAndTargets) {
   p.pg_num_pending = 7;  // only 7 merges, into 3
   EXPECT_TRUE(p.IsPendingMerge(3));
   EXPECT_FALSE(p.IsPendingMerge(2));
+}
+
+// get_parent_of_type() spelled out as Ceph walks it: take roots in
+// ascending id order, each root's buckets of `type` depth first, the first
+// whose subtree (itself included) holds `item`.
+int ReferenceParentOfType(const crush::MapModel& m, std::int32_t item, int type, int rule) {
+  std::function<void(std::int32_t, std::vector<std::int32_t>*)> children =
+      [&](std::int32_t id, std::vector<std::int32_t>* out) {
+        if (id >= 0) {
+          if (type == 0) out->push_back(id);
+          return;
+        }
+        const crush::Bucket* b = m.FindBucket(id);
+        if (b == nullptr || b->type < type) return;
+        if (b->type == type) {
+          out->push_back(id);
+          return;
+        }
+        for (std::int32_t c : b->items) children(c, out);
+      };
+  std::function<bool(std::int32_t)> holds = [&](std::int32_t id) {
+    if (id == item) return true;
+    const crush::Bucket* b = m.FindBucket(id);
+    return b != nullptr && std::any_of(b->items.begin(), b->items.end(), holds);
+  };
+  std::set<std::int32_t> roots;
+  for (const crush::RuleStep& s : m.rules[static_cast<std::size_t>(rule)].steps) {
+    if (s.op == crush::RuleOp::kTake) roots.insert(s.arg1);
+  }
+  std::vector<std::int32_t> candidates;
+  for (std::int32_t root : roots) children(root, &candidates);
+  for (std::int32_t c : candidates) {
+    if (holds(c)) return c;
+  }
+  return 0;
+}
+
+TEST(UpmapVerifierTest, ParentOfTypeMatchesCephsWalkWithOverlappingTakes) {
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 6;
+  spec.osds_per_host = 3;
+  spec.racks = 2;
+  crush::MapModel m = crush_testing::MakeClusterModel(spec);
+  // A rule taking a host and the whole root: the host is a candidate twice
+  // and its OSDs are claimed by whichever take root sorts first.
+  std::int32_t some_host = 0;
+  std::int32_t root = 0;
+  for (const crush::Bucket& b : m.buckets) {
+    if (b.alg == crush::BucketAlg::kNone) continue;
+    if (b.type == crush_testing::kHostType) some_host = std::min(some_host, b.id);
+    if (b.type == crush_testing::kRootType) root = b.id;
+  }
+  ASSERT_LT(some_host, 0);
+  ASSERT_LT(root, 0);
+  // A second root over a host holding two real hosts' OSDs, as a device
+  // class shadow tree holds them: taken together with the real root, those
+  // OSDs have two host candidates, and the one whose root sorts first wins.
+  const auto next_id = [&] { return -static_cast<std::int32_t>(m.buckets.size()) - 1; };
+  crush::Bucket shadow_host;
+  shadow_host.id = next_id();
+  shadow_host.type = crush_testing::kHostType;
+  shadow_host.alg = crush::BucketAlg::kStraw2;
+  for (std::int32_t osd : {0, 1, 4, 5}) {
+    shadow_host.items.push_back(osd);
+    shadow_host.item_weights.push_back(0x10000);
+  }
+  crush_testing::FinishBucket(shadow_host);
+  m.buckets.push_back(shadow_host);
+  crush::Bucket shadow_root;
+  shadow_root.id = next_id();
+  shadow_root.type = crush_testing::kRootType;
+  shadow_root.alg = crush::BucketAlg::kStraw2;
+  shadow_root.items = {shadow_host.id};
+  shadow_root.item_weights = {shadow_host.weight};
+  crush_testing::FinishBucket(shadow_root);
+  m.buckets.push_back(shadow_root);
+  crush::Rule two_takes;
+  two_takes.steps = {{crush::RuleOp::kTake, root, 0},
+                     {crush::RuleOp::kChooseleafFirstn, 0, crush_testing::kHostType},
+                     {crush::RuleOp::kEmit, 0, 0},
+                     {crush::RuleOp::kTake, some_host, 0},
+                     {crush::RuleOp::kChooseFirstn, 0, 0},
+                     {crush::RuleOp::kEmit, 0, 0}};
+  m.rules.push_back(two_takes);
+  crush::Rule both_roots;
+  both_roots.steps = {{crush::RuleOp::kTake, root, 0},
+                      {crush::RuleOp::kChooseleafFirstn, 0, crush_testing::kHostType},
+                      {crush::RuleOp::kEmit, 0, 0},
+                      {crush::RuleOp::kTake, shadow_root.id, 0},
+                      {crush::RuleOp::kChooseleafFirstn, 0, crush_testing::kHostType},
+                      {crush::RuleOp::kEmit, 0, 0}};
+  m.rules.push_back(both_roots);
+  m.rule_exists.assign(m.rules.size(), true);
+  const int rules = static_cast<int>(m.rules.size());
+  UpmapVerifier verifier(m);
+  int found = 0;
+  for (int rule = 0; rule < rules + 1; ++rule) {  // rules + 1: a missing rule
+    for (int type :
+         {0, crush_testing::kHostType, crush_testing::kRackType, crush_testing::kRootType}) {
+      for (std::int32_t item = -static_cast<std::int32_t>(m.buckets.size()) - 1;
+           item < m.max_devices + 1; ++item) {
+        const int want = rule < rules ? ReferenceParentOfType(m, item, type, rule) : 0;
+        ASSERT_EQ(verifier.ParentOfType(item, type, rule), want)
+            << "item " << item << " type " << type << " rule " << rule;
+        if (want != 0) ++found;
+      }
+    }
+  }
+  EXPECT_GT(found, 100);
+  // The shadow root sorts first (more negative): its host claims osd.0.
+  EXPECT_EQ(verifier.ParentOfType(0, crush_testing::kHostType, rules - 1), shadow_host.id);
 }
 
 }  // namespace

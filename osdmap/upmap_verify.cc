@@ -58,31 +58,31 @@ bool UpmapVerifier::SubtreeContains(std::int32_t root, std::int32_t item) {
 }
 
 int UpmapVerifier::ParentOfType(std::int32_t item, int type, int rule) {
-  const auto key = std::make_tuple(rule, type, item);
-  auto memo = parent_.find(key);
-  if (memo != parent_.end()) return memo->second;
-  auto cand = candidates_.find({rule, type});
-  if (cand == candidates_.end()) {
-    std::vector<std::int32_t> list;
+  auto table = parents_.find({rule, type});
+  if (table == parents_.end()) {
+    std::vector<std::int32_t> candidates;
     if (const crush::Rule* r = FindRule(map_, rule)) {
       // find_takes_by_rule() collects the take arguments into a std::set.
       std::set<std::int32_t> roots;
       for (const crush::RuleStep& s : r->steps) {
         if (s.op == crush::RuleOp::kTake) roots.insert(s.arg1);
       }
-      for (std::int32_t root : roots) ChildrenOfType(root, type, &list);
+      for (std::int32_t root : roots) ChildrenOfType(root, type, &candidates);
     }
-    cand = candidates_.emplace(std::make_pair(rule, type), std::move(list)).first;
-  }
-  int parent = 0;
-  for (std::int32_t c : cand->second) {
-    if (SubtreeContains(c, item)) {
-      parent = c;
-      break;
+    // An item's parent is the first candidate whose subtree holds it
+    // (SubtreeContains: the candidate itself or anything below it), so
+    // walking the candidates in order and keeping the first claim answers
+    // every item in one pass over their subtrees.
+    std::unordered_map<std::int32_t, int> parent_of;
+    for (std::int32_t c : candidates) {
+      parent_of.emplace(c, c);
+      if (c >= 0) continue;
+      for (std::int32_t below : Contents(c)) parent_of.emplace(below, c);
     }
+    table = parents_.emplace(std::make_pair(rule, type), std::move(parent_of)).first;
   }
-  parent_.emplace(key, parent);
-  return parent;
+  auto it = table->second.find(item);
+  return it == table->second.end() ? 0 : it->second;
 }
 
 UpmapVerdict UpmapVerifier::Verify(int rule, int pool_size, std::span<const std::int32_t> up) {

@@ -14,7 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "crush/model.h"
@@ -67,9 +67,9 @@ class UpmapVerifier {
   const std::set<std::int32_t>& Contents(std::int32_t bucket);
 
   const crush::MapModel& map_;
-  // (rule, type) -> candidate buckets in get_parent_of_type() order.
-  std::map<std::pair<int, int>, std::vector<std::int32_t>> candidates_;
-  std::map<std::tuple<int, int, std::int32_t>, int> parent_;
+  // (rule, type) -> item -> its get_parent_of_type() answer, for every item
+  // that has one.
+  std::map<std::pair<int, int>, std::unordered_map<std::int32_t, int>> parents_;
   // bucket -> every item (devices and buckets) below it.
   std::map<std::int32_t, std::set<std::int32_t>> contents_;
 };

@@ -372,7 +372,7 @@ class Runner {
     *commands += osdmap::FormatBalanceCommands(*result);
     if (opt_.save || opt_.upmap_active) {
       // apply_incremental(pending_inc) at epoch + 1; Run() adds the --save one.
-      state_.pg_upmap_items = result->state.pg_upmap_items;
+      state_.pg_upmap_items = std::move(result->state.pg_upmap_items);
       ++state_.epoch;
       if (opt_.save) r_.modified = true;
     }

@@ -17,6 +17,7 @@
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_save.h"
+#include "osdmap/osdmap_binary_state.h"
 #include "osdmap/osdmap_create.h"
 #include "osdmap/osdmap_print.h"
 #include "osdmap/state_codec.h"
@@ -155,7 +156,14 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
       return 255;
     }
   }
-  auto state = osdmap::ParseState(*bytes);
+  // A binary osdmap is decoded once: the state, what --print and --health
+  // show and what --save re-encodes all start from this decode.
+  const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
+  absl::StatusOr<osdmap::OsdMapBinary> as_decoded =
+      binary_map ? osdmap::DecodeOsdMap(*bytes)
+                 : absl::StatusOr<osdmap::OsdMapBinary>(
+                       absl::UnimplementedError("needs a binary osdmap, not a state file"));
+  auto state = binary_map ? osdmap::ImportDecodedOsdMap(as_decoded) : osdmap::ParseState(*bytes);
   if (!state.ok()) {
     // osdmaptool's own line; crushkit adds why when there is something to
     // explain (an empty file is just that).
@@ -165,7 +173,6 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                      bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
     return 255;
   }
-  const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
   if (binary_map && std::getenv(kCephReleaseEnv) != nullptr) {
     // As `crushkit import` does: CRUSHKIT_CEPH_RELEASE names the osdmaptool
     // being emulated (16.2 maps through find_rule, whatever the map's
@@ -195,26 +202,24 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     return WriteFileAtomically(path, data);
   };
   opt.created = create;
-  // The bytes osdmaptool would write for the state (the save below).
-  auto encode_like_osdmaptool = [&](const osdmap::ClusterState& s) {
+  // The bytes osdmaptool would write for the state (the save below), from
+  // a copy of the decoded file, or from the decoded file itself on its last
+  // use.
+  auto encode_like_osdmaptool = [&](const osdmap::ClusterState& s, bool last_use) {
     osdmap::OsdmaptoolSave save;
     save.epoch = s.epoch;
     save.incrementals_applied = s.epoch - first_epoch >= 2;
     save.crush_imported = cmd.import_crush.has_value();
-    return binary_map ? osdmap::SaveLikeOsdmaptool(*bytes, s, save)
-                      : osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
+    if (!binary_map) return osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
+    return osdmap::SaveLikeOsdmaptool(last_use ? std::move(*as_decoded) : *as_decoded, s, save);
   };
   // The binary map as Ceph holds it in memory: the marks and other unsaved
   // edits show. The blocklist keeps the file's order: Ceph prints it in the
   // order of the hash table it decoded the file into, while the encoding
   // below sorts it as Ceph's encoder does.
-  absl::StatusOr<osdmap::OsdMapBinary> as_decoded =
-      binary_map ? osdmap::DecodeOsdMap(*bytes)
-                 : absl::StatusOr<osdmap::OsdMapBinary>(
-                       absl::UnimplementedError("needs a binary osdmap, not a state file"));
   auto in_memory_map = [&](const osdmap::ClusterState& s) -> absl::StatusOr<osdmap::OsdMapBinary> {
     if (!as_decoded.ok()) return as_decoded.status();
-    absl::StatusOr<std::string> now = encode_like_osdmaptool(s);
+    absl::StatusOr<std::string> now = encode_like_osdmaptool(s, /*last_use=*/false);
     if (!now.ok()) return now.status();
     auto map = osdmap::DecodeOsdMap(*now);
     if (!map.ok()) return map.status();
@@ -250,7 +255,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   if (r.modified) {
     // A binary osdmap is written back as one, as osdmaptool writes it; a
     // state file as a state file.
-    auto bytes_out = encode_like_osdmaptool(*state);
+    auto bytes_out = encode_like_osdmaptool(*state, /*last_use=*/true);
     absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
     WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
     if (!st.ok()) {
