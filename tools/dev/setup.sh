@@ -3,7 +3,7 @@
 # including Ceph's crushtool/osdmaptool (ceph-base), the differential oracle.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build git python3 pkg-config
-      libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev
+      libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev ceph-base chromium
       pybind11-dev python3-dev python3-numpy python3-pytest
       clang-format dpkg-dev mmdebstrap)  # lint.sh; check-deb.sh: dpkg-shlibdeps for cpack, a clean Debian 12 root
