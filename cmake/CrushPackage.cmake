@@ -2,8 +2,10 @@
 # holding everything `cmake --install` installs (the CLI, libcrushkit.so and
 # the static libraries, headers, the CMake package and crushkit.pc).
 #
-# Its runtime dependencies (libc6, libstdc++6, libgcc-s1, libabsl20220623,
-# libprotobuf32 on Debian 12) come from dpkg-shlibdeps (package dpkg-dev),
+# Its runtime dependencies (libc6, libstdc++6, libgcc-s1, libabsl20220623 on
+# Debian 12, for libcrushkit.so; zlib1g for the CLI, which has Abseil,
+# protobuf and libstdc++ linked in: cmake/CrushStaticCli.cmake; with
+# -DCRUSH_STATIC_CLI=OFF also libprotobuf32) come from dpkg-shlibdeps (package dpkg-dev),
 # which reads the ELF files' NEEDED entries, rather than from a hand-kept list
 # that would drift. The C and C++ headers need no more than the C library to
 # use the C API; the C++ headers include Abseil's (and osdmap's link
