@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "crush/internal/chunk_pipeline.h"
 #include "crush/map.h"
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
@@ -96,20 +97,29 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   }
   CrushPlacement placement(*map, r.state.ceph_release);
   PgMapper mapper(r.state, placement);
-  UpmapVerifier verifier(r.state.crush);
   // Only the upmap items change from here on.
   const UpmapItemsMap cleaned = r.state.pg_upmap_items;
 
   // Every PG of the balanced pools mapped once, on all cores; after that
   // only moved PGs are mapped again.
-  const PgTable sets = MapRawUpmapSets(r.state, *map, pool_ids);
-  std::vector<std::unique_ptr<PoolBalancer>> balancers;
+  const PgTable sets = MapRawUpmapSets(r.state, *map, pool_ids, options.threads);
+  // The pools' balancers set up side by side (rule weights, failure
+  // domains, per-OSD PG lists: ~0.5 ms a pool at 1,000 OSDs), each with its
+  // own verifier: they only read the state until the moves start.
+  std::vector<std::unique_ptr<UpmapVerifier>> verifiers(pool_ids.size());
+  std::vector<std::unique_ptr<PoolBalancer>> balancers(pool_ids.size());
+  crush::internal::ForEachChunk(
+      pool_ids.size(), ResolveThreads(options.threads), [&](int /*slot*/, std::uint64_t i) {
+        const Pool& pool = r.state.pools.at(pool_ids[i]);
+        verifiers[i] = std::make_unique<UpmapVerifier>(r.state.crush);
+        balancers[i] = std::make_unique<PoolBalancer>(
+            r.state, pool, sets.pools[i], mapper, *verifiers[i],
+            internal::PgUnits(r.state, pool, options.by), options.max_deviation, options.seed);
+      });
   for (std::size_t i = 0; i < pool_ids.size(); ++i) {
     const std::int64_t id = pool_ids[i];
     const Pool& pool = r.state.pools.at(id);
-    auto b = std::make_unique<PoolBalancer>(r.state, pool, sets.pools[i], mapper, verifier,
-                                            internal::PgUnits(r.state, pool, options.by),
-                                            options.max_deviation, options.seed);
+    const PoolBalancer* b = balancers[i].get();
     PoolBalance pb;
     pb.pool_id = id;
     pb.name = pool.name;
@@ -117,7 +127,6 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
     pb.before = ComputeStats(b->counts(), b->targets());
     if (!b->usable()) pb.stop_reason = pool.pg_num == 0 ? "no PGs" : "not balanceable";
     r.pools.push_back(std::move(pb));
-    balancers.push_back(std::move(b));
   }
   const auto max_osd = static_cast<std::size_t>(r.state.max_osd());
   r.overall_before = OverallStats(balancers, max_osd);

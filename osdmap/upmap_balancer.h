@@ -18,7 +18,8 @@
 // weight map, and is checked by mapping the PG again before it is kept; so
 // the monitor's upmap cleanup (upmap_cleanup.h) never cancels it.
 // Deterministic: the same state and options give the same changes.
-// Thread-compatible: BalanceUpmaps() reads its input and returns values.
+// Thread-compatible: BalanceUpmaps() reads its input and returns values
+// (it maps on threads of its own, joined before it returns).
 #ifndef CRUSHKIT_OSDMAP_UPMAP_BALANCER_H_
 #define CRUSHKIT_OSDMAP_UPMAP_BALANCER_H_
 
@@ -55,6 +56,9 @@ struct BalancerOptions {
   std::uint64_t seed = 0;
   // Run the monitor's upmap cleanup first, as osdmaptool --upmap does.
   bool cleanup_first = true;
+  // Threads for the first mapping of every PG and the pools' set-up (0: one
+  // per CPU, as MapAllOptions::threads). The result does not depend on it.
+  int threads = 0;
 };
 
 // Deviations over the OSDs that have a target or hold PGs, in the unit of
@@ -117,7 +121,8 @@ struct BalanceResult {
 // for BalanceBy::kBytes when the state has neither pg_stats nor pool_usage;
 // crush map errors (prefixed "crush map: ") and cleanup errors as
 // CheckPgUpmaps.
-// Cost: one CRUSH mapping per PG of the balanced pools plus one per move;
+// Cost: one CRUSH mapping per PG of the balanced pools (on options.threads
+// threads, started and joined inside) plus one per move;
 // memory ~(pool size x 4 + 1) bytes per PG plus ~4 bytes per PG shard;
 // each move costs O(OSDs) (a scan and partial sorts) plus failure-domain
 // checks on the candidate PGs of the fullest OSDs (~30 us at 1,000 OSDs).

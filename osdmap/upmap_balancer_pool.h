@@ -3,7 +3,9 @@
 // pool's per-OSD counts and targets, every PG's upmapped set and the PGs of
 // each OSD, updated incrementally as moves are made; a move is written into
 // the working state's pg_upmap_items and confirmed by mapping that one PG.
-// Not thread-safe; the state, mapper and verifier must outlive it.
+// Not thread-safe; the state, mapper and verifier must outlive it. The
+// constructor only reads the state and touches no mapper, so balancers of
+// different pools may be built concurrently, each with its own verifier.
 #ifndef CRUSHKIT_OSDMAP_UPMAP_BALANCER_POOL_H_
 #define CRUSHKIT_OSDMAP_UPMAP_BALANCER_POOL_H_
 

@@ -336,6 +336,35 @@ TEST(UpmapBalancerTest, BudgetIsSharedAcrossPools) {
   EXPECT_THAT(*json, HasSubstr("\"stop_reason\": \"max changes\""));
 }
 
+TEST(UpmapBalancerTest, SameResultForAnyThreadCount) {
+  ClusterState s = UnevenState();
+  BalancerOptions o;
+  o.max_changes = 40;
+  o.max_deviation = 1;
+  o.threads = 1;
+  // Start from upmaps already made, so the parallel first pass maps PGs
+  // through pg_upmap_items too.
+  s = Balance(s, o).state;
+  ASSERT_FALSE(s.pg_upmap_items.empty());
+  o.max_changes = 80;
+  const BalanceResult one = Balance(s, o);
+  EXPECT_GT(one.moves, 0);
+  for (int threads : {2, 3, 8}) {
+    o.threads = threads;
+    const BalanceResult many = Balance(s, o);
+    EXPECT_EQ(many.state.pg_upmap_items, one.state.pg_upmap_items) << threads;
+    EXPECT_EQ(FormatBalanceCommands(many), FormatBalanceCommands(one)) << threads;
+    EXPECT_EQ(many.overall_before, one.overall_before) << threads;
+    EXPECT_EQ(many.overall_after, one.overall_after) << threads;
+    ASSERT_EQ(many.pools.size(), one.pools.size());
+    for (std::size_t i = 0; i < one.pools.size(); ++i) {
+      EXPECT_EQ(many.pools[i].before, one.pools[i].before) << threads;
+      EXPECT_EQ(many.pools[i].after, one.pools[i].after) << threads;
+      EXPECT_EQ(many.pools[i].changes, one.pools[i].changes) << threads;
+    }
+  }
+}
+
 TEST(UpmapBalancerTest, ByBytes) {
   ClusterState s = UnevenState();
   BalancerOptions o;

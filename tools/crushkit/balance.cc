@@ -1,5 +1,5 @@
 // `crushkit balance STATE [--pool P]... [--max N] [--deviation D]
-// [--by pgs|bytes] [--seed S] [--json] [-o FILE]`: the upmap balancer
+// [--by pgs|bytes] [--seed S] [--json] [-o FILE] [--threads N]`: the upmap balancer
 // (osdmap/upmap_balancer.h). Prints a summary and the `ceph osd
 // pg-upmap-items` commands (or the JSON report); -o writes the state with
 // the changes applied.
@@ -30,6 +30,7 @@ struct BalanceArgs {
   std::uint64_t seed = 0;
   bool json = false;
   std::string output;
+  int threads = 0;
 };
 
 int Fail(const std::string& msg) {
@@ -52,6 +53,7 @@ int RunBalance(const BalanceArgs& a) {
   options.max_deviation = a.deviation;
   options.by = a.by == "bytes" ? osdmap::BalanceBy::kBytes : osdmap::BalanceBy::kPgs;
   options.seed = a.seed;
+  options.threads = a.threads;
   absl::StatusOr<osdmap::BalanceResult> result = osdmap::BalanceUpmaps(*state, options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
   std::string out;
@@ -103,6 +105,9 @@ void AddBalanceCommand(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the report as JSON (proto/balance.proto)");
   cmd->add_option("-o,--output", args->output,
                   "write the state with the upmaps applied (.pb binary, .json text)");
+  cmd->add_option("--threads", args->threads,
+                  "mapping threads (default: number of CPUs); output is the same for any value")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args]() {
     if (const int rc = RunBalance(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs crushkit's two multi-threaded commands with one thread and with four
+# Runs crushkit's multi-threaded commands with one thread and with four
 # and requires byte-identical output:
 #   crushkit crushtool --test (CRUSHKIT_THREADS=1 vs 4) on a bundled sample;
-#   crushkit map-pgs (--threads 1 vs 4) on a state imported from an OSDMap
-#   that osdmaptool --createsimple builds (skipped if osdmaptool is absent).
+#   crushkit map-pgs and crushkit balance (--threads 1 vs 4) on a state
+#   imported from an OSDMap that osdmaptool --createsimple builds (skipped if
+#   osdmaptool is absent).
 # Meant for the TSan build (run-sanitized-tests.sh tsan), where any data
 # race in those paths aborts the run (TSAN_OPTIONS=halt_on_error=1), but
 # works with any build.
@@ -44,3 +45,20 @@ done
 [[ -s "$work/pgs.1" ]] || fail "map-pgs printed nothing"
 cmp -s "$work/pgs.1" "$work/pgs.4" || fail "map-pgs output depends on --threads"
 echo "check-threaded-cli: map-pgs, 1 vs 4 threads: $(wc -l < "$work/pgs.1") identical PG lines"
+# The balancer needs OSDs that are up and in, and hosts to spread over:
+# the sample's 6 hosts (24 OSDs, as the map has) instead of --createsimple's
+# single one.
+cp "$om" "$work/om-in"
+timeout 60 osdmaptool "$work/om-in" --import-crush "$work/map.bin" > /dev/null 2>&1 \
+  || fail "osdmaptool --import-crush"
+timeout 60 osdmaptool "$work/om-in" --mark-up-in --dump json 2> /dev/null | sed -n '/^{/,$p' \
+  > "$work/om-in.json" || fail "osdmaptool --mark-up-in --dump json"
+"$ck" import --osdmap "$work/om-in.json" --crush "$work/map.bin" -o "$work/state-in"
+for t in 1 4; do
+  "$ck" balance "$work/state-in" --max 50 --deviation 1 --threads $t -o "$work/balanced.$t" \
+    > "$work/balance.$t" || fail "balance --threads $t exited $?"
+done
+grep -q "pg-upmap-items" "$work/balance.1" || fail "balance made no move"
+cmp -s "$work/balance.1" "$work/balance.4" || fail "balance output depends on --threads"
+cmp -s "$work/balanced.1" "$work/balanced.4" || fail "balance -o state depends on --threads"
+echo "check-threaded-cli: balance, 1 vs 4 threads: $(grep -c pg-upmap-items "$work/balance.1") identical commands"
