@@ -15,9 +15,11 @@
 # cancel entries; 0 = every entry kept). Deviation (Ceph's, as
 # calc_pg_upmaps): PGs in an OSD's up sets - its CRUSH-weight share of
 # the pool's pg_num x size; per pool max |dev|, overall = max |sum over
-# pools|. Times are wall / user+sys seconds of the --upmap command.
+# pools|. Times are wall / user+sys seconds of the --upmap command (bash's
+# time, to the millisecond), the best of REPEAT runs of each tool (each on
+# a fresh copy; the quality columns are the last run's).
 #
-# Usage: [MAXES="10 100 1000"] [DEVIATIONS="1 5"] [OM3=om3]
+# Usage: [MAXES="10 100 1000"] [DEVIATIONS="1 5"] [OM3=om3] [REPEAT=1]
 #        bench/balancer_3pools_vs_osdmaptool.sh [path/to/crushkit]
 # Without OM3, builds the map with make_3pool_osdmap.sh (needs root).
 set -euo pipefail
@@ -25,6 +27,7 @@ export CRUSHKIT_CEPH_RELEASE=pacific
 HERE=$(cd "$(dirname "$0")" && pwd)
 MAXES=${MAXES:-"10 100 1000"}
 DEVIATIONS=${DEVIATIONS:-"1 5"}
+REPEAT=${REPEAT:-1}
 OM3=${OM3:+$(readlink -f "$OM3")}
 source "$HERE/cluster_10k.sh"
 bench_init "${1:-build/tools/crushkit}"
@@ -32,8 +35,23 @@ if [ -n "$OM3" ]; then cp "$OM3" om; else "$HERE/make_3pool_osdmap.sh" om >/dev/
 
 # Wall and CPU (user+sys) seconds of one command.
 timed() {
-  /usr/bin/time -f "%e %U %S" -o t.txt "$@" >/dev/null 2>&1
+  local TIMEFORMAT="%3R %3U %3S"
+  { time "$@" >/dev/null 2>&1; } 2> t.txt
   awk '{ printf "%s %.3f\n", $1, $2 + $3 }' t.txt
+}
+
+# best_of MAP CMD...: runs CMD REPEAT times, each after copying om to MAP;
+# prints the least wall and the least CPU seconds.
+best_of() {
+  local map=$1 w c bw="" bc=""
+  shift
+  for ((i = 0; i < REPEAT; ++i)); do
+    cp om "$map"
+    read -r w c < <(timed "$@")
+    if [ -z "$bw" ] || awk "BEGIN { exit !($w < $bw) }"; then bw=$w; fi
+    if [ -z "$bc" ] || awk "BEGIN { exit !($c < $bc) }"; then bc=$c; fi
+  done
+  echo "$bw $bc"
 }
 
 # Ceph's view of saved map $1: "maxdev_pool1 maxdev_pool2 maxdev_pool3 worst overall entries
@@ -84,10 +102,9 @@ printf "$row" max dev tool rep3 rep2 ec42 worst overall entries pairs cancel wal
 printf "$row" - - before "${before[@]}" - -
 for m in $MAXES; do
   for d in $DEVIATIONS; do
-    cp om om1
-    cp om om2
-    read -r cw cc < <(timed osdmaptool om1 --upmap ceph.txt --upmap-max "$m" --upmap-deviation "$d" --save)
-    read -r kw kc < <(timed "$CRUSHKIT" osdmaptool om2 --upmap ck.txt --upmap-max "$m" \
+    read -r cw cc < <(best_of om1 osdmaptool om1 --upmap ceph.txt --upmap-max "$m" \
+      --upmap-deviation "$d" --save)
+    read -r kw kc < <(best_of om2 "$CRUSHKIT" osdmaptool om2 --upmap ck.txt --upmap-max "$m" \
       --upmap-deviation "$d" --save)
     read -r -a c < <(measure om1)
     read -r -a k < <(measure om2)
@@ -97,7 +114,7 @@ for m in $MAXES; do
     printf "$row" "$m" "$d" crushkit "${k[@]}" "$kw" "$kc"
     python3 -c 'import sys
 c, k = [list(map(float, s.split())) for s in sys.argv[1:3]]
-print("%-6s %-4s %-10s %6s %6s %6s %6s %7s %7s %6s %6s %6.0fx %6.0fx" % tuple(
+print("%-6s %-4s %-10s %6s %6s %6s %6s %7s %7s %6s %6s %6.1fx %6.1fx" % tuple(
     ["", "", "ratio"] + ["%.2f" % (b / a if a else float(b == 0)) for a, b in zip(c[:7], k[:7])] +
     ["", c[8] / max(k[8], 1e-3), c[9] / max(k[9], 1e-3)]))' \
       "${c[*]} $cw $cc" "${k[*]} $kw $kc"
