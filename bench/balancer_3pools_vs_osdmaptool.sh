@@ -21,6 +21,8 @@
 #
 # Usage: [MAXES="10 100 1000"] [DEVIATIONS="1 5"] [OM3=om3] [REPEAT=1]
 #        bench/balancer_3pools_vs_osdmaptool.sh [path/to/crushkit]
+# On a busy shared machine, `chrt -f 10 bench/...` (root: SCHED_FIFO) lets
+# both tools' runs take a core as on an idle one.
 # Without OM3, builds the map with make_3pool_osdmap.sh (needs root).
 set -euo pipefail
 export CRUSHKIT_CEPH_RELEASE=pacific
