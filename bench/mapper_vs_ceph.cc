@@ -28,14 +28,14 @@
 
 namespace {
 
+using crush_testing::CephMapper;
+using crush_testing::CephWorkspace;
 using crushkit::crush::CrushMap;
 using crushkit::crush::DoRule;
 using crushkit::crush::Hash32_1;
 using crushkit::crush::ItemId;
 using crushkit::crush::Weight;
 using crushkit::crush::Workspace;
-using crush_testing::CephMapper;
-using crush_testing::CephWorkspace;
 
 const CrushMap& TenThousandOsdMap() {
   static const CrushMap* map = [] {

@@ -27,13 +27,13 @@ using crush_testing::CephWorkspace;
 
 // Loads Ceph's mapper for `map`, or skips (fails under
 // CRUSHKIT_REQUIRE_ORACLE) when libceph-common is not installed.
-#define LOAD_CEPH_OR_SKIP(var, map)                                                    \
-  auto var##_or = CephMapper::Load((map).model());                                     \
-  if (absl::IsNotFound(var##_or.status())) {                                           \
-    if (crush_testing::OracleRequired()) FAIL() << var##_or.status();                  \
-    GTEST_SKIP() << var##_or.status();                                                 \
-  }                                                                                    \
-  ASSERT_TRUE(var##_or.ok()) << var##_or.status();                                     \
+#define LOAD_CEPH_OR_SKIP(var, map)                                   \
+  auto var##_or = CephMapper::Load((map).model());                    \
+  if (absl::IsNotFound(var##_or.status())) {                          \
+    if (crush_testing::OracleRequired()) FAIL() << var##_or.status(); \
+    GTEST_SKIP() << var##_or.status();                                \
+  }                                                                   \
+  ASSERT_TRUE(var##_or.ok()) << var##_or.status();                    \
   const CephMapper& var = **var##_or
 
 // Maps `inputs` x values (a hash chain from `seed`) through `rule` on both
@@ -51,7 +51,8 @@ int CountDifferences(const CrushMap& map, const CephMapper& ceph, int rule, int 
     const int n = DoRule(map, rule, x, reweights, ws, ours);
     const int m = ceph.DoRule(rule, static_cast<int>(x), reweights, ceph_ws, theirs);
     bool same = n == m;
-    for (int k = 0; same && k < n; ++k) same = ours[static_cast<std::size_t>(k)] == theirs[static_cast<std::size_t>(k)];
+    for (int k = 0; same && k < n; ++k)
+      same = ours[static_cast<std::size_t>(k)] == theirs[static_cast<std::size_t>(k)];
     if (!same && ++differences <= 3) {
       ADD_FAILURE() << "rule " << rule << " x " << x << ": crushkit " << n << " items, Ceph " << m;
     }
@@ -72,8 +73,10 @@ TEST(MapperVsCephTest, TenThousandOsdMapMatchesCephsCompiledMapper) {
   EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kRackRule, 3, reweights, 5000, 3), 0);
   // Every 7th OSD out, every 5th half in: retries and rejections.
   for (std::size_t i = 0; i < reweights.size(); ++i) {
-    if (i % 7 == 0) reweights[i] = 0;
-    else if (i % 5 == 0) reweights[i] = kWeightOne / 2;
+    if (i % 7 == 0)
+      reweights[i] = 0;
+    else if (i % 5 == 0)
+      reweights[i] = kWeightOne / 2;
   }
   EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kReplicatedRule, 3, reweights, 20000, 4), 0);
   EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kEcRule, 11, reweights, 5000, 5), 0);
@@ -104,7 +107,8 @@ TEST(MapperVsCephTest, EveryBucketAlgWithUnevenWeightsMatches) {
       reweights[7] = 0;
       SCOPED_TRACE(testing::Message() << "host alg " << static_cast<int>(host_alg) << ", rack alg "
                                       << static_cast<int>(rack_alg));
-      EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kReplicatedRule, 3, reweights, 2000, 6), 0);
+      EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kReplicatedRule, 3, reweights, 2000, 6),
+                0);
       EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kEcRule, 6, reweights, 1000, 7), 0);
       EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kRackRule, 3, reweights, 1000, 8), 0);
       ++maps;

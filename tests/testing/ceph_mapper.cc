@@ -34,8 +34,7 @@ struct CephMapper::Api {
   int (*add_bucket)(CephMap*, int bucketno, CephBucket*, int* idout);
   void (*init_workspace)(const CephMap*, void* work);
   int (*do_rule)(const CephMap*, int ruleno, int x, int* result, int result_max,
-                 const std::uint32_t* weights, int weight_max, void* cwin,
-                 const void* choose_args);
+                 const std::uint32_t* weights, int weight_max, void* cwin, const void* choose_args);
 };
 
 std::string CephCommonLibraryPath() {
@@ -92,17 +91,16 @@ absl::StatusOr<std::unique_ptr<CephMapper>> CephMapper::Load(
   absl::StatusOr<void*> handle = LibraryHandle();
   if (!handle.ok()) return handle.status();
   auto api = std::make_unique<Api>();
-  for (absl::Status s :
-       {Resolve(*handle, "crush_create", api->create),
-        Resolve(*handle, "crush_finalize", api->finalize),
-        Resolve(*handle, "crush_destroy", api->destroy),
-        Resolve(*handle, "crush_make_rule", api->make_rule),
-        Resolve(*handle, "crush_rule_set_step", api->rule_set_step),
-        Resolve(*handle, "crush_add_rule", api->add_rule),
-        Resolve(*handle, "crush_make_bucket", api->make_bucket),
-        Resolve(*handle, "crush_add_bucket", api->add_bucket),
-        Resolve(*handle, "crush_init_workspace", api->init_workspace),
-        Resolve(*handle, "crush_do_rule", api->do_rule)}) {
+  for (absl::Status s : {Resolve(*handle, "crush_create", api->create),
+                         Resolve(*handle, "crush_finalize", api->finalize),
+                         Resolve(*handle, "crush_destroy", api->destroy),
+                         Resolve(*handle, "crush_make_rule", api->make_rule),
+                         Resolve(*handle, "crush_rule_set_step", api->rule_set_step),
+                         Resolve(*handle, "crush_add_rule", api->add_rule),
+                         Resolve(*handle, "crush_make_bucket", api->make_bucket),
+                         Resolve(*handle, "crush_add_bucket", api->add_bucket),
+                         Resolve(*handle, "crush_init_workspace", api->init_workspace),
+                         Resolve(*handle, "crush_do_rule", api->do_rule)}) {
     if (!s.ok()) return s;
   }
 
@@ -121,12 +119,13 @@ absl::StatusOr<std::unique_ptr<CephMapper>> CephMapper::Load(
     std::vector<int> items(b.items.begin(), b.items.end());
     std::vector<int> weights(b.items.size());
     for (std::size_t i = 0; i < weights.size(); ++i) {
-      weights[i] = static_cast<int>(b.alg == crushkit::crush::BucketAlg::kUniform
-                                        ? b.uniform_item_weight
-                                        : b.item_weights[i]);
+      weights[i] =
+          static_cast<int>(b.alg == crushkit::crush::BucketAlg::kUniform ? b.uniform_item_weight
+                                                                         : b.item_weights[i]);
     }
-    CephBucket* bucket = a.make_bucket(map, static_cast<int>(b.alg), b.hash, b.type,
-                                       static_cast<int>(items.size()), items.data(), weights.data());
+    CephBucket* bucket =
+        a.make_bucket(map, static_cast<int>(b.alg), b.hash, b.type, static_cast<int>(items.size()),
+                      items.data(), weights.data());
     int id = 0;
     if (bucket == nullptr || a.add_bucket(map, b.id, bucket, &id) != 0 || id != b.id) {
       return absl::InternalError(absl::StrCat("Ceph's builder refused bucket ", b.id));
@@ -136,9 +135,8 @@ absl::StatusOr<std::unique_ptr<CephMapper>> CephMapper::Load(
   for (std::size_t r = 0; r < model.rules.size(); ++r) {
     if (!model.rule_exists[r]) continue;
     const auto& rule = model.rules[r];
-    CephRule* ceph_rule =
-        a.make_rule(static_cast<int>(rule.steps.size()), rule.ruleset,
-                    static_cast<int>(rule.type), rule.min_size, rule.max_size);
+    CephRule* ceph_rule = a.make_rule(static_cast<int>(rule.steps.size()), rule.ruleset,
+                                      static_cast<int>(rule.type), rule.min_size, rule.max_size);
     for (std::size_t s = 0; s < rule.steps.size(); ++s) {
       const auto& step = rule.steps[s];
       a.rule_set_step(ceph_rule, static_cast<int>(s), static_cast<int>(step.op), step.arg1,
@@ -159,7 +157,8 @@ CephMapper::~CephMapper() {
 
 CephWorkspace::CephWorkspace(const CephMapper& mapper, int result_max) {
   // crush_do_rule keeps three result_max-long int arrays after working_size.
-  const std::size_t words = mapper.work_words_ + (3 * 4 * static_cast<std::size_t>(result_max) + 7) / 8;
+  const std::size_t words =
+      mapper.work_words_ + (3 * 4 * static_cast<std::size_t>(result_max) + 7) / 8;
   words_ = std::make_unique<std::uint64_t[]>(words);
   std::memset(words_.get(), 0, words * 8);
   mapper.api_->init_workspace(static_cast<const CephMap*>(mapper.map_), words_.get());

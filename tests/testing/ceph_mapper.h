@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "crush/model.h"
 
 namespace crush_testing {
@@ -64,7 +65,7 @@ class CephMapper {
   CephMapper() = default;
 
   std::unique_ptr<Api> api_;
-  void* map_ = nullptr;       // Ceph's struct crush_map *
+  void* map_ = nullptr;         // Ceph's struct crush_map *
   std::size_t work_words_ = 0;  // an upper bound of map->working_size, in words
 };
 
