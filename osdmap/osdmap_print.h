@@ -6,14 +6,16 @@
 //
 // Timestamps are printed in local time, as Ceph's utime_t does (TZ applies).
 // Blocklists print in Ceph's hash-table order (osdmap/entity_addr.h), pool
-// options by name. Not rendered yet (kUnimplemented, never a wrong line):
-// pools with HitSet parameters, legacy (pre-msgr2) OSD addresses.
+// options by name, HitSet parameters (osdmap/hit_set_params.h), pool
+// snapshots and removed-snap queues. Not rendered yet (kUnimplemented,
+// never a wrong line): legacy (pre-msgr2) OSD addresses.
 // Pure function; thread-safe except for localtime's TZ lookup.
 #ifndef CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 #define CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,8 @@ namespace crushkit::osdmap {
 
 // The text `osdmaptool --print` writes for `map` (after its banner line).
 // Errors: kUnimplemented for the parts listed above; kDataLoss for an OSD
-// address that does not parse.
+// address that does not parse; ParseHitSetParams' errors for HitSet
+// parameters Ceph itself cannot decode.
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map);
 
 // Ceph's utime_t operator<<: "YYYY-MM-DDTHH:MM:SS.uuuuuu+hhmm" in local
@@ -51,11 +54,16 @@ std::vector<std::string> OsdStateNames(std::uint32_t state);
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid);
 std::string FormatIntervals(const binary::IntervalSet& s);
 
+// An interval set as Ceph holds it after decoding: start -> len, sorted,
+// the first of duplicate starts kept.
+std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet& s);
+
 // pool_opts_t's options Ceph 16.2 knows (opt_mapping), in its name order:
 // the set ones of `opts` with their names. An option whose key 16.2 does
 // not know is left out, as Ceph leaves it out. `type_ok` says whether the
 // value has the type 16.2 declares for the name (0 string, 1 int,
-// 2 double); Ceph's dump crashes on a mismatch.
+// 2 double); Ceph prints and dumps the value by its own type either way
+// (pool_opts_dumper_t visits the stored variant).
 struct NamedPoolOpt {
   const char* name;
   const binary::PoolOpt* opt;

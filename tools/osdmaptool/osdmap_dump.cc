@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/entity_addr.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/osdmap_health.h"
 #include "osdmap/osdmap_print.h"
@@ -25,29 +26,14 @@ using osdmap::binary::BinaryPool;
 
 std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
 
-absl::Status CheckDumpable(const OsdMapBinary& m) {
-  if (!m.removed_snaps_queue.empty() || !m.new_removed_snaps.empty() ||
-      !m.new_purged_snaps.empty()) {
-    return absl::UnimplementedError("snap queues");
-  }
-  for (const auto& [id, p] : m.pools) {
-    if (!p.snaps.empty() || p.hit_set_params.type != 0 || p.hit_set_count != 0) {
-      return absl::UnimplementedError(absl::StrCat("pool ", id, " snapshots or HitSets"));
-    }
-    for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
-      if (!opt.type_ok) {
-        return absl::InternalError(
-            absl::StrCat("pool ", id, " option ", opt.name,
-                         " has a value of the wrong type (Ceph's dump crashes here)"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 // pg_pool_t::dump.
-void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const BinaryPool& p) {
-  f.OpenObject("");
+absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name,
+                      const BinaryPool& p) {
+  const auto hit_set = osdmap::ParseHitSetParams(p.hit_set_params);
+  if (!hit_set.ok()) return hit_set.status();
+  const auto grades = osdmap::HitSetGradeTable(p);
+  if (!grades.ok()) return grades.status();
+  f.OpenObject("pool");
   f.DumpInt("pool", id);
   f.DumpString("pool_name", name);
   f.DumpString("create_time", Stamp(p.create_time));
@@ -92,6 +78,13 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("snap_seq", p.snap_seq);
   f.DumpUnsigned("snap_epoch", p.snap_epoch);
   f.OpenArray("pool_snaps");
+  for (const auto& [key, snap] : p.snaps) {
+    f.OpenObject("pool_snap_info");  // pool_snap_info_t::dump
+    f.DumpUnsigned("snapid", snap.snapid);
+    f.DumpString("stamp", Stamp(snap.stamp));
+    f.DumpString("name", snap.name);
+    f.Close();
+  }
   f.Close();
   f.DumpString("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
   f.DumpUnsigned("quota_max_bytes", p.quota_max_bytes);
@@ -111,8 +104,13 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("cache_min_flush_age", p.cache_min_flush_age);
   f.DumpUnsigned("cache_min_evict_age", p.cache_min_evict_age);
   f.DumpString("erasure_code_profile", p.erasure_code_profile);
-  f.OpenObject("hit_set_params");
-  f.DumpString("type", "none");
+  f.OpenObject("hit_set_params");  // HitSet::Params::dump
+  f.DumpString("type", osdmap::HitSetTypeName(hit_set->type));
+  if (hit_set->type == osdmap::HitSetType::kBloom) {
+    f.DumpFloat("false_positive_probability", osdmap::HitSetFpp(*hit_set));
+    f.DumpInt("target_size", static_cast<std::int64_t>(hit_set->target_size));
+    f.DumpInt("seed", static_cast<std::int64_t>(hit_set->seed));
+  }
   f.Close();
   f.DumpUnsigned("hit_set_period", p.hit_set_period);
   f.DumpUnsigned("hit_set_count", p.hit_set_count);
@@ -122,6 +120,7 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("hit_set_grade_decay_rate", p.hit_set_grade_decay_rate);
   f.DumpUnsigned("hit_set_search_last_n", p.hit_set_search_last_n);
   f.OpenArray("grade_table");
+  for (std::uint32_t g : *grades) f.DumpUnsigned("value", g);
   f.Close();
   f.DumpUnsigned("stripe_width", p.stripe_width);
   f.DumpUnsigned("expected_num_objects", p.expected_num_objects);
@@ -145,6 +144,7 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   }
   f.Close();
   f.Close();
+  return absl::OkStatus();
 }
 
 absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
@@ -264,7 +264,6 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
       format == "table" || format == "table-kv") {
     return absl::UnimplementedError("--dump " + std::string(format));
   }
-  if (auto st = CheckDumpable(m); !st.ok()) return st;
   // Formatter::create(format, "", "json"): an unknown name is compact json.
   std::unique_ptr<CephFormatter> f =
       CephFormatter::Create(format == "json-pretty" ? "json-pretty" : "json");
@@ -293,7 +292,10 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->OpenArray("pools");
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
-    DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+    if (absl::Status st = DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+        !st.ok()) {
+      return st;
+    }
   }
   f->Close();
   f->OpenArray("osds");
@@ -322,8 +324,25 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     f->Close();
   }
   f->Close();
-  for (const char* name : {"removed_snaps_queue", "new_removed_snaps", "new_purged_snaps"}) {
+  const std::pair<const char*, const osdmap::SnapIntervalMap*> queues[] = {
+      {"removed_snaps_queue", &m.removed_snaps_queue},
+      {"new_removed_snaps", &m.new_removed_snaps},
+      {"new_purged_snaps", &m.new_purged_snaps}};
+  for (const auto& [name, queue] : queues) {
     f->OpenArray(name);
+    for (const auto& [pool, snaps] : *queue) {
+      f->OpenObject("pool");
+      f->DumpInt("pool", pool);
+      f->OpenArray("snaps");
+      for (const auto& [begin, length] : osdmap::SortedIntervals(snaps)) {
+        f->OpenObject("interval");
+        f->DumpUnsigned("begin", begin);
+        f->DumpUnsigned("length", length);
+        f->Close();
+      }
+      f->Close();
+      f->Close();
+    }
     f->Close();
   }
   // Each node (by name if it has one) or class -> its flag names.
