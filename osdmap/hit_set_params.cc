@@ -31,6 +31,17 @@ absl::StatusOr<HitSetView> ParseHitSetParams(const binary::HitSetParams& params)
   return view;
 }
 
+absl::Status CheckHitSetParams(const OsdMapBinary& map) {
+  for (const auto& [id, pool] : map.pools) {
+    auto view = ParseHitSetParams(pool.hit_set_params);
+    if (!view.ok()) {
+      return absl::Status(view.status().code(),
+                          absl::StrCat("pool ", id, ": ", view.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 const char* HitSetTypeName(HitSetType type) {
   switch (type) {
     case HitSetType::kNone:

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "osdmap/osdmap_binary.h"
 #include "osdmap/pool_binary.h"
 
 namespace crushkit::osdmap {
@@ -39,6 +40,10 @@ struct HitSetView {
 // whose compat is above 1; kDataLoss for a bloom body shorter than its
 // three fields.
 absl::StatusOr<HitSetView> ParseHitSetParams(const binary::HitSetParams& params);
+
+// ParseHitSetParams over every pool of `map`: OK when Ceph's decoder would
+// accept their HitSet parameters; else that error, prefixed "pool N: ".
+absl::Status CheckHitSetParams(const OsdMapBinary& map);
 
 // HitSet::get_type_name: "none", "explicit_hash", "explicit_object", "bloom".
 const char* HitSetTypeName(HitSetType type);

@@ -83,11 +83,14 @@ std::string AutoscaleModeNameImpl(std::uint8_t m) {
   return m < std::size(kNames) ? kNames[m] : "";
 }
 
-// interval_set operator<<: "[start~len,...]", in the order of the std::map
-// Ceph decodes it into (denc's emplace_hint: sorted, first duplicate wins).
+// interval_set<snapid_t> operator<<: "[start~len,...]" in snapid_t's hex,
+// in the order of the std::map Ceph decodes it into (denc's emplace_hint:
+// sorted, first duplicate wins).
 std::string IntervalsImpl(const binary::IntervalSet& s) {
   std::vector<std::string> parts;
-  for (const auto& [start, len] : SortedIntervals(s)) parts.push_back(absl::StrCat(start, "~", len));
+  for (const auto& [start, len] : SortedIntervals(s)) {
+    parts.push_back(absl::StrCat(FormatSnapId(start), "~", FormatSnapId(len)));
+  }
   return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
 }
 
@@ -314,13 +317,13 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
                     line, "\n");
     // print_pools prints the snapid inside pool_snap_info_t, not the map key.
     for (const auto& [key, snap] : p.snaps) {
-      absl::StrAppend(&o, "\tsnap ", snap.snapid, " '", snap.name, "' ", FormatUtime(snap.stamp),
+      absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ", FormatUtime(snap.stamp),
                       "\n");
     }
     if (!p.removed_snaps.empty())
       absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
     auto q = m.removed_snaps_queue.find(id);
-    if (q != m.removed_snaps_queue.end() && !q->second.empty()) {
+    if (q != m.removed_snaps_queue.end()) {
       absl::StrAppend(&o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
     }
   }
@@ -391,6 +394,12 @@ std::vector<std::string> OsdStateNames(std::uint32_t state) { return OsdStatesIm
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidImpl(uuid); }
 
 std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
+
+std::string FormatSnapId(std::uint64_t id) {
+  if (id == ~std::uint64_t{1}) return "head";  // CEPH_NOSNAP
+  if (id == ~std::uint64_t{0}) return "snapdir";  // CEPH_SNAPDIR
+  return absl::StrFormat("%x", id);
+}
 
 std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet& s) {
   std::map<std::uint64_t, std::uint64_t> m;

@@ -44,7 +44,7 @@ std::string MinCompatClient(const OsdMapBinary& map);
 // the single-bit names of the map flags (get_flag_set: "" for unnamed bits),
 // pg_pool_t::get_flags_string, cache and autoscale mode names ("" for an
 // unknown mode), the sorted OSD state names, a uuid, an interval set
-// "[start~len,...]".
+// "[start~len,...]" (snapid_t's hex).
 std::string MapFlagString(std::uint32_t flags);
 std::vector<std::string> MapFlagSet(std::uint32_t flags);
 std::string PoolFlagString(std::uint64_t flags);
@@ -57,6 +57,10 @@ std::string FormatIntervals(const binary::IntervalSet& s);
 // An interval set as Ceph holds it after decoding: start -> len, sorted,
 // the first of duplicate starts kept.
 std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet& s);
+
+// snapid_t operator<<: lower-case hex, "head" for CEPH_NOSNAP (2^64 - 2),
+// "snapdir" for CEPH_SNAPDIR (2^64 - 1).
+std::string FormatSnapId(std::uint64_t id);
 
 // pool_opts_t's options Ceph 16.2 knows (opt_mapping), in its name order:
 // the set ones of `opts` with their names. An option whose key 16.2 does

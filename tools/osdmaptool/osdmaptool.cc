@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/ceph_conf.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_save.h"
@@ -156,6 +157,13 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     }
   }
   auto state = osdmap::ParseState(*bytes);
+  if (state.ok() && osdmap::LooksLikeCephOsdMap(*bytes)) {
+    // What crushkit's decoder keeps opaque but Ceph's OSDMap::decode
+    // rejects: the whole map is then unreadable to osdmaptool.
+    auto map = osdmap::DecodeOsdMap(*bytes);
+    absl::Status st = map.ok() ? osdmap::CheckHitSetParams(*map) : absl::OkStatus();
+    if (!st.ok()) state = st;
+  }
   if (!state.ok()) {
     // osdmaptool's own line; crushkit adds why when there is something to
     // explain (an empty file is just that).
