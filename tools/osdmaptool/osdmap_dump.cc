@@ -36,7 +36,7 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   f.OpenObject("pool");
   f.DumpInt("pool", id);
   f.DumpString("pool_name", name);
-  f.DumpString("create_time", Stamp(p.create_time));
+  f.DumpStream("create_time", Stamp(p.create_time));
   f.DumpUnsigned("flags", p.flags);
   f.DumpString("flags_names", osdmap::PoolFlagString(p.flags));
   f.DumpInt("type", p.type);
@@ -57,20 +57,20 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   f.DumpUnsigned("pg_num_pending", p.pg_num_pending);
   f.OpenObject("last_pg_merge_meta");
   const auto& mm = p.last_pg_merge_meta;
-  f.DumpString("source_pgid", osdmap::FormatPgId(mm.source_pgid));
+  f.DumpStream("source_pgid", osdmap::FormatPgId(mm.source_pgid));
   f.DumpUnsigned("ready_epoch", mm.ready_epoch);
   f.DumpUnsigned("last_epoch_started", mm.last_epoch_started);
   f.DumpUnsigned("last_epoch_clean", mm.last_epoch_clean);
-  f.DumpString("source_version",
+  f.DumpStream("source_version",
                absl::StrCat(mm.source_version.epoch, "'", mm.source_version.version));
-  f.DumpString("target_version",
+  f.DumpStream("target_version",
                absl::StrCat(mm.target_version.epoch, "'", mm.target_version.version));
   f.Close();
-  f.DumpString("last_change", absl::StrCat(p.last_change));
-  f.DumpString("last_force_op_resend", absl::StrCat(p.last_force_op_resend));
-  f.DumpString("last_force_op_resend_prenautilus",
+  f.DumpStream("last_change", absl::StrCat(p.last_change));
+  f.DumpStream("last_force_op_resend", absl::StrCat(p.last_force_op_resend));
+  f.DumpStream("last_force_op_resend_prenautilus",
                absl::StrCat(p.last_force_op_resend_prenautilus));
-  f.DumpString("last_force_op_resend_preluminous",
+  f.DumpStream("last_force_op_resend_preluminous",
                absl::StrCat(p.last_force_op_resend_preluminous));
   f.DumpUnsigned("auid", p.auid);
   // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) or any pool snapshot.
@@ -81,12 +81,12 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   for (const auto& [key, snap] : p.snaps) {
     f.OpenObject("pool_snap_info");  // pool_snap_info_t::dump
     f.DumpUnsigned("snapid", snap.snapid);
-    f.DumpString("stamp", Stamp(snap.stamp));
+    f.DumpStream("stamp", Stamp(snap.stamp));
     f.DumpString("name", snap.name);
     f.Close();
   }
   f.Close();
-  f.DumpString("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
+  f.DumpStream("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
   f.DumpUnsigned("quota_max_bytes", p.quota_max_bytes);
   f.DumpUnsigned("quota_max_objects", p.quota_max_objects);
   f.OpenArray("tiers");
@@ -149,9 +149,9 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
 
 absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   const std::uint32_t state = m.osd_state[i];
-  f.OpenObject("");
+  f.OpenObject("osd_info");
   f.DumpInt("osd", static_cast<std::int64_t>(i));
-  f.DumpString("uuid", osdmap::FormatUuid(i < m.osd_uuid.size() ? m.osd_uuid[i]
+  f.DumpStream("uuid", osdmap::FormatUuid(i < m.osd_uuid.size() ? m.osd_uuid[i]
                                                                 : std::array<std::uint8_t, 16>{}));
   f.DumpInt("up", (state & 1) && (state & 2) ? 1 : 0);
   f.DumpInt("in", m.osd_weight[i] ? 1 : 0);
@@ -179,7 +179,7 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
     for (const osdmap::EntityAddr& a : *addrs) {
       f.OpenObject("addr");  // entity_addr_t::dump
       f.DumpString("type", osdmap::AddrTypeName(a.type));
-      f.DumpString("addr", a.sockaddr);
+      f.DumpStream("addr", a.sockaddr);
       f.DumpUnsigned("nonce", a.nonce);
       f.Close();
     }
@@ -190,7 +190,7 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   // The compat fields: get_legacy_str() of each vector.
   const char* const legacy_names[] = {"public_addr", "cluster_addr", "heartbeat_back_addr",
                                       "heartbeat_front_addr"};
-  for (std::size_t k = 0; k < legacy.size(); ++k) f.DumpString(legacy_names[k], legacy[k]);
+  for (std::size_t k = 0; k < legacy.size(); ++k) f.DumpStream(legacy_names[k], legacy[k]);
   f.OpenArray("state");
   for (const std::string& s : osdmap::OsdStateNames(state)) f.DumpString("state", s);
   f.Close();
@@ -200,16 +200,16 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
 
 void DumpXinfo(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   const osdmap::BinaryOsdXinfo& x = m.osd_xinfo[i];
-  f.OpenObject("");
+  f.OpenObject("xinfo");
   f.DumpInt("osd", static_cast<std::int64_t>(i));
-  f.DumpString("down_stamp", Stamp(x.down_stamp));
+  f.DumpStream("down_stamp", Stamp(x.down_stamp));
   // osd_xinfo_t::decode: laggy_probability = (float)lp / (float)0xffffffff.
   f.DumpFloat("laggy_probability",
               static_cast<float>(x.laggy_probability) / static_cast<float>(0xffffffffu));
   f.DumpUnsigned("laggy_interval", x.laggy_interval);
   f.DumpInt("features", static_cast<std::int64_t>(x.features));
   f.DumpUnsigned("old_weight", x.old_weight);
-  f.DumpString("last_purged_snaps_scrub", Stamp(x.last_purged_snaps_scrub));
+  f.DumpStream("last_purged_snaps_scrub", Stamp(x.last_purged_snaps_scrub));
   f.DumpUnsigned("dead_epoch", x.dead_epoch);
   f.Close();
 }
@@ -221,7 +221,7 @@ void DumpPgOsds(CephFormatter& f, const char* array, const char* entry, const Pg
   f.OpenArray(array);
   for (const auto& [pg, osds] : lists) {
     f.OpenObject(entry);
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.OpenArray("osds");
     for (std::int32_t o : osds) f.DumpInt("osd", o);
     f.Close();
@@ -235,7 +235,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
   f.OpenArray("pg_upmap_items");
   for (const auto& [pg, pairs] : m.pg_upmap_items) {
     f.OpenObject("mapping");
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.OpenArray("mappings");
     for (const auto& [from, to] : pairs) {
       f.OpenObject("mapping");
@@ -251,7 +251,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
   // A flat array of pgid, osd, pgid, osd... (the key names are lost).
   f.OpenArray("primary_temp");
   for (const auto& [pg, osd] : m.primary_temp) {
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.DumpInt("osd", osd);
   }
   f.Close();
@@ -260,20 +260,18 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
 }  // namespace
 
 absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format) {
-  if (format == "xml" || format == "xml-pretty" || format == "html" || format == "html-pretty" ||
-      format == "table" || format == "table-kv") {
-    return absl::UnimplementedError("--dump " + std::string(format));
-  }
   // Formatter::create(format, "", "json"): an unknown name is compact json.
-  std::unique_ptr<CephFormatter> f =
-      CephFormatter::Create(format == "json-pretty" ? "json-pretty" : "json");
+  const bool known = format == "json-pretty" || format == "xml" || format == "xml-pretty" ||
+                     format == "html" || format == "html-pretty" || format == "table" ||
+                     format == "table-kv";
+  std::unique_ptr<CephFormatter> f = CephFormatter::Create(known ? format : "json");
   f->OpenObject("osdmap");
   f->DumpUnsigned("epoch", m.epoch);
-  f->DumpString("fsid", osdmap::FormatUuid(m.fsid));
-  f->DumpString("created", Stamp(m.created));
-  f->DumpString("modified", Stamp(m.modified));
-  f->DumpString("last_up_change", Stamp(m.last_up_change));
-  f->DumpString("last_in_change", Stamp(m.last_in_change));
+  f->DumpStream("fsid", osdmap::FormatUuid(m.fsid));
+  f->DumpStream("created", Stamp(m.created));
+  f->DumpStream("modified", Stamp(m.modified));
+  f->DumpStream("last_up_change", Stamp(m.last_up_change));
+  f->DumpStream("last_in_change", Stamp(m.last_in_change));
   f->DumpString("flags", osdmap::MapFlagString(m.flags));
   f->DumpUnsigned("flags_num", m.flags);
   f->OpenArray("flags_set");
@@ -314,7 +312,7 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     auto entries = osdmap::DecodeBlocklist(range ? m.range_blocklist : m.blocklist, !range);
     if (!entries.ok()) return entries.status();
     f->OpenObject(range ? "range_blocklist" : "blocklist");
-    for (const osdmap::BlocklistEntry& e : *entries) f->DumpString(e.addr, Stamp(e.expires));
+    for (const osdmap::BlocklistEntry& e : *entries) f->DumpStream(e.addr, Stamp(e.expires));
     f->Close();
   }
   f->OpenObject("erasure_code_profiles");
