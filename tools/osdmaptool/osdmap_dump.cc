@@ -73,8 +73,9 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   f.DumpStream("last_force_op_resend_preluminous",
                absl::StrCat(p.last_force_op_resend_preluminous));
   f.DumpUnsigned("auid", p.auid);
-  // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) or any pool snapshot.
-  f.DumpString("snap_mode", (p.flags & (1u << 14)) || !p.snaps.empty() ? "pool" : "selfmanaged");
+  // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) alone, whatever the
+  // snapshots (16.2 checked on pools with snapshots and SELFMANAGED_SNAPS).
+  f.DumpString("snap_mode", (p.flags & (1u << 14)) != 0 ? "pool" : "selfmanaged");
   f.DumpUnsigned("snap_seq", p.snap_seq);
   f.DumpUnsigned("snap_epoch", p.snap_epoch);
   f.OpenArray("pool_snaps");
