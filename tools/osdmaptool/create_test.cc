@@ -123,15 +123,18 @@ TEST_F(CreateTest, PrintOfCreatedMapsMatchesOracle) {
   ExpectSame("--createsimple 7 MAP --print --tree", "l");
 }
 
-// The committed binary maps (pacific-every-field.osdmap has blocklists,
-// HitSets and pool options, which crushkit refuses to print for now).
+// The committed binary maps (HitSets, pool snapshots, snap queues, legacy
+// addresses and blocklists included), against the live oracle.
 TEST_F(CreateTest, CommittedMapsPrintAndDumpAsOracle) {
-  for (const char* name : {"pacific-nopool", "pacific-upmap", "reef-simple"}) {
+  for (const char* name :
+       {"pacific-nopool", "pacific-upmap", "reef-simple", "pacific-every-field",
+        "pacific-hitsets-snaps", "pacific-snap-queues", "pacific-legacy-addrs"}) {
     const std::string golden = crush_testing::ReadFileOrEmpty(
         crush_testing::SourceDir() + "/tests/golden/osdmap_binary/" + name + ".osdmap");
     ASSERT_FALSE(golden.empty()) << name;
     for (const char* flags :
-         {"MAP --print", "MAP --dump json", "MAP --dump json-pretty --mark-out 0"}) {
+         {"MAP --print", "MAP --dump json", "MAP --dump json-pretty --mark-out 0",
+          "MAP --dump xml-pretty", "MAP --dump table --mark-up-in"}) {
       for (const char* side : {".theirs", ".ours"}) {
         std::FILE* f = std::fopen(dir_.File(std::string(name) + side).c_str(), "wb");
         std::fwrite(golden.data(), 1, golden.size(), f);
