@@ -284,7 +284,24 @@ std::string MinCompatClient(const OsdMapBinary& m) {
   return "argonaut";
 }
 
+absl::Status CheckPerOsdVectors(const OsdMapBinary& m) {
+  if (m.max_osd < 0) return absl::InvalidArgumentError(absl::StrCat("max_osd ", m.max_osd));
+  const std::pair<const char*, std::size_t> sizes[] = {
+      {"osd_state", m.osd_state.size()},         {"osd_weight", m.osd_weight.size()},
+      {"osd_info", m.osd_info.size()},           {"osd_xinfo", m.osd_xinfo.size()},
+      {"client_addrs", m.client_addrs.size()},   {"cluster_addrs", m.cluster_addrs.size()},
+      {"hb_back_addrs", m.hb_back_addrs.size()}, {"hb_front_addrs", m.hb_front_addrs.size()}};
+  for (const auto& [field, size] : sizes) {
+    if (size < static_cast<std::size_t>(m.max_osd)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, " has ", size, " entries, fewer than max_osd ", m.max_osd));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
+  CRUSH_RETURN_IF_ERROR(CheckPerOsdVectors(m));
   std::string o = absl::StrCat(
       "epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ", FormatUtime(m.created),
       "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlagString(m.flags),

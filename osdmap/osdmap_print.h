@@ -26,10 +26,16 @@
 namespace crushkit::osdmap {
 
 // The text `osdmaptool --print` writes for `map` (after its banner line).
-// Errors: kUnimplemented for the parts listed above; kDataLoss for an OSD
+// Errors: CheckPerOsdVectors' errors; kDataLoss for an OSD
 // address that does not parse; ParseHitSetParams' errors for HitSet
 // parameters Ceph itself cannot decode.
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map);
+
+// kInvalidArgument unless max_osd >= 0 and every per-OSD vector the
+// printers index (states, weights, osd_info, osd_xinfo, the four address
+// lists) has max_osd entries, as every map Ceph writes has; a decoded map
+// need not (each count is its own on the wire).
+absl::Status CheckPerOsdVectors(const OsdMapBinary& map);
 
 // Ceph's utime_t operator<<: "YYYY-MM-DDTHH:MM:SS.uuuuuu+hhmm" in local
 // time, or "sec.uuuuuu" below ten years.

@@ -261,6 +261,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
 }  // namespace
 
 absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format) {
+  if (absl::Status st = osdmap::CheckPerOsdVectors(m); !st.ok()) return st;
   // Formatter::create(format, "", "json"): an unknown name is compact json.
   const bool known = format == "json-pretty" || format == "xml" || format == "xml-pretty" ||
                      format == "html" || format == "html-pretty" || format == "table" ||
