@@ -72,10 +72,13 @@ struct OsdmaptoolOptions {
   std::int64_t pool = -1;
   std::int64_t pg_num = -1;
   // --tree: printed last, after every other action. tree_json selects
-  // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
+  // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON);
+  // tree_format, when set, is one of Formatter::create's other names (xml,
+  // xml-pretty, html, html-pretty, table, table-kv) and wins over tree_json.
   bool tree = false;
   bool tree_json = false;
   bool tree_json_pretty = false;  // `--tree json-pretty`
+  std::string tree_format;
   // --print/--dump: renders the map as osdmaptool prints it, called after
   // every other action and the final epoch bump, before --tree (the front
   // owns the binary map). `modified` says whether the state will be written.
