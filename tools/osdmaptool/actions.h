@@ -9,7 +9,8 @@
 // --clean-temps (its line only: 16.2 discards the result), --import-crush,
 // --export-crush, --test-map-object, --test-map-pg,
 // --test-map-pgs[-dump[-all]] with --pool, --pg_num and --test-random,
-// --tree (plain, json, json-pretty), --upmap-cleanup
+// --tree (plain, json, json-pretty, xml, xml-pretty, html, html-pretty,
+// table, table-kv), --upmap-cleanup
 // (osdmap/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
 // --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h: crushkit's
 // deterministic balancer, not Ceph's calc_pg_upmaps, so the commands
