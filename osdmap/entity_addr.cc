@@ -149,7 +149,8 @@ absl::StatusOr<std::vector<EntityAddr>> DecodeAddrvec(const std::string& raw) {
     return std::vector<EntityAddr>{std::move(a)};
   }
   CRUSH_RETURN_IF_ERROR(r.U8("addrvec marker", &marker));
-  if (marker != 2) return absl::InvalidArgumentError(absl::StrCat("entity_addrvec_t marker ", marker));
+  if (marker != 2)
+    return absl::InvalidArgumentError(absl::StrCat("entity_addrvec_t marker ", marker));
   CRUSH_RETURN_IF_ERROR(r.Count("addrvec count", 19, &n));
   std::vector<EntityAddr> addrs;
   for (std::uint32_t i = 0; i < n; ++i) {

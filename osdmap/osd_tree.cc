@@ -247,7 +247,8 @@ class CompactJsonSink final : public FormatterSink {
     if (stack_.empty()) return;
     if (!stack_.back().first) out_ += ',';
     stack_.back().first = false;
-    if (!stack_.back().array) absl::StrAppend(&out_, "\"", crush::CephJsonEscape(std::string(name)), "\":");
+    if (!stack_.back().array)
+      absl::StrAppend(&out_, "\"", crush::CephJsonEscape(std::string(name)), "\":");
   }
 
   void Open(std::string_view name, char bracket, bool array) {
@@ -272,9 +273,8 @@ absl::Status DumpItem(const ClusterState& state, const TreeItem& qi, FormatterSi
   // Checked first: Ceph crashes on these, and nothing of the item is out yet.
   const crush::Bucket* bucket = qi.id < 0 ? crush.FindBucket(qi.id) : nullptr;
   const std::string* name = qi.id < 0 ? Lookup(crush.item_names, qi.id) : nullptr;
-  const std::string* type =
-      qi.id < 0 ? (bucket ? Lookup(crush.type_names, bucket->type) : nullptr)
-                : Lookup(crush.type_names, 0);
+  const std::string* type = qi.id < 0 ? (bucket ? Lookup(crush.type_names, bucket->type) : nullptr)
+                                      : Lookup(crush.type_names, 0);
   if (qi.id < 0 && (bucket == nullptr || name == nullptr || type == nullptr)) {
     return absl::UnimplementedError(absl::StrCat(
         "bucket ", qi.id, " lacks a name or type name; Ceph's JSON tree dump crashes on it"));

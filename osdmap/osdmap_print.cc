@@ -334,8 +334,8 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
                     line, "\n");
     // print_pools prints the snapid inside pool_snap_info_t, not the map key.
     for (const auto& [key, snap] : p.snaps) {
-      absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ", FormatUtime(snap.stamp),
-                      "\n");
+      absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ",
+                      FormatUtime(snap.stamp), "\n");
     }
     if (!p.removed_snaps.empty())
       absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
@@ -413,7 +413,7 @@ std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidIm
 std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
 
 std::string FormatSnapId(std::uint64_t id) {
-  if (id == ~std::uint64_t{1}) return "head";  // CEPH_NOSNAP
+  if (id == ~std::uint64_t{1}) return "head";     // CEPH_NOSNAP
   if (id == ~std::uint64_t{0}) return "snapdir";  // CEPH_SNAPDIR
   return absl::StrFormat("%x", id);
 }

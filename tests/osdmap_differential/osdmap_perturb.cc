@@ -141,7 +141,8 @@ class Perturber {
     p.hit_set_params.impl.clear();
     if (p.hit_set_params.type == 3) {
       const std::uint32_t fpp[] = {0, 1, 50000, 100000, 123457, 999999};
-      const std::string body = Le32(fpp[Below(6)]) + Le64(Chance(0.2) ? rng_() * 1000003ull : Below(5000)) +
+      const std::string body = Le32(fpp[Below(6)]) +
+                               Le64(Chance(0.2) ? rng_() * 1000003ull : Below(5000)) +
                                Le64(Chance(0.2) ? ~0ull - Below(3) : Below(100));
       p.hit_set_params.impl =
           std::string("\x01\x01", 2) + Le32(static_cast<std::uint32_t>(body.size())) + body;
@@ -177,8 +178,9 @@ class Perturber {
       crushkit::osdmap::binary::PoolSnap snap;
       snap.frame = {2, 2, {}};
       snap.snapid = 1 + Below(300);
-      snap.stamp = {static_cast<std::uint32_t>(Chance(0.2) ? Below(1000) : 1700000000 + Below(100000000)),
-                    static_cast<std::uint32_t>(Below(1000000000))};
+      snap.stamp = {
+          static_cast<std::uint32_t>(Chance(0.2) ? Below(1000) : 1700000000 + Below(100000000)),
+          static_cast<std::uint32_t>(Below(1000000000))};
       snap.name = "snap-" + std::to_string(Below(1000));
       p.snaps[Chance(0.9) ? snap.snapid : snap.snapid + 1] = snap;
     }
@@ -258,7 +260,8 @@ class Perturber {
       image = Le32(0) + Le32(nonce);
     } else {
       const std::size_t size = family == 10 ? 28 : 16;
-      image = Le32(1) + Le32(nonce) + static_cast<char>(family) + '\0' + storage.substr(2, size - 2);
+      image =
+          Le32(1) + Le32(nonce) + static_cast<char>(family) + '\0' + storage.substr(2, size - 2);
     }
     image.resize(36, '\0');
     return {image, std::string(4, '\0') + Le32(nonce) + storage};
@@ -282,7 +285,8 @@ class Perturber {
     std::vector<Addr> entries;
     const int n = 1 + static_cast<int>(Below(40));
     for (int k = 0; k < n; ++k) {
-      Addr a = Chance(0.15) ? RandomLegacyAddr() : RandomAddr(1 + static_cast<std::uint32_t>(Below(3)));
+      Addr a =
+          Chance(0.15) ? RandomLegacyAddr() : RandomAddr(1 + static_cast<std::uint32_t>(Below(3)));
       a.wire += Le32(1700000000 + static_cast<std::uint32_t>(Below(1000000))) +
                 Le32(static_cast<std::uint32_t>(Below(1000000000)));
       entries.push_back(std::move(a));

@@ -138,9 +138,8 @@ TEST_F(OsdmaptoolTest, TreeMatchesOracle) {
   opt.tree_json = false;
   for (const char* format : {"xml", "xml-pretty", "html-pretty", "table", "table-kv"}) {
     opt.tree_format = format;
-    ExpectSame(std::string("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree ") +
-                   format,
-               opt);
+    ExpectSame(
+        std::string("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree ") + format, opt);
   }
 }
 
