@@ -182,7 +182,8 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     if (args.Flag({"-p", "--print"})) {
       c.map.print = true;
     } else if (args.WithArg({"--dump"}, &val, &err_buf) != ArgMatch::kNoMatch) {
-      // Formatter::create(val, "", "json"): anything but plain is JSON.
+      // Formatter::create(val, "", "json"): the formatter of that name, an
+      // unknown name being json (DumpOsdMap).
       c.map.print = true;
       c.map.dump_format = val == "plain" ? "" : val;
     } else if (args.WithArg({"--tree"}, &val, &err_buf) != ArgMatch::kNoMatch) {
