@@ -40,6 +40,11 @@ class CephFormatter {
   // as text, so the word itself.
   virtual void DumpBool(std::string_view name, bool v) { DumpString(name, v ? "true" : "false"); }
 
+  // dump_stream(name) << v: the same as DumpString except in table
+  // formats, where Ceph's TableFormatter files the value only at the next
+  // dump call (or flush), under the sections open then.
+  virtual void DumpStream(std::string_view name, std::string_view v) { DumpString(name, v); }
+
   // flush(): the text so far (with the trailing newline some formats add).
   virtual std::string Flush() = 0;
 };
