@@ -37,16 +37,7 @@ using crushkit::crush::ItemId;
 using crushkit::crush::Weight;
 using crushkit::crush::Workspace;
 
-const CrushMap& TenThousandOsdMap() {
-  static const CrushMap* map = [] {
-    crush_testing::ClusterSpec spec;
-    spec.hosts = 1000;
-    spec.osds_per_host = 10;
-    spec.racks = 50;
-    return new CrushMap(crush_testing::MakeCluster(spec));
-  }();
-  return *map;
-}
+using crush_testing::TenThousandOsdMap;
 
 const std::vector<Weight>& AllIn() {
   static const std::vector<Weight> weights(

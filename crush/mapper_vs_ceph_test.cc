@@ -61,11 +61,7 @@ int CountDifferences(const CrushMap& map, const CephMapper& ceph, int rule, int 
 }
 
 TEST(MapperVsCephTest, TenThousandOsdMapMatchesCephsCompiledMapper) {
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 1000;
-  spec.osds_per_host = 10;
-  spec.racks = 50;
-  const CrushMap map = crush_testing::MakeCluster(spec);
+  const CrushMap& map = crush_testing::TenThousandOsdMap();
   LOAD_CEPH_OR_SKIP(ceph, map);
   std::vector<Weight> reweights(static_cast<std::size_t>(map.max_devices()), kWeightOne);
   EXPECT_EQ(CountDifferences(map, ceph, crush_testing::kReplicatedRule, 3, reweights, 20000, 1), 0);

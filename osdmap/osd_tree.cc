@@ -12,8 +12,8 @@
 
 #include "crush/builder.h"
 #include "crush/edit.h"
+#include "crush/formatter_sink.h"
 #include "crush/text_format.h"
-#include "osdmap/formatter_sink.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -206,7 +206,7 @@ void PlainRow(const ClusterState& state, const TreeItem& qi, TextTable* tbl) {
 
 // JSONFormatter (compact): doubles with max_digits10 significant digits,
 // strings through json_stream_escaper(), names only inside objects.
-class CompactJsonSink final : public FormatterSink {
+class CompactJsonSink final : public crush::FormatterSink {
  public:
   void OpenObject(std::string_view name) override { Open(name, '{', false); }
 
@@ -268,7 +268,7 @@ class CompactJsonSink final : public FormatterSink {
 
 // CrushTreeDumper::FormattingDumper::dump_item: dump_item_fields() with
 // OSDTreeFormattingDumper's extras, then a bucket's children.
-absl::Status DumpItem(const ClusterState& state, const TreeItem& qi, FormatterSink& f) {
+absl::Status DumpItem(const ClusterState& state, const TreeItem& qi, crush::FormatterSink& f) {
   const crush::MapModel& crush = state.crush;
   // Checked first: Ceph crashes on these, and nothing of the item is out yet.
   const crush::Bucket* bucket = qi.id < 0 ? crush.FindBucket(qi.id) : nullptr;
@@ -370,7 +370,7 @@ absl::StatusOr<std::string> FormatOsdTreePlain(const ClusterState& state) {
   return tbl.Render();
 }
 
-absl::Status DumpOsdTree(const ClusterState& state, FormatterSink& f) {
+absl::Status DumpOsdTree(const ClusterState& state, crush::FormatterSink& f) {
   auto walk = WalkTree(state);
   if (!walk.ok()) return walk.status();
   f.OpenArray("nodes");

@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/formatter_sink.h"
 #include "osdmap/cluster_state.h"
-#include "osdmap/formatter_sink.h"
 
 namespace crushkit::osdmap {
 
@@ -39,7 +39,7 @@ absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state);
 // fields) written to `f`, inside whatever section the caller opened
 // (osdmaptool opens "tree"). On error `f` may hold part of the tree. Same
 // errors as FormatOsdTreePlain.
-absl::Status DumpOsdTree(const ClusterState& state, FormatterSink& f);
+absl::Status DumpOsdTree(const ClusterState& state, crush::FormatterSink& f);
 
 // Ceph's weightf_t stream output: "-" below -0.01, "0" below 0.000001,
 // otherwise fixed with 5 decimals ("1.00000").

@@ -44,38 +44,12 @@ using osdmap::Pool;
 using crush::FormatCephDouble;
 using crush::FormatCephFloat;
 
-// Ceph's formatters behind osdmap::FormatterSink.
-class CephFormatterSink final : public osdmap::FormatterSink {
- public:
-  explicit CephFormatterSink(crushtool::CephFormatter& f) : f_(f) {}
-
-  void OpenObject(std::string_view name) override { f_.OpenObject(name); }
-
-  void OpenArray(std::string_view name) override { f_.OpenArray(name); }
-
-  void Close() override { f_.Close(); }
-
-  void DumpInt(std::string_view name, std::int64_t v) override { f_.DumpInt(name, v); }
-
-  void DumpUnsigned(std::string_view name, std::uint64_t v) override { f_.DumpUnsigned(name, v); }
-
-  void DumpFloat(std::string_view name, double v) override { f_.DumpFloat(name, v); }
-
-  void DumpString(std::string_view name, std::string_view v) override { f_.DumpString(name, v); }
-
-  void DumpStream(std::string_view name, std::string_view v) override { f_.DumpStream(name, v); }
-
- private:
-  crushtool::CephFormatter& f_;
-};
-
 // osdmaptool's `--tree FORMAT` for the formats other than json: the tree in
 // a "tree" section, the formatter's flush, then std::endl.
 absl::StatusOr<std::string> FormattedTree(const ClusterState& state, const std::string& format) {
   std::unique_ptr<crushtool::CephFormatter> f = crushtool::CephFormatter::Create(format);
-  CephFormatterSink sink(*f);
   f->OpenObject("tree");
-  if (absl::Status st = osdmap::DumpOsdTree(state, sink); !st.ok()) return st;
+  if (absl::Status st = osdmap::DumpOsdTree(state, *f); !st.ok()) return st;
   f->Close();
   return f->Flush() + "\n";
 }

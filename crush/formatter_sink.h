@@ -1,16 +1,17 @@
 // The calls of Ceph's ceph::Formatter (open/close sections, dump_int,
 // dump_unsigned, dump_float, dump_string, dump_stream) as an interface, so
-// that osdmap/ can walk a structure once for every output format without
-// depending on tools/: tools/crushtool/ceph_formatter.h renders them as
-// Ceph's json, xml, html and table formatters do.
+// that the libraries can walk a structure once for every output format
+// without depending on tools/: tools/crushtool/ceph_formatter.h's
+// CephFormatter implements it as Ceph's json, xml, html and table
+// formatters do.
 // Implementations are single-threaded objects.
-#ifndef CRUSHKIT_OSDMAP_FORMATTER_SINK_H_
-#define CRUSHKIT_OSDMAP_FORMATTER_SINK_H_
+#ifndef CRUSHKIT_CRUSH_FORMATTER_SINK_H_
+#define CRUSHKIT_CRUSH_FORMATTER_SINK_H_
 
 #include <cstdint>
 #include <string_view>
 
-namespace crushkit::osdmap {
+namespace crushkit::crush {
 
 class FormatterSink {
  public:
@@ -27,6 +28,6 @@ class FormatterSink {
   virtual void DumpStream(std::string_view name, std::string_view v) = 0;
 };
 
-}  // namespace crushkit::osdmap
+}  // namespace crushkit::crush
 
-#endif  // CRUSHKIT_OSDMAP_FORMATTER_SINK_H_
+#endif  // CRUSHKIT_CRUSH_FORMATTER_SINK_H_
