@@ -58,38 +58,6 @@ constexpr void Mix(U& a, U& b, U& c) {
   c ^= (b >> 15);
 }
 
-// One line of Mix() on two independent states at once: x -= y; x -= z;
-// x ^= z shifted by kShift (left if kLeft).
-template <int kShift, bool kLeft, typename U>
-constexpr void MixLine2(U& x, U& y, U& z, U& x2, U& y2, U& z2) {
-  x -= y;
-  x2 -= y2;
-  x -= z;
-  x2 -= z2;
-  if constexpr (kLeft) {
-    x ^= (z << kShift);
-    x2 ^= (z2 << kShift);
-  } else {
-    x ^= (z >> kShift);
-    x2 ^= (z2 >> kShift);
-  }
-}
-
-// Mix(a, b, c) and Mix(a2, b2, c2) interleaved line by line, so the two
-// dependency chains overlap (the SIMD kernels hash two vectors at once).
-template <typename U>
-constexpr void Mix2(U& a, U& b, U& c, U& a2, U& b2, U& c2) {
-  MixLine2<13, false>(a, b, c, a2, b2, c2);
-  MixLine2<8, true>(b, c, a, b2, c2, a2);
-  MixLine2<13, false>(c, a, b, c2, a2, b2);
-  MixLine2<12, false>(a, b, c, a2, b2, c2);
-  MixLine2<16, true>(b, c, a, b2, c2, a2);
-  MixLine2<5, false>(c, a, b, c2, a2, b2);
-  MixLine2<3, false>(a, b, c, a2, b2, c2);
-  MixLine2<10, true>(b, c, a, b2, c2, a2);
-  MixLine2<15, false>(c, a, b, c2, a2, b2);
-}
-
 }  // namespace hash_internal
 
 // crush_hash32_rjenkins1(a). Not used for placement; provided for callers.

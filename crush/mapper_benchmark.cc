@@ -24,16 +24,7 @@
 namespace crushkit::crush {
 namespace {
 
-const CrushMap& TenThousandOsdMap() {
-  static const CrushMap* map = [] {
-    crush_testing::ClusterSpec spec;
-    spec.hosts = 1000;
-    spec.osds_per_host = 10;
-    spec.racks = 50;
-    return new CrushMap(crush_testing::MakeCluster(spec));
-  }();
-  return *map;
-}
+using crush_testing::TenThousandOsdMap;
 
 template <std::size_t kReplicas>
 void RunRule(benchmark::State& state, int rule) {
@@ -171,11 +162,7 @@ BENCHMARK(BM_DiffPair_Ec8p3)->Arg(0)->Arg(1);
 
 // Building the flat map itself (validation + flattening), for reference.
 void BM_BuildCrushMap_10kOsds(benchmark::State& state) {
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 1000;
-  spec.osds_per_host = 10;
-  spec.racks = 50;
-  const MapModel model = crush_testing::MakeClusterModel(spec);
+  const MapModel model = crush_testing::MakeClusterModel(crush_testing::TenThousandOsdSpec());
   for (auto _ : state) {
     auto map = CrushMap::Build(model);
     benchmark::DoNotOptimize(map);

@@ -46,7 +46,7 @@ void ExpectMatchesScalar(std::uint32_t x, std::uint32_t r, const std::vector<Ite
 TEST(Straw2HashTest, AllKernelsEqualScalarOnRandomInputs) {
   std::mt19937 rng(7);
   for (int iter = 0; iter < 2000; ++iter) {
-    const std::uint32_t n = rng() % 70;  // covers empty blocks and every tail length
+    const std::uint32_t n = rng() % 140;  // empty, short, every tail length, several groups
     std::vector<ItemId> ids(n);
     for (auto& id : ids) id = static_cast<ItemId>(rng());
     ExpectMatchesScalar(rng(), rng() % 4 == 0 ? rng() % 64 : rng(), ids);

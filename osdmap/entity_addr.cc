@@ -47,6 +47,34 @@ struct CephAddrHash {
   }
 };
 
+// entity_addr_t::decode_legacy_addr_after_marker: u8 marker, u16 rest,
+// u32 nonce, then a 128-byte sockaddr_storage whose family is big-endian.
+// set_sockaddr keeps AF_INET/AF_INET6 (sockaddr_in's 16 or sockaddr_in6's
+// 28 bytes) and leaves the address blank for any other family; a blank
+// family makes the type NONE, else it is LEGACY (v1). `sa` gets the
+// address in the msgr2 wire form (family little-endian, as in memory).
+absl::Status ReadLegacyAddr(binary::Reader& r, std::uint32_t* type, std::uint32_t* nonce,
+                            std::string* sa) {
+  std::uint8_t marker2 = 0;
+  std::uint16_t rest = 0;
+  std::string storage;
+  CRUSH_RETURN_IF_ERROR(r.U8("legacy addr marker", &marker2));
+  CRUSH_RETURN_IF_ERROR(r.U16("legacy addr rest", &rest));
+  CRUSH_RETURN_IF_ERROR(r.U32("legacy addr nonce", nonce));
+  CRUSH_RETURN_IF_ERROR(r.Bytes("legacy addr sockaddr_storage", 128, &storage));
+  const auto* b = reinterpret_cast<const unsigned char*>(storage.data());
+  const unsigned family = (b[0] << 8) | b[1];
+  const std::size_t size = family == AF_INET ? 16 : family == AF_INET6 ? 28 : 0;
+  sa->clear();
+  if (size != 0) {
+    sa->push_back(static_cast<char>(family & 0xff));
+    sa->push_back(static_cast<char>(family >> 8));
+    sa->append(storage, 2, size - 2);
+  }
+  *type = size != 0 ? 1 : 0;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<EntityAddr> ReadEntityAddr(binary::Reader& r) {
@@ -57,19 +85,24 @@ absl::StatusOr<EntityAddr> ReadEntityAddr(binary::Reader& r) {
   std::uint32_t type = 0;
   std::uint32_t nonce = 0;
   std::uint32_t elen = 0;
-  CRUSH_RETURN_IF_ERROR(r.U8("addr marker", &marker));
-  if (marker != 1) return absl::UnimplementedError("legacy (pre-msgr2) entity_addr_t encoding");
-  CRUSH_RETURN_IF_ERROR(r.U8("addr v", &v));
-  CRUSH_RETURN_IF_ERROR(r.U8("addr compat", &compat));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr len", &len));
-  const std::size_t end = r.offset() + len;
-  CRUSH_RETURN_IF_ERROR(r.U32("addr type", &type));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr nonce", &nonce));
-  CRUSH_RETURN_IF_ERROR(r.U32("addr elen", &elen));
   std::string sa;
-  CRUSH_RETURN_IF_ERROR(r.Bytes("sockaddr", elen, &sa));
-  if (r.offset() > end) return absl::DataLossError("entity_addr_t longer than its frame");
-  CRUSH_RETURN_IF_ERROR(r.Skip("addr tail", end - r.offset()));
+  CRUSH_RETURN_IF_ERROR(r.U8("addr marker", &marker));
+  if (marker == 0) {
+    CRUSH_RETURN_IF_ERROR(ReadLegacyAddr(r, &type, &nonce, &sa));
+  } else if (marker == 1) {
+    CRUSH_RETURN_IF_ERROR(r.U8("addr v", &v));
+    CRUSH_RETURN_IF_ERROR(r.U8("addr compat", &compat));
+    CRUSH_RETURN_IF_ERROR(r.U32("addr len", &len));
+    const std::size_t end = r.offset() + len;
+    CRUSH_RETURN_IF_ERROR(r.U32("addr type", &type));
+    CRUSH_RETURN_IF_ERROR(r.U32("addr nonce", &nonce));
+    CRUSH_RETURN_IF_ERROR(r.U32("addr elen", &elen));
+    CRUSH_RETURN_IF_ERROR(r.Bytes("sockaddr", elen, &sa));
+    if (r.offset() > end) return absl::DataLossError("entity_addr_t longer than its frame");
+    CRUSH_RETURN_IF_ERROR(r.Skip("addr tail", end - r.offset()));
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("entity_addr_t marker ", marker));
+  }
 
   EntityAddr out;
   out.type = type;
@@ -109,8 +142,15 @@ absl::StatusOr<std::vector<EntityAddr>> DecodeAddrvec(const std::string& raw) {
   binary::Reader r(raw);
   std::uint8_t marker = 0;
   std::uint32_t n = 0;
+  if (!raw.empty() && static_cast<std::uint8_t>(raw[0]) < 2) {
+    // entity_addrvec_t::decode: marker 0 (legacy) or 1 is one address; so
+    // is an element of a pre-Nautilus vector<entity_addr_t>.
+    CRUSH_ASSIGN_OR_RETURN(EntityAddr a, ReadEntityAddr(r));
+    return std::vector<EntityAddr>{std::move(a)};
+  }
   CRUSH_RETURN_IF_ERROR(r.U8("addrvec marker", &marker));
-  if (marker != 2) return absl::UnimplementedError("legacy (pre-msgr2) OSD addresses");
+  if (marker != 2)
+    return absl::InvalidArgumentError(absl::StrCat("entity_addrvec_t marker ", marker));
   CRUSH_RETURN_IF_ERROR(r.Count("addrvec count", 19, &n));
   std::vector<EntityAddr> addrs;
   for (std::uint32_t i = 0; i < n; ++i) {

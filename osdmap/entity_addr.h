@@ -34,15 +34,18 @@ struct EntityAddr {
   std::array<unsigned char, 36> image{};
 };
 
-// Reads one entity_addr_t (marker 1, the MSG_ADDR2 form). kUnimplemented for
-// the legacy form; kDataLoss for a truncated or inconsistent address.
+// Reads one entity_addr_t: marker 1 (the MSG_ADDR2 form) or 0 (the legacy
+// 136-byte form, which Ceph decodes as a v1 address, or as a blank one of
+// type none when the family is neither IPv4 nor IPv6). kInvalidArgument for
+// another marker; kDataLoss for a truncated or inconsistent address.
 absl::StatusOr<EntityAddr> ReadEntityAddr(binary::Reader& r);
 
 // get_type_name(): "none", "v1", "v2", "any", "cidr", "???".
 const char* AddrTypeName(std::uint32_t type);
 
-// An encoded entity_addrvec_t (marker 2). kUnimplemented for the legacy
-// single-address form.
+// An encoded entity_addrvec_t (marker 2), or the one address of its marker
+// 0 and 1 forms (and of a pre-Nautilus map's entity_addr_t); errors as
+// ReadEntityAddr.
 absl::StatusOr<std::vector<EntityAddr>> DecodeAddrvec(const std::string& raw);
 
 // entity_addrvec_t::get_legacy_str(): "ip:port/nonce" of the first v1

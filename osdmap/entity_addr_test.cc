@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -107,9 +108,48 @@ TEST(EntityAddrTest, EmptyAndBadBlocklists) {
   for (std::size_t cut = 1; cut < raw.size(); cut += 7) {
     EXPECT_FALSE(DecodeBlocklist(raw.substr(0, cut), true).ok()) << cut;
   }
-  std::string legacy = raw;
-  legacy[4] = 0;  // marker 0: the pre-msgr2 encoding
-  EXPECT_EQ(DecodeBlocklist(legacy, true).status().code(), absl::StatusCode::kUnimplemented);
+  std::string bad = raw;
+  bad[4] = 5;  // neither marker 1 nor the legacy marker 0
+  EXPECT_EQ(DecodeBlocklist(bad, true).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The legacy (pre-msgr2) form: marker 0, u8, u16, u32 nonce, then a
+// 128-byte sockaddr_storage with a big-endian family.
+std::string LegacyAddr(std::uint16_t family, std::uint16_t port, std::string_view addr,
+                       std::size_t addr_at, std::uint32_t nonce) {
+  std::string b(4, '\0');
+  for (int i = 0; i < 4; ++i) b.push_back(static_cast<char>(nonce >> (8 * i)));
+  std::string storage(128, '\0');
+  storage[0] = static_cast<char>(family >> 8);
+  storage[1] = static_cast<char>(family & 0xff);
+  storage[2] = static_cast<char>(port >> 8);
+  storage[3] = static_cast<char>(port & 0xff);
+  storage.replace(addr_at, addr.size(), addr);
+  return b + storage;
+}
+
+TEST(EntityAddrTest, LegacyAddressesDecodeAsCephDoes) {
+  // IPv4 and IPv6 become v1 addresses; another family leaves a blank one of
+  // type none (set_sockaddr refuses it), printed "-".
+  auto v4 = DecodeAddrvec(LegacyAddr(2, 6789, std::string("\x0a\x01\x02\x03", 4), 4, 4242));
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  ASSERT_EQ(v4->size(), 1u);
+  EXPECT_EQ((*v4)[0].text, "v1:10.1.2.3:6789/4242");
+  EXPECT_EQ(AddrvecLegacyString(*v4), "10.1.2.3:6789/4242");
+  const std::string fd00 = std::string("\xfd\x00", 2) + std::string(13, '\0') + "\x07";
+  auto v6 = DecodeAddrvec(LegacyAddr(10, 6802, fd00, 8, 1));
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  EXPECT_EQ((*v6)[0].text, "v1:[fd00::7]:6802/1");
+  auto odd = DecodeAddrvec(LegacyAddr(99, 1234, "abcdefgh", 4, 5));
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  EXPECT_EQ((*odd)[0].type, 0u);
+  EXPECT_EQ((*odd)[0].text, "-");
+  EXPECT_EQ((*odd)[0].sockaddr, "(unrecognized address family 0)");
+  const std::string whole = LegacyAddr(2, 1, "abcd", 4, 1);
+  for (std::size_t cut = 0; cut < whole.size(); cut += 9) {
+    EXPECT_EQ(DecodeAddrvec(whole.substr(0, cut)).status().code(), absl::StatusCode::kDataLoss)
+        << cut;
+  }
 }
 
 }  // namespace

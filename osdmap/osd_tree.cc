@@ -12,6 +12,7 @@
 
 #include "crush/builder.h"
 #include "crush/edit.h"
+#include "crush/formatter_sink.h"
 #include "crush/text_format.h"
 
 namespace crushkit::osdmap {
@@ -204,44 +205,99 @@ void PlainRow(const ClusterState& state, const TreeItem& qi, TextTable* tbl) {
 }
 
 // JSONFormatter (compact): doubles with max_digits10 significant digits,
-// strings through json_stream_escaper().
-std::string JsonDouble(double d) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", d);
-  return buf;
-}
+// strings through json_stream_escaper(), names only inside objects.
+class CompactJsonSink final : public crush::FormatterSink {
+ public:
+  void OpenObject(std::string_view name) override { Open(name, '{', false); }
 
-std::string JsonString(const std::string& s) { return "\"" + crush::CephJsonEscape(s) + "\""; }
+  void OpenArray(std::string_view name) override { Open(name, '[', true); }
 
-// CrushTreeDumper::dump_item_fields() + OSDTreeFormattingDumper's extras.
-absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string* out) {
-  const crush::MapModel& crush = state.crush;
-  absl::StrAppend(out, "{\"id\":", qi.id);
-  if (const std::string* c = ItemClass(crush, qi.id)) {
-    absl::StrAppend(out, ",\"device_class\":", JsonString(*c));
+  void Close() override {
+    out_ += stack_.back().array ? ']' : '}';
+    stack_.pop_back();
   }
+
+  void DumpInt(std::string_view name, std::int64_t v) override { Value(name, absl::StrCat(v)); }
+
+  void DumpUnsigned(std::string_view name, std::uint64_t v) override {
+    Value(name, absl::StrCat(v));
+  }
+
+  void DumpFloat(std::string_view name, double v) override {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", v);
+    Value(name, buf);
+  }
+
+  void DumpString(std::string_view name, std::string_view v) override {
+    Value(name, "\"" + crush::CephJsonEscape(std::string(v)) + "\"");
+  }
+
+  void DumpStream(std::string_view name, std::string_view v) override { DumpString(name, v); }
+
+  std::string Take() { return std::move(out_); }
+
+ private:
+  struct Level {
+    bool array;
+    bool first = true;
+  };
+
+  void Prefix(std::string_view name) {
+    if (stack_.empty()) return;
+    if (!stack_.back().first) out_ += ',';
+    stack_.back().first = false;
+    if (!stack_.back().array)
+      absl::StrAppend(&out_, "\"", crush::CephJsonEscape(std::string(name)), "\":");
+  }
+
+  void Open(std::string_view name, char bracket, bool array) {
+    Prefix(name);
+    out_ += bracket;
+    stack_.push_back({array});
+  }
+
+  void Value(std::string_view name, const std::string& v) {
+    Prefix(name);
+    out_ += v;
+  }
+
+  std::vector<Level> stack_;
+  std::string out_;
+};
+
+// CrushTreeDumper::FormattingDumper::dump_item: dump_item_fields() with
+// OSDTreeFormattingDumper's extras, then a bucket's children.
+absl::Status DumpItem(const ClusterState& state, const TreeItem& qi, crush::FormatterSink& f) {
+  const crush::MapModel& crush = state.crush;
+  // Checked first: Ceph crashes on these, and nothing of the item is out yet.
+  const crush::Bucket* bucket = qi.id < 0 ? crush.FindBucket(qi.id) : nullptr;
+  const std::string* name = qi.id < 0 ? Lookup(crush.item_names, qi.id) : nullptr;
+  const std::string* type = qi.id < 0 ? (bucket ? Lookup(crush.type_names, bucket->type) : nullptr)
+                                      : Lookup(crush.type_names, 0);
+  if (qi.id < 0 && (bucket == nullptr || name == nullptr || type == nullptr)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "bucket ", qi.id, " lacks a name or type name; Ceph's JSON tree dump crashes on it"));
+  }
+  if (qi.id >= 0 && type == nullptr) {
+    return absl::UnimplementedError("type 0 has no name; Ceph's JSON tree dump crashes on it");
+  }
+  f.OpenObject("item");
+  f.DumpInt("id", qi.id);
+  if (const std::string* c = ItemClass(crush, qi.id)) f.DumpString("device_class", *c);
   if (qi.id < 0) {
-    const crush::Bucket* b = crush.FindBucket(qi.id);
-    const std::string* name = Lookup(crush.item_names, qi.id);
-    const std::string* type = b ? Lookup(crush.type_names, b->type) : nullptr;
-    if (b == nullptr || name == nullptr || type == nullptr) {
-      return absl::UnimplementedError(absl::StrCat(
-          "bucket ", qi.id, " lacks a name or type name; Ceph's JSON tree dump crashes on it"));
-    }
-    absl::StrAppend(out, ",\"name\":", JsonString(*name), ",\"type\":", JsonString(*type),
-                    ",\"type_id\":", b->type);
+    f.DumpString("name", *name);
+    f.DumpString("type", *type);
+    f.DumpInt("type_id", bucket->type);
   } else {
-    const std::string* type = Lookup(crush.type_names, 0);
-    if (type == nullptr) {
-      return absl::UnimplementedError("type 0 has no name; Ceph's JSON tree dump crashes on it");
-    }
-    absl::StrAppend(out, ",\"name\":\"osd.", qi.id, "\",\"type\":", JsonString(*type),
-                    ",\"type_id\":0,\"crush_weight\":", JsonDouble(qi.weight),
-                    ",\"depth\":", qi.depth);
+    f.DumpStream("name", absl::StrCat("osd.", qi.id));
+    f.DumpString("type", *type);
+    f.DumpInt("type_id", 0);
+    f.DumpFloat("crush_weight", qi.weight);
+    f.DumpUnsigned("depth", static_cast<std::uint64_t>(qi.depth));
   }
   if (qi.parent < 0) {
-    *out += ",\"pool_weights\":{";
-    bool first = true;
+    f.OpenObject("pool_weights");
     const crush::Bucket* b = crush.FindBucket(qi.parent);
     for (const auto& [index, args] : crush.choose_args) {
       auto it = args.find(qi.parent);
@@ -249,43 +305,41 @@ absl::Status JsonItem(const ClusterState& state, const TreeItem& qi, std::string
       const auto& ws = it->second.weight_set;
       std::size_t pos = 0;
       while (pos < ws[0].size() && pos < b->items.size() && b->items[pos] != qi.id) ++pos;
-      std::string name;
+      std::string set_name;
       if (index == crush::kCompatChooseArgs) {
-        name = "(compat)";
+        set_name = "(compat)";
       } else if (const Pool* p = state.FindPool(index)) {
-        name = p->name;
+        set_name = p->name;
       } else {
-        name = absl::StrCat(index);
+        set_name = absl::StrCat(index);
       }
-      absl::StrAppend(out, first ? "" : ",", JsonString(name), ":[");
-      first = false;
-      for (std::size_t p = 0; p < ws.size(); ++p) {
-        if (pos >= ws[p].size()) {
+      for (const auto& position : ws) {
+        if (pos >= position.size()) {
           return absl::UnimplementedError(absl::StrCat("weight set of bucket ", qi.parent,
                                                        " has no entry for item ", qi.id,
                                                        "; Ceph reads past its end"));
         }
-        absl::StrAppend(out, p ? "," : "",
-                        JsonDouble(static_cast<float>(ws[p][pos]) / static_cast<float>(0x10000)));
       }
-      *out += "]";
+      f.OpenArray(set_name);
+      for (const auto& position : ws) {
+        f.DumpFloat("weight", static_cast<float>(position[pos]) / static_cast<float>(0x10000));
+      }
+      f.Close();
     }
-    *out += "}";
+    f.Close();
   }
   if (qi.id >= 0) {
-    absl::StrAppend(
-        out, ",\"exists\":", state.Exists(qi.id) ? 1 : 0, ",\"status\":\"", OsdStatus(state, qi.id),
-        "\",\"reweight\":", JsonDouble(qi.id < state.max_osd() ? ReweightF(state, qi.id) : 0.0f),
-        ",\"primary_affinity\":",
-        JsonDouble(qi.id < state.max_osd() ? PrimaryAffinityF(state, qi.id) : 1.0f));
+    f.DumpUnsigned("exists", state.Exists(qi.id) ? 1 : 0);
+    f.DumpString("status", OsdStatus(state, qi.id));
+    f.DumpFloat("reweight", qi.id < state.max_osd() ? ReweightF(state, qi.id) : 0.0f);
+    f.DumpFloat("primary_affinity",
+                qi.id < state.max_osd() ? PrimaryAffinityF(state, qi.id) : 1.0f);
   } else {
-    *out += ",\"children\":[";
-    for (std::size_t i = 0; i < qi.children.size(); ++i) {
-      absl::StrAppend(out, i ? "," : "", qi.children[i]);
-    }
-    *out += "]";
+    f.OpenArray("children");
+    for (int child : qi.children) f.DumpInt("child", child);
+    f.Close();
   }
-  *out += "}";
+  f.Close();
   return absl::OkStatus();
 }
 
@@ -316,21 +370,28 @@ absl::StatusOr<std::string> FormatOsdTreePlain(const ClusterState& state) {
   return tbl.Render();
 }
 
-absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state) {
+absl::Status DumpOsdTree(const ClusterState& state, crush::FormatterSink& f) {
   auto walk = WalkTree(state);
   if (!walk.ok()) return walk.status();
-  std::string out = "{\"nodes\":[";
-  for (std::size_t i = 0; i < walk->nodes.size(); ++i) {
-    if (i) out += ",";
-    if (auto s = JsonItem(state, walk->nodes[i], &out); !s.ok()) return s;
+  f.OpenArray("nodes");
+  for (const TreeItem& qi : walk->nodes) {
+    if (auto s = DumpItem(state, qi, f); !s.ok()) return s;
   }
-  out += "],\"stray\":[";
-  for (std::size_t i = 0; i < walk->stray.size(); ++i) {
-    if (i) out += ",";
-    if (auto s = JsonItem(state, walk->stray[i], &out); !s.ok()) return s;
+  f.Close();
+  f.OpenArray("stray");
+  for (const TreeItem& qi : walk->stray) {
+    if (auto s = DumpItem(state, qi, f); !s.ok()) return s;
   }
-  out += "]}\n";
-  return out;
+  f.Close();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state) {
+  CompactJsonSink f;
+  f.OpenObject("tree");
+  if (auto s = DumpOsdTree(state, f); !s.ok()) return s;
+  f.Close();
+  return f.Take() + "\n";
 }
 
 absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/formatter_sink.h"
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::osdmap {
@@ -32,6 +33,13 @@ absl::StatusOr<std::string> FormatOsdTreeJson(const ClusterState& state);
 // inline ({} and []), then the formatter's newline and osdmaptool's endl.
 // Same errors as FormatOsdTreePlain.
 absl::StatusOr<std::string> FormatOsdTreeJsonPretty(const ClusterState& state);
+
+// OSDMap::print_tree(f, nullptr): the "nodes" and "stray" arrays of "item"
+// objects (CrushTreeDumper::FormattingDumper with OSDTreeFormattingDumper's
+// fields) written to `f`, inside whatever section the caller opened
+// (osdmaptool opens "tree"). On error `f` may hold part of the tree. Same
+// errors as FormatOsdTreePlain.
+absl::Status DumpOsdTree(const ClusterState& state, crush::FormatterSink& f);
 
 // Ceph's weightf_t stream output: "-" below -0.01, "0" below 0.000001,
 // otherwise fixed with 5 decimals ("1.00000").

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "osdmap/binary_io.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/entity_addr.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/pg_id.h"
 
@@ -81,17 +83,20 @@ std::string AutoscaleModeNameImpl(std::uint8_t m) {
   return m < std::size(kNames) ? kNames[m] : "";
 }
 
-// interval_set operator<<: "[start~len,...]".
+// interval_set<snapid_t> operator<<: "[start~len,...]" in snapid_t's hex,
+// in the order of the std::map Ceph decodes it into (denc's emplace_hint:
+// sorted, first duplicate wins).
 std::string IntervalsImpl(const binary::IntervalSet& s) {
   std::vector<std::string> parts;
-  for (const auto& [start, len] : s) parts.push_back(absl::StrCat(start, "~", len));
+  for (const auto& [start, len] : SortedIntervals(s)) {
+    parts.push_back(absl::StrCat(FormatSnapId(start), "~", FormatSnapId(len)));
+  }
   return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
 }
 
 // pg_pool_t operator<<.
 absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
-  if (p.hit_set_params.type != 0)
-    return absl::UnimplementedError("--print of pool HitSet parameters");
+  CRUSH_ASSIGN_OR_RETURN(const HitSetView hit_set, ParseHitSetParams(p.hit_set_params));
   std::string o =
       p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
   absl::StrAppend(&o, " size ", p.size, " min_size ", p.min_size, " crush_rule ", p.crush_rule,
@@ -122,6 +127,11 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   if (p.cache_mode) absl::StrAppend(&o, " cache_mode ", CacheModeNameImpl(p.cache_mode));
   if (p.target_max_bytes) absl::StrAppend(&o, " target_bytes ", p.target_max_bytes);
   if (p.target_max_objects) absl::StrAppend(&o, " target_objects ", p.target_max_objects);
+  if (hit_set.type != HitSetType::kNone) {
+    absl::StrAppend(&o, " hit_set ", FormatHitSetParams(hit_set), " ", p.hit_set_period, "s x",
+                    p.hit_set_count, " decay_rate ", p.hit_set_grade_decay_rate, " search_last_n ",
+                    p.hit_set_search_last_n);
+  }
   if (p.min_read_recency_for_promote) {
     absl::StrAppend(&o, " min_read_recency_for_promote ", p.min_read_recency_for_promote);
   }
@@ -274,7 +284,24 @@ std::string MinCompatClient(const OsdMapBinary& m) {
   return "argonaut";
 }
 
+absl::Status CheckPerOsdVectors(const OsdMapBinary& m) {
+  if (m.max_osd < 0) return absl::InvalidArgumentError(absl::StrCat("max_osd ", m.max_osd));
+  const std::pair<const char*, std::size_t> sizes[] = {
+      {"osd_state", m.osd_state.size()},         {"osd_weight", m.osd_weight.size()},
+      {"osd_info", m.osd_info.size()},           {"osd_xinfo", m.osd_xinfo.size()},
+      {"client_addrs", m.client_addrs.size()},   {"cluster_addrs", m.cluster_addrs.size()},
+      {"hb_back_addrs", m.hb_back_addrs.size()}, {"hb_front_addrs", m.hb_front_addrs.size()}};
+  for (const auto& [field, size] : sizes) {
+    if (size < static_cast<std::size_t>(m.max_osd)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, " has ", size, " entries, fewer than max_osd ", m.max_osd));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
+  CRUSH_RETURN_IF_ERROR(CheckPerOsdVectors(m));
   std::string o = absl::StrCat(
       "epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ", FormatUtime(m.created),
       "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlagString(m.flags),
@@ -305,13 +332,15 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
     CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p));
     absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
                     line, "\n");
-    for (const auto& [snapid, snap] : p.snaps) {
-      absl::StrAppend(&o, "\tsnap ", snapid, " '", snap.name, "' ", FormatUtime(snap.stamp), "\n");
+    // print_pools prints the snapid inside pool_snap_info_t, not the map key.
+    for (const auto& [key, snap] : p.snaps) {
+      absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ",
+                      FormatUtime(snap.stamp), "\n");
     }
     if (!p.removed_snaps.empty())
       absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
     auto q = m.removed_snaps_queue.find(id);
-    if (q != m.removed_snaps_queue.end() && !q->second.empty()) {
+    if (q != m.removed_snaps_queue.end()) {
       absl::StrAppend(&o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
     }
   }
@@ -382,6 +411,18 @@ std::vector<std::string> OsdStateNames(std::uint32_t state) { return OsdStatesIm
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid) { return UuidImpl(uuid); }
 
 std::string FormatIntervals(const binary::IntervalSet& s) { return IntervalsImpl(s); }
+
+std::string FormatSnapId(std::uint64_t id) {
+  if (id == ~std::uint64_t{1}) return "head";     // CEPH_NOSNAP
+  if (id == ~std::uint64_t{0}) return "snapdir";  // CEPH_SNAPDIR
+  return absl::StrFormat("%x", id);
+}
+
+std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet& s) {
+  std::map<std::uint64_t, std::uint64_t> m;
+  for (const auto& [start, len] : s) m.emplace(start, len);
+  return m;
+}
 
 std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts) {
   // pool_opts_t::key_t (osd/osd_types.h) and opt_mapping's names and types,

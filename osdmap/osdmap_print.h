@@ -6,14 +6,16 @@
 //
 // Timestamps are printed in local time, as Ceph's utime_t does (TZ applies).
 // Blocklists print in Ceph's hash-table order (osdmap/entity_addr.h), pool
-// options by name. Not rendered yet (kUnimplemented, never a wrong line):
-// pools with HitSet parameters, legacy (pre-msgr2) OSD addresses.
+// options by name, HitSet parameters (osdmap/hit_set_params.h), pool
+// snapshots and removed-snap queues. Not rendered yet (kUnimplemented,
+// never a wrong line): legacy (pre-msgr2) OSD addresses.
 // Pure function; thread-safe except for localtime's TZ lookup.
 #ifndef CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 #define CRUSHKIT_OSDMAP_OSDMAP_PRINT_H_
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,9 +26,16 @@
 namespace crushkit::osdmap {
 
 // The text `osdmaptool --print` writes for `map` (after its banner line).
-// Errors: kUnimplemented for the parts listed above; kDataLoss for an OSD
-// address that does not parse.
+// Errors: CheckPerOsdVectors' errors; kDataLoss for an OSD
+// address that does not parse; ParseHitSetParams' errors for HitSet
+// parameters Ceph itself cannot decode.
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map);
+
+// kInvalidArgument unless max_osd >= 0 and every per-OSD vector the
+// printers index (states, weights, osd_info, osd_xinfo, the four address
+// lists) has max_osd entries, as every map Ceph writes has; a decoded map
+// need not (each count is its own on the wire).
+absl::Status CheckPerOsdVectors(const OsdMapBinary& map);
 
 // Ceph's utime_t operator<<: "YYYY-MM-DDTHH:MM:SS.uuuuuu+hhmm" in local
 // time, or "sec.uuuuuu" below ten years.
@@ -41,7 +50,7 @@ std::string MinCompatClient(const OsdMapBinary& map);
 // the single-bit names of the map flags (get_flag_set: "" for unnamed bits),
 // pg_pool_t::get_flags_string, cache and autoscale mode names ("" for an
 // unknown mode), the sorted OSD state names, a uuid, an interval set
-// "[start~len,...]".
+// "[start~len,...]" (snapid_t's hex).
 std::string MapFlagString(std::uint32_t flags);
 std::vector<std::string> MapFlagSet(std::uint32_t flags);
 std::string PoolFlagString(std::uint64_t flags);
@@ -51,11 +60,20 @@ std::vector<std::string> OsdStateNames(std::uint32_t state);
 std::string FormatUuid(const std::array<std::uint8_t, 16>& uuid);
 std::string FormatIntervals(const binary::IntervalSet& s);
 
+// An interval set as Ceph holds it after decoding: start -> len, sorted,
+// the first of duplicate starts kept.
+std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet& s);
+
+// snapid_t operator<<: lower-case hex, "head" for CEPH_NOSNAP (2^64 - 2),
+// "snapdir" for CEPH_SNAPDIR (2^64 - 1).
+std::string FormatSnapId(std::uint64_t id);
+
 // pool_opts_t's options Ceph 16.2 knows (opt_mapping), in its name order:
 // the set ones of `opts` with their names. An option whose key 16.2 does
 // not know is left out, as Ceph leaves it out. `type_ok` says whether the
 // value has the type 16.2 declares for the name (0 string, 1 int,
-// 2 double); Ceph's dump crashes on a mismatch.
+// 2 double); Ceph prints and dumps the value by its own type either way
+// (pool_opts_dumper_t visits the stored variant).
 struct NamedPoolOpt {
   const char* name;
   const binary::PoolOpt* opt;

@@ -5,9 +5,11 @@
 // them against it).
 //
 // Dispatch is decided once (SelectStraw2HashBlock, called when a Workspace
-// is built) and stored as a plain function pointer: AVX-512 (16 lanes) or
-// AVX2 (8 lanes) when the CPU has it, else SSE2/generic 4-lane vectors
-// (x86-64 baseline), with a scalar kernel kept as the reference.
+// is built) and stored as a plain function pointer: AVX-512VL (8 lanes, 32
+// registers) or AVX2 (8 lanes) when the CPU has it, else SSE2/generic
+// 4-lane vectors (x86-64 baseline), with a scalar kernel kept as the
+// reference. Every vector kernel hashes up to four blocks as interleaved
+// dependency chains.
 #ifndef CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
 #define CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
 
@@ -30,7 +32,7 @@ void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, st
 void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
                          std::uint32_t* u);
 bool Straw2HashAvx2Supported();
-// 16 lanes (AVX-512F/VL), then 8 and 4 for the tail. Only call when
+// 8 lanes with AVX-512VL's 32 registers (see straw2_hash.cc). Only call when
 // Straw2HashAvx512Supported().
 void Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
                            std::uint32_t* u);

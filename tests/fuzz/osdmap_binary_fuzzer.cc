@@ -7,7 +7,9 @@
 // decodes: encode -> decode reproduces the same map, encoding is a fixed
 // point, and ClusterStateFromOsdMap either fails cleanly (printable
 // message) or yields a state (ValidateState has accepted it) with the map's
-// max_osd.
+// max_osd. `--print`'s renderer (FormatOsdMapPlain: HitSet bodies, snap
+// sets, legacy and msgr2 addresses, blocklists) and CheckHitSetParams return
+// (a text or a printable error) on every decoded map.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,8 +18,10 @@
 #include "absl/strings/match.h"
 
 #include "osdmap/crc32c.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_state.h"
+#include "osdmap/osdmap_print.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -57,6 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(again.ok(), "re-decoding our own encoding failed: " + again.status().ToString());
   FUZZ_CHECK(*again == *map, "decode(encode(m)) != m");
   FUZZ_CHECK(EncodeOsdMap(*again) == encoded, "encoding is not a fixed point");
+  const absl::Status hit_sets = crushkit::osdmap::CheckHitSetParams(*map);
+  FUZZ_CHECK(Printable(std::string(hit_sets.message())), "raw byte in a CheckHitSetParams error");
+  auto text = crushkit::osdmap::FormatOsdMapPlain(*map);
+  if (!text.ok()) {
+    FUZZ_CHECK(Printable(std::string(text.status().message())),
+               "raw byte in a FormatOsdMapPlain error");
+  }
   auto state = ClusterStateFromOsdMap(*map);
   if (!state.ok()) {
     FUZZ_CHECK(Printable(std::string(state.status().message())),

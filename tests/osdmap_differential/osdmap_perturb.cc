@@ -3,9 +3,12 @@
 // (map and OSD flags, OSD full states, down OSDs, full ratios, pool flags,
 // size, pg_num_target and cache mode, CRUSH node and device class flags,
 // up OSDs' features against require_osd_release, degraded stretch mode),
-// each with some probability drawn from SEED, and writes the re-encoded map
-// (crc included) to OUT. Ceph's osdmaptool then reads OUT like any map, so
-// `--health` can be compared on states its own tools never write.
+// and the fields only `--print`/`--dump` show (pool HitSet parameters, pool
+// snapshots and removed snaps, snap queues, legacy and msgr2 addresses,
+// blocklists), each with some probability drawn from SEED, and writes the
+// re-encoded map (crc included) to OUT. Ceph's osdmaptool then reads OUT
+// like any map, so `--health` and the printers can be compared on states
+// its own tools never write.
 // Exit 0 on success, 2 on a usage, read or decode error.
 #include <algorithm>
 #include <bit>
@@ -68,6 +71,14 @@ class Perturber {
       if (Chance(0.2)) p.pg_num_target = static_cast<std::uint32_t>(Below(300) + 1);
       if (Chance(0.15)) p.cache_mode = static_cast<std::uint8_t>(Below(7));
       if (Chance(0.3)) p.opts = RandomPoolOpts();
+      if (Chance(0.25)) RandomHitSet(p);
+      if (Chance(0.2)) RandomSnaps(p);
+    }
+    for (auto* queue : {&m.removed_snaps_queue, &m.new_removed_snaps, &m.new_purged_snaps}) {
+      if (!Chance(0.15)) continue;
+      for (const auto& [id, p] : m.pools) {
+        if (Chance(0.6)) (*queue)[id] = RandomIntervals();
+      }
     }
     if (Chance(0.2)) {
       for (int k = 0; k < 3; ++k) {
@@ -123,6 +134,61 @@ class Perturber {
 
   static std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
+  // HitSet::Params of any type Pacific knows (bloom with its body), with
+  // count, period and decay rates (above 100 too: Ceph's grade table wraps).
+  void RandomHitSet(crushkit::osdmap::binary::BinaryPool& p) {
+    p.hit_set_params.type = static_cast<std::uint8_t>(Below(4));
+    p.hit_set_params.impl.clear();
+    if (p.hit_set_params.type == 3) {
+      const std::uint32_t fpp[] = {0, 1, 50000, 100000, 123457, 999999};
+      const std::string body = Le32(fpp[Below(6)]) +
+                               Le64(Chance(0.2) ? rng_() * 1000003ull : Below(5000)) +
+                               Le64(Chance(0.2) ? ~0ull - Below(3) : Below(100));
+      p.hit_set_params.impl =
+          std::string("\x01\x01", 2) + Le32(static_cast<std::uint32_t>(body.size())) + body;
+    }
+    p.hit_set_count = static_cast<std::uint32_t>(Below(7));
+    p.hit_set_period = static_cast<std::uint32_t>(Below(4000));
+    p.hit_set_grade_decay_rate = static_cast<std::uint32_t>(Chance(0.2) ? Below(200) : Below(60));
+    p.hit_set_search_last_n = static_cast<std::uint32_t>(Below(5));
+  }
+
+  // 1-5 interval_set entries, usually sorted and disjoint as Ceph writes
+  // them, sometimes not (Ceph's decode sorts them and keeps the first of a
+  // duplicate start).
+  crushkit::osdmap::binary::IntervalSet RandomIntervals() {
+    crushkit::osdmap::binary::IntervalSet s;
+    std::uint64_t at = 1 + Below(20);
+    const int n = 1 + static_cast<int>(Below(5));
+    for (int k = 0; k < n; ++k) {
+      const std::uint64_t len = 1 + Below(30);
+      s.emplace_back(at, len);
+      at += len + 1 + Below(40);
+    }
+    if (Chance(0.2)) std::shuffle(s.begin(), s.end(), rng_);
+    if (Chance(0.1)) s.emplace_back(s.front().first, 1 + Below(3));
+    return s;
+  }
+
+  // Pool snapshots (the key usually the snapid), removed snaps, snap_seq.
+  void RandomSnaps(crushkit::osdmap::binary::BinaryPool& p) {
+    p.snaps.clear();
+    const int n = static_cast<int>(Below(4));
+    for (int k = 0; k < n; ++k) {
+      crushkit::osdmap::binary::PoolSnap snap;
+      snap.frame = {2, 2, {}};
+      snap.snapid = 1 + Below(300);
+      snap.stamp = {
+          static_cast<std::uint32_t>(Chance(0.2) ? Below(1000) : 1700000000 + Below(100000000)),
+          static_cast<std::uint32_t>(Below(1000000000))};
+      snap.name = "snap-" + std::to_string(Below(1000));
+      p.snaps[Chance(0.9) ? snap.snapid : snap.snapid + 1] = snap;
+    }
+    p.removed_snaps = Chance(0.6) ? RandomIntervals() : crushkit::osdmap::binary::IntervalSet{};
+    p.snap_seq = Chance(0.8) ? 300 + Below(100) : 0;
+    p.snap_epoch = static_cast<std::uint32_t>(Below(50));
+  }
+
   // 1-3 options with the value types Ceph declares (key -> 0 string, 1 int,
   // 2 double), ascending keys as Ceph's std::map encodes them; now and then
   // a key 16.2 does not know.
@@ -174,8 +240,37 @@ class Perturber {
             std::string("\x01\x01\x01", 3) + Le32(static_cast<std::uint32_t>(body.size())) + body};
   }
 
-  // An entity_addrvec_t of 1-2 addresses (v2 then v1, as OSDs bind).
+  // A legacy (pre-msgr2, marker 0) entity_addr_t: 128-byte sockaddr_storage
+  // with a big-endian family; Ceph makes it v1 (IPv4/IPv6) or a blank
+  // address of type none (another family).
+  Addr RandomLegacyAddr() {
+    const std::uint32_t nonce = static_cast<std::uint32_t>(Chance(0.5) ? Below(4) : rng_());
+    const int kind = static_cast<int>(Below(10));  // 0-5 IPv4, 6-8 IPv6, 9 another family
+    const std::uint16_t family = kind < 6 ? 2 : kind < 9 ? 10 : 99;
+    std::string storage(128, '\0');
+    storage[0] = static_cast<char>(family >> 8);
+    storage[1] = static_cast<char>(family & 0xff);
+    const std::uint32_t port = Chance(0.2) ? 0 : 6800 + static_cast<std::uint32_t>(Below(4));
+    storage[2] = static_cast<char>(port >> 8);
+    storage[3] = static_cast<char>(port);
+    for (int b = 0; b < (family == 10 ? 16 : 4); ++b)
+      storage[(family == 10 ? 8 : 4) + b] = static_cast<char>(Below(4) + (b == 0 ? 10 : 0));
+    std::string image;
+    if (family == 99) {
+      image = Le32(0) + Le32(nonce);
+    } else {
+      const std::size_t size = family == 10 ? 28 : 16;
+      image =
+          Le32(1) + Le32(nonce) + static_cast<char>(family) + '\0' + storage.substr(2, size - 2);
+    }
+    image.resize(36, '\0');
+    return {image, std::string(4, '\0') + Le32(nonce) + storage};
+  }
+
+  // An entity_addrvec_t of 1-2 addresses (v2 then v1, as OSDs bind), or
+  // now and then a legacy single address.
   std::string RandomAddrvec() {
+    if (Chance(0.15)) return RandomLegacyAddr().wire;
     const bool both = Chance(0.6);
     std::string raw = "\x02" + Le32(both ? 2 : 1) + RandomAddr(2).wire;
     if (both) raw += RandomAddr(1).wire;
@@ -190,7 +285,8 @@ class Perturber {
     std::vector<Addr> entries;
     const int n = 1 + static_cast<int>(Below(40));
     for (int k = 0; k < n; ++k) {
-      Addr a = RandomAddr(1 + static_cast<std::uint32_t>(Below(3)));
+      Addr a =
+          Chance(0.15) ? RandomLegacyAddr() : RandomAddr(1 + static_cast<std::uint32_t>(Below(3)));
       a.wire += Le32(1700000000 + static_cast<std::uint32_t>(Below(1000000))) +
                 Le32(static_cast<std::uint32_t>(Below(1000000000)));
       entries.push_back(std::move(a));
@@ -210,6 +306,10 @@ class Perturber {
     std::string s(4, '\0');
     for (int i = 0; i < 4; ++i) s[i] = static_cast<char>(v >> (8 * i));
     return s;
+  }
+
+  static std::string Le64(std::uint64_t v) {
+    return Le32(static_cast<std::uint32_t>(v)) + Le32(static_cast<std::uint32_t>(v >> 32));
   }
 
   std::mt19937 rng_;

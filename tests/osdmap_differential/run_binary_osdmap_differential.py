@@ -16,7 +16,7 @@ import in between), built per base (deterministic in --seed and its index):
 Then --variations random flag sets (run_osdmap_differential.random_flags:
 marks, CRUSH weight edits, --pool, --pg_num, --test-map-pg[s...],
 --test-map-object, --export-crush, --upmap-cleanup, --tree; plus, here,
---print, --dump json|json-pretty|plain, --clean-temps,
+--print, --dump in every format (DUMP_FORMATS), --clean-temps,
 --save more often, --clear-temp, and --import-crush of the base's first
 crush map) run
 on two copies of the map in two directories, `osdmaptool om FLAGS` and
@@ -30,9 +30,10 @@ saved variation) is also decoded and re-encoded by crushkit
 From a second random stream (so the states above do not change): some
 variations add --health; each base's map is also perturbed twice by
 osdmap_perturb (down and full OSDs, map/OSD/node/class flags, ratios,
-pool flags, sizes, cache modes and options, OSD addresses, blocklists in
-sorted or shuffled wire order, features vs require_osd_release, stretch
-mode: fields Ceph's tools never set) and `--health`, often with --print
+pool flags, sizes, cache modes and options, HitSet parameters, pool
+snapshots and removed snaps, snap queues, OSD addresses (msgr2 and legacy),
+blocklists in sorted or shuffled wire order, features vs
+require_osd_release, stretch mode: fields Ceph's tools never set) and `--health`, often with --print
 or --dump and sometimes --save, compared on it; some bases
 compare the first 256 KiB of the endless `--test-crush`; and some compare
 a map each tool creates (--createsimple with its options, or
@@ -65,6 +66,11 @@ from run_osdmap_differential import (  # noqa: E402
 COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
             "roundtrips", "skipped_oracle", "unsupported", "bad_base", "health", "perturbed",
             "test_crush", "created")
+
+# Every `--dump` format name osdmaptool's Formatter::create knows, and one it
+# does not (compact json).
+DUMP_FORMATS = ("json", "json-pretty", "plain", "xml", "xml-pretty", "html", "html-pretty",
+                "table", "table-kv", "yaml")
 
 # --test-crush never ends: both tools' first bytes are compared, then killed.
 TEST_CRUSH_BYTES = 256 * 1024
@@ -101,7 +107,7 @@ def variation_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress):
     if rng.random() < 0.3:
         flags.append("--print")
     if rng.random() < 0.3:
-        flags += ["--dump", rng.choice(["json", "json-pretty", "plain"])]
+        flags += ["--dump", rng.choice(DUMP_FORMATS)]
     if rng.random() < 0.05:
         flags.append("--clean-temps")
     return flags
@@ -164,7 +170,7 @@ def perturbed_health(rng, d, index, crushkit, perturb, res):
         return
     dirs = fresh_dirs(d, ("pert.om",))
     flags = ["--health"] + (["--mark-up-in"] if rng.random() < 0.2 else [])
-    flags += rng.choice([[], ["--print"], ["--dump", "json"], ["--dump", "json-pretty"]])
+    flags += rng.choice([[], ["--print"], ["--dump", "json"], ["--dump", rng.choice(DUMP_FORMATS)]])
     if rng.random() < 0.2:
         flags.append("--save")
     ceph = run(["osdmaptool", "pert.om"] + flags, dirs["ceph"])

@@ -130,13 +130,14 @@ def random_flags(rng, max_osd, pg_num, has_upmaps, upmap_stress=False):
     r = rng.random()
     if r < 0.15:
         # Printed last whatever its position; "--tree X" takes X as the format.
-        flags = ["--tree", rng.choice(["json", "plain"])] + flags
+        flags = ["--tree", rng.choice(["json", "plain", "json", "plain", "json-pretty", "xml",
+                                       "xml-pretty", "html-pretty", "table", "table-kv"])] + flags
     elif r < 0.3:
         # Trailing --tree: Ceph keeps the previous string option's value as the
         # format (json unless none was given).
         flags.append("--tree")
     elif r < 0.4:
-        flags.append(rng.choice(["--tree=plain", "--tree=json"]))
+        flags.append(rng.choice(["--tree=plain", "--tree=json", "--tree=xml", "--tree=table-kv"]))
     return flags
 
 

@@ -175,4 +175,20 @@ crushkit::crush::CrushMap MakeCluster(int osds, int per_host) {
   return MakeCluster(spec);
 }
 
+const ClusterSpec& TenThousandOsdSpec() {
+  static const ClusterSpec* spec = [] {
+    auto* s = new ClusterSpec;
+    s->hosts = 1000;
+    s->osds_per_host = 10;
+    s->racks = 50;
+    return s;
+  }();
+  return *spec;
+}
+
+const crushkit::crush::CrushMap& TenThousandOsdMap() {
+  static const auto* map = new crushkit::crush::CrushMap(MakeCluster(TenThousandOsdSpec()));
+  return *map;
+}
+
 }  // namespace crush_testing

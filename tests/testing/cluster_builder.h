@@ -66,6 +66,11 @@ crushkit::crush::CrushMap MakeCluster(const ClusterSpec& spec);
 // no racks, jewel tunables.
 crushkit::crush::CrushMap MakeCluster(int osds, int per_host);
 
+// The benchmarks' map: 10,000 OSDs, 1,000 hosts of 10 in 50 racks of 20
+// hosts, one root, all straw2 (spec and map built once, never freed).
+const ClusterSpec& TenThousandOsdSpec();
+const crushkit::crush::CrushMap& TenThousandOsdMap();
+
 }  // namespace crush_testing
 
 #endif  // CRUSHKIT_TESTS_TESTING_CLUSTER_BUILDER_H_

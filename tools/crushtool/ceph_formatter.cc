@@ -201,16 +201,33 @@ class TableFormatter final : public CephFormatter {
     }
   }
 
-  void DumpInt(std::string_view name, std::int64_t v) override { Cell(name, std::to_string(v)); }
-
-  void DumpUnsigned(std::string_view name, std::uint64_t v) override {
+  void DumpInt(std::string_view name, std::int64_t v) override {
+    FinishPending();
     Cell(name, std::to_string(v));
   }
 
-  void DumpFloat(std::string_view name, double v) override { Cell(name, FormatDouble(v, 17)); }
+  void DumpUnsigned(std::string_view name, std::uint64_t v) override {
+    FinishPending();
+    Cell(name, std::to_string(v));
+  }
+
+  void DumpFloat(std::string_view name, double v) override {
+    FinishPending();
+    Cell(name, FormatDouble(v, 17));
+  }
 
   void DumpString(std::string_view name, std::string_view v) override {
+    FinishPending();
     Cell(name, std::string(v));
+  }
+
+  // TableFormatter::dump_stream keeps the value pending; open and close do
+  // not file it, so a stream dumped last in a section lands in the next
+  // one's path.
+  void DumpStream(std::string_view name, std::string_view v) override {
+    FinishPending();
+    pending_name_ = name;
+    pending_value_ = v;
   }
 
   std::string Flush() override;
@@ -229,6 +246,14 @@ class TableFormatter final : public CephFormatter {
     return t.append("[").append(std::to_string(n)).append("]");
   }
 
+  // finish_pending_string(): an empty pending name counts as none.
+  void FinishPending() {
+    if (pending_name_.empty()) return;
+    const std::string name = std::move(pending_name_);
+    pending_name_.clear();
+    Cell(name, std::move(pending_value_));
+  }
+
   void Cell(std::string_view name, std::string value) {
     if (rows_.empty()) rows_.resize(1);
     if (!rows_.back().empty() && rows_.back().front().first == name) rows_.resize(rows_.size() + 1);
@@ -237,6 +262,8 @@ class TableFormatter final : public CephFormatter {
   }
 
   bool keyval_;
+  std::string pending_name_;
+  std::string pending_value_;
   std::vector<std::string> sections_;
   int section_open_ = 0;
   std::map<std::string, int> counts_;
@@ -244,6 +271,7 @@ class TableFormatter final : public CephFormatter {
 };
 
 std::string TableFormatter::Flush() {
+  FinishPending();
   std::vector<std::size_t> width;
   for (const auto& row : rows_) {
     if (width.size() < row.size()) width.resize(row.size());

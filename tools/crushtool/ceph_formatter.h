@@ -18,27 +18,24 @@
 #include <string>
 #include <string_view>
 
+#include "crush/formatter_sink.h"
+
 namespace crushkit::tools::crushtool {
 
-class CephFormatter {
+class CephFormatter : public crush::FormatterSink {
  public:
-  virtual ~CephFormatter() = default;
-
   // Formatter::create(type, "json-pretty", "json-pretty"): an empty or
   // unknown `type` gives json-pretty.
   static std::unique_ptr<CephFormatter> Create(std::string_view type);
 
-  virtual void OpenObject(std::string_view name) = 0;
-  virtual void OpenArray(std::string_view name) = 0;
-  virtual void Close() = 0;
-  virtual void DumpInt(std::string_view name, std::int64_t v) = 0;
-  virtual void DumpUnsigned(std::string_view name, std::uint64_t v) = 0;
-  virtual void DumpFloat(std::string_view name, double v) = 0;
-  virtual void DumpString(std::string_view name, std::string_view v) = 0;
-
   // dump_bool: true/false unquoted in JSON; the other formats print values
   // as text, so the word itself.
   virtual void DumpBool(std::string_view name, bool v) { DumpString(name, v ? "true" : "false"); }
+
+  // dump_stream(name) << v: the same as DumpString except in table
+  // formats, where Ceph's TableFormatter files the value only at the next
+  // dump call (or flush), under the sections open then.
+  void DumpStream(std::string_view name, std::string_view v) override { DumpString(name, v); }
 
   // flush(): the text so far (with the trailing newline some formats add).
   virtual std::string Flush() = 0;

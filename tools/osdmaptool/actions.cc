@@ -23,6 +23,7 @@
 #include "osdmap/pg_mapping.h"
 #include "osdmap/upmap_balancer.h"
 #include "osdmap/upmap_cleanup.h"
+#include "tools/crushtool/ceph_formatter.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
@@ -42,6 +43,16 @@ using osdmap::Pool;
 
 using crush::FormatCephDouble;
 using crush::FormatCephFloat;
+
+// osdmaptool's `--tree FORMAT` for the formats other than json: the tree in
+// a "tree" section, the formatter's flush, then std::endl.
+absl::StatusOr<std::string> FormattedTree(const ClusterState& state, const std::string& format) {
+  std::unique_ptr<crushtool::CephFormatter> f = crushtool::CephFormatter::Create(format);
+  f->OpenObject("tree");
+  if (absl::Status st = osdmap::DumpOsdTree(state, *f); !st.ok()) return st;
+  f->Close();
+  return f->Flush() + "\n";
+}
 
 // pg_t's operator<<: the pool printed as unsigned 64-bit, the seed in hex.
 std::string FormatPg(const PgId& pg) {
@@ -645,9 +656,10 @@ class Runner {
   // osdmaptool prints the tree after every other action, on the modified map.
   void Tree() {
     if (!opt_.tree) return;
-    auto tree = opt_.tree_json_pretty ? FormatOsdTreeJsonPretty(state_)
-                : opt_.tree_json      ? FormatOsdTreeJson(state_)
-                                      : FormatOsdTreePlain(state_);
+    auto tree = !opt_.tree_format.empty() ? FormattedTree(state_, opt_.tree_format)
+                : opt_.tree_json_pretty   ? FormatOsdTreeJsonPretty(state_)
+                : opt_.tree_json          ? FormatOsdTreeJson(state_)
+                                          : FormatOsdTreePlain(state_);
     if (!tree.ok()) {
       Fail(absl::StrCat(opt_.me, ": --tree: ", tree.status().message()));
       return;

@@ -9,7 +9,8 @@
 // --clean-temps (its line only: 16.2 discards the result), --import-crush,
 // --export-crush, --test-map-object, --test-map-pg,
 // --test-map-pgs[-dump[-all]] with --pool, --pg_num and --test-random,
-// --tree (plain, json, json-pretty), --upmap-cleanup
+// --tree (plain, json, json-pretty, xml, xml-pretty, html, html-pretty,
+// table, table-kv), --upmap-cleanup
 // (osdmap/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
 // --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h: crushkit's
 // deterministic balancer, not Ceph's calc_pg_upmaps, so the commands
@@ -72,10 +73,13 @@ struct OsdmaptoolOptions {
   std::int64_t pool = -1;
   std::int64_t pg_num = -1;
   // --tree: printed last, after every other action. tree_json selects
-  // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON).
+  // `--tree json` (any format name but "plain"/"" that Ceph maps to JSON);
+  // tree_format, when set, is one of Formatter::create's other names (xml,
+  // xml-pretty, html, html-pretty, table, table-kv) and wins over tree_json.
   bool tree = false;
   bool tree_json = false;
   bool tree_json_pretty = false;  // `--tree json-pretty`
+  std::string tree_format;
   // --print/--dump: renders the map as osdmaptool prints it, called after
   // every other action and the final epoch bump, before --tree (the front
   // owns the binary map). `modified` says whether the state will be written.

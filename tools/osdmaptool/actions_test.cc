@@ -135,6 +135,12 @@ TEST_F(OsdmaptoolTest, TreeMatchesOracle) {
   ExpectSame("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree plain", opt);
   opt.tree_json = true;
   ExpectSame("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree=json", opt);
+  opt.tree_json = false;
+  for (const char* format : {"xml", "xml-pretty", "html-pretty", "table", "table-kv"}) {
+    opt.tree_format = format;
+    ExpectSame(
+        std::string("--mark-up-in --mark-out 2 --adjust-crush-weight 1:0.3 --tree ") + format, opt);
+  }
 }
 
 TEST_F(OsdmaptoolTest, OutOfRangeCrushWeightsLikeOracle) {

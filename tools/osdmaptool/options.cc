@@ -182,7 +182,8 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     if (args.Flag({"-p", "--print"})) {
       c.map.print = true;
     } else if (args.WithArg({"--dump"}, &val, &err_buf) != ArgMatch::kNoMatch) {
-      // Formatter::create(val, "", "json"): anything but plain is JSON.
+      // Formatter::create(val, "", "json"): the formatter of that name, an
+      // unknown name being json (DumpOsdMap).
       c.map.print = true;
       c.map.dump_format = val == "plain" ? "" : val;
     } else if (args.WithArg({"--tree"}, &val, &err_buf) != ArgMatch::kNoMatch) {
@@ -190,16 +191,11 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       // formatter, once made, stays.
       tree = true;
       if (!val.empty() && val != "plain") {
-        if (val == "json-pretty") {
-          opt.tree_json = true;
-          opt.tree_json_pretty = true;
-        } else if (IsOtherCephFormat(val)) {
-          r.err += "crushkit osdmaptool: --tree " + val +
-                   " is not supported (plain, json and json-pretty are)\n";
-          return stop(1, false);
-        } else {
-          opt.tree_json = true;
-        }
+        // Formatter::create(val, "", "json"): a new formatter replaces the
+        // last one; an unknown name is compact json.
+        opt.tree_json = !IsOtherCephFormat(val) || val == "json-pretty";
+        opt.tree_json_pretty = val == "json-pretty";
+        opt.tree_format = opt.tree_json ? "" : val;
       }
     } else if (args.WithInt({"--osd-pg-bits"}, &pg_bits, &err_buf) ||
                args.WithInt({"--osd-pgp-bits"}, &pgp_bits, &err_buf)) {

@@ -44,6 +44,21 @@ TEST(OsdmaptoolOptionsTest, TrailingTreeReusesTheLastStringValue) {
   EXPECT_TRUE(r.command.actions.tree_json);  // a formatter, once made, stays
 }
 
+TEST(OsdmaptoolOptionsTest, ALaterTreeFormatReplacesTheFormatter) {
+  ParseResult r = Parse({"om", "--tree", "json-pretty", "--tree", "xml"});
+  ASSERT_FALSE(r.stop) << r.err;
+  EXPECT_FALSE(r.command.actions.tree_json);
+  EXPECT_EQ(r.command.actions.tree_format, "xml");
+  r = Parse({"om", "--tree=table-kv", "--tree", "json"});
+  EXPECT_TRUE(r.command.actions.tree_json);
+  EXPECT_FALSE(r.command.actions.tree_json_pretty);
+  EXPECT_EQ(r.command.actions.tree_format, "");
+  r = Parse({"om", "--tree", "json-pretty", "--tree", "json"});
+  EXPECT_FALSE(r.command.actions.tree_json_pretty);  // compact json replaces pretty
+  r = Parse({"om", "--tree", "html", "--tree=plain"});
+  EXPECT_EQ(r.command.actions.tree_format, "html");
+}
+
 TEST(OsdmaptoolOptionsTest, PoolErrorsArePrintedAndStop) {
   ParseResult r = Parse({"om", "--pool", "abc"});
   EXPECT_TRUE(r.stop);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/entity_addr.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/osdmap_health.h"
 #include "osdmap/osdmap_print.h"
@@ -25,32 +26,17 @@ using osdmap::binary::BinaryPool;
 
 std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
 
-absl::Status CheckDumpable(const OsdMapBinary& m) {
-  if (!m.removed_snaps_queue.empty() || !m.new_removed_snaps.empty() ||
-      !m.new_purged_snaps.empty()) {
-    return absl::UnimplementedError("snap queues");
-  }
-  for (const auto& [id, p] : m.pools) {
-    if (!p.snaps.empty() || p.hit_set_params.type != 0 || p.hit_set_count != 0) {
-      return absl::UnimplementedError(absl::StrCat("pool ", id, " snapshots or HitSets"));
-    }
-    for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
-      if (!opt.type_ok) {
-        return absl::InternalError(
-            absl::StrCat("pool ", id, " option ", opt.name,
-                         " has a value of the wrong type (Ceph's dump crashes here)"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 // pg_pool_t::dump.
-void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const BinaryPool& p) {
-  f.OpenObject("");
+absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name,
+                      const BinaryPool& p) {
+  const auto hit_set = osdmap::ParseHitSetParams(p.hit_set_params);
+  if (!hit_set.ok()) return hit_set.status();
+  const auto grades = osdmap::HitSetGradeTable(p);
+  if (!grades.ok()) return grades.status();
+  f.OpenObject("pool");
   f.DumpInt("pool", id);
   f.DumpString("pool_name", name);
-  f.DumpString("create_time", Stamp(p.create_time));
+  f.DumpStream("create_time", Stamp(p.create_time));
   f.DumpUnsigned("flags", p.flags);
   f.DumpString("flags_names", osdmap::PoolFlagString(p.flags));
   f.DumpInt("type", p.type);
@@ -71,29 +57,37 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("pg_num_pending", p.pg_num_pending);
   f.OpenObject("last_pg_merge_meta");
   const auto& mm = p.last_pg_merge_meta;
-  f.DumpString("source_pgid", osdmap::FormatPgId(mm.source_pgid));
+  f.DumpStream("source_pgid", osdmap::FormatPgId(mm.source_pgid));
   f.DumpUnsigned("ready_epoch", mm.ready_epoch);
   f.DumpUnsigned("last_epoch_started", mm.last_epoch_started);
   f.DumpUnsigned("last_epoch_clean", mm.last_epoch_clean);
-  f.DumpString("source_version",
+  f.DumpStream("source_version",
                absl::StrCat(mm.source_version.epoch, "'", mm.source_version.version));
-  f.DumpString("target_version",
+  f.DumpStream("target_version",
                absl::StrCat(mm.target_version.epoch, "'", mm.target_version.version));
   f.Close();
-  f.DumpString("last_change", absl::StrCat(p.last_change));
-  f.DumpString("last_force_op_resend", absl::StrCat(p.last_force_op_resend));
-  f.DumpString("last_force_op_resend_prenautilus",
+  f.DumpStream("last_change", absl::StrCat(p.last_change));
+  f.DumpStream("last_force_op_resend", absl::StrCat(p.last_force_op_resend));
+  f.DumpStream("last_force_op_resend_prenautilus",
                absl::StrCat(p.last_force_op_resend_prenautilus));
-  f.DumpString("last_force_op_resend_preluminous",
+  f.DumpStream("last_force_op_resend_preluminous",
                absl::StrCat(p.last_force_op_resend_preluminous));
   f.DumpUnsigned("auid", p.auid);
-  // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) or any pool snapshot.
-  f.DumpString("snap_mode", (p.flags & (1u << 14)) || !p.snaps.empty() ? "pool" : "selfmanaged");
+  // is_pool_snaps_mode(): FLAG_POOL_SNAPS (1 << 14) alone, whatever the
+  // snapshots (16.2 checked on pools with snapshots and SELFMANAGED_SNAPS).
+  f.DumpString("snap_mode", (p.flags & (1u << 14)) != 0 ? "pool" : "selfmanaged");
   f.DumpUnsigned("snap_seq", p.snap_seq);
   f.DumpUnsigned("snap_epoch", p.snap_epoch);
   f.OpenArray("pool_snaps");
+  for (const auto& [key, snap] : p.snaps) {
+    f.OpenObject("pool_snap_info");  // pool_snap_info_t::dump
+    f.DumpUnsigned("snapid", snap.snapid);
+    f.DumpStream("stamp", Stamp(snap.stamp));
+    f.DumpString("name", snap.name);
+    f.Close();
+  }
   f.Close();
-  f.DumpString("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
+  f.DumpStream("removed_snaps", osdmap::FormatIntervals(p.removed_snaps));
   f.DumpUnsigned("quota_max_bytes", p.quota_max_bytes);
   f.DumpUnsigned("quota_max_objects", p.quota_max_objects);
   f.OpenArray("tiers");
@@ -111,8 +105,13 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("cache_min_flush_age", p.cache_min_flush_age);
   f.DumpUnsigned("cache_min_evict_age", p.cache_min_evict_age);
   f.DumpString("erasure_code_profile", p.erasure_code_profile);
-  f.OpenObject("hit_set_params");
-  f.DumpString("type", "none");
+  f.OpenObject("hit_set_params");  // HitSet::Params::dump
+  f.DumpString("type", osdmap::HitSetTypeName(hit_set->type));
+  if (hit_set->type == osdmap::HitSetType::kBloom) {
+    f.DumpFloat("false_positive_probability", osdmap::HitSetFpp(*hit_set));
+    f.DumpInt("target_size", static_cast<std::int64_t>(hit_set->target_size));
+    f.DumpInt("seed", static_cast<std::int64_t>(hit_set->seed));
+  }
   f.Close();
   f.DumpUnsigned("hit_set_period", p.hit_set_period);
   f.DumpUnsigned("hit_set_count", p.hit_set_count);
@@ -122,6 +121,7 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   f.DumpUnsigned("hit_set_grade_decay_rate", p.hit_set_grade_decay_rate);
   f.DumpUnsigned("hit_set_search_last_n", p.hit_set_search_last_n);
   f.OpenArray("grade_table");
+  for (std::uint32_t g : *grades) f.DumpUnsigned("value", g);
   f.Close();
   f.DumpUnsigned("stripe_width", p.stripe_width);
   f.DumpUnsigned("expected_num_objects", p.expected_num_objects);
@@ -145,13 +145,14 @@ void DumpPool(CephFormatter& f, std::int64_t id, const std::string& name, const 
   }
   f.Close();
   f.Close();
+  return absl::OkStatus();
 }
 
 absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   const std::uint32_t state = m.osd_state[i];
-  f.OpenObject("");
+  f.OpenObject("osd_info");
   f.DumpInt("osd", static_cast<std::int64_t>(i));
-  f.DumpString("uuid", osdmap::FormatUuid(i < m.osd_uuid.size() ? m.osd_uuid[i]
+  f.DumpStream("uuid", osdmap::FormatUuid(i < m.osd_uuid.size() ? m.osd_uuid[i]
                                                                 : std::array<std::uint8_t, 16>{}));
   f.DumpInt("up", (state & 1) && (state & 2) ? 1 : 0);
   f.DumpInt("in", m.osd_weight[i] ? 1 : 0);
@@ -179,7 +180,7 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
     for (const osdmap::EntityAddr& a : *addrs) {
       f.OpenObject("addr");  // entity_addr_t::dump
       f.DumpString("type", osdmap::AddrTypeName(a.type));
-      f.DumpString("addr", a.sockaddr);
+      f.DumpStream("addr", a.sockaddr);
       f.DumpUnsigned("nonce", a.nonce);
       f.Close();
     }
@@ -190,7 +191,7 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   // The compat fields: get_legacy_str() of each vector.
   const char* const legacy_names[] = {"public_addr", "cluster_addr", "heartbeat_back_addr",
                                       "heartbeat_front_addr"};
-  for (std::size_t k = 0; k < legacy.size(); ++k) f.DumpString(legacy_names[k], legacy[k]);
+  for (std::size_t k = 0; k < legacy.size(); ++k) f.DumpStream(legacy_names[k], legacy[k]);
   f.OpenArray("state");
   for (const std::string& s : osdmap::OsdStateNames(state)) f.DumpString("state", s);
   f.Close();
@@ -200,16 +201,16 @@ absl::Status DumpOsd(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
 
 void DumpXinfo(CephFormatter& f, const OsdMapBinary& m, std::size_t i) {
   const osdmap::BinaryOsdXinfo& x = m.osd_xinfo[i];
-  f.OpenObject("");
+  f.OpenObject("xinfo");
   f.DumpInt("osd", static_cast<std::int64_t>(i));
-  f.DumpString("down_stamp", Stamp(x.down_stamp));
+  f.DumpStream("down_stamp", Stamp(x.down_stamp));
   // osd_xinfo_t::decode: laggy_probability = (float)lp / (float)0xffffffff.
   f.DumpFloat("laggy_probability",
               static_cast<float>(x.laggy_probability) / static_cast<float>(0xffffffffu));
   f.DumpUnsigned("laggy_interval", x.laggy_interval);
   f.DumpInt("features", static_cast<std::int64_t>(x.features));
   f.DumpUnsigned("old_weight", x.old_weight);
-  f.DumpString("last_purged_snaps_scrub", Stamp(x.last_purged_snaps_scrub));
+  f.DumpStream("last_purged_snaps_scrub", Stamp(x.last_purged_snaps_scrub));
   f.DumpUnsigned("dead_epoch", x.dead_epoch);
   f.Close();
 }
@@ -221,7 +222,7 @@ void DumpPgOsds(CephFormatter& f, const char* array, const char* entry, const Pg
   f.OpenArray(array);
   for (const auto& [pg, osds] : lists) {
     f.OpenObject(entry);
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.OpenArray("osds");
     for (std::int32_t o : osds) f.DumpInt("osd", o);
     f.Close();
@@ -235,7 +236,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
   f.OpenArray("pg_upmap_items");
   for (const auto& [pg, pairs] : m.pg_upmap_items) {
     f.OpenObject("mapping");
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.OpenArray("mappings");
     for (const auto& [from, to] : pairs) {
       f.OpenObject("mapping");
@@ -251,7 +252,7 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
   // A flat array of pgid, osd, pgid, osd... (the key names are lost).
   f.OpenArray("primary_temp");
   for (const auto& [pg, osd] : m.primary_temp) {
-    f.DumpString("pgid", osdmap::FormatPgId(pg));
+    f.DumpStream("pgid", osdmap::FormatPgId(pg));
     f.DumpInt("osd", osd);
   }
   f.Close();
@@ -260,21 +261,19 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
 }  // namespace
 
 absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format) {
-  if (format == "xml" || format == "xml-pretty" || format == "html" || format == "html-pretty" ||
-      format == "table" || format == "table-kv") {
-    return absl::UnimplementedError("--dump " + std::string(format));
-  }
-  if (auto st = CheckDumpable(m); !st.ok()) return st;
+  if (absl::Status st = osdmap::CheckPerOsdVectors(m); !st.ok()) return st;
   // Formatter::create(format, "", "json"): an unknown name is compact json.
-  std::unique_ptr<CephFormatter> f =
-      CephFormatter::Create(format == "json-pretty" ? "json-pretty" : "json");
+  const bool known = format == "json-pretty" || format == "xml" || format == "xml-pretty" ||
+                     format == "html" || format == "html-pretty" || format == "table" ||
+                     format == "table-kv";
+  std::unique_ptr<CephFormatter> f = CephFormatter::Create(known ? format : "json");
   f->OpenObject("osdmap");
   f->DumpUnsigned("epoch", m.epoch);
-  f->DumpString("fsid", osdmap::FormatUuid(m.fsid));
-  f->DumpString("created", Stamp(m.created));
-  f->DumpString("modified", Stamp(m.modified));
-  f->DumpString("last_up_change", Stamp(m.last_up_change));
-  f->DumpString("last_in_change", Stamp(m.last_in_change));
+  f->DumpStream("fsid", osdmap::FormatUuid(m.fsid));
+  f->DumpStream("created", Stamp(m.created));
+  f->DumpStream("modified", Stamp(m.modified));
+  f->DumpStream("last_up_change", Stamp(m.last_up_change));
+  f->DumpStream("last_in_change", Stamp(m.last_in_change));
   f->DumpString("flags", osdmap::MapFlagString(m.flags));
   f->DumpUnsigned("flags_num", m.flags);
   f->OpenArray("flags_set");
@@ -293,7 +292,10 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->OpenArray("pools");
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
-    DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+    if (absl::Status st = DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+        !st.ok()) {
+      return st;
+    }
   }
   f->Close();
   f->OpenArray("osds");
@@ -312,7 +314,7 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     auto entries = osdmap::DecodeBlocklist(range ? m.range_blocklist : m.blocklist, !range);
     if (!entries.ok()) return entries.status();
     f->OpenObject(range ? "range_blocklist" : "blocklist");
-    for (const osdmap::BlocklistEntry& e : *entries) f->DumpString(e.addr, Stamp(e.expires));
+    for (const osdmap::BlocklistEntry& e : *entries) f->DumpStream(e.addr, Stamp(e.expires));
     f->Close();
   }
   f->OpenObject("erasure_code_profiles");
@@ -322,8 +324,25 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     f->Close();
   }
   f->Close();
-  for (const char* name : {"removed_snaps_queue", "new_removed_snaps", "new_purged_snaps"}) {
+  const std::pair<const char*, const osdmap::SnapIntervalMap*> queues[] = {
+      {"removed_snaps_queue", &m.removed_snaps_queue},
+      {"new_removed_snaps", &m.new_removed_snaps},
+      {"new_purged_snaps", &m.new_purged_snaps}};
+  for (const auto& [name, queue] : queues) {
     f->OpenArray(name);
+    for (const auto& [pool, snaps] : *queue) {
+      f->OpenObject("pool");
+      f->DumpInt("pool", pool);
+      f->OpenArray("snaps");
+      for (const auto& [begin, length] : osdmap::SortedIntervals(snaps)) {
+        f->OpenObject("interval");
+        f->DumpUnsigned("begin", begin);
+        f->DumpUnsigned("length", length);
+        f->Close();
+      }
+      f->Close();
+      f->Close();
+    }
     f->Close();
   }
   // Each node (by name if it has one) or class -> its flag names.

@@ -1,14 +1,14 @@
-// `osdmaptool --dump json|json-pretty`: OSDMap::dump (src/osd/OSDMap.cc,
-// with pg_pool_t::dump, osd_info_t/osd_xinfo_t::dump) of a binary OSDMap
-// under Ceph's JSONFormatter (tools/crushtool/ceph_formatter.h: protobuf's
-// JSON printer cannot reproduce Ceph's layout and float printing). Key
-// order and quirks: /work/shared/reference/ceph-osdmap-encoding.md
-// section 11.
-// OSD addresses, blocklists (Ceph's hash-table order), pool options and
-// crush node / device class flags are dumped. Not rendered yet
-// (kUnimplemented, never a wrong document): formats other than
-// json/json-pretty, legacy OSD addresses, pool snapshots, HitSet
-// parameters, snap queues.
+// `osdmaptool --dump FORMAT`: OSDMap::dump (src/osd/OSDMap.cc, with
+// pg_pool_t::dump, HitSet::Params::dump, pool_snap_info_t::dump,
+// osd_info_t/osd_xinfo_t/entity_addr_t::dump) of a binary OSDMap under
+// Ceph's formatter of that name (tools/crushtool/ceph_formatter.h:
+// protobuf's JSON printer cannot reproduce Ceph's layout and float
+// printing), with Ceph's section names and its dump_stream fields, so that
+// xml, html and table print as Ceph's do. Key order and quirks:
+// /work/shared/reference/ceph-osdmap-encoding.md section 11.
+// Every field is dumped: pools (HitSets, snapshots, options), OSD addresses
+// (msgr2 and legacy), blocklists (Ceph's hash-table order), snap queues,
+// crush node / device class flags.
 // Pure function; thread-safe except for localtime's TZ lookup.
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAP_DUMP_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_OSDMAP_DUMP_H_
@@ -23,9 +23,11 @@
 namespace crushkit::tools::osdmaptool {
 
 // The bytes `osdmaptool --dump FORMAT` writes after its banner (no final
-// newline for json). FORMAT is any name but "plain": json-pretty is pretty,
-// xml/html/table variants are kUnimplemented, and any other name is compact
-// json (Formatter::create(FORMAT, "", "json")).
+// newline for json). FORMAT is any name but "plain": json, json-pretty, xml,
+// xml-pretty, html, html-pretty, table and table-kv are those formatters, and
+// any other name is compact json (Formatter::create(FORMAT, "", "json")).
+// Errors: osdmap::CheckPerOsdVectors' and ParseHitSetParams' errors,
+// HitSetGradeTable's limit, kDataLoss for an address that does not parse.
 absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::string_view format);
 
 // `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as

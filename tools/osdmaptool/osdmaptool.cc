@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/ceph_conf.h"
+#include "osdmap/hit_set_params.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_binary_save.h"
@@ -36,16 +37,17 @@ constexpr char kCrushkitNote[] =
     "\ncrushkit: <mapfilename> is Ceph's binary osdmap (written back as one) or a crushkit\n"
     "state file (`crushkit import`). As osdmaptool 16.2: --createsimple with --pg-bits,\n"
     "--pgp-bits, --with-default-pool, --clobber, --osd_pool_default_size; --create-from-conf\n"
-    "-c CONF; --print, --dump plain|json|json-pretty; --mark-up-in, --mark-out, --mark-up, "
-    "--mark-in,\n"
+    "-c CONF; --print, --dump plain|json|json-pretty|xml|xml-pretty|html|html-pretty|table|\n"
+    "table-kv (every pool field: HitSets, snapshots, snap queues; legacy addresses);\n"
+    "--mark-up-in, --mark-out, --mark-up, --mark-in,\n"
     "--adjust-crush-weight, --clear-temp, --clean-temps, --import-crush, --export-crush,\n"
     "--test-map-object, --test-map-pg, --test-map-pgs[-dump[-all]], --pool, --pg_num,\n"
-    "--test-random, --tree [plain|json|json-pretty], --upmap-cleanup, --health, --test-crush\n"
+    "--test-random, --tree [FORMAT, as --dump], --upmap-cleanup, --health, --test-crush\n"
     "(endless, as Ceph's), --save. --upmap with\n"
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
     "balancer (the same as `crushkit balance`; its commands differ from Ceph's);\n"
     "--upmap-active repeats its rounds until one finds nothing.\n"
-    "Not supported yet: --dump xml/table, --clobber without a create option.\n"
+    "Not supported yet: --clobber without a create option.\n"
     "`--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
 
@@ -164,6 +166,11 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                  : absl::StatusOr<osdmap::OsdMapBinary>(
                        absl::UnimplementedError("needs a binary osdmap, not a state file"));
   auto state = binary_map ? osdmap::ImportDecodedOsdMap(as_decoded) : osdmap::ParseState(*bytes);
+  if (state.ok() && binary_map) {
+    // What crushkit's decoder keeps opaque but Ceph's OSDMap::decode
+    // rejects: the whole map is then unreadable to osdmaptool.
+    if (absl::Status st = osdmap::CheckHitSetParams(*as_decoded); !st.ok()) state = st;
+  }
   if (!state.ok()) {
     // osdmaptool's own line; crushkit adds why when there is something to
     // explain (an empty file is just that).

@@ -1,0 +1,149 @@
+// crushkit's DoRule against Ceph's own compiled mapper, side by side in one
+// process: Ceph's crush_do_rule from ceph-base's libceph-common.so.2 (the
+// code Ceph's daemons and tools run, loaded with dlopen; see
+// tests/testing/ceph_mapper.h) and crush::DoRule, on the same 10,000-OSD
+// three-level straw2 map as crush/mapper_benchmark.cc (hosts of 10, racks
+// of 20 hosts), the same x sequence, one thread each. Before timing, both
+// map 20,000 inputs per rule and must agree on every result.
+// Prints Google Benchmark's table, then one line per rule: the ratio of
+// Ceph's time per mapping to crushkit's (medians with --benchmark_repetitions).
+//   build/bench/mapper_vs_ceph --benchmark_repetitions=5
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+
+#include "crush/hash.h"
+#include "crush/map.h"
+#include "crush/mapper.h"
+#include "crush/types.h"
+#include "tests/testing/ceph_mapper.h"
+#include "tests/testing/cluster_builder.h"
+
+namespace {
+
+using crush_testing::CephMapper;
+using crush_testing::CephWorkspace;
+using crushkit::crush::CrushMap;
+using crushkit::crush::DoRule;
+using crushkit::crush::Hash32_1;
+using crushkit::crush::ItemId;
+using crushkit::crush::Weight;
+using crushkit::crush::Workspace;
+
+using crush_testing::TenThousandOsdMap;
+
+const std::vector<Weight>& AllIn() {
+  static const std::vector<Weight> weights(
+      static_cast<std::size_t>(TenThousandOsdMap().max_devices()), crushkit::crush::kWeightOne);
+  return weights;
+}
+
+const CephMapper* ceph = nullptr;
+
+template <std::size_t kReplicas>
+void Crushkit(benchmark::State& state, int rule) {
+  Workspace ws(TenThousandOsdMap(), static_cast<int>(kReplicas));
+  std::array<ItemId, kReplicas> out{};
+  std::uint32_t x = 1;
+  for (auto _ : state) {
+    x = Hash32_1(x);
+    benchmark::DoNotOptimize(DoRule(TenThousandOsdMap(), rule, x, AllIn(), ws, out));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <std::size_t kReplicas>
+void Ceph(benchmark::State& state, int rule) {
+  CephWorkspace ws(*ceph, static_cast<int>(kReplicas));
+  std::array<int, kReplicas> out{};
+  std::uint32_t x = 1;
+  for (auto _ : state) {
+    x = Hash32_1(x);
+    benchmark::DoNotOptimize(ceph->DoRule(rule, static_cast<int>(x), AllIn(), ws, out));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Both mappers agree on `inputs` consecutive x of the benchmark's sequence.
+template <std::size_t kReplicas>
+bool SameResults(int rule, int inputs) {
+  Workspace ws(TenThousandOsdMap(), static_cast<int>(kReplicas));
+  CephWorkspace ceph_ws(*ceph, static_cast<int>(kReplicas));
+  std::array<ItemId, kReplicas> ours{};
+  std::array<int, kReplicas> theirs{};
+  std::uint32_t x = 1;
+  for (int i = 0; i < inputs; ++i) {
+    x = Hash32_1(x);
+    const int n = DoRule(TenThousandOsdMap(), rule, x, AllIn(), ws, ours);
+    const int m = ceph->DoRule(rule, static_cast<int>(x), AllIn(), ceph_ws, theirs);
+    if (n != m || !std::equal(ours.begin(), ours.begin() + n, theirs.begin())) {
+      std::fprintf(stderr, "rule %d x %u: crushkit and Ceph differ\n", rule, x);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Keeps each benchmark's CPU time per iteration (the median when there
+// are repetitions) to print the ratios after the table.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Iteration && seconds_.count(run.run_name.function_name) == 0) {
+        seconds_[run.run_name.function_name] = run.GetAdjustedCPUTime();
+      } else if (median) {
+        seconds_[run.run_name.function_name] = run.GetAdjustedCPUTime();
+      }
+    }
+  }
+
+  void PrintRatio(const std::string& what) const {
+    const auto c = seconds_.find("Ceph_" + what);
+    const auto k = seconds_.find("Crushkit_" + what);
+    if (c == seconds_.end() || k == seconds_.end() || k->second <= 0) return;
+    std::printf("%-22s Ceph %8.3f us  crushkit %8.3f us  ratio %5.2fx\n", what.c_str(),
+                c->second / 1000, k->second / 1000, c->second / k->second);
+  }
+
+ private:
+  std::map<std::string, double> seconds_;  // benchmark -> ns per mapping
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  auto loaded = CephMapper::Load(TenThousandOsdMap().model());
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "mapper_vs_ceph: %s\n", loaded.status().ToString().c_str());
+    return 2;
+  }
+  ceph = loaded->get();
+  if (!SameResults<3>(crush_testing::kReplicatedRule, 20000) ||
+      !SameResults<11>(crush_testing::kEcRule, 20000)) {
+    return 1;
+  }
+  benchmark::RegisterBenchmark("Ceph_Replicated3_10kOsds", Ceph<3>, crush_testing::kReplicatedRule);
+  benchmark::RegisterBenchmark("Crushkit_Replicated3_10kOsds", Crushkit<3>,
+                               crush_testing::kReplicatedRule);
+  benchmark::RegisterBenchmark("Ceph_Ec8p3_10kOsds", Ceph<11>, crush_testing::kEcRule);
+  benchmark::RegisterBenchmark("Crushkit_Ec8p3_10kOsds", Crushkit<11>, crush_testing::kEcRule);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.PrintRatio("Replicated3_10kOsds");
+  reporter.PrintRatio("Ec8p3_10kOsds");
+  benchmark::Shutdown();
+  return 0;
+}
