@@ -120,5 +120,31 @@ TEST(OsdMapPrintTest, SmallStampsPrintAsSeconds) {
   EXPECT_EQ(FormatUtime({12, 5000}), "12.000005");
 }
 
+// OSDMap::get_min_compat_client: choose_args are incompatible before
+// luminous unless they are one compat (-1) set whose buckets have one
+// weight-set position and no substitute ids (CrushWrapper::
+// has_incompat_choose_args).
+TEST(OsdMapPrintTest, MinCompatClientCountsChooseArgIdsAsIncompatible) {
+  OsdMapBinary m;
+  m.crush.tunables = crush::TunablesFor(crush::TunablesProfile::kJewel);
+  EXPECT_EQ(MinCompatClient(m), "jewel");
+  crush::ChooseArg arg;
+  arg.weight_set = {{0x10000, 0x20000}};
+  m.crush.choose_args[crush::kCompatChooseArgs][-1] = arg;
+  EXPECT_EQ(MinCompatClient(m), "jewel");  // one compat position: still compatible
+  m.crush.choose_args[crush::kCompatChooseArgs][-2] = crush::ChooseArg{};
+  EXPECT_EQ(MinCompatClient(m), "jewel");  // an empty override is skipped
+  arg.ids = {5, -7};
+  m.crush.choose_args[crush::kCompatChooseArgs][-1] = arg;
+  EXPECT_EQ(MinCompatClient(m), "luminous");
+  arg.ids.clear();
+  arg.weight_set.push_back({0x10000, 0x10000});
+  m.crush.choose_args[crush::kCompatChooseArgs][-1] = arg;
+  EXPECT_EQ(MinCompatClient(m), "luminous");  // two positions
+  m.crush.choose_args.clear();
+  m.crush.choose_args[3][-1] = crush::ChooseArg{{{0x10000, 0x10000}}, {}};
+  EXPECT_EQ(MinCompatClient(m), "luminous");  // a per-pool set
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -228,14 +228,16 @@ std::string FormatUtime(const binary::Utime& t) {
 namespace {
 
 // CrushWrapper::has_incompat_choose_args(): anything beyond one compat
-// (-1) weight set with a single position per bucket.
+// (-1) map whose buckets each have no override, or exactly one weight-set
+// position and no substitute ids.
 bool HasIncompatChooseArgs(const crush::MapModel& c) {
   if (c.choose_args.empty()) return false;
   if (c.choose_args.size() > 1 || c.choose_args.begin()->first != crush::kCompatChooseArgs) {
     return true;
   }
   for (const auto& [bucket, arg] : c.choose_args.begin()->second) {
-    if (arg.weight_set.size() > 1) return true;
+    if (arg.weight_set.empty() && arg.ids.empty()) continue;
+    if (arg.weight_set.size() != 1 || !arg.ids.empty()) return true;
   }
   return false;
 }
