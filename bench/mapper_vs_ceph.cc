@@ -8,7 +8,6 @@
 // Prints Google Benchmark's table, then one line per rule: the ratio of
 // Ceph's time per mapping to crushkit's (medians with --benchmark_repetitions).
 //   build/bench/mapper_vs_ceph --benchmark_repetitions=5
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -74,23 +73,14 @@ void Ceph(benchmark::State& state, int rule) {
 }
 
 // Both mappers agree on `inputs` consecutive x of the benchmark's sequence.
-template <std::size_t kReplicas>
-bool SameResults(int rule, int inputs) {
-  Workspace ws(TenThousandOsdMap(), static_cast<int>(kReplicas));
-  CephWorkspace ceph_ws(*ceph, static_cast<int>(kReplicas));
-  std::array<ItemId, kReplicas> ours{};
-  std::array<int, kReplicas> theirs{};
-  std::uint32_t x = 1;
-  for (int i = 0; i < inputs; ++i) {
-    x = Hash32_1(x);
-    const int n = DoRule(TenThousandOsdMap(), rule, x, AllIn(), ws, ours);
-    const int m = ceph->DoRule(rule, static_cast<int>(x), AllIn(), ceph_ws, theirs);
-    if (n != m || !std::equal(ours.begin(), ours.begin() + n, theirs.begin())) {
-      std::fprintf(stderr, "rule %d x %u: crushkit and Ceph differ\n", rule, x);
-      return false;
-    }
+bool SameResults(int rule, int result_max, int inputs) {
+  std::vector<std::uint32_t> first;
+  if (crush_testing::CountDifferencesFromCeph(TenThousandOsdMap(), *ceph, rule, result_max, AllIn(),
+                                              inputs, 1, &first) == 0) {
+    return true;
   }
-  return true;
+  std::fprintf(stderr, "rule %d x %u: crushkit and Ceph differ\n", rule, first.front());
+  return false;
 }
 
 // Keeps each benchmark's CPU time per iteration (the median when there
@@ -131,8 +121,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   ceph = loaded->get();
-  if (!SameResults<3>(crush_testing::kReplicatedRule, 20000) ||
-      !SameResults<11>(crush_testing::kEcRule, 20000)) {
+  if (!SameResults(crush_testing::kReplicatedRule, 3, 20000) ||
+      !SameResults(crush_testing::kEcRule, 11, 20000)) {
     return 1;
   }
   benchmark::RegisterBenchmark("Ceph_Replicated3_10kOsds", Ceph<3>, crush_testing::kReplicatedRule);

@@ -23,7 +23,6 @@ namespace crushkit::crush {
 namespace {
 
 using crush_testing::CephMapper;
-using crush_testing::CephWorkspace;
 
 // Loads Ceph's mapper for `map`, or skips (fails under
 // CRUSHKIT_REQUIRE_ORACLE) when libceph-common is not installed.
@@ -36,27 +35,14 @@ using crush_testing::CephWorkspace;
   ASSERT_TRUE(var##_or.ok()) << var##_or.status();                    \
   const CephMapper& var = **var##_or
 
-// Maps `inputs` x values (a hash chain from `seed`) through `rule` on both
-// mappers and returns how many results differ (reporting the first few).
+// The number of inputs on which DoRule and Ceph's mapper differ, each of
+// the first few reported as a test failure.
 int CountDifferences(const CrushMap& map, const CephMapper& ceph, int rule, int result_max,
                      const std::vector<Weight>& reweights, int inputs, std::uint32_t seed) {
-  Workspace ws(map, result_max);
-  CephWorkspace ceph_ws(ceph, result_max);
-  std::vector<ItemId> ours(static_cast<std::size_t>(result_max));
-  std::vector<int> theirs(static_cast<std::size_t>(result_max));
-  int differences = 0;
-  std::uint32_t x = seed;
-  for (int i = 0; i < inputs; ++i) {
-    x = Hash32_1(x);
-    const int n = DoRule(map, rule, x, reweights, ws, ours);
-    const int m = ceph.DoRule(rule, static_cast<int>(x), reweights, ceph_ws, theirs);
-    bool same = n == m;
-    for (int k = 0; same && k < n; ++k)
-      same = ours[static_cast<std::size_t>(k)] == theirs[static_cast<std::size_t>(k)];
-    if (!same && ++differences <= 3) {
-      ADD_FAILURE() << "rule " << rule << " x " << x << ": crushkit " << n << " items, Ceph " << m;
-    }
-  }
+  std::vector<std::uint32_t> first;
+  const int differences = crush_testing::CountDifferencesFromCeph(map, ceph, rule, result_max,
+                                                                  reweights, inputs, seed, &first);
+  for (const std::uint32_t x : first) ADD_FAILURE() << "rule " << rule << " x " << x << " differs";
   return differences;
 }
 

@@ -46,9 +46,10 @@ __attribute__((always_inline)) inline void MakeHashSplats(HashSplats<V>& s, std:
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane,
 // on K blocks of kLanes ids at once: block k < K-1 at k * kLanes, the last
 // at `last` (which may overlap the block before it, even one of the
-// previous group: an id hashes the same twice). One block's hash is a single ~70-cycle dependency
-// chain using a fraction of the vector units; K chains side by side (each Mix applied to every
-// block in turn) overlap, so up to four blocks cost little more than one.
+// previous group: an id hashes the same twice). One block's hash is a
+// single ~70-cycle dependency chain using a fraction of the vector units;
+// K chains side by side (each Mix applied to every block in turn) overlap,
+// so up to four blocks cost little more than one.
 template <typename V, std::uint32_t kLanes, std::uint32_t K>
 __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, const ItemId* ids,
                                                       std::ptrdiff_t last, std::uint32_t* u) {

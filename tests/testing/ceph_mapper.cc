@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+
+#include "crush/hash.h"
+#include "crush/mapper.h"
 
 namespace crush_testing {
 
@@ -159,8 +161,7 @@ CephWorkspace::CephWorkspace(const CephMapper& mapper, int result_max) {
   // crush_do_rule keeps three result_max-long int arrays after working_size.
   const std::size_t words =
       mapper.work_words_ + (3 * 4 * static_cast<std::size_t>(result_max) + 7) / 8;
-  words_ = std::make_unique<std::uint64_t[]>(words);
-  std::memset(words_.get(), 0, words * 8);
+  words_ = std::make_unique<std::uint64_t[]>(words);  // zeroed
   mapper.api_->init_workspace(static_cast<const CephMap*>(mapper.map_), words_.get());
 }
 
@@ -169,6 +170,30 @@ int CephMapper::DoRule(int rule, int x, std::span<const std::uint32_t> weights, 
   return api_->do_rule(static_cast<const CephMap*>(map_), rule, x, out.data(),
                        static_cast<int>(out.size()), weights.data(),
                        static_cast<int>(weights.size()), ws.words_.get(), nullptr);
+}
+
+int CountDifferencesFromCeph(const crushkit::crush::CrushMap& map, const CephMapper& ceph, int rule,
+                             int result_max, std::span<const crushkit::crush::Weight> reweights,
+                             int inputs, std::uint32_t seed,
+                             std::vector<std::uint32_t>* first_differences) {
+  constexpr std::size_t kReported = 3;
+  crushkit::crush::Workspace ws(map, result_max);
+  CephWorkspace ceph_ws(ceph, result_max);
+  std::vector<crushkit::crush::ItemId> ours(static_cast<std::size_t>(result_max));
+  std::vector<int> theirs(static_cast<std::size_t>(result_max));
+  int differences = 0;
+  std::uint32_t x = seed;
+  for (int i = 0; i < inputs; ++i) {
+    x = crushkit::crush::Hash32_1(x);
+    const int n = crushkit::crush::DoRule(map, rule, x, reweights, ws, ours);
+    const int m = ceph.DoRule(rule, static_cast<int>(x), reweights, ceph_ws, theirs);
+    if (n == m && std::equal(ours.begin(), ours.begin() + n, theirs.begin())) continue;
+    ++differences;
+    if (first_differences != nullptr && first_differences->size() < kReported) {
+      first_differences->push_back(x);
+    }
+  }
+  return differences;
 }
 
 }  // namespace crush_testing

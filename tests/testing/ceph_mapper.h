@@ -22,7 +22,9 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/map.h"
 #include "crush/model.h"
+#include "crush/types.h"
 
 namespace crush_testing {
 
@@ -68,6 +70,15 @@ class CephMapper {
   void* map_ = nullptr;         // Ceph's struct crush_map *
   std::size_t work_words_ = 0;  // an upper bound of map->working_size, in words
 };
+
+// Maps `inputs` x values (x = Hash32_1 of the previous one, starting from
+// `seed`) through `rule` on crushkit's DoRule and on `ceph`, built from
+// `map`'s model. Returns how many results differ; the first few differing
+// x go to *first_differences if given.
+int CountDifferencesFromCeph(const crushkit::crush::CrushMap& map, const CephMapper& ceph, int rule,
+                             int result_max, std::span<const crushkit::crush::Weight> reweights,
+                             int inputs, std::uint32_t seed,
+                             std::vector<std::uint32_t>* first_differences = nullptr);
 
 }  // namespace crush_testing
 
