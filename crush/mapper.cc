@@ -14,6 +14,7 @@
 #include "crush/internal/map_access.h"
 #include "crush/internal/mapper_impl.h"
 #include "crush/internal/straw2_draw.h"
+#include "crush/internal/straw2_key_winner.h"
 #include "crush/ln.h"
 #include "crush/map.h"
 #include "crush/types.h"
@@ -233,13 +234,7 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
     // unless the caller wants the draw.
     std::uint32_t all[kStraw2KeyPathMaxSize];
     ws_.straw2_hash_(x_, r, ids, b.size, all);
-    std::uint32_t top = 0;
-    for (std::uint32_t j = 0; j < b.size; ++j) top = std::max(top, internal::Straw2Key(all[j]));
-    const std::uint32_t low =
-        internal::Straw2TiesLower(ws_.straw2_ties_lower_, internal::Straw2KeyToU(top))
-            ? internal::Straw2LowerKey(top)
-            : top;
-    while (internal::Straw2Key(all[high]) < low) ++high;
+    high = internal::Straw2KeyWinner(all, b.size, ws_.straw2_ties_lower_);
     *draw_out = internal::Straw2DrawFromNumerator(ntable[all[high]], divisors[0]);
     return high;
   }

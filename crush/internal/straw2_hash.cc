@@ -43,12 +43,41 @@ __attribute__((always_inline)) inline void MakeHashSplats(HashSplats<V>& s, std:
   Splat(s.low16, 0xffffu);
 }
 
+// One line of hash_internal::Mix, `a -= b; a -= c; a ^= c >> kRight` (or
+// `<< kLeft`), on K blocks op by op: the K chains then sit side by side in
+// the instruction stream, so the scheduler's window holds all of them
+// rather than one block's long serial run (GCC keeps the source order).
+template <typename V, std::uint32_t K, int kRight, int kLeft>
+__attribute__((always_inline)) inline void MixLine(V* a, const V* b, const V* c) {
+  for (std::uint32_t k = 0; k < K; ++k) a[k] -= b[k];
+  for (std::uint32_t k = 0; k < K; ++k) a[k] -= c[k];
+  if constexpr (kRight != 0) {
+    for (std::uint32_t k = 0; k < K; ++k) a[k] ^= c[k] >> kRight;
+  } else {
+    for (std::uint32_t k = 0; k < K; ++k) a[k] ^= c[k] << kLeft;
+  }
+}
+
+// PLACEMENT-STABLE: hash_internal::Mix(a[k], b[k], c[k]) for every block k.
+template <typename V, std::uint32_t K>
+__attribute__((always_inline)) inline void MixBlocks(V* a, V* b, V* c) {
+  MixLine<V, K, 13, 0>(a, b, c);
+  MixLine<V, K, 0, 8>(b, c, a);
+  MixLine<V, K, 13, 0>(c, a, b);
+  MixLine<V, K, 12, 0>(a, b, c);
+  MixLine<V, K, 0, 16>(b, c, a);
+  MixLine<V, K, 5, 0>(c, a, b);
+  MixLine<V, K, 3, 0>(a, b, c);
+  MixLine<V, K, 0, 10>(b, c, a);
+  MixLine<V, K, 15, 0>(c, a, b);
+}
+
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane,
 // on K blocks of kLanes ids at once: block k < K-1 at k * kLanes, the last
 // at `last` (which may overlap the block before it, even one of the
 // previous group: an id hashes the same twice). One block's hash is a
 // single ~70-cycle dependency chain using a fraction of the vector units;
-// K chains side by side (each Mix applied to every block in turn) overlap,
+// K chains side by side (MixBlocks: op by op across the blocks) overlap,
 // so up to four blocks cost little more than one.
 template <typename V, std::uint32_t kLanes, std::uint32_t K>
 __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, const ItemId* ids,
@@ -62,11 +91,11 @@ __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, co
     hy[k] = s.ky;
     h[k] = s.seed_xr ^ b[k];
   }
-  for (std::uint32_t k = 0; k < K; ++k) hash_internal::Mix(a[k], b[k], h[k]);
-  for (std::uint32_t k = 0; k < K; ++k) hash_internal::Mix(c[k], hx[k], h[k]);
-  for (std::uint32_t k = 0; k < K; ++k) hash_internal::Mix(hy[k], a[k], h[k]);
-  for (std::uint32_t k = 0; k < K; ++k) hash_internal::Mix(b[k], hx[k], h[k]);
-  for (std::uint32_t k = 0; k < K; ++k) hash_internal::Mix(hy[k], c[k], h[k]);
+  MixBlocks<V, K>(a, b, h);
+  MixBlocks<V, K>(c, hx, h);
+  MixBlocks<V, K>(hy, a, h);
+  MixBlocks<V, K>(b, hx, h);
+  MixBlocks<V, K>(hy, c, h);
   for (std::uint32_t k = 0; k < K; ++k) {
     h[k] &= s.low16;
     std::memcpy(u + (k + 1 < K ? std::ptrdiff_t{k * kLanes} : last), &h[k], sizeof(V));
