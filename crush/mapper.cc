@@ -233,8 +233,8 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
     // whose key shares the top key's numerator. No numerator is loaded
     // unless the caller wants the draw.
     std::uint32_t all[kStraw2KeyPathMaxSize];
-    ws_.straw2_hash_(x_, r, ids, b.size, all);
-    high = internal::Straw2KeyWinner(all, b.size, ws_.straw2_ties_lower_);
+    const std::uint32_t max_u = ws_.straw2_hash_(x_, r, ids, b.size, all);
+    high = internal::Straw2KeyWinner(all, b.size, max_u, ws_.straw2_ties_lower_);
     *draw_out = internal::Straw2DrawFromNumerator(ntable[all[high]], divisors[0]);
     return high;
   }

@@ -2,6 +2,7 @@
 // Ceph's vectors in hash_test.cc) for every lane and every block tail.
 #include "crush/internal/straw2_hash.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -34,11 +35,14 @@ void ExpectMatchesScalar(std::uint32_t x, std::uint32_t r, const std::vector<Ite
   const auto n = static_cast<std::uint32_t>(ids.size());
   for (const Kernel& k : Kernels()) {
     std::vector<std::uint32_t> u(ids.size() + 1, 0xdeadbeefu);
-    k.fn(x, r, ids.data(), n, u.data());
+    const std::uint32_t max_u = k.fn(x, r, ids.data(), n, u.data());
+    std::uint32_t want_max = 0;
     for (std::uint32_t j = 0; j < n; ++j) {
       ASSERT_EQ(u[j], Hash32_3(x, static_cast<std::uint32_t>(ids[j]), r) & 0xffffu)
           << k.name << " x=" << x << " r=" << r << " id=" << ids[j] << " j=" << j;
+      want_max = std::max(want_max, u[j]);
     }
+    EXPECT_EQ(max_u, want_max) << k.name << " n=" << n;
     EXPECT_EQ(u[n], 0xdeadbeefu) << k.name << " wrote past n=" << n;
   }
 }

@@ -75,13 +75,15 @@ __attribute__((always_inline)) inline void MixBlocks(V* a, V* b, V* c) {
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane,
 // on K blocks of kLanes ids at once: block k < K-1 at k * kLanes, the last
 // at `last` (which may overlap the block before it, even one of the
-// previous group: an id hashes the same twice). One block's hash is a
+// previous group: an id hashes the same twice). Each block's hashes also go
+// into the lane-wise maximum `top`. One block's hash is a
 // single ~70-cycle dependency chain using a fraction of the vector units;
 // K chains side by side (MixBlocks: op by op across the blocks) overlap,
 // so up to four blocks cost little more than one.
 template <typename V, std::uint32_t kLanes, std::uint32_t K>
 __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, const ItemId* ids,
-                                                      std::ptrdiff_t last, std::uint32_t* u) {
+                                                      std::ptrdiff_t last, std::uint32_t* u,
+                                                      V& top) {
   V a[K], b[K], c[K], hx[K], hy[K], h[K];
   for (std::uint32_t k = 0; k < K; ++k) {
     std::memcpy(&b[k], ids + (k + 1 < K ? std::ptrdiff_t{k * kLanes} : last), sizeof(V));
@@ -99,50 +101,70 @@ __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, co
   for (std::uint32_t k = 0; k < K; ++k) {
     h[k] &= s.low16;
     std::memcpy(u + (k + 1 < K ? std::ptrdiff_t{k * kLanes} : last), &h[k], sizeof(V));
+    top = top > h[k] ? top : h[k];
   }
 }
 
 // Fewer than kLanes ids: one block padded with zeros through a local copy.
+// Returns the largest of the n hashes (the padding lanes' are not ours).
 template <typename V, std::uint32_t kLanes>
-__attribute__((always_inline)) inline void HashShortBlock(const HashSplats<V>& s, const ItemId* ids,
-                                                          std::uint32_t n, std::uint32_t* u) {
+__attribute__((always_inline)) inline std::uint32_t HashShortBlock(const HashSplats<V>& s,
+                                                                   const ItemId* ids,
+                                                                   std::uint32_t n,
+                                                                   std::uint32_t* u) {
   ItemId padded[kLanes] = {};
   std::uint32_t out[kLanes];
   std::memcpy(padded, ids, n * sizeof(ItemId));
-  HashBlocks<V, kLanes, 1>(s, padded, 0, out);
+  V ignored{};
+  HashBlocks<V, kLanes, 1>(s, padded, 0, out, ignored);
   std::memcpy(u, out, n * sizeof(std::uint32_t));
+  std::uint32_t top = 0;
+  for (std::uint32_t j = 0; j < n; ++j) top = std::max(top, out[j]);
+  return top;
+}
+
+// The largest lane of v.
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline std::uint32_t MaxLane(const V& v) {
+  std::uint32_t lanes[kLanes];
+  std::memcpy(lanes, &v, sizeof(V));
+  std::uint32_t top = 0;
+  for (const std::uint32_t lane : lanes) top = std::max(top, lane);
+  return top;
 }
 
 // All n hashes in groups of four blocks, then one group of the 1-4 blocks
 // left, its last block ending at n.
 template <typename V, std::uint32_t kLanes>
-__attribute__((always_inline)) inline void VecHashBlock(std::uint32_t x, std::uint32_t r,
-                                                        const ItemId* ids, std::uint32_t n,
-                                                        std::uint32_t* u) {
-  if (n == 0) return;
+__attribute__((always_inline)) inline std::uint32_t VecHashBlock(std::uint32_t x, std::uint32_t r,
+                                                                 const ItemId* ids, std::uint32_t n,
+                                                                 std::uint32_t* u) {
+  if (n == 0) return 0;
   HashSplats<V> s;
   MakeHashSplats(s, x, r);
   if (n < kLanes) return HashShortBlock<V, kLanes>(s, ids, n, u);
+  V top{};
   constexpr std::uint32_t kGroup = 4 * kLanes;
   std::uint32_t j = 0;
-  for (; n - j > kGroup; j += kGroup) HashBlocks<V, kLanes, 4>(s, ids + j, 3 * kLanes, u + j);
+  for (; n - j > kGroup; j += kGroup) HashBlocks<V, kLanes, 4>(s, ids + j, 3 * kLanes, u + j, top);
   // 1 .. kGroup left; n >= kLanes, so the last block can start before j.
   const std::uint32_t left = n - j;
   const std::ptrdiff_t last = std::ptrdiff_t{left} - std::ptrdiff_t{kLanes};
   switch ((left - 1) / kLanes) {
     case 0:
-      HashBlocks<V, kLanes, 1>(s, ids + j, last, u + j);
+      HashBlocks<V, kLanes, 1>(s, ids + j, last, u + j, top);
       break;
     case 1:
-      HashBlocks<V, kLanes, 2>(s, ids + j, last, u + j);
+      HashBlocks<V, kLanes, 2>(s, ids + j, last, u + j, top);
       break;
     case 2:
-      HashBlocks<V, kLanes, 3>(s, ids + j, last, u + j);
+      HashBlocks<V, kLanes, 3>(s, ids + j, last, u + j, top);
       break;
     default:
-      HashBlocks<V, kLanes, 4>(s, ids + j, last, u + j);
+      HashBlocks<V, kLanes, 4>(s, ids + j, last, u + j, top);
       break;
   }
+  return MaxLane<V, kLanes>(top);
 }
 
 typedef std::uint32_t V4u __attribute__((vector_size(16)));
@@ -154,23 +176,27 @@ typedef std::uint32_t V8u __attribute__((vector_size(32)));
 
 }  // namespace
 
-void Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                           std::uint32_t* u) {
+std::uint32_t Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                    std::uint32_t n, std::uint32_t* u) {
+  std::uint32_t top = 0;
   for (std::uint32_t j = 0; j < n; ++j) {
     u[j] = Hash32_3(x, static_cast<std::uint32_t>(ids[j]), r) & 0xffffu;
+    top = std::max(top, u[j]);
   }
+  return top;
 }
 
-void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                         std::uint32_t* u) {
-  VecHashBlock<V4u, 4>(x, r, ids, n, u);
+std::uint32_t Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                  std::uint32_t n, std::uint32_t* u) {
+  return VecHashBlock<V4u, 4>(x, r, ids, n, u);
 }
 
 #ifdef CRUSHKIT_HAVE_AVX2_KERNEL
-__attribute__((target("avx2"))) void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r,
-                                                         const ItemId* ids, std::uint32_t n,
-                                                         std::uint32_t* u) {
-  VecHashBlock<V8u, 8>(x, r, ids, n, u);
+__attribute__((target("avx2"))) std::uint32_t Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r,
+                                                                  const ItemId* ids,
+                                                                  std::uint32_t n,
+                                                                  std::uint32_t* u) {
+  return VecHashBlock<V8u, 8>(x, r, ids, n, u);
 }
 
 bool Straw2HashAvx2Supported() { return __builtin_cpu_supports("avx2") != 0; }
@@ -181,25 +207,25 @@ bool Straw2HashAvx2Supported() { return __builtin_cpu_supports("avx2") != 0; }
 // chain takes 43 ns against 28 ns for 8 lanes, at equal throughput per
 // lane): bench/mapper_vs_ceph 1.21 us per mapping with 16 lanes, 1.05 us
 // with 8.
-__attribute__((target("avx512f,avx512vl"))) void Straw2HashBlockAvx512(
+__attribute__((target("avx512f,avx512vl"))) std::uint32_t Straw2HashBlockAvx512(
     std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n, std::uint32_t* u) {
-  VecHashBlock<V8u, 8>(x, r, ids, n, u);
+  return VecHashBlock<V8u, 8>(x, r, ids, n, u);
 }
 
 bool Straw2HashAvx512Supported() {
   return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512vl") != 0;
 }
 #else
-void Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                           std::uint32_t* u) {
-  Straw2HashBlockVec4(x, r, ids, n, u);
+std::uint32_t Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                    std::uint32_t n, std::uint32_t* u) {
+  return Straw2HashBlockVec4(x, r, ids, n, u);
 }
 
 bool Straw2HashAvx512Supported() { return false; }
 
-void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                         std::uint32_t* u) {
-  Straw2HashBlockVec4(x, r, ids, n, u);
+std::uint32_t Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                  std::uint32_t n, std::uint32_t* u) {
+  return Straw2HashBlockVec4(x, r, ids, n, u);
 }
 
 bool Straw2HashAvx2Supported() { return false; }

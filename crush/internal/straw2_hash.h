@@ -19,23 +19,25 @@
 
 namespace crushkit::crush::internal {
 
-// Writes u[j] = Hash32_3(x, (uint32)ids[j], r) & 0xffff for j < n.
-using Straw2HashBlockFn = void (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
-                                   std::uint32_t n, std::uint32_t* u);
+// Writes u[j] = Hash32_3(x, (uint32)ids[j], r) & 0xffff for j < n and
+// returns the largest u[j] (0 when n == 0), kept in registers on the way so
+// the key-only straw2 scan need not read them all back to find it.
+using Straw2HashBlockFn = std::uint32_t (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                            std::uint32_t n, std::uint32_t* u);
 
-void Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                           std::uint32_t* u);
+std::uint32_t Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                    std::uint32_t n, std::uint32_t* u);
 // 4 lanes of 32 bits (SSE2 on x86-64; generic vectors elsewhere).
-void Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                         std::uint32_t* u);
+std::uint32_t Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                  std::uint32_t n, std::uint32_t* u);
 // 8 lanes (AVX2). Only call when Straw2HashAvx2Supported().
-void Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                         std::uint32_t* u);
+std::uint32_t Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                  std::uint32_t n, std::uint32_t* u);
 bool Straw2HashAvx2Supported();
 // 8 lanes with AVX-512VL's 32 registers (see straw2_hash.cc). Only call when
 // Straw2HashAvx512Supported().
-void Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
-                           std::uint32_t* u);
+std::uint32_t Straw2HashBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                    std::uint32_t n, std::uint32_t* u);
 bool Straw2HashAvx512Supported();
 
 // The fastest kernel this CPU supports.
