@@ -5,6 +5,9 @@
 // three-level straw2 map as crush/mapper_benchmark.cc (hosts of 10, racks
 // of 20 hosts), the same x sequence, one thread each. Before timing, both
 // map 20,000 inputs per rule and must agree on every result.
+// The same geometry with mixed OSD weights (1.0-3.0 in five steps, as real
+// clusters mix disk sizes) runs too: its hosts take straw2's general path
+// (a numerator per item) instead of the equal-weight shortcuts.
 // Prints Google Benchmark's table, then one line per rule: the ratio of
 // Ceph's time per mapping to crushkit's (medians with --benchmark_repetitions).
 //   build/bench/mapper_vs_ceph --benchmark_repetitions=5
@@ -38,48 +41,71 @@ using crushkit::crush::Workspace;
 
 using crush_testing::TenThousandOsdMap;
 
+// TenThousandOsdMap's geometry with OSD i weighing 1.0 + 0.5 * (i % 5).
+const CrushMap& MixedWeightMap() {
+  static const auto* map = [] {
+    crush_testing::ClusterSpec spec = crush_testing::TenThousandOsdSpec();
+    const int osds = spec.hosts * spec.osds_per_host;
+    for (int i = 0; i < osds; ++i) {
+      spec.osd_weights.push_back(crushkit::crush::kWeightOne +
+                                 crushkit::crush::kWeightOne / 2 * static_cast<Weight>(i % 5));
+    }
+    return new CrushMap(crush_testing::MakeCluster(spec));
+  }();
+  return *map;
+}
+
 const std::vector<Weight>& AllIn() {
   static const std::vector<Weight> weights(
       static_cast<std::size_t>(TenThousandOsdMap().max_devices()), crushkit::crush::kWeightOne);
   return weights;
 }
 
-const CephMapper* ceph = nullptr;
+// Ceph's copy of each map, loaded in main().
+const CephMapper* ceph_equal = nullptr;
+const CephMapper* ceph_mixed = nullptr;
+
+const CrushMap& MapOf(bool mixed) { return mixed ? MixedWeightMap() : TenThousandOsdMap(); }
+
+const CephMapper& CephOf(bool mixed) { return mixed ? *ceph_mixed : *ceph_equal; }
 
 template <std::size_t kReplicas>
-void Crushkit(benchmark::State& state, int rule) {
-  Workspace ws(TenThousandOsdMap(), static_cast<int>(kReplicas));
+void Crushkit(benchmark::State& state, int rule, bool mixed) {
+  const CrushMap& map = MapOf(mixed);
+  Workspace ws(map, static_cast<int>(kReplicas));
   std::array<ItemId, kReplicas> out{};
   std::uint32_t x = 1;
   for (auto _ : state) {
     x = Hash32_1(x);
-    benchmark::DoNotOptimize(DoRule(TenThousandOsdMap(), rule, x, AllIn(), ws, out));
+    benchmark::DoNotOptimize(DoRule(map, rule, x, AllIn(), ws, out));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
 }
 
 template <std::size_t kReplicas>
-void Ceph(benchmark::State& state, int rule) {
-  CephWorkspace ws(*ceph, static_cast<int>(kReplicas));
+void Ceph(benchmark::State& state, int rule, bool mixed) {
+  const CephMapper& ceph = CephOf(mixed);
+  CephWorkspace ws(ceph, static_cast<int>(kReplicas));
   std::array<int, kReplicas> out{};
   std::uint32_t x = 1;
   for (auto _ : state) {
     x = Hash32_1(x);
-    benchmark::DoNotOptimize(ceph->DoRule(rule, static_cast<int>(x), AllIn(), ws, out));
+    benchmark::DoNotOptimize(ceph.DoRule(rule, static_cast<int>(x), AllIn(), ws, out));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
 }
 
 // Both mappers agree on `inputs` consecutive x of the benchmark's sequence.
-bool SameResults(int rule, int result_max, int inputs) {
+bool SameResults(bool mixed, int rule, int result_max, int inputs) {
   std::vector<std::uint32_t> first;
-  if (crush_testing::CountDifferencesFromCeph(TenThousandOsdMap(), *ceph, rule, result_max, AllIn(),
-                                              inputs, 1, &first) == 0) {
+  if (crush_testing::CountDifferencesFromCeph(MapOf(mixed), CephOf(mixed), rule, result_max,
+                                              AllIn(), inputs, 1, &first) == 0) {
     return true;
   }
-  std::fprintf(stderr, "rule %d x %u: crushkit and Ceph differ\n", rule, first.front());
+  std::fprintf(stderr, "%s map, rule %d x %u: crushkit and Ceph differ\n",
+               mixed ? "mixed-weight" : "equal-weight", rule, first.front());
   return false;
 }
 
@@ -115,25 +141,37 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  auto loaded = CephMapper::Load(TenThousandOsdMap().model());
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "mapper_vs_ceph: %s\n", loaded.status().ToString().c_str());
+  auto equal = CephMapper::Load(TenThousandOsdMap().model());
+  auto mixed = equal.ok() ? CephMapper::Load(MixedWeightMap().model()) : equal.status();
+  if (!mixed.ok()) {
+    std::fprintf(stderr, "mapper_vs_ceph: %s\n", mixed.status().ToString().c_str());
     return 2;
   }
-  ceph = loaded->get();
-  if (!SameResults(crush_testing::kReplicatedRule, 3, 20000) ||
-      !SameResults(crush_testing::kEcRule, 11, 20000)) {
-    return 1;
+  ceph_equal = equal->get();
+  ceph_mixed = mixed->get();
+  for (const bool m : {false, true}) {
+    if (!SameResults(m, crush_testing::kReplicatedRule, 3, 20000) ||
+        !SameResults(m, crush_testing::kEcRule, 11, 20000)) {
+      return 1;
+    }
   }
-  benchmark::RegisterBenchmark("Ceph_Replicated3_10kOsds", Ceph<3>, crush_testing::kReplicatedRule);
-  benchmark::RegisterBenchmark("Crushkit_Replicated3_10kOsds", Crushkit<3>,
-                               crush_testing::kReplicatedRule);
-  benchmark::RegisterBenchmark("Ceph_Ec8p3_10kOsds", Ceph<11>, crush_testing::kEcRule);
-  benchmark::RegisterBenchmark("Crushkit_Ec8p3_10kOsds", Crushkit<11>, crush_testing::kEcRule);
+  for (const bool m : {false, true}) {
+    const std::string suffix = m ? "_10kOsdsMixedWeights" : "_10kOsds";
+    benchmark::RegisterBenchmark(("Ceph_Replicated3" + suffix).c_str(), Ceph<3>,
+                                 crush_testing::kReplicatedRule, m);
+    benchmark::RegisterBenchmark(("Crushkit_Replicated3" + suffix).c_str(), Crushkit<3>,
+                                 crush_testing::kReplicatedRule, m);
+    benchmark::RegisterBenchmark(("Ceph_Ec8p3" + suffix).c_str(), Ceph<11>, crush_testing::kEcRule,
+                                 m);
+    benchmark::RegisterBenchmark(("Crushkit_Ec8p3" + suffix).c_str(), Crushkit<11>,
+                                 crush_testing::kEcRule, m);
+  }
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintRatio("Replicated3_10kOsds");
-  reporter.PrintRatio("Ec8p3_10kOsds");
+  for (const char* what : {"Replicated3_10kOsds", "Ec8p3_10kOsds",
+                           "Replicated3_10kOsdsMixedWeights", "Ec8p3_10kOsdsMixedWeights"}) {
+    reporter.PrintRatio(what);
+  }
   benchmark::Shutdown();
   return 0;
 }
