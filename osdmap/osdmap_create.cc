@@ -210,4 +210,16 @@ absl::StatusOr<OsdMapBinary> CreateOsdMap(const CreateOsdMapOptions& options) {
   return m;
 }
 
+OsdMapBinary EmptyOsdMap() {
+  // OSDMap::OSDMap() leaves everything zero or empty but pool_max (0;
+  // OsdMapBinary starts at -1) and crush_version (1); its CrushWrapper's
+  // create() sets the default tunables.
+  OsdMapBinary m;
+  m.pool_max = 0;
+  m.crush_version = 1;
+  m.crush.tunables = crush::TunablesFor(crush::TunablesProfile::kDefault);
+  m.crush_bytes = crush::EncodeCrushMap(m.crush);
+  return m;
+}
+
 }  // namespace crushkit::osdmap

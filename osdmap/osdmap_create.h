@@ -1,8 +1,9 @@
 // Building a new binary OSDMap the way Ceph 16.2's osdmaptool does
 // (`--createsimple N` and `--create-from-conf`: OSDMap::build_simple_optioned,
 // build_simple_crush_map, build_simple_crush_map_from_conf and
-// build_simple_crush_rules in src/osd/OSDMap.cc). The result is the map
-// before osdmaptool's final inc_epoch (epoch 0), with every field as Ceph
+// build_simple_crush_rules in src/osd/OSDMap.cc), and the empty map it works
+// on with `--clobber` alone (a default-constructed OSDMap). The result is the
+// map before osdmaptool's final inc_epoch (epoch 0), with every field as Ceph
 // sets it; the caller supplies the clock and fsid, the only values that
 // differ between two runs. Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_OSDMAP_CREATE_H_
@@ -56,6 +57,16 @@ struct CreateOsdMapOptions {
 // num_osd < 1 without locations, bits outside [0, 31], or a negative OSD id.
 // Cost: O(OSDs x depth) plus the encoding of the crush map.
 absl::StatusOr<OsdMapBinary> CreateOsdMap(const CreateOsdMapOptions& options);
+
+// The OSDMap Ceph's default constructor makes, as OSDMap::encode writes it
+// (client and OSD sections v9): what osdmaptool 16.2 works on when given
+// `--clobber` without --createsimple/--create-from-conf (it never reads the
+// file then). Epoch 0, zero fsid and stamps, no flags, max_osd 0, no pools
+// (pool_max 0), no erasure code profiles, crush_version 1, ratios 0,
+// require_min_compat_client and require_osd_release unknown (0), and the
+// crush map a default CrushWrapper holds: no devices, types, buckets or
+// rules, Ceph's default (jewel) tunables. Never fails; cost O(1).
+OsdMapBinary EmptyOsdMap();
 
 }  // namespace crushkit::osdmap
 

@@ -1,6 +1,8 @@
 // osdmap_create.h, ceph_conf.h and osdmap_print.h without an oracle: the
 // structure osdmaptool 16.2 builds (checked byte for byte against it in
-// tools/osdmaptool/create_test.cc) and the text --print gives for it.
+// tools/osdmaptool/create_test.cc), the empty map of --clobber against the
+// bytes osdmaptool wrote (tests/golden/osdmaptool_clobber) and the text
+// --print gives for them.
 #include "osdmap/osdmap_create.h"
 
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include "osdmap/ceph_conf.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_print.h"
+#include "tests/testing/paths.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -60,6 +63,52 @@ TEST(CreateOsdMapTest, PgpBitsAreCappedByPgBits) {
 TEST(CreateOsdMapTest, RejectsNoOsds) {
   CreateOsdMapOptions o;
   EXPECT_EQ(CreateOsdMap(o).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// What osdmaptool 16.2 wrote from its default-constructed map
+// (tests/golden/osdmaptool_clobber/expected).
+std::string ClobberGolden(const std::string& name) {
+  return crush_testing::ReadFileOrEmpty(crush_testing::SourceDir() +
+                                        "/tests/golden/osdmaptool_clobber/expected/" + name);
+}
+
+TEST(EmptyOsdMapTest, CrushMapIsADefaultCrushWrapper) {
+  // `osdmaptool x --clobber --export-crush out.crush`: no devices, types,
+  // buckets or rules; jewel tunables, straw_calc_version 1.
+  const std::string exported = ClobberGolden("export-crush.out.crush");
+  ASSERT_EQ(exported.size(), 67u);
+  EXPECT_TRUE(EmptyOsdMap().crush_bytes == exported);
+}
+
+TEST(EmptyOsdMapTest, EncodesAsOsdmaptoolWritesIt) {
+  // `osdmaptool x --clobber --adjust-crush-weight 0:1 --save`: the adjust
+  // finds no osd.0 and the incremental changes nothing, so the map written
+  // is the default map at epoch 2 (the incremental, then inc_epoch).
+  const std::string written = ClobberGolden("adjust-crush-weight-save.x.om");
+  ASSERT_EQ(written.size(), 275u);
+  OsdMapBinary m = EmptyOsdMap();
+  m.epoch = 2;
+  EXPECT_TRUE(EncodeOsdMap(m) == written);
+  auto back = DecodeOsdMap(written);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->pool_max, 0);
+  EXPECT_EQ(back->crush_version, 1u);
+  EXPECT_TRUE(back->crush_bytes == EmptyOsdMap().crush_bytes);
+}
+
+TEST(EmptyOsdMapTest, PrintsAsOsdmaptool) {
+  const OsdMapBinary m = EmptyOsdMap();
+  EXPECT_EQ(m.epoch, 0u);
+  EXPECT_EQ(m.max_osd, 0);
+  EXPECT_EQ(m.pool_max, 0);
+  EXPECT_EQ(m.crush_version, 1u);
+  auto text = FormatOsdMapPlain(m);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            "epoch 0\nfsid 00000000-0000-0000-0000-000000000000\ncreated 0.000000\n"
+            "modified 0.000000\nflags \ncrush_version 1\nfull_ratio 0\nbackfillfull_ratio 0\n"
+            "nearfull_ratio 0\nmin_compat_client jewel\nstretch_mode_enabled false\n\n\n"
+            "max_osd 0\n\n");
 }
 
 TEST(CephConfTest, SectionsInLexicographicOrderWithOsdSectionFirst) {

@@ -39,7 +39,10 @@ compare the first 256 KiB of the endless `--test-crush`; and some compare
 a map each tool creates (--createsimple with its options, or
 --create-from-conf with a random ceph.conf): stdout and exit code
 identical, and Ceph's `--dump json` of both maps identical once the
-clock's stamps are masked.
+clock's stamps are masked. From a third stream, two runs per base of
+`--clobber` without a create option (the empty map Ceph default-constructs,
+with om present or absent) and random flags: stdout, exit code and every
+file identical.
 
 Exit status: 0 if no differences, 1 otherwise (or fewer than --min-states
 compared), 77 (ctest SKIP) if Ceph's tools are missing (1 with
@@ -65,7 +68,7 @@ from run_osdmap_differential import (  # noqa: E402
 
 COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
             "roundtrips", "skipped_oracle", "unsupported", "bad_base", "health", "perturbed",
-            "test_crush", "created")
+            "test_crush", "created", "clobbered")
 
 # Every `--dump` format name osdmaptool's Formatter::create knows, and one it
 # does not (compact json).
@@ -253,6 +256,50 @@ def created(rng, d, index, crushkit, res):
             where, dumps[0] and dumps[0][2], dumps[1] and dumps[1][2]))
 
 
+# A crush map without devices: the one --import-crush can put into the empty
+# map of --clobber alone (max_osd 0).
+EMPTY_CRUSH = os.path.join(HERE, "..", "golden", "osdmaptool_clobber", "empty.crush")
+
+
+def clobber_flags(rng):
+    """Random flags for `osdmaptool om --clobber FLAGS` (no create option:
+    both tools work on an empty map, never reading om)."""
+    flags = ["--clobber"]
+    choices = [["--import-crush", "empty.crush"], ["--import-crush", "first.crush"],
+               ["--export-crush", "out.crush"], ["--test-map-pgs"], ["--test-map-pgs-dump"],
+               ["--test-map-pgs-dump-all"], ["--test-map-pg", "0.0"],
+               ["--test-map-object", "obj"], ["--mark-up-in"], ["--mark-out", "0"],
+               ["--upmap", "out.cmds"], ["--upmap-cleanup", "-"],
+               ["--adjust-crush-weight", "0:1"], ["--save"], ["--health"], ["--print"],
+               ["--dump", rng.choice(DUMP_FORMATS)], ["--tree"],
+               ["--tree", rng.choice(("json", "json-pretty", "xml", "plain"))]]
+    for c in rng.sample(choices, rng.randint(1, 4)):
+        flags += c
+    return flags
+
+
+def clobbered(rng, d, index, crushkit, res):
+    """`--clobber` without a create option, om present or not: stdout, exit
+    code and every file identical."""
+    flags = clobber_flags(rng)
+    names = ("om", "crush.bin") if rng.random() < 0.5 else ("crush.bin",)
+    dirs = fresh_dirs(d, names)
+    for w in dirs.values():
+        os.rename(os.path.join(w, "crush.bin"), os.path.join(w, "first.crush"))
+        shutil.copyfile(EMPTY_CRUSH, os.path.join(w, "empty.crush"))
+    ceph = run(["osdmaptool", "om"] + flags, dirs["ceph"])
+    if crashed(ceph[0]):
+        res["skipped_oracle"] += 1
+        return
+    res["clobbered"] += 1
+    where = "base %d om %s %s" % (index, "present" if "om" in names else "absent", " ".join(flags))
+    compare_output(res, where, ceph, run([crushkit, "osdmaptool", "om"] + flags, dirs["crushkit"]))
+    cf, kf = files_of(dirs["ceph"]), files_of(dirs["crushkit"])
+    for f in sorted(set(cf) | set(kf)):
+        if cf.get(f) != kf.get(f):
+            res["diffs"].append("%s: file %s differs" % (where, f))
+
+
 def files_of(d):
     return {f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))
             if os.path.isfile(os.path.join(d, f))}
@@ -320,6 +367,10 @@ def one_base(job):
             test_crush(rng2, d, index, crushkit, max_osd, res)
         if rng2.random() < 0.4:
             created(rng2, d, index, crushkit, res)
+        # Its own stream, so the states above stay those of earlier versions.
+        rng3 = random.Random(seed * 104729 + index + 17)
+        for _ in range(2):
+            clobbered(rng3, d, index, crushkit, res)
         if kept:
             p = subprocess.run([roundtrip] + kept, capture_output=True)
             res["roundtrips"] += len(kept)
@@ -379,9 +430,9 @@ def main():
               total["skipped_oracle"], total["bad_base"]))
     print("also: %d states with --health, %d --health (often with --print/--dump) runs on "
           "perturbed maps, %d --test-crush "
-          "prefixes (%d KiB each), %d created maps" % (
+          "prefixes (%d KiB each), %d created maps, %d --clobber runs on the empty map" % (
               total["health"], total["perturbed"], total["test_crush"], TEST_CRUSH_BYTES // 1024,
-              total["created"]))
+              total["created"], total["clobbered"]))
     if total["states"] < a.min_states:
         print("FAIL: only %d states compared, fewer than --min-states %d" % (
             total["states"], a.min_states))

@@ -1,7 +1,8 @@
 // `crushkit osdmaptool --createsimple/--create-from-conf` against Ceph's
 // osdmaptool 16.2: the same output and exit code, and the same map written,
 // byte for byte once the fields that differ on every run (fsid, created,
-// modified, hence the crc) are masked. Then --print of each map. Skipped
+// modified, hence the crc) are masked. Then --print of each map, and
+// --clobber without a create option (osdmaptool's empty map). Skipped
 // without the oracle (failed under CRUSHKIT_REQUIRE_ORACLE).
 #include <sys/wait.h>
 
@@ -102,6 +103,35 @@ TEST_F(CreateTest, ClobberMatchesOracle) {
   ExpectSame("--createsimple 2 MAP", "h");
   ExpectSame("--createsimple 2 MAP", "h");
   ExpectSame("--createsimple 4 --clobber MAP --with-default-pool", "h");
+}
+
+// --clobber alone: osdmaptool never reads MAP and works on an empty map,
+// writing it only when an action modifies it (an existing MAP is then
+// replaced, else left alone).
+TEST_F(CreateTest, ClobberWithoutCreateMatchesOracle) {
+  const std::string empty_crush =
+      crush_testing::SourceDir() + "/tests/golden/osdmaptool_clobber/empty.crush";
+  ExpectSame("MAP --clobber --print", "m");
+  ExpectSame("MAP --clobber --dump json-pretty --tree", "n");
+  ExpectSame("MAP --clobber --import-crush " + empty_crush + " --print --tree plain", "o");
+  ExpectSame("MAP --clobber --adjust-crush-weight 0:1,1:2 --save --health", "p");
+  ExpectSame("MAP --clobber --mark-up-in --test-map-pgs-dump --upmap -", "q");
+  ExpectSame("MAP --clobber --test-map-object foo", "r");
+  const std::string existing = crush_testing::ReadFileOrEmpty(
+      crush_testing::SourceDir() + "/tests/golden/osdmap_binary/pacific-nopool.osdmap");
+  ASSERT_FALSE(existing.empty());
+  for (const char* flags : {"MAP --clobber --print --save",
+                            "MAP --clobber --import-crush EMPTY --dump json --test-map-pgs"}) {
+    for (const char* side : {".theirs", ".ours"}) {
+      std::FILE* f = std::fopen(dir_.File(std::string("s") + side).c_str(), "wb");
+      std::fwrite(existing.data(), 1, existing.size(), f);
+      std::fclose(f);
+    }
+    std::string with = flags;
+    if (const auto at = with.find("EMPTY"); at != std::string::npos)
+      with.replace(at, 5, empty_crush);
+    ExpectSame(with, "s");
+  }
 }
 
 TEST_F(CreateTest, CreateFromConfMatchesOracle) {

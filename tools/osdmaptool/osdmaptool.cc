@@ -47,7 +47,8 @@ constexpr char kCrushkitNote[] =
     "--upmap-max, --upmap-deviation, --upmap-pool, --upmap-seed runs crushkit's deterministic\n"
     "balancer (the same as `crushkit balance`; its commands differ from Ceph's);\n"
     "--upmap-active repeats its rounds until one finds nothing.\n"
-    "Not supported yet: --clobber without a create option.\n"
+    "--clobber without a create option works on an empty map, as osdmaptool 16.2\n"
+    "(the file is not read; it is written only when an action modifies the map).\n"
     "`--help` prints osdmaptool's usage only; `--crushkit-help`\n"
     "adds this note.\n";
 
@@ -56,6 +57,18 @@ osdmap::binary::Utime Now() {
   timespec ts{};
   ::clock_gettime(CLOCK_REALTIME, &ts);
   return {static_cast<std::uint32_t>(ts.tv_sec), static_cast<std::uint32_t>(ts.tv_nsec)};
+}
+
+// Why reading `path` failed: bufferlist::read_file's wording when open(2)
+// fails, as osdmaptool prints it; crushkit's reason otherwise.
+std::string ReadFailure(const std::string& path, const absl::Status& status) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  const int e = errno;
+  if (fd >= 0) {
+    ::close(fd);
+    return std::string(status.message());
+  }
+  return absl::StrCat("can't open ", path, ": ", CppStrerror(e));
 }
 
 // --createsimple / --create-from-conf: the encoded map osdmaptool builds
@@ -140,21 +153,14 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
       return 1;
     }
   } else if (mo.clobber) {
-    WriteAndFlush(err,
-                  "crushkit osdmaptool: --clobber without --createsimple/--create-from-conf is not "
-                  "supported\n");
-    return 1;
+    // osdmaptool then never reads <fn>: it works on a default-constructed
+    // OSDMap, written to <fn> only if an action modifies it.
+    bytes = osdmap::EncodeOsdMap(osdmap::EmptyOsdMap());
   } else {
     bytes = ReadFileBytes(fn);
     if (!bytes.ok()) {
-      // bufferlist::read_file's wording when open(2) fails; crushkit's
-      // reason otherwise.
-      const int fd = ::open(fn.c_str(), O_RDONLY);
-      const int e = errno;
-      if (fd >= 0) ::close(fd);
-      const std::string why = fd < 0 ? absl::StrCat("can't open ", fn, ": ", CppStrerror(e))
-                                     : std::string(bytes.status().message());
-      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ", why, "\n"));
+      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ",
+                                      ReadFailure(fn, bytes.status()), "\n"));
       return 255;
     }
   }
@@ -199,7 +205,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     auto crush = ReadFileBytes(*cmd.import_crush);
     if (!crush.ok()) {
       WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush,
-                                      ": ", crush.status().message(), "\n"));
+                                      ": ", ReadFailure(*cmd.import_crush, crush.status()), "\n"));
       return 1;
     }
     opt.import_crush_path = cmd.import_crush;
