@@ -1,8 +1,14 @@
 #include "osdmap/crush_placement.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace crushkit::osdmap {
+
+namespace {
+// MappingsDivergedFromCeph(); only ever incremented (relaxed: a tally).
+std::atomic<std::uint64_t> diverged_mappings{0};
+}  // namespace
 
 int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size,
                   crush::CephRelease release) {
@@ -84,7 +90,15 @@ int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Wei
     cached_pool_ = pool;
     have_cache_ = true;
   }
-  return crush::DoRule(map_, rule, x, weights, ws_, out, cached_args_);
+  const int n = crush::DoRule(map_, rule, x, weights, ws_, out, cached_args_);
+  if (ws_.diverged_from_ceph()) [[unlikely]] {
+    diverged_mappings.fetch_add(1, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+std::uint64_t MappingsDivergedFromCeph() {
+  return diverged_mappings.load(std::memory_order_relaxed);
 }
 
 }  // namespace crushkit::osdmap

@@ -37,6 +37,14 @@ std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush
 // in one pass over the buckets instead of one per device.
 std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapModel& model);
 
+// Process-wide count of CrushPlacement::DoRule calls whose result is
+// crushkit's documented answer where Ceph's is undefined
+// (crush::Workspace::diverged_from_ceph: a tree bucket descent past its last
+// item, where Ceph reads out of bounds, e.g. through node weights Ceph's
+// builder left uninitialised; or the work budget ran out). Tools read it
+// once at exit to say so on stderr. Thread-safe.
+std::uint64_t MappingsDivergedFromCeph();
+
 class CrushPlacement final : public RawPlacement {
  public:
   // `map` must outlive this object. `release` decides the rule lookup

@@ -1,6 +1,7 @@
 // crushkit: one binary, many subcommands. The `crushtool` and `osdmaptool`
 // fronts take Ceph's own flag syntax (dash/underscore-insensitive, multi-value
 // flags), which CLI11 cannot express, so they bypass CLI11 entirely.
+#include <cstdint>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -9,31 +10,49 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/version.h"
+#include "osdmap/crush_placement.h"
 #include "tools/crushkit/commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   using namespace crushkit::tools;  // NOLINT(google-build-using-namespace)
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    std::vector<std::string> rest(argv + 2, argv + argc);
+    if (first == "crushtool") return RunCrushtool(rest);
+    if (first == "osdmaptool") return RunOsdmaptool(rest);
+  }
+  CLI::App app{
+      "crushkit: Ceph-compatible CRUSH placement engine.\n"
+      "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
+      "Ceph's own flags and print byte-identical output."};
+  app.set_version_flag("--version", "crushkit " CRUSHKIT_VERSION_STRING);
+  app.require_subcommand(1);
+  for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand,
+                    &AddDiffCommand, &AddEditCommand, &AddImportCommand, &AddMapObjectCommand,
+                    &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand, &AddTestCommand,
+                    &AddTreeCommand}) {
+    add(app);
+  }
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    if (argc >= 2) {
-      const std::string first = argv[1];
-      std::vector<std::string> rest(argv + 2, argv + argc);
-      if (first == "crushtool") return RunCrushtool(rest);
-      if (first == "osdmaptool") return RunOsdmaptool(rest);
+    const int rc = RunCommand(argc, argv);
+    // Said once, whichever command mapped PGs (the crushtool front counts
+    // and words its own).
+    if (const std::uint64_t n = crushkit::osdmap::MappingsDivergedFromCeph(); n != 0) {
+      std::cerr << "crushkit: warning: " << n
+                << " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of "
+                   "bounds there) or the mapper's work budget; those results are crushkit's "
+                   "documented answers (crush/mapper.h), not Ceph's\n";
     }
-    CLI::App app{
-        "crushkit: Ceph-compatible CRUSH placement engine.\n"
-        "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
-        "Ceph's own flags and print byte-identical output."};
-    app.set_version_flag("--version", "crushkit " CRUSHKIT_VERSION_STRING);
-    app.require_subcommand(1);
-    for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand,
-                      &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
-                      &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand,
-                      &AddStrategiesCommand, &AddTestCommand, &AddTreeCommand}) {
-      add(app);
-    }
-    CLI11_PARSE(app, argc, argv);
-    return 0;
+    return rc;
   } catch (const std::exception& e) {
     std::cerr << "crushkit: internal error: " << e.what() << "\n";
     return 70;
