@@ -229,6 +229,34 @@ TEST(CompileTest, CephQuirksLetTheLastDeclarationWin) {
               HasSubstr("q.crush:2:8: warning: device id 0 is already used by 'osd.0'"));
 }
 
+// Weight-set weights below 0 or from 65536 on: Ceph's float-to-__u32
+// conversion is undefined there; crushtool 16.2 on x86-64 stored -2.5 as
+// 2^32 - 2.5 * 0x10000 and 70000.0 as (70000 * 0x10000) mod 2^32 (its -d
+// prints them back as -2.500 and 4464.000). With quirks crushkit stores the
+// same, saying so; without, they are errors.
+TEST(CompileTest, CephQuirksStoreOutOfRangeWeightSetWeightsAsX86Ceph) {
+  const std::string text =
+      "device 0 osd.0\ndevice 1 osd.1\ntype 0 osd\ntype 1 root\n"
+      "root default { id -1 alg straw2 hash 0 item osd.0 weight 1.0 item osd.1 weight 1.0 }\n"
+      "choose_args 1 { { bucket_id -1 weight_set [ [ -2.500 70000.0 ] [ 1.0 2.0 ] ] } }\n";
+  const SourceFile src("w.crush", text);
+  DiagnosticSink strict;
+  EXPECT_FALSE(Compile(src, &strict, CompileOptions{.release = crush::CephRelease::kPacific}).ok());
+  EXPECT_THAT(strict.Format(src), HasSubstr("w.crush:6:47: error: weight '-2.500' is negative"));
+  DiagnosticSink sink;
+  auto model = Compile(
+      src, &sink, CompileOptions{.release = crush::CephRelease::kPacific, .ceph_quirks = true});
+  ASSERT_TRUE(model.ok()) << model.status();
+  const auto& ws = model->choose_args.at(1).at(-1).weight_set;
+  ASSERT_EQ(ws.size(), 2u);
+  EXPECT_EQ(ws[0], (std::vector<crush::Weight>{4294803456u, 292552704u}));
+  EXPECT_EQ(ws[1], (std::vector<crush::Weight>{0x10000u, 0x20000u}));
+  ASSERT_EQ(sink.ceph_quirks().size(), 2u);
+  EXPECT_THAT(sink.ceph_quirks()[0],
+              HasSubstr("w.crush:6:47: warning: weight_set weight '-2.500' is outside 0 to "
+                        "65535.99998"));
+}
+
 TEST(CompileTest, CephErrorTextForTheFirstError) {
   DiagnosticSink sink;
   const SourceFile src("r.crush",

@@ -37,7 +37,7 @@ bool ReadWeightSet(SemaContext& ctx, const ast::ChooseArg& a, ItemId bid, std::s
     }
     std::vector<Weight> row;
     for (const ast::Word& w : wl.weights) {
-      const std::optional<Weight> v = ctx.ConvertWeight(w);
+      const std::optional<Weight> v = ctx.ConvertWeightSetWeight(w);
       if (!v) {
         ok = false;
         continue;

@@ -1,7 +1,9 @@
 #include "compiler/sema_context.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 
 namespace crushkit::compiler::sema {
 
@@ -75,6 +77,22 @@ std::optional<crush::Weight> SemaContext::ConvertWeight(const ast::Word& w) {
     return std::nullopt;
   }
   return static_cast<crush::Weight>(scaled);
+}
+
+std::optional<crush::Weight> SemaContext::ConvertWeightSetWeight(const ast::Word& w) {
+  if (!quirks || !IsRealLiteral(w.text)) return ConvertWeight(w);
+  const float scaled =
+      std::strtof(std::string(w.text).c_str(), nullptr) * static_cast<float>(0x10000);
+  if (scaled >= 0.0f && scaled < 4294967296.0f) return ConvertWeight(w);
+  constexpr float kTwo63 = 9223372036854775808.0f;
+  const std::int64_t wide = std::fabs(scaled) < kTwo63 ? static_cast<std::int64_t>(scaled)
+                                                       : std::numeric_limits<std::int64_t>::min();
+  const auto stored = static_cast<crush::Weight>(static_cast<std::uint64_t>(wide));
+  Quirk(w.range, "weight_set weight " + Quote(w.text) +
+                     " is outside 0 to 65535.99998; Ceph's conversion to an unsigned 32-bit "
+                     "weight is undefined there, stored as x86-64 builds of Ceph store it (" +
+                     std::to_string(stored) + " / 0x10000)");
+  return stored;
 }
 
 int SemaContext::ClassId(std::string_view name) {

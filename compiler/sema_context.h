@@ -101,6 +101,15 @@ struct SemaContext {
   // CrushCompiler::float_node() * (float)0x10000, truncated to unsigned;
   // rejects what Ceph would turn into garbage (negative, inf, nan, > 2^32).
   std::optional<crush::Weight> ConvertWeight(const ast::Word& w);
+  // A weight_set weight. Ceph's parse_weight_set_weights stores
+  // float_node() * (float)0x10000 into a __u32, undefined in C++ for values
+  // below 0 or from 2^32 on; x86-64 builds convert through a signed 64-bit
+  // integer (cvttss2si: the low 32 bits, 0 where it overflows). Ceph's own
+  // maps can hold such weights (crushtool --remove-item leaves garbage in
+  // weight sets, crushtool -d prints it, -c takes it back), so with quirks
+  // they compile as those builds store them, with a warning; otherwise as
+  // ConvertWeight.
+  std::optional<crush::Weight> ConvertWeightSetWeight(const ast::Word& w);
   // CrushWrapper::get_or_create_class_id: new ids are max(existing) + 1.
   int ClassId(std::string_view name);
 
