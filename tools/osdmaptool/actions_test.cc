@@ -279,9 +279,9 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
     opt.adjust_crush_weight = weights;
     opt.export_crush_path = map + ".want";
     std::string exported;
-    opt.write_file = [&exported](const std::string&, const std::string& bytes) {
+    opt.write_file = [&exported](const std::string&, std::string_view bytes, std::string*) {
       exported = bytes;
-      return absl::OkStatus();
+      return 0;
     };
     opt.test_map_pgs_dump_all = true;
     opt.tree = true;
@@ -426,9 +426,10 @@ TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
   std::vector<std::pair<std::string, std::string>> written;
   OsdmaptoolOptions opt;
   opt.upmap_cleanup_path = "c.txt";
-  opt.write_file = [&](const std::string& path, const std::string& bytes) {
+  opt.check_output = [](const std::string&) { return 0; };
+  opt.write_file = [&](const std::string& path, std::string_view bytes, std::string*) {
     written.emplace_back(path, bytes);
-    return absl::OkStatus();
+    return 0;
   };
   state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
   OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
