@@ -98,6 +98,29 @@ int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t
   return err;
 }
 
+int ProbeOutputFile(const std::string& path) {
+  struct stat st {};
+
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode)) return 0;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return errno;
+    ::close(fd);
+    return 0;
+  }
+  // O_EXCL: only a file this call created is removed again.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0) {
+    // EEXIST: a dangling symlink (O_EXCL does not follow it) or a file made
+    // since the stat; the write will find out.
+    return errno == EEXIST ? 0 : errno;
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  return 0;
+}
+
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path, std::size_t max_bytes) {
   const bool is_stdin = path == "-";
   const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

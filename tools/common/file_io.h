@@ -53,6 +53,14 @@ int WriteFdFully(int fd, std::string_view data);
 // itself; a directory is EISDIR. Returns 0 or an errno value.
 int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode);
 
+// The errno with which open(path, O_WRONLY | O_CREAT | O_TRUNC) would fail,
+// or 0: the check a Ceph tool makes by opening its output file before it
+// writes anything there. Leaves the file system as it was: an existing file
+// is opened without truncating it, an absent one is created and removed.
+// Paths naming a device or a FIFO are not opened (a FIFO would block until a
+// reader comes) and report 0; the write itself reports their errors.
+int ProbeOutputFile(const std::string& path);
+
 // Ceph's cpp_strerror(): "(2) No such file or directory" (one definition,
 // in crush/text_format.h).
 using crush::CppStrerror;

@@ -14,6 +14,7 @@
 #include "crush/edit.h"
 #include "crush/map.h"
 #include "crush/model.h"
+#include "tools/common/ceph_write_file.h"
 #include "tools/crushtool/build_stage.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/compare.h"
@@ -167,9 +168,9 @@ int RunCrushtoolCommand(const std::vector<std::string>& args, std::FILE* out, st
     } else {
       crush::FinalizeMaxDevices(model);  // CrushWrapper::finalize()
       const std::string bytes = crush::EncodeCrushMapAs(std::move(model), release);
-      if (const int e = WriteFileAtomic(o.outfn, bytes); e != 0) {
-        WriteAndFlush(err, "bufferlist::write_file(" + o.outfn +
-                               "): failed to open file: " + CppStrerror(e) + "\n");
+      std::string log;
+      if (const int e = CephWriteFile(o.outfn, bytes, &log); e != 0) {
+        WriteAndFlush(err, log);
         WriteAndFlush(err, me + ": error writing '" + o.outfn + "': " + CppStrerror(e) + "\n");
         return 1;
       }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,7 @@
 #include "osdmap/pg_mapping.h"
 #include "osdmap/upmap_balancer.h"
 #include "osdmap/upmap_cleanup.h"
+#include "tools/common/file_io.h"
 #include "tools/crushtool/ceph_formatter.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -275,40 +277,63 @@ class Runner {
     return true;
   }
 
-  // osdmaptool opens the upmap file, prints "checking for upmap cleanups",
-  // runs OSDMap::clean_pg_upmaps() and, if anything changed, prints the
-  // commands and applies them in memory (apply_incremental: epoch + 1),
-  // without marking the map modified: --save alone does not write it.
-  // With --upmap the balancer follows (Balance()); the file gets both
-  // command lists.
+  // osdmaptool opens the upmap file (exit 1 if it cannot), prints
+  // "checking for upmap cleanups", runs OSDMap::clean_pg_upmaps() and, if
+  // anything changed, prints the commands and applies them in memory
+  // (apply_incremental: epoch + 1), without marking the map modified: --save
+  // alone does not write it. With --upmap the balancer follows (Balance());
+  // the file gets both command lists, written once at the end.
   bool UpmapCleanup() {
     if (!opt_.upmap_cleanup_path) return true;
     const std::string& path = *opt_.upmap_cleanup_path;
+    const bool to_file = path != "-";
+    if (to_file) {
+      if (!opt_.write_file || !opt_.check_output) return Fail(opt_.me + ": cannot write files");
+      if (const int e = opt_.check_output(path); e != 0) return FailOpeningUpmapFile(path, e);
+      absl::StrAppend(&r_.out, "writing upmap command output to: ", path, "\n");
+    }
     if (!EnsureMapping()) return false;
     auto cleanup = CheckPgUpmaps(state_, mapping_.mapper());
     if (!cleanup.ok()) {
       return Fail(absl::StrCat(opt_.me, ": upmap cleanup: ", cleanup.status().message()));
     }
-    std::string commands =
-        cleanup->changed() ? FormatUpmapCleanupCommands(*cleanup) : std::string();
-    if (path != "-") {
-      if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
-      absl::StrAppend(&r_.out, "writing upmap command output to: ", path, "\n");
-    }
+    std::string file;
+    std::string* commands = to_file ? &file : &r_.out;
     r_.out += "checking for upmap cleanups\n";
     if (cleanup->changed()) {
-      if (path == "-") r_.out += commands;
+      AppendUpmapCommands(FormatUpmapCleanupCommands(*cleanup), commands);
       ApplyUpmapCleanup(*cleanup, state_);
       ++state_.epoch;
     }
-    const bool ok = !opt_.upmap || Balance(path == "-" ? &r_.out : &commands);
-    if (path != "-") {
+    const bool ok = !opt_.upmap || Balance(commands);
+    if (to_file) {
       // Written even when the balancer stops on an unknown pool, as
       // osdmaptool has opened (truncated) the file by then.
-      auto s = opt_.write_file(path, commands);
-      if (!s.ok()) return Fail(absl::StrCat("error opening ", path, ": ", s.message()));
+      std::string log;
+      if (const int e = opt_.write_file(path, file, &log); e != 0) {
+        if (!first_upmap_write_) return FailOpeningUpmapFile(path, e);
+        // osdmaptool writes each command block as it is made
+        // (print_inc_upmaps) and exits at the first failed write: what
+        // crushkit printed after that point never happens there.
+        r_.out.resize(first_upmap_write_->out);
+        r_.err.resize(first_upmap_write_->err);
+        return Fail("error writing output: " + CppStrerror(e));
+      }
     }
     return ok;
+  }
+
+  bool FailOpeningUpmapFile(const std::string& path, int e) {
+    return Fail(absl::StrCat("error opening ", path, ": ", CppStrerror(e)));
+  }
+
+  // Adds one command block (osdmaptool's print_inc_upmaps) to `commands`,
+  // noting where the output stood at the first block bound for the file.
+  void AppendUpmapCommands(const std::string& block, std::string* commands) {
+    if (block.empty()) return;
+    if (commands != &r_.out && !first_upmap_write_)
+      first_upmap_write_ = OutputMark{r_.out.size(), r_.err.size()};
+    *commands += block;
   }
 
   // osdmaptool's --upmap block after the cleanup, with crushkit's balancer
@@ -380,7 +405,7 @@ class Runner {
       return true;
     }
     *changed = true;
-    *commands += osdmap::FormatBalanceCommands(*result);
+    AppendUpmapCommands(osdmap::FormatBalanceCommands(*result), commands);
     if (opt_.save || opt_.upmap_active) {
       // apply_incremental(pending_inc) at epoch + 1; Run() adds the --save one.
       state_.pg_upmap_items = std::move(result->state.pg_upmap_items);
@@ -440,10 +465,13 @@ class Runner {
     if (!opt_.export_crush_path) return true;
     SyncCrushBytes();
     if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
-    auto s = opt_.write_file(*opt_.export_crush_path, state_.crush_bytes);
-    if (!s.ok()) {
-      return Fail(absl::StrCat(opt_.me, ": error writing crush map to ", *opt_.export_crush_path,
-                               ": ", s.message()));
+    std::string log;
+    if (opt_.write_file(*opt_.export_crush_path, state_.crush_bytes, &log) != 0) {
+      r_.err += log;
+      // osdmaptool 16.2 names the --import-crush file here (empty without
+      // one), not the file it failed to write.
+      return Fail(absl::StrCat(opt_.me, ": error writing crush map to ",
+                               opt_.import_crush_path.value_or("")));
     }
     r_.out += absl::StrCat(opt_.me, ": exported crush map to ", *opt_.export_crush_path, "\n");
     return true;
@@ -674,11 +702,20 @@ class Runner {
     }
   }
 
+  // Sizes of r_.out and r_.err.
+  struct OutputMark {
+    std::size_t out = 0;
+    std::size_t err = 0;
+  };
+
   ClusterState& state_;
   const OsdmaptoolOptions& opt_;
   Mapping mapping_;
   OsdmaptoolResult r_;
   bool crush_edited_ = false;
+  // Where the output stood when osdmaptool would first write to the upmap
+  // file.
+  std::optional<OutputMark> first_upmap_write_;
 
  public:
   void Finish() { SyncCrushBytes(); }

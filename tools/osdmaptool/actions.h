@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -99,9 +100,15 @@ struct OsdmaptoolOptions {
   // The front created the map (--createsimple/--create-from-conf): an
   // action in itself, and the state is written back.
   bool created = false;
-  // Writes --export-crush and --upmap-cleanup output (atomically); required
-  // if export_crush_path or a upmap_cleanup_path other than "-".
-  std::function<absl::Status(const std::string& path, const std::string& bytes)> write_file;
+  // Output files (--export-crush, and --upmap[-cleanup] FILE other than
+  // "-"); both required when one is named. check_output returns the errno
+  // with which osdmaptool's open(2) of `path` for writing would fail, or 0,
+  // leaving no file behind (the front: tools::ProbeOutputFile). write_file
+  // writes `bytes` atomically as Ceph's bufferlist::write_file() would:
+  // 0 or the errno, with bufferlist's failure lines in *log (the front:
+  // tools::CephWriteFile).
+  std::function<int(const std::string& path)> check_output;
+  std::function<int(const std::string& path, std::string_view bytes, std::string* log)> write_file;
 };
 
 struct OsdmaptoolResult {

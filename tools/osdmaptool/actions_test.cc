@@ -5,6 +5,7 @@
 #include "tools/osdmaptool/actions.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -279,9 +280,9 @@ TEST(ChooseArgsAdjustTest, MatchesOracle) {
     opt.adjust_crush_weight = weights;
     opt.export_crush_path = map + ".want";
     std::string exported;
-    opt.write_file = [&exported](const std::string&, const std::string& bytes) {
+    opt.write_file = [&exported](const std::string&, std::string_view bytes, std::string*) {
       exported = bytes;
-      return absl::OkStatus();
+      return 0;
     };
     opt.test_map_pgs_dump_all = true;
     opt.tree = true;
@@ -426,9 +427,10 @@ TEST_F(OsdmaptoolUpmapCleanupTest, WritesTheFileEvenWhenEmpty) {
   std::vector<std::pair<std::string, std::string>> written;
   OsdmaptoolOptions opt;
   opt.upmap_cleanup_path = "c.txt";
-  opt.write_file = [&](const std::string& path, const std::string& bytes) {
+  opt.check_output = [](const std::string&) { return 0; };
+  opt.write_file = [&](const std::string& path, std::string_view bytes, std::string*) {
     written.emplace_back(path, bytes);
-    return absl::OkStatus();
+    return 0;
   };
   state_.pg_upmap_items[kPg] = {{raw_[0], free_}};
   OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
@@ -458,6 +460,74 @@ TEST_F(OsdmaptoolUpmapCleanupTest, TestCrushStreamsUntilStdoutIsGone) {
   // 8 PGs x 100 attempts per pass: the stream reached later passes.
   EXPECT_NE(streamed.find("pass 2\n1.0 attempt 0\n"), std::string::npos);
   EXPECT_EQ(streamed.find(" had "), std::string::npos);
+}
+
+// osdmaptool opens the upmap file before the clean-up: a file it cannot
+// open ends the run there, with cpp_strerror's "(errno) text".
+TEST_F(OsdmaptoolUpmapCleanupTest, UnopenableUpmapFileStopsBeforeTheCleanup) {
+  state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
+  OsdmaptoolOptions opt;
+  opt.mark_out = 0;
+  opt.upmap_cleanup_path = "d/c.txt";
+  opt.upmap = true;
+  opt.check_output = [](const std::string&) { return EACCES; };
+  int writes = 0;
+  opt.write_file = [&](const std::string&, std::string_view, std::string*) {
+    ++writes;
+    return 0;
+  };
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "marking OSD@0 as out\n");
+  EXPECT_EQ(r.err, "error opening d/c.txt: (13) Permission denied\n");
+  EXPECT_EQ(writes, 0);
+  EXPECT_EQ(state_.pg_upmap_items.size(), 1u);
+}
+
+// osdmaptool writes each round's commands as it makes them and exits at the
+// first failed write: crushkit, writing the file once at the end, cuts its
+// output back to that point.
+TEST_F(OsdmaptoolUpmapCleanupTest, FailedCommandWriteEndsWhereOsdmaptoolStops) {
+  state_.pools[1].pg_num = state_.pools[1].pgp_num = 64;
+  OsdmaptoolOptions opt;
+  opt.upmap_cleanup_path = "/dev/full";
+  opt.upmap = true;
+  opt.upmap_active = true;
+  opt.upmap_max = 1;
+  opt.upmap_deviation = 1;
+  opt.check_output = [](const std::string&) { return 0; };
+  std::string written;
+  opt.write_file = [&](const std::string&, std::string_view bytes, std::string*) {
+    written = bytes;
+    return ENOSPC;
+  };
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error writing output: (28) No space left on device\n");
+  // Several rounds were balanced, but the output ends with the first one.
+  EXPECT_GE(std::count(written.begin(), written.end(), '\n'), 2) << written;
+  const std::string head =
+      "writing upmap command output to: /dev/full\nchecking for upmap cleanups\n"
+      "upmap, max-count 1, max deviation 1\npools p \nprepared 1/1 changes\nTime elapsed ";
+  EXPECT_EQ(r.out.substr(0, head.size()), head);
+  EXPECT_EQ(r.out.find('\n', head.size()), r.out.size() - 1) << r.out;
+}
+
+// --export-crush: bufferlist::write_file's lines, then osdmaptool 16.2's,
+// which names the --import-crush file (empty without one).
+TEST_F(OsdmaptoolUpmapCleanupTest, FailedCrushExportPrintsOsdmaptoolsLines) {
+  OsdmaptoolOptions opt;
+  opt.export_crush_path = "nodir/c";
+  opt.write_file = [](const std::string& path, std::string_view, std::string* log) {
+    *log = "bufferlist::write_file(" + path + "): failed to open file: (2) x\n";
+    return ENOENT;
+  };
+  const OsdmaptoolResult r = RunOsdmaptoolActions(state_, opt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "bufferlist::write_file(nodir/c): failed to open file: (2) x\n"
+            "osdmaptool: error writing crush map to \n");
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "osdmap/osdmap_print.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/ceph_release_env.h"
+#include "tools/common/ceph_write_file.h"
 #include "tools/common/file_io.h"
 #include "tools/osdmaptool/actions.h"
 #include "tools/osdmaptool/options.h"
@@ -211,9 +212,8 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     opt.import_crush_path = cmd.import_crush;
     opt.import_crush_bytes = std::move(*crush);
   }
-  opt.write_file = [](const std::string& path, const std::string& data) {
-    return WriteFileAtomically(path, data);
-  };
+  opt.check_output = ProbeOutputFile;
+  opt.write_file = CephWriteFile;
   opt.created = create;
   // The bytes osdmaptool would write for the state (the save below), from
   // a copy of the decoded file, or from the decoded file itself on its last
@@ -269,10 +269,17 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     // A binary osdmap is written back as one, as osdmaptool writes it; a
     // state file as a state file.
     auto bytes_out = encode_like_osdmaptool(*state, /*last_use=*/true);
-    absl::Status st = bytes_out.ok() ? WriteFileAtomically(fn, *bytes_out) : bytes_out.status();
+    if (!bytes_out.ok()) {
+      WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: cannot encode the map for '", fn,
+                                      "': ", bytes_out.status().message(), "\n"));
+      return 1;
+    }
     WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
-    if (!st.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": error writing to '", fn, "': ", st.message(), "\n"));
+    std::string log;
+    if (const int e = CephWriteFile(fn, *bytes_out, &log); e != 0) {
+      WriteAndFlush(err, log);
+      WriteAndFlush(err,
+                    absl::StrCat(kMe, ": error writing to '", fn, "': ", CppStrerror(e), "\n"));
       return 1;
     }
   }

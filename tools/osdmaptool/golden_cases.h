@@ -1,0 +1,51 @@
+// Test helper for the osdmaptool golden sets (tests/golden/osdmaptool_clobber/,
+// tests/golden/osdmaptool_write_errors/): what osdmaptool 16.2 did for the
+// command lines of a cases.txt, committed as expected/NAME.txt (exit code,
+// stdout, stderr) and expected/NAME.FILE (each file the run created or
+// changed), compared with `crushkit osdmaptool` run in-process. No oracle.
+// Not thread-safe: runs change nothing global but the files of the current
+// directory.
+#ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_GOLDEN_CASES_H_
+#define CRUSHKIT_TOOLS_OSDMAPTOOL_GOLDEN_CASES_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace crushkit::tools::osdmaptool::golden {
+
+struct ToolRun {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+struct Case {
+  std::string name;
+  std::vector<std::string> args;
+  std::vector<std::string> extra;  // the fields after the arguments
+};
+
+// DIR/cases.txt: "NAME<TAB>space-separated arguments[<TAB>field...]" per
+// line; lines starting with '#' are comments.
+std::vector<Case> ReadCases(const std::string& golden_dir);
+
+// Parses expected/NAME.txt: "rc N\nstdout LEN\n" LEN bytes "stderr LEN\n"
+// LEN bytes. False if malformed.
+bool ParseExpected(const std::string& text, ToolRun* run);
+
+// Name -> contents of the regular files directly in `dir`.
+std::map<std::string, std::string> RegularFilesIn(const std::string& dir);
+
+// `crushkit osdmaptool ARGS`, in-process, with stdout and stderr captured.
+ToolRun RunOsdmaptool(const std::vector<std::string>& args);
+
+// Expects `got` and the files of `dir` (against `before`, taken before the
+// run) to be what expected/NAME.txt and expected/NAME.FILE in `golden_dir`
+// say, byte for byte.
+void ExpectSameAsGolden(const std::string& golden_dir, const Case& c, const ToolRun& got,
+                        const std::map<std::string, std::string>& before, const std::string& dir);
+
+}  // namespace crushkit::tools::osdmaptool::golden
+
+#endif  // CRUSHKIT_TOOLS_OSDMAPTOOL_GOLDEN_CASES_H_
