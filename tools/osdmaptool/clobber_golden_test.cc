@@ -26,20 +26,13 @@ std::string GoldenDir() { return SourceDir() + "/tests/golden/osdmaptool_clobber
 
 // Runs in a scratch directory holding the inputs, as regenerate.py does
 // (the expected outputs name files relative to it).
-class ClobberGoldenTest : public ::testing::Test {
+class ClobberGoldenTest : public golden::ScratchDirTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    old_cwd_ = std::filesystem::current_path();
-    std::filesystem::current_path(dir_.path());
-  }
-
-  void TearDown() override { std::filesystem::current_path(old_cwd_); }
+  ClobberGoldenTest() : ScratchDirTest("osdmaptool_clobber_test") {}
 
   // Empties the directory and puts the inputs (and x.om if asked) back.
   void FreshInputs(bool map_exists) {
-    for (const auto& e : std::filesystem::directory_iterator(dir_.path()))
-      std::filesystem::remove_all(e.path());
+    Clear();
     for (const char* f : {"empty.crush", "three.crush"})
       std::filesystem::copy_file(GoldenDir() + "/" + f, dir_.File(f));
     if (map_exists) {
@@ -47,9 +40,6 @@ class ClobberGoldenTest : public ::testing::Test {
                                  dir_.File("x.om"));
     }
   }
-
-  crush_testing::TempDir dir_{"osdmaptool_clobber_test"};
-  std::filesystem::path old_cwd_;
 };
 
 TEST_F(ClobberGoldenTest, EveryCaseAsOsdmaptool) {

@@ -8,9 +8,14 @@
 #ifndef CRUSHKIT_TOOLS_OSDMAPTOOL_GOLDEN_CASES_H_
 #define CRUSHKIT_TOOLS_OSDMAPTOOL_GOLDEN_CASES_H_
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "gtest/gtest.h"
+
+#include "tests/testing/temp_dir.h"
 
 namespace crushkit::tools::osdmaptool::golden {
 
@@ -45,6 +50,31 @@ ToolRun RunOsdmaptool(const std::vector<std::string>& args);
 // say, byte for byte.
 void ExpectSameAsGolden(const std::string& golden_dir, const Case& c, const ToolRun& got,
                         const std::map<std::string, std::string>& before, const std::string& dir);
+
+// A fixture whose tests run in a scratch directory, as regenerate.py runs
+// osdmaptool (the expected outputs name files relative to it). Clear()
+// empties it for the next case's inputs.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  explicit ScratchDirTest(const char* name) : dir_(name) {}
+
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    old_cwd_ = std::filesystem::current_path();
+    std::filesystem::current_path(dir_.path());
+  }
+
+  void TearDown() override { std::filesystem::current_path(old_cwd_); }
+
+  void Clear() {
+    for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
+      std::filesystem::remove_all(e.path());
+    }
+  }
+
+  crush_testing::TempDir dir_;
+  std::filesystem::path old_cwd_;
+};
 
 }  // namespace crushkit::tools::osdmaptool::golden
 

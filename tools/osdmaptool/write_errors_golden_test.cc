@@ -28,28 +28,18 @@ using ::crush_testing::SourceDir;
 std::string GoldenDir() { return SourceDir() + "/tests/golden/osdmaptool_write_errors"; }
 
 // Runs in a scratch directory holding the inputs, as regenerate.py does.
-class WriteErrorsGoldenTest : public ::testing::Test {
+class WriteErrorsGoldenTest : public golden::ScratchDirTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    old_cwd_ = std::filesystem::current_path();
-    std::filesystem::current_path(dir_.path());
-  }
-
-  void TearDown() override { std::filesystem::current_path(old_cwd_); }
+  WriteErrorsGoldenTest() : ScratchDirTest("osdmaptool_write_errors_test") {}
 
   void FreshInputs() {
-    for (const auto& e : std::filesystem::directory_iterator(dir_.path()))
-      std::filesystem::remove_all(e.path());
+    Clear();
     std::filesystem::copy_file(SourceDir() + "/tests/golden/osdmap_binary/pacific-upmap.osdmap",
                                dir_.File("om"));
     std::filesystem::copy_file(SourceDir() + "/tests/golden/osdmaptool_clobber/empty.crush",
                                dir_.File("empty.crush"));
     std::filesystem::create_directory(dir_.File("adir"));
   }
-
-  crush_testing::TempDir dir_{"osdmaptool_write_errors_test"};
-  std::filesystem::path old_cwd_;
 };
 
 // The goldens were made where /sys/x fails with EACCES and /dev/full is

@@ -9,11 +9,13 @@ file the run created or changed.
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import osdmaptool_record  # noqa: E402
+
 INPUTS = ("empty.crush", "three.crush")
 EXISTING = os.path.join(HERE, "..", "osdmap_binary", "pacific-nopool.osdmap")
 
@@ -26,10 +28,6 @@ def read_cases():
                 yield fields[0], fields[1].split(), len(fields) > 2 and fields[2] == "exists"
 
 
-def files_of(d):
-    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
-
-
 def main():
     out_dir = os.path.join(HERE, "expected")
     shutil.rmtree(out_dir, ignore_errors=True)
@@ -40,20 +38,8 @@ def main():
                 shutil.copyfile(os.path.join(HERE, f), os.path.join(d, f))
             if exists:
                 shutil.copyfile(EXISTING, os.path.join(d, "x.om"))
-            before = files_of(d)
-            env = dict(os.environ, CEPH_ARGS="--crash_dir=" + d, TZ="UTC")
-            p = subprocess.run(["timeout", "20", "osdmaptool"] +
-                               ["x.om" if a == "MAP" else a for a in args],
-                               cwd=d, env=env, capture_output=True)
-            if p.returncode > 128 or p.returncode == 124:
-                sys.exit("%s: osdmaptool crashed or hung (rc %d)" % (name, p.returncode))
-            with open(os.path.join(out_dir, name + ".txt"), "wb") as f:
-                f.write(b"rc %d\nstdout %d\n" % (p.returncode, len(p.stdout)) + p.stdout +
-                        b"stderr %d\n" % len(p.stderr) + p.stderr)
-            for f, data in files_of(d).items():
-                if before.get(f) != data:
-                    with open(os.path.join(out_dir, name + "." + f), "wb") as o:
-                        o.write(data)
+            osdmaptool_record.record(name, ["x.om" if a == "MAP" else a for a in args], d,
+                                     out_dir)
     return 0
 
 

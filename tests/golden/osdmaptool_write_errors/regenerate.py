@@ -12,11 +12,13 @@ missing, since the cases rely on both.
 import errno
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import osdmaptool_record  # noqa: E402
+
 INPUTS = {
     "om": os.path.join(HERE, "..", "osdmap_binary", "pacific-upmap.osdmap"),
     "empty.crush": os.path.join(HERE, "..", "osdmaptool_clobber", "empty.crush"),
@@ -31,9 +33,6 @@ def read_cases():
                 yield fields[0], fields[1].split()
 
 
-def files_of(d):
-    return {n: open(os.path.join(d, n), "rb").read()
-            for n in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, n))}
 
 
 def check_environment():
@@ -58,19 +57,7 @@ def main():
             for f, src in INPUTS.items():
                 shutil.copyfile(src, os.path.join(d, f))
             os.mkdir(os.path.join(d, "adir"))
-            before = files_of(d)
-            env = dict(os.environ, CEPH_ARGS="--crash_dir=" + d, TZ="UTC")
-            p = subprocess.run(["timeout", "20", "osdmaptool"] + args,
-                               cwd=d, env=env, capture_output=True)
-            if p.returncode > 128 or p.returncode == 124:
-                sys.exit("%s: osdmaptool crashed or hung (rc %d)" % (name, p.returncode))
-            with open(os.path.join(out_dir, name + ".txt"), "wb") as f:
-                f.write(b"rc %d\nstdout %d\n" % (p.returncode, len(p.stdout)) + p.stdout +
-                        b"stderr %d\n" % len(p.stderr) + p.stderr)
-            for f, data in files_of(d).items():
-                if before.get(f) != data:
-                    with open(os.path.join(out_dir, name + "." + f), "wb") as o:
-                        o.write(data)
+            osdmaptool_record.record(name, args, d, out_dir)
     return 0
 
 
