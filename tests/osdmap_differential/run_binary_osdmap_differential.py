@@ -64,7 +64,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "differential"))
 import oracle  # noqa: E402
 from oracle import crashed  # noqa: E402
 from run_osdmap_differential import (  # noqa: E402
-    build_crush, build_osdmap, edit_crush, random_flags, run)
+    build_crush, build_osdmap, ceph_undefined, edit_crush, random_flags, run)
 
 COUNTERS = ("states", "saved", "exports", "cleanups", "imports", "upmap_bases", "crush_edits",
             "roundtrips", "skipped_oracle", "unsupported", "bad_base", "ceph_undefined", "health",
@@ -348,7 +348,7 @@ def one_base(job):
                 res["unsupported"] += 1
                 res["notes"].append("base %d: crushkit: %s" % (index, kerr.decode().strip()))
                 continue
-            if b"reads out of bounds" in kerr and krc in (0, 1):
+            if ceph_undefined(kerr) and krc in (0, 1):
                 # crushkit warned that a mapping went where Ceph reads out of
                 # bounds (uninitialised tree node weights): no answer to compare.
                 res["ceph_undefined"] += 1

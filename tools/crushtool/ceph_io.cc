@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "tools/common/ceph_write_file.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools::crushtool {
@@ -36,8 +37,7 @@ bool ReadMapFile(const std::string& path, std::string* data, std::string* error)
 }
 
 int WriteFileAtomic(const std::string& path, std::string_view data) {
-  // Ceph's bufferlist::write_file() creates files with mode 0644.
-  return ReplaceFileAtomically(path, data, 0644);
+  return ReplaceFileAtomically(path, data, kCephOutputFileMode);
 }
 
 }  // namespace crushkit::tools::crushtool

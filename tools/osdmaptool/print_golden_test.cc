@@ -4,7 +4,6 @@
 // hold pool HitSets of every type (grade tables with wrapped decay rates),
 // pool snapshots, removed snaps and snap queues, and legacy (pre-msgr2)
 // addresses; see tests/golden/osdmap_binary/README.md. No oracle needed.
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
@@ -14,28 +13,13 @@
 #include "gtest/gtest.h"
 
 #include "tests/testing/paths.h"
-#include "tools/osdmaptool/osdmaptool.h"
+#include "tools/osdmaptool/golden_cases.h"
 
 namespace crushkit::tools::osdmaptool {
 namespace {
 
 using ::crush_testing::ReadFileOrEmpty;
 using ::crush_testing::SourceDir;
-
-struct ToolRun {
-  int rc;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadAll(std::FILE* f) {
-  std::string s;
-  std::rewind(f);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) s.append(buf, n);
-  std::fclose(f);
-  return s;
-}
 
 class PrintGoldenTest : public ::testing::Test {
  protected:
@@ -49,21 +33,14 @@ class PrintGoldenTest : public ::testing::Test {
     return SourceDir() + "/tests/golden/osdmap_binary/" + name + ".osdmap";
   }
 
-  static ToolRun Osdmaptool(const std::vector<std::string>& args) {
-    std::FILE* out = std::tmpfile();
-    std::FILE* err = std::tmpfile();
-    const int rc = RunOsdmaptoolCommand(args, out, err);
-    return {rc, ReadAll(out), ReadAll(err)};
-  }
-
   // `format` "print" is --print, anything else --dump FORMAT.
   static void ExpectAsOsdmaptool(const std::string& name, const std::string& format) {
     const std::string want = ReadFileOrEmpty(SourceDir() + "/tests/golden/osdmap_binary/expected/" +
                                              name + "." + format);
     ASSERT_FALSE(want.empty()) << name << "." << format;
     const std::string map = MapPath(name);
-    const ToolRun got =
-        format == "print" ? Osdmaptool({map, "--print"}) : Osdmaptool({map, "--dump", format});
+    const golden::ToolRun got = format == "print" ? golden::RunOsdmaptool({map, "--print"})
+                                                  : golden::RunOsdmaptool({map, "--dump", format});
     EXPECT_EQ(got.rc, 0) << name << " " << format << ": " << got.err;
     EXPECT_EQ(got.err, "osdmaptool: osdmap file '" + map + "'\n") << name << " " << format;
     EXPECT_TRUE(got.out == want) << name << " " << format << ": output differs from osdmaptool's";
@@ -106,19 +83,21 @@ TEST_F(PrintGoldenTest, LegacyAddresses) {
 
 TEST_F(PrintGoldenTest, DumpPlainIsPrint) {
   const std::string map = MapPath("pacific-snap-queues");
-  EXPECT_EQ(Osdmaptool({map, "--dump", "plain"}).out, Osdmaptool({map, "--print"}).out);
+  EXPECT_EQ(golden::RunOsdmaptool({map, "--dump", "plain"}).out,
+            golden::RunOsdmaptool({map, "--print"}).out);
 }
 
 TEST_F(PrintGoldenTest, UnknownFormatIsCompactJson) {
   const std::string map = MapPath("pacific-hitsets-snaps");
-  EXPECT_EQ(Osdmaptool({map, "--dump", "yaml"}).out, Osdmaptool({map, "--dump", "json"}).out);
+  EXPECT_EQ(golden::RunOsdmaptool({map, "--dump", "yaml"}).out,
+            golden::RunOsdmaptool({map, "--dump", "json"}).out);
 }
 
 TEST_F(PrintGoldenTest, HitSetCephCannotDecodeRefusesTheMap) {
   // HitSet type 4: osdmaptool 16.2 prints its banner, then "error decoding
   // osdmap" and exits 255; crushkit says why after it.
   const std::string map = MapPath("pacific-bad-hitset");
-  const ToolRun got = Osdmaptool({map, "--print"});
+  const golden::ToolRun got = golden::RunOsdmaptool({map, "--print"});
   EXPECT_EQ(got.rc, 255);
   EXPECT_TRUE(got.out.empty());
   EXPECT_TRUE(absl::StartsWith(got.err, "osdmaptool: osdmap file '" + map +
