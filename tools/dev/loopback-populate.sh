@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Fill a loopback cluster (tools/dev/loopback-cluster.sh) with pools and real objects, so that a later change backfills:
+#   loopback-populate.sh DIR [--rep-pgs 32] [--ec-pgs 16] [--objects 120] [--omap 24] [--no-upmap]
+# - pool `rbd`: replicated, size 3 (min_size 2); pool `ec`: erasure-coded 2+1, profile ec21 with
+#   crush-failure-domain=host (needs 3 hosts);
+# - --objects objects per pool with sizes cycling 4 KiB .. 1 MiB (the EC pool gets half as many), --omap objects in
+#   `rbd` carrying 8 omap keys each; written through librados (python3-rados, Debian's own binding);
+# - PG logs kept short (osd_{min,max}_pg_log_entries 10, osd_pg_log_trim_min 5) and every object rewritten (an xattr)
+#   until every PG holding objects has trimmed its log (log_start past 0'0): a PG whose log still covers its whole
+#   history is log-recovered, not backfilled;
+# - unless --no-upmap: one pg-upmap-items entry on a PG of `rbd` (the monitor validates it), so captures carry one;
+# - then waits for active+clean (bounded: 300 s).
+set -euo pipefail
+die() { echo "loopback-populate.sh: $*" >&2; exit 1; }
+[[ $# -ge 1 ]] || { sed -n '2,3p' "$0" | sed 's/^# //' >&2; exit 2; }
+D=${1%/}; shift
+[[ -x $D/ceph && -f $D/ceph.conf ]] || die "$D: not a loopback cluster (run loopback-cluster.sh start $D first)"
+rep_pgs=32 ec_pgs=16 objects=120 omap=24 upmap=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --rep-pgs) rep_pgs=$2; shift 2 ;;
+    --ec-pgs) ec_pgs=$2; shift 2 ;;
+    --objects) objects=$2; shift 2 ;;
+    --omap) omap=$2; shift 2 ;;
+    --no-upmap) upmap=0; shift ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+C=$D/ceph
+here=$(cd "$(dirname "$0")" && pwd)
+
+# Short PG logs, at runtime on every OSD and in the config database for restarts (not in ceph.conf, which would win
+# over any later runtime change).
+for opt in "osd_min_pg_log_entries 10" "osd_max_pg_log_entries 10" "osd_pg_log_trim_min 5"; do
+  # shellcheck disable=SC2086
+  $C config set osd $opt
+  for id in $($C osd ls); do
+    # shellcheck disable=SC2086
+    $C tell "osd.$id" config set $opt >/dev/null
+  done
+done
+
+$C osd pool create rbd "$rep_pgs" "$rep_pgs" replicated >/dev/null
+$C osd pool set rbd size 3 >/dev/null
+$C osd pool application enable rbd rbd >/dev/null
+$C osd erasure-code-profile set ec21 k=2 m=1 crush-failure-domain=host >/dev/null
+$C osd pool create ec "$ec_pgs" "$ec_pgs" erasure ec21 >/dev/null
+$C osd pool application enable ec rbd >/dev/null
+"$here/loopback-wait-clean.sh" "$D" 120
+
+/usr/bin/python3 - "$D/ceph.conf" "$C" "$objects" "$omap" <<'PY'
+import json, subprocess, sys, time
+import rados
+
+conf, ceph, objects, omap = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sizes = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
+cluster = rados.Rados(conffile=conf)
+cluster.connect(timeout=30)
+written = {"rbd": [], "ec": []}
+total = 0
+for pool, count in (("rbd", objects), ("ec", objects // 2)):
+    io = cluster.open_ioctx(pool)
+    for i in range(count):
+        name = f"obj-{i:04d}"
+        size = sizes[i % len(sizes)]
+        # Content differs per object so nothing dedups or compresses alike.
+        io.write_full(name, (name.encode() * (size // len(name) + 1))[:size])
+        written[pool].append(name)
+        total += size
+    if pool == "rbd":
+        for i in range(omap):
+            name = f"omap-{i:04d}"
+            io.write_full(name, b"")
+            with rados.WriteOpCtx() as op:
+                io.set_omap(op, tuple(f"key{k}" for k in range(8)), tuple(b"v" * 100 for _ in range(8)))
+                io.operate_write_op(op, name)
+            written[pool].append(name)
+    io.close()
+
+def untrimmed():
+    dump = json.loads(subprocess.run([ceph, "pg", "dump", "pgs", "-f", "json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    stats = dump["pg_stats"] if isinstance(dump, dict) else dump
+    return [p["pgid"] for p in stats
+            if p["stat_sum"]["num_objects"] > 0 and p["log_start"] == "0'0" and not p["pgid"].startswith("1.")]
+
+# Rewrite (an xattr per object, cheap) until every PG with objects has trimmed its log. The pg dump lags the OSDs by
+# a few seconds (stats reports), so wait for it before deciding to write more.
+rounds = 0
+while True:
+    time.sleep(6)
+    left = untrimmed()
+    if not left:
+        break
+    rounds += 1
+    if rounds > 40:
+        sys.exit(f"loopback-populate.sh: PG logs still untrimmed after 40 rewrite rounds: {left[:8]}")
+    for pool, names in written.items():
+        io = cluster.open_ioctx(pool)
+        for _ in range(8):
+            completions = [io.aio_setxattr(n, "gen", str(rounds).encode()) for n in names] \
+                if hasattr(io, "aio_setxattr") else None
+            if completions is None:
+                for n in names:
+                    io.set_xattr(n, "gen", str(rounds).encode())
+            else:
+                for c in completions:
+                    c.wait_for_complete()
+        io.close()
+cluster.shutdown()
+print(f"wrote {sum(len(v) for v in written.values())} objects, {total / 1048576:.1f} MiB of data, "
+      f"{rounds} rewrite rounds of 8 xattr updates each")
+PY
+
+if [[ $upmap == 1 ]]; then
+  # One pg-upmap-items pin on rbd's first PG: replace its last up OSD by an OSD of another host not in the set.
+  /usr/bin/python3 - "$C" <<'PY'
+import json, subprocess, sys
+ceph = sys.argv[1]
+run = lambda *a: subprocess.run([ceph, *a], check=True, capture_output=True, text=True).stdout
+osdmap = json.loads(run("osd", "dump", "-f", "json"))
+pool = next(p["pool"] for p in osdmap["pools"] if p["pool_name"] == "rbd")
+pgid = f"{pool}.0"
+up = json.loads(run("pg", "map", pgid, "-f", "json"))["up"]
+tree = json.loads(run("osd", "tree", "-f", "json"))
+host_of = {c: n["name"] for n in tree["nodes"] if n["type"] == "host" for c in n.get("children", [])}
+used_hosts = {host_of[o] for o in up}
+spare = [o for o in sorted(host_of) if host_of[o] not in used_hosts]
+if not spare:
+    sys.exit("loopback-populate.sh: no OSD outside the up set's hosts for a pg-upmap-items pin (need more hosts)")
+print(run("osd", "pg-upmap-items", pgid, str(up[-1]), str(spare[0])).strip() or "", file=sys.stderr)
+PY
+fi
+"$here/loopback-wait-clean.sh" "$D" 300
+$C df | sed -n '1,3p'
