@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,12 +46,41 @@ int ReadFdFully(int fd, std::size_t max_bytes, std::string* data);
 // the errno of the failed write.
 int WriteFdFully(int fd, std::string_view data);
 
-// Replaces `path` with `data`: a temporary file in the same directory is
-// written, fsync'ed, given `mode` (less the umask) and renamed over `path`;
-// on error it is removed and any existing `path` is untouched. `path` naming
-// something that is not a regular file (a device such as /dev/null, a FIFO)
-// is written in place, since renaming over it would replace the device
-// itself; a directory is EISDIR. Returns 0 or an errno value.
+// How an output path is written: the file a chain of symlinks ends at is
+// replaced (so the links survive); anything a rename must not replace is
+// written in place.
+struct OutputTarget {
+  enum Kind {
+    kReplace,  // a regular file, or a new one: temporary file + rename
+    kInPlace,  // a device, FIFO, socket or /proc magic link (/dev/stdout)
+  };
+
+  Kind kind = kReplace;
+  std::string path;                     // the path to replace or open
+  std::optional<mode_t> existing_mode;  // permission bits of a regular file replaced
+};
+
+// Symlinks followed by ResolveOutputPath before it gives up with ELOOP.
+inline constexpr int kMaxSymlinkHops = 40;
+
+// Resolves `path` for writing: follows symlinks hop by hop (relative ones
+// against the link's directory) to the regular file, absent path, device,
+// FIFO or socket at the end; stops at the first link under /proc/, whose
+// text does not name the open file (/proc/self/fd/1 -> "pipe:[...]").
+// Returns 0, EISDIR for a directory, ELOOP past kMaxSymlinkHops, or the
+// errno of a failed lstat/readlink.
+int ResolveOutputPath(const std::string& path, OutputTarget* target);
+
+// Writes `data` to `path` without ever replacing anything but a regular
+// file (ResolveOutputPath): a regular file or a new path (also at the end of
+// a dangling symlink) gets a temporary file in its own directory, written,
+// fsync'ed and renamed over it, then the directory is synced; a replaced
+// file keeps its permission bits, a new one gets `mode` less the umask; on
+// error the temporary file is removed and the target untouched. Devices,
+// FIFOs, sockets and /dev/stdout-style links are opened and written in
+// place, as Ceph writes them; a directory is EISDIR. Where the directory
+// refuses a new file (EACCES, EPERM, EROFS) but the file exists, it is
+// written in place. Returns 0 or an errno value.
 int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t mode);
 
 // The errno with which open(path, O_WRONLY | O_CREAT | O_TRUNC) would fail,
