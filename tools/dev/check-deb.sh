@@ -83,7 +83,7 @@ if [[ -z "$mirror" ]]; then
     | awk '/^URIs:/ { print $2 }' | grep -m 1 '/debian/*$' || true)
   [[ -n "$mirror" ]] || mirror=$(grep -hsE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]*/debian/? +bookworm' \
     /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '{ print ($2 ~ /^\[/) ? $3 : $2 }' | head -n 1)
-  [[ -n "$mirror" ]] || mirror=http://deb.debian.org/debian
+  [[ -n "$mirror" ]] || fail "no Debian archive in this machine's apt sources; set CRUSH_DEB_MIRROR"
 fi
 
 mkdir -p "$work/in-root"

@@ -30,6 +30,11 @@ T ValueOrThrow(absl::StatusOr<T> so) {
 // Reads a whole file; OSError (errno and path) if it cannot.
 std::string ReadFileOrThrow(const std::string& path);
 
+// Writes `data` to `path` with the CLI's writer (tools/common/file_io.h:
+// a regular file replaced atomically, symlinks followed and kept, devices
+// and FIFOs written in place); OSError (errno and path) if it cannot.
+void WriteFileOrThrow(const std::string& path, const std::string& data);
+
 void BindCrushMap(pybind11::module_& m);
 void BindClusterState(pybind11::module_& m);
 

@@ -63,6 +63,10 @@ class PyCrushMap {
     return ValueOrThrow(compiler::Decompile(map_.model(), ReleaseArg(release)));
   }
 
+  void Save(const std::string& path, bool text, const std::optional<std::string>& release) const {
+    WriteFileOrThrow(path, text ? Decompile(release) : crush::EncodeCrushMap(map_.model()));
+  }
+
   int max_devices() const { return map_.max_devices(); }
 
   // Rule name -> id, for the rules that exist.
@@ -187,6 +191,11 @@ void BindCrushMap(py::module_& m) {
       .def("to_binary", &PyCrushMap::ToBinary, "Ceph's binary encoding (bytes).")
       .def("decompile", &PyCrushMap::Decompile, py::arg("release") = std::nullopt,
            "The text `crushtool -d` prints.")
+      .def("save", &PyCrushMap::Save, py::arg("path"), py::arg("text") = false,
+           py::arg("release") = std::nullopt,
+           "Writes Ceph's binary encoding (text=True: `crushtool -d`'s text) to `path` as the "
+           "CLI writes -o: a file replaced atomically, symlinks kept, devices written in place. "
+           "OSError if it cannot.")
       .def_property_readonly("max_devices", &PyCrushMap::max_devices)
       .def_property_readonly("rules", &PyCrushMap::Rules, "{rule name: rule id}")
       .def("rule_id", &PyCrushMap::RuleId, py::arg("rule"),

@@ -7,6 +7,7 @@
 
 #include "crush/types.h"
 #include "crush/version.h"
+#include "tools/common/file_io.h"
 #include "tools/python/bindings.h"
 #include <pybind11/pybind11.h>
 
@@ -21,6 +22,14 @@ std::string ReadFileOrThrow(const std::string& path) {
     while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) bytes.append(buf, n);
     if (!std::ferror(f.get())) return bytes;
   }
+  PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+  throw pybind11::error_already_set();
+}
+
+void WriteFileOrThrow(const std::string& path, const std::string& data) {
+  const int err = tools::ReplaceFileAtomically(path, data, 0666);
+  if (err == 0) return;
+  errno = err;
   PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
   throw pybind11::error_already_set();
 }
