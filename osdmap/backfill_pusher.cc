@@ -1,0 +1,46 @@
+#include "osdmap/backfill_pusher.h"
+
+#include <algorithm>
+
+#include "crush/types.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+bool IsOsd(std::int32_t o) { return o >= 0 && o != crush::kItemNone; }
+
+}  // namespace
+
+std::int32_t ReplicatedBackfillPusher(std::span<const std::int32_t> before,
+                                      std::span<const std::int32_t> after_up,
+                                      const std::function<bool(std::int32_t)>& is_up) {
+  const auto first_up = std::find_if(after_up.begin(), after_up.end(), IsOsd);
+  if (first_up == after_up.end()) return crush::kItemNone;
+  // calc_replicated_acting keeps the up primary when its own info is
+  // complete, which a clean holder's is.
+  if (std::find(before.begin(), before.end(), *first_up) != before.end() && is_up(*first_up)) {
+    return *first_up;
+  }
+  // find_best_info over equal infos: the first in pg_shard_t order.
+  std::int32_t best = crush::kItemNone;
+  for (std::int32_t o : before) {
+    if (IsOsd(o) && is_up(o) && (best == crush::kItemNone || o < best)) best = o;
+  }
+  return best;
+}
+
+std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,
+                                   std::span<const std::int32_t> after_up,
+                                   const std::function<bool(std::int32_t)>& is_up) {
+  // calc_ec_acting, position by position; the acting primary is the first
+  // real member.
+  for (std::size_t i = 0; i < after_up.size(); ++i) {
+    const std::int32_t up = after_up[i];
+    const std::int32_t held = i < before.size() ? before[i] : crush::kItemNone;
+    if (IsOsd(up) && up == held && is_up(up)) return up;
+    if (IsOsd(held) && is_up(held)) return held;
+  }
+  return crush::kItemNone;
+}
+
+}  // namespace crushkit::osdmap
