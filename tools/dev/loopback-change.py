@@ -56,6 +56,9 @@ class Cluster:
     def _json(self, call, cmd):
         for _ in range(5):
             ret, out, err = call(json.dumps(dict(cmd, format="json")), b"", timeout=30)
+            if ret != 0 and "wrong fsid" in err:  # sent before the client had the monmap (fsid 0): retry
+                time.sleep(0.5)
+                continue
             if ret != 0:
                 raise RuntimeError(f"{cmd['prefix']}: {err} ({ret})")
             if out:  # a new session's first mgr command can answer empty

@@ -142,7 +142,7 @@ memstore device bytes = $((osd_mib * 1024 * 1024))
 # Other engineers compile on this machine: heartbeats must survive a busy CPU.
 osd heartbeat grace = 60
 mgr initial modules = iostat
-# Daemons report PG stats to the mgr every second (default 5 s), so `pg dump` and `status` lag the cluster less.
+# Daemons report PG stats to the mgr every second (default 5 s), so pg dump and status lag the cluster less.
 mgr stats period = 1
 run dir = $D
 pid file = $D/\$name.pid
