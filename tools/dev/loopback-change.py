@@ -3,6 +3,7 @@
 
   loopback-change.py DIR --change 'osd crush reweight osd.2 0.5' [--out OUTDIR] [--timeout 900]
                      [--plan-arg ARG ...] [--strict]
+  loopback-change.py --table OUTDIR/result.json       (prints a finished run's table again)
 
 1. waits for active+clean, captures the cluster (loopback-capture.sh: dumps, import, mapping check);
 2. predicts: `crushkit plan before/state.pb --do CHANGE --json` (plus --plan-arg ARGs, e.g. --max-backfills=2);
@@ -252,15 +253,13 @@ def main():
                           "pg_temp": pg in temp_pusher, "sampled": pusher.get(pg),
                           "pg_temp_end_seconds": temp_end.get(pg), "kind": sorted(kind.get(pg, [])),
                           "objects": pg_before[pg]["stat_sum"]["num_objects"]})
-    # Bytes pushed per OSD: predicted = Σ over the PGs it pushes of bytes per new copy × new copies (EC: ÷ k);
-    # measured = the delta of its push_out_bytes counter.
-    pred_bytes = {}
+    # Bytes each remapped PG pushes: bytes per new copy × new copies (EC: ÷ k), credited to its pusher.
     for r in push_rows:
         pool = pools[int(r["pg"].split(".")[0])]
         st = pg_before[r["pg"]]["stat_sum"]
         per_target = (st["num_bytes"] + st.get("num_omap_bytes", 0)) // pool["k"]
-        n = len(moved_targets(pool, map_before[r["pg"]]["up"], map_after[r["pg"]]["up"]))
-        pred_bytes[r["predicted"]] = pred_bytes.get(r["predicted"], 0) + per_target * n
+        r["ec"] = pool["ec"]
+        r["bytes"] = per_target * len(moved_targets(pool, map_before[r["pg"]]["up"], map_after[r["pg"]]["up"]))
     counters = ("push_out_bytes", "push", "recovery_ops", "recovery_bytes")
     perf_delta = {o: {k: perf_after[o].get(k, 0) - perf_before[o].get(k, 0) for k in counters if k in perf_after[o]}
                   for o in osds}
@@ -271,10 +270,10 @@ def main():
     schedule = plan.get("schedule", {})
     totals = plan["totals"]
     result = {
-        "change": a.change, "dir": d, "duration_seconds": duration, "pg_temp_duration_seconds": temp_duration,
+        "change": a.change, "dir": d, "out": out, "osds": osds, "duration_seconds": duration, "pg_temp_duration_seconds": temp_duration,
         "predicted": {"duration_seconds": schedule.get("makespan_seconds"), "pgs_remapped": totals["pgs_remapped"],
                       "objects_to_move": int(totals["objects_to_move"]), "bytes_to_move": int(totals["bytes_to_move"]),
-                      "pushed_bytes_by_osd": pred_bytes, "misplaced_curve": schedule.get("misplaced", []),
+                      "misplaced_curve": schedule.get("misplaced", []),
                       "busiest_osds": schedule.get("busiest_osds", [])},
         "measured": {"pgs_remapped": len(measured_remapped), "remapped_pgs": measured_remapped,
                      "first_misplaced_objects": first and first["misplaced_objects"],
@@ -284,56 +283,71 @@ def main():
         "crushkit_remapped_pgs": crushkit_remapped,
         "pgs": push_rows, "samples": samples, "osdmap_history": history,
     }
+    problems = []
+    if crushkit_remapped != measured_remapped:
+        problems.append(f"remapped PGs: crushkit {crushkit_remapped} cluster {measured_remapped}")
+    if totals["pgs_remapped"] != len(measured_remapped):
+        problems.append(f"plan predicted {totals['pgs_remapped']} remapped PGs, the cluster remapped "
+                        f"{len(measured_remapped)}")
+    result["problems"] = problems
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=1, default=sorted)
-
-    # --- table ---
-    def mib(b):
-        return f"{b / 1048576:.1f} MiB"
-
-    # PGs that hold nothing push nothing; the rest are judged.
-    known = [r for r in push_rows if r["objects"] > 0]
-    right = sum(r["predicted"] == r["measured"] for r in known)
-    pd = schedule.get("makespan_seconds") or 0
-    nan = float("nan")
-    print(f"\nchange: ceph {a.change}    (raw series: {out}/result.json)")
-    print(f"{'':38}{'predicted':>12}{'measured':>12}")
-    print(f"{'duration, all active+clean (s)':38}{pd:>12.1f}{(duration or nan):>12.1f}"
-          + (f"   measured/predicted {duration / pd:.2f}" if duration and pd else ""))
-    print(f"{'duration, last pg_temp dropped (s)':38}{pd:>12.1f}"
-          f"{(temp_duration if temp_duration is not None else nan):>12.1f}"
-          + (f"   measured/predicted {temp_duration / pd:.2f}" if temp_duration and pd else ""))
-    print(f"{'remapped PGs':38}{totals['pgs_remapped']:>12}{len(measured_remapped):>12}")
-    print(f"{'objects misplaced (peak seen)':38}{int(totals['objects_to_move']):>12}{peak_misplaced:>12}")
-    print(f"{'objects degraded (peak seen)':38}{0:>12}{peak_degraded:>12}")
-    print(f"{'bytes to move':38}{mib(int(totals['bytes_to_move'])):>12}"
-          f"{mib(sum(v.get('push_out_bytes', 0) for v in perf_delta.values())):>12}   (measured: Σ push_out_bytes)")
-    print(f"{'pushing OSD = old up primary':38}{'':>12}{f'{right}/{len(known)}':>12}"
-          f"   (PGs with objects; measured: acting primary under pg_temp, else the new up primary)")
-    # Pacific counts only replicated pushes in push_out_bytes/push; EC recovery shows in recovery_ops alone.
-    print(f"\n{'osd':>5}{'pushed: predicted':>20}{'measured':>12}{'pushes':>8}{'recovery_ops':>14}"
-          "   (measured: push_out_bytes, replicated pools only)")
-    for o in osds:
-        print(f"{o:>5}{mib(pred_bytes.get(o, 0)):>20}{mib(perf_delta[o].get('push_out_bytes', 0)):>12}"
-              f"{perf_delta[o].get('push', 0):>8}{perf_delta[o].get('recovery_ops', 0):>14}")
-    wrong = [r for r in known if r["predicted"] != r["measured"]]
-    if wrong:
-        print("\nPGs pushed by another OSD than predicted (pg: up before -> after, predicted, measured):")
-        for r in wrong:
-            print(f"  {r['pg']}: {r['up_before']} -> {r['up_after']}  {r['predicted']}  {r['measured']}"
-                  + ("" if r["pg_temp"] else "  (no pg_temp)"))
-    if crushkit_remapped != measured_remapped:
-        ok = False
-        print(f"\nMISMATCH remapped PGs: crushkit {crushkit_remapped} cluster {measured_remapped}")
-    if totals["pgs_remapped"] != len(measured_remapped):
-        ok = False
-        print(f"\nMISMATCH: plan predicted {totals['pgs_remapped']} remapped PGs, the cluster remapped "
-              f"{len(measured_remapped)}")
-    if a.strict and wrong:
-        ok = False
+    wrong = print_table(result)
+    ok = ok and not problems and not (a.strict and wrong)
     print("\nstructural predictions: " + ("OK" if ok else "FAILED"))
     sys.exit(0 if ok else 1)
 
 
+def print_table(r):
+    """Prints predicted vs measured from a result.json; returns the PGs whose pushing OSD differs."""
+    def mib(b):
+        return f"{b / 1048576:.1f}"
+
+    p, m, rows, nan = r["predicted"], r["measured"], r["pgs"], float("nan")
+    known = [x for x in rows if x["objects"] > 0]  # PGs that hold nothing push nothing
+    right = sum(x["predicted"] == x["measured"] for x in known)
+    pd, dur, tdur = p["duration_seconds"] or 0, r["duration_seconds"], r["pg_temp_duration_seconds"]
+    pushed = sum(v.get("push_out_bytes", 0) for v in m["perf_delta"].values())
+    rep_bytes = sum(x["bytes"] for x in rows if not x["ec"])
+    print(f"\nchange: ceph {r['change']}    (raw series: {r['out']}/result.json)")
+    print(f"{'':40}{'predicted':>12}{'measured':>12}")
+    print(f"{'duration to all active+clean (s)':40}{pd:>12.1f}{(dur or nan):>12.1f}"
+          + (f"   x{dur / pd:.2f}" if dur and pd else ""))
+    print(f"{'duration to last pg_temp dropped (s)':40}{pd:>12.1f}{(tdur if tdur is not None else nan):>12.1f}"
+          + (f"   x{tdur / pd:.2f}" if tdur and pd else ""))
+    print(f"{'remapped PGs':40}{p['pgs_remapped']:>12}{m['pgs_remapped']:>12}")
+    print(f"{'objects misplaced (peak seen)':40}{p['objects_to_move']:>12}{m['peak_misplaced_objects']:>12}")
+    print(f"{'objects degraded (peak seen)':40}{0:>12}{m['peak_degraded_objects']:>12}")
+    print(f"{'MiB to move (all pools)':40}{mib(p['bytes_to_move']):>12}{'':>12}")
+    print(f"{'MiB pushed, replicated pools':40}{mib(rep_bytes):>12}{mib(pushed):>12}   (measured: push_out_bytes)")
+    print(f"{'pushing OSD = old up primary':40}{'':>12}{f'{right}/{len(known)}':>12}"
+          f"   (PGs with objects; measured: acting primary under pg_temp)")
+    # Pacific counts only replicated pushes in push_out_bytes/push; EC recovery shows in recovery_ops alone.
+    print("\nMiB pushed per OSD, replicated pools (Pacific's push_out_bytes counts no EC recovery):")
+    print(f"{'osd':>5}{'predicted':>11}{'by real pusher':>16}{'measured':>10}{'pushes':>8}{'recovery_ops':>14}"
+          f"{'predicted incl. EC':>20}")
+    for o in r["osds"]:
+        o_key = str(o) if str(o) in m["perf_delta"] else o
+        perf = m["perf_delta"][o_key]
+        pred = sum(x["bytes"] for x in rows if not x["ec"] and x["predicted"] == o)
+        real = sum(x["bytes"] for x in rows if not x["ec"] and x["measured"] == o)
+        pred_all = sum(x["bytes"] for x in rows if x["predicted"] == o)
+        print(f"{o:>5}{mib(pred):>11}{mib(real):>16}{mib(perf.get('push_out_bytes', 0)):>10}{perf.get('push', 0):>8}"
+              f"{perf.get('recovery_ops', 0):>14}{mib(pred_all):>20}")
+    wrong = [x for x in known if x["predicted"] != x["measured"]]
+    if wrong:
+        print("\nPGs pushed by another OSD than predicted (pg pool: up before -> after, predicted, measured):")
+        for x in wrong:
+            print(f"  {x['pg']} {x['pool']}: {x['up_before']} -> {x['up_after']}  {x['predicted']}  {x['measured']}"
+                  + ("" if x["pg_temp"] else "  (no pg_temp)"))
+    for problem in r.get("problems", []):
+        print("MISMATCH " + problem)
+    return wrong
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        with open(sys.argv[2]) as f:
+            print_table(json.load(f))
+        sys.exit(0)
     main()
