@@ -118,14 +118,11 @@ absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
   return ReportKeeping(std::move(before), std::move(after), options, nullptr);
 }
 
-absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
-                                         const PlanOptions& options) {
-  return Report(std::move(before), std::move(after), options);
-}
-
 namespace {
 
 // A changed state as the monitor would commit it (upmaps cleaned), reported.
+// Every entry point (DiffTwoStates, DiffNewCrushMap, PlanChange) ends here,
+// so `diff A B`, `diff A --crush-after` and `plan` clean with one function.
 absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
                                         const PlanOptions& options, MappedStates* kept = nullptr) {
   MovementRisks cleaned;
@@ -138,6 +135,15 @@ absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
 }
 
 }  // namespace
+
+// The monitor runs clean_pg_upmaps on every epoch it commits, so AFTER is
+// cleaned as the monitor would on the transition: a no-op when AFTER is a
+// monitor's own map (its invalid entries are already gone), the monitor's
+// decision when AFTER was made by hand (BEFORE with a new crush map, say).
+absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
+                                         const PlanOptions& options) {
+  return ReportChange(std::move(before), std::move(after), options);
+}
 
 absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
                                            const PlanOptions& options) {

@@ -39,8 +39,12 @@ struct PlanOptions {
   std::function<void(double, int)> staging_progress;  // StagedPlanOptions::progress
 };
 
-// Two states of one cluster, taken as they are (no upmap cleanup).
-// Errors: as DiffStates (movement.h), and the simulation's.
+// Two states of one cluster. `after`'s upmaps are cleaned as the monitor
+// does on every epoch it commits (CleanUpmapsAfterChange, unless
+// keep_upmaps): a no-op for a state a monitor wrote, which it has already
+// cleaned; for a hand-made `after` (BEFORE's dump with a new crush map) it
+// drops what the monitor would. `before` is taken as it is.
+// Errors: the upmap cleanup's; as DiffStates (movement.h), and the simulation's.
 absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
                                          const PlanOptions& options = {});
 

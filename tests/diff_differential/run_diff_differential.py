@@ -25,11 +25,13 @@ Each case (deterministic in --seed and its index) is a pair of cluster states:
   4. crushkit: `crushkit import` of each map's `--dump json` (+ random pg_temp
      entries, which change acting sets only, and the EC profile of an erasure
      pool) + `--export-crush` + `--pg-stats`, then `crushkit diff A.pb B.pb
-     --json`; for crush map edits also `crushkit diff A.pb --crush-after NEW
-     --keep-upmaps --json` (osdmaptool --import-crush keeps upmaps); for
-     osd out/in/reweight/down and CRUSH reweights, when the subcommand
-     exists, `crushkit plan A.pb OPS --json` against AFTER with osdmaptool's
-     --upmap-cleanup (the monitor cleans upmaps on every epoch). Every
+     --json` against AFTER with osdmaptool's --upmap-cleanup (the monitor
+     cleans upmaps on every epoch; with `--keep-upmaps` against AFTER as it
+     is when the cleanup changes something); for crush map edits also
+     `crushkit diff A.pb --crush-after NEW [--keep-upmaps] --json` (osdmaptool
+     --import-crush keeps upmaps); for osd out/in/reweight/down and CRUSH
+     reweights, when the subcommand exists, `crushkit plan A.pb OPS --json`
+     against AFTER with osdmaptool's --upmap-cleanup. Every
      per-pool counter, the totals, the per-OSD in/out counts and bytes and
      the host/rack matrices are compared.
 
@@ -909,33 +911,37 @@ def one_case(job):
         pools_a = {p["pool"]: p for p in dump_a["pools"]}
         want = truth(pools_b, pools_a, up_b, up_a, sizes, ec)
         same_pg_num = all(pools_b[p]["pg_num"] == pools_a[p]["pg_num"] for p in pools_a)
+        # The monitor runs clean_pg_upmaps on every epoch it commits, so every
+        # entry point (diff A B, diff A --crush-after, plan) cleans AFTER's
+        # upmaps as it would; the truth is AFTER after osdmaptool's
+        # --upmap-cleanup (applied in memory before mapping), with the counts
+        # of the commands it wrote. --keep-upmaps takes AFTER as it is.
+        up_clean = map_all(d, "after", ["--upmap-cleanup", "cleanup.txt"])
+        want_clean = truth(pools_b, pools_a, up_b, up_clean, sizes, ec)
+        counts_clean = cleanup_counts(d, "cleanup.txt")
+        res["cleanups"] += 1 if up_clean != up_a else 0
         # (description, crushkit arguments, truth, expected (upmaps dropped, rewritten))
-        runs = [("diff before.pb after.pb", ["diff", "before.pb", "after.pb"], want, None)]
+        runs = [("diff before.pb after.pb", ["diff", "before.pb", "after.pb"], want_clean,
+                 counts_clean)]
+        if counts_clean != (0, 0):
+            runs.append(("diff before.pb after.pb --keep-upmaps",
+                         ["diff", "before.pb", "after.pb", "--keep-upmaps"], want, (0, 0)))
         if crush_after:
             runs.append(("diff before.pb --crush-after %s --keep-upmaps" % crush_after,
                          ["diff", "before.pb", "--crush-after", crush_after, "--keep-upmaps"],
                          want, (0, 0)))
-            # The monitor's clean_pg_upmaps after the crush change: osdmaptool
-            # --upmap-cleanup applies it in memory before mapping.
-            up_clean = map_all(d, "after", ["--upmap-cleanup", "cleanup.txt"])
-            want_clean = truth(pools_b, pools_a, up_b, up_clean, sizes, ec)
             runs.append(("diff before.pb --crush-after %s" % crush_after,
                          ["diff", "before.pb", "--crush-after", crush_after], want_clean,
-                         cleanup_counts(d, "cleanup.txt")))
-            res["cleanups"] += 1 if up_clean != up_a else 0
+                         counts_clean))
         if ops and has_plan:
             with open(os.path.join(d, "ops.txt"), "w") as f:
                 f.write("\n".join(ops) + "\n")
-            # The monitor runs clean_pg_upmaps on every new epoch, so the
-            # plan's truth is after with osdmaptool's --upmap-cleanup.
-            up_clean = map_all(d, "after", ["--upmap-cleanup", "plan_cleanup.txt"])
             if rng.random() < 0.3:
                 plan = ["plan", "before.pb"] + [x for op in ops for x in ("--do", op)]
             else:
                 plan = ["plan", "before.pb", "ops.txt"]
-            runs.append(("%s (%s)" % (" ".join(plan[:3]), "; ".join(ops)), plan,
-                         truth(pools_b, pools_a, up_b, up_clean, sizes, ec),
-                         cleanup_counts(d, "plan_cleanup.txt")))
+            runs.append(("%s (%s)" % (" ".join(plan[:3]), "; ".join(ops)), plan, want_clean,
+                         counts_clean))
             runs.append(("%s --keep-upmaps (%s)" % (" ".join(plan[:3]), "; ".join(ops)),
                          plan + ["--keep-upmaps"], want, (0, 0)))
         res["cases"] += 1
@@ -1081,7 +1087,7 @@ def main():
         print("SKIPPED", n)
     print("compared %d cases (%d crushkit reports: %d diff A B, %d --crush-after, %d plan; "
           "%d PGs; %d with an erasure-coded pool; %d states with pg_upmap; %d with pg_temp, %d PGs whose acting set "
-          "differs from up; %d crush changes where "
+          "differs from up; %d cases where "
           "clean_pg_upmaps changed mappings); change kinds %s; "
           "%d cases with differences; %d reports refused by crushkit (Ceph undefined); %d skipped (oracle rejected or crashed; %d of them because Ceph's "
           "answer is undefined: uninitialised or inconsistent tree bucket weights); plan %s; %.1f s" % (

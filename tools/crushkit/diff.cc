@@ -107,7 +107,9 @@ void AddDiffCommand(CLI::App& app) {
   cmd->add_option("before", args->before, "state file before the change (from `crushkit import`)")
       ->required();
   cmd->add_option("after", args->after,
-                  "state file after the change (same cluster; taken as it is)");
+                  "state file after the change (same cluster). Its upmaps are cleaned as the "
+                  "monitor does on every epoch (a no-op for a map a monitor wrote; drops what it "
+                  "would for a hand-made one); --keep-upmaps takes them as they are");
   cmd->add_option("--crush-after", args->crush_after,
                   "instead of a second state: the same state with this crush map (binary or text)");
   AddReportOptions(cmd, &args->report, {"crushdiff"});

@@ -1,7 +1,8 @@
 // crushkit.ClusterState: a cluster state (osdmap::ClusterState) as the CLI's
 // state-taking commands load it, mapped through an osdmap::MappingSession;
 // whole pools through the parallel all-PG mapper (osdmap/pg_table.h), and
-// crushkit.diff through osdmap::DiffStates (what `crushkit diff` reports).
+// crushkit.diff through osdmap::DiffStates after the monitor's upmap cleanup
+// (what `crushkit diff` reports).
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -19,6 +20,7 @@
 #include "osdmap/pg_mapping.h"
 #include "osdmap/pg_table.h"
 #include "osdmap/state_codec.h"
+#include "osdmap/upmap_cleanup.h"
 #include "tools/python/bindings.h"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -122,15 +124,21 @@ class PyClusterState {
 };
 
 // Every PG the change gives a new OSD, as (pgid, source OSD, new OSDs).
+// `after`'s upmaps are cleaned first, as `crushkit diff` cleans them
+// (osdmap/planner.h DiffTwoStates), unless keep_upmaps.
 std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> Diff(
-    const PyClusterState& before, const PyClusterState& after, int threads) {
+    const PyClusterState& before, const PyClusterState& after, int threads, bool keep_upmaps) {
   osdmap::MovementOptions options;
   options.keep_moves = true;
   options.threads = threads;
   absl::StatusOr<osdmap::Movement> movement;
   {
     py::gil_scoped_release unlocked;
-    movement = osdmap::DiffStates(before.state(), after.state(), options);
+    osdmap::ClusterState after_state = after.state();
+    absl::Status cleaned = absl::OkStatus();
+    if (!keep_upmaps) cleaned = osdmap::CleanPgUpmaps(after_state).status();
+    movement = cleaned.ok() ? osdmap::DiffStates(before.state(), std::move(after_state), options)
+                            : absl::StatusOr<osdmap::Movement>(cleaned);
   }
   const osdmap::Movement result = ValueOrThrow(std::move(movement));
   std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> moves;
@@ -169,8 +177,10 @@ void BindClusterState(py::module_& m) {
            "padded with ITEM_NONE (EC holes are ITEM_NONE too), primaries int32 arrays "
            "(-1: none).");
   m.def("diff", &Diff, py::arg("before"), py::arg("after"), py::arg("threads") = 0,
+        py::arg("keep_upmaps") = false,
         "PGs that `crushkit diff before after` moves: [(pgid, source OSD, [new OSDs])], in "
-        "pool and PG order. ValueError if the states are not of one cluster.");
+        "pool and PG order, after's upmaps cleaned as the monitor does (keep_upmaps=True: as "
+        "they are, `--keep-upmaps`). ValueError if the states are not of one cluster.");
 }
 
 }  // namespace crushkit::python
