@@ -19,9 +19,9 @@ mkdir -p "$out"
 # The maps, then the mgr's stats; the osdmap epoch must not change meanwhile (checked after). The pg dump itself has
 # no usable epoch (`last_osdmap_epoch` is 0 in Pacific, each PG's `reported_epoch` is its last report's), so capture a
 # settled cluster (loopback-wait-clean.sh) when the dump's up/acting must match the maps.
-$C osd getmap -o "$out/osdmap.bin" 2>/dev/null
+$C osd getmap >"$out/osdmap.bin" 2>/dev/null  # stdout: a chrooted CLI (Tentacle) sees no host paths
 $C osd dump -f json >"$out/osd-dump.json"
-$C osd getcrushmap -o "$out/crushmap.bin" 2>/dev/null
+$C osd getcrushmap >"$out/crushmap.bin" 2>/dev/null
 $C osd crush dump -f json >"$out/crush-dump.json"
 $C osd tree -f json >"$out/osd-tree.json"
 $C report >"$out/report.json" 2>/dev/null

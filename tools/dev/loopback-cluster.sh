@@ -2,12 +2,18 @@
 # A small real Ceph cluster on 127.0.0.1 for checking crushkit against Ceph itself (issues 35 and 36):
 # one monitor, one manager and N memstore OSDs spread over H hosts, auth off, everything under DIR.
 #
-#   loopback-cluster.sh start DIR [--osds N] [--hosts H] [--port BASE] [--osd-mib M] [--release pacific]
+#   loopback-cluster.sh start DIR [--osds N] [--hosts H] [--port BASE] [--osd-mib M] [--release pacific|tentacle]
 #   loopback-cluster.sh stop DIR         stops every daemon by the PID it recorded in DIR (never by name)
 #   loopback-cluster.sh status DIR       daemons alive, `ceph -s`
 # Then: DIR/ceph <args> runs the `ceph` CLI against this cluster (DIR/rados likewise).
 #
-# Pacific (16.2) comes from Debian 12 (ceph-mon/ceph-osd/ceph-mgr are installed with apt if missing).
+# Pacific (16.2) comes from Debian 12 (ceph-mon/ceph-osd/ceph-mgr are installed with apt if missing). Tentacle (20.2)
+# runs from a Debian unstable root (CEPH_TENTACLE_ROOT, default /opt/ceph-loopback/tentacle), made with
+#   CEPH_ORACLES_PREFIX=/opt/ceph-loopback CEPH_ORACLE_PACKAGES=ceph-base,ceph-mon,ceph-osd,ceph-mgr \
+#     bash /work/shared/tools/ceph-oracles.sh tentacle
+# (its own prefix, so building it never replaces the crushtool/osdmaptool oracles under /opt/ceph-oracles); every
+# daemon and CLI runs chrooted through /work/shared/tools/ceph-chroot.sh, the cluster's files live in
+# ROOT/tmp/loopback/NAME-BASE and DIR is a symlink to that directory.
 # Ports: the monitor listens on v1 BASE (default 47000); the mgr and OSDs bind inside BASE+1..BASE+199, so clusters
 # with bases 200 apart coexist. Memory: memstore keeps each OSD's data in RAM, capped at M MiB per OSD (default 256).
 #
@@ -28,18 +34,24 @@ cmd=$1; D=$2; shift 2
 [[ $D == /* ]] || D=$PWD/$D
 D=${D%/}
 
-ceph_cli() { timeout "${CEPH_TIMEOUT:-30}" ceph -c "$D/ceph.conf" "$@"; }
+# The cluster's directory as its daemons see it (CD) and what runs a Ceph program (RUN): for Pacific DIR itself and
+# nothing; for Tentacle the path inside the root and ceph-chroot.sh. Recorded in DIR/cluster.env by start.
+CD=$D RUN=()
+if [[ -f $D/cluster.env ]]; then
+  # shellcheck disable=SC1091
+  source "$D/cluster.env"
+  [[ -n ${ROOT:-} ]] && RUN=(bash /work/shared/tools/ceph-chroot.sh "$ROOT")
+fi
 
-# Setup commands, retried: while the mgr registers, the CLI sometimes fails with
-# "EPERM: problem getting command descriptions from mon" before the command is even sent.
-ceph_setup() {
-  local _ out
-  for _ in 1 2 3 4 5; do
-    if out=$(ceph_cli "$@" 2>&1); then printf '%s' "$out"; return 0; fi
-    grep -q "problem getting command descriptions" <<<"$out" || { echo "$out" >&2; return 1; }
-    sleep 1
-  done
-  echo "$out" >&2; return 1
+# The CLI through DIR/ceph, which retries the "problem getting command descriptions" failure.
+ceph_cli() { CEPH_TIMEOUT=${CEPH_TIMEOUT:-30} "$D/ceph" "$@"; }
+ceph_setup() {  # a setup command: its stdout, and its chatter on stderr only when it fails
+  local err rc=0
+  err=$(mktemp)
+  ceph_cli "$@" 2>"$err" || rc=$?
+  ((rc == 0)) || cat "$err" >&2
+  rm -f "$err"
+  return "$rc"
 }
 
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.5 s until it succeeds
@@ -61,7 +73,7 @@ stop_cluster() {
     [[ -f $f ]] || continue
     pid=$(cat "$f")
     # Only kill a PID that is still the daemon we started (its command line names this cluster's ceph.conf).
-    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$D/ceph.conf"; then
+    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$CD/ceph.conf"; then
       kill "$pid"
       left+=("$pid")
     fi
@@ -103,16 +115,33 @@ start_cluster() {
   [[ $osds =~ ^[0-9]+$ && $osds -ge 1 ]] || die "--osds wants a positive number, got '$osds'"
   [[ $hosts =~ ^[0-9]+$ && $hosts -ge 1 && $hosts -le $osds ]] || die "--hosts wants 1..osds, got '$hosts'"
   [[ $port =~ ^[0-9]+$ ]] || die "--port wants a number, got '$port'"
-  [[ $release == pacific ]] || die "--release $release: only pacific (Debian 12) is supported so far"
-  if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v ceph-mgr >/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ceph-mon ceph-osd ceph-mgr >/dev/null
-  fi
   if [[ -d $D ]]; then
     for f in "$D"/*.pid; do [[ -f $f ]] && pid_alive "$f" && die "$D: daemons still running; stop it first"; done
+    [[ -L $D ]] && rm -rf --one-file-system "$(readlink -f "$D")"
     rm -rf "$D"
   fi
-  mkdir -p "$D"
+  case $release in
+    pacific)
+      if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v ceph-mgr >/dev/null; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ceph-mon ceph-osd ceph-mgr >/dev/null
+      fi
+      CD=$D RUN=()
+      mkdir -p "$D"
+      echo "RELEASE=pacific" >"$D/cluster.env"
+      ;;
+    tentacle)
+      ROOT=${CEPH_TENTACLE_ROOT:-/opt/ceph-loopback/tentacle}
+      [[ -x $ROOT/usr/bin/ceph-osd && -x $ROOT/usr/bin/ceph-mgr ]] ||
+        die "no Tentacle daemons in $ROOT; make them with: CEPH_ORACLES_PREFIX=${ROOT%/*} CEPH_ORACLE_PACKAGES=ceph-base,ceph-mon,ceph-osd,ceph-mgr bash /work/shared/tools/ceph-oracles.sh tentacle"
+      CD=/tmp/loopback/$(basename "$D")-$port RUN=(bash /work/shared/tools/ceph-chroot.sh "$ROOT")
+      rm -rf "${ROOT:?}$CD"
+      mkdir -p "$ROOT$CD" "$(dirname "$D")"
+      ln -s "$ROOT$CD" "$D"
+      printf 'RELEASE=tentacle\nROOT=%s\nCD=%s\n' "$ROOT" "$CD" >"$D/cluster.env"
+      ;;
+    *) die "--release $release: pacific or tentacle" ;;
+  esac
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then die "port $port is already in use (choose --port)"; fi
 
   local fsid
@@ -144,36 +173,37 @@ osd heartbeat grace = 60
 mgr initial modules = iostat
 # Daemons report PG stats to the mgr every second (default 5 s), so pg dump and status lag the cluster less.
 mgr stats period = 1
-run dir = $D
-pid file = $D/\$name.pid
-log file = $D/\$name.log
-admin socket = $D/\$name.asok
-crash dir = $D/crash
-mon data = $D/\$name
-mgr data = $D/\$name
-osd data = $D/\$name
+run dir = $CD
+pid file = $CD/\$name.pid
+log file = $CD/\$name.log
+admin socket = $CD/\$name.asok
+crash dir = $CD/crash
+mon data = $CD/\$name
+mgr data = $CD/\$name
+osd data = $CD/\$name
 [client]
-log file = $D/client.log
+log file = $CD/client.log
 admin socket =
 CONF
   echo "export CEPH_CONF=$D/ceph.conf" >"$D/env"
+  local run="${RUN[*]}"
   # DIR/ceph: the CLI for this cluster, retrying the transient "problem getting command descriptions" failure
   # (it happens before the command is sent, so a retry never runs a command twice).
   cat >"$D/ceph" <<WRAP
 #!/usr/bin/env bash
 for try in 1 2 3 4 5; do
-  err=\$(mktemp); timeout \${CEPH_TIMEOUT:-60} ceph -c $D/ceph.conf "\$@" 2>"\$err"; rc=\$?
+  err=\$(mktemp); timeout \${CEPH_TIMEOUT:-60} $run ceph -c $CD/ceph.conf "\$@" 2>"\$err"; rc=\$?
   if [[ \$rc != 0 ]] && grep -q "problem getting command descriptions" "\$err"; then rm -f "\$err"; sleep 1; continue; fi
   cat "\$err" >&2; rm -f "\$err"; exit \$rc
 done
 exit \$rc
 WRAP
-  printf '#!/bin/sh\nexec rados -c %s/ceph.conf "$@"\n' "$D" >"$D/rados"
+  printf '#!/bin/sh\nexec %s rados -c %s/ceph.conf "$@"\n' "$run" "$CD" >"$D/rados"
   chmod +x "$D/ceph" "$D/rados"
 
-  monmaptool --create --addv a "[v1:127.0.0.1:$port]" --fsid "$fsid" "$D/monmap" >/dev/null
-  ceph-mon --mkfs -i a --monmap "$D/monmap" -c "$D/ceph.conf"
-  ceph-mon -i a -c "$D/ceph.conf"
+  "${RUN[@]}" monmaptool --create --addv a "[v1:127.0.0.1:$port]" --fsid "$fsid" "$CD/monmap" >/dev/null
+  "${RUN[@]}" ceph-mon --mkfs -i a --monmap "$CD/monmap" -c "$CD/ceph.conf"
+  "${RUN[@]}" ceph-mon -i a -c "$CD/ceph.conf"
   wait_for 30 "the monitor" ceph_cli -s
   ceph_setup osd set-require-min-compat-client luminous >/dev/null
 
@@ -187,20 +217,20 @@ WRAP
     uuid=$(cat /proc/sys/kernel/random/uuid)
     [[ $(ceph_setup osd new "$uuid") == "$i" ]] || die "osd new did not give id $i"
     mkdir -p "$D/osd.$i"
-    ceph-osd -i "$i" --mkfs --osd-uuid "$uuid" -c "$D/ceph.conf" >"$D/osd.$i.mkfs.log" 2>&1 ||
+    "${RUN[@]}" ceph-osd -i "$i" --mkfs --osd-uuid "$uuid" -c "$CD/ceph.conf" >"$D/osd.$i.mkfs.log" 2>&1 ||
       die "mkfs of osd.$i failed: $D/osd.$i.mkfs.log"
     ceph_setup osd crush add "osd.$i" "$weight" "host=h$((i % hosts))" >/dev/null
     ceph_setup osd crush set-device-class hdd "osd.$i" >/dev/null
-    ceph-osd -i "$i" -c "$D/ceph.conf" 2>>"$D/osd.$i.start.log"
+    "${RUN[@]}" ceph-osd -i "$i" -c "$CD/ceph.conf" 2>>"$D/osd.$i.start.log"
   done
   mkdir -p "$D/mgr.x"
-  ceph-mgr -i x -c "$D/ceph.conf" 2>>"$D/mgr.x.start.log"
-  wait_for 60 "the mgr" sh -c "timeout 10 ceph -c '$D/ceph.conf' mgr stat -f json | grep -q '\"available\": *true'"
-  wait_for 120 "$osds OSDs up" sh -c "timeout 10 ceph -c '$D/ceph.conf' osd stat -f json | grep -q '\"num_up_osds\": *$osds,'"
+  "${RUN[@]}" ceph-mgr -i x -c "$CD/ceph.conf" 2>>"$D/mgr.x.start.log"
+  wait_for 60 "the mgr" sh -c "CEPH_TIMEOUT=10 '$D/ceph' mgr stat -f json | grep -q '\"available\": *true'"
+  wait_for 120 "$osds OSDs up" sh -c "CEPH_TIMEOUT=10 '$D/ceph' osd stat -f json | grep -q '\"num_up_osds\": *$osds,'"
   ceph_cli balancer off >/dev/null 2>&1 || true
   # The mgr creates its device_health_metrics pool on start: wait until every PG is active+clean.
-  wait_for 120 "active+clean" sh -c "timeout 10 ceph -c '$D/ceph.conf' pg stat | grep -Eq '^[0-9]+ pgs: [0-9]+ active\+clean;|^0 pgs'"
-  echo "cluster $D up: mon v1:127.0.0.1:$port, mgr, $osds OSDs on $hosts hosts (use $D/ceph)"
+  wait_for 120 "active+clean" sh -c "CEPH_TIMEOUT=10 '$D/ceph' pg stat | grep -Eq '^[0-9]+ pgs: [0-9]+ active\+clean;|^0 pgs'"
+  echo "cluster $D ($release) up: mon v1:127.0.0.1:$port, mgr, $osds OSDs on $hosts hosts (use $D/ceph)"
 }
 
 case $cmd in
