@@ -61,6 +61,10 @@ struct OsdSim {
   std::uint32_t jobs_as_primary = 0;
   std::uint32_t jobs_as_target = 0;
   std::uint64_t bytes_in = 0;
+  // backfill_toofull: capacity x ratio (0: never refuses) and the projected
+  // use the target's check adds a request's bytes to.
+  double room = 0;
+  double projected = 0;
 };
 
 struct HostSim {
@@ -80,14 +84,28 @@ struct JobSim {
   std::uint32_t next_remote = 0;
   std::uint64_t misplaced = 0;  // objects x targets
   double duration = 0;
+  std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
+  std::uint32_t leaving_end = 0;
+  // backfill_toofull bookkeeping: when first refused, how many refusals in
+  // a row saw no job start in between (progress_ at the last one).
+  double toofull_since = 0;
+  std::uint32_t futile = 0;
+  std::uint64_t progress_at_refusal = 0;
+  bool waiting_retry = false;
+  bool listed = false;  // in Simulator::retrying_
 };
 
+// A job's end, or (retry) a refused job asking again. At one instant ends
+// come first, so a retry sees the copies deleted at that instant.
 struct Completion {
   double seconds = 0;
   std::uint32_t job = 0;
+  bool retry = false;
 
   bool operator>(const Completion& o) const {
-    return seconds != o.seconds ? seconds > o.seconds : job > o.job;
+    if (seconds != o.seconds) return seconds > o.seconds;
+    if (retry != o.retry) return retry;
+    return job > o.job;
   }
 };
 
@@ -112,6 +130,11 @@ class Simulator {
   void Advance(std::uint32_t job);
   void Pump();
   void Finish(std::uint32_t job);
+  bool TooFull(std::uint32_t osd, double bytes) const;
+  void Refuse(std::uint32_t job, std::uint32_t osd);
+  void Retry(std::uint32_t job);
+  bool NothingCanStart() const;
+  void GiveUp();
   std::vector<MisplacedPoint> ThinCurve() const;
 
   std::span<const BackfillJob> in_;
@@ -124,6 +147,8 @@ class Simulator {
   std::map<std::string, std::uint32_t, std::less<>> host_index_;
   std::vector<JobSim> jobs_;
   std::vector<std::uint32_t> remotes_;
+  std::vector<double> remote_bytes_;  // per remotes_ entry: bytes_per_target x its shards there
+  std::vector<std::uint32_t> leaving_;
   std::vector<BackfillJobTiming> timings_;
   std::vector<Pending> pending_;  // requests made during the current grant phase
   std::vector<std::uint32_t> dirty_;
@@ -135,6 +160,13 @@ class Simulator {
   std::uint64_t misplaced_ = 0;
   std::uint64_t bytes_total_ = 0;
   double now_ = 0;
+  // backfill_toofull: jobs started (progress_), running, waiting to retry.
+  bool check_space_ = false;
+  std::uint64_t progress_ = 0;
+  std::uint32_t running_jobs_ = 0;
+  std::vector<std::uint32_t> retrying_;
+  double last_end_ = 0;
+  std::uint32_t never_ = 0;
 };
 
 std::string PgName(const BackfillJob& job) { return absl::StrCat("pg ", FormatPgId(job.pg)); }
@@ -163,6 +195,10 @@ absl::StatusOr<std::uint32_t> Simulator::Dense(std::int32_t osd, const BackfillJ
         absl::StrCat(PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
                      o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
                      " objects/s: bytes/s must be > 0 and objects/s >= 0"));
+  }
+  if (check_space_ && id < info_.capacity_bytes.size() && info_.capacity_bytes[id] > 0) {
+    o.room = *opt_.backfillfull_ratio * static_cast<double>(info_.capacity_bytes[id]);
+    o.projected = id < info_.used_bytes.size() ? static_cast<double>(info_.used_bytes[id]) : 0;
   }
   if (id < info_.host.size() && !info_.host[id].empty()) {
     auto [h, inserted] =
@@ -198,14 +234,20 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
   for (std::size_t k = 0; k < sorted.size(); ++k) {
     CRUSH_ASSIGN_OR_RETURN(const std::uint32_t t, Dense(sorted[k], job));
     osds_[t].bytes_in += job.bytes_per_target;
-    if (k > 0 && sorted[k] == sorted[k - 1]) continue;
+    if (k > 0 && sorted[k] == sorted[k - 1]) {
+      if (t != s.primary) remote_bytes_.back() += static_cast<double>(job.bytes_per_target);
+      continue;
+    }
     ++osds_[t].jobs_as_target;
     bytes_rate = std::min(bytes_rate, osds_[t].rate->bytes_per_second);
     if (s.primary == kNoIndex && osds_[t].rate->objects_per_second > 0) {
       objects_rate = objects_rate > 0 ? std::min(objects_rate, osds_[t].rate->objects_per_second)
                                       : osds_[t].rate->objects_per_second;
     }
-    if (t != s.primary) remotes_.push_back(t);
+    if (t != s.primary) {
+      remotes_.push_back(t);
+      remote_bytes_.push_back(static_cast<double>(job.bytes_per_target));
+    }
   }
   s.remote_end = static_cast<std::uint32_t>(remotes_.size());
   s.next_remote = s.remote_begin;
@@ -225,9 +267,25 @@ absl::Status Simulator::Setup() {
                                                    ": no backfill could ever be reserved"));
   }
   if (in_.size() >= kNoIndex) return absl::InvalidArgumentError("too many backfill jobs");
+  check_space_ = opt_.backfillfull_ratio.has_value() && !info_.capacity_bytes.empty();
+  if (opt_.backfillfull_ratio && !(opt_.backfill_retry_seconds > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backfill_retry_seconds is ", opt_.backfill_retry_seconds, ": must be > 0"));
+  }
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));
+  if (!check_space_) return absl::OkStatus();
+  // A copy deleted when its PG finishes frees space only on an OSD that is
+  // checked, i.e. one taking part; others are not tracked.
+  for (std::uint32_t j = 0; j < in_.size(); ++j) {
+    jobs_[j].leaving_begin = static_cast<std::uint32_t>(leaving_.size());
+    for (const std::int32_t o : in_[j].leaving) {
+      const auto id = static_cast<std::size_t>(o);
+      if (o >= 0 && id < dense_.size() && dense_[id] != kNoIndex) leaving_.push_back(dense_[id]);
+    }
+    jobs_[j].leaving_end = static_cast<std::uint32_t>(leaving_.size());
+  }
   return absl::OkStatus();
 }
 
@@ -276,10 +334,24 @@ void Simulator::Enqueue(std::uint32_t osd, bool local, std::uint32_t job) {
 void Simulator::Advance(std::uint32_t job) {
   JobSim& s = jobs_[job];
   if (s.next_remote < s.remote_end) {
-    Enqueue(remotes_[s.next_remote++], /*local=*/false, job);
+    // The target checks its space when the request arrives, before queueing
+    // it (PeeringState RepNotRecovering::react(RequestBackfillPrio)), and
+    // counts the PG's bytes as reserved from then on.
+    const std::uint32_t t = remotes_[s.next_remote];
+    const double bytes = remote_bytes_[s.next_remote];
+    if (TooFull(t, bytes)) {
+      Refuse(job, t);
+      return;
+    }
+    osds_[t].projected += bytes;
+    ++s.next_remote;
+    Enqueue(t, /*local=*/false, job);
     return;
   }
   timings_[job].start_seconds = now_;
+  if (timings_[job].toofull_refusals > 0) timings_[job].toofull_seconds = now_ - s.toofull_since;
+  ++progress_;
+  ++running_jobs_;
   Trace(BackfillTraceEvent::Kind::kStarted, job, s.primary);
   if (s.primary != kNoIndex) Running(s.primary, +1);
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) Running(remotes_[k], +1);
@@ -326,7 +398,13 @@ void Simulator::Pump() {
 void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
   timings_[job].end_seconds = now_;
+  last_end_ = now_;
+  --running_jobs_;
   misplaced_ -= s.misplaced;
+  // The old copies go once the PG is clean (the primary purges its strays).
+  for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
+    osds_[leaving_[k]].projected -= static_cast<double>(in_[job].bytes_per_target);
+  }
   if (s.primary != kNoIndex) {
     OsdSim& p = osds_[s.primary];
     ++p.local_free;
@@ -343,6 +421,92 @@ void Simulator::Finish(std::uint32_t job) {
     Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
     MarkDirty(t);
   }
+}
+
+// OSDService::tentative_backfill_full via recalc_full_state: refused when the
+// projected ratio is above the backfillfull ratio (not at it).
+bool Simulator::TooFull(std::uint32_t osd, double bytes) const {
+  const OsdSim& o = osds_[osd];
+  return o.room > 0 && o.projected + bytes > o.room;
+}
+
+// RemoteReservationRejectedTooFull: the PG enters backfill_toofull, gives
+// back its local slot and every remote slot granted so far (with their
+// reserved bytes), and schedules a retry (PeeringState::
+// schedule_backfill_retry(osd_backfill_retry_interval)).
+void Simulator::Refuse(std::uint32_t job, std::uint32_t osd) {
+  JobSim& s = jobs_[job];
+  BackfillJobTiming& t = timings_[job];
+  Trace(BackfillTraceEvent::Kind::kTooFull, job, osd);
+  if (t.toofull_refusals++ == 0) s.toofull_since = now_;
+  t.toofull_osd = osds_[osd].id;
+  if (s.progress_at_refusal == progress_ && s.futile > 0) {
+    ++s.futile;
+  } else {
+    s.futile = 1;
+    s.progress_at_refusal = progress_;
+  }
+  if (s.primary != kNoIndex) {
+    ++osds_[s.primary].local_free;
+    Hold(s.primary, -1);
+    Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
+    MarkDirty(s.primary);
+  }
+  for (std::uint32_t k = s.remote_begin; k < s.next_remote; ++k) {
+    const std::uint32_t r = remotes_[k];
+    ++osds_[r].remote_free;
+    osds_[r].projected -= remote_bytes_[k];
+    Hold(r, -1);
+    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, r);
+    MarkDirty(r);
+  }
+  s.next_remote = s.remote_begin;
+  s.waiting_retry = true;
+  if (!s.listed) retrying_.push_back(job);
+  s.listed = true;
+  events_.push(Completion{now_ + opt_.backfill_retry_seconds, job, /*retry=*/true});
+}
+
+// RequestBackfill again: back to WaitLocalBackfillReserved, at the end of the
+// primary's queue for its priority.
+void Simulator::Retry(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  s.waiting_retry = false;
+  Trace(BackfillTraceEvent::Kind::kRetry, job, s.primary);
+  if (s.primary != kNoIndex) {
+    Enqueue(s.primary, /*local=*/true, job);
+  } else {
+    Advance(job);
+  }
+}
+
+// Nothing runs, so no copy will be deleted and no space freed; every job
+// still waiting was refused at least twice since the last start. A refused
+// job holds nothing, so the next round sees the same space: none can start.
+bool Simulator::NothingCanStart() const {
+  if (running_jobs_ > 0 || retrying_.empty()) return false;
+  std::size_t waiting = 0;
+  for (const std::uint32_t j : retrying_) {
+    if (!jobs_[j].waiting_retry) continue;
+    ++waiting;
+    if (jobs_[j].futile < 2 || jobs_[j].progress_at_refusal != progress_) return false;
+  }
+  return waiting > 0 && waiting == events_.size();
+}
+
+void Simulator::GiveUp() {
+  for (const std::uint32_t j : retrying_) {
+    jobs_[j].listed = false;
+    if (!jobs_[j].waiting_retry) continue;
+    jobs_[j].waiting_retry = false;
+    BackfillJobTiming& t = timings_[j];
+    t.never_starts = true;
+    t.start_seconds = t.end_seconds = now_;
+    t.toofull_seconds = now_ - jobs_[j].toofull_since;
+    ++never_;
+  }
+  retrying_.clear();
+  while (!events_.empty()) events_.pop();
 }
 
 absl::Status Simulator::Run() {
@@ -374,14 +538,27 @@ absl::Status Simulator::Run() {
   while (!events_.empty()) {
     now_ = events_.top().seconds;
     while (!events_.empty() && events_.top().seconds == now_) {
-      Finish(events_.top().job);
+      const Completion e = events_.top();
       events_.pop();
-      ++finished;
+      if (e.retry) {
+        Retry(e.job);
+      } else {
+        Finish(e.job);
+        ++finished;
+      }
     }
     point();
     Pump();
+    if (!retrying_.empty()) {
+      std::erase_if(retrying_, [&](std::uint32_t j) {
+        if (jobs_[j].waiting_retry) return false;
+        jobs_[j].listed = false;
+        return true;
+      });
+      if (NothingCanStart()) GiveUp();
+    }
   }
-  if (finished != jobs_.size()) {
+  if (finished + never_ != jobs_.size()) {
     // Unreachable: reservations are taken in one global order (local first,
     // then remotes by ascending OSD id), so some holder can always proceed.
     return absl::InternalError(absl::StrCat("backfill simulation stalled with ",
@@ -411,7 +588,8 @@ std::vector<MisplacedPoint> Simulator::ThinCurve() const {
 
 BackfillSchedule Simulator::Report() {
   BackfillSchedule r;
-  r.makespan_seconds = now_;
+  r.makespan_seconds = never_ > 0 ? last_end_ : now_;
+  r.jobs_never_starting = never_;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();
   r.osds.reserve(osds_.size());
@@ -431,8 +609,22 @@ BackfillSchedule Simulator::Report() {
                    [](const HostBackfillLoad& a, const HostBackfillLoad& b) {
                      return a.busy_seconds > b.busy_seconds;
                    });
-  std::vector<std::uint32_t> order(jobs_.size());
-  for (std::uint32_t j = 0; j < order.size(); ++j) order[j] = j;
+  for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
+    const BackfillJobTiming& t = timings_[j];
+    if (t.toofull_refusals == 0) continue;
+    r.stalls.push_back(BackfillStall{j, in_[j].pg, t.toofull_osd, t.toofull_refusals,
+                                     jobs_[j].toofull_since, t.toofull_seconds, t.never_starts});
+  }
+  std::stable_sort(r.stalls.begin(), r.stalls.end(),
+                   [](const BackfillStall& a, const BackfillStall& b) {
+                     if (a.never_starts != b.never_starts) return a.never_starts;
+                     return a.seconds > b.seconds;
+                   });
+  std::vector<std::uint32_t> order;
+  order.reserve(jobs_.size());
+  for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
+    if (!timings_[j].never_starts) order.push_back(j);
+  }
   const std::size_t top = std::min(opt_.top_waits, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](std::uint32_t a, std::uint32_t b) {
@@ -455,7 +647,8 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves) {
   jobs.reserve(moves.size());
   for (const PgMove& m : moves) {
     jobs.push_back(BackfillJob{m.pg, m.source, m.targets, m.bytes_per_target, m.objects_per_target,
-                               m.degraded ? kBackfillDegradedPriority : kBackfillPriority});
+                               m.degraded ? kBackfillDegradedPriority : kBackfillPriority,
+                               m.leaving});
   }
   return jobs;
 }
@@ -475,6 +668,14 @@ BackfillOsdInfo OsdInfoFromMovement(const Movement& movement) {
     }
     info.host[i] = o.host;
     info.device_class[i] = o.device_class;
+    if (o.capacity_from_osd_df && o.capacity_bytes > 0) {
+      if (i >= info.capacity_bytes.size()) {
+        info.capacity_bytes.resize(i + 1);
+        info.used_bytes.resize(i + 1);
+      }
+      info.capacity_bytes[i] = o.capacity_bytes;
+      info.used_bytes[i] = o.used_before;
+    }
   }
   return info;
 }
@@ -491,6 +692,10 @@ absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> j
 absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
                                                           BackfillOptions options) {
   if (options.objects_total == 0) options.objects_total = movement.totals.objects_total;
+  if (!options.backfillfull_ratio) {
+    options.backfillfull_ratio =
+        std::max(movement.risks.backfillfull_ratio, movement.risks.nearfull_ratio);
+  }
   const std::vector<BackfillJob> jobs = JobsFromMoves(movement.moves);
   return SimulateBackfill(jobs, OsdInfoFromMovement(movement), options);
 }

@@ -22,13 +22,32 @@
 //    primary's objects rate). EC read sources other than the primary hold no
 //    reservation and are not modelled.
 //  * All PGs request at time 0, in input order (FIFO order within a priority).
+//  * backfill_toofull (when BackfillOsdInfo gives capacities and a ratio is
+//    set): a target checks its projected use when a remote request arrives
+//    (PG::try_reserve_recovery_space -> OSDService::tentative_backfill_full):
+//    its use now (what `ceph osd df` showed, plus every backfill into it that
+//    has reserved since, counted whole from its reservation as Ceph's
+//    pg_stat_adjust does, minus the copies deleted so far) plus this PG's
+//    bytes for it; above `backfillfull_ratio` x capacity it refuses. The PG
+//    releases everything it holds (WaitRemoteBackfillReserved's
+//    RemoteReservationRejectedTooFull -> retry) and asks again from the start
+//    after osd_backfill_retry_interval (30 s). A PG's old copies are deleted
+//    when its backfill ends (the primary purges strays once the PG is clean),
+//    which is what lets a stalled PG proceed. When nothing runs any more and
+//    every waiting PG has been refused twice with nothing started in between,
+//    the rest can never proceed: they are reported and left unscheduled.
 // Simplifications, each on the optimistic or the neutral side:
 //  * concurrent backfills on one OSD do not share its bandwidth (each runs at
 //    its full rate, so max_backfills N allows N times the throughput);
 //  * no preemption (AsyncReserver preempts a lower-priority holder when a
 //    strictly higher-priority request queues on a full reserver; here a
-//    degraded PG waits for the holder to finish), no backfill_toofull, no
-//    log-based recovery sharing the slots, no message latency, no client load;
+//    degraded PG waits for the holder to finish), no log-based recovery
+//    sharing the slots, no message latency, no client load;
+//  * toofull is checked only when the reservation is asked for (Ceph also
+//    revokes a running backfill whose target crosses the ratio mid-way,
+//    do_scan's check_backfill_full; a reservation counting the PG's bytes
+//    whole makes that rare), EC shards count their bytes without Ceph's
+//    per-object chunk padding, and client writes do not grow any OSD;
 //  * a PG's misplaced objects disappear when its backfill ends (Ceph counts
 //    them down object by object), so the curve is a staircase that lags the
 //    real one by at most one PG duration per OSD.
@@ -44,6 +63,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -77,10 +97,15 @@ struct BackfillJob {
   std::uint64_t bytes_per_target = 0;
   std::uint64_t objects_per_target = 0;
   int priority = kBackfillPriority;  // higher is served first
+  // OSDs whose copy (or shard) of the PG is deleted when its backfill ends,
+  // bytes_per_target each (PgMove::leaving); only the backfill_toofull check
+  // reads them.
+  std::vector<std::int32_t> leaving;
 };
 
 // One job per move: primary = source, priority kBackfillDegradedPriority
-// when the move is degraded, else kBackfillPriority. Cost O(moves x targets).
+// when the move is degraded, else kBackfillPriority; leaving = the move's.
+// Cost O(moves x targets).
 std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves);
 
 // What one backfill sustains on an OSD of a device class.
@@ -101,9 +126,15 @@ std::map<std::string, BackfillRate, std::less<>> DefaultBackfillRates();
 struct BackfillOsdInfo {
   std::vector<std::string> device_class;
   std::vector<std::string> host;  // all empty: no per-host report
+  // `ceph osd df` capacity and use in bytes, for the backfill_toofull check;
+  // capacity 0 or past the end: unknown, the OSD never refuses.
+  std::vector<std::uint64_t> capacity_bytes;
+  std::vector<std::uint64_t> used_bytes;
 };
 
-// device_class and host of every OSD in the movement report (Movement::osds).
+// device_class and host of every OSD in the movement report (Movement::osds),
+// and capacity and use (used_before) of those whose capacity came from
+// `ceph osd df` (OsdMovement::capacity_from_osd_df).
 BackfillOsdInfo OsdInfoFromMovement(const Movement& movement);
 
 // Describes one reservation change or job transition (tests, debugging).
@@ -113,7 +144,9 @@ struct BackfillTraceEvent {
     kRemoteGranted,   // `osd` granted a remote slot to `job`
     kStarted,         // `job` holds everything and starts moving data
     kLocalReleased,   // `job` finished and freed its local slot on `osd`
-    kRemoteReleased,  // `job` finished and freed its remote slot on `osd`
+    kRemoteReleased,  // `job` finished (or was refused) and freed its remote slot on `osd`
+    kTooFull,         // `osd` refused `job`'s remote request: backfill_toofull
+    kRetry,           // `job` asks again after osd_backfill_retry_interval
   };
   Kind kind = Kind::kStarted;
   double seconds = 0;
@@ -136,6 +169,14 @@ struct BackfillOptions {
   std::size_t curve_max_points = 1000;
   std::size_t top_waits = 20;                            // how many longest-waiting PGs to report
   std::function<void(const BackfillTraceEvent&)> trace;  // optional
+  // A target refuses a PG whose bytes would take its projected use above
+  // this share of its capacity (OSDService uses max(backfillfull_ratio,
+  // nearfull_ratio) of the osdmap). nullopt: SimulateBackfill checks
+  // nothing; SimulateMovementBackfill takes the movement's ratios.
+  std::optional<double> backfillfull_ratio;
+  // osd_backfill_retry_interval (Ceph's default 30 s, src/common/options/
+  // global.yaml.in): a refused PG asks again after this long; must be > 0.
+  double backfill_retry_seconds = 30;
 };
 
 struct MisplacedPoint {
@@ -163,6 +204,24 @@ struct HostBackfillLoad {
 struct BackfillJobTiming {
   double start_seconds = 0;  // all reservations held, data starts moving
   double end_seconds = 0;    // done, reservations released
+  // backfill_toofull: refusals, the last OSD that refused, and the time from
+  // the first refusal to the start (to the end of the simulation for a job
+  // that never starts; then start_seconds = end_seconds = that end).
+  std::uint32_t toofull_refusals = 0;
+  std::int32_t toofull_osd = crush::kItemNone;
+  double toofull_seconds = 0;
+  bool never_starts = false;
+};
+
+// A PG that waited in backfill_toofull.
+struct BackfillStall {
+  std::size_t job = 0;  // index into the jobs given
+  PgId pg;
+  std::int32_t osd = crush::kItemNone;  // the target that refused it last
+  std::uint32_t refusals = 0;
+  double first_seconds = 0;  // when it was first refused
+  double seconds = 0;        // from the first refusal to its start
+  bool never_starts = false;
 };
 
 struct BackfillWait {
@@ -182,12 +241,18 @@ struct BackfillSchedule {
   std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
   std::vector<BackfillWait> longest_waits;  // longest first, then job order
   std::vector<BackfillJobTiming> jobs;      // per job, in input order
+  // Every PG refused at least once: those that never start first, then the
+  // longest stalls, then job order. Jobs that never start are not in
+  // longest_waits, and makespan_seconds is the last end of those that ran.
+  std::vector<BackfillStall> stalls;
+  std::uint32_t jobs_never_starting = 0;
 };
 
 // Simulates the backfill of `jobs` under Ceph's reservation throttle (see the
 // file comment). Deterministic: the same input gives the same schedule.
 // Errors (kInvalidArgument, naming the PG where there is one): max_backfills
-// < 1 (nothing could ever be reserved), a job without targets, an OSD id that
+// < 1 (nothing could ever be reserved), backfill_retry_seconds not > 0 with
+// a ratio set, a job without targets, an OSD id that
 // is negative (other than a kItemNone primary) or above 2^24, a bytes rate
 // that is not > 0 or an objects rate < 0 for an OSD a job uses.
 // Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
@@ -197,9 +262,11 @@ absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> j
                                                   const BackfillOptions& options = {});
 
 // The schedule of a movement report made with MovementOptions::keep_moves:
-// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), and, when
+// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), when
 // options.objects_total is 0, movement.totals.objects_total as the ratio's
-// denominator. Errors and cost: SimulateBackfill's.
+// denominator, and when options.backfillfull_ratio is unset,
+// max(backfillfull_ratio, nearfull_ratio) of movement.risks.
+// Errors and cost: SimulateBackfill's.
 absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
                                                           BackfillOptions options = {});
 

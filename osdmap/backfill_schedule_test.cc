@@ -404,5 +404,92 @@ TEST(BackfillScheduleTest, TenThousandOsdsNeverExceedThreeReservations) {
   CheckReservationLimits(3);
 }
 
+// backfill_toofull: three OSDs of 1000 bytes, osd.2 at 800. Job 0 (osd.0 ->
+// osd.2, 200 bytes) would take osd.2 to 1000 > 0.9 x 1000 and is refused;
+// job 1 (osd.2 -> osd.1, 300 bytes) deletes osd.2's old copy when it ends at
+// 300 s, and job 0's retry at 300 s (every 30 s since 0) then passes.
+BackfillOsdInfo ThreeOsdsOneNearlyFull() {
+  BackfillOsdInfo info;
+  info.capacity_bytes = {1000, 1000, 1000};
+  info.used_bytes = {500, 500, 800};
+  return info;
+}
+
+std::vector<BackfillJob> DrainThenFill() {
+  std::vector<BackfillJob> jobs = {Job(0, 0, {2}, 200), Job(1, 2, {1}, 300)};
+  jobs[0].leaving = {0};
+  jobs[1].leaving = {2};
+  return jobs;
+}
+
+TEST(BackfillScheduleTest, TooFullTargetStallsUntilItDrains) {
+  BackfillOptions opt = UnitRate();
+  opt.backfillfull_ratio = 0.9;
+  std::vector<std::pair<BackfillTraceEvent::Kind, std::int32_t>> refusals;
+  opt.trace = [&](const BackfillTraceEvent& e) {
+    if (e.kind == BackfillTraceEvent::Kind::kTooFull) refusals.emplace_back(e.kind, e.osd);
+  };
+  const std::vector<BackfillJob> jobs = DrainThenFill();
+  const auto s = SimulateBackfill(jobs, ThreeOsdsOneNearlyFull(), opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_THAT(Starts(*s), ElementsAre(300, 0));
+  EXPECT_THAT(Ends(*s), ElementsAre(500, 300));
+  EXPECT_EQ(s->makespan_seconds, 500);
+  EXPECT_EQ(refusals.size(), 10u);  // at 0, 30, ..., 270
+  ASSERT_EQ(s->stalls.size(), 1u);
+  EXPECT_EQ(s->stalls[0].job, 0u);
+  EXPECT_EQ(s->stalls[0].osd, 2);
+  EXPECT_EQ(s->stalls[0].refusals, 10u);
+  EXPECT_EQ(s->stalls[0].seconds, 300);
+  EXPECT_FALSE(s->stalls[0].never_starts);
+  EXPECT_EQ(s->jobs_never_starting, 0u);
+  // The refused job held its primary's local slot only while asking: osd.0
+  // is busy for its 200 s of backfill, not for the 300 s stall.
+  EXPECT_EQ(Osd(*s, 0).busy_seconds, 200);
+}
+
+TEST(BackfillScheduleTest, TooFullTargetThatNeverDrainsNeverStarts) {
+  BackfillOptions opt = UnitRate();
+  opt.backfillfull_ratio = 0.9;
+  std::vector<BackfillJob> jobs = DrainThenFill();
+  jobs[1].leaving.clear();  // osd.2 keeps its copy: it never drains
+  jobs[1].targets = {0};
+  const auto s = SimulateBackfill(jobs, ThreeOsdsOneNearlyFull(), opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_TRUE(s->jobs[0].never_starts);
+  EXPECT_FALSE(s->jobs[1].never_starts);
+  EXPECT_EQ(s->jobs_never_starting, 1u);
+  EXPECT_EQ(s->makespan_seconds, 300);  // the last job that ran
+  ASSERT_EQ(s->stalls.size(), 1u);
+  EXPECT_TRUE(s->stalls[0].never_starts);
+  EXPECT_EQ(s->stalls[0].osd, 2);
+  // Job 0's objects stay misplaced.
+  EXPECT_EQ(s->misplaced.back().objects_misplaced, 1u);
+  for (const BackfillWait& w : s->longest_waits) EXPECT_NE(w.job, 0u);
+}
+
+TEST(BackfillScheduleTest, RoomEnoughChangesNothing) {
+  const std::vector<BackfillJob> jobs = DrainThenFill();
+  const auto plain = SimulateBackfill(jobs, {}, UnitRate());
+  BackfillOptions opt = UnitRate();
+  opt.backfillfull_ratio = 0.9;
+  BackfillOsdInfo info = ThreeOsdsOneNearlyFull();
+  info.used_bytes[2] = 700;  // 700 + 200 = 900: at the ratio, not above it
+  const auto checked = SimulateBackfill(jobs, info, opt);
+  ASSERT_THAT(plain.status(), IsOk());
+  ASSERT_THAT(checked.status(), IsOk());
+  EXPECT_EQ(Starts(*checked), Starts(*plain));
+  EXPECT_EQ(Ends(*checked), Ends(*plain));
+  EXPECT_TRUE(checked->stalls.empty());
+}
+
+TEST(BackfillScheduleTest, TooFullNeedsAPositiveRetryInterval) {
+  BackfillOptions opt = UnitRate();
+  opt.backfillfull_ratio = 0.9;
+  opt.backfill_retry_seconds = 0;
+  EXPECT_THAT(SimulateBackfill(DrainThenFill(), ThreeOsdsOneNearlyFull(), opt).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("backfill_retry_seconds")));
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

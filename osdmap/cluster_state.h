@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +110,11 @@ struct PgStat {
 struct OsdUsage {
   std::uint64_t kb = 0;       // total capacity
   std::uint64_t kb_used = 0;  // total - available
+  // `ceph osd df` kb_avail (statfs available >> 10), what `ceph df`'s MAX
+  // AVAIL reads (pool_max_avail.h); not always kb - kb_used (BlueStore's
+  // internally reserved space, each figure shifted separately). nullopt
+  // when the input did not carry it: then kb - kb_used stands in.
+  std::optional<std::uint64_t> kb_avail;
 
   bool operator==(const OsdUsage&) const = default;
 };

@@ -144,7 +144,9 @@ absl::Status ImportOsdDfNodes(const google::protobuf::RepeatedPtrField<ceph::Osd
       return absl::InvalidArgumentError(
           absl::StrCat(at, "kb_used: ", n.kb_used(), " exceeds kb ", n.kb()));
     }
-    if (!usage->emplace(n.id(), OsdUsage{n.kb(), n.kb_used()}).second) {
+    OsdUsage u{n.kb(), n.kb_used()};
+    if (n.has_kb_avail()) u.kb_avail = n.kb_avail();
+    if (!usage->emplace(n.id(), u).second) {
       return absl::InvalidArgumentError(absl::StrCat(at, "id: osd.", n.id(), " listed twice"));
     }
   }

@@ -52,8 +52,8 @@ std::vector<std::string> ImportWarnings(const ClusterState& state);
 absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state);
 
 // Replaces state->osd_usage with nodes[] and stray[] of `ceph osd df -f json`
-// (id, kb, kb_used). Entries with negative ids (the buckets `ceph osd df
-// tree` lists) are skipped. Errors (kInvalidArgument, state unchanged):
+// (id, kb, kb_used; kb_avail when present). Entries with negative ids (the
+// buckets `ceph osd df tree` lists) are skipped. Errors (kInvalidArgument, state unchanged):
 // malformed JSON, a missing id/kb/kb_used, an OSD id outside the map's
 // max_osd, a duplicate OSD, kb_used greater than kb; each names its JSON
 // path (e.g. "nodes[4].kb_used"). Linear in the input.

@@ -192,7 +192,7 @@ TEST(ImportTest, OsdDfNodesAndStray) {
   st->osd_usage[3] = OsdUsage{1, 1};  // replaced, not merged
   ASSERT_THAT(ImportCephOsdDf(kOsdDf, &*st), crush_testing::IsOk());
   EXPECT_EQ(st->osd_usage.size(), 3u);
-  EXPECT_EQ(st->osd_usage.at(0), (OsdUsage{3907018584, 1953509292}));
+  EXPECT_EQ(st->osd_usage.at(0), (OsdUsage{3907018584, 1953509292, 1953509292}));
   EXPECT_EQ(st->osd_usage.at(5), (OsdUsage{100, 0}));
   EXPECT_EQ(st->osd_usage.at(7), (OsdUsage{50, 50}));
   EXPECT_EQ(st->osd_usage.count(3), 0u);

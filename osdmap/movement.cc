@@ -197,8 +197,10 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
+    PgMove* move = nullptr;
     if (moves != nullptr && d.num_moves > 0) {
       PgMove& mv = moves->emplace_back();
+      move = &mv;
       mv.pg = PgId{pa.id, p};
       mv.source = !b.empty() ? b[0] : kNone;
       for (int i = 0; i < d.num_moves; ++i)
@@ -227,6 +229,7 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
       OsdMovement& m = osds.At(o);
       ++m.pgs_out;
       m.bytes_out += shard_bytes;
+      if (move != nullptr) move->leaving.push_back(o);
     }
   }
   return c;

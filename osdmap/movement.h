@@ -117,6 +117,10 @@ struct PgMove {
   // or holds an OSD that is down after the change (Ceph serves degraded
   // backfills first).
   bool degraded = false;
+  // The before members that give their copy (replicated) or shard (EC) up:
+  // Ceph deletes it once the PG is clean again, i.e. when its backfill ends
+  // (fill_timeline.h). An OSD appears once per shard it gives up.
+  std::vector<std::int32_t> leaving;
 };
 
 struct Movement {

@@ -109,6 +109,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_id(id);
     p->set_kb(u.kb);
     p->set_kb_used(u.kb_used);
+    if (u.kb_avail) p->set_kb_avail(*u.kb_avail);
   }
   for (const auto& [id, u] : state.pool_usage) {
     auto* p = out->add_pool_usage();
@@ -193,7 +194,9 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     if (p.id() < 0) {
       return absl::InvalidArgumentError(absl::StrCat("osd_usage: negative osd id ", p.id()));
     }
-    if (!state.osd_usage.emplace(p.id(), OsdUsage{p.kb(), p.kb_used()}).second) {
+    OsdUsage u{p.kb(), p.kb_used()};
+    if (p.has_kb_avail()) u.kb_avail = p.kb_avail();
+    if (!state.osd_usage.emplace(p.id(), u).second) {
       return absl::InvalidArgumentError(absl::StrCat("osd_usage: osd.", p.id(), " listed twice"));
     }
   }
