@@ -19,17 +19,23 @@ mkdir -p "$out"
 # The maps, then the mgr's stats; the osdmap epoch must not change meanwhile (checked after). The pg dump itself has
 # no usable epoch (`last_osdmap_epoch` is 0 in Pacific, each PG's `reported_epoch` is its last report's), so capture a
 # settled cluster (loopback-wait-clean.sh) when the dump's up/acting must match the maps.
-$C osd getmap >"$out/osdmap.bin" 2>/dev/null  # stdout: a chrooted CLI (Tentacle) sees no host paths
-$C osd dump -f json >"$out/osd-dump.json"
-$C osd getcrushmap >"$out/crushmap.bin" 2>/dev/null
-$C osd crush dump -f json >"$out/crush-dump.json"
-$C osd tree -f json >"$out/osd-tree.json"
-$C report >"$out/report.json" 2>/dev/null
-$C pg dump -f json >"$out/pg-dump.json" 2>/dev/null
+# A cluster that just went clean may still publish an epoch or two (the last pg_temp dropped): up to 5 tries.
 epoch() { /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["epoch"])'; }
-before=$(epoch <"$out/osd-dump.json")
-after=$($C osd dump -f json | epoch)
-[[ $before == "$after" ]] || die "the osdmap changed during the capture (epoch $before -> $after): capture again"
+for try in 1 2 3 4 5; do
+  $C osd getmap >"$out/osdmap.bin" 2>/dev/null  # stdout: a chrooted CLI (Tentacle) sees no host paths
+  $C osd dump -f json >"$out/osd-dump.json"
+  $C osd getcrushmap >"$out/crushmap.bin" 2>/dev/null
+  $C osd crush dump -f json >"$out/crush-dump.json"
+  $C osd tree -f json >"$out/osd-tree.json"
+  $C report >"$out/report.json" 2>/dev/null
+  $C pg dump -f json >"$out/pg-dump.json" 2>/dev/null
+  before=$(epoch <"$out/osd-dump.json")
+  after=$($C osd dump -f json | epoch)
+  [[ $before == "$after" ]] && break
+  ((try < 5)) || die "the osdmap kept changing during the capture (last: epoch $before -> $after)"
+  echo "loopback-capture.sh: the osdmap changed during the capture (epoch $before -> $after); again" >&2
+  sleep 2
+done
 $C osd df -f json >"$out/osd-df.json"
 $C df -f json >"$out/df.json"
 

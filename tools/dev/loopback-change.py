@@ -149,8 +149,7 @@ def main():
     wait_clean(d, 300)
     before_dir, after_dir = os.path.join(out, "before"), os.path.join(out, "after")
     if not capture(d, before_dir):
-        ok = False
-        print("before: crushkit's mapping differs from the cluster's (see above)")
+        fail("before: the capture failed or crushkit's mapping differs from the cluster's (see above)", 1)
     plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), "--do", a.change, "--json",
                           *a.plan_arg))
     with open(os.path.join(out, "plan.json"), "w") as f:
@@ -207,8 +206,7 @@ def main():
     c.r.shutdown()
     wait_clean(d, 60)
     if not capture(d, after_dir):
-        ok = False
-        print("after: crushkit's mapping differs from the cluster's (see above)")
+        fail("after: the capture failed or crushkit's mapping differs from the cluster's (see above)", 1)
 
     # --- measured ---
     pools = pools_of(before_dir)
@@ -322,8 +320,8 @@ def print_table(r):
     print(f"{'MiB pushed, replicated pools':40}{mib(rep_bytes):>12}{mib(pushed):>12}   (measured: push_out_bytes)")
     print(f"{'pushing OSD = old up primary':40}{'':>12}{f'{right}/{len(known)}':>12}"
           f"   (PGs with objects; measured: acting primary under pg_temp)")
-    # Pacific counts only replicated pushes in push_out_bytes/push; EC recovery shows in recovery_ops alone.
-    print("\nMiB pushed per OSD, replicated pools (Pacific's push_out_bytes counts no EC recovery):")
+    # push_out_bytes/push count replicated pushes only (Pacific and Tentacle); EC recovery shows in recovery_ops.
+    print("\nMiB pushed per OSD, replicated pools (push_out_bytes counts no EC recovery, Pacific and Tentacle):")
     print(f"{'osd':>5}{'predicted':>11}{'by real pusher':>16}{'measured':>10}{'pushes':>8}{'recovery_ops':>14}"
           f"{'predicted incl. EC':>20}")
     for o in r["osds"]:

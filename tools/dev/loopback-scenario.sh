@@ -3,17 +3,18 @@
 # memstore OSDs on 4 hosts, populate it (3x and EC 2+1 pools, a few MiB, one pg-upmap-items pin), capture it and
 # check crushkit maps every PG as Ceph does, run one change (`osd crush reweight osd.2 0.5`) through
 # loopback-change.py, and stop every daemon (also on failure or Ctrl-C).
-#   loopback-scenario.sh [--dir DIR] [--port BASE] [--change 'CEPH COMMAND'] [--keep]
+#   loopback-scenario.sh [--dir DIR] [--port BASE] [--release pacific|tentacle] [--change 'CEPH COMMAND'] [--keep]
 # Exit 0 when every structural check passes, 1 on a mismatch, 2 on a setup failure. Results stay in DIR/runs/ (DIR
 # defaults to a new temporary directory; --keep leaves the cluster running).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-D="" port=47200 change="osd crush reweight osd.2 0.5" keep=0
+D="" port=47200 change="osd crush reweight osd.2 0.5" keep=0 release=pacific
 while [[ $# -gt 0 ]]; do
   case $1 in
     --dir) D=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --change) change=$2; shift 2 ;;
+    --release) release=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     *) echo "loopback-scenario.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -26,7 +27,7 @@ trap cleanup EXIT
 step() { echo "[$((SECONDS - start))s] $*"; }
 
 step "start: $D"
-bash "$here/loopback-cluster.sh" start "$D" --osds 4 --hosts 4 --port "$port" --osd-mib 128 || exit 2
+bash "$here/loopback-cluster.sh" start "$D" --osds 4 --hosts 4 --port "$port" --osd-mib 128 --release "$release" || exit 2
 step "populate"
 bash "$here/loopback-populate.sh" "$D" --rep-pgs 16 --ec-pgs 8 --objects 40 --omap 8 >/dev/null || exit 2
 step "capture and mapping check"
