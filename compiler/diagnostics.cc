@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "crush/text_excerpt.h"
+
 namespace crushkit::compiler {
 
 void DiagnosticSink::Report(Diagnostic d) {
@@ -51,19 +53,12 @@ const char* SeverityName(Severity s) {
 
 std::string FormatDiagnostic(const SourceFile& src, const Diagnostic& d) {
   const LineCol lc = src.Locate(d.range.offset);
+  // Messages may quote the source, and a "line" may be a whole one-line
+  // file (JSON given as a text map): both are bounded (crush/text_excerpt.h).
   std::string out = src.name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
-                    ": " + SeverityName(d.severity) + ": " + d.message + "\n";
-  const std::string_view line = src.Line(lc.line);
-  out.append(line);
-  out += '\n';
-  const std::size_t col = static_cast<std::size_t>(lc.column) - 1;
-  for (std::size_t i = 0; i < col && i < line.size(); ++i) out += line[i] == '\t' ? '\t' : ' ';
-  for (std::size_t i = line.size(); i < col; ++i) out += ' ';
-  out += '^';
-  std::size_t len = d.range.length;
-  if (col + len > line.size()) len = line.size() > col ? line.size() - col : 1;
-  for (std::size_t i = 1; i < len; ++i) out += '~';
-  out += '\n';
+                    ": " + SeverityName(d.severity) + ": " + crush::BoundMessage(d.message) + "\n";
+  out +=
+      crush::CaretLines(src.Line(lc.line), static_cast<std::size_t>(lc.column) - 1, d.range.length);
   for (const Diagnostic& n : d.notes) out += FormatDiagnostic(src, n);
   return out;
 }

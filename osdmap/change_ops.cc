@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/edit.h"
+#include "crush/text_excerpt.h"
 #include "osdmap/change_ops_internal.h"
 
 namespace crushkit::osdmap {
@@ -24,17 +25,14 @@ namespace crushkit::osdmap {
 std::string FormatChangeDiagnostic(std::string_view file_name,
                                    const std::vector<std::string>& lines,
                                    const ChangeDiagnostic& d) {
+  // The message may quote a word and the line may be huge or binary: both
+  // are bounded (crush/text_excerpt.h).
   std::string out = std::string(file_name) + ":" + std::to_string(d.line) + ":" +
-                    std::to_string(d.column) + ": error: " + d.message + "\n";
+                    std::to_string(d.column) + ": error: " + crush::BoundMessage(d.message) + "\n";
   if (d.line < 1 || static_cast<std::size_t>(d.line) > lines.size()) return out;
-  const std::string& line = lines[static_cast<std::size_t>(d.line) - 1];
-  out += line;
-  out += '\n';
-  const std::size_t col = d.column > 0 ? static_cast<std::size_t>(d.column) - 1 : 0;
-  for (std::size_t i = 0; i < col; ++i) out += i < line.size() && line[i] == '\t' ? '\t' : ' ';
-  out += '^';
-  for (int i = 1; i < d.length; ++i) out += '~';
-  out += '\n';
+  out += crush::CaretLines(lines[static_cast<std::size_t>(d.line) - 1],
+                           d.column > 0 ? static_cast<std::size_t>(d.column) - 1 : 0,
+                           d.length > 0 ? static_cast<std::size_t>(d.length) : 1);
   return out;
 }
 

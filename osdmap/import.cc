@@ -14,6 +14,7 @@
 
 #include "crush/codec.h"
 #include "crush/status_macros.h"
+#include "crush/text_excerpt.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/proto/ceph_dump.pb.h"
 
@@ -28,8 +29,8 @@ absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::str
   if (!has) return Missing(path);
   auto pg = ParsePgId(text);
   if (!pg) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": invalid pgid '", text, "'; expected <pool>.<hex seed>"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
   }
   return *pg;
 }
@@ -176,6 +177,7 @@ std::uint32_t WeightFromFloat(double f) {
 
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes) {
+  CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportOsdMap, osd_dump_json));
   ceph::OsdDump dump;
   CRUSH_RETURN_IF_ERROR(ParseJson(osd_dump_json, &dump, "osd dump JSON"));
   if (!dump.has_epoch()) return Missing("epoch");
@@ -278,6 +280,7 @@ absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state
 }
 
 absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state) {
+  CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportPgStats, pg_dump_json));
   ceph::PgDump dump;
   CRUSH_RETURN_IF_ERROR(ParseJson(pg_dump_json, &dump, "pg dump JSON"));
   const auto& stats = dump.pg_stats_size() > 0 ? dump.pg_stats() : dump.pg_map().pg_stats();
@@ -296,6 +299,7 @@ absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* sta
 }
 
 absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state) {
+  CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportOsdDf, osd_df_json));
   ceph::OsdDf df;
   CRUSH_RETURN_IF_ERROR(ParseJson(osd_df_json, &df, "osd df JSON"));
   std::map<std::int32_t, OsdUsage> usage;
@@ -306,6 +310,7 @@ absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state
 }
 
 absl::Status ImportCephDf(const std::string& df_json, ClusterState* state) {
+  CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportDf, df_json));
   ceph::CephDf df;
   CRUSH_RETURN_IF_ERROR(ParseJson(df_json, &df, "df JSON"));
   std::map<std::int64_t, PoolUsage> usage;
@@ -334,8 +339,8 @@ std::vector<std::string> ImportWarnings(const ClusterState& state) {
   for (const auto& [id, pool] : state.pools) {
     const auto r = static_cast<std::size_t>(pool.crush_rule);
     if (pool.crush_rule < 0 || r >= m.rules.size() || !m.rule_exists[r]) {
-      warnings.push_back(absl::StrCat("pool ", id, " '", pool.name, "' uses crush rule ",
-                                      pool.crush_rule,
+      warnings.push_back(absl::StrCat("pool ", id, " '", crush::TerminalExcerpt(pool.name),
+                                      "' uses crush rule ", pool.crush_rule,
                                       ", which the crush map does not have: its PGs map to no OSD "
                                       "(is this the cluster's crush map?)"));
     }

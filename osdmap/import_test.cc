@@ -167,9 +167,15 @@ TEST(ImportTest, PgDumpBothShapes) {
                                &*st),
               crush_testing::IsOk());
   EXPECT_EQ(st->pg_stats.at({3, 2}).num_objects, 6u);
+  // Entries without stat_sum are `pg dump pgs_brief`'s, which has no bytes
+  // (issue 34: it used to fail with "pg_stats[0].stat_sum: missing").
   EXPECT_THAT(ImportCephPgDump(R"({"pg_stats": [{"pgid": "3.2"}]})", &*st),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                      HasSubstr("pg_stats[0].stat_sum")));
+                                      HasSubstr("this is 'ceph pg dump pgs_brief -f json', which "
+                                                "has no byte or object counts")));
+  EXPECT_THAT(ImportCephPgDump(R"({"pg_stats": [{"pgid": "3.2", "stat_sum": {}}]})", &*st),
+              crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("pg_stats[0].stat_sum.num_objects")));
 }
 
 // A `ceph osd df tree -f json` shape: bucket rows (negative ids) among the

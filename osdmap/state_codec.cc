@@ -6,6 +6,7 @@
 
 #include "crush/codec.h"
 #include "crush/status_macros.h"
+#include "crush/text_excerpt.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/proto/state.pb.h"
@@ -17,8 +18,8 @@ namespace {
 absl::StatusOr<PgId> ParsePgField(const std::string& text, const std::string& where) {
   auto pg = ParsePgId(text);
   if (!pg) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": invalid pgid '", text, "'; expected <pool>.<hex seed>"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
   }
   return *pg;
 }
@@ -209,7 +210,8 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
   if (!msg.ceph_release().empty()) {
     absl::StatusOr<crush::CephRelease> release = crush::ParseCephRelease(msg.ceph_release());
     if (!release.ok())
-      return absl::InvalidArgumentError(absl::StrCat("ceph_release: ", release.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ceph_release: ", crush::BoundMessage(std::string(release.status().message()))));
     state.ceph_release = *release;
   }
   // Files written before the ratios existed keep ClusterState's defaults.
@@ -245,40 +247,33 @@ absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateForma
 }
 
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes) {
-  constexpr const char* kImport =
-      "; give Ceph's binary osdmap (`ceph osd getmap -o FILE`) or a state made with "
-      "`crushkit import --osdmap DUMP.json --crush CRUSHMAP -o state.pb`";
+  const InputKind kind = SniffInput(bytes);
   proto::ClusterState msg;
-  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && bytes[first] == '{') {
-    google::protobuf::util::JsonParseOptions opts;
-    opts.ignore_unknown_fields = false;
-    auto st = google::protobuf::util::JsonStringToMessage(bytes, &msg, opts);
-    if (!st.ok() && LooksLikeCephOsdDumpJson(bytes)) {  // a state JSON has these keys too
-      return absl::InvalidArgumentError(absl::StrCat(
-          "this is Ceph's `ceph osd dump -f json` output, not a crushkit state", kImport));
-    }
-    if (!st.ok()) {
+  switch (kind) {
+    case InputKind::kCephBinaryOsdMap:
+      return ImportCephBinaryOsdMap(bytes);
+    case InputKind::kStateBinary:
+      if (!msg.ParseFromString(bytes)) {
+        return absl::InvalidArgumentError(
+            "binary state: damaged (its protobuf fields do not parse); re-create it with "
+            "'crushkit import'");
+      }
+      return FromProto(msg);
+    case InputKind::kStateJson:
+    case InputKind::kOtherJson: {
+      google::protobuf::util::JsonParseOptions opts;
+      opts.ignore_unknown_fields = false;
+      auto st = google::protobuf::util::JsonStringToMessage(bytes, &msg, opts);
+      if (st.ok()) return FromProto(msg);
+      // JSON that is not even meant to be a state is refused as such.
+      if (kind == InputKind::kOtherJson) return RefuseInput(InputRole::kState, kind, bytes);
       return absl::InvalidArgumentError(
           absl::StrCat("state JSON: ", LocateJsonError(bytes, std::string(st.message()))));
     }
-    return FromProto(msg);
+    default:
+      break;
   }
-  if (LooksLikeCephOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
-  if (crush::HasCrushMagic(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("this is a crush map, not a crushkit state", kImport));
-  }
-  if (!msg.ParseFromString(bytes)) {
-    // A damaged binary osdmap fails LooksLikeCephOsdMap's length check; a
-    // state with epoch 7 also starts 08 07, hence after the protobuf parse.
-    if (StartsLikeBinaryOsdMap(bytes)) return ImportCephBinaryOsdMap(bytes);
-    const std::string binary = DescribeBinary(bytes);
-    return absl::InvalidArgumentError(
-        absl::StrCat("neither a crushkit state (JSON or binary) nor a binary osdmap",
-                     binary.empty() ? "" : " but " + binary, kImport));
-  }
-  return FromProto(msg);
+  return RefuseInput(InputRole::kState, kind, bytes);
 }
 
 StateFormat StateFormatForPath(const std::string& path) {

@@ -28,11 +28,14 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg);
 // Serializes `state` in `format`. JSON is pretty-printed, one trailing newline.
 absl::StatusOr<std::string> SerializeState(const ClusterState& state, StateFormat format);
 
-// Parses a state file; JSON if the first non-space byte is '{', else
-// Ceph's binary osdmap (decoded by ImportCephBinaryOsdMap,
-// osdmap_binary_state.h) when it looks like one, else binary protobuf.
-// Errors: kInvalidArgument for malformed input (with the parser's message),
-// then anything FromProto or the osdmap decoder reports.
+// Parses a state file: binary protobuf or JSON, or Ceph's binary osdmap
+// (decoded by ImportCephBinaryOsdMap, osdmap_binary_state.h), told apart by
+// content (input_sniff.h). Errors: kInvalidArgument for anything else, with
+// what it is and what to give instead (CheckInputKind's kState refusal: a
+// Ceph dump, a crush map, an empty file, other JSON, other binary data);
+// for a state's JSON syntax ("state JSON: LINE:COL: ..."); then anything
+// FromProto or the osdmap decoder reports. Messages quote at most ~80
+// bytes of the input.
 absl::StatusOr<ClusterState> ParseState(const std::string& bytes);
 
 // ".json" suffix -> kJson, anything else kBinary.

@@ -60,10 +60,13 @@ def check_wrong_inputs(k, cluster):
         run_error([k, "import", "--osdmap", dump, "--crush", osdmap, "-o", out], "binary osdmap", out)
         run_error([k, "import", "--osdmap", elf, "--crush", crush, "-o", out], "binary data (starts 7f 45 4c 46", out)
         run_error([k, "import", "--osdmap", bad, "--crush", crush, "-o", out], "3:16: Expected , or }", out)
-        run_error([k, "map-pgs", dump], "`ceph osd dump -f json` output, not a crushkit state")
+        run_error([k, "map-pgs", dump], "expected a crushkit state ('crushkit import --osdmap DUMP.json "
+                  "--crush CRUSHMAP -o state.pb') or Ceph's binary osdmap ('ceph osd getmap -o FILE'); "
+                  "this is 'ceph osd dump -f json'")
         run_error([k, "map-pgs", osdmap], "binary osdmap: truncated at offset 12: expected fsid")
-        run_error([k, "map-pgs", crush], "neither a crushkit state (JSON or binary) nor a binary osdmap")
-        run_error([k, "import", "--osdmap", elf, "-o", out], "neither JSON (`ceph osd dump -f json`) nor a binary osdmap", out)
+        run_error([k, "map-pgs", crush], "this is a text crush map ('crushtool -d')")
+        run_error([k, "import", "--osdmap", elf, "-o", out], "--osdmap wants 'ceph osd dump -f json' or Ceph's binary "
+                  "osdmap ('ceph osd getmap'); this is binary data (starts 7f 45 4c 46", out)
         run_error([k, "import", "--osdmap", osdmap, "-o", out], "binary osdmap: truncated at offset 12", out)
         run_error([k, "import", "--osdmap", dump, "-o", out], "a JSON osd dump needs --crush", out)
         # A binary osdmap imports on its own (its crush map inside), and loads
@@ -93,7 +96,10 @@ def main():
     ec = os.path.join(a.samples, "6host-classes-ec.crush")
 
     version = run([k, "--version"])
-    expect(re.fullmatch(r"crushkit \d+\.\d+\.\d+\n", version), f"--version printed {version!r}")
+    # The version, then the release the commands without a state behave as
+    # (tests/cli/run_release_follows_cluster.py checks the reasons).
+    expect(re.fullmatch(r"crushkit \d+\.\d+\.\d+\ndefault Ceph release: (pacific|reef|tentacle) "
+                        r"\([^\n]+\)\n", version), f"--version printed {version!r}")
 
     r = json.loads(run([k, "check", legacy, "--json"]))
     expect({"tunables-legacy", "bucket-alg-legacy"} <= codes(r), f"legacy-rooms findings: {codes(r)}")

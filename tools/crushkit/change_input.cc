@@ -3,6 +3,7 @@
 #include <iostream>
 #include <utility>
 
+#include "osdmap/input_sniff.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
@@ -20,6 +21,10 @@ std::optional<osdmap::ChangeList> LoadChange(const std::string& command, const s
   if (!file.empty()) {
     absl::StatusOr<std::string> bytes = ReadFileBytes(file);
     if (!bytes.ok()) return fail(file + ": " + std::string(bytes.status().message()));
+    // A dump, state or binary file is refused saying what it is, before the
+    // parser would report its first "line".
+    if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kChangeFile, *bytes); !s.ok())
+      return fail(file + ": " + std::string(s.message()));
     text = *std::move(bytes);
   } else {
     name = "--do";

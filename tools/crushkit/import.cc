@@ -59,14 +59,15 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
     std::cerr << "crushkit import: " << a.osdmap << ": " << bytes.status().message() << "\n";
     return std::nullopt;
   }
-  // Text goes to the JSON parser, which locates its errors.
-  const bool binary = osdmap::StartsLikeBinaryOsdMap(*bytes);
-  if (const std::string what = osdmap::DescribeBinary(*bytes); !binary && !what.empty()) {
-    std::cerr << "crushkit import: " << a.osdmap
-              << ": neither JSON (`ceph osd dump -f json`) nor a binary osdmap "
-              << "(`ceph osd getmap`): this is " << what << "\n";
+  // Other dumps, state files, crush maps are refused saying what they are;
+  // other JSON goes to the parser, which locates its errors.
+  const osdmap::InputKind kind = osdmap::SniffInput(*bytes);
+  if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kImportOsdMap, kind, *bytes);
+      !s.ok()) {
+    std::cerr << "crushkit import: " << a.osdmap << ": " << s.message() << "\n";
     return std::nullopt;
   }
+  const bool binary = kind == osdmap::InputKind::kCephBinaryOsdMap;
   if (!binary && a.crush.empty()) {
     std::cerr << "crushkit import: " << a.osdmap
               << ": a JSON osd dump needs --crush (the crush map is not in it)\n";
