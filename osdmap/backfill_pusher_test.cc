@@ -2,11 +2,17 @@
 
 #include <cstdint>
 #include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 #include "crush/types.h"
+#include "tests/testing/paths.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -59,6 +65,54 @@ TEST(BackfillPusherTest, ErasureSkipsAShardWhoseHolderIsGone) {
   // real member of the acting set is shard 1's osd.6.
   EXPECT_EQ(ErasureBackfillPusher({{5, 6, 7}}, {{1, 6, 7}}, is_up), 6);
   EXPECT_EQ(ErasureBackfillPusher({{kNone, kNone}}, {{1, 2}}, AllUp), kNone);
+}
+
+std::vector<std::int32_t> ParseSet(absl::string_view text) {
+  std::vector<std::int32_t> set;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::int32_t o = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(item, &o)) << item;
+    set.push_back(o);
+  }
+  return set;
+}
+
+// Every backfilling PG of the measured loopback runs (tests/data/
+// loopback-pacific/backfill_pushers.txt): the rule names the OSD that really
+// pushed for at least 95% of them (the issue's bar). The exceptions are PGs
+// whose new primary holds a stale copy from an earlier interval (osd in of
+// an OSD that was out): find_best_info then prefers the holder whose longer
+// log reaches the stale copy, which needs the PGs' log bounds to predict.
+TEST(BackfillPusherTest, MatchesTheOsdThatPushedOnARealCluster) {
+  const std::string text = crush_testing::ReadFileOrEmpty(
+      crush_testing::SourceDir() + "/tests/data/loopback-pacific/backfill_pushers.txt");
+  ASSERT_FALSE(text.empty());
+  int total = 0;
+  int right = 0;
+  std::vector<std::string> wrong;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    ASSERT_GE(f.size(), 4u) << line;
+    const std::vector<std::int32_t> before = ParseSet(f[1]);
+    const std::vector<std::int32_t> after = ParseSet(f[2]);
+    std::int32_t pushed = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[3], &pushed)) << line;
+    const std::int32_t model = f[0] == "ec" ? ErasureBackfillPusher(before, after, AllUp)
+                                            : ReplicatedBackfillPusher(before, after, AllUp);
+    ++total;
+    if (model == pushed) {
+      ++right;
+    } else {
+      wrong.emplace_back(line);
+    }
+  }
+  ASSERT_GE(total, 100);
+  EXPECT_GE(right * 100, total * 95) << right << " of " << total;
+  // Pinned so that a change of the rule shows up here: the three measured
+  // exceptions, all from `osd in 5`.
+  EXPECT_EQ(wrong.size(), 3u);
+  for (const std::string& w : wrong) EXPECT_NE(w.find("osd in 5"), std::string::npos) << w;
 }
 
 }  // namespace
