@@ -31,28 +31,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # Short PG logs, at runtime on every OSD and in the config database for restarts (not in ceph.conf, which would win
 # over any later runtime change).
+# (Every `ceph` call costs a Python start: on a loaded machine a second or more, so they are few.)
 for opt in "osd_min_pg_log_entries 10" "osd_max_pg_log_entries 10" "osd_pg_log_trim_min 5"; do
   # shellcheck disable=SC2086
   $C config set osd $opt
-  for id in $($C osd ls); do
-    # shellcheck disable=SC2086
-    $C tell "osd.$id" config set $opt >/dev/null
-  done
 done
+$C tell 'osd.*' injectargs '--osd_min_pg_log_entries=10 --osd_max_pg_log_entries=10 --osd_pg_log_trim_min=5' \
+  >/dev/null 2>&1
 
-$C osd pool create rbd "$rep_pgs" "$rep_pgs" replicated >/dev/null
-$C osd pool set rbd size 3 >/dev/null
+$C osd pool create rbd "$rep_pgs" "$rep_pgs" replicated >/dev/null 2>&1  # size 3: the cluster's default
 $C osd pool application enable rbd rbd >/dev/null
 $C osd erasure-code-profile set ec21 k=2 m=1 crush-failure-domain=host >/dev/null
 $C osd pool create ec "$ec_pgs" "$ec_pgs" erasure ec21 >/dev/null
 $C osd pool application enable ec rbd >/dev/null
-"$here/loopback-wait-clean.sh" "$D" 120
+# No wait for the new PGs: librados writes wait for them to be active.
 
-/usr/bin/python3 - "$D/ceph.conf" "$C" "$objects" "$omap" <<'PY'
+/usr/bin/python3 - "$D/ceph.conf" "$C" "$objects" "$omap" "$upmap" <<'PY'
 import json, subprocess, sys, time
 import rados
 
-conf, ceph, objects, omap = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+conf, ceph, objects, omap, pin = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 sizes = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
 cluster = rados.Rados(conffile=conf)
 cluster.connect(timeout=30)
@@ -77,9 +75,21 @@ for pool, count in (("rbd", objects), ("ec", objects // 2)):
             written[pool].append(name)
     io.close()
 
+def command(kind, **cmd):
+    """A mon or mgr command through this librados session (no CLI start); JSON answer."""
+    call = cluster.mon_command if kind == "mon" else cluster.mgr_command
+    for _ in range(10):
+        ret, out, err = call(json.dumps(dict(cmd, format="json")), b"", timeout=30)
+        if ret == 0 and out:
+            return json.loads(out)
+        if ret != 0 and "wrong fsid" not in err:  # wrong fsid: sent before the monmap came
+            sys.exit(f"loopback-populate.sh: {cmd['prefix']}: {err} ({ret})")
+        time.sleep(0.5)
+    sys.exit(f"loopback-populate.sh: {cmd['prefix']}: no answer")
+
+
 def untrimmed():
-    dump = json.loads(subprocess.run([ceph, "pg", "dump", "pgs", "-f", "json"], check=True,
-                                     capture_output=True, text=True).stdout)
+    dump = command("mgr", prefix="pg dump", dumpcontents=["pgs"])
     stats = dump["pg_stats"] if isinstance(dump, dict) else dump
     return [p["pgid"] for p in stats
             if p["stat_sum"]["num_objects"] > 0 and p["log_start"] == "0'0" and not p["pgid"].startswith("1.")]
@@ -88,7 +98,7 @@ def untrimmed():
 # a few seconds (stats reports), so wait for it before deciding to write more.
 rounds = 0
 while True:
-    time.sleep(6)
+    time.sleep(3)
     left = untrimmed()
     if not left:
         break
@@ -107,29 +117,24 @@ while True:
                 for c in completions:
                     c.wait_for_complete()
         io.close()
+if pin:
+    # One pg-upmap-items pin on rbd's first PG: replace its last up OSD by an OSD of a host outside its up set.
+    osdmap = command("mon", prefix="osd dump")
+    pool = next(p["pool"] for p in osdmap["pools"] if p["pool_name"] == "rbd")
+    pgid = f"{pool}.0"
+    brief = command("mgr", prefix="pg dump", dumpcontents=["pgs_brief"])
+    up = next(p["up"] for p in (brief["pg_stats"] if isinstance(brief, dict) else brief) if p["pgid"] == pgid)
+    tree = command("mon", prefix="osd tree")
+    host_of = {c: n["name"] for n in tree["nodes"] if n["type"] == "host" for c in n.get("children", [])}
+    spare = [o for o in sorted(host_of) if host_of[o] not in {host_of[u] for u in up}]
+    if not spare:
+        sys.exit("loopback-populate.sh: no OSD outside the up set's hosts for a pg-upmap-items pin (need more hosts)")
+    subprocess.run([ceph, "osd", "pg-upmap-items", pgid, str(up[-1]), str(spare[0])], check=True,
+                   capture_output=True)
 cluster.shutdown()
 print(f"wrote {sum(len(v) for v in written.values())} objects, {total / 1048576:.1f} MiB of data, "
       f"{rounds} rewrite rounds of 8 xattr updates each")
 PY
 
-if [[ $upmap == 1 ]]; then
-  # One pg-upmap-items pin on rbd's first PG: replace its last up OSD by an OSD of another host not in the set.
-  /usr/bin/python3 - "$C" <<'PY'
-import json, subprocess, sys
-ceph = sys.argv[1]
-run = lambda *a: subprocess.run([ceph, *a], check=True, capture_output=True, text=True).stdout
-osdmap = json.loads(run("osd", "dump", "-f", "json"))
-pool = next(p["pool"] for p in osdmap["pools"] if p["pool_name"] == "rbd")
-pgid = f"{pool}.0"
-up = json.loads(run("pg", "map", pgid, "-f", "json"))["up"]
-tree = json.loads(run("osd", "tree", "-f", "json"))
-host_of = {c: n["name"] for n in tree["nodes"] if n["type"] == "host" for c in n.get("children", [])}
-used_hosts = {host_of[o] for o in up}
-spare = [o for o in sorted(host_of) if host_of[o] not in used_hosts]
-if not spare:
-    sys.exit("loopback-populate.sh: no OSD outside the up set's hosts for a pg-upmap-items pin (need more hosts)")
-print(run("osd", "pg-upmap-items", pgid, str(up[-1]), str(spare[0])).strip() or "", file=sys.stderr)
-PY
-fi
 "$here/loopback-wait-clean.sh" "$D" 300
 $C df | sed -n '1,3p'
