@@ -169,6 +169,12 @@ crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release) {
   return crush::kDefaultCephRelease;
 }
 
+crush::CephRelease ReleaseOfOsdDump(const std::string& osd_dump_json) {
+  ceph::OsdDumpRelease dump;
+  if (!ParseJson(osd_dump_json, &dump, "osd dump JSON").ok()) return crush::kDefaultCephRelease;
+  return ReleaseOfCluster(dump.require_osd_release());
+}
+
 std::uint32_t WeightFromFloat(double f) {
   if (!(f > 0)) return 0;
   if (f >= 1.0) return 0x10000;

@@ -20,6 +20,19 @@
 
 namespace crushkit::osdmap {
 
+// The release whose OSDMap rules a cluster with this `require_osd_release`
+// maps PGs with: "luminous".."pacific" -> Pacific (find_rule), "quincy" and
+// "reef" -> Reef, "squid" and "tentacle" -> Tentacle; anything else
+// (osdmaptool's "unknown", empty, a future name) -> crushkit's default.
+crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release);
+
+// The release ImportCephOsdDump gives the state of `osd_dump_json`
+// (ReleaseOfCluster of its require_osd_release), read without importing the
+// rest: the release a text crush map for this cluster is compiled as.
+// JSON that does not parse gives crushkit's default (ImportCephOsdDump then
+// says what is wrong with it). Cost: one JSON scan of the dump.
+crush::CephRelease ReleaseOfOsdDump(const std::string& osd_dump_json);
+
 // Builds a ClusterState from the OSD map JSON and the binary crush map.
 // The state's ceph_release comes from require_osd_release (ReleaseOfCluster).
 // Also takes fsid, the full ratios (Ceph's defaults are kept when absent)
@@ -28,12 +41,6 @@ namespace crushkit::osdmap {
 // missing required fields (path named), bad pgids, a crush map the codec
 // rejects (its code, message prefixed "crush map: "), a full ratio that is
 // not a number in [0, 1], ValidateState failures.
-// The release whose OSDMap rules a cluster with this `require_osd_release`
-// maps PGs with: "luminous".."pacific" -> Pacific (find_rule), "quincy" and
-// "reef" -> Reef, "squid" and "tentacle" -> Tentacle; anything else
-// (osdmaptool's "unknown", empty, a future name) -> crushkit's default.
-crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release);
-
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
 

@@ -23,9 +23,18 @@ def cli_path():
     return path
 
 
+# The module's default release is crushkit's current one (tentacle); the
+# CLI's commands without a cluster state default to the Ceph installed on the
+# host (tools/common/ceph_release_env.h). The CLI is asked as on a host
+# without Ceph, so both defaults agree; states still take their dump's
+# release.
+CLI_ENV = dict(os.environ, CRUSHKIT_DPKG_STATUS=os.devnull)
+
+
 def run_cli(*args, binary=False):
     """stdout of `crushkit ARGS` (fails the test on a non-zero exit)."""
-    proc = subprocess.run([cli_path(), *map(str, args)], capture_output=True, check=False)
+    proc = subprocess.run([cli_path(), *map(str, args)], capture_output=True, check=False,
+                          env=CLI_ENV)
     assert proc.returncode == 0, f"crushkit {' '.join(map(str, args))}: {proc.stderr.decode()}"
     return proc.stdout if binary else proc.stdout.decode()
 

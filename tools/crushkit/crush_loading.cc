@@ -11,7 +11,7 @@
 
 namespace crushkit::tools {
 
-absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
+absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path, crush::CephRelease release) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
@@ -23,15 +23,13 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
     return absl::InvalidArgumentError("this is " + binary + ", not a crush map (binary or text)");
   }
   // A text map: compile it to the bytes the release's `crushtool -c` writes.
-  absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
-  if (!release.ok()) return release.status();
   const compiler::SourceFile src(path, *std::move(bytes));
   compiler::DiagnosticSink sink;
   absl::StatusOr<crush::MapModel> model =
       // A map Ceph's crushtool compiles is what the cluster runs: accept its
       // quirks (repeated type/device declarations) with a warning each.
       compiler::Compile(src, &sink,
-                        compiler::CompileOptions{.release = *release, .ceph_quirks = true});
+                        compiler::CompileOptions{.release = release, .ceph_quirks = true});
   std::cerr << sink.Format(src);
   if (!model.ok()) {
     return absl::InvalidArgumentError(
@@ -39,11 +37,12 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path) {
             ? std::string(model.status().message())
             : "neither a binary crush map (no CRUSH magic) nor a valid text map");
   }
-  return crush::EncodeCrushMapAs(*std::move(model), *release);
+  return crush::EncodeCrushMapAs(*std::move(model), release);
 }
 
-absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path) {
-  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(path);
+absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path,
+                                               crush::CephRelease release) {
+  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(path, release);
   if (!bytes.ok())
     return absl::Status(bytes.status().code(), path + ": " + std::string(bytes.status().message()));
   absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
@@ -52,6 +51,12 @@ absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path) {
                         path + ": cannot decode: " + std::string(model.status().message()));
   }
   return model;
+}
+
+absl::StatusOr<crush::MapModel> LoadCrushModel(const std::string& path) {
+  absl::StatusOr<crush::CephRelease> release = CephReleaseFromEnvironment();
+  if (!release.ok()) return release.status();
+  return LoadCrushModel(path, *release);
 }
 
 }  // namespace crushkit::tools

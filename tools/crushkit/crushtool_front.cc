@@ -1,6 +1,7 @@
 // `crushkit crushtool ARGS...`: Ceph crushtool's own flag syntax, handled by
 // the crushkit_crushtool library (tools/crushtool/), as the release named by
-// CRUSHKIT_CEPH_RELEASE (default: the current one) behaves.
+// CRUSHKIT_CEPH_RELEASE behaves, else the installed Ceph's, else the current
+// one (tools/common/ceph_release_env.h). Nothing is added to Ceph's output.
 #include <cstdio>
 #include <string>
 

@@ -40,7 +40,7 @@ int RunCrushdiff(const DiffArgs& a) {
     after = LoadState("diff", a.after);
     if (!after) return 1;
   } else {
-    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
+    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after, before->ceph_release);
     if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
     absl::StatusOr<osdmap::ClusterState> imported =
         osdmap::CrushdiffImportCrush(*before, *std::move(bytes));
@@ -82,7 +82,7 @@ int RunDiff(const DiffArgs& a) {
     report = osdmap::DiffTwoStates(*std::move(before), *std::move(after), *plan);
     change = "state " + a.before + " -> state " + a.after;
   } else {
-    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after);
+    absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after, before->ceph_release);
     if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
     report = osdmap::DiffNewCrushMap(*std::move(before), *std::move(bytes), *plan);
     change = "crush map replaced by " + a.crush_after;
@@ -111,7 +111,8 @@ void AddDiffCommand(CLI::App& app) {
                   "monitor does on every epoch (a no-op for a map a monitor wrote; drops what it "
                   "would for a hand-made one); --keep-upmaps takes them as they are");
   cmd->add_option("--crush-after", args->crush_after,
-                  "instead of a second state: the same state with this crush map (binary or text)");
+                  "instead of a second state: the same state with this crush map (binary, or "
+                  "text compiled as the state's Ceph release)");
   AddReportOptions(cmd, &args->report, {"crushdiff"});
   cmd->callback([args]() {
     if (const int rc = RunDiff(*args); rc != 0) throw CLI::RuntimeError(rc);

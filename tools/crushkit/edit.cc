@@ -43,7 +43,7 @@ int RunEdit(const EditArgs& a) {
   if (!release.ok()) return Fail(std::string(release.status().message()));
   std::optional<osdmap::ChangeList> change = LoadChange("edit", a.ops, a.do_ops);
   if (!change) return 1;
-  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map);
+  absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map, *release);
   if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
   absl::StatusOr<crush::MapModel> map = crush::DecodeCrushMap(*bytes);
   if (!map.ok()) return Fail(a.map + ": cannot decode: " + std::string(map.status().message()));

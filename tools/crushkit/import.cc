@@ -3,7 +3,6 @@
 // df) -> a crushkit state file (.pb binary, .json protobuf JSON).
 #include "osdmap/import.h"
 
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -52,8 +51,12 @@ bool ImportOptional(const std::string& path, osdmap::ClusterState* state,
 
 // The state from --osdmap: Ceph's binary osdmap (its embedded crush map,
 // unless --crush replaces it) or the JSON dump with --crush. Sniffed by
-// content. Returns nullopt after printing an error naming the file.
-std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
+// content. A text --crush is compiled as `release` when given (--ceph-release,
+// CRUSHKIT_CEPH_RELEASE), else as the cluster's release (its
+// require_osd_release), so that it gives the state its binary would.
+// Returns nullopt after printing an error naming the file.
+std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a,
+                                               std::optional<crush::CephRelease> release) {
   auto bytes = ReadFileBytes(a.osdmap);
   if (!bytes.ok()) {
     std::cerr << "crushkit import: " << a.osdmap << ": " << bytes.status().message() << "\n";
@@ -73,21 +76,26 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
               << ": a JSON osd dump needs --crush (the crush map is not in it)\n";
     return std::nullopt;
   }
+  // A text map is compiled to the bytes `crushtool -c` of `cluster_release`
+  // would write, so the state holds the same crush map as importing that
+  // binary.
   std::optional<std::string> crush_bytes;
-  if (!a.crush.empty()) {
-    // A text map is compiled to the bytes `crushtool -c` would write, so the
-    // state holds the same crush map as importing that binary.
-    absl::StatusOr<std::string> loaded = LoadCrushMapBytes(a.crush);
+  auto load_crush = [&](crush::CephRelease cluster_release) {
+    absl::StatusOr<std::string> loaded =
+        LoadCrushMapBytes(a.crush, release.value_or(cluster_release));
     if (!loaded.ok()) {
       std::cerr << "crushkit import: " << a.crush << ": " << loaded.status().message() << "\n";
-      return std::nullopt;
+      return false;
     }
     crush_bytes = std::move(*loaded);
-  }
+    return true;
+  };
+  if (!binary && !load_crush(osdmap::ReleaseOfOsdDump(*bytes))) return std::nullopt;
   absl::StatusOr<osdmap::ClusterState> state =
       binary ? osdmap::ImportCephBinaryOsdMap(*bytes)
              : osdmap::ImportCephOsdDump(*bytes, *crush_bytes);
-  if (state.ok() && binary && crush_bytes) {
+  if (state.ok() && binary && !a.crush.empty()) {
+    if (!load_crush(state->ceph_release)) return std::nullopt;
     absl::Status replaced = osdmap::ReplaceCrushMap(*crush_bytes, &*state);
     if (!replaced.ok()) state = replaced;
   }
@@ -103,18 +111,18 @@ std::optional<osdmap::ClusterState> LoadOsdMap(const ImportArgs& a) {
 }
 
 int RunImport(const ImportArgs& a) {
-  std::optional<osdmap::ClusterState> state = LoadOsdMap(a);
-  if (!state) return 1;
-  // The release whose rules map the PGs: --ceph-release, else
-  // CRUSHKIT_CEPH_RELEASE, else what the dump's require_osd_release implies.
-  if (!a.ceph_release.empty() || std::getenv(kCephReleaseEnv) != nullptr) {
-    absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(a.ceph_release);
-    if (!release.ok()) {
-      std::cerr << "crushkit import: " << release.status().message() << "\n";
-      return 1;
-    }
-    state->ceph_release = *release;
+  // The release whose rules map the PGs and whose compiler reads a text
+  // --crush: --ceph-release, else CRUSHKIT_CEPH_RELEASE, else what the
+  // dump's require_osd_release implies (not the Ceph installed here: the
+  // cluster decides).
+  absl::StatusOr<std::optional<crush::CephRelease>> release = CephReleaseOverride(a.ceph_release);
+  if (!release.ok()) {
+    std::cerr << "crushkit import: " << release.status().message() << "\n";
+    return 1;
   }
+  std::optional<osdmap::ClusterState> state = LoadOsdMap(a, *release);
+  if (!state) return 1;
+  if (*release) state->ceph_release = **release;
   for (const std::string& w : osdmap::ImportWarnings(*state))
     std::cerr << "crushkit import: warning: " << w << "\n";
   if (!ImportOptional(a.pg_stats, &*state, osdmap::ImportCephPgDump) ||
@@ -165,7 +173,7 @@ void AddImportCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->output,
                   "state file to write (.json: protobuf JSON, otherwise binary protobuf)")
       ->required();
-  AddCephReleaseOption(cmd, &args->ceph_release);
+  AddCephReleaseOption(cmd, &args->ceph_release, CephReleaseFallback::kCluster);
   cmd->callback([args]() {
     if (const int rc = RunImport(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

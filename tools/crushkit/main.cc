@@ -3,6 +3,7 @@
 // flags), which CLI11 cannot express, so they bypass CLI11 entirely.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "crush/version.h"
 #include "osdmap/crush_placement.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/crushkit/commands.h"
 
 namespace {
@@ -27,7 +29,12 @@ int RunCommand(int argc, char** argv) {
       "crushkit: Ceph-compatible CRUSH placement engine.\n"
       "Also: `crushkit crushtool ARGS...` and `crushkit osdmaptool STATE ARGS...` accept\n"
       "Ceph's own flags and print byte-identical output."};
-  app.set_version_flag("--version", "crushkit " CRUSHKIT_VERSION_STRING);
+  // The second line says which release the commands without a cluster state
+  // behave as, and why (tools/common/ceph_release_env.h).
+  app.set_version_flag("--version", std::function<std::string()>([] {
+                         return "crushkit " CRUSHKIT_VERSION_STRING "\n" +
+                                DescribeDefaultCephRelease();
+                       }));
   app.require_subcommand(1);
   for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand,
                     &AddDiffCommand, &AddEditCommand, &AddImportCommand, &AddMapObjectCommand,

@@ -12,7 +12,8 @@
 #      apt, from the mirror this machine's apt uses, or CRUSH_DEB_MIRROR) and,
 #      inside it, installs the .deb with apt (its dependencies resolve from
 #      the mirror) plus gcc, libc6-dev and pkg-config, then runs
-#      `crushkit --version` (must print the project version),
+#      `crushkit --version` (must print the project version and, with no
+#      Ceph in the root, "default Ceph release: tentacle (no Ceph installed)"),
 #      `crushkit crushtool -c` (as Pacific) on samples/6host-classes-ec.crush (must give
 #      the bytes Ceph 16.2 wrote, samples/embed/6host-classes-ec.crushmap),
 #      and builds samples/embed_c with `gcc $(pkg-config --cflags --libs
@@ -99,7 +100,9 @@ apt-get install -y -qq --no-install-recommends ./$(basename "$deb") gcc libc6-de
 echo "   installed: \$(dpkg-query -W -f='\${Package} \${Version}' crushkit)"
 v=\$(crushkit --version)
 echo "   crushkit --version: \$v"
-[ "\$v" = "crushkit $version" ] || { echo "expected 'crushkit $version'"; exit 1; }
+# No Ceph in this root: the default release is the current one.
+[ "\$v" = "crushkit $version
+default Ceph release: tentacle (no Ceph installed)" ] || { echo "expected 'crushkit $version' and the default release"; exit 1; }
 CRUSHKIT_CEPH_RELEASE=pacific crushkit crushtool -c 6host-classes-ec.crush -o compiled.bin
 cmp compiled.bin 6host-classes-ec.crushmap || { echo "crushtool -c: not Ceph 16.2's bytes"; exit 1; }
 echo "   CRUSHKIT_CEPH_RELEASE=pacific crushkit crushtool -c: Ceph 16.2's bytes"

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -187,16 +188,21 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                      bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
     return 255;
   }
-  if (binary_map && std::getenv(kCephReleaseEnv) != nullptr) {
-    // As `crushkit import` does: CRUSHKIT_CEPH_RELEASE names the osdmaptool
-    // being emulated (16.2 maps through find_rule, whatever the map's
-    // require_osd_release); unset, require_osd_release decides.
-    auto release = CephReleaseFromEnvironment();
+  if (binary_map) {
+    // The osdmaptool being emulated maps as its own release (16.2 through
+    // find_rule, whatever the map's require_osd_release): the one
+    // CRUSHKIT_CEPH_RELEASE names, else the installed Ceph's; with neither,
+    // require_osd_release decides.
+    auto release = CephReleaseOverride("");
     if (!release.ok()) {
       WriteAndFlush(err, absl::StrCat(kMe, ": ", release.status().message(), "\n"));
       return 1;
     }
-    state->ceph_release = *release;
+    if (*release) {
+      state->ceph_release = **release;
+    } else if (std::optional<InstalledCeph> installed = DetectInstalledCeph()) {
+      state->ceph_release = installed->release;
+    }
   }
   const std::uint32_t first_epoch = state->epoch;
   OsdmaptoolOptions& opt = cmd.actions;
