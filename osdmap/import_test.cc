@@ -358,5 +358,66 @@ TEST(ImportTest, ReleaseOfOsdDumpReadsOnlyRequireOsdRelease) {
   EXPECT_EQ(ReleaseOfOsdDump("{\"require_osd_release\": \"pacific\""), crush::kDefaultCephRelease);
 }
 
+// Issue 34: Ceph's dumps given to the wrong import flag are refused, naming
+// the dump the flag wants, its command and what the file is, and leave the
+// state as it was. Every pair of Pacific's real captures
+// (tests/data/loopback-pacific).
+TEST(ImportTest, EveryWrongDumpNamesTheDumpTheFlagWants) {
+  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-pacific/";
+  const std::pair<const char*, const char*> files[] = {
+      {"osd-dump.json", "'ceph osd dump -f json'"},
+      {"pg-dump.json", "'ceph pg dump -f json'"},
+      {"osd-df.json", "'ceph osd df -f json'"},
+      {"df.json", "'ceph df -f json'"},
+      {"crush-dump.json", "'ceph osd crush dump -f json'"},
+      {"osd-tree.json", "'ceph osd tree -f json'"},
+      {"report.json", "'ceph report'"},
+      {"crushmap.bin", "a binary crush map ('ceph osd getcrushmap')"},
+  };
+  using Import = absl::Status (*)(const std::string&, ClusterState*);
+
+  struct Flag {
+    const char* takes;  // the capture this flag imports
+    const char* wants;
+    Import import;
+  };
+
+  const Flag flags[] = {
+      {"pg-dump.json", "--pg-stats wants 'ceph pg dump -f json' (or 'ceph pg dump pgs -f json')",
+       &ImportCephPgDump},
+      {"osd-df.json", "--osd-df wants 'ceph osd df -f json' (or 'ceph osd df tree -f json')",
+       &ImportCephOsdDf},
+      {"df.json", "--df wants 'ceph df -f json' (or 'ceph df detail -f json')", &ImportCephDf},
+  };
+  auto st = ImportCephOsdDump(crush_testing::ReadFileOrEmpty(dir + "osd-dump.json"),
+                              crush_testing::ReadFileOrEmpty(dir + "crushmap.bin"));
+  ASSERT_THAT(st.status(), crush_testing::IsOk());
+  for (const auto& [file, what] : files) {
+    const std::string bytes = crush_testing::ReadFileOrEmpty(dir + file);
+    ASSERT_FALSE(bytes.empty()) << file;
+    for (const Flag& flag : flags) {
+      ClusterState copy = *st;
+      const absl::Status s = flag.import(bytes, &copy);
+      if (std::string(file) == flag.takes) {
+        EXPECT_THAT(s, crush_testing::IsOk()) << file;
+        continue;
+      }
+      EXPECT_THAT(s, crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                             absl::StrCat(flag.wants, "; this is ", what)))
+          << file;
+      EXPECT_EQ(copy, *st) << file;
+    }
+    if (std::string(file) != "osd-dump.json") {
+      EXPECT_THAT(ImportCephOsdDump(bytes, crush_testing::ReadFileOrEmpty(dir + "crushmap.bin")),
+                  crush_testing::StatusIs(
+                      absl::StatusCode::kInvalidArgument,
+                      HasSubstr(absl::StrCat("--osdmap wants 'ceph osd dump -f json' or Ceph's "
+                                             "binary osdmap ('ceph osd getmap'); this is ",
+                                             what))))
+          << file;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap
