@@ -72,7 +72,7 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates) {
   // Like clang's typo correction: up to a third of the word may differ.
   const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
   std::string best;
@@ -84,6 +84,11 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
       best = c;
     }
   }
+  return best;
+}
+
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string best = ClosestName(word, candidates);
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 

@@ -96,8 +96,11 @@ inline std::optional<crush::TunablesProfile> FindTunablesProfile(std::string_vie
 // Edit distance counting an adjacent transposition as one edit.
 std::size_t EditDistance(std::string_view a, std::string_view b);
 
-// "; did you mean 'X'?" for the candidate closest to `word` (at most a third
-// of its letters differ), or "".
+// The candidate closest to `word` when at most a third of its letters
+// differ (the first of equally close ones), or "".
+std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates);
+
+// "; did you mean 'X'?" for ClosestName(word, candidates), or "".
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
 // Digits only, at most 19 of them; nullopt otherwise.

@@ -317,8 +317,7 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   }
   m.totals.pool_id = -1;
   m.totals.pool_name = "total";
-  m.totals.amplification =
-      internal::Amplification(m.totals, m.bytes_source != BytesSource::kUnknown);
+  internal::SetTotalAmplification(m.pools, m.bytes_source != BytesSource::kUnknown, &m.totals);
   for (std::size_t i = 0; i < osds.osds.size(); ++i) {
     if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
   }

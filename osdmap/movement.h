@@ -42,8 +42,16 @@ struct MovementCounters {
   std::uint32_t shards_total = 0;
   std::uint64_t objects_total = 0;
   std::uint64_t bytes_total = 0;
+  // The theoretical minimum (osdmap/README.md, "Theoretical minimum"): the
+  // data that must change buckets at the level where most must, in bytes
+  // (shards when bytes are unknown); `minimum_level` names that level
+  // ("osd", "host", "rack", ..., or "size" for copies a size increase adds).
   double minimum_to_move = 0;
+  std::string minimum_level;
+  // moved / minimum; 0 when it means nothing, and then, if anything moves,
+  // `amplification_note` says why ("n/a: ...").
   double amplification = 0;
+  std::string amplification_note;
   std::uint32_t size_before = 0;
   std::uint32_t size_after = 0;
   std::uint32_t pg_num_before = 0;

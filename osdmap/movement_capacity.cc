@@ -1,8 +1,10 @@
 // PG sizes, expected shares, capacity, fill and risks of the movement report.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "osdmap/crush_placement.h"
 #include "osdmap/movement_internal.h"
@@ -69,6 +71,114 @@ std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const P
   return shares;
 }
 
+LevelShares SharesByLevel(const crush::MapModel& map,
+                          const std::map<std::int32_t, double>& shares) {
+  const Ancestry anc(map);
+  LevelShares out;
+  const auto osd_type = map.type_names.find(0);
+  const std::string osd_level = osd_type == map.type_names.end() ? "osd" : osd_type->second;
+  // Each OSD's chain of (level, bucket name), then "(none)" for the levels
+  // it lacks, so an OSD leaving every rack still counts at the rack level.
+  std::vector<std::pair<double, std::map<std::string, std::string>>> chains;
+  std::set<std::string> levels;
+  for (const auto& [osd, share] : shares) {
+    std::map<std::string, std::string> chain;
+    std::int32_t cur = osd;
+    for (int guard = 0; guard < 1000; ++guard) {  // a cycle cannot hang the report
+      auto p = anc.parents().find(cur);
+      if (p == anc.parents().end()) break;
+      cur = p->second;
+      const crush::Bucket* b = map.FindBucket(cur);
+      auto name = map.item_names.find(cur);
+      auto type = b == nullptr ? map.type_names.end() : map.type_names.find(b->type);
+      if (name == map.item_names.end() || type == map.type_names.end()) continue;
+      chain.emplace(type->second, name->second);
+      levels.insert(type->second);
+    }
+    out[osd_level][absl::StrCat("osd.", osd)] += share;
+    chains.emplace_back(share, std::move(chain));
+  }
+  for (const auto& [share, chain] : chains) {
+    for (const std::string& level : levels) {
+      auto it = chain.find(level);
+      out[level][it == chain.end() ? "(none)" : it->second] += share;
+    }
+  }
+  return out;
+}
+
+double MinimumShareMoved(const LevelShares& before, const LevelShares& after, std::string* level) {
+  // Float rule weights (rule_weights.h) make equal shares differ in the
+  // seventh digit; growth below this is not a change.
+  constexpr double kNoise = 1e-6;
+  double best = 0;
+  level->clear();
+  for (const auto& [name, buckets] : after) {
+    const auto was_level = before.find(name);
+    double grown = 0;
+    for (const auto& [bucket, share] : buckets) {
+      double was = 0;
+      if (was_level != before.end()) {
+        auto it = was_level->second.find(bucket);
+        if (it != was_level->second.end()) was = it->second;
+      }
+      grown += std::max(0.0, share - was);
+    }
+    if (grown > kNoise && grown > best) {
+      best = grown;
+      *level = name;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Amplifications above this are not a measure of anything: the floor is a
+// sliver of what moves (a weight nudge beside a reshuffle).
+constexpr double kMaxMeaningfulAmplification = 1000;
+
+// The pool's pg_upmap and pg_upmap_items entries, comparable.
+std::pair<std::map<PgId, std::vector<std::int32_t>>,
+          std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>>>
+UpmapsOf(const ClusterState& s, std::int64_t pool) {
+  std::pair<std::map<PgId, std::vector<std::int32_t>>,
+            std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>>>
+      out;
+  for (const auto& [pg, osds] : s.pg_upmap) {
+    if (pg.pool == pool) out.first.emplace(pg, osds);
+  }
+  for (const auto& [pg, items] : s.pg_upmap_items) {
+    if (pg.pool == pool) out.second.emplace(pg, items);
+  }
+  return out;
+}
+
+// Why nothing in the expected shares explains what moves.
+std::string NoFloorReason(const ClusterState& before, const ClusterState& after,
+                          const Pool& pool_before, const Pool& pool_after) {
+  std::vector<std::string> causes;
+  if (pool_before.pg_num != pool_after.pg_num || pool_before.pgp_num != pool_after.pgp_num)
+    causes.push_back("pg_num/pgp_num changed");
+  if (pool_before.crush_rule != pool_after.crush_rule) causes.push_back("the pool's rule changed");
+  if (before.crush.tunables != after.crush.tunables) causes.push_back("the tunables changed");
+  if (UpmapsOf(before, pool_after.id) != UpmapsOf(after, pool_after.id))
+    causes.push_back("its upmaps changed");
+  std::string reason =
+      "n/a: no OSD's or bucket's expected share changes (CRUSH weights x reweights at every "
+      "level), so the floor is 0";
+  if (causes.empty()) {
+    absl::StrAppend(&reason,
+                    "; what moves is CRUSH choosing differently (rules, bucket "
+                    "algorithms or ids, upmaps), not data that has to move");
+  } else {
+    absl::StrAppend(&reason, "; what moves comes from elsewhere: ", absl::StrJoin(causes, ", "));
+  }
+  return reason;
+}
+
+}  // namespace
+
 void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
                 const Pool& pool_after, bool bytes_known, MovementCounters* c) {
   const auto sb = ExpectedShares(before, pool_before);
@@ -76,20 +186,63 @@ void SetMinimum(const ClusterState& before, const ClusterState& after, const Poo
   // The same data before and after: what the pool stores, in the unit moved.
   const double amount =
       bytes_known ? static_cast<double>(c->bytes_total) : static_cast<double>(c->shards_total);
-  double minimum = 0;
-  for (const auto& [osd, share] : sa) {
-    auto it = sb.find(osd);
-    const double was = it == sb.end() ? 0 : it->second;
-    minimum += std::max(0.0, share - was) * amount;
+  c->minimum_to_move = MinimumShareMoved(SharesByLevel(before.crush, sb),
+                                         SharesByLevel(after.crush, sa), &c->minimum_level) *
+                       amount;
+  // Copies a size increase adds are written somewhere whatever the shares.
+  if (pool_after.size > pool_before.size && pool_after.size > 0) {
+    const double added = amount * (pool_after.size - pool_before.size) / pool_after.size;
+    if (added > c->minimum_to_move) {
+      c->minimum_to_move = added;
+      c->minimum_level = "size";
+    }
   }
-  c->minimum_to_move = minimum;
-  c->amplification = Amplification(*c, bytes_known);
+  const double moved =
+      bytes_known ? static_cast<double>(c->bytes_to_move) : static_cast<double>(c->shards_moved);
+  c->amplification = 0;
+  c->amplification_note.clear();
+  if (moved <= 0) return;
+  if (c->minimum_to_move <= 0.5) {
+    c->minimum_to_move = 0;
+    c->minimum_level.clear();
+    c->amplification_note = NoFloorReason(before, after, pool_before, pool_after);
+  } else if (moved / c->minimum_to_move > kMaxMeaningfulAmplification) {
+    c->amplification_note = absl::StrCat(
+        "n/a: the floor (", c->minimum_level,
+        " level) is under 1/1000 of what moves; the movement is CRUSH choosing differently, not "
+        "the weight change");
+  } else {
+    c->amplification = moved / c->minimum_to_move;
+  }
 }
 
-double Amplification(const MovementCounters& c, bool bytes_known) {
-  const double moved =
-      bytes_known ? static_cast<double>(c.bytes_to_move) : static_cast<double>(c.shards_moved);
-  return c.minimum_to_move > 0.5 ? moved / c.minimum_to_move : 0;
+void SetTotalAmplification(const std::vector<MovementCounters>& pools, bool bytes_known,
+                           MovementCounters* totals) {
+  double moved = 0;
+  double floor = 0;
+  double largest = 0;
+  std::string note;
+  totals->minimum_level.clear();
+  for (const MovementCounters& c : pools) {
+    if (c.minimum_to_move > largest) {
+      largest = c.minimum_to_move;
+      totals->minimum_level = c.minimum_level;
+    }
+    if (c.amplification > 0) {
+      moved += bytes_known ? static_cast<double>(c.bytes_to_move) : c.shards_moved;
+      floor += c.minimum_to_move;
+    } else if (note.empty()) {
+      note = c.amplification_note;
+    }
+  }
+  totals->amplification = floor > 0 ? moved / floor : 0;
+  totals->amplification_note.clear();
+  if (floor > 0) {
+    // Pools without a meaningful floor are left out of the ratio.
+    if (!note.empty()) totals->amplification_note = "over the pools with a floor (others are n/a)";
+  } else {
+    totals->amplification_note = note;
+  }
 }
 
 void FillCapacity(const ClusterState& before, const ClusterState& after, bool bytes_known,

@@ -66,9 +66,12 @@ void PoolTable(std::string& h, const Movement& m) {
                       Pct(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)),
                       "</td>");
     }
-    absl::StrAppend(
-        &h, "<td>", c.pgs_degraded_after, "</td><td>", c.pgs_inactive_after, "</td><td>",
-        c.amplification > 0 ? absl::StrFormat("%.2fx", c.amplification) : "-", "</td></tr>\n");
+    absl::StrAppend(&h, "<td>", c.pgs_degraded_after, "</td><td>", c.pgs_inactive_after,
+                    "</td><td>",
+                    c.amplification > 0             ? absl::StrFormat("%.2fx", c.amplification)
+                    : !c.amplification_note.empty() ? "n/a"
+                                                    : "-",
+                    "</td></tr>\n");
   };
   for (const MovementCounters& c : m.pools) row(c);
   if (m.pools.size() > 1) row(m.totals);
@@ -385,6 +388,12 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
     for (const std::string& c : m.change) absl::StrAppend(&h, Escape(c), "\n");
     h += "</pre>\n";
   }
+  if (!r.warnings.empty()) {
+    h += "<h2>Warnings</h2>\n<ul>\n";
+    for (const PlanWarning& w : r.warnings)
+      absl::StrAppend(&h, "<li class=note>", Escape(FormatPlanWarning(w)), "</li>\n");
+    h += "</ul>\n";
+  }
   h += "<h2>What moves</h2>\n";
   PoolTable(h, m);
   if (m.totals.minimum_to_move > 0) {
@@ -393,7 +402,16 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
         &h, "<p class=muted>Theoretical minimum: ",
         bytes ? FormatBytes(m.totals.minimum_to_move)
               : absl::StrFormat("%.0f shards", m.totals.minimum_to_move),
-        " (each OSD's expected share before vs after, from CRUSH weights and reweights).</p>\n");
+        m.totals.minimum_level.empty()
+            ? ""
+            : absl::StrCat(", at the ", Escape(m.totals.minimum_level), " level"),
+        " (the data that must change buckets at the level where most must: each OSD's, host's, "
+        "rack's ... expected share before vs after, from CRUSH weights and reweights).</p>\n");
+  }
+  for (const MovementCounters& c : m.pools) {
+    if (c.amplification > 0 || c.amplification_note.empty()) continue;
+    absl::StrAppend(&h, "<p class=muted>Amplification of ", Escape(c.pool_name), ": ",
+                    Escape(c.amplification_note), ".</p>\n");
   }
   for (const std::string& n : m.risks.notes)
     absl::StrAppend(&h, "<p class=note>", Escape(n), "</p>\n");

@@ -76,10 +76,28 @@ class Ancestry {
 // the OSD's reweight; OSDs that do not exist or are out get nothing.
 std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const Pool& pool);
 
-// Sets c->minimum_to_move and c->amplification.
+// Each bucket's expected share at each level of the tree: level (a bucket
+// type name, or "osd") -> bucket name -> Σ the shares of the OSDs under it
+// (through each OSD's first parent). An OSD without an ancestor of a level
+// the map uses counts under "(none)" there.
+using LevelShares = std::map<std::string, std::map<std::string, double>>;
+LevelShares SharesByLevel(const crush::MapModel& map, const std::map<std::int32_t, double>& shares);
+
+// The floor as a fraction of the data: the largest, over levels, of Σ over
+// that level's buckets of the growth of their share. `level` receives the
+// level it comes from ("" when 0). Growth below 1e-6 of the data is float
+// noise (Ceph's rule weights are floats) and counts as 0.
+double MinimumShareMoved(const LevelShares& before, const LevelShares& after, std::string* level);
+
+// Sets c->minimum_to_move, minimum_level, amplification and, when the
+// amplification means nothing, amplification_note.
 void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
                 const Pool& pool_after, bool bytes_known, MovementCounters* c);
-double Amplification(const MovementCounters& c, bool bytes_known);
+
+// Totals over `pools` (after MovementCounters::Add): the amplification of
+// the pools that have a floor, and the note when none has.
+void SetTotalAmplification(const std::vector<MovementCounters>& pools, bool bytes_known,
+                           MovementCounters* totals);
 
 // Host, class, capacity and fill of every OSD in `osds`.
 void FillCapacity(const ClusterState& before, const ClusterState& after, bool bytes_known,

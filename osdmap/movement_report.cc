@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 #include "osdmap/proto/movement.pb.h"
 #include "osdmap/proto_json.h"
@@ -33,6 +34,8 @@ void internal::CountersToProto(const MovementCounters& c, proto::Counters* p) {
   p->set_pg_num_after(c.pg_num_after);
   p->set_pgs_degraded_before(c.pgs_degraded_before);
   p->set_pgs_inactive_before(c.pgs_inactive_before);
+  p->set_minimum_level(c.minimum_level);
+  p->set_amplification_note(c.amplification_note);
 }
 
 std::string internal::FormatCount(double n) {
@@ -82,6 +85,20 @@ void ToProto(const MovementRisks& r, proto::Risks* p) {
   p->set_upmaps_dropped(r.upmaps_dropped);
   p->set_upmap_items_rewritten(r.upmap_items_rewritten);
   for (const std::string& n : r.notes) p->add_notes(n);
+}
+
+void ToProto(const PlanWarning& w, proto::Warning* p) {
+  p->set_kind(w.kind == PlanWarning::Kind::kNewBucket ? "new_bucket" : "detached");
+  p->set_message(w.message);
+  p->set_where(w.where);
+  p->set_bucket(w.bucket);
+  p->set_suggestion(w.suggestion);
+  for (const std::string& b : w.buckets) p->add_buckets(b);
+  for (const std::int32_t o : w.osds) p->add_osds(o);
+  p->set_crush_weight(w.crush_weight);
+  p->set_capacity_bytes(w.capacity_bytes);
+  p->set_used_bytes(w.used_bytes);
+  p->set_capacity_from_osd_df(w.capacity_from_osd_df);
 }
 
 void ToProto(const Movement& m, proto::MovementReport* p) {
@@ -180,6 +197,8 @@ void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
   }
   if (c.amplification > 0) {
     absl::StrAppendFormat(out, " %6.2fx", c.amplification);
+  } else if (!c.amplification_note.empty()) {
+    absl::StrAppend(out, "     n/a");
   } else {
     absl::StrAppend(out, "      -");
   }
@@ -238,6 +257,7 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   if (r.schedule) ToProto(r, msg.mutable_schedule());
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
+  for (const PlanWarning& w : r.warnings) ToProto(w, msg.add_warnings());
   absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
   if (!out.ok())
     return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
@@ -291,6 +311,8 @@ std::string ReportSummary(const PlanReport& r, int top) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
   if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
+  for (const PlanWarning& w : r.warnings)
+    absl::StrAppend(&out, "warning: ", FormatPlanWarning(w), "\n");
   absl::StrAppendFormat(&out, "\n%-24s %8s %17s %17s", "pool", "pgs", "remapped", "shards moved");
   if (bytes) absl::StrAppendFormat(&out, " %9s %18s", "objects", "bytes to move");
   absl::StrAppend(&out, "  ampl\n");
@@ -300,7 +322,29 @@ std::string ReportSummary(const PlanReport& r, int top) {
     absl::StrAppend(&out, "theoretical minimum ",
                     bytes ? FormatBytes(m.totals.minimum_to_move)
                           : FormatCount(m.totals.minimum_to_move) + " shards",
-                    " (ampl = moved / minimum, from CRUSH weights x reweights)\n");
+                    m.totals.minimum_level.empty()
+                        ? ""
+                        : absl::StrCat(", at the ", m.totals.minimum_level, " level"),
+                    " (ampl = moved / minimum; the minimum is the data that must change "
+                    "buckets at the level where most must, from CRUSH weights x reweights)\n");
+  }
+  // Each distinct reason once, with its pools: "ampl n/a (a, b): why".
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
+  for (const MovementCounters& c : m.pools) {
+    if (c.amplification > 0 || c.amplification_note.empty()) continue;
+    const std::string& note = c.amplification_note;
+    const std::string why = note.rfind("n/a: ", 0) == 0 ? note.substr(5) : note;
+    auto it =
+        std::find_if(reasons.begin(), reasons.end(), [&](const auto& e) { return e.first == why; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), {why, {}});
+    it->second.push_back(c.pool_name);
+  }
+  for (const auto& [why, pools] : reasons) {
+    absl::StrAppend(&out, "ampl n/a (",
+                    pools.size() <= 3
+                        ? absl::StrJoin(pools, ", ")
+                        : absl::StrCat(pools.front(), " and ", pools.size() - 1, " more pools"),
+                    "): ", why, "\n");
   }
   std::vector<const OsdMovement*> in, out_list;
   for (const OsdMovement& o : m.osds) {

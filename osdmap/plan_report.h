@@ -5,8 +5,10 @@
 #define CRUSHKIT_OSDMAP_PLAN_REPORT_H_
 
 #include <optional>
+#include <vector>
 
 #include "osdmap/backfill_schedule.h"
+#include "osdmap/change_warnings.h"
 #include "osdmap/movement.h"
 #include "osdmap/staged_plan.h"
 #include "osdmap/upmap_pinning.h"
@@ -19,6 +21,8 @@ struct PlanReport {
   BackfillOptions backfill;                // what the schedule was simulated with
   std::optional<StagedPlan> staged;        // PlanOptions::max_misplaced
   std::optional<UpmapPinPlan> upmap_plan;  // PlanOptions::upmap_remapped
+  // Change-file warnings (NewBucketWarnings) first, then DetachedWarnings.
+  std::vector<PlanWarning> warnings;
 };
 
 }  // namespace crushkit::osdmap

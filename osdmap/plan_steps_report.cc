@@ -1,5 +1,6 @@
 // The staged plan in the report: JSON messages (movement.proto Step,
 // Staging), the terminal lines, and the runnable command script.
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -175,6 +176,15 @@ std::string PlanCommandsScript(const PlanReport& r) {
       "# (sh THIS_FILE step_1) and wait until `ceph -s` shows no misplaced objects\n"
       "# before the next.\n"
       "set -e\n";
+  if (!r.warnings.empty()) {
+    out += "#\n# WARNING: read these before running any step:\n";
+    for (const PlanWarning& w : r.warnings) {
+      // One comment line per warning; a newline in a name cannot end the comment.
+      std::string line = FormatPlanWarning(w);
+      std::replace(line.begin(), line.end(), '\n', ' ');
+      absl::StrAppend(&out, "#   warning: ", line, "\n");
+    }
+  }
   std::vector<std::string> names;
   if (r.staged) {
     const StagedPlan& plan = *r.staged;

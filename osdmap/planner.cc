@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "osdmap/apply_change.h"
+#include "osdmap/change_warnings.h"
 #include "osdmap/upmap_cleanup.h"
 
 namespace crushkit::osdmap {
@@ -94,9 +95,11 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
                                          const PlanOptions& options, MappedStates* kept) {
   MovementOptions movement = options.movement;
   movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
+  std::vector<PlanWarning> detached = DetachedWarnings(before, after);
   absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
   if (!m.ok()) return m.status();
   PlanReport report;
+  report.warnings = std::move(detached);
   report.backfill = options.backfill;
   if (options.schedule) {
     absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, options.backfill);
@@ -153,14 +156,26 @@ absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crus
   return ReportChange(std::move(before), *std::move(after), options);
 }
 
+namespace {
+
+// The change file's warnings go before the state's (the report's order).
+void AddChangeWarnings(std::vector<PlanWarning> first, PlanReport& r) {
+  first.insert(first.end(), r.warnings.begin(), r.warnings.end());
+  r.warnings = std::move(first);
+}
+
+}  // namespace
+
 absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
                                       const PlanOptions& options) {
   absl::StatusOr<ClusterState> after = ApplyChange(before, change);
   if (!after.ok()) return after.status();
+  std::vector<PlanWarning> warnings = NewBucketWarnings(before, change);
   if (!options.max_misplaced) {
     absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
     if (!r.ok()) return r.status();
     for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+    AddChangeWarnings(std::move(warnings), *r);
     return r;
   }
   MappedStates kept;
@@ -185,6 +200,10 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
                         absl::StrCat("staged plan: ", staged.status().message()));
   }
   r->staged = *std::move(staged);
+  AddChangeWarnings(std::move(warnings), *r);
+  // Every step carries the change's warnings (the end state is the same).
+  for (const PlanWarning& w : r->warnings)
+    r->staged->notes.push_back("warning: " + FormatPlanWarning(w));
   if (options.upmap_remapped) {
     absl::StatusOr<UpmapPinPlan> pins =
         PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
