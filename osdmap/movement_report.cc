@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include "osdmap/change_safety_report.h"
 #include "osdmap/proto/movement.pb.h"
 #include "osdmap/proto_json.h"
 #include "osdmap/report_internal.h"
@@ -258,6 +259,7 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
   for (const PlanWarning& w : r.warnings) ToProto(w, msg.add_warnings());
+  if (r.safety) internal::SafetyToProto(*r.safety, msg.mutable_safety());
   absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
   if (!out.ok())
     return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
@@ -370,6 +372,7 @@ std::string ReportSummary(const PlanReport& r, int top) {
   if (r.schedule) AppendSchedule(out, r, top);
   if (r.staged) internal::AppendStagedPlan(out, *r.staged, bytes);
   if (r.upmap_plan) internal::AppendUpmapPlan(out, *r.upmap_plan, bytes);
+  if (r.safety) internal::AppendSafety(out, *r.safety, top);
   const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {

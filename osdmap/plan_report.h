@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "osdmap/backfill_schedule.h"
+#include "osdmap/change_safety.h"
 #include "osdmap/change_warnings.h"
 #include "osdmap/movement.h"
 #include "osdmap/staged_plan.h"
@@ -21,6 +22,8 @@ struct PlanReport {
   BackfillOptions backfill;                // what the schedule was simulated with
   std::optional<StagedPlan> staged;        // PlanOptions::max_misplaced
   std::optional<UpmapPinPlan> upmap_plan;  // PlanOptions::upmap_remapped
+  // MAX AVAIL before / lowest during / after, peak fill, toofull stalls.
+  std::optional<ChangeSafety> safety;
   // Change-file warnings (NewBucketWarnings) first, then DetachedWarnings.
   std::vector<PlanWarning> warnings;
 };

@@ -96,6 +96,8 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
   MovementOptions movement = options.movement;
   movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
+  absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
+  if (!safety_inputs.ok()) return safety_inputs.status();
   absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
   if (!m.ok()) return m.status();
   PlanReport report;
@@ -109,6 +111,10 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
     }
     report.schedule = *std::move(schedule);
   }
+  absl::StatusOr<ChangeSafety> safety =
+      AssessChangeSafety(*safety_inputs, *m, report.schedule ? &*report.schedule : nullptr);
+  if (!safety.ok()) return safety.status();
+  report.safety = *std::move(safety);
   if (!options.movement.keep_moves && kept == nullptr) m->moves.clear();
   report.movement = *std::move(m);
   return report;
