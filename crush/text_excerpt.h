@@ -97,7 +97,8 @@ inline std::string TerminalExcerpt(std::string_view s, std::size_t max_bytes = k
 
 // A message made safe to print: control bytes other than tab and newline,
 // and invalid UTF-8, as \xNN; every '-quoted span longer than
-// kMaxQuotedBytes cut to that with "..."; the whole cut at kMaxMessageBytes.
+// kMaxQuotedBytes cut to that with "..."; the whole cut after about
+// kMaxMessageBytes (an escape or a character may run a few bytes over).
 // An apostrophe between two letters ("Ceph's") does not open a quote.
 // Messages with short quotes and no control bytes come back unchanged.
 inline std::string BoundMessage(std::string_view message) {
