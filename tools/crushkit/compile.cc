@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/ceph_release.h"
+#include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"
@@ -44,6 +45,11 @@ int RunCompile(const CompileOptions& o) {
   if (!text.ok()) {
     std::cerr << "crushkit compile: cannot read " << o.input << ": " << text.status().message()
               << "\n";
+    return 1;
+  }
+  // A binary file, a JSON dump or a change file is refused saying what it is.
+  if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushText, *text); !s.ok()) {
+    std::cerr << "crushkit compile: " << o.input << ": " << s.message() << "\n";
     return 1;
   }
   const compiler::SourceFile src(o.input, *std::move(text));

@@ -15,13 +15,9 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path, crush::Ce
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
-  if (bytes->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return absl::InvalidArgumentError(
-        "empty file; expected a crush map (`ceph osd getcrushmap` or its text)");
-  }
-  if (const std::string binary = osdmap::DescribeBinary(*bytes); !binary.empty()) {
-    return absl::InvalidArgumentError("this is " + binary + ", not a crush map (binary or text)");
-  }
+  // Anything but a map (or text that may be one) is refused saying what it is.
+  if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushMap, *bytes); !s.ok())
+    return s;
   // A text map: compile it to the bytes the release's `crushtool -c` writes.
   const compiler::SourceFile src(path, *std::move(bytes));
   compiler::DiagnosticSink sink;

@@ -15,6 +15,7 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"
@@ -47,6 +48,12 @@ int RunDecompile(const DecompileOptions& o) {
   if (!bytes.ok()) {
     std::cerr << "crushkit decompile: cannot read " << o.input << ": " << bytes.status().message()
               << "\n";
+    return 1;
+  }
+  // A text map, a dump or other data is refused saying what it is; a
+  // damaged binary map gets the decoder's error.
+  if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushBinary, *bytes); !s.ok()) {
+    std::cerr << "crushkit decompile: " << o.input << ": " << s.message() << "\n";
     return 1;
   }
   absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
