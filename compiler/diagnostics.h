@@ -6,8 +6,11 @@
 //   rack.crush:3:6: note: 'host1' declared here
 //
 // Messages are lowercase, without a trailing period, and quote names. The
-// source line is copied verbatim (tabs kept) and the caret line reuses its
-// tabs so the caret lines up in any tab width. A DiagnosticSink collects
+// source line is copied (tabs kept) and the caret line reuses its tabs so
+// the caret lines up in any tab width. A line wider than ~80 columns shows
+// ~80 columns around the caret, control bytes print as \xNN and quotes in
+// messages are cut at 80 bytes (crush/text_excerpt.h CaretLines,
+// BoundMessage), so no diagnostic echoes a whole file. A DiagnosticSink collects
 // diagnostics of one compilation; it is not thread-safe.
 #ifndef CRUSHKIT_COMPILER_DIAGNOSTICS_H_
 #define CRUSHKIT_COMPILER_DIAGNOSTICS_H_

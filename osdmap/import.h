@@ -4,9 +4,15 @@
 // per-PG statistics of `ceph pg dump [pgs] -f json`, the per-OSD use of
 // `ceph osd df [tree] -f json` and the per-pool use of `ceph df -f json`.
 //
-// Unknown JSON fields are ignored; a missing required field is an error
-// naming its path (e.g. "pools[2].pg_placement_num: missing"). Pure
-// functions; thread-safe.
+// Each importer first checks the file is the dump it reads
+// (input_sniff.h CheckInputKind, role kImportOsdMap/kImportPgStats/
+// kImportOsdDf/kImportDf): another of Ceph's dumps, a state, a crush map,
+// binary data, or JSON without the keys it reads is refused, kInvalidArgument
+// "--pg-stats wants 'ceph pg dump -f json' (or 'ceph pg dump pgs -f json');
+// this is 'ceph osd df -f json'" (a `pg dump pgs_brief` has no bytes: said
+// so), and the state is unchanged. Unknown JSON fields are ignored; a
+// missing required field is an error naming its path (e.g.
+// "pools[2].pg_placement_num: missing"). Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_IMPORT_H_
 #define CRUSHKIT_OSDMAP_IMPORT_H_
 
