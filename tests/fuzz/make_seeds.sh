@@ -62,6 +62,24 @@ timeout 20 osdmaptool --createsimple 6 --with-default-pool "$tmp/simple.om" --cl
   timeout 20 osdmaptool "$tmp/simple.om" --dump json >"$tmp/simple.json" 2>/dev/null &&
   put osdmap_import "$tmp/simple.json"
 
+# Crush dumps (ceph osd crush dump -f json): crushtool --dump of the sample
+# maps and of random maps, and the committed Ceph dumps.
+mkdir -p "$corpus/crush_dump_json"
+for f in "$here"/../../samples/*.crush; do
+  timeout 20 crushtool -c "$f" -o "$tmp/cd.bin" >/dev/null 2>&1 &&
+    timeout 20 crushtool -i "$tmp/cd.bin" --dump --format json >"$tmp/cd.json" 2>/dev/null &&
+    put crush_dump_json "$tmp/cd.json"
+done
+python3 "$here/../differential/gen_maps.py" --seed 3 --count 12 --out "$tmp/gm" >/dev/null
+for i in $(seq 0 11); do
+  timeout 20 crushtool -c "$tmp/gm/map-$i.txt" -o "$tmp/gm/$i.bin" >/dev/null 2>&1 &&
+    timeout 20 crushtool -i "$tmp/gm/$i.bin" --dump --format json >"$tmp/gm/$i.json" 2>/dev/null &&
+    put crush_dump_json "$tmp/gm/$i.json"
+done
+for f in "$here"/../data/crush-dump/*.json "$here"/../data/loopback-pacific/crush-dump.json; do
+  [[ -f $f ]] && put crush_dump_json "$f"
+done
+
 # Binary osdmaps: the committed golden maps (osdmaptool 16.2, Reef,
 # Tentacle) and the shared example.
 mkdir -p "$corpus/osdmap_binary"

@@ -145,3 +145,12 @@ def test_choose_args_none_maps_without_the_weight_set(compiled_maps, tmp_path):
         assert m.do_rule(1, x, 1, choose_args=None) == items
         assert rows[x].tolist() == items
     assert any(m.do_rule(1, x, 1) != items for x, items in expected.items())
+
+
+@pytest.mark.parametrize("name", ["pacific-choose-args", "tentacle-msr"])
+def test_from_json_reads_cephs_dump_to_cephs_bytes(name):
+    data = SAMPLES.parent / "tests" / "data" / "crush-dump"
+    m = crushkit.CrushMap.from_json((data / f"{name}.json").read_text())
+    assert m.to_binary() == (data / f"{name}.bin").read_bytes()
+    with pytest.raises(ValueError, match=r"tunables\.choose_local_tries: missing"):
+        crushkit.CrushMap.from_json('{"tunables": {}, "buckets": [], "rules": []}')

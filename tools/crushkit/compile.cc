@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/ceph_release.h"
+#include "osdmap/crush_dump_json.h"
 #include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
@@ -47,7 +48,21 @@ int RunCompile(const CompileOptions& o) {
               << "\n";
     return 1;
   }
-  // A binary file, a JSON dump or a change file is refused saying what it is.
+  // `ceph osd crush dump -f json` compiles to the map it holds.
+  if (osdmap::LooksLikeCrushDumpJson(*text)) {
+    absl::StatusOr<crush::MapModel> dumped = osdmap::ReadCrushDumpJson(*text);
+    if (!dumped.ok()) {
+      std::cerr << "crushkit compile: " << o.input << ": " << dumped.status().message() << "\n";
+      return 1;
+    }
+    if (absl::Status s = WriteFileAtomically(o.output, crush::EncodeCrushMapAs(*dumped, *release));
+        !s.ok()) {
+      std::cerr << "crushkit compile: cannot write " << o.output << ": " << s.message() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  // A binary file, another JSON dump or a change file is refused saying what it is.
   if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushText, *text); !s.ok()) {
     std::cerr << "crushkit compile: " << o.input << ": " << s.message() << "\n";
     return 1;

@@ -5,6 +5,7 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "osdmap/crush_dump_json.h"
 #include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
@@ -15,6 +16,13 @@ absl::StatusOr<std::string> LoadCrushMapBytes(const std::string& path, crush::Ce
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (crush::HasCrushMagic(*bytes)) return bytes;
+  // `ceph osd crush dump -f json` (or a `ceph report`): the map it holds,
+  // encoded as the release writes it.
+  if (osdmap::LooksLikeCrushDumpJson(*bytes)) {
+    absl::StatusOr<crush::MapModel> dumped = osdmap::ReadCrushDumpJson(*bytes);
+    if (!dumped.ok()) return dumped.status();
+    return crush::EncodeCrushMapAs(*std::move(dumped), release);
+  }
   // Anything but a map (or text that may be one) is refused saying what it is.
   if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushMap, *bytes); !s.ok())
     return s;

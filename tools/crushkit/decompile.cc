@@ -15,6 +15,7 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
+#include "osdmap/crush_dump_json.h"
 #include "osdmap/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
@@ -50,13 +51,18 @@ int RunDecompile(const DecompileOptions& o) {
               << "\n";
     return 1;
   }
-  // A text map, a dump or other data is refused saying what it is; a
+  // `ceph osd crush dump -f json` decompiles as the map it holds.
+  const bool dumped = osdmap::LooksLikeCrushDumpJson(*bytes);
+  // A text map, another dump or other data is refused saying what it is; a
   // damaged binary map gets the decoder's error.
-  if (absl::Status s = osdmap::CheckInputKind(osdmap::InputRole::kCrushBinary, *bytes); !s.ok()) {
+  if (absl::Status s = dumped ? absl::OkStatus()
+                              : osdmap::CheckInputKind(osdmap::InputRole::kCrushBinary, *bytes);
+      !s.ok()) {
     std::cerr << "crushkit decompile: " << o.input << ": " << s.message() << "\n";
     return 1;
   }
-  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(*bytes);
+  absl::StatusOr<crush::MapModel> model =
+      dumped ? osdmap::ReadCrushDumpJson(*bytes) : crush::DecodeCrushMap(*bytes);
   if (!model.ok()) {
     std::cerr << "crushkit decompile: cannot decode " << o.input << ": " << model.status().message()
               << "\n";

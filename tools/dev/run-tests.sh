@@ -54,7 +54,7 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
       CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
       CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
         mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
-        crushtool_args_fuzzer_replay input_sniff_fuzzer_replay' \
+        crushtool_args_fuzzer_replay crush_dump_json_fuzzer_replay input_sniff_fuzzer_replay' \
         BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
     fi
     ;;

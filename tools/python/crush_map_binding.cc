@@ -1,5 +1,6 @@
 // crushkit.CrushMap: a validated crush map (crush::CrushMap) loaded from
-// Ceph's binary encoding or compiled from text, mapped with crush::DoRule.
+// Ceph's binary encoding, compiled from text or read from a crush dump (JSON),
+// mapped with crush::DoRule.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/types.h"
+#include "osdmap/crush_dump_json.h"
 #include "tools/python/bindings.h"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -55,6 +57,10 @@ class PyCrushMap {
 
   static PyCrushMap FromText(const std::string& text, const std::optional<std::string>& release) {
     return FromModel(CompileText(text, release));
+  }
+
+  static PyCrushMap FromJson(const std::string& text) {
+    return FromModel(ValueOrThrow(osdmap::ReadCrushDumpJson(text)));
   }
 
   py::bytes ToBinary() const { return py::bytes(crush::EncodeCrushMap(map_.model())); }
@@ -188,6 +194,10 @@ void BindCrushMap(py::module_& m) {
                   py::arg("release") = std::nullopt,
                   "Compiles a text map as `crushtool -c` does (release: 'pacific', 'reef' or "
                   "'tentacle', the default). ValueError with the first diagnostic.")
+      .def_static("from_json", &PyCrushMap::FromJson, py::arg("text"),
+                  "Reads `ceph osd crush dump -f json` (or `crushtool --dump`, or a `ceph "
+                  "report`'s crushmap): exact item weights, choose_args, shadow ids. ValueError "
+                  "naming the JSON path of the first problem.")
       .def("to_binary", &PyCrushMap::ToBinary, "Ceph's binary encoding (bytes).")
       .def("decompile", &PyCrushMap::Decompile, py::arg("release") = std::nullopt,
            "The text `crushtool -d` prints.")
