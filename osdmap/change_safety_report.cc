@@ -114,4 +114,43 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
   for (const std::string& n : s.notes) absl::StrAppend(&out, "  ", n, "\n");
 }
 
+void AddSafetyTables(const ChangeSafety& s, HtmlExtras& extras) {
+  constexpr std::size_t kRows = 15;
+  HtmlTable pools{"Is it safe: MAX AVAIL per pool (as ceph df computes it)",
+                  {"pool", "before", "lowest during the move", "after", "bounded by"},
+                  {}};
+  for (const PoolAvailChange& c : s.pools) {
+    pools.rows.push_back({c.pool_name, FormatBytes(static_cast<double>(c.before)),
+                          s.fill ? FormatBytes(static_cast<double>(c.peak)) : "-",
+                          FormatBytes(static_cast<double>(c.after)),
+                          absl::StrCat(OsdName(c.limiting_before), " / ", OsdName(c.limiting_peak),
+                                       " / ", OsdName(c.limiting_after))});
+  }
+  if (!pools.rows.empty()) extras.tables.push_back(std::move(pools));
+  if (s.fill) {
+    HtmlTable peaks{"Peak fill during the move (a copy lands before its source is deleted)",
+                    {"OSD", "before", "peak", "after", "peak at"},
+                    {}};
+    for (std::size_t i = 0; i < s.fill->osds.size() && i < kRows; ++i) {
+      const OsdFillPeak& o = s.fill->osds[i];
+      peaks.rows.push_back(
+          {absl::StrCat("osd.", o.osd), absl::StrFormat("%.1f%%", 100 * o.fill_before),
+           absl::StrFormat("%.1f%%", 100 * o.fill_peak),
+           absl::StrFormat("%.1f%%", 100 * o.fill_after), FormatDuration(o.peak_seconds)});
+    }
+    if (!peaks.rows.empty()) extras.tables.push_back(std::move(peaks));
+  }
+  HtmlTable stalls{absl::StrFormat("backfill_toofull stalls (targets refuse above %.0f%%)",
+                                   100 * s.backfillfull_ratio),
+                   {"PG", "refused by", "refusals", "first at", "stalled for"},
+                   {}};
+  for (std::size_t i = 0; i < s.stalls.size() && i < kRows; ++i) {
+    const BackfillStall& st = s.stalls[i];
+    stalls.rows.push_back({FormatPgId(st.pg), OsdName(st.osd), absl::StrCat(st.refusals),
+                           FormatDuration(st.first_seconds),
+                           st.never_starts ? "never starts" : FormatDuration(st.seconds)});
+  }
+  if (!stalls.rows.empty()) extras.tables.push_back(std::move(stalls));
+}
+
 }  // namespace crushkit::osdmap::internal

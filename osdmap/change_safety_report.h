@@ -7,6 +7,7 @@
 #include <string>
 
 #include "osdmap/change_safety.h"
+#include "osdmap/movement_html.h"
 #include "osdmap/proto/movement.pb.h"
 
 namespace crushkit::osdmap::internal {
@@ -17,6 +18,10 @@ void SafetyToProto(const ChangeSafety& s, proto::Safety* p);
 // "safety:" and its lines: MAX AVAIL per pool before / lowest during /
 // after, the `top` OSDs with the highest peak fill, toofull stalls.
 void AppendSafety(std::string& out, const ChangeSafety& s, int top);
+
+// The HTML page's tables: MAX AVAIL per pool, the 15 highest peak fills,
+// the 15 longest toofull stalls (appended to extras.tables).
+void AddSafetyTables(const ChangeSafety& s, HtmlExtras& extras);
 
 }  // namespace crushkit::osdmap::internal
 

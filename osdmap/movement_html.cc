@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include "osdmap/change_safety_report.h"
 #include "osdmap/movement_report.h"
 
 namespace crushkit::osdmap {
@@ -380,6 +381,7 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   if (r.schedule) AddSchedule(r, extras);
   if (r.staged) AddStagedPlan(r, extras);
   if (r.upmap_plan) AddUpmapPlan(r, extras);
+  if (r.safety) internal::AddSafetyTables(*r.safety, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
   absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>",
                   Escape(extras.title), "</h1>\n");
