@@ -252,10 +252,14 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
   s.remote_end = static_cast<std::uint32_t>(remotes_.size());
   s.next_remote = s.remote_begin;
   s.misplaced = job.objects_per_target * job.targets.size();
-  s.duration = static_cast<double>(job.bytes_per_target) / bytes_rate;
-  if (objects_rate > 0) {
-    s.duration = std::max(s.duration, static_cast<double>(job.objects_per_target) / objects_rate);
-  }
+  const double bytes_time = static_cast<double>(job.bytes_per_target) / bytes_rate;
+  const double objects_time =
+      objects_rate > 0 ? static_cast<double>(job.objects_per_target) / objects_rate : 0;
+  // The cost model's rates (backfill_cost.h) add up; the plain ones bind.
+  const BackfillRate& lead =
+      *osds_[s.primary != kNoIndex ? s.primary : remotes_[s.remote_begin]].rate;
+  s.duration = lead.additive ? lead.per_pg_seconds + objects_time + bytes_time
+                             : std::max(bytes_time, objects_time);
   misplaced_ += s.misplaced;
   bytes_total_ += job.bytes_per_target * job.targets.size();
   return absl::OkStatus();

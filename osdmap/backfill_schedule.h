@@ -112,6 +112,12 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves);
 struct BackfillRate {
   double bytes_per_second = 0;    // must be > 0
   double objects_per_second = 0;  // 0: no object-rate limit
+  // The per-PG cost model (osdmap/backfill_cost.h) sets these: a fixed hold
+  // per PG (the primary's, or the first target's without a primary), and
+  // duration = per_pg_seconds + objects / objects rate + bytes / bytes rate
+  // (additive) instead of the larger of the two rates' times.
+  double per_pg_seconds = 0;
+  bool additive = false;
 };
 
 // The assumed per-class figures (assumptions, not measurements; override

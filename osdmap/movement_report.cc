@@ -167,6 +167,24 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
   for (const auto& [cls, rate] : r.backfill.class_rates) {
     (*p->mutable_rates_bytes_per_second())[cls] = rate.bytes_per_second;
   }
+  if (r.backfill_cost) {
+    const BackfillCostReport& c = *r.backfill_cost;
+    proto::BackfillCostApplied* pc = p->mutable_cost();
+    pc->set_scheduler(std::string(SchedulerName(c.scheduler)));
+    pc->set_scheduler_source(c.scheduler_from_release ? "release" : "--recovery-scheduler");
+    pc->set_mclock_profile(std::string(ProfileName(c.profile)));
+    pc->set_calibration(c.calibration_source);
+    for (const AppliedClassCost& a : c.classes) {
+      proto::BackfillClassCost* pa = pc->add_classes();
+      pa->set_device_class(a.device_class);
+      pa->set_per_pg_seconds(a.cost.per_pg_seconds);
+      pa->set_seconds_per_object(a.cost.seconds_per_object);
+      pa->set_bytes_per_second(a.cost.bytes_per_second);
+      pa->set_per_pg_source(std::string(CostSourceName(a.per_pg_source)));
+      pa->set_objects_source(std::string(CostSourceName(a.objects_source)));
+      pa->set_bytes_source(std::string(CostSourceName(a.bytes_source)));
+    }
+  }
 }
 
 std::string Percent(double part, double whole) {
@@ -266,6 +284,25 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   return out;
 }
 
+// The cost model's figures per device class and where each came from.
+void AppendBackfillCost(std::string& out, const BackfillCostReport& c) {
+  absl::StrAppend(&out, "\n  per-PG hold = fixed + objects x per object + bytes / rate; ",
+                  SchedulerName(c.scheduler), " (",
+                  c.scheduler_from_release ? "the state's release" : "--recovery-scheduler");
+  if (c.scheduler == RecoveryScheduler::kMclock) {
+    absl::StrAppend(&out, ", profile ", ProfileName(c.profile));
+  }
+  if (!c.calibration_source.empty()) absl::StrAppend(&out, ", calibration ", c.calibration_source);
+  absl::StrAppend(&out, "):\n");
+  for (const AppliedClassCost& a : c.classes) {
+    absl::StrAppendFormat(&out, "    %-5s %.2fs/PG (%s), %.3gs/object (%s), %s/s (%s)\n",
+                          a.device_class, a.cost.per_pg_seconds, CostSourceName(a.per_pg_source),
+                          a.cost.seconds_per_object, CostSourceName(a.objects_source),
+                          FormatBytes(a.cost.bytes_per_second), CostSourceName(a.bytes_source));
+  }
+  absl::StrAppend(&out, "  (--backfill-rate CLASS=BYTES,Nobj,Ns; --calibration FILE)\n");
+}
+
 void AppendSchedule(std::string& out, const PlanReport& r, int top) {
   const BackfillSchedule& s = *r.schedule;
   if (s.makespan_seconds <= 0) return;
@@ -280,11 +317,15 @@ void AppendSchedule(std::string& out, const PlanReport& r, int top) {
       }
     }
   }
-  absl::StrAppend(&out, "\n  assumed rates per target OSD:");
-  for (const auto& [cls, rate] : r.backfill.class_rates) {
-    absl::StrAppend(&out, " ", cls, " ", FormatBytes(rate.bytes_per_second), "/s");
+  if (r.backfill_cost) {
+    AppendBackfillCost(out, *r.backfill_cost);
+  } else {
+    absl::StrAppend(&out, "\n  assumed rates per target OSD:");
+    for (const auto& [cls, rate] : r.backfill.class_rates) {
+      absl::StrAppend(&out, " ", cls, " ", FormatBytes(rate.bytes_per_second), "/s");
+    }
+    absl::StrAppend(&out, " (--backfill-rate CLASS=RATE)\n");
   }
-  absl::StrAppend(&out, " (--backfill-rate CLASS=RATE)\n");
   if (!s.hosts.empty()) {
     absl::StrAppend(&out, "  busiest hosts:");
     for (int i = 0; i < top && i < static_cast<int>(s.hosts.size()); ++i) {

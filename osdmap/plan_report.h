@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "osdmap/backfill_cost.h"
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_safety.h"
 #include "osdmap/change_warnings.h"
@@ -19,7 +20,10 @@ namespace crushkit::osdmap {
 struct PlanReport {
   Movement movement;
   std::optional<BackfillSchedule> schedule;
-  BackfillOptions backfill;                // what the schedule was simulated with
+  BackfillOptions backfill;  // what the schedule was simulated with
+  // Where its rates came from (PlanOptions::backfill_cost); unset: the rates
+  // were given as they are.
+  std::optional<BackfillCostReport> backfill_cost;
   std::optional<StagedPlan> staged;        // PlanOptions::max_misplaced
   std::optional<UpmapPinPlan> upmap_plan;  // PlanOptions::upmap_remapped
   // MAX AVAIL before / lowest during / after, peak fill, toofull stalls.

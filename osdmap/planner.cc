@@ -98,13 +98,20 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
   absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
   if (!safety_inputs.ok()) return safety_inputs.status();
+  PlanReport report;
+  report.backfill = options.backfill;
+  if (options.backfill_cost) {
+    // The per-PG cost model for the state's release (backfill_cost.h).
+    absl::StatusOr<BackfillCostReport> cost =
+        ApplyBackfillCost(*options.backfill_cost, before.ceph_release, &report.backfill);
+    if (!cost.ok()) return cost.status();
+    report.backfill_cost = *std::move(cost);
+  }
   absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
   if (!m.ok()) return m.status();
-  PlanReport report;
   report.warnings = std::move(detached);
-  report.backfill = options.backfill;
   if (options.schedule) {
-    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, options.backfill);
+    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, report.backfill);
     if (!schedule.ok()) {
       return absl::Status(schedule.status().code(),
                           absl::StrCat("backfill simulation: ", schedule.status().message()));
@@ -194,7 +201,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.max_misplaced = *options.max_misplaced;
   so.movement = options.movement;
   so.simulate = options.schedule;
-  so.backfill = options.backfill;
+  so.backfill = r->backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
   MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
@@ -213,7 +220,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   if (options.upmap_remapped) {
     absl::StatusOr<UpmapPinPlan> pins =
         PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
-                         *options.max_misplaced, options.backfill);
+                         *options.max_misplaced, r->backfill);
     if (!pins.ok()) {
       return absl::Status(pins.status().code(),
                           absl::StrCat("upmap plan: ", pins.status().message()));

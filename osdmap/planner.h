@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "osdmap/backfill_cost.h"
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_ops.h"
 #include "osdmap/cluster_state.h"
@@ -28,6 +29,10 @@ struct PlanOptions {
   // Simulate the backfill of the whole change (PlanReport::schedule).
   bool schedule = true;
   BackfillOptions backfill;
+  // When set, the backfill rates come from the per-PG cost model for the
+  // before state's release, a calibration and --backfill-rate
+  // (backfill_cost.h), replacing backfill.class_rates and default_rate.
+  std::optional<BackfillCostSettings> backfill_cost;
   // Keep upmap entries the change makes invalid (osdmaptool --import-crush
   // does); by default they are dropped as the monitor's clean_pg_upmaps does.
   bool keep_upmaps = false;

@@ -19,6 +19,7 @@ int RunOsdmaptool(const std::vector<std::string>& args);
 
 // Each registers one CLI11 subcommand on `app`.
 void AddBalanceCommand(CLI::App& app);
+void AddCalibrateCommand(CLI::App& app);
 void AddCheckCommand(CLI::App& app);
 void AddCompileCommand(CLI::App& app);
 void AddDecompileCommand(CLI::App& app);

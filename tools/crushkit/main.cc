@@ -36,10 +36,10 @@ int RunCommand(int argc, char** argv) {
                                 DescribeDefaultCephRelease();
                        }));
   app.require_subcommand(1);
-  for (auto* add : {&AddBalanceCommand, &AddCheckCommand, &AddCompileCommand, &AddDecompileCommand,
-                    &AddDiffCommand, &AddEditCommand, &AddImportCommand, &AddMapObjectCommand,
-                    &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand, &AddTestCommand,
-                    &AddTreeCommand}) {
+  for (auto* add : {&AddBalanceCommand, &AddCalibrateCommand, &AddCheckCommand, &AddCompileCommand,
+                    &AddDecompileCommand, &AddDiffCommand, &AddEditCommand, &AddImportCommand,
+                    &AddMapObjectCommand, &AddMapPgsCommand, &AddPlanCommand, &AddStrategiesCommand,
+                    &AddTestCommand, &AddTreeCommand}) {
     add(app);
   }
   CLI11_PARSE(app, argc, argv);

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
+
 #include "osdmap/movement_html.h"
 #include "osdmap/movement_report.h"
 #include "tools/common/file_io.h"
@@ -37,8 +39,17 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
       ->check(CLI::Range(1, 1000));
   cmd->add_option(
       "--backfill-rate", args->rates,
-      "CLASS=RATE (e.g. hdd=150MiB, nvme=2GiB): bytes per second one backfill writes to a "
-      "target OSD of that device class; RATE alone sets every class");
+      "CLASS=SPEC (e.g. hdd=50MiB,8obj or ssd=400MiB,0.2s): what one backfill on an OSD of "
+      "that device class sustains, SPEC a comma list of bytes per second, objects per second "
+      "(Nobj) and a fixed hold per PG (Ns); SPEC alone sets every class. Unset figures come from "
+      "--calibration, then the per-PG cost model (osdmap/backfill_cost.h)");
+  cmd->add_option("--recovery-scheduler", args->recovery_scheduler,
+                  "wpq or mclock (default: the state's release: Pacific wpq, later mclock)");
+  cmd->add_option("--mclock-profile", args->mclock_profile,
+                  "osd_mclock_profile for the mclock model: high_client_ops, balanced (default), "
+                  "high_recovery_ops");
+  cmd->add_option("--calibration", args->calibration,
+                  "backfill figures per device class from `crushkit calibrate`");
 }
 
 absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
@@ -48,7 +59,29 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   if (!a.by.empty()) plan.movement.domain_types = a.by;
   plan.schedule = !a.no_schedule;
   plan.backfill.max_backfills = a.max_backfills;
-  if (absl::Status s = osdmap::ParseBackfillRates(a.rates, &plan.backfill); !s.ok()) return s;
+  osdmap::BackfillCostSettings& cost = plan.backfill_cost.emplace();
+  if (absl::Status s = osdmap::ParseBackfillRateWords(a.rates, &cost); !s.ok()) return s;
+  if (!a.recovery_scheduler.empty()) {
+    absl::StatusOr<osdmap::RecoveryScheduler> s = osdmap::ParseScheduler(a.recovery_scheduler);
+    if (!s.ok()) return s.status();
+    cost.scheduler = *s;
+  }
+  if (!a.mclock_profile.empty()) {
+    absl::StatusOr<osdmap::MclockProfile> p = osdmap::ParseProfile(a.mclock_profile);
+    if (!p.ok()) return p.status();
+    cost.profile = *p;
+  }
+  if (!a.calibration.empty()) {
+    absl::StatusOr<std::string> text = ReadFileBytes(a.calibration);
+    if (!text.ok()) return text.status();
+    auto calibrated = osdmap::ParseCalibration(*text);
+    if (!calibrated.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(a.calibration, ": ", calibrated.status().message()));
+    }
+    cost.calibrated = *std::move(calibrated);
+    cost.calibration_source = a.calibration;
+  }
   return plan;
 }
 

@@ -27,6 +27,10 @@ struct ReportArgs {
   bool no_schedule = false;
   int max_backfills = 1;
   std::vector<std::string> rates;
+
+  std::string recovery_scheduler;  // --recovery-scheduler wpq|mclock
+  std::string mclock_profile;      // --mclock-profile
+  std::string calibration;         // --calibration FILE (crushkit calibrate)
 };
 
 // Registers the options on `cmd`. `formats` lists what --format accepts
