@@ -66,6 +66,11 @@ class PyClusterState {
 
   const osdmap::ClusterState& state() const { return session_->state(); }
 
+  void Save(const std::string& path) const {
+    WriteFileOrThrow(
+        path, ValueOrThrow(osdmap::SerializeState(state(), osdmap::StateFormatForPath(path))));
+  }
+
   std::map<std::string, std::int64_t> Pools() const {
     std::map<std::string, std::int64_t> pools;
     for (const auto& [id, pool] : state().pools) pools.emplace(pool.name, id);
@@ -159,6 +164,9 @@ void BindClusterState(py::module_& m) {
                   "(.pb or .json) or Ceph's binary osdmap (`ceph osd getmap`). OSError if "
                   "unreadable, ValueError if invalid.")
       .def_static("from_bytes", &PyClusterState::FromBytes, py::arg("data"))
+      .def("save", &PyClusterState::Save, py::arg("path"),
+           "Writes the state as `crushkit import -o` does (.json: protobuf JSON, else binary), "
+           "through the CLI's writer. OSError if it cannot be written.")
       .def_property_readonly("epoch", [](const PyClusterState& s) { return s.state().epoch; })
       .def_property_readonly("pools", &PyClusterState::Pools, "{pool name: pool id}")
       .def(
