@@ -650,7 +650,7 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves) {
   std::vector<BackfillJob> jobs;
   jobs.reserve(moves.size());
   for (const PgMove& m : moves) {
-    jobs.push_back(BackfillJob{m.pg, m.source, m.targets, m.bytes_per_target, m.objects_per_target,
+    jobs.push_back(BackfillJob{m.pg, m.pusher, m.targets, m.bytes_per_target, m.objects_per_target,
                                m.degraded ? kBackfillDegradedPriority : kBackfillPriority,
                                m.leaving});
   }

@@ -103,7 +103,8 @@ struct BackfillJob {
   std::vector<std::int32_t> leaving;
 };
 
-// One job per move: primary = source, priority kBackfillDegradedPriority
+// One job per move: primary = the move's pusher (the primary peering picks,
+// osdmap/backfill_pusher.h), priority kBackfillDegradedPriority
 // when the move is degraded, else kBackfillPriority; leaving = the move's.
 // Cost O(moves x targets).
 std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves);

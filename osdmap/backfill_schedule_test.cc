@@ -153,6 +153,7 @@ TEST(BackfillScheduleTest, DegradedBeforeMisplaced) {
   for (std::uint32_t i = 0; i < 3; ++i) {
     moves[i].pg = PgId{2, i};
     moves[i].source = 0;
+    moves[i].pusher = 0;
     moves[i].targets = {static_cast<std::int32_t>(i + 1)};
     moves[i].bytes_per_target = 10;
     moves[i].objects_per_target = 1;
@@ -246,6 +247,7 @@ TEST(BackfillScheduleTest, FromMovementReport) {
     PgMove& mv = m.moves.emplace_back();
     mv.pg = PgId{3, i};
     mv.source = 0;
+    mv.pusher = 0;
     mv.targets = {static_cast<std::int32_t>(i + 1)};
     mv.bytes_per_target = 200 * kMiB;
     mv.objects_per_target = 10;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/codec.h"
+#include "osdmap/backfill_pusher.h"
 #include "osdmap/movement_internal.h"
 #include "osdmap/pg_table.h"
 
@@ -125,6 +126,8 @@ struct PoolInputs {
   const PoolPgTable* table_before = nullptr;
   const PoolPgTable* table_after = nullptr;
   const ClusterState* state_after = nullptr;
+  // Network traffic matrices (pusher -> target), one per domain type.
+  std::vector<DomainIndex>* traffic = nullptr;
 };
 
 // Copies are missing while the change backfills: the before set was short,
@@ -197,12 +200,20 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
+    std::int32_t pusher = kNone;
+    if (d.num_moves > 0) {
+      auto is_up = [&](std::int32_t o) { return in.state_after->IsUp(o); };
+      pusher = ec ? ErasureBackfillPusher(b, a, is_up) : ReplicatedBackfillPusher(b, a, is_up);
+    }
     PgMove* move = nullptr;
     if (moves != nullptr && d.num_moves > 0) {
       PgMove& mv = moves->emplace_back();
       move = &mv;
       mv.pg = PgId{pa.id, p};
       mv.source = !b.empty() ? b[0] : kNone;
+      mv.pusher = pusher;
+      mv.before.assign(b.begin(), b.end());
+      mv.after.assign(a.begin(), a.end());
       for (int i = 0; i < d.num_moves; ++i)
         mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
       mv.bytes_per_target = shard_bytes;
@@ -218,6 +229,19 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
       ++t.pgs_in;
       t.bytes_in += shard_bytes;
       for (DomainIndex& di : domains) di.Add(from, to, shard_bytes);
+    }
+    if (in.traffic != nullptr && d.num_moves > 0) {
+      std::array<std::int32_t, kMaxPgOsds> targets{};
+      for (int i = 0; i < d.num_moves; ++i)
+        targets[static_cast<std::size_t>(i)] = d.moves[static_cast<std::size_t>(i)].second;
+      const internal::BackfillFlow flow{
+          b,
+          a,
+          std::span<const std::int32_t>(targets.data(), static_cast<std::size_t>(d.num_moves)),
+          pusher,
+          ec ? static_cast<int>(k) : 0,
+          shard_bytes};
+      for (DomainIndex& di : *in.traffic) internal::AddBackfillTraffic(flow, di);
     }
     // Every before member absent afterwards gives its copy up, paired or not.
     for (std::size_t i = 0; i < b.size(); ++i) {
@@ -303,11 +327,15 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   m.bytes_source = sizer.source();
   OsdTotals osds;
   std::vector<DomainIndex> domains;
+  std::vector<DomainIndex> traffic;
   for (const std::string& type : options.domain_types) {
-    if (auto di = DomainIndex::Make(sb, sa, type)) domains.push_back(std::move(*di));
+    if (auto di = DomainIndex::Make(sb, sa, type)) {
+      traffic.push_back(*di);
+      domains.push_back(std::move(*di));
+    }
   }
   for (const auto& [id, pa] : sa.pools) {
-    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa};
+    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa, &traffic};
     if (in.before == nullptr || in.table_before == nullptr || in.table_after == nullptr) continue;
     MovementCounters c =
         ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);
@@ -323,6 +351,7 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   }
   internal::FillCapacity(sb, sa, m.bytes_source != BytesSource::kUnknown, &m.osds);
   for (DomainIndex& di : domains) m.domains.push_back(di.Finish());
+  for (DomainIndex& di : traffic) m.traffic.push_back(di.Finish());
   m.risks = internal::AssessRisks(sa, m);
   return m;
 }

@@ -112,13 +112,19 @@ struct MovementRisks {
 };
 
 // One remapped PG that needs data written: the backfill job it becomes.
-// `source` is the before set's first OSD (the primary that reads and pushes;
-// kItemNone if the PG had no OSD), `targets` the OSDs that newly receive a
+// `targets` are the OSDs that newly receive a
 // copy (replicated) or a shard (EC), each receiving `bytes_per_target`.
 struct PgMove {
   PgId pg;
+  // The before set's first OSD (its old primary; the matrices' "from").
   std::int32_t source = crush::kItemNone;
+  // The OSD that reads and pushes the data while the PG backfills: the
+  // primary peering picks after the change (osdmap/backfill_pusher.h);
+  // kItemNone when no holder is up.
+  std::int32_t pusher = crush::kItemNone;
   std::vector<std::int32_t> targets;
+  std::vector<std::int32_t> before;  // the PG's up set before and after
+  std::vector<std::int32_t> after;
   std::uint64_t bytes_per_target = 0;
   std::uint64_t objects_per_target = 0;
   // Copies are missing meanwhile: the before set was short of the pool size
@@ -135,7 +141,13 @@ struct Movement {
   std::vector<MovementCounters> pools;
   MovementCounters totals;
   std::vector<OsdMovement> osds;
+  // Where copies are placed: each new copy paired with the copy it
+  // replaces (the old holder's domain -> the new holder's), not traffic.
   std::vector<DomainMatrix> domains;
+  // Network traffic while backfilling: bytes the pusher sends to each target
+  // and, for EC, the shards it reads to rebuild them (holder -> pusher);
+  // copies an OSD writes to itself are not traffic (osdmap/README.md).
+  std::vector<DomainMatrix> traffic;
   MovementRisks risks;
   BytesSource bytes_source = BytesSource::kUnknown;
   std::vector<std::string> change;

@@ -180,15 +180,17 @@ void FillChart(std::string& h, const Movement& m, int max_bars) {
        "Dashed: nearfull, backfillfull, full ratios.</p>\n";
 }
 
-void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains) {
-  std::map<std::string, double> traffic;
+// `traffic`: a network matrix (sender -> receiver) instead of the placement
+// one (old copy -> new copy).
+void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains, bool traffic) {
+  std::map<std::string, double> load;
   for (const DomainCell& c : d.cells) {
     const double v = bytes ? static_cast<double>(c.bytes) : c.shards;
-    traffic[c.from] += v;
-    traffic[c.to] += v;
+    load[c.from] += v;
+    load[c.to] += v;
   }
   std::vector<std::pair<double, std::string>> busiest;
-  for (const auto& [name, v] : traffic) busiest.emplace_back(-v, name);
+  for (const auto& [name, v] : load) busiest.emplace_back(-v, name);
   std::sort(busiest.begin(), busiest.end());
   if (static_cast<int>(busiest.size()) > max_domains)
     busiest.resize(static_cast<std::size_t>(max_domains));
@@ -203,8 +205,8 @@ void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains)
   const int cell = 16, left = 110, top = 110;
   const int size = static_cast<int>(names.size()) * cell;
   absl::StrAppend(&h, "<h2>", Escape(d.type), " to ", Escape(d.type),
-                  " movement</h2>\n<svg width='", left + size + 10, "' height='", top + size + 10,
-                  "' role='img'>\n");
+                  traffic ? " network traffic" : " placement of copies", "</h2>\n<svg width='",
+                  left + size + 10, "' height='", top + size + 10, "' role='img'>\n");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const int p = static_cast<int>(i) * cell;
     absl::StrAppendFormat(&h, "<text x='%d' y='%d' text-anchor='end'>%s</text>\n", left - 4,
@@ -227,9 +229,12 @@ void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains)
   }
   absl::StrAppend(&h, "</svg>\n<p class=muted>Darkest cell: ",
                   bytes ? FormatBytes(peak) : absl::StrFormat("%.0f shards", peak),
-                  ". Rows: where copies leave (", Escape(d.type),
-                  " of the OSD that gives it up, or of the primary that pushes it); columns: where "
-                  "they arrive. ",
+                  traffic ? absl::StrCat(". Rows: the ", Escape(d.type),
+                                         " that sends (the OSD pushing the backfill, or for EC an "
+                                         "OSD whose shard it reads); columns: the one receiving. ")
+                          : absl::StrCat(". Rows: the ", Escape(d.type),
+                                         " of the copy a new copy replaces (not who sends it: see "
+                                         "the network traffic); columns: where the new copy is. "),
                   names.size() < d.names.size() ? "Busiest domains only. " : "", "</p>\n");
 }
 
@@ -421,7 +426,11 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   FillChart(h, m, extras.max_osd_bars);
   for (const DomainMatrix& d : m.domains) {
     if (!d.cells.empty())
-      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains);
+      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains, false);
+  }
+  for (const DomainMatrix& d : m.traffic) {
+    if (!d.cells.empty())
+      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains, true);
   }
   for (const HtmlSeries& s : extras.series) Curve(h, s);
   for (const HtmlTable& t : extras.tables) Table(h, t);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,24 @@ class DomainIndex {
   std::vector<int> before_, after_;  // OSD id -> domain index (-1: none)
   std::map<std::pair<int, int>, DomainCell> cells_;
 };
+
+// One remapped PG's backfill, as the traffic matrices see it.
+struct BackfillFlow {
+  std::span<const std::int32_t> before;    // the PG's set before (holders)
+  std::span<const std::int32_t> after;     // its up set after
+  std::span<const std::int32_t> targets;   // OSDs receiving a copy or shard
+  std::int32_t pusher = crush::kItemNone;  // osdmap/backfill_pusher.h
+  int ec_k = 0;                            // data shards; 0 for a replicated pool
+  std::uint64_t shard_bytes = 0;           // bytes per copy or shard
+};
+
+// Adds `flow`'s network bytes to `traffic` (from = sender, to = receiver):
+// the pusher sends each target its copy or shard; for EC it first reads
+// k - 1 shards from the other members of the acting set peering wants,
+// lowest shard positions first (ECBackend reads the fewest shards it can, and
+// a rebuild of several lost shards of a PG shares one read). Nothing is added
+// without a pusher, or for an OSD sending to itself.
+void AddBackfillTraffic(const BackfillFlow& flow, DomainIndex& traffic);
 
 // Ancestors in the non-shadow tree of a map (each item's first parent by
 // bucket slot). Built once; lookups walk up at most the tree height.

@@ -102,21 +102,34 @@ void ToProto(const PlanWarning& w, proto::Warning* p) {
   p->set_capacity_from_osd_df(w.capacity_from_osd_df);
 }
 
+void ToProto(const DomainMatrix& d, proto::DomainMatrix* pd) {
+  pd->set_type(d.type);
+  for (const std::string& n : d.names) pd->add_names(n);
+  for (const DomainCell& c : d.cells) {
+    proto::DomainCell* pc = pd->add_cells();
+    pc->set_from(c.from);
+    pc->set_to(c.to);
+    pc->set_shards(c.shards);
+    pc->set_bytes(c.bytes);
+  }
+}
+
 void ToProto(const Movement& m, proto::MovementReport* p) {
   for (const MovementCounters& c : m.pools) ToProto(c, p->add_pools());
   ToProto(m.totals, p->mutable_totals());
   for (const OsdMovement& o : m.osds) ToProto(o, p->add_osds());
-  for (const DomainMatrix& d : m.domains) {
-    proto::DomainMatrix* pd = p->add_domains();
-    pd->set_type(d.type);
-    for (const std::string& n : d.names) pd->add_names(n);
-    for (const DomainCell& c : d.cells) {
-      proto::DomainCell* pc = pd->add_cells();
-      pc->set_from(c.from);
-      pc->set_to(c.to);
-      pc->set_shards(c.shards);
-      pc->set_bytes(c.bytes);
-    }
+  for (const DomainMatrix& d : m.domains) ToProto(d, p->add_domains());
+  for (const DomainMatrix& d : m.traffic) ToProto(d, p->add_traffic());
+  for (const PgMove& mv : m.moves) {
+    proto::PgMove* pm = p->add_pgs();
+    pm->set_pg(FormatPgId(mv.pg));
+    for (std::int32_t o : mv.before) pm->add_before(o);
+    for (std::int32_t o : mv.after) pm->add_after(o);
+    for (std::int32_t o : mv.targets) pm->add_targets(o);
+    pm->set_pusher(mv.pusher);
+    pm->set_bytes_per_target(mv.bytes_per_target);
+    pm->set_objects_per_target(mv.objects_per_target);
+    pm->set_degraded(mv.degraded);
   }
   ToProto(m.risks, p->mutable_risks());
   p->set_bytes_source(static_cast<proto::BytesSource>(m.bytes_source));
@@ -270,9 +283,10 @@ std::string FormatDuration(double seconds) {
   return absl::StrFormat("%.0f s", seconds);
 }
 
-absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
+absl::StatusOr<std::string> ReportToJson(const PlanReport& r, bool with_pgs) {
   proto::MovementReport msg;
   ToProto(r.movement, &msg);
+  if (!with_pgs) msg.clear_pgs();
   if (r.schedule) ToProto(r, msg.mutable_schedule());
   if (r.staged) internal::StagedPlanToProto(*r.staged, &msg);
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
@@ -281,6 +295,17 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r) {
   absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
   if (!out.ok())
     return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
+  return out;
+}
+
+std::string PgMovesCsv(const Movement& m) {
+  std::string out = "pg,before,after,targets,pusher,bytes_per_target,objects_per_target,degraded\n";
+  for (const PgMove& mv : m.moves) {
+    absl::StrAppend(&out, FormatPgId(mv.pg), ",", absl::StrJoin(mv.before, " "), ",",
+                    absl::StrJoin(mv.after, " "), ",", absl::StrJoin(mv.targets, " "), ",",
+                    mv.pusher, ",", mv.bytes_per_target, ",", mv.objects_per_target, ",",
+                    mv.degraded ? 1 : 0, "\n");
+  }
   return out;
 }
 
@@ -399,10 +424,17 @@ std::string ReportSummary(const PlanReport& r, int top) {
                 bytes, top);
   AppendOsdList(&out, absl::StrCat("giving up most (", out_list.size(), " OSDs):").c_str(),
                 out_list, false, bytes, top);
-  for (const DomainMatrix& d : m.domains) {
+  // Placement matrices, then the network traffic of the first domain type
+  // (the hosts): enough for a screen.
+  std::vector<std::pair<const DomainMatrix*, const char*>> matrices;
+  for (const DomainMatrix& d : m.domains) matrices.emplace_back(&d, "placement (old copy -> new)");
+  if (!m.traffic.empty())
+    matrices.emplace_back(&m.traffic.front(), "network traffic (sender -> receiver)");
+  for (const auto& [dm, what] : matrices) {
+    const DomainMatrix& d = *dm;
     if (d.cells.empty()) continue;
-    absl::StrAppend(&out, "\nbusiest ", d.type, " flows (", d.cells.size(), " pairs, ",
-                    d.names.size(), " ", d.type, "s):\n");
+    absl::StrAppend(&out, "\nbusiest ", d.type, " ", what, ", ", d.cells.size(), " pairs of ",
+                    d.names.size(), " ", d.type, "s:\n");
     for (int i = 0; i < top && i < static_cast<int>(d.cells.size()); ++i) {
       const DomainCell& c = d.cells[static_cast<std::size_t>(i)];
       absl::StrAppendFormat(&out, "  %-16.16s -> %-16.16s %6u shards", c.from, c.to, c.shards);

@@ -16,7 +16,12 @@ namespace crushkit::osdmap {
 
 // The report as JSON (proto field names, zero values printed, 2-space
 // indent). Errors: kInternal if protobuf refuses (it should not).
-absl::StatusOr<std::string> ReportToJson(const PlanReport& r);
+absl::StatusOr<std::string> ReportToJson(const PlanReport& r, bool with_pgs = false);
+
+// The moving PGs (Movement::moves, kept with MovementOptions::keep_moves) as
+// CSV with a header line: pg, before, after, targets (OSD lists joined with
+// spaces), pusher, bytes_per_target, objects_per_target, degraded.
+std::string PgMovesCsv(const Movement& m);
 
 // A summary for a terminal, at most about 40 lines: the change, totals and
 // per-pool lines, the OSDs receiving and losing most, the busiest

@@ -93,7 +93,8 @@ def main():
         return oracle.skip_or_fail("Ceph's crushtool/osdmaptool not installed")
     crushkit = os.path.abspath(a.crushkit)
     d = tempfile.mkdtemp(prefix="crushkit-html-")
-    needles = ["What moves", "OSDs before and after", "movement</h2>", "<svg"]
+    needles = ["What moves", "OSDs before and after", "placement of copies</h2>", "network traffic</h2>",
+               "<svg"]
     if a.sample:
         a.command = "plan"
         args = sample_plan(crushkit, d, os.path.abspath(a.sample))

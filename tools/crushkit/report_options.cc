@@ -34,6 +34,10 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
                 "keep upmap entries the change makes invalid (osdmaptool's behaviour) instead of "
                 "dropping them as the monitor does");
   cmd->add_flag("--no-schedule", args->no_schedule, "skip the backfill simulation");
+  cmd->add_flag("--pgs", args->pgs,
+                "with --json: list every PG that moves (up sets before and after, targets, the "
+                "pushing OSD, bytes and objects) as `pgs`");
+  cmd->add_option("--pgs-csv", args->pgs_csv, "write the same list of moving PGs to FILE as CSV");
   cmd->add_option("--max-backfills", args->max_backfills,
                   "osd_max_backfills for the backfill simulation (default 1)")
       ->check(CLI::Range(1, 1000));
@@ -58,6 +62,7 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   plan.movement.threads = a.threads;
   if (!a.by.empty()) plan.movement.domain_types = a.by;
   plan.schedule = !a.no_schedule;
+  plan.movement.keep_moves = plan.movement.keep_moves || a.pgs || !a.pgs_csv.empty();
   plan.backfill.max_backfills = a.max_backfills;
   osdmap::BackfillCostSettings& cost = plan.backfill_cost.emplace();
   if (absl::Status s = osdmap::ParseBackfillRateWords(a.rates, &cost); !s.ok()) return s;
@@ -95,8 +100,15 @@ int PrintReport(const std::string& cmd, const std::string& title, const ReportAr
       return 1;
     }
   }
+  if (!a.pgs_csv.empty()) {
+    if (absl::Status s = WriteFileAtomically(a.pgs_csv, osdmap::PgMovesCsv(report.movement));
+        !s.ok()) {
+      std::cerr << "crushkit " << cmd << ": " << a.pgs_csv << ": " << s.message() << "\n";
+      return 1;
+    }
+  }
   if (a.json || a.format == "json") {
-    absl::StatusOr<std::string> json = osdmap::ReportToJson(report);
+    absl::StatusOr<std::string> json = osdmap::ReportToJson(report, a.pgs);
     if (!json.ok()) {
       std::cerr << "crushkit " << cmd << ": " << json.status().message() << "\n";
       return 1;

@@ -31,6 +31,9 @@ struct ReportArgs {
   std::string recovery_scheduler;  // --recovery-scheduler wpq|mclock
   std::string mclock_profile;      // --mclock-profile
   std::string calibration;         // --calibration FILE (crushkit calibrate)
+
+  bool pgs = false;     // --pgs: every moving PG in the JSON
+  std::string pgs_csv;  // --pgs-csv FILE
 };
 
 // Registers the options on `cmd`. `formats` lists what --format accepts

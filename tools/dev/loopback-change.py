@@ -20,10 +20,9 @@ pushing OSD, bytes and duration are reported, not judged (the backfill model is 
 --strict, which also fails on any pushing-OSD difference.
 
 The cluster is read through librados (python3-rados) in this process so polling costs little CPU; the change
-itself goes through DIR/ceph. The runner's notion of the predicted pusher is the model's (crushkit's backfill
-schedule, osdmap/backfill_schedule.h): the PG's up primary before the change. The plan JSON has no per-PG list, so
-predicted per-PG facts are derived with that rule from crushkit's own mappings (map-pgs before, and after: the after
-capture, whose mapping crushkit is checked to reproduce).
+itself goes through DIR/ceph. The predicted pusher of each PG is the plan's
+(`crushkit plan --json --pgs`: `pgs[].pusher`, osdmap/backfill_pusher.h); a PG the plan does not list (no data to
+push) falls back to its up primary before the change.
 """
 import argparse
 import json
@@ -151,7 +150,7 @@ def main():
     if not capture(d, before_dir):
         fail("before: the capture failed or crushkit's mapping differs from the cluster's (see above)", 1)
     plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), "--do", a.change, "--json",
-                          *a.plan_arg))
+                          "--pgs", *a.plan_arg))
     with open(os.path.join(out, "plan.json"), "w") as f:
         json.dump(plan, f, indent=1)
 
@@ -241,7 +240,8 @@ def main():
         for pg in prev["pg_temp"]:
             if pg not in h["pg_temp"]:
                 temp_end[pg] = stamp(h["modified"]) - t_change
-    predicted_pusher = {pg: map_before[pg]["up_primary"] for pg in crushkit_remapped}
+    plan_pusher = {m["pg"]: m["pusher"] for m in plan.get("pgs", [])}
+    predicted_pusher = {pg: plan_pusher.get(pg, map_before[pg]["up_primary"]) for pg in crushkit_remapped}
     push_rows = []
     for pg in crushkit_remapped:
         pool = pools[int(pg.split(".")[0])]
@@ -318,7 +318,7 @@ def print_table(r):
     print(f"{'objects degraded (peak seen)':40}{0:>12}{m['peak_degraded_objects']:>12}")
     print(f"{'MiB to move (all pools)':40}{mib(p['bytes_to_move']):>12}{'':>12}")
     print(f"{'MiB pushed, replicated pools':40}{mib(rep_bytes):>12}{mib(pushed):>12}   (measured: push_out_bytes)")
-    print(f"{'pushing OSD = old up primary':40}{'':>12}{f'{right}/{len(known)}':>12}"
+    print(f"{'pushing OSD as predicted':40}{'':>12}{f'{right}/{len(known)}':>12}"
           f"   (PGs with objects; measured: acting primary under pg_temp)")
     # push_out_bytes/push count replicated pushes only (Pacific and Tentacle); EC recovery shows in recovery_ops.
     print("\nMiB pushed per OSD, replicated pools (push_out_bytes counts no EC recovery, Pacific and Tentacle):")
