@@ -56,7 +56,7 @@ ClusterState SmallState() {
   ec.ec_m = 1;
   ec.min_size = 2;
   st.pools[2] = ec;
-  st.osd_usage[5] = OsdUsage{1000, 10};
+  st.osd_usage[5] = OsdUsage{1000, 10, std::nullopt};
   return st;
 }
 

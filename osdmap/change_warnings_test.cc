@@ -17,6 +17,7 @@
 #include "osdmap/movement_report.h"
 #include "osdmap/planner.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -33,24 +34,8 @@ using ::testing::SizeIs;
 //         > rack1 > host2, host3 > rack2 > host4, host5; every OSD weight 1.
 // Pool 1 "rbd": replicated size 3 on rack_rule (chooseleaf firstn type rack).
 ClusterState ThreeRacks() {
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 6;
-  spec.osds_per_host = 2;
-  spec.racks = 3;
-  ClusterState st;
+  ClusterState st = crush_testing::MakeRackState({});
   st.epoch = 7;
-  st.crush = crush_testing::MakeClusterModel(spec);
-  st.crush_bytes = crush::EncodeCrushMap(st.crush);
-  st.osds.assign(12, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  Pool rbd;
-  rbd.id = 1;
-  rbd.name = "rbd";
-  rbd.size = 3;
-  rbd.min_size = 2;
-  rbd.crush_rule = crush_testing::kRackRule;
-  rbd.pg_num = rbd.pgp_num = 64;
-  st.pools[1] = rbd;
-  for (std::uint32_t ps = 0; ps < 64; ++ps) st.pg_stats[PgId{1, ps}] = PgStat{10, 1 << 20, 0};
   return st;
 }
 
@@ -130,7 +115,8 @@ TEST(ChangeWarningsTest, ANewBucketMadeEarlierInTheChangeIsNotATypo) {
 
 TEST(ChangeWarningsTest, AnUnlinkedRackIsDetachedWithItsOsdDfCapacity) {
   ClusterState before = ThreeRacks();
-  for (int o = 4; o < 8; ++o) before.osd_usage[o] = OsdUsage{1 << 30, 1 << 29};  // 1 TiB, half used
+  for (int o = 4; o < 8; ++o)
+    before.osd_usage[o] = OsdUsage{1 << 30, 1 << 29, std::nullopt};  // 1 TiB, half used
   const Warned w = Warnings("osd crush unlink rack1\n", before);
   EXPECT_THAT(w.new_buckets, IsEmpty());
   ASSERT_THAT(w.detached, SizeIs(1));

@@ -145,7 +145,7 @@ absl::Status ImportOsdDfNodes(const google::protobuf::RepeatedPtrField<ceph::Osd
       return absl::InvalidArgumentError(
           absl::StrCat(at, "kb_used: ", n.kb_used(), " exceeds kb ", n.kb()));
     }
-    OsdUsage u{n.kb(), n.kb_used()};
+    OsdUsage u{n.kb(), n.kb_used(), std::nullopt};
     if (n.has_kb_avail()) u.kb_avail = n.kb_avail();
     if (!usage->emplace(n.id(), u).second) {
       return absl::InvalidArgumentError(absl::StrCat(at, "id: osd.", n.id(), " listed twice"));

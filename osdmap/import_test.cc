@@ -104,8 +104,8 @@ TEST(ImportTest, StateRoundTripsThroughBinaryAndJson) {
   auto st = ImportCephOsdDump(kDump, Crush());
   ASSERT_THAT(st.status(), crush_testing::IsOk());
   st->pg_stats[{3, 1}] = PgStat{10, 4096, 7};
-  st->osd_usage[5] = OsdUsage{8000000000, 1234567};
-  st->osd_usage[0] = OsdUsage{0, 0};
+  st->osd_usage[5] = OsdUsage{8000000000, 1234567, std::nullopt};
+  st->osd_usage[0] = OsdUsage{0, 0, std::nullopt};
   st->pool_usage[3] = PoolUsage{1ull << 50, 77};
   for (StateFormat f : {StateFormat::kBinary, StateFormat::kJson}) {
     auto bytes = SerializeState(*st, f);
@@ -195,12 +195,12 @@ constexpr char kOsdDf[] = R"json({
 TEST(ImportTest, OsdDfNodesAndStray) {
   auto st = ImportCephOsdDump(kDump, Crush());
   ASSERT_THAT(st.status(), crush_testing::IsOk());
-  st->osd_usage[3] = OsdUsage{1, 1};  // replaced, not merged
+  st->osd_usage[3] = OsdUsage{1, 1, std::nullopt};  // replaced, not merged
   ASSERT_THAT(ImportCephOsdDf(kOsdDf, &*st), crush_testing::IsOk());
   EXPECT_EQ(st->osd_usage.size(), 3u);
   EXPECT_EQ(st->osd_usage.at(0), (OsdUsage{3907018584, 1953509292, 1953509292}));
-  EXPECT_EQ(st->osd_usage.at(5), (OsdUsage{100, 0}));
-  EXPECT_EQ(st->osd_usage.at(7), (OsdUsage{50, 50}));
+  EXPECT_EQ(st->osd_usage.at(5), (OsdUsage{100, 0, std::nullopt}));
+  EXPECT_EQ(st->osd_usage.at(7), (OsdUsage{50, 50, std::nullopt}));
   EXPECT_EQ(st->osd_usage.count(3), 0u);
 }
 

@@ -16,6 +16,7 @@
 #include "osdmap/movement_report.h"
 #include "osdmap/plan_report.h"
 #include "tests/testing/cluster_builder.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -30,24 +31,12 @@ constexpr std::uint64_t kPgBytes = 1 << 20;
 // 3 racks of 4 hosts of 2 OSDs (weight 1 each); pool 1 "rbd" replicated
 // size 3 with rack failure domain (rack_rule), 512 PGs of 1 MiB each.
 ClusterState ThreeRacks() {
-  crush_testing::ClusterSpec spec;
-  spec.hosts = 12;
-  spec.osds_per_host = 2;
-  spec.racks = 3;
-  ClusterState st;
-  st.crush = crush_testing::MakeClusterModel(spec);
-  st.crush_bytes = crush::EncodeCrushMap(st.crush);
-  st.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
-  Pool rbd;
-  rbd.id = 1;
-  rbd.name = "rbd";
-  rbd.size = 3;
-  rbd.min_size = 2;
-  rbd.crush_rule = crush_testing::kRackRule;
-  rbd.pg_num = rbd.pgp_num = 512;
-  st.pools[1] = rbd;
-  for (std::uint32_t ps = 0; ps < 512; ++ps) st.pg_stats[PgId{1, ps}] = PgStat{1, kPgBytes, 0};
-  return st;
+  return crush_testing::MakeRackState({.hosts = 12,
+                                       .osds_per_host = 2,
+                                       .racks = 3,
+                                       .pg_num = 512,
+                                       .pg_objects = 1,
+                                       .pg_bytes = kPgBytes});
 }
 
 ClusterState Applied(const ClusterState& before, const std::string& ops) {

@@ -192,7 +192,8 @@ TEST(MovementTest, MinimumIsTheGrowthOfExpectedShares) {
 
 TEST(MovementTest, FillUsesOsdDfCapacityAndFlagsNearfull) {
   ClusterState before = PinnedBefore();
-  for (int o = 0; o < 6; ++o) before.osd_usage[o] = OsdUsage{100, 84};  // 84% used, in KiB
+  for (int o = 0; o < 6; ++o)
+    before.osd_usage[o] = OsdUsage{100, 84, std::nullopt};  // 84% used, in KiB
   ClusterState after = before;
   Pin(after, kRep, 1, {3, 4, 0});  // osd.0 receives 2000 bytes, osd.5 gives them up
   const Movement m = Diff(before, after);

@@ -195,7 +195,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     if (p.id() < 0) {
       return absl::InvalidArgumentError(absl::StrCat("osd_usage: negative osd id ", p.id()));
     }
-    OsdUsage u{p.kb(), p.kb_used()};
+    OsdUsage u{p.kb(), p.kb_used(), std::nullopt};
     if (p.has_kb_avail()) u.kb_avail = p.kb_avail();
     if (!state.osd_usage.emplace(p.id(), u).second) {
       return absl::InvalidArgumentError(absl::StrCat("osd_usage: osd.", p.id(), " listed twice"));

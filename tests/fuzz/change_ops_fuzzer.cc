@@ -72,7 +72,7 @@ const osdmap::ClusterState& FixedState() {
     ec.ec_m = 1;
     st->pools[2] = ec;
     st->pg_upmap_items[osdmap::PgId{1, 3}] = {{0, 2}};
-    st->osd_usage[3] = osdmap::OsdUsage{1 << 20, 1 << 10};
+    st->osd_usage[3] = osdmap::OsdUsage{1 << 20, 1 << 10, std::nullopt};
     return st;
   }();
   return *state;

@@ -2,7 +2,8 @@
 // test states only what it changes. MakeOnePoolState: one pool on a given
 // crush map; MakeTestState: hosts of OSDs (straw2, jewel), pool 1 "rep"
 // (replicated, size 3, min_size 2, chooseleaf firstn host) and pool 2 "ec"
-// (erasure 2+1, chooseleaf indep host).
+// (erasure 2+1, chooseleaf indep host); MakeRackState: racks of hosts and a
+// replicated pool with rack failure domain.
 #ifndef CRUSHKIT_TESTS_TESTING_OSDMAP_STATE_H_
 #define CRUSHKIT_TESTS_TESTING_OSDMAP_STATE_H_
 
@@ -80,6 +81,42 @@ inline crushkit::osdmap::ClusterState MakeTestState(const TestStateSpec& spec) {
   ec.min_size = spec.ec_min_size;
   ec.pg_num = ec.pgp_num = spec.ec_pg_num;
   s.pools[kEcPool] = ec;
+  return s;
+}
+
+struct RackStateSpec {
+  int hosts = 6;
+  int osds_per_host = 2;
+  int racks = 3;
+  std::uint32_t pg_num = 64;
+  std::uint64_t pg_objects = 10;
+  std::uint64_t pg_bytes = 1 << 20;
+};
+
+// `racks` racks of hosts of OSDs (ClusterSpec: straw2, weight 1 each), and
+// pool 1 "rbd": replicated, size 3, min_size 2, rack failure domain
+// (kRackRule), `pg_num` PGs of `pg_objects` objects and `pg_bytes` bytes.
+inline crushkit::osdmap::ClusterState MakeRackState(const RackStateSpec& spec) {
+  using namespace crushkit::osdmap;
+  ClusterSpec cluster;
+  cluster.hosts = spec.hosts;
+  cluster.osds_per_host = spec.osds_per_host;
+  cluster.racks = spec.racks;
+  ClusterState s;
+  s.crush = MakeClusterModel(cluster);
+  s.crush_bytes = crushkit::crush::EncodeCrushMap(s.crush);
+  s.osds.assign(static_cast<std::size_t>(spec.hosts * spec.osds_per_host),
+                OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  Pool rbd;
+  rbd.id = 1;
+  rbd.name = "rbd";
+  rbd.size = 3;
+  rbd.min_size = 2;
+  rbd.crush_rule = kRackRule;
+  rbd.pg_num = rbd.pgp_num = spec.pg_num;
+  s.pools[1] = rbd;
+  for (std::uint32_t ps = 0; ps < spec.pg_num; ++ps)
+    s.pg_stats[PgId{1, ps}] = PgStat{spec.pg_objects, spec.pg_bytes, 0};
   return s;
 }
 
