@@ -30,7 +30,7 @@ BackfillOptions UnitRate(int max_backfills = 1) {
 BackfillJob Job(std::uint32_t ps, std::int32_t primary, std::vector<std::int32_t> targets,
                 std::uint64_t seconds, std::uint64_t objects = 1,
                 int priority = kBackfillPriority) {
-  return BackfillJob{PgId{1, ps}, primary, std::move(targets), seconds, objects, priority};
+  return BackfillJob{PgId{1, ps}, primary, std::move(targets), seconds, objects, priority, {}};
 }
 
 std::vector<double> Starts(const BackfillSchedule& s) {
@@ -372,6 +372,9 @@ void CheckReservationLimits(int max_backfills) {
         break;
       case K::kRemoteReleased:
         --remote[static_cast<std::size_t>(e.osd)];
+        break;
+      case K::kTooFull:  // nothing is near full here
+      case K::kRetry:
         break;
     }
   };

@@ -308,7 +308,11 @@ absl::Status DumpReader::ReadBuckets(const ceph::CrushDump& d) {
                             .hash = crush::kHashRjenkins1,
                             .weight = weight,
                             .items = items,
-                            .uniform_item_weight = weights.empty() ? 0 : weights.front()}
+                            .uniform_item_weight = weights.empty() ? 0 : weights.front(),
+                            .item_weights = {},
+                            .sum_weights = {},
+                            .straws = {},
+                            .node_weights = {}}
             : crush::MakeBucket(alg, crush::kHashRjenkins1, type, items, weights,
                                 m_.tunables.straw_calc_version);
     if (!made.ok()) return Bad(p, std::string(made.status().message()));

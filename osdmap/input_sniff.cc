@@ -271,8 +271,8 @@ struct RoleSpec {
   // parser locates the syntax error), has one of `json_keys` at its top
   // (a trimmed dump: the parser names the missing field), or always with
   // `any_json`.
-  std::vector<InputKind> passes_on;
-  std::vector<std::string_view> json_keys;
+  std::vector<InputKind> passes_on = {};
+  std::vector<std::string_view> json_keys = {};
   bool any_json = false;
 };
 
