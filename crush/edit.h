@@ -61,6 +61,13 @@ using Location = std::map<std::string, std::string>;
 // above; EINVAL for codes not listed, 0 for OK.
 int CephErrno(const absl::Status& status);
 
+// True for the errors that mean Ceph itself would crash, hang or misuse
+// memory on this edit (kInternal, kUnimplemented; see above).
+inline bool CephWouldCrash(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInternal ||
+         status.code() == absl::StatusCode::kUnimplemented;
+}
+
 // The message Ceph prints for `status` (its text without the "errno N: "
 // prefix kUnknown statuses carry).
 std::string CephErrorText(const absl::Status& status);

@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::int32_t kMaxOsdId = 1 << 24;
 constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // A request queued on a reserver. AsyncReserver::do_queues grants the highest
 // priority first and, within a priority, the oldest request (`seq` counts
@@ -658,7 +657,10 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves) {
 }
 
 std::map<std::string, BackfillRate, std::less<>> DefaultBackfillRates() {
-  return {{"hdd", {100 * kMiB, 10}}, {"ssd", {400 * kMiB, 0}}, {"nvme", {1024 * kMiB, 0}}};
+  constexpr double kMebibyte = 1024.0 * 1024.0;
+  return {{"hdd", {100 * kMebibyte, 10}},
+          {"ssd", {400 * kMebibyte, 0}},
+          {"nvme", {1024 * kMebibyte, 0}}};
 }
 
 BackfillOsdInfo OsdInfoFromMovement(const Movement& movement) {

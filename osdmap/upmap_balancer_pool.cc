@@ -14,8 +14,6 @@
 namespace crushkit::osdmap::internal {
 namespace {
 
-constexpr std::size_t Idx(std::int32_t osd) { return static_cast<std::size_t>(osd); }
-
 // The type whose buckets hold at most one replica: the first chooseleaf
 // step's type, else the last choose step's type above devices. 0: none.
 int DomainType(const crush::Rule& rule) {

@@ -9,6 +9,7 @@
 #ifndef CRUSHKIT_OSDMAP_UPMAP_BALANCER_POOL_H_
 #define CRUSHKIT_OSDMAP_UPMAP_BALANCER_POOL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,6 +22,9 @@
 #include "osdmap/upmap_verify.h"
 
 namespace crushkit::osdmap::internal {
+
+// An OSD id as an index into the balancer's per-OSD vectors.
+constexpr std::size_t Idx(std::int32_t osd) { return static_cast<std::size_t>(osd); }
 
 // One PG's weight in the balance for each PG of `pool` (1 per shard, or
 // bytes per shard). Empty if bytes are asked for and the state has none

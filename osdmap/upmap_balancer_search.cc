@@ -9,12 +9,6 @@
 #include "osdmap/upmap_balancer_pool.h"
 
 namespace crushkit::osdmap::internal {
-namespace {
-
-constexpr std::size_t Idx(std::int32_t osd) { return static_cast<std::size_t>(osd); }
-
-}  // namespace
-
 bool PoolBalancer::Fits(std::uint32_t ps, int pos, std::int32_t to) {
   if (!CanTarget(to)) return false;
   OsdList set;

@@ -33,16 +33,11 @@ struct BalanceArgs {
   int threads = 0;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit balance: " << msg << "\n";
-  return 1;
-}
-
 int RunBalance(const BalanceArgs& a) {
   std::optional<osdmap::ClusterState> state = LoadState("balance", a.state);
   if (!state) return 1;
   if (auto s = osdmap::ValidateState(*state); !s.ok())
-    return Fail(a.state + ": " + std::string(s.message()));
+    return CommandFailed("balance", a.state + ": " + std::string(s.message()));
   osdmap::BalancerOptions options;
   for (const std::string& p : a.pools) {
     const osdmap::Pool* pool = FindPoolArg("balance", *state, p);
@@ -55,11 +50,11 @@ int RunBalance(const BalanceArgs& a) {
   options.seed = a.seed;
   options.threads = a.threads;
   absl::StatusOr<osdmap::BalanceResult> result = osdmap::BalanceUpmaps(*state, options);
-  if (!result.ok()) return Fail(std::string(result.status().message()));
+  if (!result.ok()) return CommandFailed("balance", std::string(result.status().message()));
   std::string out;
   if (a.json) {
     absl::StatusOr<std::string> json = osdmap::BalanceReportJson(*result);
-    if (!json.ok()) return Fail(std::string(json.status().message()));
+    if (!json.ok()) return CommandFailed("balance", std::string(json.status().message()));
     out = *json;
   } else {
     out = osdmap::FormatBalanceSummary(*result, a.max, a.deviation);
@@ -70,9 +65,9 @@ int RunBalance(const BalanceArgs& a) {
   if (!a.output.empty()) {
     if (!result->changes.empty() || result->cleanup.changed()) ++result->state.epoch;
     auto bytes = osdmap::SerializeState(result->state, osdmap::StateFormatForPath(a.output));
-    if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
+    if (!bytes.ok()) return CommandFailed("balance", std::string(bytes.status().message()));
     if (absl::Status s = WriteFileAtomically(a.output, *bytes); !s.ok()) {
-      return Fail(std::string(s.message()));
+      return CommandFailed("balance", std::string(s.message()));
     }
   }
   return std::ferror(stdout) ? 1 : 0;

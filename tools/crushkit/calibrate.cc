@@ -29,21 +29,20 @@ struct CalibrateArgs {
   std::string profile;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit calibrate: " << msg << "\n";
-  return 1;
-}
-
 int RunCalibrate(const CalibrateArgs& a) {
   if ((a.seconds > 0) == !a.result.empty()) {
-    return Fail("give the measured duration: --seconds S or --result result.json, one of them");
+    return CommandFailed(
+        "calibrate",
+        "give the measured duration: --seconds S or --result result.json, one of them");
   }
   osdmap::ChangeMeasurement measured;
   if (!a.result.empty()) {
     absl::StatusOr<std::string> text = ReadFileBytes(a.result);
-    if (!text.ok()) return Fail(a.result + ": " + std::string(text.status().message()));
+    if (!text.ok())
+      return CommandFailed("calibrate", a.result + ": " + std::string(text.status().message()));
     absl::StatusOr<osdmap::ChangeMeasurement> m = osdmap::ParseChangeResultJson(*text);
-    if (!m.ok()) return Fail(a.result + ": " + std::string(m.status().message()));
+    if (!m.ok())
+      return CommandFailed("calibrate", a.result + ": " + std::string(m.status().message()));
     measured = *std::move(m);
   } else {
     measured.seconds = a.seconds;
@@ -51,12 +50,12 @@ int RunCalibrate(const CalibrateArgs& a) {
   osdmap::BackfillCostSettings settings;
   if (!a.scheduler.empty()) {
     absl::StatusOr<osdmap::RecoveryScheduler> s = osdmap::ParseScheduler(a.scheduler);
-    if (!s.ok()) return Fail(std::string(s.status().message()));
+    if (!s.ok()) return CommandFailed("calibrate", std::string(s.status().message()));
     settings.scheduler = *s;
   }
   if (!a.profile.empty()) {
     absl::StatusOr<osdmap::MclockProfile> p = osdmap::ParseProfile(a.profile);
-    if (!p.ok()) return Fail(std::string(p.status().message()));
+    if (!p.ok()) return CommandFailed("calibrate", std::string(p.status().message()));
     settings.profile = *p;
   }
   std::optional<osdmap::ClusterState> before = LoadState("calibrate", a.before);
@@ -65,11 +64,11 @@ int RunCalibrate(const CalibrateArgs& a) {
   if (!after) return 1;
   absl::StatusOr<osdmap::ChangeCalibration> c = osdmap::CalibrateChange(
       *std::move(before), *std::move(after), measured, settings, a.max_backfills, a.device_class);
-  if (!c.ok()) return Fail(std::string(c.status().message()));
+  if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
   const std::string file = osdmap::CalibrationFile(
       *c, absl::StrCat(a.before, " -> ", a.after, a.result.empty() ? "" : ", ", a.result));
   if (absl::Status s = WriteFileAtomically(a.output, file); !s.ok()) {
-    return Fail(a.output + ": " + std::string(s.message()));
+    return CommandFailed("calibrate", a.output + ": " + std::string(s.message()));
   }
   if (a.output != "-") std::cout << file;
   std::cout.flush();

@@ -3,7 +3,9 @@
 #ifndef CRUSHKIT_TOOLS_CRUSHKIT_COMMANDS_H_
 #define CRUSHKIT_TOOLS_CRUSHKIT_COMMANDS_H_
 
+#include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -32,6 +34,13 @@ void AddPlanCommand(CLI::App& app);
 void AddStrategiesCommand(CLI::App& app);
 void AddTestCommand(CLI::App& app);
 void AddTreeCommand(CLI::App& app);
+
+// Prints "crushkit COMMAND: MESSAGE" on stderr and returns 1, the exit code of
+// a failed command.
+inline int CommandFailed(std::string_view command, std::string_view message) {
+  std::cerr << "crushkit " << command << ": " << message << "\n";
+  return 1;
+}
 
 }  // namespace crushkit::tools
 

@@ -23,16 +23,12 @@ struct DiffArgs {
   ReportArgs report;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit diff: " << msg << "\n";
-  return 1;
-}
-
 // --format crushdiff: crushdiff's five lines on stdout, its warnings on
 // stderr. Upmaps stay as they are with --crush-after (crushdiff imports the
 // map with osdmaptool, which runs no cleanup).
 int RunCrushdiff(const DiffArgs& a) {
-  if (!a.report.html.empty()) return Fail("--html does not go with --format crushdiff");
+  if (!a.report.html.empty())
+    return CommandFailed("diff", "--html does not go with --format crushdiff");
   std::optional<osdmap::ClusterState> before = LoadState("diff", a.before);
   if (!before) return 1;
   std::optional<osdmap::ClusterState> after;
@@ -41,11 +37,12 @@ int RunCrushdiff(const DiffArgs& a) {
     if (!after) return 1;
   } else {
     absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after, before->ceph_release);
-    if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
+    if (!bytes.ok())
+      return CommandFailed("diff", a.crush_after + ": " + std::string(bytes.status().message()));
     absl::StatusOr<osdmap::ClusterState> imported =
         osdmap::CrushdiffImportCrush(*before, *std::move(bytes));
     if (!imported.ok())
-      return Fail(a.crush_after + ": " + std::string(imported.status().message()));
+      return CommandFailed("diff", a.crush_after + ": " + std::string(imported.status().message()));
     after = *std::move(imported);
   }
   Progress progress("mapping PGs before and after");
@@ -54,7 +51,7 @@ int RunCrushdiff(const DiffArgs& a) {
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
   absl::StatusOr<osdmap::CrushdiffSummary> summary =
       osdmap::CompareCrushdiff(*std::move(before), *std::move(after), options);
-  if (!summary.ok()) return Fail(std::string(summary.status().message()));
+  if (!summary.ok()) return CommandFailed("diff", std::string(summary.status().message()));
   for (const std::string& w : summary->warnings) std::cerr << w << "\n";
   std::cout << osdmap::FormatCrushdiff(*summary);
   std::cout.flush();
@@ -63,11 +60,11 @@ int RunCrushdiff(const DiffArgs& a) {
 
 int RunDiff(const DiffArgs& a) {
   if (a.after.empty() == a.crush_after.empty()) {
-    return Fail("give either a second state file or --crush-after MAP, not both");
+    return CommandFailed("diff", "give either a second state file or --crush-after MAP, not both");
   }
   if (a.report.format == "crushdiff") return RunCrushdiff(a);
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
-  if (!plan.ok()) return Fail(std::string(plan.status().message()));
+  if (!plan.ok()) return CommandFailed("diff", std::string(plan.status().message()));
   Progress progress("mapping PGs before and after");
   plan->movement.progress = [&](std::uint64_t done, std::uint64_t total) {
     progress.Update(done, total);
@@ -83,11 +80,12 @@ int RunDiff(const DiffArgs& a) {
     change = "state " + a.before + " -> state " + a.after;
   } else {
     absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.crush_after, before->ceph_release);
-    if (!bytes.ok()) return Fail(a.crush_after + ": " + std::string(bytes.status().message()));
+    if (!bytes.ok())
+      return CommandFailed("diff", a.crush_after + ": " + std::string(bytes.status().message()));
     report = osdmap::DiffNewCrushMap(*std::move(before), *std::move(bytes), *plan);
     change = "crush map replaced by " + a.crush_after;
   }
-  if (!report.ok()) return Fail(std::string(report.status().message()));
+  if (!report.ok()) return CommandFailed("diff", std::string(report.status().message()));
   report->movement.change = {change};
   return PrintReport("diff", "crushkit diff: " + change, a.report, *report);
 }

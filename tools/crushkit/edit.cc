@@ -33,38 +33,35 @@ struct EditArgs {
   bool text = false;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit edit: " << msg << "\n";
-  return 1;
-}
-
 int RunEdit(const EditArgs& a) {
   absl::StatusOr<crush::CephRelease> release = ResolveCephRelease(a.ceph_release);
-  if (!release.ok()) return Fail(std::string(release.status().message()));
+  if (!release.ok()) return CommandFailed("edit", std::string(release.status().message()));
   std::optional<osdmap::ChangeList> change = LoadChange("edit", a.ops, a.do_ops);
   if (!change) return 1;
   absl::StatusOr<std::string> bytes = LoadCrushMapBytes(a.map, *release);
-  if (!bytes.ok()) return Fail(a.map + ": " + std::string(bytes.status().message()));
+  if (!bytes.ok())
+    return CommandFailed("edit", a.map + ": " + std::string(bytes.status().message()));
   absl::StatusOr<crush::MapModel> map = crush::DecodeCrushMap(*bytes);
-  if (!map.ok()) return Fail(a.map + ": cannot decode: " + std::string(map.status().message()));
+  if (!map.ok())
+    return CommandFailed("edit", a.map + ": cannot decode: " + std::string(map.status().message()));
   absl::StatusOr<crush::MapModel> edited = osdmap::EditCrushMap(*map, *change, *release);
   if (!edited.ok()) {
     if (edited.status().code() == absl::StatusCode::kInvalidArgument) {
       std::cerr << edited.status().message();  // located diagnostics
       return 1;
     }
-    return Fail(std::string(edited.status().message()));
+    return CommandFailed("edit", std::string(edited.status().message()));
   }
   std::string out;
   if (a.text) {
     absl::StatusOr<std::string> decompiled = compiler::Decompile(*edited, *release);
-    if (!decompiled.ok()) return Fail(std::string(decompiled.status().message()));
+    if (!decompiled.ok()) return CommandFailed("edit", std::string(decompiled.status().message()));
     out = *std::move(decompiled);
   } else {
     out = crush::EncodeCrushMapAs(*std::move(edited), *release);
   }
   if (absl::Status s = WriteFileAtomically(a.output, out); !s.ok()) {
-    return Fail("cannot write " + a.output + ": " + std::string(s.message()));
+    return CommandFailed("edit", "cannot write " + a.output + ": " + std::string(s.message()));
   }
   std::cerr << "crushkit edit: " << change->ops.size() << " operation(s) applied, wrote "
             << a.output << "\n";

@@ -29,23 +29,19 @@ struct PlanArgs {
   ReportArgs report;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit plan: " << msg << "\n";
-  return 1;
-}
-
 int RunPlan(const PlanArgs& a) {
   std::optional<osdmap::ChangeList> change = LoadChange("plan", a.ops, a.do_ops);
   if (!change) return 1;
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
-  if (!plan.ok()) return Fail(std::string(plan.status().message()));
+  if (!plan.ok()) return CommandFailed("plan", std::string(plan.status().message()));
   if (!a.max_misplaced.empty()) {
     absl::StatusOr<double> limit = osdmap::ParseMisplacedLimit(a.max_misplaced);
-    if (!limit.ok()) return Fail(std::string(limit.status().message()));
+    if (!limit.ok()) return CommandFailed("plan", std::string(limit.status().message()));
     plan->max_misplaced = *limit;
     plan->upmap_remapped = a.upmap_remapped;
   } else if (!a.commands.empty() || a.upmap_remapped) {
-    return Fail("--commands and --upmap-remapped plan in steps: give --max-misplaced too");
+    return CommandFailed("plan",
+                         "--commands and --upmap-remapped plan in steps: give --max-misplaced too");
   }
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
@@ -64,12 +60,12 @@ int RunPlan(const PlanArgs& a) {
       std::cerr << report.status().message();
       return 1;
     }
-    return Fail(std::string(report.status().message()));
+    return CommandFailed("plan", std::string(report.status().message()));
   }
   if (!a.commands.empty()) {
     if (absl::Status s = WriteFileAtomically(a.commands, osdmap::PlanCommandsScript(*report));
         !s.ok()) {
-      return Fail(a.commands + ": " + std::string(s.message()));
+      return CommandFailed("plan", a.commands + ": " + std::string(s.message()));
     }
   }
   return PrintReport("plan", "crushkit plan: " + change->file_name, a.report, *report);

@@ -32,11 +32,6 @@ struct TestArgs {
   bool json = false;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit test: " << msg << "\n";
-  return 1;
-}
-
 std::string NameOf(const crush::MapModel& m, crush::ItemId id) {
   auto it = m.item_names.find(id);
   return it != m.item_names.end() ? it->second : std::to_string(id);
@@ -125,9 +120,9 @@ void PrintRule(const reports::RuleTest& t, const TestArgs& a) {
 
 int RunTest(const TestArgs& a) {
   absl::StatusOr<crush::MapModel> model = LoadCrushModel(a.map);
-  if (!model.ok()) return Fail(std::string(model.status().message()));
+  if (!model.ok()) return CommandFailed("test", std::string(model.status().message()));
   absl::StatusOr<crush::CrushMap> map = crush::CrushMap::Build(*model);
-  if (!map.ok()) return Fail(a.map + ": " + std::string(map.status().message()));
+  if (!map.ok()) return CommandFailed("test", a.map + ": " + std::string(map.status().message()));
   std::vector<int> rules = a.rules;
   if (rules.empty()) {
     for (int r = 0; r < map->max_rules(); ++r) {
@@ -139,12 +134,13 @@ int RunTest(const TestArgs& a) {
   for (int r : rules) {
     absl::StatusOr<reports::RuleTest> t = TestRule(*map, r, a);
     if (!t.ok())
-      return Fail("rule " + std::to_string(r) + ": " + std::string(t.status().message()));
+      return CommandFailed("test",
+                           "rule " + std::to_string(r) + ": " + std::string(t.status().message()));
     *report.add_rules() = *std::move(t);
   }
   if (a.json) {
     absl::StatusOr<std::string> json = osdmap::ProtoToJson(report, /*print_defaults=*/true);
-    if (!json.ok()) return Fail(std::string(json.status().message()));
+    if (!json.ok()) return CommandFailed("test", std::string(json.status().message()));
     std::cout << *json;
     return 0;
   }

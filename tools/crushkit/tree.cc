@@ -33,11 +33,6 @@ struct TreeArgs {
   bool json = false;
 };
 
-int Fail(const std::string& msg) {
-  std::cerr << "crushkit tree: " << msg << "\n";
-  return 1;
-}
-
 // The share of `id` in `report`: its own, or, for a class rule, its shadow's.
 const crush::ItemShare* ShareOf(const crush::MapModel& m, const crush::ShareReport& report,
                                 crush::ItemId id) {
@@ -96,22 +91,22 @@ int PrintJson(const TreeArgs& a, const crush::MapModel& m, const std::vector<cru
     t->set_short_results(shares->short_results);
   }
   absl::StatusOr<std::string> json = osdmap::ProtoToJson(report, /*print_defaults=*/true);
-  if (!json.ok()) return Fail(std::string(json.status().message()));
+  if (!json.ok()) return CommandFailed("tree", std::string(json.status().message()));
   std::cout << *json;
   return 0;
 }
 
 int RunTree(const TreeArgs& a) {
   absl::StatusOr<crush::MapModel> model = LoadCrushModel(a.map);
-  if (!model.ok()) return Fail(std::string(model.status().message()));
+  if (!model.ok()) return CommandFailed("tree", std::string(model.status().message()));
   absl::StatusOr<std::vector<crush::TreeItem>> tree = crush::WalkTree(*model, false);
-  if (!tree.ok()) return Fail(std::string(tree.status().message()));
+  if (!tree.ok()) return CommandFailed("tree", std::string(tree.status().message()));
   std::optional<crush::ShareReport> shares;
   if (a.test) {
     absl::StatusOr<crush::CrushMap> map = crush::CrushMap::Build(*model);
-    if (!map.ok()) return Fail(std::string(map.status().message()));
+    if (!map.ok()) return CommandFailed("tree", std::string(map.status().message()));
     absl::StatusOr<crush::ShareReport> r = crush::MeasureShares(*map, a.rule, a.num_rep, a.inputs);
-    if (!r.ok()) return Fail(std::string(r.status().message()));
+    if (!r.ok()) return CommandFailed("tree", std::string(r.status().message()));
     shares = *std::move(r);
     if (a.json) return PrintJson(a, *model, *tree, &*shares);
     std::printf("rule %d, %d replicas, x = 0..%u: %llu replicas placed, %llu short results\n",

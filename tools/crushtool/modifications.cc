@@ -22,10 +22,6 @@ std::string FormatLoc(const crush::Location& loc) {
   return s + "}";
 }
 
-bool CephWouldCrash(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kInternal || s.code() == absl::StatusCode::kUnimplemented;
-}
-
 // The end of a failed edit: crushtool's `return r` (r = -errno) from main.
 class Stage {
  public:
@@ -33,7 +29,7 @@ class Stage {
 
   // Prints "crushtool (E) text" and gives the exit status for -E.
   int FailWithErrno(const absl::Status& s) {
-    if (CephWouldCrash(s)) return Crash(s);
+    if (crush::CephWouldCrash(s)) return Crash(s);
     const int e = crush::CephErrno(s);
     WriteAndFlush(err_, std::string(kMe) + " " + CppStrerror(e) + "\n");
     return ExitFor(e);
@@ -41,7 +37,7 @@ class Stage {
 
   // `return r` without a message.
   int Silent(const absl::Status& s) {
-    if (CephWouldCrash(s)) return Crash(s);
+    if (crush::CephWouldCrash(s)) return Crash(s);
     return ExitFor(crush::CephErrno(s));
   }
 
@@ -117,7 +113,7 @@ std::optional<int> AddBucket(const CrushtoolOptions& o, crush::MapModel& model, 
   }
   auto id = crush::CreateBucket(model, o.add_name, o.add_type, o.add_loc);
   if (!id.ok()) {
-    if (CephWouldCrash(id.status())) return st.Crash(id.status());
+    if (crush::CephWouldCrash(id.status())) return st.Crash(id.status());
     WriteAndFlush(st.err_, me + " error moving bucket '" + o.add_name + "' to " +
                                FormatLoc(o.add_loc) + "\n");
     return st.Silent(id.status());
@@ -166,7 +162,7 @@ std::optional<int> AddRule(const CrushtoolOptions& o, crush::MapModel& model, St
   spec.mode = o.rule_mode;
   auto id = crush::AddSimpleRule(model, spec);
   if (!id.ok()) {
-    if (CephWouldCrash(id.status())) return st.Crash(id.status());
+    if (crush::CephWouldCrash(id.status())) return st.Crash(id.status());
     WriteAndFlush(st.err_, crush::CephErrorText(id.status()) + "\n");
     return 1;
   }
@@ -181,7 +177,7 @@ std::optional<int> DeleteRule(const CrushtoolOptions& o, crush::MapModel& model,
     return 0;
   }
   if (auto s = crush::RemoveRule(model, *id); !s.ok()) {
-    if (CephWouldCrash(s)) return st.Crash(s);
+    if (crush::CephWouldCrash(s)) return st.Crash(s);
     WriteAndFlush(st.err_, "fail to remove rule " + o.rule_name + "\n");
     return 1;
   }
@@ -228,7 +224,7 @@ std::optional<int> ApplyModifications(const CrushtoolOptions& o, crush::MapModel
   }
   if (o.rebuild_class_roots) {
     if (auto s = crush::RebuildRootsWithClasses(model); !s.ok()) {
-      if (CephWouldCrash(s)) return st.Crash(s);
+      if (crush::CephWouldCrash(s)) return st.Crash(s);
       WriteAndFlush(err, "failed to rebuidl roots with classes\n");  // sic
       return 1;
     }

@@ -4,15 +4,12 @@
 
 #include "absl/status/status.h"
 
+#include "crush/edit.h"
 #include "crush/reclassify.h"
 #include "tools/crushtool/ceph_io.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
-
-bool CephWouldCrash(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kInternal || s.code() == absl::StatusCode::kUnimplemented;
-}
 
 int Undefined(std::FILE* err, const absl::Status& s) {
   WriteAndFlush(err, "crushkit crushtool: undefined in Ceph: " + std::string(s.message()) + "\n");
@@ -25,7 +22,8 @@ std::optional<int> ApplyReclassifyStage(const CrushtoolOptions& o, crush::MapMod
                                         bool* modified, std::FILE* out, std::FILE* err) {
   for (const auto& [bucket, class_name] : o.set_subtree_class) {
     // crushtool ignores set_subtree_class()'s result.
-    if (absl::Status s = crush::SetSubtreeClass(model, bucket, class_name); CephWouldCrash(s)) {
+    if (absl::Status s = crush::SetSubtreeClass(model, bucket, class_name);
+        crush::CephWouldCrash(s)) {
       return Undefined(err, s);
     }
     *modified = true;
@@ -35,7 +33,7 @@ std::optional<int> ApplyReclassifyStage(const CrushtoolOptions& o, crush::MapMod
     std::string log;
     const absl::Status s = crush::Reclassify(model, spec, &log);
     WriteAndFlush(out, log);
-    if (CephWouldCrash(s)) return Undefined(err, s);
+    if (crush::CephWouldCrash(s)) return Undefined(err, s);
     if (!s.ok()) {
       WriteAndFlush(err, "failed to reclassify map\n");
       return 1;

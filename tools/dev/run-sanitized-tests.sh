@@ -16,10 +16,11 @@
 #   (CI builds the tests only here); CRUSH_WERROR=OFF turns it off.
 #   Build dir: ${BUILD_DIR:-build-asan}. CRUSH_DIFFERENTIAL_CRUSHKIT=PATH makes
 #   the differential suites run that crushkit instead (CI: a Release one).
-# tsan: gcc, -fsanitize=thread, builds the crush_core tests, the crushtool
-#   front's tests and the crushkit binary, and runs every multi-threaded
-#   path: the concurrent-mapping tests (many threads sharing one CrushMap,
-#   each with its own Workspace), the threaded `crushtool --test` tests, and
+# tsan: gcc, -fsanitize=thread, builds crush_core's thread tests
+#   (crush_thread_tests), the crushtool front's tests and the crushkit
+#   binary, and runs every multi-threaded path: the concurrent-mapping
+#   tests (many threads sharing one CrushMap, each with its own Workspace),
+#   the chunk pipeline's tests, the threaded `crushtool --test` tests, and
 #   tools/dev/check-threaded-cli.sh (`crushtool --test` and `map-pgs`, one
 #   thread vs four, byte-identical). Build dir: ${BUILD_DIR:-build-tsan}.
 #   No libcrushkit.so (-DCRUSH_BUILD_SHARED=OFF): tools/dev/check-embed.sh
@@ -72,11 +73,11 @@ case "$mode" in
       -DCRUSH_SANITIZE=thread -DCRUSH_BUILD_BENCHMARKS=OFF -DCRUSH_BUILD_SHARED=OFF \
       -DCRUSH_TEST_COPTS="${CRUSH_TEST_COPTS--O0}" \
       -DCRUSH_BUILD_COMPILER=ON -DCRUSH_BUILD_OSDMAP=ON -DCRUSH_BUILD_TOOLS=ON >/dev/null
-    cmake --build "$build_dir" -j "$jobs" --target crush_tests crushtool_tests crushkit
+    cmake --build "$build_dir" -j "$jobs" --target crush_thread_tests crushtool_tests crushkit
     export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
     # ctest -R regex of the tests that run threads.
     ctest --test-dir "$build_dir" --output-on-failure -j 1 --timeout 900 \
-      -R "${CRUSH_TSAN_TESTS:-Concurren|RunCrushTestThreads}" -E '_NOT_BUILT$' "$@"
+      -R "${CRUSH_TSAN_TESTS:-Concurren|ChunkPipeline|RunCrushTestThreads}" -E '_NOT_BUILT$' "$@"
     bash tools/dev/check-threaded-cli.sh "$build_dir"
     ;;
   *)
