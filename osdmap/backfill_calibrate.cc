@@ -54,11 +54,15 @@ class Fitter {
     double scale = 1;
     BackfillCost c = CostOf(u, w, scale);
     absl::StatusOr<BackfillSchedule> s;
+    // The monitor's delays do not scale with the holds: the makespan is
+    // fixed + scale x (the rest).
+    const double fixed = options_.start_delay_seconds + options_.end_delay_seconds;
+    const double target = std::max(in_.measured_seconds - fixed, 0.1 * in_.measured_seconds);
     for (int pass = 0; pass < 2; ++pass) {
       s = Simulate(c);
       if (!s.ok()) return s.status();
-      if (!(s->makespan_seconds > 0)) break;
-      scale *= in_.measured_seconds / s->makespan_seconds;
+      if (!(s->makespan_seconds - fixed > 0)) break;
+      scale *= target / (s->makespan_seconds - fixed);
       c = CostOf(u, w, scale);
     }
     s = Simulate(c);
@@ -72,7 +76,8 @@ class Fitter {
     for (std::size_t j = 0; j < in_.jobs.size(); ++j) {
       auto it = in_.measured_end_seconds.find(in_.jobs[j].pg);
       if (it == in_.measured_end_seconds.end()) continue;
-      simulated.push_back(s->jobs[j].end_seconds);
+      // Measured: when the monitor dropped the PG's pg_temp, after its end.
+      simulated.push_back(s->jobs[j].end_seconds + options_.end_delay_seconds);
       measured.push_back(it->second);
     }
     std::sort(simulated.begin(), simulated.end());
@@ -279,6 +284,8 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
     if (a.device_class == out.device_class) out.model = a.cost;
   }
   in.model = out.model;
+  in.options.start_delay_seconds = model_options.start_delay_seconds;
+  in.options.end_delay_seconds = model_options.end_delay_seconds;
   {
     BackfillOptions o = in.options;
     o.class_rates.clear();

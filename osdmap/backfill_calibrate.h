@@ -13,10 +13,13 @@
 //  1. The three parts of a PG's hold are normalised so each is 1 s for the
 //     average job (per-PG; objects x 1/mean objects; bytes x 1/mean bytes).
 //  2. For weights (a, b, c) of the three parts, the simulated makespan is
-//     linear in a common scale (every hold scales with it, the reservation
-//     order does not change), so the scale that matches the measured
-//     duration is measured / simulated (two passes, in case toofull retries
-//     make it not quite linear).
+//     the monitor's fixed delays (options.start/end_delay_seconds) plus a
+//     part linear in a common scale (every hold scales with it, the
+//     reservation order does not change), so the scale that matches the
+//     measured duration is (measured - fixed) / (simulated - fixed) (two
+//     passes, in case toofull retries make it not quite linear). A PG's
+//     simulated end is compared after the end delay (the measured one is
+//     its pg_temp's removal).
 //  3. Without per-PG end times the weights are the model's own proportions
 //     (BackfillCostModel's figures for the class): only the scale is fitted.
 //     With them, the weights minimise the RMS difference between the

@@ -81,6 +81,39 @@ TEST(BackfillCalibrate, ADurationAloneScalesTheModel) {
   EXPECT_THAT(r->simulated_seconds, DoubleNear(in.measured_seconds, 1e-6));
 }
 
+// The monitor's delays are fixed: a cluster 1.6x slower in every hold is
+// 1.6x slower in the holds only, and its pg_temp drops come the end delay
+// after the simulated ends.
+TEST(BackfillCalibrate, MonitorDelaysDoNotScale) {
+  const std::vector<BackfillJob> jobs = Jobs();
+  const BackfillCost model{0.25, 0.1, 150.0 * 1024 * 1024};
+  const BackfillCost truth{0.4, 0.16, 150.0 * 1024 * 1024 / 1.6};
+  BackfillOptions o;
+  o.class_rates.clear();
+  o.default_rate = RateFromCost(truth);
+  o.start_delay_seconds = 1;
+  o.end_delay_seconds = 0.5;
+  absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, BackfillOsdInfo{}, o);
+  ASSERT_THAT(s, IsOk());
+  CalibrationInput in;
+  in.jobs = jobs;
+  in.options = o;
+  in.measured_seconds = s->makespan_seconds;
+  in.model = model;
+  absl::StatusOr<CalibrationResult> r = FitBackfillCost(in);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_THAT(r->cost.per_pg_seconds, DoubleNear(0.4, 1e-6));
+  EXPECT_THAT(r->cost.seconds_per_object, DoubleNear(0.16, 1e-6));
+  EXPECT_THAT(r->simulated_seconds, DoubleNear(in.measured_seconds, 1e-6));
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    in.measured_end_seconds[jobs[j].pg] = s->jobs[j].end_seconds + o.end_delay_seconds;
+  }
+  r = FitBackfillCost(in);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_LT(r->rms_end_error_seconds, 0.02 * s->makespan_seconds);
+  EXPECT_THAT(r->cost.per_pg_seconds, DoubleNear(0.4, 0.04));
+}
+
 TEST(BackfillCalibrate, NothingToFitIsAnError) {
   CalibrationInput in;
   in.measured_seconds = 10;

@@ -200,6 +200,8 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
     if (cls == "hdd") options->default_rate = RateFromCost(a.cost);
     report.classes.push_back(std::move(a));
   }
+  options->start_delay_seconds = report.start_delay_seconds = kPaxosProposeIntervalSeconds;
+  options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
   return report;
 }
 

@@ -47,11 +47,20 @@
 // N / (1 + (N - 1) x kParallelEfficiency), so N backfills move
 // 1 + (N - 1) x 0.75 times as much as one (measured 1.75x for N = 2 on
 // Pacific, issue 35); the per-PG part is not shared.
+// Both schedulers: the monitor's commits around the backfill
+// (BackfillOptions::start_delay_seconds / end_delay_seconds). The monitor
+// proposes a map no sooner than paxos_propose_interval (1 s) after its last
+// commit (PaxosService::should_propose). The change's own map is such a
+// commit; its PGs peer, ask for pg_temp (PeeringState::choose_acting) and
+// get it one interval later; no backfill starts before: start delay 1 s.
+// The change ends when the map dropping the last pg_temp commits, between
+// paxos_min_wait (0.05 s) and one interval after the previous commit (maps
+// commit about every interval while PGs finish): end delay half an interval.
+// Measured on the loopback clusters: pg_temp came 1.00 s after the change's
+// map on both releases (issue 35, tools/dev/README.md).
 // Not modelled: objects larger than osd_recovery_max_chunk (8 MiB) take one
 // op (and one sleep) per chunk; osd_recovery_sleep_hybrid (0.025 s); client
-// load under wpq; the one-off peering before the first backfill and the
-// pg_temp removal after the last (the monitor proposes it after
-// paxos_propose_interval, 1 s).
+// load under wpq.
 //
 // Thread-safety: pure functions of their arguments.
 #ifndef CRUSHKIT_OSDMAP_BACKFILL_COST_H_
@@ -87,6 +96,8 @@ inline constexpr double kPgMessagingSeconds = 0.05;
 // Share of one more concurrent backfill's throughput an OSD adds (measured:
 // osd_max_backfills 2 moved 1.75x, issue 35).
 inline constexpr double kParallelEfficiency = 0.75;
+// paxos_propose_interval's default (src/common/options/global.yaml.in).
+inline constexpr double kPaxosProposeIntervalSeconds = 1.0;
 
 // Ceph's recovery options for one device kind (Ceph's defaults in
 // src/common/options/osd.yaml.in / global.yaml.in).
@@ -152,11 +163,14 @@ struct BackfillCostReport {
   int max_backfills = 1;
   std::string calibration_source;         // empty: none
   std::vector<AppliedClassCost> classes;  // "hdd", "ssd", "nvme" and any other named
+  double start_delay_seconds = 0;         // the monitor's commits (file comment)
+  double end_delay_seconds = 0;
 };
 
 // Fills options->class_rates and default_rate (the "hdd" figures) from the
 // model, then the calibration, then the overrides, for max_backfills of
-// *options. Errors (kInvalidArgument): a figure not > 0 (per-PG: < 0).
+// *options, and the monitor's start and end delays. Errors
+// (kInvalidArgument): a figure not > 0 (per-PG: < 0).
 absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings& settings,
                                                      crush::CephRelease release,
                                                      BackfillOptions* options);

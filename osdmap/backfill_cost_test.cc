@@ -93,6 +93,10 @@ TEST(BackfillCost, ApplySaysWhereEveryFigureCameFrom) {
   // The schedule's rates: additive, and the hdd figures for unknown classes.
   EXPECT_TRUE(options.class_rates.at("ssd").additive);
   EXPECT_DOUBLE_EQ(options.default_rate.per_pg_seconds, 1.5);
+  // The monitor's pg_temp commits: one paxos_propose_interval before, half after.
+  EXPECT_DOUBLE_EQ(options.start_delay_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(options.end_delay_seconds, 0.5);
+  EXPECT_DOUBLE_EQ(r->start_delay_seconds, 1.0);
 }
 
 TEST(BackfillCost, AScheduleHoldsAPgForItsThreeParts) {
@@ -106,7 +110,8 @@ TEST(BackfillCost, AScheduleHoldsAPgForItsThreeParts) {
   info.device_class = {"hdd", "hdd"};
   absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, info, options);
   ASSERT_THAT(s, IsOk());
-  EXPECT_THAT(s->makespan_seconds, DoubleNear(2 + 20 / 10.0 + 3, 1e-9));
+  // The hold, between the monitor's pg_temp commits (1 s before, 0.5 s after).
+  EXPECT_THAT(s->makespan_seconds, DoubleNear(1 + (2 + 20 / 10.0 + 3) + 0.5, 1e-9));
 }
 
 TEST(BackfillCost, RateWordsAreCheckedAndNamed) {

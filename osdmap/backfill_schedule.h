@@ -184,6 +184,16 @@ struct BackfillOptions {
   // osd_backfill_retry_interval (Ceph's default 30 s, src/common/options/
   // global.yaml.in): a refused PG asks again after this long; must be > 0.
   double backfill_retry_seconds = 30;
+  // The monitor's commits around the backfill (>= 0; see ApplyBackfillCost
+  // for Ceph's figures): no PG asks for its reservations before
+  // start_delay_seconds (the change's PGs first need their pg_temp, which
+  // the monitor commits in a later map, then peer under it), and the change
+  // ends end_delay_seconds after the last backfill (the monitor's commit of
+  // the map that drops the last pg_temp). The misplaced curve still opens at
+  // 0; makespan_seconds includes both (0 without jobs); job timings include
+  // the start delay, not the end delay.
+  double start_delay_seconds = 0;
+  double end_delay_seconds = 0;
 };
 
 struct MisplacedPoint {

@@ -80,6 +80,31 @@ TEST(BackfillScheduleTest, TwoOsdsOnePg) {
   EXPECT_TRUE(s->hosts.empty());
 }
 
+// The monitor's commits: nothing starts before the start delay (pg_temp),
+// the change ends the end delay after the last backfill; the curve still
+// opens at 0 with everything misplaced.
+TEST(BackfillScheduleTest, MonitorDelaysFrameTheBackfill) {
+  BackfillOptions opt = UnitRate();
+  opt.objects_total = 20;
+  opt.start_delay_seconds = 1;
+  opt.end_delay_seconds = 0.5;
+  const std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 10, 5), Job(1, 0, {2}, 4, 3)};
+  const auto s = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_EQ(s->makespan_seconds, 15.5);  // 1 + 10 + 4 (one local slot on osd.0) + 0.5
+  EXPECT_THAT(Ends(*s), ElementsAre(11.0, 15.0));
+  EXPECT_EQ(s->jobs[0].start_seconds, 1);
+  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 8u), std::pair(11.0, 3u), std::pair(15.0, 0u)));
+  EXPECT_EQ(Osd(*s, 0).busy_seconds, 14);  // the delays hold no reservation
+  opt.end_delay_seconds = -1;
+  EXPECT_THAT(SimulateBackfill(jobs, {}, opt).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  opt.end_delay_seconds = 0.5;
+  const auto none = SimulateBackfill({}, {}, opt);
+  ASSERT_THAT(none.status(), IsOk());
+  EXPECT_EQ(none->makespan_seconds, 0);
+}
+
 // Three PGs from different primaries all need osd.9: it serves them one at a
 // time in request order, while each waiting PG keeps its primary's local slot
 // (Ceph holds the local reservation while it waits for remote ones).

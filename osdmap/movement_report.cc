@@ -325,6 +325,10 @@ void AppendBackfillCost(std::string& out, const BackfillCostReport& c) {
                           a.cost.seconds_per_object, CostSourceName(a.objects_source),
                           FormatBytes(a.cost.bytes_per_second), CostSourceName(a.bytes_source));
   }
+  absl::StrAppendFormat(&out,
+                        "    + %.2fs before the first backfill and %.2fs after the last: the "
+                        "monitor's pg_temp commits (paxos_propose_interval)\n",
+                        c.start_delay_seconds, c.end_delay_seconds);
   absl::StrAppend(&out, "  (--backfill-rate CLASS=BYTES,Nobj,Ns; --calibration FILE)\n");
 }
 
