@@ -275,6 +275,12 @@ absl::Status Simulator::Setup() {
     return absl::InvalidArgumentError(
         absl::StrCat("backfill_retry_seconds is ", opt_.backfill_retry_seconds, ": must be > 0"));
   }
+  for (const double d : {opt_.start_delay_seconds, opt_.end_delay_seconds}) {
+    if (!(d >= 0) || !std::isfinite(d)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("start/end delay ", d, " s: must be a finite number >= 0"));
+    }
+  }
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));
@@ -526,7 +532,8 @@ absl::Status Simulator::Run() {
     curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
   };
   point();
-  // Every PG asks at time 0, in input order: the primary's local reserver
+  now_ = opt_.start_delay_seconds;
+  // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
   // to its remote reservations.
   for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
@@ -591,7 +598,7 @@ std::vector<MisplacedPoint> Simulator::ThinCurve() const {
 
 BackfillSchedule Simulator::Report() {
   BackfillSchedule r;
-  r.makespan_seconds = never_ > 0 ? last_end_ : now_;
+  r.makespan_seconds = jobs_.empty() ? 0 : (never_ > 0 ? last_end_ : now_) + opt_.end_delay_seconds;
   r.jobs_never_starting = never_;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();
