@@ -1,18 +1,26 @@
 #!/usr/bin/python3
 """Measure one change on a running, populated loopback cluster against crushkit's prediction (issue 35).
 
-  loopback-change.py DIR --change 'osd crush reweight osd.2 0.5' [--out OUTDIR] [--timeout 900]
+  loopback-change.py DIR --change 'osd crush reweight osd.2 0.5' [--change ...] [--out OUTDIR] [--timeout 900]
                      [--plan-arg ARG ...] [--strict]
   loopback-change.py --table OUTDIR/result.json       (prints a finished run's table again)
+  loopback-change.py --replan OUTDIR [--plan-arg ARG ...]
+                     (predicts a finished run again, e.g. with --plan-arg=--calibration=FILE: the plan of
+                      OUTDIR/before/state.pb replaces the prediction; writes OUTDIR/result-replan.json, prints the table)
 
 1. waits for active+clean, captures the cluster (loopback-capture.sh: dumps, import, mapping check);
-2. predicts: `crushkit plan before/state.pb --do CHANGE --json` (plus --plan-arg ARGs, e.g. --max-backfills=2);
+2. predicts: `crushkit plan before/state.pb --do CHANGE [--do CHANGE ...] --json` (plus --plan-arg ARGs, e.g.
+   --max-backfills=2 or --calibration=FILE);
 3. reads every OSD's perf counters (`perf dump`, osd section), applies CHANGE with the real `ceph` CLI, then about
-   once a second records `status` (misplaced/degraded objects and ratios, PG states) and `pg dump pgs_brief` (every
-   PG's up, acting and acting primary) until every PG is active+clean with up == acting (or --timeout);
+   once a second records the mgr's `pg stat` (misplaced/degraded objects and ratios, PG states), `pg dump pgs_brief`
+   (every PG's up, acting and acting primary) and `osd df` (every OSD's fill) until every PG is active+clean with
+   up == acting (or --timeout). Several --change commands (adding a host's OSDs one by one) are applied as operators
+   do, under `nobackfill` and `norecover`: the PGs peer to the final map, then both flags are unset and the clock
+   starts (the duration of the backfill itself, not of the operator typing the commands);
 4. reads the perf counters again, captures the cluster after (same mapping check);
-5. prints predicted vs measured: duration, remapped PGs, objects misplaced at the start, the pushing OSD of every
-   remapped PG, bytes pushed per OSD; writes everything (the raw series too) to OUTDIR/result.json.
+5. prints predicted vs measured: duration, remapped PGs, the misplaced ratio at every sample against the plan's
+   curve, the pushing OSD of every remapped PG, bytes pushed per OSD and per host, peak fill per OSD, each pool's
+   MAX AVAIL before and after (`ceph df`); writes everything (the raw series too) to OUTDIR/result.json.
 
 Exit status: 0 when the structural predictions hold (crushkit maps both captures exactly as Ceph does, and the
 plan's remapped-PG count equals the PGs whose up set changed); 1 otherwise; 2 on usage or cluster errors. The
@@ -69,6 +77,17 @@ class Cluster:
     def mon(self, **cmd):
         return self._json(self.r.mon_command, cmd)
 
+    def mon_do(self, **cmd):
+        """A mon command that answers nothing (osd set/unset); raises on failure."""
+        for _ in range(5):
+            ret, _, err = self.r.mon_command(json.dumps(cmd), b"", timeout=30)
+            if ret == 0:
+                return
+            if "wrong fsid" not in err:
+                raise RuntimeError(f"{cmd['prefix']}: {err} ({ret})")
+            time.sleep(0.5)
+        raise RuntimeError(f"{cmd['prefix']}: no answer")
+
     def mgr(self, **cmd):
         return self._json(self.r.mgr_command, cmd)
 
@@ -107,6 +126,25 @@ def pools_of(outdir):
     return pools
 
 
+def hosts_of(outdir):
+    """OSD id -> host name from a capture's `osd tree`."""
+    with open(os.path.join(outdir, "osd-tree.json")) as f:
+        tree = json.load(f)
+    return {c: n["name"] for n in tree["nodes"] if n["type"] == "host" for c in n.get("children", [])}
+
+
+def max_avail_of(outdir):
+    """Pool name -> `ceph df`'s MAX AVAIL (bytes) from a capture."""
+    with open(os.path.join(outdir, "df.json")) as f:
+        return {p["name"]: p["stats"]["max_avail"] for p in json.load(f)["pools"]}
+
+
+def fill_of(outdir):
+    """OSD id -> `osd df` utilization (percent) from a capture."""
+    with open(os.path.join(outdir, "osd-df.json")) as f:
+        return {n["id"]: n["utilization"] for n in json.load(f)["nodes"]}
+
+
 def moved_targets(pool, before, after):
     """OSDs that newly hold a copy (replicated: set difference) or shard (EC: changed positions)."""
     if pool["ec"]:
@@ -124,6 +162,21 @@ def stamp(text):
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f%z").timestamp()
 
 
+def hold_until_peered(c, epoch_before, limit):
+    """With nobackfill set: waits until every PG has peered in the final map (no peering, activating or unknown
+    state), so unsetting the flag starts the backfill of everything at once."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        time.sleep(1)
+        if c.mon(prefix="osd stat")["epoch"] <= epoch_before:
+            continue
+        states = [s["name"] for s in c.mgr(prefix="pg stat")["pg_summary"].get("num_pg_by_state", [])]
+        if not any(k in st for st in states for k in ("peering", "activating", "unknown", "creating")):
+            time.sleep(2)  # one more mgr report
+            return
+    fail("the PGs did not peer under nobackfill")
+
+
 def wait_clean(d, limit):
     subprocess.run(["bash", os.path.join(HERE, "loopback-wait-clean.sh"), d, str(limit)], check=True)
 
@@ -131,7 +184,8 @@ def wait_clean(d, limit):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
-    ap.add_argument("--change", required=True, help="a ceph CLI command without the leading `ceph`")
+    ap.add_argument("--change", required=True, action="append",
+                    help="a ceph CLI command without the leading `ceph` (repeatable: applied under nobackfill)")
     ap.add_argument("--out", help="output directory (default DIR/runs/<time>)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds to wait for active+clean")
     ap.add_argument("--plan-arg", action="append", default=[], help="extra `crushkit plan` argument (repeatable)")
@@ -149,19 +203,39 @@ def main():
     before_dir, after_dir = os.path.join(out, "before"), os.path.join(out, "after")
     if not capture(d, before_dir):
         fail("before: the capture failed or crushkit's mapping differs from the cluster's (see above)", 1)
-    plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), "--do", a.change, "--json",
-                          "--pgs", *a.plan_arg))
+    do = [arg for change in a.change for arg in ("--do", change)]
+    plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), *do, "--json", "--pgs",
+                          *a.plan_arg))
     with open(os.path.join(out, "plan.json"), "w") as f:
         json.dump(plan, f, indent=1)
 
     c = Cluster(d)
+    epoch_start = None
     osds = c.osds()
     perf_before = {o: c.perf(o) for o in osds}
     epoch_before = c.mon(prefix="osd dump")["epoch"]
     samples = []
+    held = len(a.change) > 1
+    moving = {m["pg"]: m["after"] for m in plan.get("pgs", [])}
+    if held:
+        for flag in ("nobackfill", "norecover"):
+            c.mon_do(prefix="osd set", key=flag)
     t0 = time.monotonic()
-    subprocess.run([os.path.join(d, "ceph"), *shlex.split(a.change)], check=True, capture_output=True, text=True)
-    print(f"applied `ceph {a.change}`")
+    try:
+        for change in a.change:
+            subprocess.run([os.path.join(d, "ceph"), *shlex.split(change)], check=True, capture_output=True,
+                           text=True)
+            print(f"applied `ceph {change}`")
+        if held:
+            hold_until_peered(c, epoch_before, a.timeout)
+    finally:
+        if held:
+            c.mon_do(prefix="osd unset", key="norecover")
+            t0 = time.monotonic()
+            c.mon_do(prefix="osd unset", key="nobackfill")
+    if held:
+        epoch_start = c.mon(prefix="osd stat")["epoch"]
+        print(f"unset norecover, nobackfill (epoch {epoch_start}): the clock starts")
     seen_unclean = False
     duration = None
     while True:
@@ -170,15 +244,19 @@ def main():
         epoch = c.mon(prefix="osd stat")["epoch"]
         pgmap = c.mgr(prefix="pg stat")["pg_summary"]
         brief = pg_stats(c.mgr(prefix="pg dump", dumpcontents=["pgs_brief"]))
+        fill = {n["id"]: round(n["utilization"], 3) for n in c.mgr(prefix="osd df")["nodes"]}
         by_state = {s["name"]: s["num"] for s in pgmap.get("num_pg_by_state", [])}
         clean = by_state.get("active+clean", 0) == pgmap["num_pgs"] and \
             all(p["up"] == p["acting"] for p in brief) and epoch > epoch_before
         samples.append({
-            "t": round(t, 3), "epoch": epoch, "num_pgs": pgmap["num_pgs"], "states": by_state,
+            "t": round(t, 3), "wall": round(time.time(), 3), "epoch": epoch, "num_pgs": pgmap["num_pgs"], "states": by_state,
             **{k: pgmap.get(k, 0) for k in ("misplaced_objects", "misplaced_total", "misplaced_ratio",
                                             "degraded_objects", "degraded_total", "degraded_ratio")},
             "pgs": {p["pgid"]: [p["state"], p["up"], p["acting"], p["acting_primary"]]
                     for p in brief if p["state"] != "active+clean" or p["up"] != p["acting"]},
+            # How many of the plan's moving PGs the mgr already shows in their new up set: until all are, the mgr
+            # still reports (some of) the PGs as of the map before the change.
+            "new_up": sum(moving.get(p["pgid"]) == p["up"] for p in brief), "fill": fill,
         })
         seen_unclean |= not clean
         # The mgr's PG states lag the osdmap by a report or two: a clean sample counts once something moved, or
@@ -232,7 +310,10 @@ def main():
                     kind.setdefault(pg, set()).add(k)
     # From the osdmap history: the acting primary under the PG's first pg_temp, and when its last pg_temp went.
     temp_pusher, temp_end = {}, {}
-    t_change = stamp(history[1]["modified"]) if len(history) > 1 else None
+    # The clock starts with the change's first epoch, or with the epoch that unset nobackfill (held changes).
+    start = next((h for h in history if h["epoch"] == epoch_start), None) if held else \
+        (history[1] if len(history) > 1 else None)
+    t_change = stamp(start["modified"]) if start else None
     for prev, h in zip(history, history[1:]):
         for pg, osds_ in h["pg_temp"].items():
             if pg not in temp_pusher and pg not in prev["pg_temp"]:
@@ -258,7 +339,7 @@ def main():
         per_target = (st["num_bytes"] + st.get("num_omap_bytes", 0)) // pool["k"]
         r["ec"] = pool["ec"]
         r["bytes"] = per_target * len(moved_targets(pool, map_before[r["pg"]]["up"], map_after[r["pg"]]["up"]))
-    counters = ("push_out_bytes", "push", "recovery_ops", "recovery_bytes")
+    counters = ("push_out_bytes", "push", "subop_push_in_bytes", "subop_push", "recovery_ops", "recovery_bytes")
     perf_delta = {o: {k: perf_after[o].get(k, 0) - perf_before[o].get(k, 0) for k in counters if k in perf_after[o]}
                   for o in osds}
     first = next((s for s in samples if s["misplaced_objects"] or s["degraded_objects"]), None)
@@ -279,6 +360,13 @@ def main():
                      "peak_misplaced_objects": peak_misplaced, "peak_degraded_objects": peak_degraded,
                      "perf_delta": perf_delta},
         "crushkit_remapped_pgs": crushkit_remapped,
+        "plan_pgs": plan.get("pgs", []), "plan_safety": plan.get("safety", {}), "plan_traffic": plan.get("traffic", []),
+        "plan_cost": schedule.get("cost", {}), "held": held, "change_wall": t_change,
+        "host_of": {**hosts_of(before_dir), **hosts_of(after_dir)},
+        "pool_names": {str(k): v["name"] for k, v in pools.items()},
+        "pool_ec": {str(k): v["ec"] for k, v in pools.items()},
+        "max_avail": {"before": max_avail_of(before_dir), "after": max_avail_of(after_dir)},
+        "osd_df": {"before": fill_of(before_dir), "after": fill_of(after_dir)},
         "pgs": push_rows, "samples": samples, "osdmap_history": history,
     }
     problems = []
@@ -338,14 +426,168 @@ def print_table(r):
         for x in wrong:
             print(f"  {x['pg']} {x['pool']}: {x['up_before']} -> {x['up_after']}  {x['predicted']}  {x['measured']}"
                   + ("" if x["pg_temp"] else "  (no pg_temp)"))
+    if "plan_pgs" in r:
+        print_comparisons(r)
     for problem in r.get("problems", []):
         print("MISMATCH " + problem)
     return wrong
+
+
+def replan(outdir, plan_args):
+    """Predicts a finished run again with other plan arguments; the measurements stay."""
+    with open(os.path.join(outdir, "result.json")) as f:
+        r = json.load(f)
+    crushkit = os.environ.get("CRUSHKIT", os.path.join(HERE, "..", "..", "build", "tools", "crushkit"))
+    changes = r["change"] if isinstance(r["change"], list) else [r["change"]]
+    do = [arg for change in changes for arg in ("--do", change)]
+    plan = json.loads(run(crushkit, "plan", os.path.join(outdir, "before", "state.pb"), *do, "--json", "--pgs",
+                          *plan_args))
+    schedule = plan.get("schedule", {})
+    r["predicted"].update({"duration_seconds": schedule.get("makespan_seconds"),
+                           "misplaced_curve": schedule.get("misplaced", []),
+                           "busiest_osds": schedule.get("busiest_osds", [])})
+    r.update({"plan_pgs": plan.get("pgs", []), "plan_safety": plan.get("safety", {}),
+              "plan_traffic": plan.get("traffic", []), "plan_cost": schedule.get("cost", {}),
+              "plan_args": plan_args})
+    pusher = {m["pg"]: m["pusher"] for m in plan.get("pgs", [])}
+    for row in r["pgs"]:
+        row["predicted"] = pusher.get(row["pg"], row["predicted"])
+    r["checks"] = print_comparisons(r, quiet=True)
+    with open(os.path.join(outdir, "result-replan.json"), "w") as f:
+        json.dump(r, f, indent=1, default=sorted)
+    print_table(r)
+
+
+def predicted_ratio(curve, t):
+    """The plan's misplaced ratio at t seconds (its curve is a step function; 0 after its end)."""
+    ratio = curve[0]["ratio"] if curve else 0.0
+    for point in curve:
+        if point["seconds"] > t:
+            break
+        ratio = point.get("ratio", 0.0)
+    return ratio
+
+
+def print_comparisons(r, quiet=False):
+    """The issue-35 checks of a run: the misplaced curve at every sample, bytes per host, peak fill per OSD,
+    MAX AVAIL before and after. Prints the table; returns the figures (also stored by main in result.json)."""
+    def mib(b):
+        return f"{b / 1048576:.1f}"
+
+    if quiet:
+        import io
+        from contextlib import redirect_stdout
+        with redirect_stdout(io.StringIO()):
+            return print_comparisons(r)
+    out = {}
+    curve = r["predicted"]["misplaced_curve"]
+    moving = {m["pg"] for m in r["plan_pgs"]}
+    # Sample times from the change's osdmap epoch (the clock of the plan's curve; for held changes the epoch that
+    # unset nobackfill). Samples before the first one where the mgr shows every moving PG active in its new up set
+    # are skipped: the mgr counts no misplaced objects for a PG until it is active in the change's interval.
+    t0 = r.get("change_wall")
+
+    def when(s):
+        return s["wall"] - t0 if t0 and "wall" in s else s["t"]
+
+    def peering(s):
+        # new_up: how many of the plan's moving PGs the mgr shows in their new up set (sampled since the
+        # curve comparison came; older runs lack it)
+        return s.get("new_up", len(moving)) < len(moving) or \
+            any(pg in moving and not st.startswith("active") for pg, (st, *_) in s["pgs"].items())
+
+    first = next((i for i, s in enumerate(r["samples"]) if not peering(s) and when(s) >= 0), len(r["samples"]))
+    rows = [(when(s), predicted_ratio(curve, when(s)), s["misplaced_ratio"], i >= first)
+            for i, s in enumerate(r["samples"])]
+    seen = [x for x in rows if x[3]]
+    worst = max(seen, key=lambda x: abs(x[1] - x[2]), default=None)
+    out["curve_worst_points"] = worst and round(100 * abs(worst[1] - worst[2]), 2)
+    out["curve_samples"] = len(seen)
+    print(f"\nmisplaced ratio (%) at each sample (seconds after the change's map), predicted / the mgr's `pg stat` "
+          f"({len(rows) - len(seen)} early samples skipped: a moving PG not yet active in the change's interval):")
+    print("  " + "  ".join(f"{t:.0f}s {100 * p:.1f}/{100 * m:.1f}" for t, p, m, ok in rows if ok))
+    if worst:
+        print(f"  largest difference {100 * abs(worst[1] - worst[2]):.1f} points at {worst[0]:.1f} s "
+              f"(predicted {100 * worst[1]:.1f}%, measured {100 * worst[2]:.1f}%)")
+
+    host_of = {int(k): v for k, v in r["host_of"].items()}
+    ec = {int(k): v for k, v in r["pool_ec"].items()}
+    sent, recv, sent_ec = {}, {}, {}
+    for pg in r["plan_pgs"]:
+        b = int(pg["bytes_per_target"])
+        pusher_host = host_of.get(pg["pusher"], "?")
+        if ec[int(pg["pg"].split(".")[0])]:
+            sent_ec[pusher_host] = sent_ec.get(pusher_host, 0) + b * len(pg["targets"])
+            continue
+        sent[pusher_host] = sent.get(pusher_host, 0) + b * len(pg["targets"])
+        for t in pg["targets"]:
+            recv[host_of.get(t, "?")] = recv.get(host_of.get(t, "?"), 0) + b
+    msent, mrecv = {}, {}
+    # subop_push_in_bytes stays 0 for backfill pushes on 16.2 and 20.2 (measured): compared only when counted
+    have_recv = any(perf.get("subop_push_in_bytes", 0) for perf in r["measured"]["perf_delta"].values())
+    for o, perf in r["measured"]["perf_delta"].items():
+        h = host_of.get(int(o), "?")
+        msent[h] = msent.get(h, 0) + perf.get("push_out_bytes", 0)
+        mrecv[h] = mrecv.get(h, 0) + perf.get("subop_push_in_bytes", 0)
+    if not have_recv:
+        recv = mrecv = {}
+    print("\nMiB per host, replicated pools (push_out_bytes / subop_push_in_bytes; neither counts EC recovery):")
+    print(f"{'host':>6}{'sent pred':>11}{'sent meas':>11}{'recv pred':>11}{'recv meas':>11}{'EC sent pred':>14}")
+    worst_host = 0.0
+    for h in sorted(set(sent) | set(recv) | set(msent) | set(mrecv)):
+        for p_, m_ in ((sent.get(h, 0), msent.get(h, 0)), (recv.get(h, 0), mrecv.get(h, 0))):
+            if p_ or m_:
+                worst_host = max(worst_host, abs(p_ - m_) / max(p_, m_))
+        print(f"{h:>6}{mib(sent.get(h, 0)):>11}{mib(msent.get(h, 0)):>11}{mib(recv.get(h, 0)):>11}"
+              f"{mib(mrecv.get(h, 0)):>11}{mib(sent_ec.get(h, 0)):>14}")
+    out["host_bytes_worst_share"] = round(worst_host, 4)
+    print(f"  largest difference {100 * worst_host:.1f}% of the host's bytes")
+
+    safety = r["plan_safety"]
+    peak_pred = {o["osd"]: o for o in safety.get("peak_osds", [])}
+    before = {int(k): v for k, v in r["osd_df"]["before"].items()}
+    after = {int(k): v for k, v in r["osd_df"]["after"].items()}
+    peak_meas = dict(before)
+    for s in r["samples"]:
+        for k, v in s.get("fill", {}).items():
+            peak_meas[int(k)] = max(peak_meas.get(int(k), 0.0), v)
+    for k, v in after.items():
+        peak_meas[k] = max(peak_meas.get(k, 0.0), v)
+    print("\nfill per OSD (%), predicted / measured (`osd df` each sample):")
+    print(f"{'osd':>5}{'before':>15}{'peak':>15}{'after':>15}{'peak at (s)':>13}")
+    worst_fill = 0.0
+    for o in sorted(peak_pred):
+        p_ = peak_pred[o]
+        worst_fill = max(worst_fill, abs(100 * p_["fill_peak"] - peak_meas.get(o, 0.0)))
+        print(f"{o:>5}{100 * p_['fill_before']:>8.2f}/{before.get(o, 0.0):<6.2f}"
+              f"{100 * p_['fill_peak']:>8.2f}/{peak_meas.get(o, 0.0):<6.2f}"
+              f"{100 * p_['fill_after']:>8.2f}/{after.get(o, 0.0):<6.2f}{p_['peak_seconds']:>13.1f}")
+    out["peak_fill_worst_points"] = round(worst_fill, 3)
+    print(f"  largest peak difference {worst_fill:.2f} points")
+
+    print("\nMAX AVAIL per pool (MiB), predicted / `ceph df`:")
+    worst_avail = 0
+    for pool in safety.get("pools", []):
+        name = pool["name"]
+        b = (int(pool["max_avail_before"]), r["max_avail"]["before"].get(name))
+        a = (int(pool["max_avail_after"]), r["max_avail"]["after"].get(name))
+        for p_, m_ in (b, a):
+            if m_ is not None:
+                worst_avail = max(worst_avail, abs(p_ - m_))
+        print(f"  {name:24} before {mib(b[0])} / {mib(b[1] or 0)}   after {mib(a[0])} / {mib(a[1] or 0)}"
+              f"   lowest during {mib(int(pool['max_avail_peak']))}")
+    out["max_avail_worst_bytes"] = worst_avail
+    print(f"  largest difference {worst_avail} bytes")
+    return out
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         with open(sys.argv[2]) as f:
             print_table(json.load(f))
+        sys.exit(0)
+    if len(sys.argv) >= 3 and sys.argv[1] == "--replan":
+        replan(sys.argv[2], [a.split("=", 1)[1] if a.startswith("--plan-arg=") else a for a in sys.argv[3:]
+                             if a != "--plan-arg"])
         sys.exit(0)
     main()

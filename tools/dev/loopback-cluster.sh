@@ -5,6 +5,8 @@
 #   loopback-cluster.sh start DIR [--osds N] [--hosts H] [--port BASE] [--osd-mib M] [--release pacific|tentacle]
 #   loopback-cluster.sh stop DIR         stops every daemon by the PID it recorded in DIR (never by name)
 #   loopback-cluster.sh status DIR       daemons alive, `ceph -s`
+#   loopback-cluster.sh add-osds DIR [--count N]   N more OSDs (default 1), class hdd, up and in but outside the
+#                                        CRUSH map: place them with the change under test (`osd crush add ...`)
 # Then: DIR/ceph <args> runs the `ceph` CLI against this cluster (DIR/rados likewise).
 #
 # Pacific (16.2) comes from Debian 12 (ceph-mon/ceph-osd/ceph-mgr are installed with apt if missing). Tentacle (20.2)
@@ -233,8 +235,37 @@ WRAP
   echo "cluster $D ($release) up: mon v1:127.0.0.1:$port, mgr, $osds OSDs on $hosts hosts (use $D/ceph)"
 }
 
+# New OSDs for an "add a host" change: created, started and up, with their device class but in no CRUSH bucket (so no
+# PG maps to them yet); the change under test then places them (`osd crush add osd.N W host=... rack=...`).
+add_osds() {
+  local count=1
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --count) count=$2; shift 2 ;;
+      *) die "unknown option $1" ;;
+    esac
+  done
+  [[ $count =~ ^[0-9]+$ && $count -ge 1 ]] || die "--count wants a positive number, got '$count'"
+  [[ -f $D/ceph.conf ]] || die "$D: no cluster here"
+  local n i uuid up
+  for ((n = 0; n < count; n++)); do
+    uuid=$(cat /proc/sys/kernel/random/uuid)
+    i=$(ceph_setup osd new "$uuid")
+    [[ $i =~ ^[0-9]+$ ]] || die "osd new gave '$i', not an OSD id"
+    mkdir -p "$D/osd.$i"
+    "${RUN[@]}" ceph-osd -i "$i" --mkfs --osd-uuid "$uuid" -c "$CD/ceph.conf" >"$D/osd.$i.mkfs.log" 2>&1 ||
+      die "mkfs of osd.$i failed: $D/osd.$i.mkfs.log"
+    ceph_setup osd crush set-device-class hdd "osd.$i" >/dev/null
+    "${RUN[@]}" ceph-osd -i "$i" -c "$CD/ceph.conf" 2>>"$D/osd.$i.start.log"
+    echo "osd.$i started (not in the CRUSH map)"
+  done
+  up=$(ceph_setup osd ls | wc -l)
+  wait_for 120 "$up OSDs up" sh -c "CEPH_TIMEOUT=10 '$D/ceph' osd stat -f json | grep -q '\"num_up_osds\": *$up,'"
+}
+
 case $cmd in
   start) start_cluster "$@" ;;
+  add-osds) add_osds "$@" ;;
   stop) stop_cluster ;;
   status) status_cluster ;;
   *) usage ;;
