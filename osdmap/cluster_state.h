@@ -128,6 +128,20 @@ struct PoolUsage {
   bool operator==(const PoolUsage&) const = default;
 };
 
+// The import's self-check (cluster_check.h): every PG re-mapped and compared
+// with what the inputs say the cluster does. Kept in the state so the
+// commands that plan from it repeat a disagreement.
+struct MappingCheck {
+  std::uint64_t pgs = 0;                  // PGs crushkit mapped
+  std::vector<std::string> sources = {};  // what they were compared with
+  bool agrees = true;
+  std::uint64_t differing_pgs = 0;         // PGs whose up/acting differ from a pg dump's
+  std::uint64_t differing_osds = 0;        // OSDs whose PG counts differ from a report's
+  std::vector<std::string> examples = {};  // the first differences, one line each
+
+  bool operator==(const MappingCheck&) const = default;
+};
+
 struct ClusterState {
   std::uint32_t epoch = 0;
   // Whose OSDMap code maps the PGs: Pacific resolves a pool's crush_rule
@@ -158,6 +172,8 @@ struct ClusterState {
   // so a state file round-trips the exact bytes the cluster had.
   std::string crush_bytes;
   crush::MapModel crush;
+  // Set by `crushkit import`; nullopt when nothing was checked.
+  std::optional<MappingCheck> mapping_check = std::nullopt;
 
   int max_osd() const { return static_cast<int>(osds.size()); }
 

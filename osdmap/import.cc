@@ -1,7 +1,5 @@
 #include "osdmap/import.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -15,6 +13,7 @@
 #include "crush/codec.h"
 #include "crush/status_macros.h"
 #include "crush/text_excerpt.h"
+#include "osdmap/import_internal.h"
 #include "osdmap/input_sniff.h"
 #include "osdmap/proto/ceph_dump.pb.h"
 
@@ -37,17 +36,7 @@ absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::str
 
 template <typename Msg>
 absl::Status ParseJson(const std::string& text, Msg* msg, const char* what) {
-  if (const std::string binary = DescribeBinary(text); !binary.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": this is ", binary, ", not JSON"));
-  }
-  google::protobuf::util::JsonParseOptions opts;
-  opts.ignore_unknown_fields = true;
-  auto st = google::protobuf::util::JsonStringToMessage(text, msg, opts);
-  if (!st.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": ", LocateJsonError(text, std::string(st.message()))));
-  }
-  return absl::OkStatus();
+  return internal::ParseCephJson(text, msg, what);
 }
 
 absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index, const ceph::OsdDump& dump,
@@ -186,6 +175,11 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportOsdMap, osd_dump_json));
   ceph::OsdDump dump;
   CRUSH_RETURN_IF_ERROR(ParseJson(osd_dump_json, &dump, "osd dump JSON"));
+  return internal::ImportOsdDumpMessage(dump, crush_bytes);
+}
+
+absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump& dump,
+                                                            const std::string& crush_bytes) {
   if (!dump.has_epoch()) return Missing("epoch");
   if (!dump.has_max_osd()) return Missing("max_osd");
   if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {

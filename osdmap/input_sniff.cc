@@ -298,6 +298,11 @@ const std::vector<RoleSpec>& Roles() {
        {InputKind::kCephDfJson},
        {},
        {"pools"}},
+      {InputRole::kImportReport,
+       "--report wants 'ceph report'",
+       {InputKind::kCephReportJson},
+       {},
+       {"osdmap", "crushmap"}},
       {InputRole::kState,
        "expected a crushkit state ('crushkit import --osdmap DUMP.json --crush CRUSHMAP -o "
        "state.pb') or Ceph's binary osdmap ('ceph osd getmap -o FILE')",
@@ -355,10 +360,7 @@ std::string Hint(InputRole role, InputKind kind) {
     case InputKind::kStateJson:
       return role == InputRole::kChangeFile ? "; is it the state argument?" : "";
     case InputKind::kCephReportJson:
-      return role == InputRole::kImportOsdMap
-                 ? ", which holds the osd dump but not in the form crushkit reads; give 'ceph osd "
-                   "dump -f json'"
-                 : "";
+      return role == InputRole::kImportOsdMap ? ", which 'crushkit import --report' reads" : "";
     case InputKind::kCephCrushDumpJson:
       return role == InputRole::kCrushMap || role == InputRole::kCrushText
                  ? "; crushkit reads the binary map ('ceph osd getcrushmap') or its text"

@@ -73,6 +73,7 @@ enum class InputRole {
   kImportPgStats,  // import --pg-stats: pg dump, `pg_map` or `pgs` form
   kImportOsdDf,    // import --osd-df: osd df [tree] (nodes/stray)
   kImportDf,       // import --df: ceph df [detail] (pools)
+  kImportReport,   // import --report: ceph report (osdmap, crushmap)
   kState,          // state arguments: state (binary, JSON), binary osdmap; any other JSON
   kCrushMap,       // --crush and crush map arguments: binary or text map; other text
   kCrushText,      // compile: a text map; other text

@@ -225,8 +225,8 @@ TEST(InputSniffTest, RefusalsQuoteLittleAndNothingRaw) {
        std::vector<const std::string*>{&random, &huge_key, &huge_word, &nested}) {
     for (InputRole role :
          {InputRole::kImportOsdMap, InputRole::kImportPgStats, InputRole::kImportOsdDf,
-          InputRole::kImportDf, InputRole::kState, InputRole::kCrushMap, InputRole::kCrushText,
-          InputRole::kCrushBinary, InputRole::kChangeFile}) {
+          InputRole::kImportDf, InputRole::kImportReport, InputRole::kState, InputRole::kCrushMap,
+          InputRole::kCrushText, InputRole::kCrushBinary, InputRole::kChangeFile}) {
       const absl::Status s = CheckInputKind(role, *input);
       if (s.ok()) continue;
       const std::string m(s.message());

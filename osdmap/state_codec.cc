@@ -124,6 +124,16 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
   out->set_nearfull_ratio(state.nearfull_ratio);
   out->set_backfillfull_ratio(state.backfillfull_ratio);
   out->set_full_ratio(state.full_ratio);
+  if (state.mapping_check) {
+    const MappingCheck& c = *state.mapping_check;
+    auto* m = out->mutable_mapping_check();
+    m->set_pgs(c.pgs);
+    for (const std::string& s : c.sources) m->add_sources(s);
+    m->set_agrees(c.agrees);
+    m->set_differing_pgs(c.differing_pgs);
+    m->set_differing_osds(c.differing_osds);
+    for (const std::string& e : c.examples) m->add_examples(e);
+  }
 }
 
 absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
@@ -221,6 +231,17 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
                                    "backfillfull_ratio", &state.backfillfull_ratio));
   CRUSH_RETURN_IF_ERROR(
       RatioField(msg.has_full_ratio(), msg.full_ratio(), "full_ratio", &state.full_ratio));
+  if (msg.has_mapping_check()) {
+    const auto& m = msg.mapping_check();
+    state.mapping_check = MappingCheck{
+        .pgs = m.pgs(),
+        .sources = {m.sources().begin(), m.sources().end()},
+        .agrees = m.agrees(),
+        .differing_pgs = m.differing_pgs(),
+        .differing_osds = m.differing_osds(),
+        .examples = {m.examples().begin(), m.examples().end()},
+    };
+  }
   state.crush_bytes = msg.crush_map();
   auto model = crush::DecodeCrushMap(state.crush_bytes);
   if (!model.ok()) {

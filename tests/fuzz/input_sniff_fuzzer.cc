@@ -36,8 +36,9 @@ using osdmap::InputRole;
 
 constexpr InputRole kRoles[] = {
     InputRole::kImportOsdMap, InputRole::kImportPgStats, InputRole::kImportOsdDf,
-    InputRole::kImportDf,     InputRole::kState,         InputRole::kCrushMap,
-    InputRole::kCrushText,    InputRole::kCrushBinary,   InputRole::kChangeFile,
+    InputRole::kImportDf,     InputRole::kImportReport,  InputRole::kState,
+    InputRole::kCrushMap,     InputRole::kCrushText,     InputRole::kCrushBinary,
+    InputRole::kChangeFile,
 };
 
 // What each role takes (osdmap/input_sniff.cc's table, restated here so the
@@ -52,6 +53,8 @@ bool Takes(InputRole role, InputKind kind) {
       return kind == InputKind::kCephOsdDfJson;
     case InputRole::kImportDf:
       return kind == InputKind::kCephDfJson;
+    case InputRole::kImportReport:
+      return kind == InputKind::kCephReportJson;
     case InputRole::kState:
       return kind == InputKind::kStateJson || kind == InputKind::kStateBinary ||
              kind == InputKind::kCephBinaryOsdMap;
