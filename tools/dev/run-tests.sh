@@ -13,8 +13,10 @@
 #      in headless Chromium, and the differential, cram, compile and osdmap
 #      suites against Ceph's crushtool and osdmaptool with the ASan crushkit
 #      as the tool under test;
-#   2. every multi-threaded path under TSan: concurrent mapping on one map,
-#      threaded crushtool --test and map-pgs (tools/dev/check-threaded-cli.sh);
+#   2. the threaded commands (crushtool --test, map-pgs, balance) give the
+#      same bytes on one thread and four (tools/dev/check-threaded-cli.sh,
+#      Release crushkit), and the multi-threaded core under TSan: concurrent
+#      mapping on one map, the chunk pipeline, threaded crushtool --test;
 #   3. the embedding check: the crush, compiler and osdmap components
 #      installed into a temporary prefix and samples/embed built against it
 #      with find_package(crushkit), the C sample with pkg-config, and the
@@ -36,7 +38,14 @@ export CEPH_ARGS="--crash_dir=$(mktemp -d)"
 # Differential suites fail instead of skipping when Ceph's tools are missing.
 export CRUSHKIT_REQUIRE_ORACLE=1
 t0=$SECONDS
-stamp() { echo "== [$((SECONDS - t0)) s] $*"; }
+# Each phase's start: wall seconds, and the CPU seconds (user + system) of
+# everything run so far, which does not depend on the machine's other load.
+times_file=$(mktemp)
+cpu_seconds() {
+  times > "$times_file"  # not in a pipe: a subshell would see no children
+  awk 'NR == 2 { gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }' "$times_file"
+}
+stamp() { echo "== [$((SECONDS - t0)) s, cpu $(cpu_seconds) s] $*"; }
 
 stamp "format check (tools/dev/lint.sh)"
 bash tools/dev/lint.sh
@@ -54,7 +63,8 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
       CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
       CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
         mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
-        crushtool_args_fuzzer_replay crush_dump_json_fuzzer_replay input_sniff_fuzzer_replay' \
+        crushtool_args_fuzzer_replay crush_dump_json_fuzzer_replay input_sniff_fuzzer_replay
+        report_import_fuzzer_replay' \
         BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" bash tools/dev/run-sanitized-tests.sh asan
     fi
     ;;
@@ -75,6 +85,8 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     CRUSH_SANITIZE_BENCHMARKS=ON BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" \
       CRUSH_DIFFERENTIAL_CRUSHKIT="$PWD/$release_dir/tools/crushkit" \
       bash tools/dev/run-sanitized-tests.sh asan
+    stamp "threaded CLI paths: one thread vs four, byte-identical (Release crushkit)"
+    bash tools/dev/check-threaded-cli.sh "$release_dir"
     stamp "multi-threaded paths, TSan"
     tsan_dir=${TSAN_BUILD_DIR:-build-tsan}
     BUILD_DIR="$tsan_dir" bash tools/dev/run-sanitized-tests.sh tsan
