@@ -8,13 +8,16 @@
 #include <optional>
 #include <string>
 
+#include "osdmap/cluster_check.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/state_codec.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
 
-// A state file, or nullopt (and a message).
+// A state file, or nullopt (and a message). A state whose import found
+// crushkit's mapping different from the cluster's (osdmap/cluster_check.h)
+// loads, with that warning repeated, so nothing is planned from it silently.
 inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd,
                                                      const std::string& path) {
   auto bytes = ReadFileBytes(path);
@@ -26,6 +29,10 @@ inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd,
   if (!state.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << state.status().message() << "\n";
     return std::nullopt;
+  }
+  if (state->mapping_check && !state->mapping_check->agrees) {
+    for (const std::string& line : osdmap::FormatMappingCheck(*state->mapping_check))
+      std::cerr << "crushkit " << cmd << ": " << path << ": " << line << "\n";
   }
   return std::move(*state);
 }
