@@ -317,6 +317,22 @@ void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
   if (!osds.rows.empty()) extras.tables.push_back(std::move(osds));
 }
 
+// The fullest receiving OSD of a step or batch under --max-fill ("" when
+// the limit is not checked or nothing with a known capacity receives data).
+std::string FillCell(const FillPeak& p, bool checked, bool over) {
+  if (!checked || p.osd == crush::kItemNone) return "";
+  return absl::StrFormat("%.1f%% osd.%d%s", 100 * p.fill, p.osd, over ? " (over)" : "");
+}
+
+// The fill limit's verdict as the title's tail.
+std::string FillTitle(double max_fill, bool checked, bool feasible) {
+  if (max_fill <= 0) return "";
+  if (!checked) return absl::StrFormat("; fill not checked (no osd df)");
+  return absl::StrFormat(
+      feasible ? "; every OSD under %.3g%% full" : "; CANNOT keep every OSD under %.3g%% full",
+      100 * max_fill);
+}
+
 // The staged plan: a sawtooth of each step's misplaced ratio falling to 0
 // over its simulated backfill (linear, for the eye), and the steps table.
 void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
@@ -337,10 +353,12 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
     saw.points.emplace_back(t / 3600, 0);
   }
   if (p.total_seconds > 0) extras.series.push_back(std::move(saw));
-  HtmlTable steps{absl::StrFormat("Staged plan steps (moves %.2fx the change at once)", p.overhead),
-                  {"step", "weights done", "PGs remapped", "misplaced", bytes ? "bytes" : "shards",
-                   "backfill", "commands"},
-                  {}};
+  HtmlTable steps{
+      absl::StrFormat("Staged plan steps (moves %.2fx the change at once%s)", p.overhead,
+                      FillTitle(p.max_fill, p.fill_checked, p.fill_feasible)),
+      {"step", "weights done", "PGs remapped", "misplaced", bytes ? "bytes" : "shards", "backfill",
+       "peak fill", "commands"},
+      {}};
   for (const PlanStep& s : p.steps) {
     std::string cmds = s.commands.empty() ? "" : s.commands.front();
     if (s.commands.size() > 1) absl::StrAppend(&cmds, " ... (", s.commands.size() - 1, " more)");
@@ -350,9 +368,9 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
          absl::StrFormat("%.2f%%%s", 100 * s.misplaced_ratio, s.over_limit ? " (over)" : ""),
          bytes ? FormatBytes(static_cast<double>(s.totals.bytes_to_move))
                : absl::StrCat(s.totals.shards_moved),
-         FormatDuration(s.seconds), cmds});
+         FormatDuration(s.seconds), FillCell(s.peak, p.fill_checked, s.over_fill), cmds});
   }
-  for (const std::string& n : p.notes) steps.rows.push_back({"note", n, "", "", "", "", ""});
+  for (const std::string& n : p.notes) steps.rows.push_back({"note", n, "", "", "", "", "", ""});
   extras.tables.insert(extras.tables.begin(), std::move(steps));
 }
 
@@ -360,22 +378,25 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
 void AddUpmapPlan(const PlanReport& r, HtmlExtras& extras) {
   const UpmapPinPlan& u = *r.upmap_plan;
   const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
-  HtmlTable t{absl::StrFormat(
-                  "Upmap way: %u PGs pinned where their data is, %u cannot be; batches of at most "
-                  "%.3g%% misplaced (about %s)",
-                  u.pins.size(), u.unpinnable.size(), 100 * u.max_misplaced,
-                  FormatDuration(u.total_seconds)),
-              {"batch", "PGs", "misplaced", bytes ? "bytes" : "shards", "backfill"},
-              {}};
+  HtmlTable t{
+      absl::StrFormat(
+          "Upmap way: %u PGs pinned where their data is, %u cannot be; batches of at most "
+          "%.3g%% misplaced (about %s)%s",
+          u.pins.size(), u.unpinnable.size(), 100 * u.max_misplaced,
+          FormatDuration(u.total_seconds), FillTitle(u.max_fill, u.fill_checked, u.fill_feasible)),
+      {"batch", "PGs", "misplaced", bytes ? "bytes" : "shards", "backfill", "peak fill"},
+      {}};
   auto row = [&](const std::string& name, const UpmapBatch& b) {
     t.rows.push_back(
         {name, absl::StrCat(b.pgs.size()),
          absl::StrFormat("%.2f%%%s", 100 * b.misplaced_ratio, b.over_limit ? " (over)" : ""),
          bytes ? FormatBytes(static_cast<double>(b.bytes)) : absl::StrCat(b.shards),
-         FormatDuration(b.seconds)});
+         FormatDuration(b.seconds), FillCell(b.peak, u.fill_checked, b.over_fill)});
   };
   row("at once (not pinned)", u.immediate);
   for (std::size_t i = 0; i < u.batches.size(); ++i) row(absl::StrCat(i + 1), u.batches[i]);
+  for (const FillProblem& f : u.fill_problems)
+    t.rows.push_back({"over --max-fill", DescribeFillProblem(f), "", "", "", ""});
   extras.tables.insert(extras.tables.begin() + (r.staged ? 1 : 0), std::move(t));
 }
 

@@ -27,6 +27,56 @@ std::string Moved(double v, bool bytes_known) {
   return bytes_known ? FormatBytes(v) : absl::StrCat(internal::FormatCount(v), " shards");
 }
 
+void PeakToProto(const FillPeak& f, proto::FillPeak* p) {
+  p->set_osd(f.osd);
+  p->set_fill(f.fill);
+  p->set_start_fill(f.start_fill);
+  p->set_incoming(f.incoming);
+  p->set_capacity(f.capacity);
+}
+
+void ProblemToProto(const FillProblem& f, proto::FillProblem* p) {
+  p->set_step(f.step);
+  p->set_where(f.where);
+  p->set_osd(f.osd);
+  p->set_fill(f.fill);
+  p->set_limit(f.limit);
+  p->set_start_fill(f.start_fill);
+  p->set_reason(f.reason);
+}
+
+// "  41.2% osd.3" (the step's fullest receiving OSD), "!" when over the
+// limit; blank without a checked limit or with nothing received.
+std::string PeakCell(const FillPeak& p, bool checked, bool over) {
+  if (!checked || p.osd == crush::kItemNone) return absl::StrFormat("%14s", "-");
+  return absl::StrFormat("%6.1f%%%s%-6s", 100 * p.fill, over ? "!" : " ",
+                         absl::StrCat("osd.", p.osd));
+}
+
+// The fill limit's lines: checked or not, and every problem (at most 5).
+void AppendFillProblems(std::string& out, double max_fill, bool checked, bool feasible,
+                        const std::vector<FillProblem>& problems) {
+  if (max_fill <= 0) return;
+  if (!checked) {
+    absl::StrAppendFormat(&out,
+                          "  fill: not checked against %.3g%% (no `ceph osd df` in the state)\n",
+                          100 * max_fill);
+    return;
+  }
+  if (feasible) {
+    absl::StrAppendFormat(&out, "  fill: every receiving OSD stays under %.3g%% at every moment\n",
+                          100 * max_fill);
+    return;
+  }
+  absl::StrAppendFormat(&out, "  fill: IMPOSSIBLE to keep every OSD under %.3g%%:\n",
+                        100 * max_fill);
+  for (std::size_t i = 0; i < problems.size() && i < 5; ++i) {
+    absl::StrAppend(&out, "    ", DescribeFillProblem(problems[i]), "\n");
+  }
+  if (problems.size() > 5)
+    absl::StrAppend(&out, "    ... ", problems.size() - 5, " more (--json)\n");
+}
+
 }  // namespace
 
 void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* msg) {
@@ -45,6 +95,8 @@ void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* 
       pw->set_crush_weight(w.crush_weight / kUnit);
       pw->set_reweight(w.reweight / kUnit);
     }
+    if (plan.fill_checked) PeakToProto(s.peak, p->mutable_peak_fill());
+    p->set_over_fill(s.over_fill);
   }
   proto::Staging* st = msg->mutable_staging();
   st->set_max_misplaced(plan.max_misplaced);
@@ -55,6 +107,11 @@ void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* 
   st->set_total_seconds(plan.total_seconds);
   for (std::int32_t o : plan.staged_osds) st->add_staged_osds(o);
   for (const std::string& n : plan.notes) st->add_notes(n);
+  st->set_max_fill(plan.max_fill);
+  st->set_fill_checked(plan.fill_checked);
+  st->set_fill_feasible(plan.fill_feasible);
+  st->set_order(plan.order);
+  for (const FillProblem& f : plan.fill_problems) ProblemToProto(f, st->add_fill_problems());
 }
 
 void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool bytes_known) {
@@ -65,15 +122,20 @@ void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool b
   absl::StrAppendFormat(&out, "; moves %.2fx what the change at once moves (%s vs %s)\n",
                         plan.overhead, Moved(plan.moved_in_steps, bytes_known),
                         Moved(plan.moved_at_once, bytes_known));
-  absl::StrAppendFormat(&out, "  %4s %8s %9s %9s %12s %9s\n", "step", "done", "remapped",
-                        "misplaced", bytes_known ? "bytes" : "shards", "backfill");
+  if (plan.fill_checked && plan.order != "all weights together") {
+    absl::StrAppend(&out, "  order: ", plan.order, "\n");
+  }
+  absl::StrAppendFormat(&out, "  %4s %8s %9s %9s %12s %9s%s\n", "step", "done", "remapped",
+                        "misplaced", bytes_known ? "bytes" : "shards", "backfill",
+                        plan.fill_checked ? "      peak fill" : "");
   for (const PlanStep& s : plan.steps) {
     const double moved =
         bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
-    absl::StrAppendFormat(&out, "  %4d %7.0f%% %9u %8.2f%%%s %12s %9s\n", s.index, 100 * s.fraction,
-                          s.totals.pgs_remapped, 100 * s.misplaced_ratio, s.over_limit ? "!" : " ",
-                          bytes_known ? FormatBytes(moved) : internal::FormatCount(moved),
-                          FormatDuration(s.seconds));
+    absl::StrAppendFormat(
+        &out, "  %4d %7.0f%% %9u %8.2f%%%s %12s %9s%s\n", s.index, 100 * s.fraction,
+        s.totals.pgs_remapped, 100 * s.misplaced_ratio, s.over_limit ? "!" : " ",
+        bytes_known ? FormatBytes(moved) : internal::FormatCount(moved), FormatDuration(s.seconds),
+        plan.fill_checked ? " " + PeakCell(s.peak, true, s.over_fill) : "");
     for (std::size_t i = 0; i < s.commands.size() && i < kCommandsShown; ++i) {
       absl::StrAppend(&out, "         ", s.commands[i], "\n");
     }
@@ -82,7 +144,11 @@ void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool b
                       " more (--commands FILE)\n");
     }
   }
-  for (const std::string& n : plan.notes) absl::StrAppend(&out, "  note: ", n, "\n");
+  AppendFillProblems(out, plan.max_fill, plan.fill_checked, plan.fill_feasible, plan.fill_problems);
+  for (const std::string& n : plan.notes) {
+    if (n.starts_with("over --max-fill: ")) continue;  // listed above
+    absl::StrAppend(&out, "  note: ", n, "\n");
+  }
 }
 
 namespace {
@@ -97,6 +163,8 @@ void BatchToProto(const UpmapBatch& b, std::uint32_t index, proto::UpmapBatch* p
   p->set_seconds(b.seconds);
   p->set_over_limit(b.over_limit);
   for (const std::string& c : b.commands) p->add_commands(c);
+  PeakToProto(b.peak, p->mutable_peak_fill());
+  p->set_over_fill(b.over_fill);
 }
 
 }  // namespace
@@ -120,6 +188,10 @@ void internal::UpmapPlanToProto(const UpmapPinPlan& plan, proto::UpmapPlan* p) {
   BatchToProto(plan.immediate, 0, p->mutable_immediate());
   p->set_total_seconds(plan.total_seconds);
   p->set_limit_in_objects(plan.limit_in_objects);
+  p->set_max_fill(plan.max_fill);
+  p->set_fill_checked(plan.fill_checked);
+  p->set_fill_feasible(plan.fill_feasible);
+  for (const FillProblem& f : plan.fill_problems) ProblemToProto(f, p->add_fill_problems());
 }
 
 void internal::AppendUpmapPlan(std::string& out, const UpmapPinPlan& plan, bool bytes_known) {
@@ -149,12 +221,18 @@ void internal::AppendUpmapPlan(std::string& out, const UpmapPinPlan& plan, bool 
     absl::StrAppend(&out, "  ... ", reasons.size() - 3, " more reasons (--json)\n");
   for (std::size_t i = 0; i < plan.batches.size() && i < 3; ++i) {
     const UpmapBatch& b = plan.batches[i];
-    absl::StrAppendFormat(&out, "  batch %u: %u PGs, %.2f%% misplaced%s, %s\n", i + 1, b.pgs.size(),
+    absl::StrAppendFormat(&out, "  batch %u: %u PGs, %.2f%% misplaced%s, %s", i + 1, b.pgs.size(),
                           100 * b.misplaced_ratio, b.over_limit ? " (over: one PG)" : "",
                           FormatDuration(b.seconds));
+    if (plan.fill_checked && b.peak.osd != crush::kItemNone) {
+      absl::StrAppendFormat(&out, ", peak fill %.1f%% on osd.%d%s", 100 * b.peak.fill, b.peak.osd,
+                            b.over_fill ? " (over)" : "");
+    }
+    out += "\n";
   }
   if (plan.batches.size() > 3)
     absl::StrAppend(&out, "  ... ", plan.batches.size() - 3, " more batches (--commands FILE)\n");
+  AppendFillProblems(out, plan.max_fill, plan.fill_checked, plan.fill_feasible, plan.fill_problems);
 }
 
 namespace {
@@ -185,6 +263,31 @@ std::string PlanCommandsScript(const PlanReport& r) {
       absl::StrAppend(&out, "#   warning: ", line, "\n");
     }
   }
+  // A plan that cannot keep the fill limit says so before anything runs.
+  auto fill_warning = [&out](const char* what, double max_fill, bool checked, bool feasible,
+                             const std::vector<FillProblem>& problems) {
+    if (max_fill <= 0 || !checked) return;
+    if (feasible) {
+      absl::StrAppendFormat(&out, "# %s: every OSD receiving data stays under %.3g%% full\n", what,
+                            100 * max_fill);
+      return;
+    }
+    absl::StrAppendFormat(&out, "#\n# WARNING: %s cannot keep every OSD under %.3g%% full:\n", what,
+                          100 * max_fill);
+    for (const FillProblem& p : problems) {
+      std::string line = DescribeFillProblem(p);
+      std::replace(line.begin(), line.end(), '\n', ' ');
+      absl::StrAppend(&out, "#   ", line, "\n");
+    }
+  };
+  if (r.staged) {
+    fill_warning("the staged plan", r.staged->max_fill, r.staged->fill_checked,
+                 r.staged->fill_feasible, r.staged->fill_problems);
+  }
+  if (r.upmap_plan) {
+    fill_warning("the upmap way", r.upmap_plan->max_fill, r.upmap_plan->fill_checked,
+                 r.upmap_plan->fill_feasible, r.upmap_plan->fill_problems);
+  }
   std::vector<std::string> names;
   if (r.staged) {
     const StagedPlan& plan = *r.staged;
@@ -198,6 +301,11 @@ std::string PlanCommandsScript(const PlanReport& r) {
           Moved(moved, bytes_known));
       if (s.seconds > 0)
         absl::StrAppend(&out, ", about ", FormatDuration(s.seconds), " of backfill");
+      if (plan.fill_checked && s.peak.osd != crush::kItemNone) {
+        absl::StrAppendFormat(&out, "; peak fill %.1f%% on osd.%d (limit %.3g%%)%s",
+                              100 * s.peak.fill, s.peak.osd, 100 * plan.max_fill,
+                              s.over_fill ? " OVER" : "");
+      }
       out += "\n";
       names.push_back(absl::StrCat("step_", s.index));
       AppendFunction(out, names.back(), s.commands);
@@ -219,8 +327,14 @@ std::string PlanCommandsScript(const PlanReport& r) {
     AppendFunction(out, names.back(), pins);
     for (std::size_t i = 0; i < u.batches.size(); ++i) {
       const UpmapBatch& b = u.batches[i];
-      absl::StrAppendFormat(&out, "# batch %u of %u: %u PGs, %.2f%% misplaced\n", i + 1,
+      absl::StrAppendFormat(&out, "# batch %u of %u: %u PGs, %.2f%% misplaced", i + 1,
                             u.batches.size(), b.pgs.size(), 100 * b.misplaced_ratio);
+      if (u.fill_checked && b.peak.osd != crush::kItemNone) {
+        absl::StrAppendFormat(&out, "; peak fill %.1f%% on osd.%d (limit %.3g%%)%s",
+                              100 * b.peak.fill, b.peak.osd, 100 * u.max_fill,
+                              b.over_fill ? " OVER" : "");
+      }
+      out += "\n";
       names.push_back(absl::StrCat("upmap_batch_", i + 1));
       AppendFunction(out, names.back(), b.commands);
     }

@@ -75,6 +75,15 @@ absl::StatusOr<double> ParseMisplacedLimit(std::string_view text) {
                                                  "percentage (5%) or a fraction (0.05)"));
 }
 
+absl::StatusOr<double> ParseFillLimit(std::string_view text) {
+  if (absl::StripAsciiWhitespace(std::string(text)) == "none") return 0.0;
+  absl::StatusOr<double> v = ParseMisplacedLimit(text);
+  if (v.ok()) return v;
+  return absl::InvalidArgumentError(absl::StrCat("--max-fill '", std::string(text),
+                                                 "': expected a fill above 0 and at most 1, as a "
+                                                 "percentage (85%) or a fraction (0.85), or none"));
+}
+
 absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
                                     MovementRisks* risks) {
   if (options.keep_upmaps) return absl::OkStatus();
@@ -204,6 +213,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   so.backfill = r->backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
+  so.max_fill = options.max_fill.value_or(r->movement.risks.backfillfull_ratio);
   MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
                       r->schedule ? r->schedule->makespan_seconds : -1.0, &after_upmaps};
   absl::StatusOr<StagedPlan> staged =
@@ -220,7 +230,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   if (options.upmap_remapped) {
     absl::StatusOr<UpmapPinPlan> pins =
         PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
-                         *options.max_misplaced, r->backfill);
+                         *options.max_misplaced, r->backfill, so.max_fill);
     if (!pins.ok()) {
       return absl::Status(pins.status().code(),
                           absl::StrCat("upmap plan: ", pins.status().message()));

@@ -41,6 +41,10 @@ struct PlanOptions {
   std::optional<double> max_misplaced;
   // PlanChange only, with max_misplaced: also the upmap way (upmap_pinning.h).
   bool upmap_remapped = false;
+  // PlanChange only, with max_misplaced: the staged plan and the upmap way
+  // keep every receiving OSD under this fill (fill_limit.h); unset: the
+  // state's backfillfull_ratio (as the movement's risks give it); 0: none.
+  std::optional<double> max_fill;
   std::function<void(double, int)> staging_progress;  // StagedPlanOptions::progress
 };
 
@@ -83,6 +87,10 @@ absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillO
 // "5%" or "0.05" -> 0.05: a share in (0, 1]. Errors: kInvalidArgument
 // naming the text and what was expected.
 absl::StatusOr<double> ParseMisplacedLimit(std::string_view text);
+
+// --max-fill: "85%" or "0.85" -> 0.85, a share in (0, 1]; "none" -> 0 (no
+// limit). Errors: kInvalidArgument naming the text and what was expected.
+absl::StatusOr<double> ParseFillLimit(std::string_view text);
 
 // The cleanup step the entry points share: cleans `after`'s upmaps (unless
 // keep_upmaps) and records what went in `risks`.

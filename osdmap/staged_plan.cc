@@ -19,6 +19,7 @@
 #include "osdmap/apply_change.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
+#include "osdmap/movement_report.h"
 #include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
 
@@ -362,6 +363,7 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement&
     *movement = Movement{};
     movement->totals = at_once.totals;
     movement->bytes_source = at_once.bytes_source;
+    movement->osds = at_once.osds;
     *simulated = true;
     return absl::OkStatus();
   }
@@ -384,79 +386,148 @@ absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options
   return absl::OkStatus();
 }
 
-// Steps 1..n: from `prev` (the state after step 0) the fraction grows
-// while each step stays under the limit; each accepted step is appended to
-// plan->steps and `prev` becomes its state.
+// Whether a staged OSD's walk raises its effective weight (CRUSH weight x
+// reweight): data flows to it; else it gives data away.
+bool Raises(const Staged& s) {
+  const double c0 = s.crush ? s.crush_from : 1, c1 = s.crush ? s.crush_to : 1;
+  const double r0 = s.reweight ? s.reweight_from : 1, r1 = s.reweight ? s.reweight_to : 1;
+  return c1 * r1 > c0 * r0;
+}
+
+// One way of walking the weights: the staged OSDs in phases, each phase
+// walked from 0 to 1 while the earlier ones are done and the later ones
+// untouched.
+struct Walk {
+  std::string order;
+  std::vector<std::vector<Staged>> phases;
+  std::vector<PlanStep> steps;
+  double moved = 0;
+  Mapped last;
+  int fill_splits = 0;  // step ends pulled back for the fill limit
+  std::vector<FillProblem> problems;
+};
+
+// Steps 1..n: from `start` (the state after step 0) each phase's fraction
+// grows while each step stays under the misplaced limit and, when the
+// tracker is active, keeps every receiving OSD under the fill limit; each
+// accepted step is appended to walk->steps.
 absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_once,
                          const StagedPlanOptions& options, const MappedChange* mapped,
-                         int first_index, Mapped& prev, StagedPlan* plan) {
+                         int first_index, const Mapped& start, FillTracker tracker, bool enforce,
+                         bool bytes_known, Walk* walk) {
   const double limit = options.max_misplaced;
   const double whole = MisplacedRatio(at_once);
-  double f = 0;  // the fraction reached by the accepted steps
-  double stride = whole > 0 ? std::min(1.0, 0.9 * limit / whole) : 1.0;
-  // The search for the next step's end brackets it: up to `lo` nothing
-  // moves (or what moves fits), from `hi` on too much moves.
-  double lo = f, hi = 2;
+  Mapped prev = Borrow(*start.state, *start.table);
+  // After a step that is over the fill limit even at the smallest size, the
+  // rest of the walk is only measured: narrowing further cannot help it.
+  bool enforce_fill = enforce && tracker.active();
   int tries = 0;
-  while (f < 1) {
-    double next;
-    if (hi <= 1) {
-      next = lo + (hi - lo) / 2;  // bisect the bracket
-    } else {
-      const double width = std::max(stride, kMinFraction);
-      // A remainder under a third of a step goes with this one.
-      next = lo + width >= 1 - width / 3 ? 1.0 : lo + width;
-    }
-    CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, staged, next));
-    Mapped mapped_next;
-    if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
-      // The last step lands on the change at once: its table is mapped already.
-      mapped_next = Borrow(*mapped->after, *mapped->after_table);
-    } else {
-      CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
-    }
-    PlanStep step;
-    Movement m;
-    bool simulated = false;
-    CRUSH_RETURN_IF_ERROR(
-        MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
-    const double r = step.misplaced_ratio;
-    if (options.progress) options.progress(next, static_cast<int>(plan->steps.size()));
-    if (++tries > 16 * options.max_steps) {
-      return absl::InternalError("the staged plan's step search does not converge");
-    }
-    // Too much: narrow from above, unless the bracket is as narrow as the
-    // search goes (a single PG larger than the limit moves there: take it).
-    if (r > limit && next - lo > kMinFraction) {
-      hi = next;
-      stride = (next - f) * std::max(0.2, 0.9 * limit / r);
-      continue;
-    }
-    // Nothing moves yet: a longer step may still fit (no empty steps).
-    if (r == 0 && next < 1) {
-      lo = next;
-      stride *= 2;
-      continue;
-    }
-    step.index = static_cast<int>(plan->steps.size()) + first_index;
-    step.fraction = next;
-    step.commands = StepCommands(staged, f, next);
-    step.over_limit = r > limit;
-    step.weights = StepWeights(staged, *mapped_next.state);
-    if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
-    plan->moved_in_steps += Moved(m, plan->bytes_known);
-    plan->steps.push_back(std::move(step));
-    stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
-    f = lo = next;
-    hi = 2;
-    prev = std::move(mapped_next);
-    if (static_cast<int>(plan->steps.size()) > options.max_steps) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "more than ", options.max_steps, " steps would be needed to keep each under ",
-          limit * 100, "% misplaced; raise --max-misplaced"));
+  const auto phases = static_cast<double>(walk->phases.size());
+  for (std::size_t p = 0; p < walk->phases.size(); ++p) {
+    const std::vector<Staged>& phase = walk->phases[p];
+    double f = 0;  // the fraction of this phase reached by the accepted steps
+    double stride = whole > 0 ? std::min(1.0, 0.9 * limit * phases / whole) : 1.0;
+    // The search for the next step's end brackets it: up to `lo` nothing
+    // moves (or what moves fits), from `hi` on too much moves.
+    double lo = f, hi = 2;
+    while (f < 1) {
+      double next;
+      if (hi <= 1) {
+        next = lo + (hi - lo) / 2;  // bisect the bracket
+      } else {
+        const double width = std::max(stride, kMinFraction);
+        // A remainder under a third of a step goes with this one.
+        next = lo + width >= 1 - width / 3 ? 1.0 : lo + width;
+      }
+      CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, phase, next));
+      Mapped mapped_next;
+      if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
+        // The last step lands on the change at once: its table is mapped already.
+        mapped_next = Borrow(*mapped->after, *mapped->after_table);
+      } else {
+        CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
+      }
+      PlanStep step;
+      Movement m;
+      bool simulated = false;
+      CRUSH_RETURN_IF_ERROR(
+          MeasureStep(prev, mapped_next, at_once, mapped, options, &step, &m, &simulated));
+      const double r = step.misplaced_ratio;
+      const FillPeak peak = tracker.WorstTarget(m.osds);
+      const bool over_fill = tracker.Over(peak);
+      if (options.progress) {
+        options.progress((static_cast<double>(p) + next) / phases,
+                         static_cast<int>(walk->steps.size()));
+      }
+      if (++tries > 16 * options.max_steps) {
+        return absl::InternalError("the staged plan's step search does not converge");
+      }
+      // Too much: narrow from above, unless the bracket is as narrow as the
+      // search goes (a single PG larger than the limit moves there: take it).
+      if ((r > limit || (over_fill && enforce_fill)) && next - lo > kMinFraction) {
+        hi = next;
+        if (r > limit) {
+          stride = (next - f) * std::max(0.2, 0.9 * limit / r);
+        } else {
+          ++walk->fill_splits;
+          stride = (next - f) / 2;
+        }
+        continue;
+      }
+      // Nothing moves yet: a longer step may still fit (no empty steps).
+      if (r == 0 && next < 1) {
+        lo = next;
+        stride *= 2;
+        continue;
+      }
+      step.index = static_cast<int>(walk->steps.size()) + first_index;
+      step.fraction = (static_cast<double>(p) + next) / phases;
+      step.commands = StepCommands(phase, f, next);
+      step.over_limit = r > limit;
+      step.weights = StepWeights(staged, *mapped_next.state);
+      step.peak = peak;
+      step.over_fill = over_fill;
+      if (over_fill) {
+        walk->problems.push_back(FillProblem{
+            .step = step.index,
+            .where = absl::StrCat("step ", step.index),
+            .osd = peak.osd,
+            .fill = peak.fill,
+            .limit = tracker.limit(),
+            .start_fill = peak.start_fill,
+            .reason = absl::StrCat("even the smallest step sends it ",
+                                   FormatBytes(static_cast<double>(peak.incoming)),
+                                   " (a PG's copy lands before the copies it replaces are "
+                                   "deleted)")});
+        enforce_fill = false;
+      }
+      if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      walk->moved += Moved(m, bytes_known);
+      tracker.Apply(m.osds);
+      walk->steps.push_back(std::move(step));
+      stride = (next - f) * (r > 0 ? std::clamp(0.9 * limit / r, 0.5, 2.0) : 2.0);
+      f = lo = next;
+      hi = 2;
+      prev = std::move(mapped_next);
+      if (static_cast<int>(walk->steps.size()) > options.max_steps) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "more than ", options.max_steps, " steps would be needed to keep each under ",
+            limit * 100, "% misplaced",
+            walk->fill_splits > 0 ? absl::StrCat(" and every OSD under ", tracker.limit() * 100,
+                                                 "% full; raise --max-misplaced or --max-fill")
+                                  : "; raise --max-misplaced"));
+      }
     }
   }
+  walk->last = std::move(prev);
   return absl::OkStatus();
+}
+
+// Fewer steps over the fill limit, then fewer steps, then less moved.
+bool BetterWalk(const Walk& a, const Walk& b) {
+  if (a.problems.size() != b.problems.size()) return a.problems.size() < b.problems.size();
+  if (a.steps.size() != b.steps.size()) return a.steps.size() < b.steps.size();
+  return a.moved < b.moved;
 }
 
 }  // namespace
@@ -478,6 +549,13 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   plan.max_misplaced = options.max_misplaced;
   plan.bytes_known = at_once.bytes_source != BytesSource::kUnknown;
   plan.moved_at_once = Moved(at_once, plan.bytes_known);
+  FillTracker tracker(at_once, options.max_fill);
+  plan.max_fill = options.max_fill;
+  plan.fill_checked = tracker.active();
+  const std::vector<FillProblem> final_over = tracker.active()
+                                                  ? FinalStateOverLimit(at_once, options.max_fill)
+                                                  : std::vector<FillProblem>{};
+  std::vector<FillProblem> step0_problems;
 
   // Step 0: everything but the weights.
   ChangeList structural = change;
@@ -539,6 +617,19 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
     step.over_limit = step.misplaced_ratio > options.max_misplaced;
     step.weights = StepWeights(staged, *here.state);
+    step.peak = tracker.WorstTarget(m.osds);
+    step.over_fill = tracker.Over(step.peak);
+    if (step.over_fill) {
+      step0_problems.push_back(FillProblem{
+          .step = 0,
+          .where = "step 0",
+          .osd = step.peak.osd,
+          .fill = step.peak.fill,
+          .limit = tracker.limit(),
+          .start_fill = step.peak.start_fill,
+          .reason = "step 0 (the change's operations other than weights) is not split"});
+    }
+    tracker.Apply(m.osds);
     plan.moved_in_steps += Moved(m, plan.bytes_known);
     if (Moved(m, plan.bytes_known) > 0) {
       plan.notes.push_back(
@@ -552,9 +643,52 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     plan.notes.push_back("the change sets no weights, so there is nothing to split");
   }
 
-  const int first_index = structural.ops.empty() ? 1 : 0;
-  if (!staged.empty())
-    CRUSH_RETURN_IF_ERROR(WalkWeights(staged, at_once, options, mapped, first_index, prev, &plan));
+  const int first_index = 1;  // step 0 is the structural step, if any
+  // With the final state over the limit no walk can keep it: measure only.
+  const bool enforce = final_over.empty();
+  const ClusterState* last_state = prev.state;
+  Walk chosen;
+  if (!staged.empty()) {
+    // All weights together first; when the fill limit had to cut steps
+    // short (or could not be kept), also the raised weights before the
+    // lowered ones (making room on the OSDs that give data to the raised
+    // ones before the lowered ones send them theirs) and the reverse.
+    chosen.order = "all weights together";
+    chosen.phases = {staged};
+    absl::Status together = WalkWeights(staged, at_once, options, mapped, first_index, prev,
+                                        tracker, enforce, plan.bytes_known, &chosen);
+    std::vector<Staged> raised, lowered;
+    for (const Staged& s : staged) (Raises(s) ? raised : lowered).push_back(s);
+    const bool try_orders = tracker.active() && final_over.empty() && !raised.empty() &&
+                            !lowered.empty() &&
+                            (!together.ok() || chosen.fill_splits > 0 || !chosen.problems.empty());
+    if (try_orders) {
+      for (int k = 0; k < 2; ++k) {
+        Walk w;
+        w.order =
+            k == 0 ? "raised weights first, then lowered" : "lowered weights first, then raised";
+        w.phases = k == 0 ? std::vector<std::vector<Staged>>{raised, lowered}
+                          : std::vector<std::vector<Staged>>{lowered, raised};
+        absl::Status s = WalkWeights(staged, at_once, options, mapped, first_index, prev, tracker,
+                                     enforce, plan.bytes_known, &w);
+        if (!s.ok()) continue;
+        if (!together.ok() || BetterWalk(w, chosen)) {
+          chosen = std::move(w);
+          together = absl::OkStatus();
+        }
+      }
+    }
+    CRUSH_RETURN_IF_ERROR(together);
+    plan.order = chosen.order;
+    plan.moved_in_steps += chosen.moved;
+    for (PlanStep& s : chosen.steps) plan.steps.push_back(std::move(s));
+    last_state = chosen.last.state;
+    if (chosen.phases.size() > 1) {
+      plan.notes.push_back(absl::StrCat("the weights are walked in two phases (", chosen.order,
+                                        ") to keep every OSD under ", 100 * options.max_fill,
+                                        "% full"));
+    }
+  }
   for (const PlanStep& s : plan.steps) {
     plan.total_seconds += s.seconds;
     if (s.over_limit && s.index > 0) {
@@ -563,8 +697,29 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
                                         "larger than the limit)"));
     }
   }
+  if (tracker.active()) {
+    if (!final_over.empty()) {
+      plan.fill_problems = final_over;
+    } else {
+      plan.fill_problems = step0_problems;
+      plan.fill_problems.insert(plan.fill_problems.end(), chosen.problems.begin(),
+                                chosen.problems.end());
+    }
+    plan.fill_feasible = plan.fill_problems.empty();
+    for (std::size_t i = 0; i < plan.fill_problems.size() && i < 3; ++i) {
+      plan.notes.push_back(
+          absl::StrCat("over --max-fill: ", DescribeFillProblem(plan.fill_problems[i])));
+    }
+    if (plan.fill_problems.size() > 3) {
+      plan.notes.push_back(
+          absl::StrCat("over --max-fill: ", plan.fill_problems.size() - 3, " more (--json)"));
+    }
+  } else if (options.max_fill > 0) {
+    plan.notes.push_back(
+        "fill not checked: the state has no `ceph osd df` capacities (crushkit import --osd-df)");
+  }
   plan.overhead = plan.moved_at_once > 0 ? plan.moved_in_steps / plan.moved_at_once : 1.0;
-  if (prev.state->crush != target->crush || prev.state->osds != target->osds) {
+  if (last_state->crush != target->crush || last_state->osds != target->osds) {
     plan.notes.push_back(
         "the last step's state differs from the change applied at once (an OSD removed from the "
         "crush map or an operation Ceph applies differently in pieces); compare them with "

@@ -19,6 +19,14 @@
 //    twice: a step 0 that only adds zero-weight straw2 items is proven to
 //    map as before (crush/zero_weight_additions.h), and a last step equal to
 //    the change at once reuses the planner's mapping (MappedChange).
+// With a fill limit (StagedPlanOptions::max_fill, fill_limit.h) every step
+// must also keep each OSD that receives data under it: its use after the
+// earlier steps plus everything the step sends it, since copies land before
+// those they replace are deleted. Steps are cut shorter for it; when that
+// had to happen (or cannot help), the raised weights are also walked before
+// the lowered ones and the reverse, and the walk with the fewest steps over
+// the limit, then the fewest steps, is kept. A final state over the limit,
+// or a step over it even at the smallest size, is reported (fill_problems).
 // Every step's commands are Ceph CLI lines (`ceph osd crush reweight osd.N
 // W`, `ceph osd reweight N R`) whose weights convert to exactly the 16.16
 // values the step was measured with; parsing and applying them
@@ -42,6 +50,7 @@
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_ops.h"
 #include "osdmap/cluster_state.h"
+#include "osdmap/fill_limit.h"
 #include "osdmap/movement.h"
 #include "osdmap/pg_table.h"
 
@@ -64,6 +73,11 @@ struct PlanStep {
   double seconds = 0;                  // its simulated backfill (0 when not simulated)
   bool over_limit = false;             // misplaces more than the limit
   std::vector<StepOsdWeight> weights;  // staged OSDs after this step
+  // With a fill limit (StagedPlanOptions::max_fill): the fullest receiving
+  // OSD at the step's worst moment (fill_limit.h: its use at the step's
+  // start plus all it receives in the step); over_fill when at or over it.
+  FillPeak peak;
+  bool over_fill = false;
 };
 
 struct StagedPlan {
@@ -78,6 +92,18 @@ struct StagedPlan {
   double total_seconds = 0;               // sum of the steps' simulated times
   std::vector<std::int32_t> staged_osds;  // OSDs whose weights the steps walk
   std::vector<std::string> notes;         // one sentence each
+  // The fill limit (0: none) and whether it could be checked (a limit and
+  // `ceph osd df` capacities); fill_feasible: no step is over it and the
+  // final state is under it. `order` says how the weights were walked: "all
+  // weights together", or reordered ("raised weights first, then lowered" /
+  // "lowered weights first, then raised") when that keeps the OSDs under
+  // the limit with fewer or no violations. fill_problems: why the limit
+  // cannot be kept (the final state's OSDs over it, else the steps over it).
+  double max_fill = 0;
+  bool fill_checked = false;
+  bool fill_feasible = true;
+  std::string order = "all weights together";
+  std::vector<FillProblem> fill_problems;
 };
 
 struct StagedPlanOptions {
@@ -87,6 +113,10 @@ struct StagedPlanOptions {
   BackfillOptions backfill;
   bool keep_upmaps = false;  // else each step's upmaps are cleaned as the monitor does
   int max_steps = 200;       // more steps than this: an error
+  // Every step keeps each receiving OSD under this fill (fill_limit.h):
+  // steps are split further, and the raised and lowered weights walked one
+  // after the other when that avoids going over; 0: no fill limit.
+  double max_fill = 0;
   // Called after each mapping with (fraction reached, steps so far).
   std::function<void(double, int)> progress;
 };

@@ -12,6 +12,7 @@
 #include "crush/status_macros.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
+#include "osdmap/movement_report.h"
 #include "osdmap/pg_mapping.h"
 #include "osdmap/pg_table.h"
 #include "osdmap/upmap_cleanup.h"
@@ -428,39 +429,102 @@ class BatchBuilder {
   std::vector<const PgMove*> moves_;
 };
 
-// Greedy batches over the pins in PG order (see the header).
-absl::Status MakeBatches(const BatchBuilder& b, double max_misplaced, UpmapPinPlan* plan) {
-  const double limit = max_misplaced * static_cast<double>(b.total());
-  UpmapBatch cur;
-  std::vector<const PgMove*> cur_moves;
-  std::uint64_t cur_cost = 0;
-  auto close = [&]() -> absl::Status {
-    if (cur.pgs.empty()) return absl::OkStatus();
-    CRUSH_RETURN_IF_ERROR(b.Finish(cur_moves, &cur));
-    plan->batches.push_back(std::move(cur));
-    cur = UpmapBatch{};
-    cur_moves.clear();
-    cur_cost = 0;
-    return absl::OkStatus();
-  };
-  for (const UpmapPin& pin : plan->pins) {
-    const PgMove* m = b.Find(pin.pg);
-    const std::uint64_t cost = b.Cost(m);
-    if (!cur.pgs.empty() && static_cast<double>(cur_cost + cost) > limit) {
-      CRUSH_RETURN_IF_ERROR(close());
+// Whether `m` still fits in a batch that already sends `batch_in` to its
+// OSDs: each of its targets stays under the tracker's limit.
+bool FitsFill(const FillTracker& tracker, const std::map<std::int32_t, std::uint64_t>& batch_in,
+              const PgMove& m) {
+  for (const std::int32_t t : m.targets) {
+    std::uint64_t used = 0, capacity = 0;
+    if (!tracker.Space(t, &used, &capacity)) continue;
+    auto it = batch_in.find(t);
+    const std::uint64_t in = (it == batch_in.end() ? 0 : it->second) +
+                             m.bytes_per_target * static_cast<std::uint64_t>(std::count(
+                                                      m.targets.begin(), m.targets.end(), t));
+    if (static_cast<double>(used + in) >= tracker.limit() * static_cast<double>(capacity)) {
+      return false;
     }
-    if (cur.pgs.empty() && static_cast<double>(cost) > limit) cur.over_limit = true;
-    cur.pgs.push_back(pin.pg);
-    cur.commands.insert(cur.commands.end(), pin.unpin_commands.begin(), pin.unpin_commands.end());
-    if (m != nullptr) cur_moves.push_back(m);
-    cur_cost += cost;
-    if (cur.over_limit) CRUSH_RETURN_IF_ERROR(close());
   }
-  return close();
+  return true;
+}
+
+// Greedy batches over the pins in PG order (see the header). With `enforce`
+// (an active tracker whose final state is under the limit), PGs that would
+// take a target to the limit wait for a later batch.
+absl::Status MakeBatches(const BatchBuilder& b, double max_misplaced, FillTracker& tracker,
+                         bool enforce, UpmapPinPlan* plan) {
+  const double limit = max_misplaced * static_cast<double>(b.total());
+  std::vector<const UpmapPin*> pending;
+  for (const UpmapPin& pin : plan->pins) pending.push_back(&pin);
+  while (!pending.empty()) {
+    UpmapBatch cur;
+    std::vector<const PgMove*> cur_moves;
+    std::map<std::int32_t, std::uint64_t> cur_in;
+    std::uint64_t cur_cost = 0;
+    std::vector<const UpmapPin*> rest;
+    auto add = [&](const UpmapPin* pin, const PgMove* m, std::uint64_t cost) {
+      cur.pgs.push_back(pin->pg);
+      cur.commands.insert(cur.commands.end(), pin->unpin_commands.begin(),
+                          pin->unpin_commands.end());
+      if (m != nullptr) {
+        cur_moves.push_back(m);
+        for (const std::int32_t t : m->targets) cur_in[t] += m->bytes_per_target;
+      }
+      cur_cost += cost;
+    };
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const UpmapPin* pin = pending[i];
+      const PgMove* m = b.Find(pin->pg);
+      const std::uint64_t cost = b.Cost(m);
+      if (!cur.pgs.empty() && static_cast<double>(cur_cost + cost) > limit) {
+        rest.insert(rest.end(), pending.begin() + static_cast<std::ptrdiff_t>(i), pending.end());
+        break;
+      }
+      if (enforce && m != nullptr && !FitsFill(tracker, cur_in, *m)) {
+        rest.push_back(pin);  // waits until earlier batches free room on its targets
+        continue;
+      }
+      const bool alone = cur.pgs.empty() && static_cast<double>(cost) > limit;
+      add(pin, m, cost);
+      if (alone) {
+        cur.over_limit = true;
+        rest.insert(rest.end(), pending.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                    pending.end());
+        break;
+      }
+    }
+    if (cur.pgs.empty()) {
+      // No waiting PG fits: the first goes alone, over the fill limit.
+      const PgMove* m = b.Find(rest.front()->pg);
+      add(rest.front(), m, b.Cost(m));
+      cur.over_limit = static_cast<double>(b.Cost(m)) > limit;
+      rest.erase(rest.begin());
+    }
+    cur.peak = tracker.WorstTarget(cur_moves);
+    cur.over_fill = tracker.Over(cur.peak);
+    CRUSH_RETURN_IF_ERROR(b.Finish(cur_moves, &cur));
+    tracker.Apply(cur_moves);
+    if (cur.over_fill && enforce) {
+      const int index = static_cast<int>(plan->batches.size()) + 1;
+      plan->fill_problems.push_back(FillProblem{
+          .step = index,
+          .where = absl::StrCat("batch ", index),
+          .osd = cur.peak.osd,
+          .fill = cur.peak.fill,
+          .limit = tracker.limit(),
+          .start_fill = cur.peak.start_fill,
+          .reason =
+              absl::StrCat("no remaining PG fits under the limit; this batch's PG alone sends it ",
+                           FormatBytes(static_cast<double>(cur.peak.incoming)))});
+    }
+    plan->batches.push_back(std::move(cur));
+    pending = std::move(rest);
+  }
+  return absl::OkStatus();
 }
 
 // The moves of PGs without a pin: they start as soon as the change lands.
-absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, UpmapPinPlan* plan) {
+absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, FillTracker& tracker,
+                           bool enforce, UpmapPinPlan* plan) {
   std::set<PgId> pinned;
   for (const UpmapPin& pin : plan->pins) pinned.insert(pin.pg);
   std::vector<const PgMove*> moves;
@@ -473,6 +537,21 @@ absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, UpmapPin
   }
   plan->immediate.over_limit =
       static_cast<double>(cost) > max_misplaced * static_cast<double>(b.total());
+  plan->immediate.peak = tracker.WorstTarget(moves);
+  plan->immediate.over_fill = tracker.Over(plan->immediate.peak);
+  if (plan->immediate.over_fill && enforce) {
+    const FillPeak& p = plan->immediate.peak;
+    plan->fill_problems.push_back(FillProblem{
+        .step = 0,
+        .where = "the moves at once",
+        .osd = p.osd,
+        .fill = p.fill,
+        .limit = tracker.limit(),
+        .start_fill = p.start_fill,
+        .reason = absl::StrCat("the PGs that cannot be pinned send it ",
+                               FormatBytes(static_cast<double>(p.incoming)), " at once")});
+  }
+  tracker.Apply(moves);
   return b.Finish(moves, &plan->immediate);
 }
 
@@ -480,7 +559,7 @@ absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, UpmapPin
 
 absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
-                                              const BackfillOptions& backfill) {
+                                              const BackfillOptions& backfill, double max_fill) {
   if (!(max_misplaced > 0 && max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_misplaced must be in (0, 1], got ", max_misplaced));
@@ -526,8 +605,17 @@ absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const 
 
   const BatchBuilder builder(at_once, backfill);
   plan.limit_in_objects = builder.in_objects();
-  CRUSH_RETURN_IF_ERROR(MakeImmediate(builder, max_misplaced, &plan));
-  CRUSH_RETURN_IF_ERROR(MakeBatches(builder, max_misplaced, &plan));
+  FillTracker tracker(at_once, max_fill);
+  plan.max_fill = max_fill;
+  plan.fill_checked = tracker.active();
+  const std::vector<FillProblem> final_over =
+      tracker.active() ? FinalStateOverLimit(at_once, max_fill) : std::vector<FillProblem>{};
+  // With the final state over the limit no batching keeps it: measure only.
+  const bool enforce = tracker.active() && final_over.empty();
+  CRUSH_RETURN_IF_ERROR(MakeImmediate(builder, max_misplaced, tracker, enforce, &plan));
+  CRUSH_RETURN_IF_ERROR(MakeBatches(builder, max_misplaced, tracker, enforce, &plan));
+  if (!final_over.empty()) plan.fill_problems = final_over;
+  plan.fill_feasible = plan.fill_problems.empty();
   plan.total_seconds = plan.immediate.seconds;
   for (const UpmapBatch& batch : plan.batches) plan.total_seconds += batch.seconds;
   return plan;

@@ -39,8 +39,12 @@
 //     objects_per_target x targets; shards when the movement has no object
 //     counts) stay <= max_misplaced x the cluster's object copies
 //     (Movement::totals.objects_total, or shards_total). A PG larger than the
-//     limit alone forms its own batch, flagged over_limit. Each batch is
-//     simulated with SimulateBackfill (backfill_schedule.h).
+//     limit alone forms its own batch, flagged over_limit. With a fill limit
+//     (max_fill, fill_limit.h) a PG that would take one of its targets to the
+//     limit (its use after the earlier batches plus everything the batch sends
+//     it) waits for a later batch, after the batches that free room there;
+//     when no waiting PG fits, the first one goes alone, flagged over_fill.
+//     Each batch is simulated with SimulateBackfill (backfill_schedule.h).
 //  3. Commands, in Ceph's CLI syntax (change_ops.h parses them): per pin the
 //     commands that set it, per batch the commands that restore the PGs'
 //     entries of `after`.
@@ -67,6 +71,7 @@
 
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/cluster_state.h"
+#include "osdmap/fill_limit.h"
 #include "osdmap/movement.h"
 #include "osdmap/pg_id.h"
 
@@ -114,6 +119,10 @@ struct UpmapBatch {
   bool over_limit = false;
   // Unpin commands of its PGs, in PG order (none for `immediate`).
   std::vector<std::string> commands;
+  // With a fill limit: the fullest receiving OSD at the batch's worst moment
+  // (fill_limit.h), and whether it is at or over the limit.
+  FillPeak peak;
+  bool over_fill = false;
 };
 
 struct UpmapPinPlan {
@@ -130,6 +139,13 @@ struct UpmapPinPlan {
   // immediate.seconds plus every batch's seconds (batches run one after
   // another, each once the previous one is clean).
   double total_seconds = 0;
+  // The fill limit (0: none), whether it could be checked (`ceph osd df`
+  // capacities), whether every batch and the moves at once stay under it,
+  // and why not (the final state's OSDs over it, else the batches over it).
+  double max_fill = 0;
+  bool fill_checked = false;
+  bool fill_feasible = true;
+  std::vector<FillProblem> fill_problems;
 };
 
 // Plans the upmap way of before -> after (see the file comment). `at_once`
@@ -148,9 +164,12 @@ struct UpmapPinPlan {
 // simulation per batch. Measured: 10,000 OSDs, 1,280,000 PGs, 95,727 pins
 // in 7 s on two shared cores. Memory: two PG tables and two copies of
 // `after` plus one of `before`.
+// max_fill > 0 keeps every receiving OSD under that fill (see step 2; OSDs
+// without `ceph osd df` capacity are not checked).
 absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
-                                              const BackfillOptions& backfill = {});
+                                              const BackfillOptions& backfill = {},
+                                              double max_fill = 0);
 
 // `after` with every pin of `plan` applied (each PG's pg_upmap /
 // pg_upmap_items replaced as the pin's commands replace them).

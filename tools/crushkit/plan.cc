@@ -24,6 +24,7 @@ struct PlanArgs {
   std::string ops;
   std::vector<std::string> do_ops;
   std::string max_misplaced;
+  std::string max_fill;
   std::string commands;
   bool upmap_remapped = false;
   ReportArgs report;
@@ -93,6 +94,12 @@ void AddPlanCommand(CLI::App& app) {
   cmd->add_option("--max-misplaced", args->max_misplaced,
                   "also plan the change in steps that each misplace at most this share of the data "
                   "(5% or 0.05; Ceph's target_max_misplaced_ratio is 5%)");
+  cmd->add_option(
+      "--max-fill", args->max_fill,
+      "with --max-misplaced: keep every OSD that receives data under this fill at every "
+      "moment of every step, counting the copies that land before the ones they replace "
+      "are deleted (85% or 0.85; default: the state's backfillfull_ratio; none: no "
+      "limit); steps are split or reordered, or the plan says which OSD cannot be kept");
   cmd->add_option(
       "--commands", args->commands,
       "with --max-misplaced: write the steps' Ceph commands to this file as a shell script");
