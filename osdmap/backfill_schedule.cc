@@ -599,6 +599,7 @@ std::vector<MisplacedPoint> Simulator::ThinCurve() const {
 BackfillSchedule Simulator::Report() {
   BackfillSchedule r;
   r.makespan_seconds = jobs_.empty() ? 0 : (never_ > 0 ? last_end_ : now_) + opt_.end_delay_seconds;
+  r.end_delay_seconds = jobs_.empty() ? 0 : opt_.end_delay_seconds;
   r.jobs_never_starting = never_;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();

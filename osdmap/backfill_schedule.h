@@ -251,9 +251,12 @@ struct BackfillWait {
 };
 
 struct BackfillSchedule {
-  double makespan_seconds = 0;              // last end; 0 with no jobs
+  double makespan_seconds = 0;  // last end + end delay; 0 with no jobs
+  // BackfillOptions::end_delay_seconds: a PG's pg_temp is dropped this long
+  // after its end (osdmap/fill_timeline.h deletes the copies it replaced then).
+  double end_delay_seconds = 0;
   std::uint64_t bytes_total = 0;            // sum of bytes_per_target x targets
-  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (makespan, 0)
+  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (last end, 0)
   std::vector<OsdBackfillLoad> osds;        // every OSD taking part, busiest first
   std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
   std::vector<BackfillWait> longest_waits;  // longest first, then job order

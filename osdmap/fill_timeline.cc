@@ -59,9 +59,11 @@ absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& move
         it->second.events.push_back({t.end_seconds, 0, bytes});
       }
     }
+    // The replaced copy goes when the PG is clean again: after the map that
+    // drops its pg_temp (PeeringState purges strays once clean).
     for (const std::int32_t o : m.leaving) {
       if (auto it = flows.find(o); it != flows.end()) {
-        it->second.events.push_back({t.end_seconds, 0, -bytes});
+        it->second.events.push_back({t.end_seconds + schedule.end_delay_seconds, 0, -bytes});
       }
     }
   }

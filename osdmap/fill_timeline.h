@@ -12,10 +12,15 @@
 //     are deleted at time 0;
 //   * each target gains a PG's bytes_per_target evenly over the job's
 //     [start, end];
-//   * each leaving OSD (PgMove::leaving) loses bytes_per_target at the end;
+//   * each leaving OSD (PgMove::leaving) loses bytes_per_target when the PG
+//     is clean again: at the job's end + schedule.end_delay_seconds (the
+//     monitor's commit of the map that drops its pg_temp; the primary then
+//     purges the stray copy). Measured on the loopback clusters (issue 35,
+//     tools/dev/README.md): `osd df` showed the deletion about 2 s after the
+//     pg_temp drop (1 s of it the mgr's report period), never at the end;
 //   * a job that never starts (backfill_toofull for good) moves nothing.
-// Use is piecewise linear and only falls at job ends, so the peak is at a
-// job end (just before its deletions) or at the last end. At one instant the
+// Use is piecewise linear and only falls at deletions, so the peak is just
+// before a deletion or at the last event. At one instant the
 // deletions are taken after the arrivals (pessimistic by at most one PG).
 // Thread-safety: pure functions over values.
 #ifndef CRUSHKIT_OSDMAP_FILL_TIMELINE_H_

@@ -104,6 +104,30 @@ TEST(FillTimelineTest, UseAtAnInstant) {
   EXPECT_THAT(OsdUsedAt(m, s, 9, 0).status(), StatusIs(absl::StatusCode::kNotFound));
 }
 
+// With the monitor's end delay the replaced copy stays until the map that
+// drops the PG's pg_temp: a copy landing meanwhile adds to the peak.
+TEST(FillTimelineTest, ReplacedCopyStaysUntilThePgTempIsDropped) {
+  Movement m = HandMovement();
+  BackfillSchedule s = Schedule(m);
+  s.end_delay_seconds = 50;
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 420), 700u);  // A ended at 400, its copy goes at 450
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 450), 300u);
+  // B (osd.1 -> osd.0) now lands while A's copy is still on osd.0.
+  m.moves[1].bytes_per_target = 450;
+  m.osds[0] = Osd(0, 500, 450, 400);
+  m.osds[1] = Osd(1, 600, 0, 450);
+  s = Schedule(m);
+  EXPECT_EQ(s.jobs[1].end_seconds, 450);
+  absl::StatusOr<FillTimeline> at_end = ComputeFillTimeline(m, s);
+  ASSERT_THAT(at_end.status(), IsOk());
+  EXPECT_EQ(PeakOf(*at_end, 0).used_peak, 900u);  // A's copy deleted at 400, B's 450 lands by 450
+  s.end_delay_seconds = 100;
+  absl::StatusOr<FillTimeline> delayed = ComputeFillTimeline(m, s);
+  ASSERT_THAT(delayed.status(), IsOk());
+  EXPECT_EQ(PeakOf(*delayed, 0).used_peak, 950u);  // both at once until 500
+  EXPECT_EQ(PeakOf(*delayed, 0).used_after, 550u);
+}
+
 TEST(FillTimelineTest, CopiesLeavingWithoutABackfillGoAtOnce) {
   Movement m = HandMovement();
   m.osds[1].bytes_out += 100;  // a PG that only lost its osd.1 member
