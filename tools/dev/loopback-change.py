@@ -376,6 +376,7 @@ def main():
         problems.append(f"plan predicted {totals['pgs_remapped']} remapped PGs, the cluster remapped "
                         f"{len(measured_remapped)}")
     result["problems"] = problems
+    result["checks"] = print_comparisons(result, quiet=True)
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=1, default=sorted)
     wrong = print_table(result)
@@ -538,8 +539,8 @@ def print_comparisons(r, quiet=False):
         for p_, m_ in ((sent.get(h, 0), msent.get(h, 0)), (recv.get(h, 0), mrecv.get(h, 0))):
             if p_ or m_:
                 worst_host = max(worst_host, abs(p_ - m_) / max(p_, m_))
-        print(f"{h:>6}{mib(sent.get(h, 0)):>11}{mib(msent.get(h, 0)):>11}{mib(recv.get(h, 0)):>11}"
-              f"{mib(mrecv.get(h, 0)):>11}{mib(sent_ec.get(h, 0)):>14}")
+        rp, rm = (mib(recv.get(h, 0)), mib(mrecv.get(h, 0))) if have_recv else ("-", "-")
+        print(f"{h:>6}{mib(sent.get(h, 0)):>11}{mib(msent.get(h, 0)):>11}{rp:>11}{rm:>11}{mib(sent_ec.get(h, 0)):>14}")
     out["host_bytes_worst_share"] = round(worst_host, 4)
     print(f"  largest difference {100 * worst_host:.1f}% of the host's bytes")
 
