@@ -15,6 +15,7 @@
 #include "osdmap/mapping_session.h"
 #include "osdmap/osdmap_binary_state.h"
 #include "osdmap/pg_table.h"
+#include "osdmap/state_codec.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::osdmap {
@@ -124,6 +125,30 @@ TEST(ReportImportTest, SelfCheckAgreesOnEveryRealCapture) {
         FormatMappingCheck(*check)[0],
         HasSubstr("mapping agrees with the cluster: " + std::to_string(check->pgs) + " PGs"));
   }
+}
+
+TEST(ReportImportTest, TheVerdictRoundTripsThroughTheStateFile) {
+  absl::StatusOr<ImportedReport> imported =
+      ImportCephReport(DataFile("loopback-pacific", "report.json"), std::nullopt);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ClusterState state = imported->state;
+  state.mapping_check = MappingCheck{.pgs = 1234,
+                                     .sources = {"a", "b"},
+                                     .agrees = false,
+                                     .differing_pgs = 3,
+                                     .differing_osds = 2,
+                                     .examples = {"pg 2.1: x"}};
+  for (StateFormat format : {StateFormat::kBinary, StateFormat::kJson}) {
+    absl::StatusOr<std::string> bytes = SerializeState(state, format);
+    ASSERT_TRUE(bytes.ok());
+    absl::StatusOr<ClusterState> back = ParseState(*bytes);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->mapping_check, state.mapping_check);
+  }
+  // A state without a check stays without one.
+  absl::StatusOr<std::string> bytes = SerializeState(imported->state, StateFormat::kBinary);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_FALSE(ParseState(*bytes)->mapping_check.has_value());
 }
 
 TEST(ReportImportTest, BackfillCaptureActingComesFromPgTemp) {
