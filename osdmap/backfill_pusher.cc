@@ -29,6 +29,30 @@ std::int32_t ReplicatedBackfillPusher(std::span<const std::int32_t> before,
   return best;
 }
 
+std::int32_t ReplicatedBackfillPusher(
+    std::span<const std::int32_t> before, std::span<const std::int32_t> after_up,
+    const std::function<bool(std::int32_t)>& is_up,
+    const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail) {
+  const std::int32_t plain = ReplicatedBackfillPusher(before, after_up, is_up);
+  const auto first_up = std::find_if(after_up.begin(), after_up.end(), IsOsd);
+  if (plain == crush::kItemNone || plain == *first_up) return plain;
+  // find_best_info: among infos with the same last_update, "prefer longer
+  // tail" (an older log_tail) before anything else; iteration order (the
+  // lowest id) breaks ties.
+  std::int32_t best = crush::kItemNone;
+  LogVersion best_tail;
+  for (std::int32_t o : before) {
+    if (!IsOsd(o) || !is_up(o)) continue;
+    const std::optional<LogVersion> tail = log_tail(o);
+    if (!tail) return plain;
+    if (best == crush::kItemNone || *tail < best_tail || (*tail == best_tail && o < best)) {
+      best = o;
+      best_tail = *tail;
+    }
+  }
+  return best;
+}
+
 std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,
                                    std::span<const std::int32_t> after_up,
                                    const std::function<bool(std::int32_t)>& is_up) {

@@ -18,17 +18,22 @@
 //    before), and the acting primary is its first real OSD, which reads
 //    the shards it needs and pushes the rebuilt shard.
 // Checked on real 16.2 clusters (tools/dev/loopback-change.py): right for
-// 126 of 129 backfilling PGs (backfill_pusher_test.cc). The known miss: when
-// the new up primary still holds a stale copy from an earlier interval (an
-// OSD marked in again before its strays were purged), find_best_info prefers
-// the holder whose longer log reaches that copy, which needs each replica's
-// log bounds; the rule then still names a holder, often another one.
+// 126 of 129 backfilling PGs (backfill_pusher_test.cc). The misses are
+// find_best_info's "prefer the longer tail": holders' logs need not end at
+// the same entry (a replica that joined by backfill keeps the log it was
+// given), and the holder with the oldest log_tail wins. The pg dump shows
+// only the primary's log bounds; `pg query` shows every holder's. With them
+// (the overload taking log_tail) the rule named the pusher of every
+// replicated PG of the loopback runs that recorded them (issue 35,
+// tools/dev/README.md); without them it falls back to the lowest id.
 // Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_BACKFILL_PUSHER_H_
 #define CRUSHKIT_OSDMAP_BACKFILL_PUSHER_H_
 
+#include <compare>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 
 namespace crushkit::osdmap {
@@ -42,6 +47,24 @@ namespace crushkit::osdmap {
 std::int32_t ReplicatedBackfillPusher(std::span<const std::int32_t> before,
                                       std::span<const std::int32_t> after_up,
                                       const std::function<bool(std::int32_t)>& is_up);
+
+// A PG log position, Ceph's eversion_t (epoch'version), ordered as Ceph
+// orders it.
+struct LogVersion {
+  std::uint32_t epoch = 0;
+  std::uint64_t version = 0;
+  auto operator<=>(const LogVersion&) const = default;
+};
+
+// The same with each holder's log_tail (`pg query`: info.log_tail of the
+// primary, peer_info[].log_tail of the others): when the new up primary
+// does not hold the PG, the up holder with the oldest log_tail pushes (the
+// lowest id among equal tails). When `log_tail` has no answer for some up
+// holder, the result is the overload's above (lowest id).
+std::int32_t ReplicatedBackfillPusher(
+    std::span<const std::int32_t> before, std::span<const std::int32_t> after_up,
+    const std::function<bool(std::int32_t)>& is_up,
+    const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail);
 
 // The OSD that pushes an erasure-coded PG's backfill: the first real OSD,
 // in shard order, of the acting set peering wants: position i keeps

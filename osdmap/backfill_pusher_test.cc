@@ -33,6 +33,33 @@ TEST(BackfillPusherTest, NewUpPrimaryWithoutThePgLeavesItToTheLowestHolder) {
   EXPECT_EQ(ReplicatedBackfillPusher({{7, 4, 9}}, {{2, 4, 9}}, AllUp), 4);
 }
 
+// Measured on the loopback cluster (issue 35): PG 2.17 [6,5,0] -> [3,6,5]
+// was pushed by osd.5, whose log_tail 46'50 was older than the others'
+// 46'54; with equal tails the lowest id, and with a tail unknown the rule
+// without tails.
+TEST(BackfillPusherTest, LongerLogTailWinsWhenTheUpPrimaryHoldsNothing) {
+  auto tails = [](std::int32_t o) -> std::optional<LogVersion> {
+    if (o == 5) return LogVersion{46, 50};
+    if (o == 6 || o == 0) return LogVersion{46, 54};
+    return std::nullopt;
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, AllUp, tails), 5);
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, AllUp), 0);
+  // The up primary that holds the PG still pushes, whatever the tails.
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{6, 3, 5}}, AllUp, tails), 6);
+  // Equal tails: the lowest id; an older epoch beats a larger version.
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 0}}, {{3, 6}}, AllUp, tails), 0);
+  auto epochs = [](std::int32_t o) -> std::optional<LogVersion> {
+    return o == 9 ? LogVersion{45, 900} : LogVersion{46, 10};
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{2, 9}}, {{3, 2}}, AllUp, epochs), 9);
+  // A holder whose tail is unknown: the rule without tails.
+  EXPECT_EQ(ReplicatedBackfillPusher({{0, 5, 7}}, {{3, 6, 5}}, AllUp, tails), 0);
+  // A down holder is skipped before its tail is asked for.
+  auto not5 = [](std::int32_t o) { return o != 5; };
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, not5, tails), 0);
+}
+
 TEST(BackfillPusherTest, HoldersThatAreDownCannotPush) {
   const std::set<std::int32_t> down = {4};
   auto is_up = [&](std::int32_t o) { return down.count(o) == 0; };
