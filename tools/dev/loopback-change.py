@@ -97,6 +97,12 @@ class Cluster:
             raise RuntimeError(f"osd.{osd} perf dump: {err}")
         return json.loads(out)["osd"]
 
+    def pg_query(self, pgid):
+        ret, out, err = self.r.pg_command(pgid, json.dumps({"prefix": "query", "pgid": pgid}), b"", timeout=30)
+        if ret != 0:
+            raise RuntimeError(f"pg {pgid} query: {err}")
+        return json.loads(out)
+
     def osds(self):
         return [o["osd"] for o in self.mon(prefix="osd dump")["osds"] if o["up"]]
 
@@ -143,6 +149,35 @@ def fill_of(outdir):
     """OSD id -> `osd df` utilization (percent) from a capture."""
     with open(os.path.join(outdir, "osd-df.json")) as f:
         return {n["id"]: n["utilization"] for n in json.load(f)["nodes"]}
+
+
+def query_log_tails(c, plan, pools):
+    """Every holder's log_tail of each moving replicated PG (`pg query`: the primary's info and its peers'), which
+    the pg dump does not show: find_best_info prefers the holder with the longer log."""
+    tails = {}
+    for m in plan.get("pgs", []):
+        if pools[int(m["pg"].split(".")[0])]["ec"]:
+            continue
+        try:
+            q = c.pg_query(m["pg"])
+        except RuntimeError:
+            continue
+        primary = q.get("acting_primary", (q.get("acting") or [None])[0])
+        tails[m["pg"]] = {str(primary): q["info"]["log_tail"],
+                          **{str(p["peer"]): p["log_tail"] for p in q.get("peer_info", [])}}
+    return tails
+
+
+def tail_pusher(up_before, up_after, tails):
+    """PeeringState's choice with every holder's log bounds: the new up primary when it holds the PG, else the holder
+    with the oldest log_tail (find_best_info: prefer the longer tail), the first in OSD order among equals."""
+    holders = [o for o in up_before if o != NONE]
+    if up_after and up_after[0] in holders:
+        return up_after[0]
+    known = [o for o in sorted(holders) if str(o) in tails]
+    if not known:
+        return None
+    return min(known, key=lambda o: tuple(int(x) for x in tails[str(o)].split("'")))
 
 
 def moved_targets(pool, before, after):
@@ -213,6 +248,7 @@ def main():
     epoch_start = None
     osds = c.osds()
     perf_before = {o: c.perf(o) for o in osds}
+    log_tails = query_log_tails(c, plan, pools_of(before_dir))
     epoch_before = c.mon(prefix="osd dump")["epoch"]
     samples = []
     held = len(a.change) > 1
@@ -367,7 +403,7 @@ def main():
         "pool_ec": {str(k): v["ec"] for k, v in pools.items()},
         "max_avail": {"before": max_avail_of(before_dir), "after": max_avail_of(after_dir)},
         "osd_df": {"before": fill_of(before_dir), "after": fill_of(after_dir)},
-        "pgs": push_rows, "samples": samples, "osdmap_history": history,
+        "pgs": push_rows, "samples": samples, "osdmap_history": history, "log_tails": log_tails,
     }
     problems = []
     if crushkit_remapped != measured_remapped:
@@ -421,6 +457,12 @@ def print_table(r):
         pred_all = sum(x["bytes"] for x in rows if x["predicted"] == o)
         print(f"{o:>5}{mib(pred):>11}{mib(real):>16}{mib(perf.get('push_out_bytes', 0)):>10}{perf.get('push', 0):>8}"
               f"{perf.get('recovery_ops', 0):>14}{mib(pred_all):>20}")
+    if r.get("log_tails"):
+        with_tails = [(x, tail_pusher(x["up_before"], x["up_after"], r["log_tails"][x["pg"]]))
+                      for x in known if x["pg"] in r["log_tails"]]
+        hits = sum(t == x["measured"] for x, t in with_tails)
+        print(f"{'pushing OSD with every log tail':40}{'':>12}{f'{hits}/{len(with_tails)}':>12}"
+              f"   (replicated PGs; the oldest log_tail from `pg query` before the change)")
     wrong = [x for x in known if x["predicted"] != x["measured"]]
     if wrong:
         print("\nPGs pushed by another OSD than predicted (pg pool: up before -> after, predicted, measured):")
