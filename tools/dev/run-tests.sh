@@ -41,11 +41,12 @@ t0=$SECONDS
 # Each phase's start: wall seconds, and the CPU seconds (user + system) of
 # everything run so far, which does not depend on the machine's other load.
 times_file=$(mktemp)
-cpu_seconds() {
-  times > "$times_file"  # not in a pipe: a subshell would see no children
-  awk 'NR == 2 { gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }' "$times_file"
+stamp() {
+  times > "$times_file"  # here, not in $(...): a subshell has no children yet
+  local cpu
+  cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }' "$times_file")
+  echo "== [$((SECONDS - t0)) s, cpu $cpu s] $*"
 }
-stamp() { echo "== [$((SECONDS - t0)) s, cpu $(cpu_seconds) s] $*"; }
 
 stamp "format check (tools/dev/lint.sh)"
 bash tools/dev/lint.sh
