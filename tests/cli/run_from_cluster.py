@@ -68,7 +68,12 @@ def main():
     ap.add_argument("--port", type=int, default=int(os.environ.get("CRUSHKIT_LOOPBACK_PORT", "47000")),
                     help="the monitor's port (BASE; default $CRUSHKIT_LOOPBACK_PORT, else 47000)")
     ap.add_argument("--release", default="pacific", choices=["pacific", "tentacle"])
+    ap.add_argument("--existing", action="store_true",
+                    help="check the running, populated cluster in --dir instead of starting one "
+                         "(tools/dev/loopback-scenario.sh does); it is left running")
     a = ap.parse_args()
+    if a.existing and not a.dir:
+        ap.error("--existing needs --dir")
     if os.environ.get("CRUSHKIT_LOOPBACK_TESTS") != "1":
         print("SKIP: set CRUSHKIT_LOOPBACK_TESTS=1 to start a loopback Ceph cluster")
         return 77
@@ -80,6 +85,8 @@ def main():
     timings = {}
 
     def stop(*_):
+        if a.existing:
+            return
         if os.path.exists(os.path.join(d, "ceph.conf")):
             subprocess.run(["bash", os.path.join(dev, "loopback-cluster.sh"), "stop", d],
                            capture_output=True, timeout=120)
@@ -91,15 +98,16 @@ def main():
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
-        t = time.time()
-        run(["bash", os.path.join(dev, "loopback-cluster.sh"), "start", d, "--osds", "3",
-             "--hosts", "3", "--port", str(a.port), "--osd-mib", "128", "--release", a.release],
-            timeout=600, check=True)
-        timings["start"] = time.time() - t
-        t = time.time()
-        run(["bash", os.path.join(dev, "loopback-populate.sh"), d, "--rep-pgs", "16", "--ec-pgs", "8",
-             "--objects", "20", "--omap", "4", "--no-upmap"], timeout=600, check=True)
-        timings["populate"] = time.time() - t
+        if not a.existing:
+            t = time.time()
+            run(["bash", os.path.join(dev, "loopback-cluster.sh"), "start", d, "--osds", "3",
+                 "--hosts", "3", "--port", str(a.port), "--osd-mib", "128", "--release", a.release],
+                timeout=600, check=True)
+            timings["start"] = time.time() - t
+            t = time.time()
+            run(["bash", os.path.join(dev, "loopback-populate.sh"), d, "--rep-pgs", "16", "--ec-pgs", "8",
+                 "--objects", "20", "--omap", "4", "--no-upmap"], timeout=600, check=True)
+            timings["populate"] = time.time() - t
 
         cli = ["--conf", os.path.join(d, "ceph.conf")]
         if a.release == "tentacle":

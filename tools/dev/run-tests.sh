@@ -37,6 +37,9 @@ bash tools/dev/setup.sh --newer-oracles
 export CEPH_ARGS="--crash_dir=$(mktemp -d)"
 # Differential suites fail instead of skipping when Ceph's tools are missing.
 export CRUSHKIT_REQUIRE_ORACLE=1
+# ctest loopback_scenario_ci starts a real Ceph cluster on 127.0.0.1 (skipped
+# unless this is set).
+export CRUSHKIT_LOOPBACK_TESTS=1
 t0=$SECONDS
 # Each phase's start: wall seconds, and the CPU seconds (user + system) of
 # everything run so far, which does not depend on the machine's other load.

@@ -6,7 +6,8 @@ pkgs=(build-essential cmake ninja-build git python3 pkg-config
       libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev ceph-base chromium
       pybind11-dev python3-dev python3-numpy python3-pytest
-      clang-format dpkg-dev mmdebstrap)  # lint.sh; check-deb.sh: dpkg-shlibdeps for cpack, a clean Debian 12 root
+      clang-format dpkg-dev mmdebstrap  # lint.sh; check-deb.sh: dpkg-shlibdeps for cpack, a clean Debian 12 root
+      ceph-mon ceph-osd ceph-mgr python3-rados)  # the loopback Ceph cluster (tools/dev/loopback-*)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
