@@ -155,11 +155,16 @@ def compare_output(res, where, ceph, crushkit):
         return
     ol, kl = oout.decode(errors="replace").splitlines(), kout.decode(errors="replace").splitlines()
     first = next((i for i in range(min(len(ol), len(kl))) if ol[i] != kl[i]), min(len(ol), len(kl)))
-    res["diffs"].append("%s: rc %s vs %s; first stdout diff at line %d:\n"
+    oline = ol[first] if first < len(ol) else "<eof>"
+    kline = kl[first] if first < len(kl) else "<eof>"
+    # Long lines (compact json, xml) are shown around their first difference.
+    col = next((i for i in range(min(len(oline), len(kline))) if oline[i] != kline[i]),
+               min(len(oline), len(kline)))
+    start = max(0, col - 80)
+    res["diffs"].append("%s: rc %s vs %s; first stdout diff at line %d column %d:\n"
                         "  ceph:     %s\n  crushkit: %s\n  crushkit stderr: %s" % (
-                            where, orc, krc, first + 1,
-                            ol[first] if first < len(ol) else "<eof>",
-                            kl[first] if first < len(kl) else "<eof>",
+                            where, orc, krc, first + 1, col + 1,
+                            oline[start:col + 120], kline[start:col + 120],
                             kerr.decode(errors="replace")[:300]))
 
 
@@ -307,7 +312,7 @@ def files_of(d):
 
 
 def one_base(job):
-    seed, index, variations, crushkit, roundtrip, perturb, upmap_stress, keep_dir = job
+    seed, index, variations, crushkit, roundtrip, perturb, upmap_stress, keep_dir, builders = job
     rng = random.Random(seed * 1000003 + index + 7777)
     # The --health, --test-crush and create states draw from their own
     # stream, so the states above stay those of earlier versions.
@@ -323,7 +328,15 @@ def one_base(job):
         kept.append(dst)
 
     try:
-        base = build_base(rng, d, upmap_stress, keep)
+        # The base maps come from --maps-from's tools when given (first on
+        # PATH while they are built), the variations run the oracle.
+        path = os.environ["PATH"]
+        if builders:
+            os.environ["PATH"] = builders + os.pathsep + path
+        try:
+            base = build_base(rng, d, upmap_stress, keep)
+        finally:
+            os.environ["PATH"] = path
         if base is None:
             res["bad_base"] = 1
             return res
@@ -406,15 +419,31 @@ def main():
                     help="fail unless at least this many states were compared")
     ap.add_argument("--keep-failures", default="",
                     help="copy the work directory of every base with a difference here")
+    ap.add_argument("--release", choices=oracle.RELEASES, default="pacific",
+                    help="Ceph release whose osdmaptool and crushtool are the oracle "
+                         "(crushkit runs as it)")
+    ap.add_argument("--maps-from", choices=oracle.RELEASES, default="",
+                    help="build the base maps with this release's tools (default: --release's)")
+    ap.add_argument("--show-diffs", type=int, default=20, help="print at most this many differences")
     a = ap.parse_args()
-    oracle.use_release("pacific")
-    if (oracle.put_on_path("osdmaptool", "pacific") is None or
-            oracle.put_on_path("crushtool", "pacific") is None):
-        return oracle.skip_or_fail("osdmaptool/crushtool of pacific not installed")
+    oracle.use_release(a.release)
+    builders = ""
+    if a.maps_from and a.maps_from != a.release:
+        if (oracle.put_on_path("osdmaptool", a.maps_from) is None or
+                oracle.put_on_path("crushtool", a.maps_from) is None):
+            return oracle.skip_or_fail("osdmaptool/crushtool of %s not installed" % a.maps_from)
+        # put_on_path put both tools' directories first: keep them off PATH
+        # but for the base builds.
+        parts = os.environ["PATH"].split(os.pathsep)
+        builders = os.pathsep.join(parts[:2])
+        os.environ["PATH"] = os.pathsep.join(parts[2:])
+    if (oracle.put_on_path("osdmaptool", a.release) is None or
+            oracle.put_on_path("crushtool", a.release) is None):
+        return oracle.skip_or_fail("osdmaptool/crushtool of %s not installed" % a.release)
     crushkit, roundtrip = os.path.abspath(a.crushkit), os.path.abspath(a.roundtrip)
     perturb = os.path.abspath(a.perturb)
     jobs = [(a.seed, i, a.variations, crushkit, roundtrip, perturb, a.upmap_stress,
-             os.path.abspath(a.keep_failures) if a.keep_failures else "")
+             os.path.abspath(a.keep_failures) if a.keep_failures else "", builders)
             for i in range(a.bases)]
     total = {k: 0 for k in COUNTERS}
     total["diffs"], total["notes"] = [], []
@@ -422,10 +451,11 @@ def main():
         for r in pool.imap_unordered(one_base, jobs):
             for k in total:
                 total[k] += r[k]
-    for line in total["diffs"][:20]:
+    for line in total["diffs"][:a.show_diffs]:
         print("DIFF", line)
     for line in total["notes"][:10]:
         print("SKIPPED", line)
+    print("release %s, maps from %s" % (a.release, a.maps_from or a.release))
     print("compared %d binary osdmap states (%d saved maps, %d exported crush maps, "
           "%d --upmap-cleanup runs, %d --import-crush; %d bases with upmaps, %d crushtool "
           "edits); %d maps round-tripped; %d differences; %d unsupported by crushkit; "
