@@ -127,11 +127,17 @@ while IFS= read -r rel; do
   [[ "$rel" == crush/version.h ]] && continue
   cmp -s "$prefix/include/$rel" "$repo/$rel" || fail "installed include/$rel is not $rel of the source tree"
 done < <(cd "$prefix/include" && find . -type f | sed 's|^\./||')
-# Each header compiles on its own (the installed set is closed), in parallel.
-export CRUSH_HDR_PREFIX=$prefix CRUSH_HDR_CXX=${CXX:-c++}
+# Each header compiles on its own from the installed tree alone (the set is
+# closed), in parallel. A header whose .cc includes it first already compiled
+# on its own in the build, so here it is only preprocessed (every include it
+# reaches is installed: ~0.2 s instead of ~3 s); the others are compiled.
+export CRUSH_HDR_PREFIX=$prefix CRUSH_HDR_CXX=${CXX:-c++} CRUSH_HDR_REPO=$repo
 (cd "$prefix/include" && find . -name '*.h' | sed 's|^\./||') \
-  | xargs -P "$jobs" -I{} bash -c 'printf "#include \"%s\"\n" "$1" \
-      | $CRUSH_HDR_CXX -std=c++20 -fsyntax-only -x c++ -I "$CRUSH_HDR_PREFIX/include" - \
+  | xargs -P "$jobs" -I{} bash -c 'mode=-fsyntax-only; cc=$CRUSH_HDR_REPO/${1%.h}.cc
+      [[ -f $cc && $(grep -m1 "^#include" "$cc") == "#include \"$1\"" ]] && mode="-E -o /dev/null"
+      # shellcheck disable=SC2086  # mode is one or three words
+      printf "#include \"%s\"\n" "$1" \
+      | $CRUSH_HDR_CXX -std=c++20 $mode -x c++ -I "$CRUSH_HDR_PREFIX/include" - \
       || { echo "check-embed: FAILED: installed header $1 does not compile on its own" >&2; exit 255; }' _ {} \
   || fail "the installed header set is not closed"
 for h in crush/crushkit.h osdmap/crushkit_osdmap.h; do
