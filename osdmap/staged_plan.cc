@@ -376,6 +376,19 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement&
   return absl::OkStatus();
 }
 
+// Every OSD the tracker follows starts the step at its use after the
+// earlier steps (the movement of one step carries the imported `ceph osd
+// df` use), so the step's backfill_toofull check sees what the cluster holds
+// by then.
+void StartAtTrackedUse(const FillTracker& tracker, Movement* m) {
+  for (OsdMovement& o : m->osds) {
+    std::uint64_t used = 0, capacity = 0;
+    if (!tracker.Space(o.osd, &used, &capacity)) continue;
+    o.used_before = used;
+    o.fill_before = static_cast<double>(used) / static_cast<double>(capacity);
+  }
+}
+
 absl::Status Simulate(const Movement& movement, const StagedPlanOptions& options, PlanStep* step) {
   if (!options.simulate) return absl::OkStatus();
   absl::StatusOr<BackfillSchedule> s = SimulateMovementBackfill(movement, options.backfill);
@@ -501,7 +514,10 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
                                    "deleted)")});
         enforce_fill = false;
       }
-      if (!simulated) CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      if (!simulated) {
+        StartAtTrackedUse(tracker, &m);
+        CRUSH_RETURN_IF_ERROR(Simulate(m, options, &step));
+      }
       walk->moved += Moved(m, bytes_known);
       tracker.Apply(m.osds);
       walk->steps.push_back(std::move(step));

@@ -20,7 +20,9 @@
 4. reads the perf counters again, captures the cluster after (same mapping check);
 5. prints predicted vs measured: duration, remapped PGs, the misplaced ratio at every sample against the plan's
    curve, the pushing OSD of every remapped PG, bytes pushed per OSD and per host, peak fill per OSD, each pool's
-   MAX AVAIL before and after (`ceph df`); writes everything (the raw series too) to OUTDIR/result.json.
+   MAX AVAIL before and after (`ceph df`), the PGs seen in backfill_toofull and the OSDs they waited for (up minus
+   acting) against the plan's predicted stalls (`safety.toofull_stalls`); writes everything (the raw series too) to
+   OUTDIR/result.json (`toofull`).
 
 Exit status: 0 when the structural predictions hold (crushkit maps both captures exactly as Ceph does, and the
 plan's remapped-PG count equals the PGs whose up set changed); 1 otherwise; 2 on usage or cluster errors. The
@@ -413,12 +415,48 @@ def main():
                         f"{len(measured_remapped)}")
     result["problems"] = problems
     result["checks"] = print_comparisons(result, quiet=True)
+    result["toofull"] = toofull_summary(samples, plan)
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=1, default=sorted)
     wrong = print_table(result)
     ok = ok and not problems and not (a.strict and wrong)
     print("\nstructural predictions: " + ("OK" if ok else "FAILED"))
     sys.exit(0 if ok else 1)
+
+
+def toofull_summary(samples, plan):
+    """backfill_toofull, predicted (the plan's safety.toofull_stalls) and seen in the samples: every PG that was in
+    backfill_toofull, when, and the OSDs it was waiting to backfill into (up minus acting while it waited)."""
+    seen = {}
+    for s in samples:
+        for pg, (state, up, acting, _) in s["pgs"].items():
+            if "backfill_toofull" not in state:
+                continue
+            e = seen.setdefault(pg, {"pg": pg, "first_seconds": s["t"], "last_seconds": s["t"], "targets": set()})
+            e["last_seconds"] = s["t"]
+            e["targets"].update(o for o in up if o not in acting and o != NONE)
+    measured = [dict(e, targets=sorted(e["targets"])) for e in sorted(seen.values(), key=lambda e: e["pg"])]
+    safety = plan.get("safety", {})
+    predicted = [{"pg": t["pgid"], "osd": t["osd"], "first_seconds": t.get("first_seconds", 0),
+                  "seconds": t.get("seconds", 0), "never_starts": t.get("never_starts", False)}
+                 for t in safety.get("toofull_stalls", [])]
+    return {"ratio": safety.get("backfillfull_ratio"), "predicted": predicted, "measured": measured}
+
+
+def print_toofull(r):
+    t = r.get("toofull")
+    if not t or not (t["predicted"] or t["measured"]):
+        return
+    print(f"\nbackfill_toofull (targets refuse above {100 * (t['ratio'] or 0):.1f}%):")
+    print(f"  predicted: {len(t['predicted'])} PGs: " + ", ".join(
+        f"{p['pg']} on osd.{p['osd']} {p['seconds']:.0f}s" + (" never starts" if p["never_starts"] else "")
+        for p in t["predicted"]))
+    print(f"  measured:  {len(t['measured'])} PGs: " + ", ".join(
+        f"{m['pg']} on {'/'.join(f'osd.{o}' for o in m['targets'])} {m['first_seconds']:.0f}-{m['last_seconds']:.0f}s"
+        for m in t["measured"]))
+    p_osds = sorted({p["osd"] for p in t["predicted"]})
+    m_osds = sorted({o for m in t["measured"] for o in m["targets"]})
+    print(f"  OSDs refusing: predicted {p_osds}, measured (targets of the PGs seen toofull) {m_osds}")
 
 
 def print_table(r):
@@ -471,6 +509,7 @@ def print_table(r):
                   + ("" if x["pg_temp"] else "  (no pg_temp)"))
     if "plan_pgs" in r:
         print_comparisons(r)
+    print_toofull(r)
     for problem in r.get("problems", []):
         print("MISMATCH " + problem)
     return wrong

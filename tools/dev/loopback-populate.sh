@@ -2,7 +2,7 @@
 # Fill a loopback cluster (tools/dev/loopback-cluster.sh) with pools and real objects, so that a later change backfills:
 #   loopback-populate.sh DIR [--rep-pgs 32] [--ec-pgs 16] [--objects 120] [--omap 24] [--no-upmap]
 # - pool `rbd`: replicated, size 3 (min_size 2); pool `ec`: erasure-coded 2+1, profile ec21 with
-#   crush-failure-domain=host (needs 3 hosts);
+#   crush-failure-domain=host (needs 3 hosts; --ec-pgs 0: no EC pool);
 # - --objects objects per pool with sizes cycling 4 KiB .. 1 MiB (the EC pool gets half as many), --omap objects in
 #   `rbd` carrying 8 omap keys each; written through librados (python3-rados, Debian's own binding);
 # - PG logs kept short (osd_{min,max}_pg_log_entries 10, osd_pg_log_trim_min 5) and every object rewritten (an xattr)
@@ -41,22 +41,25 @@ $C tell 'osd.*' injectargs '--osd_min_pg_log_entries=10 --osd_max_pg_log_entries
 
 $C osd pool create rbd "$rep_pgs" "$rep_pgs" replicated >/dev/null 2>&1  # size 3: the cluster's default
 $C osd pool application enable rbd rbd >/dev/null
-$C osd erasure-code-profile set ec21 k=2 m=1 crush-failure-domain=host >/dev/null
-$C osd pool create ec "$ec_pgs" "$ec_pgs" erasure ec21 >/dev/null
-$C osd pool application enable ec rbd >/dev/null
+if [[ $ec_pgs -gt 0 ]]; then
+  $C osd erasure-code-profile set ec21 k=2 m=1 crush-failure-domain=host >/dev/null
+  $C osd pool create ec "$ec_pgs" "$ec_pgs" erasure ec21 >/dev/null
+  $C osd pool application enable ec rbd >/dev/null
+fi
 # No wait for the new PGs: librados writes wait for them to be active.
 
-/usr/bin/python3 - "$D/ceph.conf" "$C" "$objects" "$omap" "$upmap" <<'PY'
+/usr/bin/python3 - "$D/ceph.conf" "$C" "$objects" "$omap" "$upmap" "$ec_pgs" <<'PY'
 import json, subprocess, sys, time
 import rados
 
 conf, ceph, objects, omap, pin = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+with_ec = int(sys.argv[6]) > 0
 sizes = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
 cluster = rados.Rados(conffile=conf)
 cluster.connect(timeout=30)
-written = {"rbd": [], "ec": []}
+written = {"rbd": [], "ec": []} if with_ec else {"rbd": []}
 total = 0
-for pool, count in (("rbd", objects), ("ec", objects // 2)):
+for pool, count in (("rbd", objects), ("ec", objects // 2))[:2 if with_ec else 1]:
     io = cluster.open_ioctx(pool)
     for i in range(count):
         name = f"obj-{i:04d}"
