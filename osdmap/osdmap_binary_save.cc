@@ -93,6 +93,24 @@ void NormaliseLikeCephDecode(OsdMapBinary* map) {
   map->crush_bytes = crush::EncodeCrushMap(map->crush);
 }
 
+void EncodeLikeRelease(OsdMapBinary* map, crush::CephRelease release) {
+  if (release == crush::CephRelease::kPacific) return;
+  // OSDMap::encode with SERVER_REEF: client section v10.
+  if (map->client.v < 10) map->client.v = 10;
+  map->crush_bytes = crush::EncodeCrushMapAs(map->crush, release);
+  if (release != crush::CephRelease::kTentacle) return;
+  for (auto& [id, pool] : map->pools) {
+    if (pool.frame.v >= 32) continue;
+    // pg_pool_t::encode with SERVER_TENTACLE: v32 compat 5. The v31
+    // optional is written from `peering`; v32's nonprimary_shards (a
+    // shard_id_set, empty for every pool but Tentacle's optimised EC ones)
+    // is two zero bytes, as osdmaptool 20.2 writes it.
+    pool.frame.v = 32;
+    pool.frame.compat = 5;
+    pool.frame.tail.assign(2, '\0');
+  }
+}
+
 absl::StatusOr<std::string> SaveLikeOsdmaptool(std::string_view original, const ClusterState& state,
                                                const OsdmaptoolSave& save) {
   CRUSH_ASSIGN_OR_RETURN(OsdMapBinary map, DecodeOsdMap(original));
@@ -121,6 +139,7 @@ absl::StatusOr<std::string> SaveLikeOsdmaptool(OsdMapBinary map, const ClusterSt
     std::erase_if(map.device_class_flags,
                   [&](const auto& kv) { return map.crush.class_names.count(kv.first) == 0; });
   }
+  EncodeLikeRelease(&map, save.release);
   return EncodeOsdMap(map);
 }
 

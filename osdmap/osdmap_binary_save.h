@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/osdmap_binary.h"
 
@@ -42,7 +43,17 @@ struct OsdmaptoolSave {
   // crush_node_flags and device_class_flags of items and classes the new
   // crush map (state.crush) lacks are dropped.
   bool crush_imported = false;
+  // The osdmaptool whose encoding is written (EncodeLikeRelease).
+  crush::CephRelease release = crush::CephRelease::kPacific;
 };
+
+// `map` as `release`'s osdmaptool encodes it (features
+// CEPH_FEATURES_SUPPORTED_DEFAULT): Pacific leaves it as it is; Reef and
+// later write client section v10 (pg_upmap_primaries) and their crush
+// encoding (crush::EncodeCrushMapAs: rule ids as rulesets, sizes 1/100);
+// Tentacle writes pg_pool_t v32 (the optional peering tuple, and an empty
+// nonprimary_shards for a pool that had none).
+void EncodeLikeRelease(OsdMapBinary* map, crush::CephRelease release);
 
 // `original` (a binary OSDMap) with `state`'s changes (ApplyClusterState),
 // Ceph's decode normalisation and `save` applied, encoded. Errors: those of

@@ -197,7 +197,7 @@ absl::StatusOr<OsdMapBinary> CreateOsdMap(const CreateOsdMapOptions& options) {
   m.osd_xinfo.assign(n, BinaryOsdXinfo{});
   m.osd_uuid.assign(n, {});
   m.erasure_code_profiles["default"] = {
-      {"k", "2"}, {"m", "2"}, {"plugin", "jerasure"}, {"technique", "reed_sol_van"}};
+      {"k", "2"}, {"m", "2"}, {"plugin", options.default_ec_plugin}, {"technique", "reed_sol_van"}};
   m.crush = BuildCrush(options, osds);
   m.crush_bytes = crush::EncodeCrushMap(m.crush);
   if (options.with_default_pool) {

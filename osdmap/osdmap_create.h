@@ -49,7 +49,10 @@ struct CreateOsdMapOptions {
   int pool_default_size = 3;      // osd_pool_default_size
   int pool_default_min_size = 0;  // osd_pool_default_min_size (0: size - size/2)
   int chooseleaf_type = 1;        // osd_crush_chooseleaf_type (0: choose osd)
-  binary::Utime now;              // created = modified
+  // The plugin of osd_pool_default_erasure_code_profile (profile "default"):
+  // jerasure up to Squid, isa in Tentacle.
+  std::string default_ec_plugin = "jerasure";
+  binary::Utime now;  // created = modified
   std::array<std::uint8_t, 16> fsid{};
 };
 

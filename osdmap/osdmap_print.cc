@@ -302,7 +302,20 @@ absl::Status CheckPerOsdVectors(const OsdMapBinary& m) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
+absl::StatusOr<PrintRelease> PrintReleaseFor(const ClusterState& state,
+                                             crush::CephRelease release) {
+  PrintRelease as;
+  as.release = release;
+  if (release == crush::CephRelease::kPacific) return as;
+  for (const auto& [id, pool] : state.pools) {
+    if (pool.type != PoolType::kReplicated) continue;
+    CRUSH_ASSIGN_OR_RETURN(ReadBalanceScore score, CalcReadBalanceScore(state, id));
+    as.read_balance.emplace(id, std::move(score));
+  }
+  return as;
+}
+
+absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const PrintRelease& as) {
   CRUSH_RETURN_IF_ERROR(CheckPerOsdVectors(m));
   std::string o = absl::StrCat(
       "epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ", FormatUtime(m.created),
@@ -332,8 +345,21 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m) {
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
     CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p));
+    // Reef's print_pools: the acting score of a replicated pool whose
+    // calc_read_balance_score succeeded, fmt's {:.2f}.
+    if (auto rb = as.read_balance.find(id);
+        p.type == 1 && rb != as.read_balance.end() && rb->second.rc >= 0) {
+      absl::StrAppend(&line,
+                      absl::StrFormat(" read_balance_score %.2f",
+                                      static_cast<double>(rb->second.info.acting_adj_score)));
+    }
     absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
                     line, "\n");
+    // ... and when it failed with a reason, that reason on a line of its own.
+    if (auto rb = as.read_balance.find(id); p.type == 1 && rb != as.read_balance.end() &&
+                                            rb->second.rc < 0 && !rb->second.info.err_msg.empty()) {
+      absl::StrAppend(&o, " ERROR: ", rb->second.info.err_msg, "\n");
+    }
     // print_pools prints the snapid inside pool_snap_info_t, not the map key.
     for (const auto& [key, snap] : p.snaps) {
       absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ",

@@ -21,15 +21,37 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
+#include "osdmap/cluster_state.h"
 #include "osdmap/osdmap_binary.h"
+#include "osdmap/read_balance.h"
 
 namespace crushkit::osdmap {
 
-// The text `osdmaptool --print` writes for `map` (after its banner line).
+// What the printers of the releases after 16.2 add: Reef (18.2) and
+// Tentacle (20.2) print each replicated pool's read balance score
+// (read_balance.h; the caller computes it, since it maps every PG) and dump
+// allow_crimson and pg_upmap_primaries; Tentacle dumps a few pool fields
+// more. The default is 16.2's output.
+struct PrintRelease {
+  crush::CephRelease release = crush::CephRelease::kPacific;
+  // Pool id -> CalcReadBalanceScore of that pool; pools missing here (and
+  // erasure-coded ones) get no score, as Ceph prints none for them.
+  std::map<std::int64_t, ReadBalanceScore> read_balance;
+};
+
+// The PrintRelease of `release` for `state` (the map being printed, as a
+// ClusterState): for Reef and later, CalcReadBalanceScore of every
+// replicated pool. Errors: CalcReadBalanceScore's.
+// Cost: one PG mapping per PG of the replicated pools (none for Pacific).
+absl::StatusOr<PrintRelease> PrintReleaseFor(const ClusterState& state, crush::CephRelease release);
+
+// The text `osdmaptool --print` writes for `map` (after its banner line)
+// as the osdmaptool of `as.release` writes it.
 // Errors: CheckPerOsdVectors' errors; kDataLoss for an OSD
 // address that does not parse; ParseHitSetParams' errors for HitSet
 // parameters Ceph itself cannot decode.
-absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map);
+absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& map, const PrintRelease& as = {});
 
 // kInvalidArgument unless max_osd >= 0 and every per-OSD vector the
 // printers index (states, weights, osd_info, osd_xinfo, the four address

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+#include "crush/ceph_release.h"
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/map.h"
@@ -466,7 +467,11 @@ class Runner {
     SyncCrushBytes();
     if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
     std::string log;
-    if (opt_.write_file(*opt_.export_crush_path, state_.crush_bytes, &log) != 0) {
+    // Reef and later write their own crush encoding of the map they decoded.
+    const std::string bytes = state_.ceph_release == crush::CephRelease::kPacific
+                                  ? state_.crush_bytes
+                                  : crush::EncodeCrushMapAs(state_.crush, state_.ceph_release);
+    if (opt_.write_file(*opt_.export_crush_path, bytes, &log) != 0) {
       r_.err += log;
       // osdmaptool 16.2 names the --import-crush file here (empty without
       // one), not the file it failed to write.

@@ -57,6 +57,19 @@ const char kUsage[] =
     "<weight> (but do not persist)\n"
     "   --save                  write modified osdmap with upmap or crush-adjust changes\n";
 
+std::string UsageFor(crush::CephRelease release) {
+  if (release == crush::CephRelease::kPacific) return kUsage;
+  std::string u = kUsage;
+  u += "   --read <file>           calculate pg upmap entries to balance pg primaries\n"
+       "   --read-pool <poolname>  specify which pool the read balancer should adjust\n";
+  if (release == crush::CephRelease::kTentacle) {
+    u += "   --osd-size-aware        account for devices of different sizes, applicable to read "
+         "mode only\n";
+  }
+  u += "   --vstart                prefix upmap and read output with './bin/'\n";
+  return u;
+}
+
 namespace {
 
 // Formatter::create() names other than json that --tree would accept.

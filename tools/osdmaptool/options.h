@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "crush/ceph_release.h"
 #include "tools/osdmaptool/actions.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -61,6 +62,10 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv);
 
 // osdmaptool 16.2's usage text (stdout).
 extern const char kUsage[];
+
+// The usage text of `release`'s osdmaptool: 16.2's, plus the read
+// balancer's options (Reef), plus --osd-size-aware (Tentacle).
+std::string UsageFor(crush::CephRelease release);
 
 }  // namespace crushkit::tools::osdmaptool
 

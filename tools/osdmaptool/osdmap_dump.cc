@@ -26,9 +26,34 @@ using osdmap::binary::BinaryPool;
 
 std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
 
+// OSDMap::dump_read_balance_score (Reef and later), inside the pool's
+// section: the scores of a replicated pool whose calc_read_balance_score
+// succeeded (with its warning, if any); nothing when it failed (osdmaptool
+// 18.2 on a pool with a PG mapped nowhere).
+void DumpReadBalance(CephFormatter& f, const BinaryPool& p, const osdmap::PrintRelease& as,
+                     std::int64_t id) {
+  auto it = as.read_balance.find(id);
+  if (p.type != 1 || it == as.read_balance.end()) return;
+  const osdmap::ReadBalanceInfo& rbi = it->second.info;
+  if (it->second.rc < 0) return;
+  f.OpenObject("read_balance");
+  if (as.release == crush::CephRelease::kTentacle) f.DumpString("score_type", "Fair distribution");
+  f.DumpFloat("score_acting", rbi.acting_adj_score);
+  f.DumpFloat("score_stable", rbi.adjusted_score);
+  f.DumpFloat("optimal_score", rbi.optimal_score);
+  f.DumpFloat("raw_score_acting", rbi.acting_raw_score);
+  f.DumpFloat("raw_score_stable", rbi.raw_score);
+  f.DumpFloat("primary_affinity_weighted", rbi.pa_weighted);
+  f.DumpFloat("average_primary_affinity", rbi.pa_avg);
+  f.DumpFloat("average_primary_affinity_weighted", rbi.pa_weighted_avg);
+  if (!rbi.err_msg.empty()) f.DumpString("error_message", rbi.err_msg);
+  f.Close();
+}
+
 // pg_pool_t::dump.
 absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name,
-                      const BinaryPool& p) {
+                      const BinaryPool& p, const osdmap::PrintRelease& as) {
+  const bool tentacle = as.release == crush::CephRelease::kTentacle;
   const auto hit_set = osdmap::ParseHitSetParams(p.hit_set_params);
   if (!hit_set.ok()) return hit_set.status();
   const auto grades = osdmap::HitSetGradeTable(p);
@@ -48,6 +73,7 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   f.DumpUnsigned("peering_crush_bucket_target", peering.bucket_target);
   f.DumpUnsigned("peering_crush_bucket_barrier", peering.bucket_barrier);
   f.DumpInt("peering_crush_bucket_mandatory_member", peering.mandatory_member);
+  if (tentacle) f.DumpBool("is_stretch_pool", peering.bucket_count != 0);
   f.DumpInt("object_hash", p.object_hash);
   f.DumpString("pg_autoscale_mode", osdmap::AutoscaleModeName(p.pg_autoscale_mode));
   f.DumpUnsigned("pg_num", p.pg_num);
@@ -126,6 +152,9 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   f.DumpUnsigned("stripe_width", p.stripe_width);
   f.DumpUnsigned("expected_num_objects", p.expected_num_objects);
   f.DumpBool("fast_read", p.fast_read != 0);
+  // Tentacle's erasure-coded pools name the shards that are never primary;
+  // a replicated pool (all osdmaptool makes) has none.
+  if (tentacle) f.DumpStream("nonprimary_shards", "{}");
   f.OpenObject("options");
   for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
     if (opt.opt->type == 0) {
@@ -144,6 +173,7 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
     f.Close();
   }
   f.Close();
+  DumpReadBalance(f, p, as, id);
   f.Close();
   return absl::OkStatus();
 }
@@ -231,7 +261,7 @@ void DumpPgOsds(CephFormatter& f, const char* array, const char* entry, const Pg
   f.Close();
 }
 
-void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
+void DumpPgLists(CephFormatter& f, const OsdMapBinary& m, bool reef_or_later) {
   DumpPgOsds(f, "pg_upmap", "mapping", m.pg_upmap);
   f.OpenArray("pg_upmap_items");
   for (const auto& [pg, pairs] : m.pg_upmap_items) {
@@ -248,6 +278,16 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
     f.Close();
   }
   f.Close();
+  if (reef_or_later) {
+    f.OpenArray("pg_upmap_primaries");
+    for (const auto& [pg, osd] : m.pg_upmap_primaries) {
+      f.OpenObject("primary_mapping");
+      f.DumpStream("pgid", osdmap::FormatPgId(pg));
+      f.DumpInt("primary_osd", osd);
+      f.Close();
+    }
+    f.Close();
+  }
   DumpPgOsds(f, "pg_temp", "osds", m.pg_temp);
   // A flat array of pgid, osd, pgid, osd... (the key names are lost).
   f.OpenArray("primary_temp");
@@ -260,7 +300,9 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m) {
 
 }  // namespace
 
-absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format) {
+absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format,
+                                       const osdmap::PrintRelease& as) {
+  const bool reef_or_later = as.release != crush::CephRelease::kPacific;
   if (absl::Status st = osdmap::CheckPerOsdVectors(m); !st.ok()) return st;
   // Formatter::create(format, "", "json"): an unknown name is compact json.
   const bool known = format == "json-pretty" || format == "xml" || format == "xml-pretty" ||
@@ -289,10 +331,11 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->DumpString("require_min_compat_client", osdmap::ReleaseNameOf(m.require_min_compat_client));
   f->DumpString("min_compat_client", osdmap::MinCompatClient(m));
   f->DumpString("require_osd_release", osdmap::ReleaseNameOf(m.require_osd_release));
+  if (reef_or_later) f->DumpBool("allow_crimson", m.allow_crimson != 0);
   f->OpenArray("pools");
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
-    if (absl::Status st = DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p);
+    if (absl::Status st = DumpPool(*f, id, name == m.pool_name.end() ? "" : name->second, p, as);
         !st.ok()) {
       return st;
     }
@@ -309,7 +352,7 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     if (m.osd_state[i] & 1) DumpXinfo(*f, m, i);
   }
   f->Close();
-  DumpPgLists(*f, m);
+  DumpPgLists(*f, m, reef_or_later);
   for (const bool range : {false, true}) {
     auto entries = osdmap::DecodeBlocklist(range ? m.range_blocklist : m.blocklist, !range);
     if (!entries.ok()) return entries.status();

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 
 #include "osdmap/osdmap_binary.h"
+#include "osdmap/osdmap_print.h"
 
 namespace crushkit::tools::osdmaptool {
 
@@ -28,7 +29,12 @@ namespace crushkit::tools::osdmaptool {
 // any other name is compact json (Formatter::create(FORMAT, "", "json")).
 // Errors: osdmap::CheckPerOsdVectors' and ParseHitSetParams' errors,
 // HitSetGradeTable's limit, kDataLoss for an address that does not parse.
-absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::string_view format);
+// `as`: the release whose osdmaptool is emulated (osdmap::PrintRelease:
+// Reef adds allow_crimson, pg_upmap_primaries and each replicated pool's
+// read_balance; Tentacle also is_stretch_pool, nonprimary_shards and the
+// score_type).
+absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::string_view format,
+                                       const osdmap::PrintRelease& as = {});
 
 // `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as
 // pretty JSON, code -> {severity, summary {message, count}, detail [...]}.

@@ -33,6 +33,14 @@
 namespace crushkit::tools::osdmaptool {
 namespace {
 
+// The release osdmaptool is emulated as without a map (usage text, created
+// maps): the one CRUSHKIT_CEPH_RELEASE names, else the installed Ceph's,
+// else the default.
+crush::CephRelease ToolRelease() {
+  auto release = ResolveDefaultCephRelease();
+  return release.ok() ? release->release : crush::kDefaultCephRelease;
+}
+
 constexpr char kMe[] = "osdmaptool";
 
 constexpr char kCrushkitNote[] =
@@ -99,8 +107,10 @@ absl::StatusOr<std::string> CreateMap(const MapOptions& m) {
     c.from_conf = true;
     c.locations = std::move(*locations);
   }
+  if (ToolRelease() == crush::CephRelease::kTentacle) c.default_ec_plugin = "isa";
   auto map = osdmap::CreateOsdMap(c);
   if (!map.ok()) return absl::InvalidArgumentError(absl::StrCat(kMe, ": ", map.status().message()));
+  osdmap::EncodeLikeRelease(&*map, ToolRelease());
   return osdmap::EncodeOsdMap(*map);
 }
 
@@ -118,7 +128,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   ParseResult parsed = ParseCommandLine(args);
   WriteAndFlush(err, parsed.err);
   if (parsed.stop) {
-    if (parsed.print_usage) WriteAndFlush(out, kUsage);
+    if (parsed.print_usage) WriteAndFlush(out, UsageFor(ToolRelease()));
     return parsed.exit_code;
   }
   CommandLine& cmd = parsed.command;
@@ -229,6 +239,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     save.epoch = s.epoch;
     save.incrementals_applied = s.epoch - first_epoch >= 2;
     save.crush_imported = cmd.import_crush.has_value();
+    save.release = s.ceph_release;
     if (!binary_map) return osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
     return osdmap::SaveLikeOsdmaptool(last_use ? std::move(*as_decoded) : *as_decoded, s, save);
   };
@@ -250,8 +261,10 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
                     bool /*modified*/) -> absl::StatusOr<std::string> {
       auto map = in_memory_map(s);
       if (!map.ok()) return map.status();
-      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map)
-                                    : DumpOsdMap(*map, mo.dump_format);
+      auto as = osdmap::PrintReleaseFor(s, s.ceph_release);
+      if (!as.ok()) return as.status();
+      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map, *as)
+                                    : DumpOsdMap(*map, mo.dump_format, *as);
     };
   }
   if (mo.health) {
@@ -269,7 +282,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
   WriteAndFlush(out, r.out);
   WriteAndFlush(err, r.err);
-  if (r.print_usage) WriteAndFlush(out, kUsage);
+  if (r.print_usage) WriteAndFlush(out, UsageFor(state->ceph_release));
   if (r.exit_code != 0) return r.exit_code;
   if (r.modified) {
     // A binary osdmap is written back as one, as osdmaptool writes it; a
