@@ -1,5 +1,6 @@
 #include "osdmap/planner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -223,6 +224,16 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
                         absl::StrCat("staged plan: ", staged.status().message()));
   }
   r->staged = *std::move(staged);
+  // A limit above the ratio at which Ceph's targets refuse leaves the stalls
+  // in: say so (OSDService uses max(backfillfull_ratio, nearfull_ratio)).
+  if (const double refuse =
+          std::max(r->movement.risks.backfillfull_ratio, r->movement.risks.nearfull_ratio);
+      so.max_fill > refuse) {
+    r->staged->notes.push_back(absl::StrCat(
+        "--max-fill ", so.max_fill * 100, "% is above ", refuse * 100,
+        "%, where Ceph's backfill targets refuse (max of backfillfull and nearfull ratio): steps "
+        "under it may still stall in backfill_toofull"));
+  }
   AddChangeWarnings(std::move(warnings), *r);
   // Every step carries the change's warnings (the end state is the same).
   for (const PlanWarning& w : r->warnings)

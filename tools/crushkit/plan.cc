@@ -40,9 +40,15 @@ int RunPlan(const PlanArgs& a) {
     if (!limit.ok()) return CommandFailed("plan", std::string(limit.status().message()));
     plan->max_misplaced = *limit;
     plan->upmap_remapped = a.upmap_remapped;
-  } else if (!a.commands.empty() || a.upmap_remapped) {
-    return CommandFailed("plan",
-                         "--commands and --upmap-remapped plan in steps: give --max-misplaced too");
+  } else if (!a.commands.empty() || a.upmap_remapped || !a.max_fill.empty()) {
+    return CommandFailed(
+        "plan",
+        "--commands, --upmap-remapped and --max-fill plan in steps: give --max-misplaced too");
+  }
+  if (!a.max_fill.empty()) {
+    absl::StatusOr<double> fill = osdmap::ParseFillLimit(a.max_fill);
+    if (!fill.ok()) return CommandFailed("plan", std::string(fill.status().message()));
+    plan->max_fill = *fill;
   }
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
