@@ -250,6 +250,11 @@ bool RuleHasStep(const crush::MapModel& c, int rule, crush::RuleOp op) {
 
 }  // namespace
 
+std::string MinCompatClient(const OsdMapBinary& m, crush::CephRelease release) {
+  if (release != crush::CephRelease::kPacific && !m.pg_upmap_primaries.empty()) return "reef";
+  return MinCompatClient(m);
+}
+
 std::string MinCompatClient(const OsdMapBinary& m) {
   // OSDMap::get_min_compat_client() over get_features(CEPH_ENTITY_TYPE_CLIENT)
   // as Pacific computes them: the crush tunables and bucket algorithms, the
@@ -327,7 +332,7 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
     absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
                     "\n");
   }
-  absl::StrAppend(&o, "min_compat_client ", MinCompatClient(m), "\n");
+  absl::StrAppend(&o, "min_compat_client ", MinCompatClient(m, as.release), "\n");
   if (m.require_osd_release != 0) {
     absl::StrAppend(&o, "require_osd_release ", ReleaseNameOf(m.require_osd_release), "\n");
   }
@@ -388,6 +393,11 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
       flat.push_back(to);
     }
     absl::StrAppend(&o, "pg_upmap_items ", FormatPgId(pg), " ", IntList(flat), "\n");
+  }
+  // Reef's read balancer entries (OSDMap::print, Reef and later).
+  if (as.release != crush::CephRelease::kPacific) {
+    for (const auto& [pg, osd] : m.pg_upmap_primaries)
+      absl::StrAppend(&o, "pg_upmap_primary ", FormatPgId(pg), " ", osd, "\n");
   }
   for (const auto& [pg, osds] : m.pg_temp)
     absl::StrAppend(&o, "pg_temp ", FormatPgId(pg), " ", IntList(osds), "\n");

@@ -67,6 +67,10 @@ std::string FormatUtime(const binary::Utime& t);
 // ("argonaut" ... "luminous").
 std::string MinCompatClient(const OsdMapBinary& map);
 
+// The same as `release`'s OSDMap reports it: Reef and later also require
+// reef clients for pg_upmap_primaries (Pacific never decodes them).
+std::string MinCompatClient(const OsdMapBinary& map, crush::CephRelease release);
+
 // The names osdmaptool's outputs share with `--dump json`
 // (tools/osdmaptool/osdmap_dump.h): OSDMap::get_flag_string (fixed order),
 // the single-bit names of the map flags (get_flag_set: "" for unnamed bits),

@@ -89,5 +89,27 @@ TEST(ReadBalanceTest, PrintShowsTheScoreOnlyFromReef) {
   EXPECT_EQ(text->find("read_balance_score"), std::string::npos) << *text;
 }
 
+// osdmaptool 18.2 on a map with pg_upmap_primaries (Ceph's own re-encode of
+// it checked in tests/osdmap_differential: same lines, min_compat_client
+// reef); 16.2 never decodes them, so prints neither.
+TEST(ReadBalanceTest, UpmapPrimariesPrintFromReef) {
+  CreateOsdMapOptions o;
+  o.num_osd = 3;
+  o.with_default_pool = true;
+  auto map = CreateOsdMap(o);
+  ASSERT_TRUE(map.ok()) << map.status();
+  map->pg_upmap_primaries[PgId{1, 0x1f}] = 2;
+  PrintRelease reef;
+  reef.release = crush::CephRelease::kReef;
+  auto text = FormatOsdMapPlain(*map, reef);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("\npg_upmap_primary 1.1f 2\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("\nmin_compat_client reef\n"), std::string::npos) << *text;
+  text = FormatOsdMapPlain(*map, PrintRelease{});
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->find("pg_upmap_primary"), std::string::npos) << *text;
+  EXPECT_NE(text->find("\nmin_compat_client jewel\n"), std::string::npos) << *text;
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -5,7 +5,8 @@
 // up OSDs' features against require_osd_release, degraded stretch mode),
 // and the fields only `--print`/`--dump` show (pool HitSet parameters, pool
 // snapshots and removed snaps, snap queues, legacy and msgr2 addresses,
-// blocklists), each with some probability drawn from SEED, and writes the
+// blocklists; on Reef and later maps pg_upmap_primaries), each with some
+// probability drawn from SEED, and writes the
 // re-encoded map (crc included) to OUT. Ceph's osdmaptool then reads OUT
 // like any map, so `--health` and the printers can be compared on states
 // its own tools never write.
@@ -114,6 +115,18 @@ class Perturber {
       m.degraded_stretch_mode = static_cast<std::uint32_t>(Below(3));
       m.recovering_stretch_mode = static_cast<std::uint32_t>(Below(2));
       m.stretch_bucket_count = static_cast<std::uint32_t>(Below(4));
+    }
+    // Reef's read balancer entries (pg_upmap_primaries), on maps whose
+    // client section carries them (v10: Reef and later write it). Pacific's
+    // maps never draw here, so their perturbations stay as they were.
+    if (m.client.v >= 10 && m.max_osd > 0 && Chance(0.6)) {
+      for (const auto& [id, pool] : m.pools) {
+        if (pool.pg_num == 0) continue;
+        for (int k = static_cast<int>(Below(12)); k > 0; --k) {
+          const crushkit::osdmap::PgId pg{id, static_cast<std::uint32_t>(Below(pool.pg_num))};
+          m.pg_upmap_primaries[pg] = static_cast<std::int32_t>(Below(m.max_osd));
+        }
+      }
     }
   }
 

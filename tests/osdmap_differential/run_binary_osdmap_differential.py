@@ -168,6 +168,11 @@ def compare_output(res, where, ceph, crushkit):
                             kerr.decode(errors="replace")[:300]))
 
 
+def oracle_release():
+    """The release compared with (oracle.use_release sets it)."""
+    return os.environ.get("CRUSHKIT_CEPH_RELEASE", "pacific")
+
+
 def perturbed_health(rng, d, index, crushkit, perturb, res):
     """`--health` on the base map with fields Ceph's tools never set
     (osdmap_perturb): down and full OSDs, flags, ratios, pool states."""
@@ -182,6 +187,10 @@ def perturbed_health(rng, d, index, crushkit, perturb, res):
     flags += rng.choice([[], ["--print"], ["--dump", "json"], ["--dump", rng.choice(DUMP_FORMATS)]])
     if rng.random() < 0.2:
         flags.append("--save")
+    # Reef and later: the mappings, where the perturbed pg_upmap_primaries
+    # move primaries (no draw for Pacific, whose streams stay as they were).
+    if oracle_release() != "pacific" and rng.random() < 0.5:
+        flags.append("--test-map-pgs-dump")
     ceph = run(["osdmaptool", "pert.om"] + flags, dirs["ceph"])
     if crashed(ceph[0]):
         res["skipped_oracle"] += 1

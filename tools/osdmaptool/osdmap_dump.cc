@@ -329,7 +329,7 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   f->DumpInt("pool_max", m.pool_max);
   f->DumpInt("max_osd", m.max_osd);
   f->DumpString("require_min_compat_client", osdmap::ReleaseNameOf(m.require_min_compat_client));
-  f->DumpString("min_compat_client", osdmap::MinCompatClient(m));
+  f->DumpString("min_compat_client", osdmap::MinCompatClient(m, as.release));
   f->DumpString("require_osd_release", osdmap::ReleaseNameOf(m.require_osd_release));
   if (reef_or_later) f->DumpBool("allow_crimson", m.allow_crimson != 0);
   f->OpenArray("pools");
