@@ -35,9 +35,9 @@ use_release("pacific")
 # The newer releases' wrappers run the tools through their root's loader, so
 # a tool sees argv[0] as its path inside that root; Ceph prints argv[0] in
 # some messages, which then name that path instead of `crushtool`.
-# Path components stop at markup characters, so that a path printed right
-# after an XML/HTML dump ("...</osdmap>/opt/...") does not eat its tail.
-_ORACLE_ARGV0 = re.compile(rb"(?:/[^\s/<>]+)*/(?:reef|tentacle)/usr/bin/(crushtool|osdmaptool)")
+# Path components are plain names, so that a path printed right after a
+# dump ("...</osdmap>/opt/...", "...0)/0\"}]/opt/...") does not eat its tail.
+_ORACLE_ARGV0 = re.compile(rb"(?:/[\w.+-]+)*/(?:reef|tentacle)/usr/bin/(crushtool|osdmaptool)")
 
 
 # crushkit's warning for a text map it compiles only because Ceph accepts it
