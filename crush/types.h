@@ -24,6 +24,10 @@ inline constexpr Weight kWeightOne = 0x10000;
 // (CRUSH_ITEM_NONE in Ceph).
 inline constexpr ItemId kItemNone = 0x7fffffff;
 
+// True for a device in a mapping result: not a bucket (< 0) and not an
+// empty slot (kItemNone).
+inline constexpr bool IsDevice(ItemId id) { return id >= 0 && id != kItemNone; }
+
 // Internal marker for a not-yet-chosen indep slot (CRUSH_ITEM_UNDEF).
 inline constexpr ItemId kItemUndef = 0x7ffffffe;
 

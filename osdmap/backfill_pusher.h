@@ -31,6 +31,7 @@
 #define CRUSHKIT_OSDMAP_BACKFILL_PUSHER_H_
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -74,6 +75,14 @@ std::int32_t ReplicatedBackfillPusher(
 std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,
                                    std::span<const std::int32_t> after_up,
                                    const std::function<bool(std::int32_t)>& is_up);
+
+// Position `i` of that acting set (calc_ec_acting): `after_up[i]` when it
+// equals `before[i]` and is up, else `before[i]` when that OSD is up, else
+// kItemNone. Positions past the end of a span are empty. The EC pusher is
+// the first real member; the others are where it reads shards from.
+std::int32_t ErasureActingMember(std::span<const std::int32_t> before,
+                                 std::span<const std::int32_t> after_up, std::size_t i,
+                                 const std::function<bool(std::int32_t)>& is_up);
 
 }  // namespace crushkit::osdmap
 

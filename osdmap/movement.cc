@@ -20,8 +20,6 @@ using internal::PgSize;
 
 constexpr std::int32_t kNone = crush::kItemNone;
 
-bool IsOsd(std::int32_t o) { return o != kNone && o >= 0; }
-
 // A PG's before and after sets compared. Replicated pools compare sets:
 // `arrived` are the after members not in before, `left` the before members
 // not in after (both ascending). EC pools compare positions: a position whose
@@ -39,7 +37,7 @@ void SortedCopy(std::span<const std::int32_t> in, std::array<std::int32_t, kMaxP
                 int* n) {
   *n = 0;
   for (std::int32_t o : in) {
-    if (IsOsd(o)) out[static_cast<std::size_t>((*n)++)] = o;
+    if (crush::IsDevice(o)) out[static_cast<std::size_t>((*n)++)] = o;
   }
   std::sort(out.begin(), out.begin() + *n);
   *n = static_cast<int>(std::unique(out.begin(), out.begin() + *n) - out.begin());
@@ -73,7 +71,7 @@ void CompareReplicated(std::span<const std::int32_t> before, std::span<const std
   d->remapped = nl > 0 || nr > 0;
   // Leaving and arriving OSDs are paired in ascending order; extra arrivals
   // are backfilled from the before primary (the PG's only reader).
-  const std::int32_t primary = !before.empty() && IsOsd(before[0]) ? before[0] : kNone;
+  const std::int32_t primary = !before.empty() && crush::IsDevice(before[0]) ? before[0] : kNone;
   d->num_moves = nr;
   for (int k = 0; k < nr; ++k) {
     d->moves[static_cast<std::size_t>(k)] = {k < nl ? left[static_cast<std::size_t>(k)] : primary,
@@ -91,13 +89,14 @@ void ComparePositions(std::span<const std::int32_t> before, std::span<const std:
     const std::int32_t a = i < after.size() ? after[i] : kNone;
     if (a == b) continue;
     d->remapped = true;
-    if (IsOsd(a)) d->moves[static_cast<std::size_t>(d->num_moves++)] = {IsOsd(b) ? b : kNone, a};
+    if (crush::IsDevice(a))
+      d->moves[static_cast<std::size_t>(d->num_moves++)] = {crush::IsDevice(b) ? b : kNone, a};
   }
 }
 
 int CountOsds(std::span<const std::int32_t> set) {
   int n = 0;
-  for (std::int32_t o : set) n += IsOsd(o) ? 1 : 0;
+  for (std::int32_t o : set) n += crush::IsDevice(o) ? 1 : 0;
   return n;
 }
 
@@ -135,7 +134,7 @@ struct PoolInputs {
 bool Degraded(std::span<const std::int32_t> before, const Pool& pool, const ClusterState& after) {
   if (CountOsds(before) < static_cast<int>(pool.size)) return true;
   for (std::int32_t o : before) {
-    if (IsOsd(o) && !after.IsUp(o)) return true;
+    if (crush::IsDevice(o) && !after.IsUp(o)) return true;
   }
   return false;
 }
@@ -189,14 +188,14 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     c.objects_total += size.objects * pa.size;
     c.bytes_total += shard_bytes * pa.size;
     for (std::size_t i = 0; i < b.size(); ++i) {
-      if (IsOsd(b[i]) && (ec || !SeenBefore(b, i))) {
+      if (crush::IsDevice(b[i]) && (ec || !SeenBefore(b, i))) {
         OsdMovement& m = osds.At(b[i]);
         ++m.pgs_before;
         m.used_before += shard_bytes;
       }
     }
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (IsOsd(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
+      if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
@@ -246,7 +245,7 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     // Every before member absent afterwards gives its copy up, paired or not.
     for (std::size_t i = 0; i < b.size(); ++i) {
       const std::int32_t o = b[i];
-      if (!IsOsd(o) || (!ec && SeenBefore(b, i))) continue;
+      if (!crush::IsDevice(o) || (!ec && SeenBefore(b, i))) continue;
       const bool kept =
           ec ? (i < a.size() && a[i] == o) : std::find(a.begin(), a.end(), o) != a.end();
       if (kept) continue;

@@ -4,26 +4,22 @@
 #include <cstdint>
 
 #include "crush/types.h"
+#include "osdmap/backfill_pusher.h"
 #include "osdmap/movement_internal.h"
 
 namespace crushkit::osdmap::internal {
 namespace {
 
-bool IsOsd(std::int32_t o) { return o >= 0 && o != crush::kItemNone; }
-
-// The OSD holding shard `i` for the rebuild: the up OSD where it kept its
-// shard, else the shard's old holder (calc_ec_acting's choice).
+// Where shard `i` is read from for the rebuild: calc_ec_acting's member
+// (every holder counts as up: the flow does not say otherwise).
 std::int32_t ShardSource(const BackfillFlow& f, std::size_t i) {
-  const std::int32_t up = i < f.after.size() ? f.after[i] : crush::kItemNone;
-  const std::int32_t held = i < f.before.size() ? f.before[i] : crush::kItemNone;
-  if (IsOsd(up) && up == held) return up;
-  return held;
+  return ErasureActingMember(f.before, f.after, i, [](std::int32_t) { return true; });
 }
 
 }  // namespace
 
 void AddBackfillTraffic(const BackfillFlow& flow, DomainIndex& traffic) {
-  if (!IsOsd(flow.pusher)) return;
+  if (!crush::IsDevice(flow.pusher)) return;
   if (flow.ec_k > 0) {
     // The pusher's own shard is one of the k it needs.
     const std::size_t n = std::max(flow.before.size(), flow.after.size());
@@ -32,13 +28,13 @@ void AddBackfillTraffic(const BackfillFlow& flow, DomainIndex& traffic) {
     int reads = flow.ec_k - (own ? 1 : 0);
     for (std::size_t i = 0; i < n && reads > 0; ++i) {
       const std::int32_t src = ShardSource(flow, i);
-      if (!IsOsd(src) || src == flow.pusher) continue;
+      if (!crush::IsDevice(src) || src == flow.pusher) continue;
       traffic.Add(src, flow.pusher, flow.shard_bytes);
       --reads;
     }
   }
   for (std::int32_t t : flow.targets) {
-    if (IsOsd(t) && t != flow.pusher) traffic.Add(flow.pusher, t, flow.shard_bytes);
+    if (crush::IsDevice(t) && t != flow.pusher) traffic.Add(flow.pusher, t, flow.shard_bytes);
   }
 }
 
