@@ -115,10 +115,13 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   state.osds.resize(static_cast<std::size_t>(map.max_osd));
   for (std::size_t i = 0; i < state.osds.size(); ++i) {
     const std::uint32_t raw = map.osd_state[i];
-    if ((raw & kOsdExists) == 0) continue;  // `ceph osd dump` lists existing OSDs only
     OsdInfo& info = state.osds[i];
-    info.state = raw & (kOsdExists | kOsdUp | kOsdDestroyed);
+    // CRUSH sees the weight vector as it is, a non-existent OSD's too (only
+    // then does OSDMap drop it from the result); `ceph osd dump` lists
+    // existing OSDs only, so the rest stays default.
     info.weight = map.osd_weight[i];
+    if ((raw & kOsdExists) == 0) continue;
+    info.state = raw & (kOsdExists | kOsdUp | kOsdDestroyed);
     if (i < map.osd_primary_affinity.size()) info.primary_affinity = map.osd_primary_affinity[i];
   }
   for (const auto& [id, p] : map.pools) {

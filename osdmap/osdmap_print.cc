@@ -6,9 +6,11 @@
 #include <bit>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -95,7 +97,7 @@ std::string IntervalsImpl(const binary::IntervalSet& s) {
 }
 
 // pg_pool_t operator<<.
-absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
+absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p, crush::CephRelease release) {
   CRUSH_ASSIGN_OR_RETURN(const HitSetView hit_set, ParseHitSetParams(p.hit_set_params));
   std::string o =
       p.type == 3 ? absl::StrCat("erasure profile ", p.erasure_code_profile) : "replicated";
@@ -141,7 +143,7 @@ absl::StatusOr<std::string> PoolLine(const binary::BinaryPool& p) {
   absl::StrAppend(&o, " stripe_width ", p.stripe_width);
   if (p.expected_num_objects) absl::StrAppend(&o, " expected_num_objects ", p.expected_num_objects);
   if (p.fast_read) absl::StrAppend(&o, " fast_read ", p.fast_read);
-  for (const NamedPoolOpt& opt : NamedPoolOpts(p.opts)) {
+  for (const NamedPoolOpt& opt : NamedPoolOpts(p.opts, release)) {
     absl::StrAppend(&o, " ", opt.name, " ", FormatPoolOptValue(*opt.opt));
   }
   if (!p.application_metadata.empty()) {
@@ -349,7 +351,7 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
   o += "\n";
   for (const auto& [id, p] : m.pools) {
     auto name = m.pool_name.find(id);
-    CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p));
+    CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p, as.release));
     // Reef's print_pools: the acting score of a replicated pool whose
     // calc_read_balance_score succeeded, fmt's {:.2f}.
     if (auto rb = as.read_balance.find(id);
@@ -462,7 +464,7 @@ std::map<std::uint64_t, std::uint64_t> SortedIntervals(const binary::IntervalSet
   return m;
 }
 
-std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts) {
+std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts, crush::CephRelease release) {
   // pool_opts_t::key_t (osd/osd_types.h) and opt_mapping's names and types,
   // sorted by name as that std::map is.
   struct Desc {
@@ -495,8 +497,15 @@ std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts) {
                                     {"scrub_priority", 5, 1},
                                     {"target_size_bytes", 16, 1},
                                     {"target_size_ratio", 17, 2}};
+  static constexpr Desc kTentacleDescs[] = {{"pct_update_delay", 25, 1}, {"read_ratio", 24, 1}};
+  std::vector<Desc> descs(std::begin(kDescs), std::end(kDescs));
+  if (release == crush::CephRelease::kTentacle) {
+    descs.insert(descs.end(), std::begin(kTentacleDescs), std::end(kTentacleDescs));
+    std::sort(descs.begin(), descs.end(),
+              [](const Desc& a, const Desc& b) { return std::string_view(a.name) < b.name; });
+  }
   std::vector<NamedPoolOpt> out;
-  for (const Desc& d : kDescs) {
+  for (const Desc& d : descs) {
     // Decoding fills a map: the last value for a key wins.
     const binary::PoolOpt* found = nullptr;
     for (const binary::PoolOpt& o : opts.opts) {

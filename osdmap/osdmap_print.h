@@ -106,7 +106,10 @@ struct NamedPoolOpt {
   bool type_ok;
 };
 
-std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts);
+// Tentacle (`release`) also knows read_ratio (key 24) and pct_update_delay
+// (25), both int.
+std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts,
+                                        crush::CephRelease release = crush::CephRelease::kPacific);
 
 // A pool option's value as pool_opts_t's operator<< prints it.
 std::string FormatPoolOptValue(const binary::PoolOpt& opt);

@@ -468,9 +468,10 @@ class Runner {
     if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
     std::string log;
     // Reef and later write their own crush encoding of the map they decoded.
-    const std::string bytes = state_.ceph_release == crush::CephRelease::kPacific
-                                  ? state_.crush_bytes
-                                  : crush::EncodeCrushMapAs(state_.crush, state_.ceph_release);
+    const std::string bytes =
+        !opt_.export_crush_as || *opt_.export_crush_as == crush::CephRelease::kPacific
+            ? state_.crush_bytes
+            : crush::EncodeCrushMapAs(state_.crush, *opt_.export_crush_as);
     if (opt_.write_file(*opt_.export_crush_path, bytes, &log) != 0) {
       r_.err += log;
       // osdmaptool 16.2 names the --import-crush file here (empty without

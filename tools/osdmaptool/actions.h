@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::tools::osdmaptool {
@@ -65,6 +66,10 @@ struct OsdmaptoolOptions {
   std::optional<std::string> import_crush_path;
   std::string import_crush_bytes;
   std::optional<std::string> export_crush_path;
+  // The release whose crush encoding --export-crush writes (Reef and later
+  // re-encode the map they decoded: crush::EncodeCrushMapAs); unset or
+  // Pacific: the state's crush bytes, as 16.2 writes them.
+  std::optional<crush::CephRelease> export_crush_as;
   std::string test_map_object;
   std::string test_map_pg;
   bool test_map_pgs = false;

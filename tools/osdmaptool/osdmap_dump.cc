@@ -156,7 +156,7 @@ absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name
   // a replicated pool (all osdmaptool makes) has none.
   if (tentacle) f.DumpStream("nonprimary_shards", "{}");
   f.OpenObject("options");
-  for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts)) {
+  for (const osdmap::NamedPoolOpt& opt : osdmap::NamedPoolOpts(p.opts, as.release)) {
     if (opt.opt->type == 0) {
       f.DumpString(opt.name, opt.opt->str);
     } else if (opt.opt->type == 1) {

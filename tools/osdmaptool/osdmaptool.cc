@@ -228,6 +228,8 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     opt.import_crush_path = cmd.import_crush;
     opt.import_crush_bytes = std::move(*crush);
   }
+  // A binary map's crush map is exported as the emulated release encodes it.
+  if (binary_map) opt.export_crush_as = state->ceph_release;
   opt.check_output = ProbeOutputFile;
   opt.write_file = CephWriteFile;
   opt.created = create;
