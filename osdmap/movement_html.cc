@@ -9,6 +9,7 @@
 
 #include "osdmap/change_safety_report.h"
 #include "osdmap/movement_report.h"
+#include "osdmap/plan_headline.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -45,6 +46,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}
+table.kv th{text-align:left;background:none;white-space:nowrap}table.kv td{text-align:left}
 .note{color:#a40}.muted{color:#777}svg text{font:11px system-ui,sans-serif}
 </style>)";
 
@@ -339,9 +341,12 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
   const StagedPlan& p = *r.staged;
   const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
   HtmlSeries saw;
-  saw.title =
-      absl::StrFormat("Staged plan: %d steps of at most %.3g%% misplaced (about %s)",
-                      p.steps.size(), 100 * p.max_misplaced, FormatDuration(p.total_seconds));
+  saw.title = absl::StrFormat(
+      "Staged plan: %s (%d to %d, as the script's step_N) of at most %.3g%% "
+      "misplaced (about %s)",
+      Plural(p.steps.size(), "step"), p.steps.empty() ? 0 : p.steps.front().index,
+      p.steps.empty() ? 0 : p.steps.back().index, 100 * p.max_misplaced,
+      FormatDuration(p.total_seconds));
   saw.x_label = "hours";
   saw.y_label = "misplaced";
   saw.y_line = p.max_misplaced;
@@ -402,6 +407,81 @@ void AddUpmapPlan(const PlanReport& r, HtmlExtras& extras) {
 
 }  // namespace
 
+// The headline and the assumptions (plan_headline.h), first on the page:
+// a two-column table whose rows carry data-key attributes named as the
+// JSON's headline fields, so a test can compare them.
+static void HeadlineSection(std::string& h, const PlanReport& r) {
+  const PlanHeadline hl = ComputeHeadline(r);
+  const PlanAssumptions a = ComputeAssumptions(r);
+  auto row = [&h](const char* key, const std::string& label, const std::string& value) {
+    absl::StrAppend(&h, "<tr data-key='", key, "'><th>", Escape(label), "</th><td>", Escape(value),
+                    "</td></tr>\n");
+  };
+  h += "<section id=headline><h2>Headline</h2>\n<table class=kv>\n";
+  row("moves", "Data to move",
+      hl.bytes_known
+          ? absl::StrFormat("%s, %s objects, %s of %u (%.1f%% of stored)",
+                            FormatBytes(static_cast<double>(hl.bytes_to_move)),
+                            absl::StrCat(hl.objects_to_move), Plural(hl.pgs_remapped, "PG"),
+                            hl.pgs_total, 100 * hl.share_of_stored)
+          : absl::StrFormat("%s of %u, %.1f%% of the copies (bytes unknown)",
+                            Plural(hl.pgs_remapped, "PG"), hl.pgs_total, 100 * hl.share_of_stored));
+  if (!hl.simulated) {
+    row("duration", "Duration", "not simulated (--no-schedule)");
+  } else if (hl.seconds_high <= 0) {
+    row("duration", "Duration", "nothing to backfill");
+  } else {
+    row("duration", "Duration",
+        absl::StrCat(hl.seconds_low == hl.seconds_high
+                         ? FormatDuration(hl.seconds_low)
+                         : absl::StrCat(FormatDuration(hl.seconds_low), " .. ",
+                                        FormatDuration(hl.seconds_high)),
+                     " (", hl.duration_basis, ")"));
+    row("duration_assumption", "Assuming", hl.duration_assumption);
+  }
+  if (hl.peak_osd != crush::kItemNone) {
+    row("peak", "Peak fill",
+        absl::StrFormat("osd.%d at %.1f%% %s (backfillfull %.0f%%)", hl.peak_osd,
+                        100 * hl.peak_fill, PeakWhen(hl.peak_seconds),
+                        100 * hl.backfillfull_ratio));
+  }
+  row("upmaps", "Upmaps",
+      absl::StrCat("the monitor would drop ", Plural(hl.upmaps_dropped, "entry", "entries"),
+                   " and trim ", Plural(hl.upmap_items_rewritten, "item")));
+  row("pgs", "PGs short of copies",
+      absl::StrFormat("during: %u degraded/undersized, %u inactive; after: %u "
+                      "degraded/undersized, %u inactive",
+                      hl.pgs_degraded_during, hl.pgs_inactive_during, hl.pgs_degraded_after,
+                      hl.pgs_inactive_after));
+  if (hl.steps > 0) {
+    row("steps", "Steps", absl::StrCat(Plural(hl.steps, "step"), ", numbered 0 to ", hl.steps - 1));
+  }
+  if (!hl.first_command.empty()) {
+    row("first_command", "Run first",
+        absl::StrCat(hl.first_command, " (", hl.first_command_note, ")"));
+  }
+  h += "</table></section>\n<section id=assumptions><h2>Assumptions</h2>\n<table class=kv>\n";
+  row("ceph_release", "Ceph release", a.ceph_release);
+  if (!a.scheduler.empty()) {
+    row("scheduler", "Recovery scheduler",
+        absl::StrCat(a.scheduler, " (", a.scheduler_source, ")",
+                     a.mclock_profile.empty() ? "" : ", profile " + a.mclock_profile));
+  }
+  row("max_backfills", "osd_max_backfills", absl::StrCat(a.max_backfills));
+  for (const AssumedRate& rate : a.rates) {
+    std::string v = absl::StrCat(FormatBytes(rate.bytes_per_second), "/s");
+    if (rate.seconds_per_object > 0)
+      absl::StrAppendFormat(&v, ", %.3g s/object", rate.seconds_per_object);
+    if (rate.per_pg_seconds > 0) absl::StrAppendFormat(&v, ", %.3g s/PG", rate.per_pg_seconds);
+    absl::StrAppend(&v, " per target (", rate.source, ")");
+    row("rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
+  }
+  if (!a.calibration.empty()) row("calibration", "Calibration file", a.calibration);
+  row("bytes_source", "Bytes from", a.bytes_source);
+  row("epoch", "Epochs", absl::StrCat(a.epoch_before, " -> ", a.epoch_after));
+  h += "</table></section>\n";
+}
+
 std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   const Movement& m = r.movement;
   if (r.schedule) AddSchedule(r, extras);
@@ -411,6 +491,7 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
   absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>",
                   Escape(extras.title), "</h1>\n");
+  HeadlineSection(h, r);
   if (!m.change.empty()) {
     h += "<h2>Change</h2>\n<pre>";
     for (const std::string& c : m.change) absl::StrAppend(&h, Escape(c), "\n");

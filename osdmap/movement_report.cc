@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 
 #include "osdmap/change_safety_report.h"
+#include "osdmap/plan_headline.h"
 #include "osdmap/proto/movement.pb.h"
 #include "osdmap/proto_json.h"
 #include "osdmap/report_internal.h"
@@ -217,13 +218,21 @@ const char* SourceName(BytesSource s) {
   return "bytes unknown (no PG stats imported): counts only";
 }
 
-void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
-  absl::StrAppendFormat(out, "%-24.24s %8u %9u %7s %9u %7s", c.pool_name, c.pgs, c.pgs_remapped,
+// One row of the pool table. A name longer than the column gets a line of
+// its own, the figures on the next, so the columns stay aligned.
+void AppendCounters(std::string* out, const MovementCounters& c, bool bytes, int name_width) {
+  if (static_cast<int>(c.pool_name.size()) > name_width) {
+    absl::StrAppend(out, c.pool_name, "\n");
+    absl::StrAppend(out, std::string(static_cast<std::size_t>(name_width), ' '));
+  } else {
+    absl::StrAppendFormat(out, "%-*s", name_width, c.pool_name);
+  }
+  absl::StrAppendFormat(out, " %6u %7u %6s %7u %6s", c.pgs, c.pgs_remapped,
                         Percent(c.pgs_remapped, c.pgs), c.shards_moved,
                         Percent(c.shards_moved, c.shards_total));
   if (bytes) {
     absl::StrAppendFormat(
-        out, " %9s %10s %7s", FormatCount(static_cast<double>(c.objects_to_move)),
+        out, " %8s %9s %6s", FormatCount(static_cast<double>(c.objects_to_move)),
         FormatBytes(static_cast<double>(c.bytes_to_move)),
         Percent(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)));
   }
@@ -232,7 +241,7 @@ void AppendCounters(std::string* out, const MovementCounters& c, bool bytes) {
   } else if (!c.amplification_note.empty()) {
     absl::StrAppend(out, "     n/a");
   } else {
-    absl::StrAppend(out, "      -");
+    absl::StrAppend(out, "       -");
   }
   absl::StrAppend(out, "\n");
 }
@@ -292,6 +301,8 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r, bool with_pgs) {
   if (r.upmap_plan) internal::UpmapPlanToProto(*r.upmap_plan, msg.mutable_upmap_plan());
   for (const PlanWarning& w : r.warnings) ToProto(w, msg.add_warnings());
   if (r.safety) internal::SafetyToProto(*r.safety, msg.mutable_safety());
+  internal::HeadlineToProto(ComputeHeadline(r), msg.mutable_headline());
+  internal::AssumptionsToProto(ComputeAssumptions(r), msg.mutable_assumptions());
   absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
   if (!out.ok())
     return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
@@ -309,29 +320,6 @@ std::string PgMovesCsv(const Movement& m) {
   return out;
 }
 
-// The cost model's figures per device class and where each came from.
-void AppendBackfillCost(std::string& out, const BackfillCostReport& c) {
-  absl::StrAppend(&out, "\n  per-PG hold = fixed + objects x per object + bytes / rate; ",
-                  SchedulerName(c.scheduler), " (",
-                  c.scheduler_from_release ? "the state's release" : "--recovery-scheduler");
-  if (c.scheduler == RecoveryScheduler::kMclock) {
-    absl::StrAppend(&out, ", profile ", ProfileName(c.profile));
-  }
-  if (!c.calibration_source.empty()) absl::StrAppend(&out, ", calibration ", c.calibration_source);
-  absl::StrAppend(&out, "):\n");
-  for (const AppliedClassCost& a : c.classes) {
-    absl::StrAppendFormat(&out, "    %-5s %.2fs/PG (%s), %.3gs/object (%s), %s/s (%s)\n",
-                          a.device_class, a.cost.per_pg_seconds, CostSourceName(a.per_pg_source),
-                          a.cost.seconds_per_object, CostSourceName(a.objects_source),
-                          FormatBytes(a.cost.bytes_per_second), CostSourceName(a.bytes_source));
-  }
-  absl::StrAppendFormat(&out,
-                        "    + %.2fs before the first backfill and %.2fs after the last: the "
-                        "monitor's pg_temp commits (paxos_propose_interval)\n",
-                        c.start_delay_seconds, c.end_delay_seconds);
-  absl::StrAppend(&out, "  (--backfill-rate CLASS=BYTES,Nobj,Ns; --calibration FILE)\n");
-}
-
 void AppendSchedule(std::string& out, const PlanReport& r, int top) {
   const BackfillSchedule& s = *r.schedule;
   if (s.makespan_seconds <= 0) return;
@@ -347,7 +335,10 @@ void AppendSchedule(std::string& out, const PlanReport& r, int top) {
     }
   }
   if (r.backfill_cost) {
-    AppendBackfillCost(out, *r.backfill_cost);
+    // The per-class figures are in the assumptions block at the top.
+    absl::StrAppend(&out,
+                    "\n  per-PG hold = fixed + objects x per object + bytes / rate (figures under "
+                    "assumptions;\n  --backfill-rate CLASS=BYTES,Nobj,Ns; --calibration FILE)\n");
   } else {
     absl::StrAppend(&out, "\n  assumed rates per target OSD:");
     for (const auto& [cls, rate] : r.backfill.class_rates) {
@@ -377,19 +368,27 @@ std::string ReportSummary(const PlanReport& r, int top) {
   const Movement& m = r.movement;
   std::string out;
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
-  absl::StrAppend(&out, "epoch ", m.epoch_before, " -> ", m.epoch_after, "; ",
-                  SourceName(m.bytes_source), "\n");
+  absl::StrAppend(&out, FormatHeadline(ComputeHeadline(r)),
+                  FormatAssumptions(ComputeAssumptions(r)), "\n");
+  absl::StrAppend(&out, SourceName(m.bytes_source), "\n");
   for (std::size_t i = 0; i < m.change.size() && i < 8; ++i) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
   if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
   for (const PlanWarning& w : r.warnings)
     absl::StrAppend(&out, "warning: ", FormatPlanWarning(w), "\n");
-  absl::StrAppendFormat(&out, "\n%-24s %8s %17s %17s", "pool", "pgs", "remapped", "shards moved");
-  if (bytes) absl::StrAppendFormat(&out, " %9s %18s", "objects", "bytes to move");
-  absl::StrAppend(&out, "  ampl\n");
-  for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes);
-  if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes);
+  // The pool column as wide as its longest name, from "total"'s 5 up to 30
+  // (a longer name gets a line of its own): 100 columns at most.
+  int name_width = 5;
+  for (const MovementCounters& c : m.pools)
+    name_width = std::max(name_width, static_cast<int>(c.pool_name.size()));
+  name_width = std::min(name_width, 30);
+  absl::StrAppendFormat(&out, "\n%-*s %6s %14s %14s", name_width, "pool", "pgs", "remapped",
+                        "shards moved");
+  if (bytes) absl::StrAppendFormat(&out, " %8s %16s", "objects", "bytes to move");
+  absl::StrAppend(&out, "    ampl\n");
+  for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes, name_width);
+  if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes, name_width);
   if (m.totals.minimum_to_move > 0) {
     absl::StrAppend(&out, "theoretical minimum ",
                     bytes ? FormatBytes(m.totals.minimum_to_move)
@@ -453,7 +452,8 @@ std::string ReportSummary(const PlanReport& r, int top) {
   const MovementRisks& risks = m.risks;
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {
-    absl::StrAppendFormat(&out, "  %u OSDs projected past nearfull (%.2f):", risks.osds.size(),
+    absl::StrAppendFormat(&out,
+                          "  %s projected past nearfull (%.2f):", Plural(risks.osds.size(), "OSD"),
                           risks.nearfull_ratio);
     for (int i = 0; i < top && i < static_cast<int>(risks.osds.size()); ++i) {
       const OsdRisk& o = risks.osds[static_cast<std::size_t>(i)];

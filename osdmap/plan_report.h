@@ -4,9 +4,11 @@
 #ifndef CRUSHKIT_OSDMAP_PLAN_REPORT_H_
 #define CRUSHKIT_OSDMAP_PLAN_REPORT_H_
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "crush/ceph_release.h"
 #include "osdmap/backfill_cost.h"
 #include "osdmap/backfill_schedule.h"
 #include "osdmap/change_safety.h"
@@ -30,6 +32,11 @@ struct PlanReport {
   std::optional<ChangeSafety> safety;
   // Change-file warnings (NewBucketWarnings) first, then DetachedWarnings.
   std::vector<PlanWarning> warnings;
+  // The before state's release (the backfill model's), and the PGs whose
+  // backfill runs with a copy missing (PgMove::degraded; counted before the
+  // moves are dropped), for the headline (plan_headline.h).
+  crush::CephRelease ceph_release = crush::kDefaultCephRelease;
+  std::uint32_t pgs_degraded_during = 0;
 };
 
 }  // namespace crushkit::osdmap

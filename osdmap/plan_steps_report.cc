@@ -12,6 +12,7 @@
 
 #include "osdmap/movement_report.h"
 #include "osdmap/pg_id.h"
+#include "osdmap/plan_headline.h"
 #include "osdmap/report_internal.h"
 
 namespace crushkit::osdmap {
@@ -115,8 +116,12 @@ void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* 
 }
 
 void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool bytes_known) {
-  absl::StrAppendFormat(&out, "\nstaged plan, at most %.3g%% misplaced per step: %u steps",
-                        100 * plan.max_misplaced, plan.steps.size());
+  absl::StrAppendFormat(&out, "\nstaged plan, at most %.3g%% misplaced per step: %s",
+                        100 * plan.max_misplaced, Plural(plan.steps.size(), "step"));
+  if (!plan.steps.empty()) {
+    absl::StrAppend(&out, " (", plan.steps.front().index, " to ", plan.steps.back().index,
+                    ", as the script's step_N)");
+  }
   if (plan.total_seconds > 0)
     absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
   absl::StrAppendFormat(&out, "; moves %.2fx what the change at once moves (%s vs %s)\n",
@@ -296,9 +301,10 @@ std::string PlanCommandsScript(const PlanReport& r) {
       const double moved =
           bytes_known ? static_cast<double>(s.totals.bytes_to_move) : s.totals.shards_moved;
       absl::StrAppendFormat(
-          &out, "\n# step %d of %d: %.0f%% of the weight change, %.2f%% misplaced, %s to move",
-          s.index, plan.steps.back().index, 100 * s.fraction, 100 * s.misplaced_ratio,
-          Moved(moved, bytes_known));
+          &out,
+          "\n# step %d (steps %d to %d): %.0f%% of the weight change, %.2f%% misplaced, %s to move",
+          s.index, plan.steps.front().index, plan.steps.back().index, 100 * s.fraction,
+          100 * s.misplaced_ratio, Moved(moved, bytes_known));
       if (s.seconds > 0)
         absl::StrAppend(&out, ", about ", FormatDuration(s.seconds), " of backfill");
       if (plan.fill_checked && s.peak.osd != crush::kItemNone) {

@@ -110,6 +110,7 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
   if (!safety_inputs.ok()) return safety_inputs.status();
   PlanReport report;
   report.backfill = options.backfill;
+  report.ceph_release = before.ceph_release;
   if (options.backfill_cost) {
     // The per-PG cost model for the state's release (backfill_cost.h).
     absl::StatusOr<BackfillCostReport> cost =
@@ -132,6 +133,8 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
       AssessChangeSafety(*safety_inputs, *m, report.schedule ? &*report.schedule : nullptr);
   if (!safety.ok()) return safety.status();
   report.safety = *std::move(safety);
+  report.pgs_degraded_during = static_cast<std::uint32_t>(std::count_if(
+      m->moves.begin(), m->moves.end(), [](const PgMove& mv) { return mv.degraded; }));
   if (!options.movement.keep_moves && kept == nullptr) m->moves.clear();
   report.movement = *std::move(m);
   return report;
