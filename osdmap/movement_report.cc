@@ -377,12 +377,12 @@ std::string ReportSummary(const PlanReport& r, int top) {
   if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
   for (const PlanWarning& w : r.warnings)
     absl::StrAppend(&out, "warning: ", FormatPlanWarning(w), "\n");
-  // The pool column as wide as its longest name, from "total"'s 5 up to 30
+  // The pool column as wide as its longest name, from "total"'s 5 up to 29
   // (a longer name gets a line of its own): 100 columns at most.
   int name_width = 5;
   for (const MovementCounters& c : m.pools)
     name_width = std::max(name_width, static_cast<int>(c.pool_name.size()));
-  name_width = std::min(name_width, 30);
+  name_width = std::min(name_width, 29);
   absl::StrAppendFormat(&out, "\n%-*s %6s %14s %14s", name_width, "pool", "pgs", "remapped",
                         "shards moved");
   if (bytes) absl::StrAppendFormat(&out, " %8s %16s", "objects", "bytes to move");
