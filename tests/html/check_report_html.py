@@ -12,6 +12,8 @@ Exit: 0 ok, 1 failure, 77 (ctest SKIP) without chromium or Ceph's tools
 unless CRUSHKIT_REQUIRE_ORACLE is set (then 1).
 """
 import argparse
+import html
+import json
 import os
 import re
 import shutil
@@ -78,6 +80,36 @@ def detector_works(base, d):
     return bool(console_lines(p.stderr))
 
 
+def headline_failures(crushkit, command, args, d, dom):
+    """The headline comes first on the page and shows the JSON's figures."""
+    failures = []
+    top, what_moves = dom.find('id="headline"'), dom.find("What moves")
+    if top < 0 or what_moves < 0 or top > what_moves:
+        return ["the headline is not above 'What moves'"]
+    if 'id="assumptions"' not in dom:
+        failures.append("the page has no assumptions section")
+    p = run([crushkit, command] + args + ["--json"], d)
+    if p.returncode != 0:
+        return failures + ["crushkit %s --json exited %d" % (command, p.returncode)]
+    h = json.loads(p.stdout)["headline"]
+    rows = {k: html.unescape(v) for k, v in
+            re.findall(r'<tr data-key="([a-z_]+)"><th>[^<]*</th><td>([^<]*)</td></tr>', dom)}
+    pgs = "%d PG%s of %d" % (h["pgs_remapped"], "" if h["pgs_remapped"] == 1 else "s", h["pgs_total"])
+    share = 100 * h["share_of_stored"]
+    want = {"moves": pgs + (" (%.1f%% of stored)" % share if h["bytes_known"]
+                            else ", %.1f%% of the copies" % share)}
+    if h["steps"]:
+        want["steps"] = "%d steps, numbered 0 to %d" % (h["steps"], h["steps"] - 1)
+    if h["first_command"]:
+        want["first_command"] = h["first_command"]
+    if h["peak_osd"] != 2147483647:
+        want["peak"] = "osd.%d at %.1f%%" % (h["peak_osd"], 100 * h["peak_fill"])
+    for key, text in want.items():
+        if text not in rows.get(key, ""):
+            failures.append("headline row %s is %r, not the JSON's %r" % (key, rows.get(key), text))
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--crushkit", required=True)
@@ -130,6 +162,7 @@ def main():
     for needle in needles:
         if needle not in dom:
             failures.append("the loaded page lacks %r" % needle)
+    failures += headline_failures(crushkit, a.command, args, d, dom)
     if failures:
         print("FAIL: " + "; ".join(failures))
         return 1
