@@ -454,7 +454,7 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
                       hl.pgs_degraded_during, hl.pgs_inactive_during, hl.pgs_degraded_after,
                       hl.pgs_inactive_after));
   if (hl.steps > 0) {
-    row("steps", "Steps", absl::StrCat(Plural(hl.steps, "step"), ", numbered 0 to ", hl.steps - 1));
+    row("steps", "Steps", StepsText(hl.steps));
   }
   if (!hl.first_command.empty()) {
     row("first_command", "Run first",

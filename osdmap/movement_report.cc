@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 #include "osdmap/change_safety_report.h"
 #include "osdmap/plan_headline.h"
@@ -206,18 +207,6 @@ std::string Percent(double part, double whole) {
   return absl::StrFormat("%.1f%%", 100.0 * part / whole);
 }
 
-const char* SourceName(BytesSource s) {
-  switch (s) {
-    case BytesSource::kPgStats:
-      return "bytes from per-PG stats (ceph pg dump)";
-    case BytesSource::kPoolTotals:
-      return "bytes from pool totals (ceph df) spread evenly over PGs";
-    case BytesSource::kUnknown:
-      break;
-  }
-  return "bytes unknown (no PG stats imported): counts only";
-}
-
 // One row of the pool table. A name longer than the column gets a line of
 // its own, the figures on the next, so the columns stay aligned.
 void AppendCounters(std::string* out, const MovementCounters& c, bool bytes, int name_width) {
@@ -370,7 +359,6 @@ std::string ReportSummary(const PlanReport& r, int top) {
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
   absl::StrAppend(&out, FormatHeadline(ComputeHeadline(r)),
                   FormatAssumptions(ComputeAssumptions(r)), "\n");
-  absl::StrAppend(&out, SourceName(m.bytes_source), "\n");
   for (std::size_t i = 0; i < m.change.size() && i < 8; ++i) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
@@ -390,14 +378,17 @@ std::string ReportSummary(const PlanReport& r, int top) {
   for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes, name_width);
   if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes, name_width);
   if (m.totals.minimum_to_move > 0) {
-    absl::StrAppend(&out, "theoretical minimum ",
-                    bytes ? FormatBytes(m.totals.minimum_to_move)
-                          : FormatCount(m.totals.minimum_to_move) + " shards",
-                    m.totals.minimum_level.empty()
-                        ? ""
-                        : absl::StrCat(", at the ", m.totals.minimum_level, " level"),
-                    " (ampl = moved / minimum; the minimum is the data that must change "
-                    "buckets at the level where most must, from CRUSH weights x reweights)\n");
+    internal::AppendWrapped(
+        out, "",
+        absl::StrCat("theoretical minimum ",
+                     bytes ? FormatBytes(m.totals.minimum_to_move)
+                           : FormatCount(m.totals.minimum_to_move) + " shards",
+                     m.totals.minimum_level.empty()
+                         ? ""
+                         : absl::StrCat(", at the ", m.totals.minimum_level, " level"),
+                     " (ampl = moved / minimum; the minimum is the data that must change "
+                     "buckets at the level where most must, from CRUSH weights x reweights)"),
+        2);
   }
   // Each distinct reason once, with its pools: "ampl n/a (a, b): why".
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
@@ -471,7 +462,19 @@ std::string ReportSummary(const PlanReport& r, int top) {
       risks.upmap_items_rewritten == 0) {
     absl::StrAppend(&out, "  none found (no OSD past nearfull, every PG keeps its size)\n");
   }
-  return out;
+  // Every line within 100 columns: a longer one continues, indented 2 more.
+  std::string wrapped;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    if (line.size() <= 100) {
+      absl::StrAppend(&wrapped, line, "\n");
+      continue;
+    }
+    const std::size_t indent = line.find_first_not_of(' ');
+    internal::AppendWrapped(wrapped, std::string(indent, ' '), std::string(line.substr(indent)),
+                            indent + 2);
+  }
+  wrapped.pop_back();  // StrSplit's last piece follows the final newline
+  return wrapped;
 }
 
 }  // namespace crushkit::osdmap

@@ -37,10 +37,10 @@ std::string RateText(const AssumedRate& r) {
   return out;
 }
 
-// `prefix` then `text`, broken at spaces so no line passes 100 columns;
-// continuation lines start with `indent` spaces.
-void AppendWrapped(std::string& out, const std::string& prefix, const std::string& text,
-                   std::size_t indent) {
+}  // namespace
+
+void internal::AppendWrapped(std::string& out, const std::string& prefix, const std::string& text,
+                             std::size_t indent) {
   constexpr std::size_t kWidth = 100;
   std::string line = prefix;
   std::size_t start = 0;
@@ -61,7 +61,10 @@ void AppendWrapped(std::string& out, const std::string& prefix, const std::strin
   absl::StrAppend(&out, line, "\n");
 }
 
-}  // namespace
+std::string StepsText(std::uint32_t steps) {
+  if (steps == 1) return "1 step (step 0)";
+  return absl::StrCat(Plural(steps, "step"), ", numbered 0 to ", steps - 1);
+}
 
 std::string PeakWhen(double seconds) {
   return seconds > 0 ? absl::StrCat("after ", FormatDuration(seconds))
@@ -140,7 +143,7 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
       break;
     }
   }
-  if (h.first_command.empty() && !m.change.empty()) {
+  if (h.first_command.empty() && r.change_is_operations && !m.change.empty()) {
     h.first_command = m.change.front();
     h.first_command_note = r.staged ? "the change's first operation"
                                     : "the change's first operation, then the rest at once; "
@@ -221,7 +224,7 @@ std::string FormatHeadline(const PlanHeadline& h) {
             ? FormatDuration(h.seconds_low)
             : absl::StrCat(FormatDuration(h.seconds_low), " .. ", FormatDuration(h.seconds_high));
     absl::StrAppend(&out, "  duration   ", range, " (", h.duration_basis, ")\n");
-    AppendWrapped(out, "             if: ", h.duration_assumption, 17);
+    internal::AppendWrapped(out, "             if: ", h.duration_assumption, 17);
   }
   if (h.peak_osd != crush::kItemNone) {
     absl::StrAppendFormat(&out, "  peak fill  osd.%d at %.1f%% %s", h.peak_osd, 100 * h.peak_fill,
@@ -242,8 +245,7 @@ std::string FormatHeadline(const PlanHeadline& h) {
                         h.pgs_degraded_during, h.pgs_inactive_during, h.pgs_degraded_after,
                         h.pgs_inactive_after);
   if (h.steps > 0) {
-    absl::StrAppend(&out, "  steps      ", Plural(h.steps, "step"), ", numbered 0 to ", h.steps - 1,
-                    "\n");
+    absl::StrAppend(&out, "  steps      ", StepsText(h.steps), "\n");
   }
   if (!h.first_command.empty()) {
     absl::StrAppend(&out, "  run first  ", h.first_command, "\n             (",
@@ -258,16 +260,21 @@ std::string FormatAssumptions(const PlanAssumptions& a) {
     absl::StrAppend(&out, ", ", a.scheduler, " scheduler (", a.scheduler_source, ")");
     if (!a.mclock_profile.empty()) absl::StrAppend(&out, ", profile ", a.mclock_profile);
   }
-  absl::StrAppend(&out, "; osd_max_backfills ", a.max_backfills, "\n  bytes from ", a.bytes_source,
-                  "; epoch ", a.epoch_before, " -> ", a.epoch_after);
+  const std::string bytes = a.bytes_source == "pg dump" ? "per-PG stats (ceph pg dump)"
+                            : a.bytes_source == "df"    ? "pool totals (ceph df) spread over PGs"
+                                                        : "none (no PG stats): counts only";
+  absl::StrAppend(&out, "; osd_max_backfills ", a.max_backfills, "\n  bytes from ", bytes,
+                  "; epoch ", a.epoch_before, " -> ", a.epoch_after, "\n");
+  absl::StrAppend(&out, "  backfill per target OSD");
   if (a.backfill_retry_seconds > 0) {
-    absl::StrAppendFormat(&out, "; toofull retry %.3g s", a.backfill_retry_seconds);
+    absl::StrAppendFormat(&out, " (toofull retry %.3g s", a.backfill_retry_seconds);
+    if (a.start_delay_seconds > 0 || a.end_delay_seconds > 0) {
+      absl::StrAppendFormat(&out, "; monitor commits +%.3g s, +%.3g s", a.start_delay_seconds,
+                            a.end_delay_seconds);
+    }
+    absl::StrAppend(&out, ")");
   }
-  if (a.start_delay_seconds > 0 || a.end_delay_seconds > 0) {
-    absl::StrAppendFormat(&out, "; monitor commits +%.3g s, +%.3g s", a.start_delay_seconds,
-                          a.end_delay_seconds);
-  }
-  absl::StrAppend(&out, "\n  backfill per target OSD, by class:\n");
+  absl::StrAppend(&out, ", by class:\n");
   for (const AssumedRate& r : a.rates) {
     absl::StrAppendFormat(&out, "    %-6s %s (%s)\n", r.device_class, RateText(r), r.source);
   }

@@ -10,6 +10,7 @@
 #ifndef CRUSHKIT_OSDMAP_PLAN_HEADLINE_H_
 #define CRUSHKIT_OSDMAP_PLAN_HEADLINE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -100,10 +101,18 @@ std::string FormatAssumptions(const PlanAssumptions& a);
 // "after 2.1 h", or "at the start (before any backfill)" for 0 seconds.
 std::string PeakWhen(double seconds);
 
+// "8 steps, numbered 0 to 7" (as the staged plan, JSON, HTML and the
+// --commands script's step_N number them), "1 step (step 0)".
+std::string StepsText(std::uint32_t steps);
+
 // "8 steps", "1 step": the count with the noun in its right number.
 std::string Plural(std::uint64_t n, const std::string& singular, const std::string& plural = "");
 
 namespace internal {
+// `prefix` then `text`, broken at spaces so no line passes 100 columns;
+// continuation lines start with `indent` spaces; ends with a newline.
+void AppendWrapped(std::string& out, const std::string& prefix, const std::string& text,
+                   std::size_t indent);
 void HeadlineToProto(const PlanHeadline& h, proto::Headline* p);
 void AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* p);
 }  // namespace internal

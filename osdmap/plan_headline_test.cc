@@ -33,6 +33,7 @@ PlanReport StagedReport() {
   m.totals.pgs_inactive_after = 1;
   m.totals.pgs_inactive_before = 3;
   m.change = {"osd crush add-bucket rack3 rack root=default", "osd crush move node9 rack=rack3"};
+  r.change_is_operations = true;
   m.risks.upmaps_dropped = 4;
   m.risks.upmap_items_rewritten = 1;
   m.epoch_before = 100;
@@ -109,6 +110,17 @@ TEST(PlanHeadlineTest, AtOnceWithoutSchedule) {
   EXPECT_THAT(text, Not(HasSubstr("steps ")));
 }
 
+// A diff's change is a description, not something to run.
+TEST(PlanHeadlineTest, DiffHasNoFirstCommand) {
+  PlanReport r = StagedReport();
+  r.staged.reset();
+  r.change_is_operations = false;
+  r.movement.change = {"crush map replaced by new.txt"};
+  const PlanHeadline h = ComputeHeadline(r);
+  EXPECT_TRUE(h.first_command.empty());
+  EXPECT_THAT(FormatHeadline(h), Not(HasSubstr("run first")));
+}
+
 TEST(PlanHeadlineTest, TerminalTextFitsAndUsesPlurals) {
   PlanReport r = StagedReport();
   r.movement.risks.upmaps_dropped = 1;
@@ -124,6 +136,7 @@ TEST(PlanHeadlineTest, TerminalTextFitsAndUsesPlurals) {
   EXPECT_EQ(Plural(0, "step"), "0 steps");
   EXPECT_EQ(Plural(2, "entry", "entries"), "2 entries");
   EXPECT_EQ(PeakWhen(0), "at the start (before any backfill)");
+  EXPECT_EQ(StepsText(1), "1 step (step 0)");
 }
 
 TEST(PlanHeadlineTest, AssumptionsNameEverySource) {

@@ -37,6 +37,9 @@ struct PlanReport {
   // moves are dropped), for the headline (plan_headline.h).
   crush::CephRelease ceph_release = crush::kDefaultCephRelease;
   std::uint32_t pgs_degraded_during = 0;
+  // Movement::change lists operations (PlanChange), not a description
+  // (a diff's "crush map replaced by FILE").
+  bool change_is_operations = false;
 };
 
 }  // namespace crushkit::osdmap

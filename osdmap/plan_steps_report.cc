@@ -116,17 +116,19 @@ void internal::StagedPlanToProto(const StagedPlan& plan, proto::MovementReport* 
 }
 
 void internal::AppendStagedPlan(std::string& out, const StagedPlan& plan, bool bytes_known) {
-  absl::StrAppendFormat(&out, "\nstaged plan, at most %.3g%% misplaced per step: %s",
-                        100 * plan.max_misplaced, Plural(plan.steps.size(), "step"));
+  std::string head = absl::StrFormat("staged plan, at most %.3g%% misplaced per step: %s",
+                                     100 * plan.max_misplaced, Plural(plan.steps.size(), "step"));
   if (!plan.steps.empty()) {
-    absl::StrAppend(&out, " (", plan.steps.front().index, " to ", plan.steps.back().index,
+    absl::StrAppend(&head, " (", plan.steps.front().index, " to ", plan.steps.back().index,
                     ", as the script's step_N)");
   }
   if (plan.total_seconds > 0)
-    absl::StrAppend(&out, ", about ", FormatDuration(plan.total_seconds), " of backfill");
-  absl::StrAppendFormat(&out, "; moves %.2fx what the change at once moves (%s vs %s)\n",
+    absl::StrAppend(&head, ", about ", FormatDuration(plan.total_seconds), " of backfill");
+  absl::StrAppendFormat(&head, "; moves %.2fx what the change at once moves (%s vs %s)",
                         plan.overhead, Moved(plan.moved_in_steps, bytes_known),
                         Moved(plan.moved_at_once, bytes_known));
+  out += "\n";
+  internal::AppendWrapped(out, "", head, 2);
   if (plan.fill_checked && plan.order != "all weights together") {
     absl::StrAppend(&out, "  order: ", plan.order, "\n");
   }

@@ -201,6 +201,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
     absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
     if (!r.ok()) return r.status();
     for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+    r->change_is_operations = true;
     AddChangeWarnings(std::move(warnings), *r);
     return r;
   }
@@ -210,6 +211,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
   if (!r.ok()) return r.status();
   for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+  r->change_is_operations = true;
   StagedPlanOptions so;
   so.max_misplaced = *options.max_misplaced;
   so.movement = options.movement;

@@ -99,7 +99,8 @@ def headline_failures(crushkit, command, args, d, dom):
     want = {"moves": pgs + (" (%.1f%% of stored)" % share if h["bytes_known"]
                             else ", %.1f%% of the copies" % share)}
     if h["steps"]:
-        want["steps"] = "%d steps, numbered 0 to %d" % (h["steps"], h["steps"] - 1)
+        want["steps"] = ("1 step (step 0)" if h["steps"] == 1 else
+                         "%d steps, numbered 0 to %d" % (h["steps"], h["steps"] - 1))
     if h["first_command"]:
         want["first_command"] = h["first_command"]
     if h["peak_osd"] != 2147483647:
