@@ -441,9 +441,8 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
   }
   if (hl.peak_osd != crush::kItemNone) {
     row("peak", "Peak fill",
-        absl::StrFormat("osd.%d at %.1f%% %s (backfillfull %.0f%%)", hl.peak_osd,
-                        100 * hl.peak_fill, PeakWhen(hl.peak_seconds),
-                        100 * hl.backfillfull_ratio));
+        absl::StrFormat("osd.%d at %.1f%% %s; backfillfull %.0f%%", hl.peak_osd, 100 * hl.peak_fill,
+                        PeakWhen(hl.peak_seconds), 100 * hl.backfillfull_ratio));
   }
   row("upmaps", "Upmaps",
       absl::StrCat("the monitor would drop ", Plural(hl.upmaps_dropped, "entry", "entries"),
@@ -477,7 +476,19 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
     row("rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
   }
   if (!a.calibration.empty()) row("calibration", "Calibration file", a.calibration);
-  row("bytes_source", "Bytes from", a.bytes_source);
+  if (a.backfill_retry_seconds > 0) {
+    row("backfill_retry_seconds", "backfill_toofull retry",
+        absl::StrFormat("every %.3g s (osd_backfill_retry_interval)", a.backfill_retry_seconds));
+  }
+  if (a.start_delay_seconds > 0 || a.end_delay_seconds > 0) {
+    row("monitor_delays", "Monitor commits",
+        absl::StrFormat("+%.3g s before the first backfill, +%.3g s after the last",
+                        a.start_delay_seconds, a.end_delay_seconds));
+  }
+  row("bytes_source", "Bytes from",
+      a.bytes_source == "pg dump" ? "per-PG stats (ceph pg dump)"
+      : a.bytes_source == "df"    ? "pool totals (ceph df) spread evenly over PGs"
+                                  : "none (no PG stats imported): counts only");
   row("epoch", "Epochs", absl::StrCat(a.epoch_before, " -> ", a.epoch_after));
   h += "</table></section>\n";
 }
