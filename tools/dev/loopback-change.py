@@ -49,7 +49,7 @@ NONE = 2147483647
 
 
 def fail(msg, code=2):
-    print(f"loopback-change.py: {msg}", file=sys.stderr)
+    print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -214,6 +214,17 @@ def hold_until_peered(c, epoch_before, limit):
     fail("the PGs did not peer under nobackfill")
 
 
+def open_run(cluster_dir, out, kind):
+    """The cluster directory (checked), the run's output directory (made; default DIR/KIND/<time>) and the
+    crushkit binary ($CRUSHKIT, else the build tree's)."""
+    d = os.path.abspath(cluster_dir)
+    if not os.path.exists(os.path.join(d, "ceph.conf")):
+        fail(f"{d}: not a loopback cluster")
+    out = os.path.abspath(out or os.path.join(d, kind, time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(out, exist_ok=True)
+    return d, out, os.environ.get("CRUSHKIT", os.path.join(HERE, "..", "..", "build", "tools", "crushkit"))
+
+
 def wait_clean(d, limit):
     subprocess.run(["bash", os.path.join(HERE, "loopback-wait-clean.sh"), d, str(limit)], check=True)
 
@@ -228,12 +239,7 @@ def main():
     ap.add_argument("--plan-arg", action="append", default=[], help="extra `crushkit plan` argument (repeatable)")
     ap.add_argument("--strict", action="store_true", help="also fail when a pushing OSD differs")
     a = ap.parse_args()
-    d = os.path.abspath(a.dir)
-    if not os.path.exists(os.path.join(d, "ceph.conf")):
-        fail(f"{d}: not a loopback cluster")
-    out = os.path.abspath(a.out or os.path.join(d, "runs", time.strftime("%Y%m%d-%H%M%S")))
-    os.makedirs(out, exist_ok=True)
-    crushkit = os.environ.get("CRUSHKIT", os.path.join(HERE, "..", "..", "build", "tools", "crushkit"))
+    d, out, crushkit = open_run(a.dir, a.out, "runs")
     ok = True
 
     wait_clean(d, 300)

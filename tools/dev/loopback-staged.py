@@ -83,12 +83,7 @@ def main():
     ap.add_argument("--plan-arg", action="append", default=[], help="extra `crushkit plan` argument (repeatable)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds to wait for active+clean per step")
     a = ap.parse_args()
-    d = os.path.abspath(a.dir)
-    if not os.path.exists(os.path.join(d, "ceph.conf")):
-        fail(f"{d}: not a loopback cluster")
-    out = os.path.abspath(a.out or os.path.join(d, "staged", time.strftime("%Y%m%d-%H%M%S")))
-    os.makedirs(out, exist_ok=True)
-    crushkit = os.environ.get("CRUSHKIT", os.path.join(HERE, "..", "..", "build", "tools", "crushkit"))
+    d, out, crushkit = lc.open_run(a.dir, a.out, "staged")
 
     lc.wait_clean(d, 300)
     before_dir, after_dir = os.path.join(out, "before"), os.path.join(out, "after")
