@@ -60,6 +60,15 @@ struct Pool {
   // 0 when it equals pg_num. The monitor drops upmaps of merging PGs.
   std::uint32_t pg_num_pending = 0;
 
+  // OSDMap::pool_raw_used_rate(): raw bytes per stored byte, size for
+  // replicated pools, (k + m) / k in float for EC pools, 0 when the
+  // profile's k is unknown.
+  float RawUsedRate() const {
+    if (type == PoolType::kReplicated) return static_cast<float>(size);
+    if (ec_k == 0) return 0.0f;
+    return static_cast<float>(ec_k + ec_m) / static_cast<float>(ec_k);
+  }
+
   // Replicated pools compact holes away (pg_pool_t::can_shift_osds()).
   bool CanShiftOsds() const { return type == PoolType::kReplicated; }
 

@@ -20,12 +20,8 @@
 namespace crushkit::osdmap {
 namespace {
 
-absl::Status Missing(const std::string& path) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": missing required field"));
-}
-
 absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::string& path) {
-  if (!has) return Missing(path);
+  if (!has) return internal::MissingField(path);
   auto pg = ParsePgId(text);
   if (!pg) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -34,22 +30,17 @@ absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::str
   return *pg;
 }
 
-template <typename Msg>
-absl::Status ParseJson(const std::string& text, Msg* msg, const char* what) {
-  return internal::ParseCephJson(text, msg, what);
-}
-
 absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index, const ceph::OsdDump& dump,
                         ClusterState* state) {
   const std::string at = absl::StrCat("pools[", index, "].");
-  if (!p.has_pool()) return Missing(at + "pool");
-  if (!p.has_type()) return Missing(at + "type");
-  if (!p.has_size()) return Missing(at + "size");
-  if (!p.has_crush_rule()) return Missing(at + "crush_rule");
-  if (!p.has_pg_num()) return Missing(at + "pg_num");
-  if (!p.has_pg_placement_num()) return Missing(at + "pg_placement_num");
-  if (!p.has_flags()) return Missing(at + "flags");
-  if (!p.has_object_hash()) return Missing(at + "object_hash");
+  if (!p.has_pool()) return internal::MissingField(at + "pool");
+  if (!p.has_type()) return internal::MissingField(at + "type");
+  if (!p.has_size()) return internal::MissingField(at + "size");
+  if (!p.has_crush_rule()) return internal::MissingField(at + "crush_rule");
+  if (!p.has_pg_num()) return internal::MissingField(at + "pg_num");
+  if (!p.has_pg_placement_num()) return internal::MissingField(at + "pg_placement_num");
+  if (!p.has_flags()) return internal::MissingField(at + "flags");
+  if (!p.has_object_hash()) return internal::MissingField(at + "object_hash");
   Pool pool;
   pool.id = p.pool();
   pool.name = p.pool_name();
@@ -122,14 +113,14 @@ absl::Status ImportOsdDfNodes(const google::protobuf::RepeatedPtrField<ceph::Osd
   for (int i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes.Get(i);
     const std::string at = absl::StrCat(base, "[", i, "].");
-    if (!n.has_id()) return Missing(at + "id");
+    if (!n.has_id()) return internal::MissingField(at + "id");
     if (n.id() < 0) continue;  // a bucket row of `ceph osd df tree`
     if (n.id() >= max_osd) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, "id: osd.", n.id(), " is outside max_osd ", max_osd));
     }
-    if (!n.has_kb()) return Missing(at + "kb");
-    if (!n.has_kb_used()) return Missing(at + "kb_used");
+    if (!n.has_kb()) return internal::MissingField(at + "kb");
+    if (!n.has_kb_used()) return internal::MissingField(at + "kb_used");
     if (n.kb_used() > n.kb()) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, "kb_used: ", n.kb_used(), " exceeds kb ", n.kb()));
@@ -160,7 +151,8 @@ crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release) {
 
 crush::CephRelease ReleaseOfOsdDump(const std::string& osd_dump_json) {
   ceph::OsdDumpRelease dump;
-  if (!ParseJson(osd_dump_json, &dump, "osd dump JSON").ok()) return crush::kDefaultCephRelease;
+  if (!internal::ParseCephJson(osd_dump_json, &dump, "osd dump JSON").ok())
+    return crush::kDefaultCephRelease;
   return ReleaseOfCluster(dump.require_osd_release());
 }
 
@@ -174,14 +166,14 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes) {
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportOsdMap, osd_dump_json));
   ceph::OsdDump dump;
-  CRUSH_RETURN_IF_ERROR(ParseJson(osd_dump_json, &dump, "osd dump JSON"));
+  CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(osd_dump_json, &dump, "osd dump JSON"));
   return internal::ImportOsdDumpMessage(dump, crush_bytes);
 }
 
 absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump& dump,
                                                             const std::string& crush_bytes) {
-  if (!dump.has_epoch()) return Missing("epoch");
-  if (!dump.has_max_osd()) return Missing("max_osd");
+  if (!dump.has_epoch()) return internal::MissingField("epoch");
+  if (!dump.has_max_osd()) return internal::MissingField("max_osd");
   if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_osd: ", dump.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
@@ -200,9 +192,9 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
   for (int i = 0; i < dump.osds_size(); ++i) {
     const auto& o = dump.osds(i);
     const std::string at = absl::StrCat("osds[", i, "].");
-    if (!o.has_osd()) return Missing(at + "osd");
-    if (!o.has_up()) return Missing(at + "up");
-    if (!o.has_weight()) return Missing(at + "weight");
+    if (!o.has_osd()) return internal::MissingField(at + "osd");
+    if (!o.has_up()) return internal::MissingField(at + "up");
+    if (!o.has_weight()) return internal::MissingField(at + "weight");
     if (o.osd() < 0 || o.osd() >= dump.max_osd()) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, "osd: osd.", o.osd(), " is outside max_osd ", dump.max_osd()));
@@ -234,8 +226,8 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
     for (int j = 0; j < e.mappings_size(); ++j) {
       const auto& m = e.mappings(j);
       const std::string at = absl::StrCat("pg_upmap_items[", i, "].mappings[", j, "].");
-      if (!m.has_from()) return Missing(at + "from");
-      if (!m.has_to()) return Missing(at + "to");
+      if (!m.has_from()) return internal::MissingField(at + "from");
+      if (!m.has_to()) return internal::MissingField(at + "to");
       items.emplace_back(m.from(), m.to());
     }
   }
@@ -243,7 +235,7 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
     const auto& e = dump.pg_upmap_primaries(i);
     const std::string at = absl::StrCat("pg_upmap_primaries[", i, "].");
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
-    if (!e.has_primary_osd()) return Missing(at + "primary_osd");
+    if (!e.has_primary_osd()) return internal::MissingField(at + "primary_osd");
     state.pg_upmap_primaries[pg] = e.primary_osd();
   }
   for (int i = 0; i < dump.pg_temp_size(); ++i) {
@@ -282,17 +274,17 @@ absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state
 absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* state) {
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportPgStats, pg_dump_json));
   ceph::PgDump dump;
-  CRUSH_RETURN_IF_ERROR(ParseJson(pg_dump_json, &dump, "pg dump JSON"));
+  CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(pg_dump_json, &dump, "pg dump JSON"));
   const auto& stats = dump.pg_stats_size() > 0 ? dump.pg_stats() : dump.pg_map().pg_stats();
   const char* base = dump.pg_stats_size() > 0 ? "pg_stats" : "pg_map.pg_stats";
   for (int i = 0; i < stats.size(); ++i) {
     const auto& e = stats.Get(i);
     const std::string at = absl::StrCat(base, "[", i, "].");
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
-    if (!e.has_stat_sum()) return Missing(at + "stat_sum");
+    if (!e.has_stat_sum()) return internal::MissingField(at + "stat_sum");
     const auto& s = e.stat_sum();
-    if (!s.has_num_objects()) return Missing(at + "stat_sum.num_objects");
-    if (!s.has_num_bytes()) return Missing(at + "stat_sum.num_bytes");
+    if (!s.has_num_objects()) return internal::MissingField(at + "stat_sum.num_objects");
+    if (!s.has_num_bytes()) return internal::MissingField(at + "stat_sum.num_bytes");
     state->pg_stats[pg] = PgStat{s.num_objects(), s.num_bytes(), s.num_omap_bytes()};
   }
   return absl::OkStatus();
@@ -301,7 +293,7 @@ absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* sta
 absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state) {
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportOsdDf, osd_df_json));
   ceph::OsdDf df;
-  CRUSH_RETURN_IF_ERROR(ParseJson(osd_df_json, &df, "osd df JSON"));
+  CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(osd_df_json, &df, "osd df JSON"));
   std::map<std::int32_t, OsdUsage> usage;
   CRUSH_RETURN_IF_ERROR(ImportOsdDfNodes(df.nodes(), "nodes", state->max_osd(), &usage));
   CRUSH_RETURN_IF_ERROR(ImportOsdDfNodes(df.stray(), "stray", state->max_osd(), &usage));
@@ -312,19 +304,19 @@ absl::Status ImportCephOsdDf(const std::string& osd_df_json, ClusterState* state
 absl::Status ImportCephDf(const std::string& df_json, ClusterState* state) {
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportDf, df_json));
   ceph::CephDf df;
-  CRUSH_RETURN_IF_ERROR(ParseJson(df_json, &df, "df JSON"));
+  CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(df_json, &df, "df JSON"));
   std::map<std::int64_t, PoolUsage> usage;
   for (int i = 0; i < df.pools_size(); ++i) {
     const auto& p = df.pools(i);
     const std::string at = absl::StrCat("pools[", i, "].");
-    if (!p.has_id()) return Missing(at + "id");
+    if (!p.has_id()) return internal::MissingField(at + "id");
     if (state->FindPool(p.id()) == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, "id: pool ", p.id(), " is not in the OSD map"));
     }
-    if (!p.has_stats()) return Missing(at + "stats");
-    if (!p.stats().has_stored()) return Missing(at + "stats.stored");
-    if (!p.stats().has_objects()) return Missing(at + "stats.objects");
+    if (!p.has_stats()) return internal::MissingField(at + "stats");
+    if (!p.stats().has_stored()) return internal::MissingField(at + "stats.stored");
+    if (!p.stats().has_objects()) return internal::MissingField(at + "stats.objects");
     if (!usage.emplace(p.id(), PoolUsage{p.stats().stored(), p.stats().objects()}).second) {
       return absl::InvalidArgumentError(absl::StrCat(at, "id: pool ", p.id(), " listed twice"));
     }

@@ -37,6 +37,12 @@ absl::Status ParseCephJson(const std::string& text, Msg* msg, const char* what) 
   return absl::OkStatus();
 }
 
+// "PATH: missing required field" (kInvalidArgument), PATH as in the input
+// ("pools[2].size").
+inline absl::Status MissingField(const std::string& path) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": missing required field"));
+}
+
 // ImportCephOsdDump after the parse: the same checks and errors, paths
 // relative to the dump ("pools[2].size: missing required field").
 absl::StatusOr<ClusterState> ImportOsdDumpMessage(const ceph::OsdDump& dump,

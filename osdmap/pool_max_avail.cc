@@ -12,14 +12,6 @@
 namespace crushkit::osdmap {
 namespace {
 
-// OSDMap::pool_raw_used_rate(): size for replicated pools, (k + m) / k in
-// float for EC pools, 0 when the profile's k is unknown.
-float RawUsedRate(const Pool& pool) {
-  if (pool.type == PoolType::kReplicated) return static_cast<float>(pool.size);
-  if (pool.ec_k == 0) return 0;
-  return static_cast<float>(pool.ec_k + pool.ec_m) / static_cast<float>(pool.ec_k);
-}
-
 // The x86-64 conversion Ceph's `(int64_t)(avail / w)` compiles to
 // (cvttsd2si): a NaN (a take whose subtree weighs nothing) or a value out of
 // range becomes INT64_MIN, which then wins the minimum and reads as 0.
@@ -41,7 +33,7 @@ absl::StatusOr<MaxAvailModel> MaxAvailModel::Create(const ClusterState& state) {
     PoolEntry& e = m.pools_.emplace_back();
     e.id = id;
     e.name = pool.name;
-    e.raw_used_rate = RawUsedRate(pool);
+    e.raw_used_rate = pool.RawUsedRate();
     // Pacific's PGMap looks the rule up with find_rule(ruleset, type, size),
     // later releases take crush_rule as the rule id: the mapping's choice.
     e.rule = FindCrushRule(state.crush, pool.crush_rule, static_cast<int>(pool.type),

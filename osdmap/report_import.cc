@@ -15,10 +15,6 @@
 namespace crushkit::osdmap {
 namespace {
 
-absl::Status ReportMissing(const std::string& path) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": missing required field"));
-}
-
 // The digest's fields at the top of the report (Mimic and later) or in an
 // older "pgmap" object.
 const ceph::CephReport& DigestOf(const ceph::CephReport& report) {
@@ -27,20 +23,12 @@ const ceph::CephReport& DigestOf(const ceph::CephReport& report) {
   return top || !report.has_pgmap() ? report : report.pgmap();
 }
 
-// OSDMap::pool_raw_used_rate: size for replicated pools, (k + m) / k in
-// float for EC pools, 0 when the profile is unknown.
-float PoolRawUsedRate(const Pool& pool) {
-  if (pool.type == PoolType::kReplicated) return static_cast<float>(pool.size);
-  if (pool.ec_k == 0) return 0.0f;
-  return static_cast<float>(pool.ec_k + pool.ec_m) / static_cast<float>(pool.ec_k);
-}
-
 // `ceph df`'s STORED for one pool (PGMapDigest::dump_object_stat_sum and
 // pool_stat_t::get_user_data_bytes / get_user_omap_bytes), float as Ceph.
 std::uint64_t StoredBytes(const ceph::ReportPoolStat& p, const Pool& pool, bool per_pool,
                           bool per_pool_omap) {
   const ceph::ReportStatSum& sum = p.stat_sum();
-  float rate = PoolRawUsedRate(pool);
+  float rate = pool.RawUsedRate();
   if (sum.num_object_copies() > 0) {
     // A degraded pool's copies count less (uint64 difference, float ratio).
     rate *= static_cast<float>(sum.num_object_copies() - sum.num_objects_degraded()) /
@@ -72,8 +60,8 @@ absl::Status ImportPoolStats(const ceph::CephReport& digest, const std::string& 
   for (int i = 0; i < digest.pool_stats_size(); ++i) {
     const ceph::ReportPoolStat& p = digest.pool_stats(i);
     const std::string at = absl::StrCat(prefix, "pool_stats[", i, "].");
-    if (!p.has_poolid()) return ReportMissing(at + "poolid");
-    if (!p.has_stat_sum()) return ReportMissing(at + "stat_sum");
+    if (!p.has_poolid()) return internal::MissingField(at + "poolid");
+    if (!p.has_stat_sum()) return internal::MissingField(at + "stat_sum");
     const Pool* pool = state->FindPool(p.poolid());
     if (pool == nullptr) continue;  // deleted since; the mgr forgets it later
     state->pool_usage[p.poolid()] =
@@ -91,7 +79,7 @@ absl::StatusOr<std::optional<ClusterPgCounts>> ReadPgCounts(const ceph::CephRepo
   for (int i = 0; i < digest.num_pg_by_osd_size(); ++i) {
     const ceph::ReportPgCount& c = digest.num_pg_by_osd(i);
     const std::string at = absl::StrCat(prefix, "num_pg_by_osd[", i, "].");
-    if (!c.has_osd()) return ReportMissing(at + "osd");
+    if (!c.has_osd()) return internal::MissingField(at + "osd");
     if (c.osd() < 0 || c.osd() > std::numeric_limits<std::int32_t>::max()) {
       return absl::InvalidArgumentError(absl::StrCat(at, "osd: ", c.osd(), " is not an OSD id"));
     }
@@ -119,7 +107,7 @@ absl::StatusOr<ImportedReport> ImportCephReport(const std::string& report_json,
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportReport, report_json));
   ceph::CephReport report;
   CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(report_json, &report, "report JSON"));
-  if (!report.has_osdmap()) return ReportMissing("osdmap");
+  if (!report.has_osdmap()) return internal::MissingField("osdmap");
   const crush::CephRelease as =
       release.value_or(ReleaseOfCluster(report.osdmap().require_osd_release()));
 
@@ -148,7 +136,7 @@ absl::StatusOr<std::uint32_t> ReportOsdMapEpoch(const std::string& report_json) 
   CRUSH_RETURN_IF_ERROR(CheckInputKind(InputRole::kImportReport, report_json));
   ceph::CephReport report;
   CRUSH_RETURN_IF_ERROR(internal::ParseCephJson(report_json, &report, "report JSON"));
-  if (!report.osdmap().has_epoch()) return ReportMissing("osdmap.epoch");
+  if (!report.osdmap().has_epoch()) return internal::MissingField("osdmap.epoch");
   return report.osdmap().epoch();
 }
 
