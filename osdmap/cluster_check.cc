@@ -11,7 +11,6 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/status_macros.h"
-#include "crush/text_excerpt.h"
 #include "osdmap/import_internal.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/pg_table.h"
@@ -100,13 +99,8 @@ absl::StatusOr<std::map<PgId, ReportedPg>> ReadPgDumpPlacement(const std::string
   for (int i = 0; i < stats.size(); ++i) {
     const auto& e = stats.Get(i);
     const std::string at = absl::StrCat(base, "[", i, "].");
-    if (!e.has_pgid()) return absl::InvalidArgumentError(at + "pgid: missing required field");
-    const std::optional<PgId> pg = ParsePgId(e.pgid());
-    if (!pg) {
-      return absl::InvalidArgumentError(absl::StrCat(at, "pgid: invalid pgid '",
-                                                     crush::TerminalExcerpt(e.pgid()),
-                                                     "'; expected <pool>.<hex seed>"));
-    }
+    CRUSH_ASSIGN_OR_RETURN(const PgId pg,
+                           internal::ParsePgIdAt(e.has_pgid(), e.pgid(), at + "pgid"));
     ReportedPg r;
     CRUSH_ASSIGN_OR_RETURN(r.up, PgDumpOsdList(e.up(), at + "up"));
     CRUSH_ASSIGN_OR_RETURN(r.acting, PgDumpOsdList(e.acting(), at + "acting"));
@@ -115,9 +109,9 @@ absl::StatusOr<std::map<PgId, ReportedPg>> ReadPgDumpPlacement(const std::string
     CRUSH_ASSIGN_OR_RETURN(r.acting_primary, PgDumpOsdAt(e.has_acting_primary(), e.acting_primary(),
                                                          at + "acting_primary"));
     r.unknown = e.state() == "unknown";
-    if (!out.emplace(*pg, std::move(r)).second) {
+    if (!out.emplace(pg, std::move(r)).second) {
       return absl::InvalidArgumentError(
-          absl::StrCat(at, "pgid: ", FormatPgId(*pg), " listed twice"));
+          absl::StrCat(at, "pgid: ", FormatPgId(pg), " listed twice"));
     }
   }
   return out;

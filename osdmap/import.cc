@@ -20,16 +20,6 @@
 namespace crushkit::osdmap {
 namespace {
 
-absl::StatusOr<PgId> ParsePgAt(bool has, const std::string& text, const std::string& path) {
-  if (!has) return internal::MissingField(path);
-  auto pg = ParsePgId(text);
-  if (!pg) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
-  }
-  return *pg;
-}
-
 absl::Status ImportPool(const ceph::OsdDumpPool& p, std::size_t index, const ceph::OsdDump& dump,
                         ClusterState* state) {
   const std::string at = absl::StrCat("pools[", index, "].");
@@ -89,7 +79,7 @@ absl::Status ImportPrimaryTemp(const google::protobuf::ListValue& list, ClusterS
       return absl::InvalidArgumentError(
           absl::StrCat("primary_temp[", i + 1, "]: expected an osd number"));
     }
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(true, k.string_value(), at));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(true, k.string_value(), at));
     state->primary_temp[pg] = static_cast<std::int32_t>(v.number_value());
   }
   return absl::OkStatus();
@@ -135,6 +125,17 @@ absl::Status ImportOsdDfNodes(const google::protobuf::RepeatedPtrField<ceph::Osd
 }
 
 }  // namespace
+
+absl::StatusOr<PgId> internal::ParsePgIdAt(bool has, const std::string& text,
+                                           const std::string& path) {
+  if (!has) return MissingField(path);
+  auto pg = ParsePgId(text);
+  if (!pg) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
+  }
+  return *pg;
+}
 
 crush::CephRelease ReleaseOfCluster(const std::string& require_osd_release) {
   // Mapping changed in Quincy (find_rule dropped); a cluster that requires
@@ -214,14 +215,15 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
   }
   for (int i = 0; i < dump.pg_upmap_size(); ++i) {
     const auto& e = dump.pg_upmap(i);
-    CRUSH_ASSIGN_OR_RETURN(
-        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_upmap[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(e.has_pgid(), e.pgid(),
+                                                          absl::StrCat("pg_upmap[", i, "].pgid")));
     state.pg_upmap[pg].assign(e.osds().begin(), e.osds().end());
   }
   for (int i = 0; i < dump.pg_upmap_items_size(); ++i) {
     const auto& e = dump.pg_upmap_items(i);
-    CRUSH_ASSIGN_OR_RETURN(
-        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_upmap_items[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg,
+                           internal::ParsePgIdAt(e.has_pgid(), e.pgid(),
+                                                 absl::StrCat("pg_upmap_items[", i, "].pgid")));
     auto& items = state.pg_upmap_items[pg];
     for (int j = 0; j < e.mappings_size(); ++j) {
       const auto& m = e.mappings(j);
@@ -234,14 +236,14 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
   for (int i = 0; i < dump.pg_upmap_primaries_size(); ++i) {
     const auto& e = dump.pg_upmap_primaries(i);
     const std::string at = absl::StrCat("pg_upmap_primaries[", i, "].");
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(e.has_pgid(), e.pgid(), at + "pgid"));
     if (!e.has_primary_osd()) return internal::MissingField(at + "primary_osd");
     state.pg_upmap_primaries[pg] = e.primary_osd();
   }
   for (int i = 0; i < dump.pg_temp_size(); ++i) {
     const auto& e = dump.pg_temp(i);
-    CRUSH_ASSIGN_OR_RETURN(
-        PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), absl::StrCat("pg_temp[", i, "].pgid")));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(e.has_pgid(), e.pgid(),
+                                                          absl::StrCat("pg_temp[", i, "].pgid")));
     state.pg_temp[pg].assign(e.osds().begin(), e.osds().end());
   }
   CRUSH_RETURN_IF_ERROR(ImportPrimaryTemp(dump.primary_temp(), &state));
@@ -280,7 +282,7 @@ absl::Status ImportCephPgDump(const std::string& pg_dump_json, ClusterState* sta
   for (int i = 0; i < stats.size(); ++i) {
     const auto& e = stats.Get(i);
     const std::string at = absl::StrCat(base, "[", i, "].");
-    CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgAt(e.has_pgid(), e.pgid(), at + "pgid"));
+    CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(e.has_pgid(), e.pgid(), at + "pgid"));
     if (!e.has_stat_sum()) return internal::MissingField(at + "stat_sum");
     const auto& s = e.stat_sum();
     if (!s.has_num_objects()) return internal::MissingField(at + "stat_sum.num_objects");

@@ -15,6 +15,7 @@
 
 #include "osdmap/cluster_state.h"
 #include "osdmap/input_sniff.h"
+#include "osdmap/pg_id.h"
 #include "osdmap/proto/ceph_dump.pb.h"
 
 namespace crushkit::osdmap::internal {
@@ -42,6 +43,10 @@ absl::Status ParseCephJson(const std::string& text, Msg* msg, const char* what) 
 inline absl::Status MissingField(const std::string& path) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": missing required field"));
 }
+
+// A Ceph pgid string ("3.1f") at PATH: missing when !has, else
+// "PATH: invalid pgid '...'; expected <pool>.<hex seed>" unless it parses.
+absl::StatusOr<PgId> ParsePgIdAt(bool has, const std::string& text, const std::string& path);
 
 // ImportCephOsdDump after the parse: the same checks and errors, paths
 // relative to the dump ("pools[2].size: missing required field").
