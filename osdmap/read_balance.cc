@@ -23,13 +23,6 @@ float RbiRound(float f) {
   return f > 0.0f ? std::floor(f * 100 + 0.5f) / 100 : std::ceil(f * 100 - 0.5f) / 100;
 }
 
-// OSDMap::get_primary_affinityf: 1.0 unless set (16.16 as float).
-float PrimaryAffinityF(const ClusterState& state, std::int32_t osd) {
-  if (osd < 0 || osd >= state.max_osd()) return 1.0f;
-  return static_cast<float>(state.osds[static_cast<std::size_t>(osd)].primary_affinity) /
-         static_cast<float>(0x10000);
-}
-
 struct PoolCounts {
   std::size_t osds_with_pgs = 0;                  // pgs_by_osd.size()
   std::map<std::int32_t, std::size_t> primaries;  // up primary -> PGs
@@ -73,6 +66,13 @@ std::int64_t FirstZeroAffinityPg(const ClusterState& state, const Pool& pool, Pg
 }
 
 }  // namespace
+
+// OSDMap::get_primary_affinityf: 1.0 unless set (16.16 as float).
+float PrimaryAffinityF(const ClusterState& state, std::int32_t osd) {
+  if (osd < 0 || osd >= state.max_osd()) return 1.0f;
+  return static_cast<float>(state.osds[static_cast<std::size_t>(osd)].primary_affinity) /
+         static_cast<float>(0x10000);
+}
 
 absl::StatusOr<ReadBalanceScore> CalcReadBalanceScore(const ClusterState& state,
                                                       std::int64_t pool_id) {

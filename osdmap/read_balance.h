@@ -44,6 +44,10 @@ struct ReadBalanceScore {
   ReadBalanceInfo info;
 };
 
+// OSDMap::get_primary_affinityf: the OSD's primary affinity as a float
+// (1.0 for an id outside the map, as Ceph's default).
+float PrimaryAffinityF(const ClusterState& state, std::int32_t osd);
+
 // The score of pool `pool_id` of `state`, mapping every PG of the pool with
 // Ceph's OSDMap rules (pg_mapping.h, as `state.ceph_release` maps) and the
 // pool's rule weights (rule_weights.h).

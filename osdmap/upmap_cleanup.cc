@@ -96,8 +96,22 @@ class Checker {
         out->trimmed_items.emplace(pg, std::move(kept));
       }
     }
+    // Tentacle: a primary outside the raw CRUSH set, or already its first
+    // OSD, goes (check_pg_upmaps' to_cancel_upmap_primary_only).
+    if (!primaries_) return absl::OkStatus();
+    if (auto k = state_.pg_upmap_primaries.find(pg); k != state_.pg_upmap_primaries.end()) {
+      const auto r = raw.span();
+      const bool valid = std::ranges::find(r, k->second) != r.end() && k->second != r.front();
+      if (!valid) primaries_dropped_.insert(pg);
+    }
     return absl::OkStatus();
   }
+
+  // Whether pg_upmap_primaries are cleaned (Tentacle and later).
+  void set_primaries(bool on) { primaries_ = on; }
+
+  // Primary-only cancellations found so far.
+  const std::set<PgId>& primaries_dropped() const { return primaries_dropped_; }
 
  private:
   // CrushWrapper::get_rule_weight_osd_map(), once per rule.
@@ -123,7 +137,22 @@ class Checker {
   PgMapper& mapper_;
   UpmapVerifier verifier_;
   std::map<int, std::map<std::int32_t, float>> rule_weights_;
+  bool primaries_ = false;
+  std::set<PgId> primaries_dropped_;
 };
+
+// OSDMap::rm_all_upmap_prims(pool): the pool's PGs whose up set has a
+// primary and that have a pg_upmap_primaries entry.
+void DropPoolPrimaries(const ClusterState& state, const Pool& pool, PgMapper& mapper,
+                       std::set<PgId>* dropped) {
+  PgMapping m;
+  for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+    const PgId pg{pool.id, ps};
+    if (!state.pg_upmap_primaries.count(pg)) continue;
+    mapper.MapPg(pool, ps, &m);
+    if (!m.up.empty() && m.up_primary != crush::kItemNone) dropped->insert(pg);
+  }
+}
 
 }  // namespace
 
@@ -157,18 +186,38 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& 
   // get_upmap_pgs() lists pg_upmap keys, then pg_upmap_items keys; a PG in
   // both is checked twice with the same outcome, so one pass over the union
   // in pg order decides the same cancellations and rewrites.
+  // Tentacle adds pg_upmap_primaries keys to the list.
+  const bool primaries = state.ceph_release >= crush::CephRelease::kTentacle;
   std::set<PgId> pgs;
   for (const auto& [pg, osds] : state.pg_upmap) pgs.insert(pg);
   for (const auto& [pg, items] : state.pg_upmap_items) pgs.insert(pg);
+  if (primaries) {
+    for (const auto& [pg, osd] : state.pg_upmap_primaries) pgs.insert(pg);
+  }
   UpmapCleanup out;
   Checker checker(state, mapper);
+  checker.set_primaries(primaries);
   for (const PgId& pg : pgs) {
     CRUSH_RETURN_IF_ERROR(checker.Check(pg, &out));
   }
+  std::set<PgId> primaries_dropped = checker.primaries_dropped();
+  std::set<std::int64_t> affected_pools;
   for (const auto& [pg, reason] : out.cancelled) {
     if (state.pg_upmap.count(pg)) out.removed_pg_upmap.push_back(pg);
     if (state.pg_upmap_items.count(pg)) out.removed_pg_upmap_items.push_back(pg);
+    if (primaries && state.pg_upmap_primaries.count(pg)) primaries_dropped.insert(pg);
+    if (reason == UpmapCancelReason::kPgGone) affected_pools.insert(pg.pool);
   }
+  if (primaries) {
+    // clean_pg_upmaps: every primary entry of a pool with a PG gone or
+    // merging ("since pg_num changed"). A deleted pool has none to map.
+    for (std::int64_t id : affected_pools) {
+      if (const Pool* pool = state.FindPool(id)) {
+        DropPoolPrimaries(state, *pool, mapper, &primaries_dropped);
+      }
+    }
+  }
+  out.removed_pg_upmap_primaries.assign(primaries_dropped.begin(), primaries_dropped.end());
   return out;
 }
 
@@ -188,6 +237,7 @@ void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state) {
     state.pg_upmap_items.erase(pg);
   }
   for (const auto& [pg, items] : cleanup.trimmed_items) state.pg_upmap_items[pg] = items;
+  for (const PgId& pg : cleanup.removed_pg_upmap_primaries) state.pg_upmap_primaries.erase(pg);
 }
 
 absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state) {
@@ -226,6 +276,9 @@ std::string FormatUpmapCleanupCommands(const UpmapCleanup& cleanup) {
   }
   for (const auto& [pg, items] : cleanup.trimmed_items) {
     absl::StrAppend(&out, FormatPgUpmapItemsCommand(pg, items), "\n");
+  }
+  for (const PgId& pg : cleanup.removed_pg_upmap_primaries) {
+    absl::StrAppend(&out, "ceph osd rm-pg-upmap-primary ", FormatPgId(pg), "\n");
   }
   return out;
 }

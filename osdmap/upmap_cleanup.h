@@ -19,7 +19,19 @@
 //      is marked out are dropped: all dropped -> cancel, some -> rewrite.
 // Cancelling drops both the PG's pg_upmap and its pg_upmap_items. pg_upmap
 // entries with an out target are not cleaned (_apply_upmap ignores them and
-// the raw set passes), nor are pg_upmap_primaries (Reef's read balancer).
+// the raw set passes).
+//
+// pg_upmap_primaries (the read balancer's, Reef and later): Reef's cleanup
+// leaves them alone (a TODO in its clean_pg_upmaps; _apply_upmap ignores an
+// entry that no longer applies). From Tentacle (state.ceph_release), PGs
+// with one are checked too (checks 1-6 above; a cancelled PG loses its
+// primary entry as well), and then:
+//   7. the primary is not in the raw CRUSH set (before upmaps), or is its
+//      first OSD already                               -> drop the primary
+//   8. a PG of check 1 (gone or merging) drops every primary entry of its
+//      pool (rm_all_upmap_prims: the PGs mapped to some OSD)
+// Measured against osdmaptool 18.2.7 (nothing cleaned) and 20.2.4 on maps
+// with random pg_upmap_primaries (tests/osdmap_differential).
 // Down-but-in OSDs never matter: the checks look at the set before down
 // OSDs are removed.
 //
@@ -75,14 +87,19 @@ struct UpmapCleanup {
   std::vector<PgId> removed_pg_upmap_items;
   // new_pg_upmap_items: the pairs kept, in their original order.
   std::map<PgId, UpmapItems> trimmed_items;
+  // old_pg_upmap_primary (Tentacle and later): pg_upmap_primaries entries
+  // removed, those of cancelled PGs included, in pg order.
+  std::vector<PgId> removed_pg_upmap_primaries;
 
   // check_pg_upmaps()'s any_change.
-  bool changed() const { return !cancelled.empty() || !trimmed_items.empty(); }
+  bool changed() const {
+    return !cancelled.empty() || !trimmed_items.empty() || !removed_pg_upmap_primaries.empty();
+  }
 
   // Entries removed plus entries rewritten: "N upmaps dropped" in a report.
   int entries_changed() const {
     return static_cast<int>(removed_pg_upmap.size() + removed_pg_upmap_items.size() +
-                            trimmed_items.size());
+                            trimmed_items.size() + removed_pg_upmap_primaries.size());
   }
 
   bool operator==(const UpmapCleanup&) const = default;
@@ -104,8 +121,8 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state);
 
 // OSDMap::clean_pg_upmaps(inc) followed by apply_incremental(inc) for the
 // upmap part: erases the cancelled PGs' pg_upmap and pg_upmap_items entries
-// and stores the trimmed items. Leaves state.epoch alone (the monitor folds
-// the cleanup into the epoch it is committing; osdmaptool bumps it).
+// and the removed pg_upmap_primaries, and stores the trimmed items. Leaves state.epoch alone (the
+// monitor folds the cleanup into the epoch it is committing; osdmaptool bumps it).
 void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state);
 
 // CheckPgUpmaps + ApplyUpmapCleanup: cleans `state` in place as the monitor
@@ -125,7 +142,8 @@ std::string FormatRmPgUpmapItemsCommand(const PgId& pg);
 
 // osdmaptool's print_inc_upmaps() for a cleanup, one command per line:
 // `ceph osd rm-pg-upmap PG`, `ceph osd rm-pg-upmap-items PG`, then
-// `ceph osd pg-upmap-items PG FROM TO [FROM TO...]`, each group in pg order.
+// `ceph osd pg-upmap-items PG FROM TO [FROM TO...]`, then
+// `ceph osd rm-pg-upmap-primary PG`, each group in pg order.
 std::string FormatUpmapCleanupCommands(const UpmapCleanup& cleanup);
 
 }  // namespace crushkit::osdmap

@@ -23,6 +23,7 @@
 #include "osdmap/crush_placement.h"
 #include "osdmap/osd_tree.h"
 #include "osdmap/pg_mapping.h"
+#include "osdmap/read_balancer.h"
 #include "osdmap/upmap_balancer.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tools/common/file_io.h"
@@ -131,11 +132,12 @@ class Runner {
       return std::move(r_);
     }
     if (opt_.created) r_.modified = true;
-    const bool any_action =
-        r_.modified || opt_.print || opt_.health || opt_.export_crush_path ||
-        opt_.import_crush_path || !opt_.test_map_pg.empty() || !opt_.test_map_object.empty() ||
-        opt_.test_map_pgs || opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all ||
-        !opt_.adjust_crush_weight.empty() || opt_.tree || opt_.upmap_cleanup_path.has_value();
+    const bool any_action = r_.modified || opt_.print || opt_.health || opt_.export_crush_path ||
+                            opt_.import_crush_path || !opt_.test_map_pg.empty() ||
+                            !opt_.test_map_object.empty() || opt_.test_map_pgs ||
+                            opt_.test_map_pgs_dump || opt_.test_map_pgs_dump_all ||
+                            !opt_.adjust_crush_weight.empty() || opt_.tree ||
+                            opt_.upmap_cleanup_path.has_value() || opt_.read_path.has_value();
     if (!any_action) {
       r_.err += opt_.me + ": no action specified?\n";
       r_.print_usage = true;
@@ -285,8 +287,8 @@ class Runner {
   // alone does not write it. With --upmap the balancer follows (Balance());
   // the file gets both command lists, written once at the end.
   bool UpmapCleanup() {
-    if (!opt_.upmap_cleanup_path) return true;
-    const std::string& path = *opt_.upmap_cleanup_path;
+    if (!opt_.upmap_cleanup_path && !opt_.read_path) return true;
+    const std::string& path = opt_.upmap_cleanup_path ? *opt_.upmap_cleanup_path : *opt_.read_path;
     const bool to_file = path != "-";
     if (to_file) {
       if (!opt_.write_file || !opt_.check_output) return Fail(opt_.me + ": cannot write files");
@@ -294,19 +296,22 @@ class Runner {
       absl::StrAppend(&r_.out, "writing upmap command output to: ", path, "\n");
     }
     if (!EnsureMapping()) return false;
-    auto cleanup = CheckPgUpmaps(state_, mapping_.mapper());
-    if (!cleanup.ok()) {
-      return Fail(absl::StrCat(opt_.me, ": upmap cleanup: ", cleanup.status().message()));
-    }
     std::string file;
     std::string* commands = to_file ? &file : &r_.out;
-    r_.out += "checking for upmap cleanups\n";
-    if (cleanup->changed()) {
-      AppendUpmapCommands(FormatUpmapCleanupCommands(*cleanup), commands);
-      ApplyUpmapCleanup(*cleanup, state_);
-      ++state_.epoch;
+    if (opt_.upmap_cleanup_path) {
+      auto cleanup = CheckPgUpmaps(state_, mapping_.mapper());
+      if (!cleanup.ok()) {
+        return Fail(absl::StrCat(opt_.me, ": upmap cleanup: ", cleanup.status().message()));
+      }
+      r_.out += "checking for upmap cleanups\n";
+      if (cleanup->changed()) {
+        AppendUpmapCommands(FormatUpmapCleanupCommands(*cleanup), commands);
+        ApplyUpmapCleanup(*cleanup, state_);
+        ++state_.epoch;
+      }
     }
-    const bool ok = !opt_.upmap || Balance(commands);
+    const bool ok =
+        (!opt_.read_path || ReadBalance(commands)) && (!opt_.upmap || Balance(commands));
     if (to_file) {
       // Written even when the balancer stops on an unknown pool, as
       // osdmaptool has opened (truncated) the file by then.
@@ -330,11 +335,88 @@ class Runner {
 
   // Adds one command block (osdmaptool's print_inc_upmaps) to `commands`,
   // noting where the output stood at the first block bound for the file.
+  // --vstart starts every line with ./bin/.
   void AppendUpmapCommands(const std::string& block, std::string* commands) {
     if (block.empty()) return;
     if (commands != &r_.out && !first_upmap_write_)
       first_upmap_write_ = OutputMark{r_.out.size(), r_.err.size()};
-    *commands += block;
+    if (!opt_.vstart) {
+      *commands += block;
+      return;
+    }
+    for (std::size_t start = 0; start < block.size();) {
+      std::size_t end = block.find('\n', start);
+      end = end == std::string::npos ? block.size() : end + 1;
+      absl::StrAppend(commands, "./bin/", block.substr(start, end - start));
+      start = end;
+    }
+  }
+
+  // osdmaptool's --read block (Reef and later): the read balancer on
+  // --read-pool, its before/after primaries per OSD and scores, then the
+  // pg-upmap-primary commands. The map itself is not changed.
+  bool ReadBalance(std::string* commands) {
+    const Pool* pool = nullptr;
+    for (const auto& [id, p] : state_.pools) {
+      if (p.name == opt_.read_pool) pool = &p;
+    }
+    if (pool == nullptr) return Fail(absl::StrCat(" pool ", opt_.read_pool, " does not exist"));
+    if (pool->type != osdmap::PoolType::kReplicated) {
+      return Fail(absl::StrCat(opt_.read_pool,
+                               " is an erasure coded pool; please try again with a replicated "
+                               "pool."));
+    }
+    if (opt_.osd_size_aware) {
+      return Fail(
+          absl::StrCat("crushkit osdmaptool: --osd-size-aware is not supported "
+                       "(Tentacle's RB_OSDSIZEOPT read balancer)"));
+    }
+    auto balance = osdmap::BalancePrimaries(state_, pool->id);
+    if (!balance.ok()) {
+      return Fail(absl::StrCat("crushkit osdmaptool: --read: ", balance.status().message()));
+    }
+    if (balance->rc < 0) {
+      return Fail(
+          "Error balancing primaries. Rerun with at least --debug-osd=10 for more details.");
+    }
+    if (balance->rc == 0) {
+      r_.out += " Unable to find further optimization, or distribution is already perfect\n";
+      return true;
+    }
+    std::string text = " \n---------- BEFORE ------------ \n";
+    AppendPrimaries(balance->primaries_before, &text);
+    absl::StrAppend(&text, " \nread_balance_score of '", opt_.read_pool,
+                    "': ", FormatCephFloat(balance->score_before.info.adjusted_score),
+                    "\n\n\n---------- AFTER ------------ \n");
+    AppendPrimaries(balance->primaries_after, &text);
+    absl::StrAppend(&text, " \nread_balance_score of '", opt_.read_pool,
+                    "': ", FormatCephFloat(balance->score_after.info.adjusted_score),
+                    "\n\n\nnum changes: ", balance->rc, "\n");
+    const std::string block = osdmap::FormatPgUpmapPrimaryCommands(balance->new_pg_upmap_primary);
+    if (commands != &r_.out) {
+      r_.out += text;
+      AppendUpmapCommands(block, commands);
+      return true;
+    }
+    // To stdout: osdmaptool writes the commands straight to fd 1 while this
+    // text (no std::endl in it) sits in stdio's buffer, which a pipe or file
+    // flushes only when full (4096 bytes, glibc's st_blksize): the commands
+    // land after the buffer's last full flush.
+    constexpr std::size_t kStdioBuffer = 4096;
+    const std::size_t flushed = text.empty() ? 0 : (text.size() - 1) / kStdioBuffer * kStdioBuffer;
+    r_.out += text.substr(0, flushed);
+    AppendUpmapCommands(block, commands);
+    r_.out += text.substr(flushed);
+    return true;
+  }
+
+  // The " osd.N | primary affinity: A | number of prims: K" lines.
+  void AppendPrimaries(const std::map<std::int32_t, std::size_t>& primaries, std::string* text) {
+    for (const auto& [osd, count] : primaries) {
+      absl::StrAppend(text, " osd.", osd, " | primary affinity: ",
+                      FormatCephFloat(osdmap::PrimaryAffinityF(state_, osd)),
+                      " | number of prims: ", count, "\n");
+    }
   }
 
   // osdmaptool's --upmap block after the cleanup, with crushkit's balancer

@@ -62,6 +62,15 @@ struct OsdmaptoolOptions {
   std::uint64_t upmap_seed = 0;
   bool upmap_active = false;  // rounds until one finds nothing, each applied
   std::set<std::string> upmap_pools;
+  // --read FILE --read-pool NAME (Reef and later): the read balancer
+  // (osdmap/read_balancer.h) on one replicated pool, after the cleanup and
+  // before --upmap; its `ceph osd pg-upmap-primary` commands go to FILE,
+  // which --read shares with --upmap and --upmap-cleanup (the last of the
+  // three names it; "-" is stdout). The map is not changed.
+  std::optional<std::string> read_path;
+  std::string read_pool;
+  bool osd_size_aware = false;  // --osd-size-aware (Tentacle): not supported
+  bool vstart = false;          // --vstart: every command line starts with ./bin/
   // --import-crush: the file name (for messages) and its bytes.
   std::optional<std::string> import_crush_path;
   std::string import_crush_bytes;

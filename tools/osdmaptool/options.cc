@@ -145,6 +145,12 @@ bool ConfigOption(ArgList& args, MapOptions& map, std::string* err, bool* missin
 }  // namespace
 
 ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
+  return ParseCommandLine(argv, crush::CephRelease::kPacific);
+}
+
+ParseResult ParseCommandLine(const std::vector<std::string>& argv, crush::CephRelease release) {
+  const bool reef = release >= crush::CephRelease::kReef;
+  const bool tentacle = release >= crush::CephRelease::kTentacle;
   ParseResult r;
   CommandLine& c = r.command;
   OsdmaptoolOptions& opt = c.actions;
@@ -217,11 +223,15 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
     } else if (with_string({"--upmap"}, &upmap_file) != ArgMatch::kNoMatch) {
       opt.upmap_cleanup_path = upmap_file;
       opt.upmap = true;
+    } else if (reef && with_string({"--read"}, &upmap_file) != ArgMatch::kNoMatch) {
+      opt.read_path = upmap_file;
     } else if (args.WithInt({"--upmap-max"}, &upmap_max, &err_buf) ||
                args.WithInt({"--upmap-deviation"}, &upmap_deviation, &err_buf) ||
                args.WithInt({"--upmap-seed"}, &upmap_seed, &err_buf)) {
     } else if (with_string({"--upmap-pool"}, &val) != ArgMatch::kNoMatch) {
       opt.upmap_pools.insert(val);
+    } else if (reef && with_string({"--read-pool"}, &val) != ArgMatch::kNoMatch) {
+      opt.read_pool = val;
     } else if (args.WithInt({"--createsimple"}, &num_osd, &err_buf)) {
       if (fatal_int_error()) return stop(1, false);
       c.map.create_simple = true;
@@ -289,6 +299,10 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
       opt.adjust_crush_weight = val;
     } else if (args.Flag({"--save"})) {
       opt.save = true;
+    } else if (reef && args.Flag({"--vstart"})) {
+      opt.vstart = true;
+    } else if (tentacle && args.Flag({"--osd-size-aware"})) {
+      opt.osd_size_aware = true;
     } else if (ConfigOption(args, c.map, &r.err, &missing_value)) {
       // global_init's config flags (-c, --osd_pool_default_size, ...).
     } else {
@@ -305,6 +319,9 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   opt.upmap_deviation = upmap_deviation;
   opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed));
   opt.upmap_active = upmap_active;
+  // --upmap-cleanup, --upmap and --read share one file name: the last given.
+  if (opt.upmap_cleanup_path) opt.upmap_cleanup_path = upmap_file;
+  if (opt.read_path) opt.read_path = upmap_file;
 
   for (std::size_t i = 0; i < skipped; ++i) {
     const std::string& p = c.positional[i];
@@ -323,6 +340,10 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   }
   if (upmap_deviation < 1) {
     r.err += "osdmaptool: upmap-deviation must be >= 1\n";
+    return stop(1, true);
+  }
+  if (!opt.read_path && opt.osd_size_aware) {
+    r.err += "osdmaptool: osd-size-aware is only applicable to read mode\n";
     return stop(1, true);
   }
   return r;

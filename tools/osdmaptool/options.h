@@ -60,6 +60,11 @@ struct ParseResult {
 // Parses argv (without the program name) as osdmaptool 16.2 does.
 ParseResult ParseCommandLine(const std::vector<std::string>& argv);
 
+// Parses argv as `release`'s osdmaptool: Reef and later also know --read,
+// --read-pool and --vstart, Tentacle --osd-size-aware (with its check that
+// it comes with --read).
+ParseResult ParseCommandLine(const std::vector<std::string>& argv, crush::CephRelease release);
+
 // osdmaptool 16.2's usage text (stdout).
 extern const char kUsage[];
 

@@ -125,7 +125,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     WriteAndFlush(err, absl::StrCat(kMe, ": -h or --help for usage\n"));
     return 1;
   }
-  ParseResult parsed = ParseCommandLine(args);
+  ParseResult parsed = ParseCommandLine(args, ToolRelease());
   WriteAndFlush(err, parsed.err);
   if (parsed.stop) {
     if (parsed.print_usage) WriteAndFlush(out, UsageFor(ToolRelease()));
