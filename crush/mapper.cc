@@ -47,7 +47,8 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
       straw2_ties_lower_(internal::Straw2KeyOrderFacts().ties_lower),
-      straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0) {
+      straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0),
+      visit_bits_(BucketVisitBits(map)) {
   for (SlotWalk& walk : walks_) {
     walk.seen.assign(static_cast<std::size_t>(map.max_buckets()), 0u);
     walk.stack.assign(static_cast<std::size_t>(map.max_buckets()), 0);
@@ -70,6 +71,59 @@ Workspace::Workspace(const CrushMap& map, int max_result)
     const bool keys_decide = w <= key_order.min_gap && b.size <= kStraw2KeyPathMaxSize;
     straw2_uniform_[slot] = keys_decide ? 2 : 1;
   }
+}
+
+std::vector<std::uint64_t> BucketVisitBits(const CrushMap& map) {
+  const auto n = static_cast<std::size_t>(map.max_buckets());
+  const internal::FlatBucket* buckets = internal::MapAccess::BucketSlots(map);
+  const ItemId* items = internal::MapAccess::Items(map);
+  auto child_slot = [&](ItemId item) -> std::size_t {
+    if (item >= 0) return n;
+    const auto slot = static_cast<std::size_t>(BucketSlot(item));
+    return slot < n && buckets[slot].alg != BucketAlg::kNone ? slot : n;
+  };
+  std::vector<bool> held(n, false);
+  for (std::size_t slot = 0; slot < n; ++slot) {
+    const internal::FlatBucket& b = buckets[slot];
+    if (b.alg == BucketAlg::kNone) continue;
+    for (std::uint32_t i = 0; i < b.size; ++i) {
+      if (const std::size_t c = child_slot(items[b.items + i]); c < n) held[c] = true;
+    }
+  }
+  // Breadth-first from the roots; a bucket held only inside a cycle (Build
+  // rejects those) or not reached keeps going in slot order at the end.
+  std::vector<std::size_t> order;
+  std::vector<bool> queued(n, false);
+  for (std::size_t slot = 0; slot < n; ++slot) {
+    if (buckets[slot].alg != BucketAlg::kNone && !held[slot]) {
+      order.push_back(slot);
+      queued[slot] = true;
+    }
+  }
+  for (std::size_t head = 0;; ++head) {
+    if (head == order.size()) {
+      std::size_t slot = 0;
+      while (slot < n && (queued[slot] || buckets[slot].alg == BucketAlg::kNone)) ++slot;
+      if (slot == n) break;
+      order.push_back(slot);
+      queued[slot] = true;
+    }
+    const internal::FlatBucket& b = buckets[order[head]];
+    for (std::uint32_t i = 0; i < b.size; ++i) {
+      const std::size_t c = child_slot(items[b.items + i]);
+      if (c < n && !queued[c]) {
+        order.push_back(c);
+        queued[c] = true;
+      }
+    }
+  }
+  constexpr std::size_t kOwnBits = 32;
+  std::vector<std::uint64_t> bits(n, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t bit = k < kOwnBits ? k : kOwnBits + (k - kOwnBits) % (64 - kOwnBits);
+    bits[order[k]] = std::uint64_t{1} << bit;
+  }
+  return bits;
 }
 
 void Workspace::EnableChooseTriesProfile(const CrushMap& map) {
@@ -487,6 +541,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         }
         const auto r = static_cast<std::int32_t>(static_cast<std::uint32_t>(rep) +
                                                  static_cast<std::uint32_t>(parent_r) + ftotal);
+        Visit(*in);
         if (in->size == 0) {
           // An empty bucket costs nothing in Ceph but still burns a try;
           // charge it so huge try counts cannot stall (see mapper.h).
@@ -538,6 +593,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
         if (reject || collide) {
           ++ftotal;
           ++flocal;
+          if (IsProofCheckpoint(ftotal)) ws_.visited_ = ~std::uint64_t{0};  // see mapper.h
           if (IsProofCheckpoint(ftotal) &&
               FirstnRepHopeless(bucket, type, out, outpos, recurse_to_leaf, out2)) {
             skip_rep = true;  // every later try fails too: Ceph's result, now
@@ -580,6 +636,7 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
   const auto unumrep = static_cast<std::uint32_t>(numrep);
   std::uint32_t ftotal = 0;
   for (; left > 0 && ftotal < tries && !ws_.exhausted_; ++ftotal) {
+    if (IsProofCheckpoint(ftotal)) ws_.visited_ = ~std::uint64_t{0};  // see mapper.h
     if (IsProofCheckpoint(ftotal) &&
         IndepHopeless(bucket, type, out, outpos, endpos, recurse_to_leaf)) {
       ftotal = tries;  // every later round fails too: Ceph's result, now
@@ -595,6 +652,7 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
         } else {
           r += unumrep * ftotal;
         }
+        Visit(*in);
         if (in->size == 0) {
           Spend(kChooseCost);
           break;
@@ -789,12 +847,18 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   ws.exhausted_ = false;
   ws.tree_out_of_range_ = false;
   ws.memo_hits_ = 0;
+  ws.visited_ = 0;
   MapperImpl impl(map, x, reweights, ws, internal::MapAccess::ChooseArgs(map, choose_args));
   if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) {
+    // Not tracked bucket by bucket (see Workspace::visited_buckets).
+    ws.visited_ = ~std::uint64_t{0};
     return impl.MsrDoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(),
                           result_max);
   }
-  return impl.DoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(), result_max);
+  const int n =
+      impl.DoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(), result_max);
+  if (ws.exhausted_) ws.visited_ = ~std::uint64_t{0};
+  return n;
 }
 
 }  // namespace crushkit::crush

@@ -143,6 +143,20 @@ class Workspace {
   // Straw2 choices the last DoRule() call took from a replayed memo.
   std::uint32_t memo_hits() const { return memo_hits_; }
 
+  // The buckets the last DoRule() call descended into, as a 64-bit
+  // signature: the OR of BucketVisitBits(map)[slot] over every bucket it
+  // drew from or found empty, retries, rejected and colliding descents
+  // included. All ones when the call's result may depend on more than
+  // those buckets' contents: an MSR rule, a hopeless-choose proof (it reads
+  // buckets it does not draw from) or an exhausted budget. The result of
+  // the same call on another map is provably the same when no bucket whose
+  // bit is set differs there (items, weights, algorithm, hash, weight set
+  // or ids of choose_args, or the type of one of its items) and the rule,
+  // tunables, max_devices and the reweights of the devices under those
+  // buckets are equal (osdmap/pg_table.h's incremental mapping relies on
+  // it). Costs one OR per bucket choose.
+  std::uint64_t visited_buckets() const { return visited_; }
+
  private:
   friend int DoRule(const CrushMap& map, int rule, std::uint32_t x,
                     std::span<const Weight> reweights, Workspace& ws, std::span<ItemId> out,
@@ -194,11 +208,23 @@ class Workspace {
   // with 0 < (int)w, 2 if moreover keys alone decide its draws (see
   // Straw2ChooseIndex).
   std::vector<std::uint8_t> straw2_uniform_;
+  // BucketVisitBits() of the map, and the last call's signature.
+  std::vector<std::uint64_t> visit_bits_;
+  std::uint64_t visited_ = 0;
   // At most one is set (see RecordChoicesInto / ReplayChoicesFrom).
   ChoiceMemo* memo_record_ = nullptr;
   const ChoiceMemo* memo_replay_ = nullptr;
   std::uint32_t memo_hits_ = 0;
 };
+
+// The signature bit of every bucket slot (max_buckets() entries; 0 for an
+// empty slot) that Workspace::visited_buckets() ORs together. The first 32
+// buckets in breadth-first order from the roots (buckets no bucket holds,
+// in slot order) have a bit of their own, so the top of the hierarchy,
+// which nearly every descent crosses, stays apart from the rest; the others
+// share bits 32..63 in turn. A function of the map alone (equal for its
+// copies). Cost: O(buckets + items); allocates.
+std::vector<std::uint64_t> BucketVisitBits(const CrushMap& map);
 
 // Maps input `x` through rule `rule` (crush_do_rule), writing at most
 // min(out.size(), ws.max_result()) items to `out`, and returns how many were

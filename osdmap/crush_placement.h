@@ -79,6 +79,8 @@ class CrushPlacement final : public RawPlacement {
   int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights, std::int64_t pool,
              std::span<std::int32_t> out) override;
 
+  std::uint64_t LastVisitedBuckets() const override { return ws_.visited_buckets(); }
+
  private:
   const crush::CrushMap& map_;
   const crush::CephRelease release_;

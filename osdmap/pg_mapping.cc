@@ -47,18 +47,27 @@ std::uint32_t PgMapper::RawPgToPps(const Pool& pool, std::uint32_t ps) {
   return folded + pool32;
 }
 
+bool PgMapper::CrushStep(const Pool& pool, std::uint32_t pps, OsdList* raw) {
+  // OSDMap::_pg_to_raw_osds().
+  raw->clear();
+  const int size = static_cast<int>(pool.size);
+  const int rule = placement_.FindRule(pool.crush_rule, static_cast<int>(pool.type), size);
+  if (rule < 0) return false;
+  const int n = placement_.DoRule(rule, pps, weights_, pool.id,
+                                  raw->full().subspan(0, static_cast<std::size_t>(size)));
+  raw->resize(n < 0 ? 0 : n);
+  return true;
+}
+
 void PgMapper::PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* raw,
                                    std::uint32_t* pps) {
   // OSDMap::_pg_to_raw_osds() + _remove_nonexistent_osds().
   *pps = RawPgToPps(pool, pg.ps);
-  raw->clear();
-  const int size = static_cast<int>(pool.size);
-  const int rule = placement_.FindRule(pool.crush_rule, static_cast<int>(pool.type), size);
-  if (rule >= 0) {
-    const int n = placement_.DoRule(rule, *pps, weights_, pool.id,
-                                    raw->full().subspan(0, static_cast<std::size_t>(size)));
-    raw->resize(n < 0 ? 0 : n);
-  }
+  CrushStep(pool, *pps, raw);
+  RemoveNonexistent(pool, raw);
+}
+
+void PgMapper::RemoveNonexistent(const Pool& pool, OsdList* raw) const {
   if (pool.CanShiftOsds()) {
     int kept = 0;
     for (int i = 0; i < raw->size(); ++i) {
@@ -220,14 +229,30 @@ void PgMapper::GetTempOsds(const Pool& pool, const PgId& folded, OsdList* temp,
   }
 }
 
-void PgMapper::MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out) {
+void PgMapper::MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out, CrushResult* crush) {
   // OSDMap::pg_to_raw_osds() for out->raw, then _pg_to_up_acting_osds().
   // Pacific calls the latter with raw_pg_to_pg = true, so a seed >= pg_num
   // is mapped too (upmap/temp lookups use the folded pg); the oracle
   // confirms this (osdmaptool --test-map-pg 1.1ff on a 128-PG pool).
-  const PgId pg{pool.id, ps};
-  std::uint32_t pps = 0;
-  PgToRawOsdsInternal(pool, pg, &out->raw, &pps);
+  const std::uint32_t pps = RawPgToPps(pool, ps);
+  const bool ran = CrushStep(pool, pps, &out->raw);
+  if (crush != nullptr) {
+    crush->osds = out->raw;
+    crush->visited = ran ? placement_.LastVisitedBuckets() : 0;
+  }
+  RemoveNonexistent(pool, &out->raw);
+  FinishMapPg(pool, ps, pps, out);
+}
+
+void PgMapper::MapPgFromCrush(const Pool& pool, std::uint32_t ps, const OsdList& crush,
+                              PgMapping* out) {
+  out->raw = crush;
+  RemoveNonexistent(pool, &out->raw);
+  FinishMapPg(pool, ps, RawPgToPps(pool, ps), out);
+}
+
+void PgMapper::FinishMapPg(const Pool& pool, std::uint32_t ps, std::uint32_t pps,
+                           PgMapping* out) const {
   out->raw_primary = PickPrimary(out->raw);
   const PgId folded{pool.id, pool.FoldPs(ps)};
   GetTempOsds(pool, folded, &out->acting, &out->acting_primary);

@@ -34,6 +34,10 @@ class RawPlacement {
   // entries (16.16 reweights).
   virtual int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
                      std::int64_t pool, std::span<std::int32_t> out) = 0;
+
+  // The buckets the last DoRule() call descended into
+  // (crush::Workspace::visited_buckets()); all ones when unknown.
+  virtual std::uint64_t LastVisitedBuckets() const { return ~std::uint64_t{0}; }
 };
 
 // A fixed-capacity OSD list (no allocation). Holes are crush::kItemNone.
@@ -86,6 +90,15 @@ struct PgMapping {
   int acting_primary = -1;
 };
 
+// The CRUSH step of one PG alone: the rule's result before nonexistent-OSD
+// removal, and the buckets its descent visited
+// (RawPlacement::LastVisitedBuckets; 0 when the pool has no rule). Kept to
+// re-map a changed state incrementally (osdmap/pg_mapping_incremental.h).
+struct CrushResult {
+  OsdList osds;
+  std::uint64_t visited = 0;
+};
+
 // Ceph's vector printing: "[1,2,3]" (holes print as 2147483647).
 std::string FormatOsdList(std::span<const std::int32_t> osds);
 
@@ -133,12 +146,24 @@ class PgMapper {
   // pool does not exist.
   void PgToRawUpmap(const PgId& pg, OsdList* raw, OsdList* raw_upmap);
 
-  // Same as PgToUpActing for a known pool (the map-pgs fast path).
+  // Same as PgToUpActing for a known pool (the map-pgs fast path). With
+  // `crush`, also keeps the CRUSH step's result there.
   // REQUIRES: pool is state.pools[pg.pool].
-  void MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out);
+  void MapPg(const Pool& pool, std::uint32_t ps, PgMapping* out, CrushResult* crush = nullptr);
+
+  // MapPg() with the CRUSH step's result given instead of computed: `crush`
+  // as MapPg() kept it, here or on another state whose CRUSH inputs for
+  // this PG are the same (pg_mapping_incremental.h decides that). Every
+  // step after CRUSH (nonexistent OSDs, upmaps, up/down, affinity, temps)
+  // runs on this mapper's state. REQUIRES: pool is state.pools[pg.pool].
+  void MapPgFromCrush(const Pool& pool, std::uint32_t ps, const OsdList& crush, PgMapping* out);
 
  private:
   void PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* raw, std::uint32_t* pps);
+  // Returns whether the pool has a rule (DoRule ran).
+  bool CrushStep(const Pool& pool, std::uint32_t pps, OsdList* raw);
+  void RemoveNonexistent(const Pool& pool, OsdList* raw) const;
+  void FinishMapPg(const Pool& pool, std::uint32_t ps, std::uint32_t pps, PgMapping* out) const;
   void ApplyUpmap(const Pool& pool, const PgId& folded, OsdList* raw) const;
   void RawToUp(const Pool& pool, const OsdList& raw, OsdList* up) const;
   void ApplyPrimaryAffinity(std::uint32_t pps, const Pool& pool, OsdList* osds, int* primary) const;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "crush/map.h"
@@ -70,6 +71,12 @@ struct MapAllOptions {
   // Called now and then with (PGs mapped so far, total), from any worker
   // thread but never concurrently. May be empty.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // MapAllPgsPaired(): also map every PG whose after-CRUSH result is reused
+  // through CRUSH and count differences (PgTablePair::verify_mismatches).
+  // The environment variable CRUSHKIT_VERIFY_INCREMENTAL=1 turns this on
+  // for every call and makes a difference fatal: a message on stderr and
+  // exit status 70 (for the differential suites).
+  bool verify_incremental = false;
 };
 
 // Maps every PG of every pool of `session`'s state (pgs 0..pg_num-1, as
@@ -92,14 +99,26 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
                         std::span<const std::int64_t> pools, int threads = 0);
 
 // Both states of a change mapped together, PG by PG: each PG is mapped on
-// `before` and at once on `after` by the same thread, which replays the
-// straw2 choices of buckets the two crush maps share (crush/choice_memo.h)
-// instead of hashing them again. Same tables as two MapAllPgs() calls, bit
-// for bit; cheaper when the maps are alike (one host reweighted: ~40% less
-// CPU). `progress` counts PGs of both states.
+// `before` and at once on `after` by the same thread. A PG whose CRUSH
+// descent on `before` visited no bucket the change touches (and whose pool,
+// rule, tunables and reweights are unchanged; pg_mapping_incremental.h)
+// keeps its CRUSH result: only the steps after CRUSH run on `after`.
+// Others are mapped on `after` replaying the straw2 choices of buckets the
+// two crush maps share (crush/choice_memo.h) instead of hashing them again.
+// Same tables as two MapAllPgs() calls, bit for bit; cheaper when the maps
+// are alike (an OSD marked out or down, upmaps: no CRUSH work on `after`;
+// one host reweighted: ~40% less CPU). `progress` counts PGs of both
+// states.
 struct PgTablePair {
   PgTable before;
   PgTable after;
+  // PGs of `after` that went through CRUSH, and that reused before's result.
+  std::uint64_t crush_mapped = 0;
+  std::uint64_t crush_reused = 0;
+  // MapAllOptions::verify_incremental: reused PGs whose full mapping
+  // differs (0 unless the incremental analysis is wrong), and the first.
+  std::uint64_t verify_mismatches = 0;
+  std::string first_mismatch;
 };
 
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,

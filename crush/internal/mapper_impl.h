@@ -103,6 +103,12 @@ class MapperImpl {
                              const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
   ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
+
+  // Adds `b` to the workspace's visited-bucket signature.
+  void Visit(const internal::FlatBucket& b) {
+    ws_.visited_ |= ws_.visit_bits_[static_cast<std::size_t>(BucketSlot(b.id))];
+  }
+
   bool IsOut(ItemId item) const;
 
   int ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
