@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +36,21 @@ struct RequestAfter {  // std::priority_queue puts the "largest" on top
 
 using RequestQueue = std::priority_queue<Request, std::vector<Request>, RequestAfter>;
 
+// A PG waiting for all its slots at once (BackfillOptions::hold_and_wait
+// false): the same order as a reserver's, highest priority, then oldest.
+struct WaitKey {
+  int priority = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t job = 0;
+
+  bool operator<(const WaitKey& o) const {
+    if (priority != o.priority) return priority > o.priority;
+    return seq < o.seq;
+  }
+
+  bool operator==(const WaitKey& o) const { return seq == o.seq; }
+};
+
 struct Pending {
   std::uint32_t osd = 0;
   bool local = false;
@@ -50,8 +66,9 @@ struct OsdSim {
   int remote_free = 0;
   RequestQueue local_queue;
   RequestQueue remote_queue;
-  bool dirty = false;  // queued for the next grant phase
-  int held = 0;        // reservations held (local + remote)
+  std::set<WaitKey> waiting;  // PGs using this OSD that wait for all their slots
+  bool dirty = false;         // queued for the next grant phase
+  int held = 0;               // reservations held (local + remote)
   double held_since = 0;
   double busy = 0;
   int running = 0;  // its backfills moving data
@@ -91,7 +108,9 @@ struct JobSim {
   std::uint32_t futile = 0;
   std::uint64_t progress_at_refusal = 0;
   bool waiting_retry = false;
-  bool listed = false;  // in Simulator::retrying_
+  bool listed = false;   // in Simulator::retrying_
+  bool waiting = false;  // in its OSDs' waiting sets (all-at-once mode)
+  WaitKey wait_key;
 };
 
 // A job's end, or (retry) a refused job asking again. At one instant ends
@@ -128,9 +147,13 @@ class Simulator {
   void Enqueue(std::uint32_t osd, bool local, std::uint32_t job);
   void Advance(std::uint32_t job);
   void Pump();
+  void Wait(std::uint32_t job);
+  bool CanStart(std::uint32_t job) const;
+  void StartAllAtOnce(std::uint32_t job);
+  void PumpAllAtOnce();
   void Finish(std::uint32_t job);
   bool TooFull(std::uint32_t osd, double bytes) const;
-  void Refuse(std::uint32_t job, std::uint32_t osd);
+  void Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local);
   void Retry(std::uint32_t job);
   bool NothingCanStart() const;
   void GiveUp();
@@ -152,6 +175,7 @@ class Simulator {
   std::vector<Pending> pending_;  // requests made during the current grant phase
   std::vector<std::uint32_t> dirty_;
   std::vector<std::uint32_t> phase_;  // the OSDs a grant phase visits
+  std::vector<WaitKey> candidates_;   // all-at-once: PGs that may start now
   std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
   std::vector<MisplacedPoint> curve_;
@@ -349,7 +373,7 @@ void Simulator::Advance(std::uint32_t job) {
     const std::uint32_t t = remotes_[s.next_remote];
     const double bytes = remote_bytes_[s.next_remote];
     if (TooFull(t, bytes)) {
-      Refuse(job, t);
+      Refuse(job, t, /*holds_local=*/true);
       return;
     }
     osds_[t].projected += bytes;
@@ -404,6 +428,81 @@ void Simulator::Pump() {
   }
 }
 
+// All at once (BackfillOptions::hold_and_wait false): the PG waits, holding
+// nothing, on every OSD it needs; it becomes a candidate whenever one of them
+// frees a slot.
+void Simulator::Wait(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  s.wait_key = WaitKey{in_[job].priority, seq_++, job};
+  s.waiting = true;
+  if (s.primary != kNoIndex) osds_[s.primary].waiting.insert(s.wait_key);
+  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
+    osds_[remotes_[k]].waiting.insert(s.wait_key);
+  }
+  candidates_.push_back(s.wait_key);
+}
+
+bool Simulator::CanStart(std::uint32_t job) const {
+  const JobSim& s = jobs_[job];
+  if (s.primary != kNoIndex && osds_[s.primary].local_free <= 0) return false;
+  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
+    if (osds_[remotes_[k]].remote_free <= 0) return false;
+  }
+  return true;
+}
+
+// Every slot is free: the targets check their space in ascending order (as
+// the remote requests would arrive), then the PG takes its local slot and
+// every remote one and starts.
+void Simulator::StartAllAtOnce(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  s.waiting = false;
+  if (s.primary != kNoIndex) osds_[s.primary].waiting.erase(s.wait_key);
+  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
+    osds_[remotes_[k]].waiting.erase(s.wait_key);
+  }
+  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
+    if (TooFull(remotes_[k], remote_bytes_[k])) {
+      Refuse(job, remotes_[k], /*holds_local=*/false);
+      return;
+    }
+  }
+  if (s.primary != kNoIndex) {
+    --osds_[s.primary].local_free;
+    Hold(s.primary, +1);
+    Trace(BackfillTraceEvent::Kind::kLocalGranted, job, s.primary);
+  }
+  for (; s.next_remote < s.remote_end; ++s.next_remote) {
+    OsdSim& t = osds_[remotes_[s.next_remote]];
+    --t.remote_free;
+    t.projected += remote_bytes_[s.next_remote];
+    Hold(remotes_[s.next_remote], +1);
+    Trace(BackfillTraceEvent::Kind::kRemoteGranted, job, remotes_[s.next_remote]);
+  }
+  Advance(job);
+}
+
+// Tries the PGs that wait on an OSD that freed a slot (and those that just
+// began waiting), highest priority then oldest first: a PG whose every slot
+// is free starts; the others keep waiting, holding nothing.
+void Simulator::PumpAllAtOnce() {
+  for (const std::uint32_t osd : dirty_) {
+    OsdSim& o = osds_[osd];
+    o.dirty = false;
+    candidates_.insert(candidates_.end(), o.waiting.begin(), o.waiting.end());
+  }
+  dirty_.clear();
+  if (candidates_.empty()) return;
+  std::sort(candidates_.begin(), candidates_.end());
+  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  std::vector<WaitKey> batch;
+  batch.swap(candidates_);
+  for (const WaitKey& k : batch) {
+    if (jobs_[k.job].waiting && jobs_[k.job].wait_key == k && CanStart(k.job))
+      StartAllAtOnce(k.job);
+  }
+}
+
 void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
   timings_[job].end_seconds = now_;
@@ -443,7 +542,7 @@ bool Simulator::TooFull(std::uint32_t osd, double bytes) const {
 // back its local slot and every remote slot granted so far (with their
 // reserved bytes), and schedules a retry (PeeringState::
 // schedule_backfill_retry(osd_backfill_retry_interval)).
-void Simulator::Refuse(std::uint32_t job, std::uint32_t osd) {
+void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
   JobSim& s = jobs_[job];
   BackfillJobTiming& t = timings_[job];
   Trace(BackfillTraceEvent::Kind::kTooFull, job, osd);
@@ -455,7 +554,7 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd) {
     s.futile = 1;
     s.progress_at_refusal = progress_;
   }
-  if (s.primary != kNoIndex) {
+  if (holds_local && s.primary != kNoIndex) {
     ++osds_[s.primary].local_free;
     Hold(s.primary, -1);
     Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
@@ -482,7 +581,9 @@ void Simulator::Retry(std::uint32_t job) {
   JobSim& s = jobs_[job];
   s.waiting_retry = false;
   Trace(BackfillTraceEvent::Kind::kRetry, job, s.primary);
-  if (s.primary != kNoIndex) {
+  if (!opt_.hold_and_wait) {
+    Wait(job);
+  } else if (s.primary != kNoIndex) {
     Enqueue(s.primary, /*local=*/true, job);
   } else {
     Advance(job);
@@ -535,15 +636,18 @@ absl::Status Simulator::Run() {
   now_ = opt_.start_delay_seconds;
   // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
-  // to its remote reservations.
+  // to its remote reservations. All at once: every PG waits for all its slots.
   for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
-    if (jobs_[j].primary != kNoIndex) {
+    if (!opt_.hold_and_wait) {
+      Wait(j);
+    } else if (jobs_[j].primary != kNoIndex) {
       Enqueue(jobs_[j].primary, /*local=*/true, j);
     } else {
       Advance(j);
     }
   }
-  Pump();
+  const auto pump = [&] { opt_.hold_and_wait ? Pump() : PumpAllAtOnce(); };
+  pump();
   std::size_t finished = 0;
   while (!events_.empty()) {
     now_ = events_.top().seconds;
@@ -558,7 +662,7 @@ absl::Status Simulator::Run() {
       }
     }
     point();
-    Pump();
+    pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {
         if (jobs_[j].waiting_retry) return false;
@@ -570,7 +674,8 @@ absl::Status Simulator::Run() {
   }
   if (finished + never_ != jobs_.size()) {
     // Unreachable: reservations are taken in one global order (local first,
-    // then remotes by ascending OSD id), so some holder can always proceed.
+    // then remotes by ascending OSD id), or all at once, so some holder can
+    // always proceed.
     return absl::InternalError(absl::StrCat("backfill simulation stalled with ",
                                             jobs_.size() - finished, " jobs never started"));
   }

@@ -13,22 +13,38 @@
 //    its targets for remote slots one after another, in ascending OSD order
 //    (PeeringState WaitLocalBackfillReserved, then WaitRemoteBackfillReserved
 //    over remote_shards_to_reserve_backfill: targets unique per OSD, minus the
-//    primary). It keeps what it holds while it waits (hold and wait, as Ceph;
-//    the fixed order makes that deadlock-free).
+//    primary), keeping what it holds while it waits.
+//  * That hold and wait leaves slots idle: a PG holding its primary's slot
+//    while it waits for a busy target blocks its primary's other PGs, whose
+//    targets may be free. The loopback clusters did not (issue 35,
+//    tools/dev/README.md): on 7 Pacific changes the PGs left Backfilling for
+//    backfill_wait 26 times (Backfilling::react(RemoteReservationRevoked)
+//    and DeferBackfill release every slot and queue the PG again), and a
+//    drain and a rule change ran at the bound of their busiest reserver
+//    (26.6 s and 28.3 s measured, 28.9 s and 28.6 s of work on one target's
+//    remote slot) where the literal hold and wait took 41.0 s and 39.5 s.
+//    So by default (BackfillOptions::hold_and_wait false) a PG takes its
+//    slots all at once, when its primary's local slot and every target's
+//    remote slot are free, in the reservers' order (priority, then oldest
+//    request), and holds nothing while it waits: work-conserving, the
+//    optimistic side of Ceph. hold_and_wait true simulates the literal state
+//    machine (the pessimistic side). Both are deadlock-free.
 //  * Holding everything it backfills for a fixed duration, then releases all.
 //    The primary pushes each object to every target at once, so the PG moves
 //    at the pace of its slowest OSD: duration = max(bytes_per_target / the
 //    lowest bytes rate among primary and targets, objects_per_target / the
 //    primary's objects rate). EC read sources other than the primary hold no
 //    reservation and are not modelled.
-//  * All PGs request at time 0, in input order (FIFO order within a priority).
+//  * All PGs request at the start delay, in input order (FIFO order within a
+//    priority); a PG refused for space asks again at the end of that order.
 //  * backfill_toofull (when BackfillOsdInfo gives capacities and a ratio is
 //    set): a target checks its projected use when a remote request arrives
 //    (PG::try_reserve_recovery_space -> OSDService::tentative_backfill_full):
 //    its use now (what `ceph osd df` showed, plus every backfill into it that
 //    has reserved since, counted whole from its reservation as Ceph's
 //    pg_stat_adjust does, minus the copies deleted so far) plus this PG's
-//    bytes for it; above `backfillfull_ratio` x capacity it refuses. The PG
+//    bytes for it (all at once: when the PG would start); above
+//    `backfillfull_ratio` x capacity it refuses. The PG
 //    releases everything it holds (WaitRemoteBackfillReserved's
 //    RemoteReservationRejectedTooFull -> retry) and asks again from the start
 //    after osd_backfill_retry_interval (30 s). A PG's old copies are deleted
@@ -194,6 +210,12 @@ struct BackfillOptions {
   // the start delay, not the end delay.
   double start_delay_seconds = 0;
   double end_delay_seconds = 0;
+  // How a PG takes its slots (see the file comment). false (the default): all
+  // at once, when its primary's local slot and every target's remote slot are
+  // free, holding nothing while it waits. true: Ceph's state machine taken
+  // literally, the local slot first, then the remote ones one at a time,
+  // keeping what it holds while it waits.
+  bool hold_and_wait = false;
 };
 
 struct MisplacedPoint {

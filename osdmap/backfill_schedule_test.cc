@@ -107,14 +107,16 @@ TEST(BackfillScheduleTest, MonitorDelaysFrameTheBackfill) {
 
 // Three PGs from different primaries all need osd.9: it serves them one at a
 // time in request order, while each waiting PG keeps its primary's local slot
-// (Ceph holds the local reservation while it waits for remote ones).
-// osd.9: A 0-10, B 10-30, C 30-35; D (osd.3 -> osd.4) runs 0-7 alongside.
+// (hold_and_wait: Ceph holds the local reservation while it waits for remote
+// ones). osd.9: A 0-10, B 10-30, C 30-35; D (osd.3 -> osd.4) runs 0-7 alongside.
 TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
   const std::vector<BackfillJob> jobs = {Job(0, 0, {9}, 10), Job(1, 1, {9}, 20), Job(2, 2, {9}, 5),
                                          Job(3, 3, {4}, 7)};
   BackfillOsdInfo info;
   info.host = {"h1", "h1", "h1", "h1", "h2", "", "", "", "", "h2"};
-  const auto s = SimulateBackfill(jobs, info, UnitRate());
+  BackfillOptions opt = UnitRate();
+  opt.hold_and_wait = true;
+  const auto s = SimulateBackfill(jobs, info, opt);
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_EQ(s->makespan_seconds, 35);
   EXPECT_THAT(Starts(*s), ElementsAre(0, 10, 30, 0));
@@ -145,6 +147,35 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
   EXPECT_EQ(s->longest_waits[1].wait_seconds, 10);
   EXPECT_EQ(s->longest_waits[2].job, 0u);
   EXPECT_EQ(s->longest_waits[3].job, 3u);
+
+  // All at once (the default): the same order on osd.9, but a waiting PG
+  // holds nothing, so osd.2 is busy only for its own 5 s.
+  const auto a = SimulateBackfill(jobs, info, UnitRate());
+  ASSERT_THAT(a.status(), IsOk());
+  EXPECT_EQ(a->makespan_seconds, 35);
+  EXPECT_THAT(Starts(*a), ElementsAre(0, 10, 30, 0));
+  EXPECT_EQ(Osd(*a, 2).busy_seconds, 5);
+  EXPECT_EQ(Osd(*a, 9).busy_seconds, 35);
+  EXPECT_EQ(a->hosts[0].osd_busy_seconds, 10 + 20 + 5 + 7);
+}
+
+// osd.1 pushes two PGs, one to the busy osd.9 and one to the idle osd.5.
+// Hold and wait: the first holds osd.1's local slot while it waits for osd.9
+// (0-10), so the second waits for it: 30 s. All at once: the second runs
+// while the first waits, holding nothing: 20 s.
+TEST(BackfillScheduleTest, HoldAndWaitLeavesSlotsIdle) {
+  const std::vector<BackfillJob> jobs = {Job(0, 0, {9}, 10), Job(1, 1, {9}, 10),
+                                         Job(2, 1, {5}, 10)};
+  BackfillOptions hold = UnitRate();
+  hold.hold_and_wait = true;
+  const auto h = SimulateBackfill(jobs, {}, hold);
+  const auto a = SimulateBackfill(jobs, {}, UnitRate());
+  ASSERT_THAT(h.status(), IsOk());
+  ASSERT_THAT(a.status(), IsOk());
+  EXPECT_EQ(h->makespan_seconds, 30);
+  EXPECT_THAT(Starts(*h), ElementsAre(0, 10, 20));
+  EXPECT_EQ(a->makespan_seconds, 20);
+  EXPECT_THAT(Starts(*a), ElementsAre(0, 10, 0));
 }
 
 // Three PGs leave osd.0 for osd.1..3, and four PGs from osd.4..7 all arrive
