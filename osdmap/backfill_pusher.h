@@ -34,8 +34,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include "osdmap/pg_id.h"
 
 namespace crushkit::osdmap {
 
@@ -83,6 +89,42 @@ std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,
 std::int32_t ErasureActingMember(std::span<const std::int32_t> before,
                                  std::span<const std::int32_t> after_up, std::size_t i,
                                  const std::function<bool(std::int32_t)>& is_up);
+
+// Log tails: every holder's PG log tail, as planner input for the pusher rule
+// (osdmap/backfill_pusher.h): when a PG's new up primary holds nothing,
+// peering (PeeringState::find_best_info) makes the holder with the longest
+// log, the oldest log_tail, the acting primary that pushes. The pg dump shows
+// only the primary's log bounds; `ceph pg PGID query` shows every holder's
+// (info.log_tail for the primary, peer_info[].log_tail for the others).
+// Measured on the loopback clusters: without the tails the rule missed 1-3
+// replicated PGs per change; with them it named every pusher (issue 35).
+//
+// Accepted JSON (parsed through protobuf's Struct), all giving the same map:
+//  * an object PG -> {OSD -> "epoch'version"}: {"2.17": {"5": "46'50"}}, what
+//    tools/dev/loopback-change.py records as `log_tails`;
+//  * an object with such a map under "log_tails" (the runner's result.json);
+//  * one `ceph pg PGID query --format json` output, or an array of them: the
+//    PG from info.pgid, the primary from acting_primary (else the first of
+//    acting) with info.log_tail, and each peer_info[] entry's peer ("3", or
+//    "3(1)" for an EC shard: the OSD is the number) with its log_tail.
+struct PgLogTails {
+  // PG -> OSD -> that holder's log_tail.
+  std::map<PgId, std::map<std::int32_t, LogVersion>> tails;
+
+  // The tail of `osd`'s copy of `pg`; nullopt when not given.
+  std::optional<LogVersion> Find(const PgId& pg, std::int32_t osd) const;
+};
+
+// "46'50" (Ceph's eversion_t as it prints): epoch, an apostrophe, version.
+// Errors (kInvalidArgument, quoting the text): anything else, or a number
+// out of range (epoch 32 bits, version 64).
+absl::StatusOr<LogVersion> ParseLogVersion(absl::string_view text);
+
+// One of the JSON forms above. Errors (kInvalidArgument, naming the PG and
+// OSD where there is one): not JSON, none of the forms, a bad PG id, OSD id
+// (0..2^24) or log version. An empty object gives an empty map.
+// Cost: O(input).
+absl::StatusOr<PgLogTails> ParseLogTailsJson(absl::string_view json);
 
 }  // namespace crushkit::osdmap
 

@@ -15,6 +15,13 @@
 namespace crushkit::osdmap {
 namespace {
 
+// The PG's acting primary (its up primary when acting sets were not mapped),
+// pg_upmap_primaries and primary affinity included.
+std::int32_t PgPrimary(const PoolPgTable& t, std::uint32_t ps) {
+  if (!t.acting_primary.empty()) return t.acting_primary[ps];
+  return t.up_primary.empty() ? crush::kItemNone : t.up_primary[ps];
+}
+
 using internal::DomainIndex;
 using internal::PgSize;
 
@@ -127,6 +134,7 @@ struct PoolInputs {
   const ClusterState* state_after = nullptr;
   // Network traffic matrices (pusher -> target), one per domain type.
   std::vector<DomainIndex>* traffic = nullptr;
+  const PgLogTails* log_tails = nullptr;  // MovementOptions::log_tails
 };
 
 // Copies are missing while the change backfills: the before set was short,
@@ -197,12 +205,24 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
     }
+    if (PgPrimary(*in.table_before, bp) != PgPrimary(*in.table_after, ap)) {
+      ++c.pgs_primary_changed;
+      if (!d.remapped) ++c.pgs_primary_only;
+    }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
     std::int32_t pusher = kNone;
     if (d.num_moves > 0) {
       auto is_up = [&](std::int32_t o) { return in.state_after->IsUp(o); };
-      pusher = ec ? ErasureBackfillPusher(b, a, is_up) : ReplicatedBackfillPusher(b, a, is_up);
+      if (ec) {
+        pusher = ErasureBackfillPusher(b, a, is_up);
+      } else if (in.log_tails != nullptr) {
+        const PgId pg{pa.id, p};
+        pusher = ReplicatedBackfillPusher(
+            b, a, is_up, [&](std::int32_t o) { return in.log_tails->Find(pg, o); });
+      } else {
+        pusher = ReplicatedBackfillPusher(b, a, is_up);
+      }
     }
     PgMove* move = nullptr;
     if (moves != nullptr && d.num_moves > 0) {
@@ -263,6 +283,8 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
 void MovementCounters::Add(const MovementCounters& o) {
   pgs += o.pgs;
   pgs_remapped += o.pgs_remapped;
+  pgs_primary_changed += o.pgs_primary_changed;
+  pgs_primary_only += o.pgs_primary_only;
   shards_moved += o.shards_moved;
   objects_to_move += o.objects_to_move;
   bytes_to_move += o.bytes_to_move;
@@ -334,7 +356,7 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
     }
   }
   for (const auto& [id, pa] : sa.pools) {
-    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa, &traffic};
+    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa, &traffic, options.log_tails};
     if (in.before == nullptr || in.table_before == nullptr || in.table_after == nullptr) continue;
     MovementCounters c =
         ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);

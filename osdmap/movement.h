@@ -25,6 +25,8 @@
 
 namespace crushkit::osdmap {
 
+struct PgLogTails;  // osdmap/backfill_pusher.h
+
 enum class BytesSource { kUnknown = 0, kPgStats = 1, kPoolTotals = 2 };
 
 struct MovementCounters {
@@ -56,6 +58,11 @@ struct MovementCounters {
   std::uint32_t size_after = 0;
   std::uint32_t pg_num_before = 0;
   std::uint32_t pg_num_after = 0;
+  // PGs whose acting primary changes (reads go elsewhere, and the new
+  // primary directs backfill), and those of them whose set does not change
+  // (a pg_upmap_primaries entry, primary affinity: no data moves).
+  std::uint32_t pgs_primary_changed = 0;
+  std::uint32_t pgs_primary_only = 0;
 
   // Adds another pool's additive counters (not sizes or pg_num).
   void Add(const MovementCounters& o);
@@ -163,6 +170,10 @@ struct MovementOptions {
   std::vector<std::string> domain_types = {"host", "rack"};
   int threads = 0;          // 0: one per CPU
   bool keep_moves = false;  // fill Movement::moves (the backfill jobs)
+  // Every holder's log tail (osdmap/backfill_pusher.h), for the pusher of
+  // replicated PGs whose new up primary holds nothing; nullptr: the lowest
+  // up holder. Not owned; must outlive the comparison.
+  const PgLogTails* log_tails = nullptr;
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "osdmap/backfill_pusher.h"
 #include "osdmap/change_ops.h"
 #include "osdmap/movement_report.h"
 #include "osdmap/planner.h"
@@ -26,6 +27,7 @@ struct PlanArgs {
   std::string max_misplaced;
   std::string max_fill;
   std::string commands;
+  std::string log_tails;
   bool upmap_remapped = false;
   ReportArgs report;
 };
@@ -49,6 +51,17 @@ int RunPlan(const PlanArgs& a) {
     absl::StatusOr<double> fill = osdmap::ParseFillLimit(a.max_fill);
     if (!fill.ok()) return CommandFailed("plan", std::string(fill.status().message()));
     plan->max_fill = *fill;
+  }
+  osdmap::PgLogTails tails;
+  if (!a.log_tails.empty()) {
+    absl::StatusOr<std::string> text = ReadFileBytes(a.log_tails);
+    if (!text.ok()) return CommandFailed("plan", std::string(text.status().message()));
+    absl::StatusOr<osdmap::PgLogTails> parsed = osdmap::ParseLogTailsJson(*text);
+    if (!parsed.ok()) {
+      return CommandFailed("plan", a.log_tails + ": " + std::string(parsed.status().message()));
+    }
+    tails = *std::move(parsed);
+    plan->movement.log_tails = &tails;
   }
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
@@ -113,6 +126,11 @@ void AddPlanCommand(CLI::App& app) {
       "--upmap-remapped", args->upmap_remapped,
       "with --max-misplaced: also the upmap way (CERN's upmap-remapped): pin every remapped PG "
       "where its data is with upmap entries, then remove the pins in batches under the limit");
+  cmd->add_option("--log-tails", args->log_tails,
+                  "JSON of every holder's PG log tail (`ceph pg PGID query` output, one or a list; "
+                  "or {\"PG\": {\"OSD\": \"EPOCH'VERSION\"}}, as loopback-change.py records): the "
+                  "pusher of a replicated PG whose new primary holds nothing is the holder with "
+                  "the oldest tail, as Ceph's peering picks it");
   AddReportOptions(cmd, &args->report);
   cmd->callback([args]() {
     if (const int rc = RunPlan(*args); rc != 0) throw CLI::RuntimeError(rc);

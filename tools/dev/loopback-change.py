@@ -10,7 +10,9 @@
 
 1. waits for active+clean, captures the cluster (loopback-capture.sh: dumps, import, mapping check);
 2. predicts: `crushkit plan before/state.pb --do CHANGE [--do CHANGE ...] --json` (plus --plan-arg ARGs, e.g.
-   --max-backfills=2 or --calibration=FILE);
+   --max-backfills=2 or --calibration=FILE), then reads every holder's log tail of each moving replicated PG
+   (`pg query`) and predicts again with them (`--log-tails OUTDIR/log-tails.json`; --replan does the same with
+   a run's recorded tails);
 3. reads every OSD's perf counters (`perf dump`, osd section), applies CHANGE with the real `ceph` CLI, then about
    once a second records the mgr's `pg stat` (misplaced/degraded objects and ratios, PG states), `pg dump pgs_brief`
    (every PG's up, acting and acting primary) and `osd df` (every OSD's fill) until every PG is active+clean with
@@ -170,6 +172,14 @@ def query_log_tails(c, plan, pools):
     return tails
 
 
+def write_log_tails(outdir, log_tails):
+    """OUTDIR/log-tails.json, `crushkit plan --log-tails`'s input: PG -> {OSD -> log_tail}."""
+    path = os.path.join(outdir, "log-tails.json")
+    with open(path, "w") as f:
+        json.dump(log_tails, f, indent=1, sort_keys=True)
+    return path
+
+
 def tail_pusher(up_before, up_after, tails):
     """PeeringState's choice with every holder's log bounds: the new up primary when it holds the PG, else the holder
     with the oldest log_tail (find_best_info: prefer the longer tail), the first in OSD order among equals."""
@@ -249,14 +259,18 @@ def main():
     do = [arg for change in a.change for arg in ("--do", change)]
     plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), *do, "--json", "--pgs",
                           *a.plan_arg))
+    c = Cluster(d)
+    log_tails = query_log_tails(c, plan, pools_of(before_dir))
+    if log_tails:
+        # Predict again with every holder's log tail: the pusher rule then follows find_best_info.
+        plan = json.loads(run(crushkit, "plan", os.path.join(before_dir, "state.pb"), *do, "--json", "--pgs",
+                              "--log-tails", write_log_tails(out, log_tails), *a.plan_arg))
     with open(os.path.join(out, "plan.json"), "w") as f:
         json.dump(plan, f, indent=1)
 
-    c = Cluster(d)
     epoch_start = None
     osds = c.osds()
     perf_before = {o: c.perf(o) for o in osds}
-    log_tails = query_log_tails(c, plan, pools_of(before_dir))
     epoch_before = c.mon(prefix="osd dump")["epoch"]
     samples = []
     held = len(a.change) > 1
@@ -528,6 +542,8 @@ def replan(outdir, plan_args):
     crushkit = os.environ.get("CRUSHKIT", os.path.join(HERE, "..", "..", "build", "tools", "crushkit"))
     changes = r["change"] if isinstance(r["change"], list) else [r["change"]]
     do = [arg for change in changes for arg in ("--do", change)]
+    if r.get("log_tails") and not any(a.startswith("--log-tails") for a in plan_args):
+        plan_args = ["--log-tails", write_log_tails(outdir, r["log_tails"]), *plan_args]
     plan = json.loads(run(crushkit, "plan", os.path.join(outdir, "before", "state.pb"), *do, "--json", "--pgs",
                           *plan_args))
     schedule = plan.get("schedule", {})
