@@ -21,8 +21,9 @@
 //    backfill_wait 26 times (Backfilling::react(RemoteReservationRevoked)
 //    and DeferBackfill release every slot and queue the PG again), and a
 //    drain and a rule change ran at the bound of their busiest reserver
-//    (26.6 s and 28.3 s measured, 28.9 s and 28.6 s of work on one target's
-//    remote slot) where the literal hold and wait took 41.0 s and 39.5 s.
+//    (26.6 s and 28.3 s measured; 27.4 s and 27.1 s of work on one target's
+//    remote slot at the calibrated rate, 28.9 s and 28.6 s with the monitor's
+//    delays) where the literal hold and wait took 41.0 s and 39.5 s.
 //    So by default (BackfillOptions::hold_and_wait false) a PG takes its
 //    slots all at once, when its primary's local slot and every target's
 //    remote slot are free, in the reservers' order (priority, then oldest
