@@ -166,6 +166,16 @@ absl::StatusOr<ItemId> CreateBucket(MapModel& map, std::string_view name, std::s
 // for an unnamed id, else as InsertItem.
 absl::Status MoveBucket(MapModel& map, ItemId id, const Location& loc);
 
+// CrushWrapper::swap_bucket (OSDMonitor "osd crush swap-bucket"): buckets
+// `src` and `dst` trade weights in their parents, then contents (dst gets
+// src's items in id order, src gets dst's in their order) and names; the
+// shadow trees are rebuilt. The monitor's own checks (src an orphan, equal
+// algorithms, unless --yes-i-really-mean-it) are the caller's. Errors:
+// kInvalidArgument (EINVAL) for a device, an unnamed id, or one bucket
+// inside the other; kInternal where Ceph asserts (a tree bucket with more
+// than one item); else as RebuildRootsWithClasses.
+absl::Status SwapBucket(MapModel& map, ItemId src, ItemId dst);
+
 // CrushWrapper::create_or_move_item (crushtool --move for devices, weight
 // 0): unless already at `loc`, unlinks the item (keeping its current weight
 // if linked) and InsertItem()s it there. Returns true if the map changed.

@@ -24,6 +24,10 @@
 //   osd crush move NAME LOC       MoveBucket for a bucket; a device is
 //                                 relinked with its current weight (Ceph's
 //                                 create_or_move_item, through UpdateItem).
+//   osd crush swap-bucket SRC DST [--yes-i-really-mean-it]  SwapBucket: a
+//                                 replacement host takes an old one's place;
+//                                 without the flag SRC must be an orphan and
+//                                 both of one algorithm (the monitor's EPERM).
 //   osd crush set-device-class C osd.N ...  SetDeviceClass per OSD; each must
 //                                 exist in the osdmap and be named in the crush
 //                                 map, and have no other class (Ceph's EBUSY).

@@ -18,6 +18,7 @@
 
 #include "crush/edit.h"
 #include "crush/text_excerpt.h"
+#include "osdmap/change_op_table.h"
 #include "osdmap/change_ops_internal.h"
 
 namespace crushkit::osdmap {
@@ -130,6 +131,10 @@ std::vector<Word> SplitWords(std::string_view line, int line_number) {
   return words;
 }
 
+}  // namespace
+
+namespace internal {
+
 class Diagnostics {
  public:
   void At(const Word& w, std::string message) {
@@ -190,6 +195,13 @@ class Args {
   std::string_view usage_;
   Diagnostics& diags_;
 };
+
+}  // namespace internal
+
+namespace {
+
+using internal::Args;
+using internal::Diagnostics;
 
 bool CheckName(const Word& w, std::string_view what, Diagnostics& diags) {
   if (IsValidCrushName(w.text)) return true;
@@ -320,6 +332,10 @@ bool NameArg(Args& args, std::string_view what, Word& out) {
   out = *w;
   return CheckName(*w, what == "NAME" ? "name" : what, args.diags());
 }
+
+}  // namespace
+
+namespace internal {
 
 // Grammar of each command's arguments (after its command words).
 
@@ -471,6 +487,16 @@ bool ParsePurge(Args& args, ChangeOp& op) {
   return args.Finish();
 }
 
+// osd crush swap-bucket SOURCE DEST [--yes-i-really-mean-it]
+bool ParseSwapBucket(Args& args, ChangeOp& op) {
+  if (!NameArg(args, "SOURCE", op.name) || !NameArg(args, "DEST", op.target)) return false;
+  if (!args.empty() && args.Peek().text == kYesReally) {
+    args.Next("");
+    op.forced = true;
+  }
+  return args.Finish();
+}
+
 bool ParsePoolSet(Args& args, ChangeOp& op) {
   const Word* pool = args.Next("POOL");
   if (!pool) return false;
@@ -557,113 +583,25 @@ bool ParseAddHost(Args& args, ChangeOp& op) {
   return true;
 }
 
-struct CommandSpec {
-  std::vector<std::string_view> words;
-  ChangeOpKind kind;
-  std::string_view usage;
-  bool (*parse)(Args&, ChangeOp&);
-};
+}  // namespace internal
 
-const std::vector<CommandSpec>& Commands() {
-  static const std::vector<CommandSpec>* commands = new std::vector<CommandSpec>{
-      {{"osd", "crush", "add-bucket"},
-       ChangeOpKind::kCrushAddBucket,
-       "osd crush add-bucket NAME TYPE [TYPE=NAME ...]",
-       ParseAddBucket},
-      {{"osd", "crush", "add"},
-       ChangeOpKind::kCrushAdd,
-       "osd crush add osd.N WEIGHT [TYPE=NAME ...]",
-       ParseAddOrSet},
-      {{"osd", "crush", "set"},
-       ChangeOpKind::kCrushSet,
-       "osd crush set osd.N WEIGHT [TYPE=NAME ...]",
-       ParseAddOrSet},
-      {{"osd", "crush", "remove"},
-       ChangeOpKind::kCrushRemove,
-       "osd crush remove NAME",
-       ParseNameOnly},
-      {{"osd", "crush", "rm"}, ChangeOpKind::kCrushRemove, "osd crush rm NAME", ParseNameOnly},
-      {{"osd", "crush", "unlink"},
-       ChangeOpKind::kCrushUnlink,
-       "osd crush unlink NAME",
-       ParseNameOnly},
-      {{"osd", "crush", "reweight"},
-       ChangeOpKind::kCrushReweight,
-       "osd crush reweight NAME WEIGHT",
-       ParseReweight},
-      {{"osd", "crush", "reweight-subtree"},
-       ChangeOpKind::kCrushReweightSubtree,
-       "osd crush reweight-subtree NAME WEIGHT",
-       ParseReweight},
-      {{"osd", "crush", "move"},
-       ChangeOpKind::kCrushMove,
-       "osd crush move NAME TYPE=NAME ...",
-       ParseMove},
-      {{"osd", "crush", "set-device-class"},
-       ChangeOpKind::kCrushSetDeviceClass,
-       "osd crush set-device-class CLASS osd.N ...",
-       ParseSetDeviceClass},
-      {{"osd", "crush", "rule", "create-replicated"},
-       ChangeOpKind::kCrushRuleCreateReplicated,
-       "osd crush rule create-replicated NAME ROOT TYPE [CLASS]",
-       ParseRuleCreate},
-      {{"osd", "crush", "tunables"},
-       ChangeOpKind::kCrushTunables,
-       "osd crush tunables PROFILE",
-       ParseTunables},
-      {{"osd", "crush", "set-tunable"},
-       ChangeOpKind::kCrushSetTunable,
-       "osd crush set-tunable TUNABLE VALUE",
-       ParseSetTunable},
-      {{"osd", "out"}, ChangeOpKind::kMarkOut, "osd out ID ...", ParseOsdList},
-      {{"osd", "in"}, ChangeOpKind::kMarkIn, "osd in ID ...", ParseOsdList},
-      {{"osd", "down"}, ChangeOpKind::kMarkDown, "osd down ID ...", ParseOsdList},
-      {{"osd", "up"}, ChangeOpKind::kMarkUp, "osd up ID ...", ParseOsdList},
-      {{"osd", "reweight"}, ChangeOpKind::kOsdReweight, "osd reweight ID WEIGHT", ParseOsdFraction},
-      {{"osd", "primary-affinity"},
-       ChangeOpKind::kOsdPrimaryAffinity,
-       "osd primary-affinity ID AFFINITY",
-       ParseOsdFraction},
-      {{"osd", "pg-upmap"}, ChangeOpKind::kPgUpmap, "osd pg-upmap PGID ID [ID ...]", ParsePgUpmap},
-      {{"osd", "rm-pg-upmap"}, ChangeOpKind::kRmPgUpmap, "osd rm-pg-upmap PGID", ParsePgOnly},
-      {{"osd", "pg-upmap-items"},
-       ChangeOpKind::kPgUpmapItems,
-       "osd pg-upmap-items PGID FROM TO [FROM TO ...]",
-       ParsePgUpmapItems},
-      {{"osd", "rm-pg-upmap-items"},
-       ChangeOpKind::kRmPgUpmapItems,
-       "osd rm-pg-upmap-items PGID",
-       ParsePgOnly},
-      {{"osd", "purge"},
-       ChangeOpKind::kOsdPurge,
-       "osd purge ID [--yes-i-really-mean-it]",
-       ParsePurge},
-      {{"osd", "pool", "set"},
-       ChangeOpKind::kPoolSet,
-       "osd pool set POOL SETTING VALUE",
-       ParsePoolSet},
-      {{"add-host"},
-       ChangeOpKind::kAddHost,
-       "add-host NAME osds=COUNT weight=WEIGHT [class=CLASS] [TYPE=NAME ...]",
-       ParseAddHost},
-      {{"drain"}, ChangeOpKind::kDrain, "drain NAME", ParseNameOnly},
-  };
-  return *commands;
-}
+namespace {
+
+using internal::ChangeOpSpec;
 
 // The command whose words start `words` at `first`, or nullptr after
 // reporting the first word no command continues with.
-const CommandSpec* MatchCommand(const std::vector<Word>& words, std::size_t first,
-                                Diagnostics& diags) {
-  std::vector<const CommandSpec*> candidates;
-  for (const CommandSpec& c : Commands()) candidates.push_back(&c);
+const ChangeOpSpec* MatchCommand(const std::vector<Word>& words, std::size_t first,
+                                 Diagnostics& diags) {
+  std::vector<const ChangeOpSpec*> candidates;
+  for (const ChangeOpSpec& c : internal::ChangeOpTable()) candidates.push_back(&c);
   for (std::size_t depth = 0;; ++depth) {
     // A command complete at this depth wins (its arguments follow).
-    for (const CommandSpec* c : candidates) {
+    for (const ChangeOpSpec* c : candidates) {
       if (c->words.size() == depth) return c;
     }
     std::vector<std::string> next;
-    for (const CommandSpec* c : candidates) {
+    for (const ChangeOpSpec* c : candidates) {
       const std::string w(c->words[depth]);
       if (std::find(next.begin(), next.end(), w) == next.end()) next.push_back(w);
     }
@@ -675,8 +613,8 @@ const CommandSpec* MatchCommand(const std::vector<Word>& words, std::size_t firs
       return nullptr;
     }
     const Word& w = words[first + depth];
-    std::vector<const CommandSpec*> matching;
-    for (const CommandSpec* c : candidates) {
+    std::vector<const ChangeOpSpec*> matching;
+    for (const ChangeOpSpec* c : candidates) {
       if (c->words[depth] == w.text) matching.push_back(c);
     }
     if (matching.empty()) {
@@ -720,7 +658,7 @@ absl::StatusOr<ChangeList> ParseChange(std::string_view text, std::string_view f
       if (first == 1) diags.After(words[0], "missing command after 'ceph'");
       continue;
     }
-    const CommandSpec* spec = MatchCommand(words, first, diags);
+    const ChangeOpSpec* spec = MatchCommand(words, first, diags);
     if (!spec) continue;
     ChangeOp op;
     op.kind = spec->kind;

@@ -17,6 +17,7 @@
 //   osd crush reweight NAME WEIGHT
 //   osd crush reweight-subtree NAME WEIGHT
 //   osd crush move NAME LOC [LOC ...]
+//   osd crush swap-bucket SOURCE DEST [--yes-i-really-mean-it]
 //   osd crush set-device-class CLASS ID [ID ...]
 //   osd crush rule create-replicated NAME ROOT TYPE [CLASS]
 //   osd crush tunables legacy|argonaut|bobtail|firefly|hammer|jewel|optimal|default
@@ -84,6 +85,7 @@ enum class ChangeOpKind {
   kCrushReweight,              // osd crush reweight
   kCrushReweightSubtree,       // osd crush reweight-subtree
   kCrushMove,                  // osd crush move
+  kCrushSwapBucket,            // osd crush swap-bucket
   kCrushSetDeviceClass,        // osd crush set-device-class
   kCrushRuleCreateReplicated,  // osd crush rule create-replicated
   kCrushTunables,              // osd crush tunables
@@ -123,6 +125,11 @@ struct ChangeOp {
   Word type;
   // create-replicated ROOT.
   Word root;
+  // swap-bucket DEST (SOURCE is `name`).
+  Word target;
+  // --yes-i-really-mean-it was given (swap-bucket: a linked SOURCE or
+  // differing bucket algorithms are allowed).
+  bool forced = false;
   // set-device-class CLASS, create-replicated [CLASS], add-host class=.
   Word device_class;
   // OSD ids: one for add/set/reweight/primary-affinity/purge, one or more

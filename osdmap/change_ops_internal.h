@@ -1,6 +1,7 @@
-// Private to osdmap/change_ops.cc and osdmap/apply_change.cc: the tables both
-// the parser (names, ranges) and the applier (the fields they set) need, and
-// small text helpers. Not installed; not an API.
+// Private to the change-op files (change_ops.cc, change_op_table.cc and the
+// applier): the tables both the parser (names, ranges) and the applier (the
+// fields they set) need, the parse functions the op table names, and small
+// text helpers. Not installed; not an API.
 #ifndef CRUSHKIT_OSDMAP_CHANGE_OPS_INTERNAL_H_
 #define CRUSHKIT_OSDMAP_CHANGE_OPS_INTERNAL_H_
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "crush/model.h"
+#include "osdmap/change_ops.h"
 
 namespace crushkit::osdmap::internal {
 
@@ -105,6 +107,32 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 
 // Digits only, at most 19 of them; nullopt otherwise.
 std::optional<std::uint64_t> ParseDecimal(std::string_view text);
+
+// The argument words of one command and the diagnostics they report to
+// (change_ops.cc).
+class Args;
+
+// Each command's argument grammar (change_ops.cc), named by the op table
+// (change_op_table.cc): read the words after the command's own into `op`;
+// false after reporting.
+bool ParseAddBucket(Args& args, ChangeOp& op);
+bool ParseAddOrSet(Args& args, ChangeOp& op);
+bool ParseNameOnly(Args& args, ChangeOp& op);
+bool ParseReweight(Args& args, ChangeOp& op);
+bool ParseMove(Args& args, ChangeOp& op);
+bool ParseSwapBucket(Args& args, ChangeOp& op);
+bool ParseOsdList(Args& args, ChangeOp& op);
+bool ParseSetDeviceClass(Args& args, ChangeOp& op);
+bool ParseRuleCreate(Args& args, ChangeOp& op);
+bool ParseTunables(Args& args, ChangeOp& op);
+bool ParseSetTunable(Args& args, ChangeOp& op);
+bool ParseOsdFraction(Args& args, ChangeOp& op);
+bool ParsePgOnly(Args& args, ChangeOp& op);
+bool ParsePgUpmap(Args& args, ChangeOp& op);
+bool ParsePgUpmapItems(Args& args, ChangeOp& op);
+bool ParsePurge(Args& args, ChangeOp& op);
+bool ParsePoolSet(Args& args, ChangeOp& op);
+bool ParseAddHost(Args& args, ChangeOp& op);
 
 }  // namespace crushkit::osdmap::internal
 

@@ -206,7 +206,8 @@ TEST(ParseChangeTest, WeightLimits) {
 TEST(ParseChangeDiagnosticsTest, UnknownCommands) {
   EXPECT_EQ(Errors("osd crush reweigth osd.3 1"),
             "ops.txt:1:11: error: unknown command 'osd crush reweigth'; expected add-bucket, "
-            "add, set, remove, rm, unlink, reweight, reweight-subtree, move, set-device-class, "
+            "add, set, remove, rm, unlink, reweight, reweight-subtree, move, swap-bucket, "
+            "set-device-class, "
             "rule, tunables, set-tunable; did you mean 'reweight'?\n"
             "osd crush reweigth osd.3 1\n"
             "          ^~~~~~~~\n");

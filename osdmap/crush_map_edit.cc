@@ -5,41 +5,16 @@
 
 #include "crush/codec.h"
 #include "osdmap/apply_change.h"
+#include "osdmap/change_op_table.h"
 #include "osdmap/cluster_state.h"
 
 namespace crushkit::osdmap {
-namespace {
-
-bool IsCrushMapOp(ChangeOpKind kind) {
-  switch (kind) {
-    case ChangeOpKind::kCrushAddBucket:
-    case ChangeOpKind::kCrushAdd:
-    case ChangeOpKind::kCrushSet:
-    case ChangeOpKind::kCrushRemove:
-    case ChangeOpKind::kCrushUnlink:
-    case ChangeOpKind::kCrushReweight:
-    case ChangeOpKind::kCrushReweightSubtree:
-    case ChangeOpKind::kCrushMove:
-    case ChangeOpKind::kCrushSetDeviceClass:
-    case ChangeOpKind::kCrushRuleCreateReplicated:
-    case ChangeOpKind::kCrushTunables:
-    case ChangeOpKind::kCrushSetTunable:
-    case ChangeOpKind::kOsdPurge:
-    case ChangeOpKind::kAddHost:
-    case ChangeOpKind::kDrain:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<crush::MapModel> EditCrushMap(const crush::MapModel& map, const ChangeList& change,
                                              crush::CephRelease release) {
   std::vector<ChangeDiagnostic> refused;
   for (const ChangeOp& op : change.ops) {
-    if (IsCrushMapOp(op.kind)) continue;
+    if (internal::SpecOf(op.kind).crush_map_op) continue;
     refused.push_back({op.command.line, op.command.column, static_cast<int>(op.command.text.size()),
                        "'" + op.text +
                            "' changes the osdmap, not the crush map; use it with "

@@ -10,13 +10,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 
 #include "crush/codec.h"
 #include "crush/edit.h"
 #include "crush/status_macros.h"
 #include "crush/zero_weight_additions.h"
 #include "osdmap/apply_change.h"
+#include "osdmap/change_op_table.h"
 #include "osdmap/crush_placement.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/movement_report.h"
@@ -30,42 +30,6 @@ namespace {
 // A step smaller than this share of the change is taken even when it
 // misplaces too much: a single PG can be larger than the limit.
 constexpr double kMinFraction = 1.0 / 1024;
-
-// Ops that only set weights: they are what the steps walk.
-bool IsWeightOp(ChangeOpKind kind) {
-  switch (kind) {
-    case ChangeOpKind::kCrushReweight:
-    case ChangeOpKind::kCrushReweightSubtree:
-    case ChangeOpKind::kDrain:
-    case ChangeOpKind::kMarkOut:
-    case ChangeOpKind::kMarkIn:
-    case ChangeOpKind::kOsdReweight:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// add-host / osd crush add with CRUSH weight 0 (osd_crush_initial_weight =
-// 0): the new OSDs join empty and the steps fill them.
-ChangeOp WithZeroWeight(ChangeOp op) {
-  std::vector<std::string> words = absl::StrSplit(op.text, ' ');
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (op.kind == ChangeOpKind::kAddHost && words[i].starts_with("weight=")) {
-      words[i] = "weight=0";
-      break;
-    }
-    // osd crush add ID WEIGHT ...: the weight is the word after the id.
-    if (op.kind == ChangeOpKind::kCrushAdd && i == 4) {
-      words[i] = "0";
-      break;
-    }
-  }
-  op.text = absl::StrJoin(words, " ");
-  op.weight = 0;
-  op.weight_word.text = "0";
-  return op;
-}
 
 // Ceph's conversions of a typed weight (ParseCrushWeight / AdjustItemWeightF,
 // OSDMonitor "osd reweight").
@@ -577,10 +541,10 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   ChangeList structural = change;
   structural.ops.clear();
   for (const ChangeOp& op : change.ops) {
-    if (IsWeightOp(op.kind)) continue;
-    structural.ops.push_back(op.kind == ChangeOpKind::kAddHost || op.kind == ChangeOpKind::kCrushAdd
-                                 ? WithZeroWeight(op)
-                                 : op);
+    // Weight ops are what the steps walk; new OSDs join empty.
+    const internal::ChangeOpSpec& spec = internal::SpecOf(op.kind);
+    if (spec.weight_only) continue;
+    structural.ops.push_back(spec.join_empty != nullptr ? spec.join_empty(op) : op);
   }
   std::optional<ClusterState> applied;
   if (mapped == nullptr) {
