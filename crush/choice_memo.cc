@@ -30,7 +30,7 @@ const ChooseArg& ArgOf(const MapModel& model, std::int64_t index, ItemId id) {
 // bucket_straw2_choose() reads the items, the item weights (or a weight-set
 // row) and the hash ids, nothing else. Shared: all equal under every
 // choose_args index. Partial: all equal but 1..kMaxChoiceMemoWeightChanges
-// item weights, whose indexes go to *changed. Other algorithms are never
+// item weights or items B appends, whose indexes (in B) go to *changed. Other algorithms are never
 // shared (only straw2 is memoised).
 std::uint8_t CompareStraw2Bucket(const MapModel& a, const MapModel& b, std::size_t slot,
                                  const std::set<std::int64_t>& indexes,
@@ -39,22 +39,35 @@ std::uint8_t CompareStraw2Bucket(const MapModel& a, const MapModel& b, std::size
   const Bucket& ba = a.buckets[slot];
   const Bucket& bb = b.buckets[slot];
   if (ba.alg != BucketAlg::kStraw2 || bb.alg != BucketAlg::kStraw2) return kNo;
-  if (ba.id != bb.id || ba.hash != bb.hash || ba.items != bb.items ||
-      ba.item_weights.size() != bb.item_weights.size()) {
+  if (ba.id != bb.id || ba.hash != bb.hash || ba.item_weights.size() != ba.items.size() ||
+      bb.item_weights.size() != bb.items.size()) {
     return kNo;
   }
+  // B may append items to A's (a host or rack added): B's draws of A's
+  // items are A's, so they count as unchanged items and the appended ones
+  // as changed. Only without choose_args for the bucket (their rows are
+  // sized to the items).
+  const std::size_t na = ba.items.size();
+  const bool appended = bb.items.size() > na;
+  if (bb.items.size() < na || !std::equal(ba.items.begin(), ba.items.end(), bb.items.begin()))
+    return kNo;
+  static const ChooseArg kNoArg;
   for (const std::int64_t index : indexes) {
-    if (!(ArgOf(a, index, ba.id) == ArgOf(b, index, bb.id))) return kNo;
+    const ChooseArg& arg = ArgOf(a, index, ba.id);
+    if (!(arg == ArgOf(b, index, bb.id))) return kNo;
+    if (appended && !(arg == kNoArg)) return kNo;
   }
   changed->clear();
-  for (std::size_t i = 0; i < ba.item_weights.size(); ++i) {
-    if (ba.item_weights[i] == bb.item_weights[i]) continue;
+  for (std::size_t i = 0; i < bb.items.size(); ++i) {
+    if (i < na && ba.item_weights[i] == bb.item_weights[i]) continue;
     if (changed->size() == static_cast<std::size_t>(kMaxChoiceMemoWeightChanges)) return kNo;
     changed->push_back(static_cast<std::uint32_t>(i));
   }
   if (changed->empty()) return kShared;
-  // All items changed: nothing left to reuse.
-  return changed->size() < ba.item_weights.size() ? kPartial : kNo;
+  // Every item of A changed: nothing left to reuse.
+  const std::size_t changed_of_a = static_cast<std::size_t>(
+      std::count_if(changed->begin(), changed->end(), [&](std::uint32_t i) { return i < na; }));
+  return changed_of_a < na ? kPartial : kNo;
 }
 
 }  // namespace

@@ -14,7 +14,9 @@
 // A straw2 bucket that differs only in a few item weights (an ancestor of a
 // reweighted item: same items, same choose_args) is shared partially: A
 // records the winner among the unchanged items and its draw, and B only
-// draws the changed items (with B's weights) against it. This applies when
+// draws the changed items (with B's weights) against it. Items B appends
+// to a bucket (a host added to a rack, a rack to the root) count as changed
+// items the same way, when the bucket has no choose_args. This applies when
 // the call uses the bucket's own weights (no weight set for it).
 // Everything else - the retry and collision logic, is_out, the work budget
 // accounting - runs unchanged, so B's result equals B's result without the
@@ -78,7 +80,7 @@ class ChoiceMemo {
   bool SlotShared(int slot) const { return SlotKind(slot) == kShared; }
 
   // True iff bucket slot `slot` is a straw2 bucket that differs only in 1 to
-  // kMaxChoiceMemoWeightChanges item weights (see above).
+  // kMaxChoiceMemoWeightChanges item weights or appended items (see above).
   bool SlotPartiallyShared(int slot) const { return SlotKind(slot) == kPartial; }
 
   // Number of shared and of partially shared slots.
@@ -124,7 +126,8 @@ class ChoiceMemo {
                : kNotShared;
   }
 
-  // The item indexes whose weight differs in a partially shared slot.
+  // The item indexes (in map B) whose weight differs, or that B appends, in
+  // a partially shared slot; ascending.
   const std::uint32_t* changed_begin(int slot) const {
     return changed_.data() + changed_at_[static_cast<std::size_t>(slot)];
   }
