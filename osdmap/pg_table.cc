@@ -1,5 +1,8 @@
 #include "osdmap/pg_table.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -7,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include "absl/strings/str_cat.h"
 
 #include "crush/choice_memo.h"
 #include "crush/internal/chunk_pipeline.h"
@@ -102,6 +107,21 @@ void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, P
     Store(m.acting, t.width, ps, t.acting, t.acting_len);
     t.acting_primary[ps] = m.acting_primary;
   }
+}
+
+// CRUSHKIT_VERIFY_INCREMENTAL_LOG=FILE: one line per verified paired
+// mapping appended to FILE ("incremental reused R mapped M mismatches X"),
+// so a differential run can show how much was reused and checked. One
+// write(2) per line with O_APPEND: lines of concurrent processes do not mix.
+void LogVerifiedIncremental(const PgTablePair& p) {
+  const char* path = std::getenv("CRUSHKIT_VERIFY_INCREMENTAL_LOG");
+  if (path == nullptr || *path == '\0') return;
+  const std::string line = absl::StrCat("incremental reused ", p.crush_reused, " mapped ",
+                                        p.crush_mapped, " mismatches ", p.verify_mismatches, "\n");
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  ::close(fd);
 }
 
 }  // namespace
@@ -320,6 +340,7 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
   out.crush_mapped = mapped_crush.load();
   out.crush_reused = reused_crush.load();
   out.verify_mismatches = mismatches.load();
+  if (verify) LogVerifiedIncremental(out);
   if (fatal && out.verify_mismatches > 0) {
     // A bug in the incremental analysis: the differential suites must fail.
     std::fprintf(stderr,
