@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <queue>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +15,8 @@ namespace {
 
 constexpr std::int32_t kMaxOsdId = 1 << 24;
 constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
+// All at once: PGs tried per slot an OSD frees (PumpAllAtOnce).
+constexpr int kAllAtOnceTries = 16;
 
 // A request queued on a reserver. AsyncReserver::do_queues grants the highest
 // priority first and, within a priority, the oldest request (`seq` counts
@@ -36,21 +37,6 @@ struct RequestAfter {  // std::priority_queue puts the "largest" on top
 
 using RequestQueue = std::priority_queue<Request, std::vector<Request>, RequestAfter>;
 
-// A PG waiting for all its slots at once (BackfillOptions::hold_and_wait
-// false): the same order as a reserver's, highest priority, then oldest.
-struct WaitKey {
-  int priority = 0;
-  std::uint64_t seq = 0;
-  std::uint32_t job = 0;
-
-  bool operator<(const WaitKey& o) const {
-    if (priority != o.priority) return priority > o.priority;
-    return seq < o.seq;
-  }
-
-  bool operator==(const WaitKey& o) const { return seq == o.seq; }
-};
-
 struct Pending {
   std::uint32_t osd = 0;
   bool local = false;
@@ -66,9 +52,12 @@ struct OsdSim {
   int remote_free = 0;
   RequestQueue local_queue;
   RequestQueue remote_queue;
-  std::set<WaitKey> waiting;  // PGs using this OSD that wait for all their slots
-  bool dirty = false;         // queued for the next grant phase
-  int held = 0;               // reservations held (local + remote)
+  // All at once: PGs waiting for this OSD's local / remote slot (parked on
+  // the first OSD that lacks the slot they need).
+  RequestQueue parked_local;
+  RequestQueue parked_remote;
+  bool dirty = false;  // queued for the next grant phase
+  int held = 0;        // reservations held (local + remote)
   double held_since = 0;
   double busy = 0;
   int running = 0;  // its backfills moving data
@@ -108,9 +97,8 @@ struct JobSim {
   std::uint32_t futile = 0;
   std::uint64_t progress_at_refusal = 0;
   bool waiting_retry = false;
-  bool listed = false;   // in Simulator::retrying_
-  bool waiting = false;  // in its OSDs' waiting sets (all-at-once mode)
-  WaitKey wait_key;
+  bool listed = false;  // in Simulator::retrying_
+  Request wait_key;     // all at once: its place in the reservers' order
 };
 
 // A job's end, or (retry) a refused job asking again. At one instant ends
@@ -148,7 +136,7 @@ class Simulator {
   void Advance(std::uint32_t job);
   void Pump();
   void Wait(std::uint32_t job);
-  bool CanStart(std::uint32_t job) const;
+  void Place(std::uint32_t job);
   void StartAllAtOnce(std::uint32_t job);
   void PumpAllAtOnce();
   void Finish(std::uint32_t job);
@@ -175,7 +163,7 @@ class Simulator {
   std::vector<Pending> pending_;  // requests made during the current grant phase
   std::vector<std::uint32_t> dirty_;
   std::vector<std::uint32_t> phase_;  // the OSDs a grant phase visits
-  std::vector<WaitKey> candidates_;   // all-at-once: PGs that may start now
+  std::vector<Request> candidates_;   // all-at-once: PGs that may start now
   std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
   std::vector<MisplacedPoint> curve_;
@@ -429,26 +417,31 @@ void Simulator::Pump() {
 }
 
 // All at once (BackfillOptions::hold_and_wait false): the PG waits, holding
-// nothing, on every OSD it needs; it becomes a candidate whenever one of them
-// frees a slot.
+// nothing, for its primary's local slot and every target's remote slot; it
+// is tried at the next grant phase.
 void Simulator::Wait(std::uint32_t job) {
-  JobSim& s = jobs_[job];
-  s.wait_key = WaitKey{in_[job].priority, seq_++, job};
-  s.waiting = true;
-  if (s.primary != kNoIndex) osds_[s.primary].waiting.insert(s.wait_key);
-  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
-    osds_[remotes_[k]].waiting.insert(s.wait_key);
-  }
-  candidates_.push_back(s.wait_key);
+  jobs_[job].wait_key = Request{in_[job].priority, seq_++, job};
+  candidates_.push_back(jobs_[job].wait_key);
 }
 
-bool Simulator::CanStart(std::uint32_t job) const {
-  const JobSim& s = jobs_[job];
-  if (s.primary != kNoIndex && osds_[s.primary].local_free <= 0) return false;
-  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
-    if (osds_[remotes_[k]].remote_free <= 0) return false;
+// Starts the PG when every slot it needs is free, else parks it on the first
+// OSD lacking one (its primary's local slot, then the targets' remote slots
+// in ascending order): it is tried again when that OSD frees a slot. Each
+// try either starts the PG or moves it to an OSD that is busy now, so a
+// grant phase costs the PGs it tries, not every PG waiting on the OSD.
+void Simulator::Place(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  if (s.primary != kNoIndex && osds_[s.primary].local_free <= 0) {
+    osds_[s.primary].parked_local.push(s.wait_key);
+    return;
   }
-  return true;
+  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
+    if (osds_[remotes_[k]].remote_free <= 0) {
+      osds_[remotes_[k]].parked_remote.push(s.wait_key);
+      return;
+    }
+  }
+  StartAllAtOnce(job);
 }
 
 // Every slot is free: the targets check their space in ascending order (as
@@ -456,11 +449,6 @@ bool Simulator::CanStart(std::uint32_t job) const {
 // every remote one and starts.
 void Simulator::StartAllAtOnce(std::uint32_t job) {
   JobSim& s = jobs_[job];
-  s.waiting = false;
-  if (s.primary != kNoIndex) osds_[s.primary].waiting.erase(s.wait_key);
-  for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
-    osds_[remotes_[k]].waiting.erase(s.wait_key);
-  }
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
     if (TooFull(remotes_[k], remote_bytes_[k])) {
       Refuse(job, remotes_[k], /*holds_local=*/false);
@@ -482,24 +470,42 @@ void Simulator::StartAllAtOnce(std::uint32_t job) {
   Advance(job);
 }
 
-// Tries the PGs that wait on an OSD that freed a slot (and those that just
-// began waiting), highest priority then oldest first: a PG whose every slot
-// is free starts; the others keep waiting, holding nothing.
+// A grant phase: the PGs that just began waiting, highest priority then
+// oldest first; then, for every OSD that freed a slot, the PGs parked on it,
+// in the same order, while it has a slot free, trying at most
+// kAllAtOnceTries of them per freed slot: in a busy cluster most PGs parked
+// on an OSD also wait for another one, and trying them all at every release
+// made 100,000 PGs on 1,000 OSDs take 15 s instead of 0.3 s. A PG not tried
+// stays parked, in order, for the next release.
 void Simulator::PumpAllAtOnce() {
-  for (const std::uint32_t osd : dirty_) {
-    OsdSim& o = osds_[osd];
-    o.dirty = false;
-    candidates_.insert(candidates_.end(), o.waiting.begin(), o.waiting.end());
-  }
-  dirty_.clear();
-  if (candidates_.empty()) return;
-  std::sort(candidates_.begin(), candidates_.end());
-  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
-  std::vector<WaitKey> batch;
+  std::vector<Request> batch;
   batch.swap(candidates_);
-  for (const WaitKey& k : batch) {
-    if (jobs_[k.job].waiting && jobs_[k.job].wait_key == k && CanStart(k.job))
-      StartAllAtOnce(k.job);
+  std::sort(batch.begin(), batch.end(),
+            [](const Request& x, const Request& y) { return RequestAfter()(y, x); });
+  for (const Request& k : batch) Place(k.job);
+  std::vector<std::uint32_t>& phase = phase_;
+  while (!dirty_.empty()) {
+    phase.swap(dirty_);
+    dirty_.clear();
+    for (const std::uint32_t osd : phase) {
+      OsdSim& o = osds_[osd];
+      o.dirty = false;
+      for (int tries = 0;
+           o.local_free > 0 && !o.parked_local.empty() && tries < kAllAtOnceTries * o.local_free;
+           ++tries) {
+        const std::uint32_t job = o.parked_local.top().job;
+        o.parked_local.pop();
+        Place(job);
+      }
+      for (int tries = 0;
+           o.remote_free > 0 && !o.parked_remote.empty() && tries < kAllAtOnceTries * o.remote_free;
+           ++tries) {
+        const std::uint32_t job = o.parked_remote.top().job;
+        o.parked_remote.pop();
+        Place(job);
+      }
+    }
+    phase.clear();
   }
 }
 

@@ -28,8 +28,11 @@
 //    slots all at once, when its primary's local slot and every target's
 //    remote slot are free, in the reservers' order (priority, then oldest
 //    request), and holds nothing while it waits: work-conserving, the
-//    optimistic side of Ceph. hold_and_wait true simulates the literal state
-//    machine (the pessimistic side). Both are deadlock-free.
+//    optimistic side of Ceph. A slot an OSD frees is offered to at most 16
+//    of the PGs waiting for it, in that order (the others stay queued for
+//    its next release), which keeps large schedules fast. hold_and_wait true
+//    simulates the literal state machine (the pessimistic side). Both are
+//    deadlock-free.
 //  * Holding everything it backfills for a fixed duration, then releases all.
 //    The primary pushes each object to every target at once, so the PG moves
 //    at the pace of its slowest OSD: duration = max(bytes_per_target / the
@@ -299,7 +302,8 @@ struct BackfillSchedule {
 // is negative (other than a kItemNone primary) or above 2^24, a bytes rate
 // that is not > 0 or an objects rate < 0 for an OSD a job uses.
 // Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
-// memory; ~0.1 s for 100,000 jobs.
+// memory; for 100,000 jobs on 1,000 OSDs ~0.2 s with hold_and_wait, ~0.7 s
+// all at once (16 tries per freed slot).
 absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> jobs,
                                                   const BackfillOsdInfo& osd_info,
                                                   const BackfillOptions& options = {});
