@@ -36,4 +36,9 @@ set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libabsl-dev, libprotobuf-dev, pkg-config")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
 
+# `plan`/`diff --html` inline Chart.js from Debian's package into the page
+# (osdmap/movement_html.h); without it the page shows tables only.
+list(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS "libjs-chart.js")
+string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}")
+
 include(CPack)

@@ -8,46 +8,35 @@
 #include "absl/strings/str_format.h"
 
 #include "osdmap/change_safety_report.h"
+#include "osdmap/movement_html_internal.h"
 #include "osdmap/movement_report.h"
 #include "osdmap/plan_headline.h"
 
 namespace crushkit::osdmap {
 namespace {
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using internal::HtmlEscape;
 
+// Screen: one column at most 1200 px wide; anything wider (a heat map, a
+// long table) scrolls inside its own box, never the page. Print: every
+// scroll box opens up and colours print, so a PDF carries every value.
 constexpr const char* kStyle = R"(<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;padding:0 16px;color:#222;max-width:1200px}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}
-table.kv th{text-align:left;background:none;white-space:nowrap}table.kv td{text-align:left}
-.note{color:#a40}.muted{color:#777}svg text{font:11px system-ui,sans-serif}
+table.kv th{text-align:left;background:none;white-space:nowrap;vertical-align:top}table.kv td{text-align:left}
+.note{color:#a40}.muted{color:#666}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+.tw,.scroll{max-width:100%;overflow-x:auto}.scroll{max-height:260px;overflow-y:auto;border:1px solid #eee}
+.chart{width:100%}.chart-box{position:relative;width:100%;margin:4px 0 10px}
+table.data{font-size:12px;margin:0}table.data td,table.data th{padding:1px 8px}
+table.heat{font-size:11px}table.heat td.v{padding:2px 4px;min-width:26px;text-align:center;border:1px solid #fff}
+table.heat th{padding:2px 4px;white-space:nowrap;font-weight:normal}table.heat th.col{writing-mode:vertical-rl;transform:rotate(180deg);text-align:left}
+table.heat .tot{font-weight:bold;background:#f5f5f5}
+.scale{font-size:12px;color:#555}.scale .grad{display:inline-block;width:160px;height:10px;vertical-align:middle;background:linear-gradient(90deg,rgba(204,51,0,.08),rgba(204,51,0,1))}
+@media print{body{max-width:none;margin:0}.tw,.scroll{overflow:visible;max-height:none;border:0}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}h2{break-after:avoid}.chart-box{break-inside:avoid}
+table.heat{font-size:8px}}
 </style>)";
 
 std::string Pct(double part, double whole) {
@@ -56,11 +45,11 @@ std::string Pct(double part, double whole) {
 
 void PoolTable(std::string& h, const Movement& m) {
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
-  h += "<table><tr><th>pool</th><th>PGs</th><th>remapped</th><th>shards moved</th>";
+  h += "<div class=tw><table><tr><th>pool</th><th>PGs</th><th>remapped</th><th>shards moved</th>";
   if (bytes) h += "<th>objects to move</th><th>bytes to move</th><th>of stored</th>";
   h += "<th>degraded after</th><th>inactive after</th><th>amplification</th></tr>\n";
   auto row = [&](const MovementCounters& c) {
-    absl::StrAppend(&h, "<tr><td>", Escape(c.pool_name), "</td><td>", c.pgs, "</td><td>",
+    absl::StrAppend(&h, "<tr><td>", HtmlEscape(c.pool_name), "</td><td>", c.pgs, "</td><td>",
                     c.pgs_remapped, " (", Pct(c.pgs_remapped, c.pgs), ")</td><td>", c.shards_moved,
                     " (", Pct(c.shards_moved, c.shards_total), ")</td>");
     if (bytes) {
@@ -78,226 +67,38 @@ void PoolTable(std::string& h, const Movement& m) {
   };
   for (const MovementCounters& c : m.pools) row(c);
   if (m.pools.size() > 1) row(m.totals);
-  h += "</table>\n";
-}
-
-// Without bytes or `ceph osd df`, fill is unknown: PGs per OSD instead.
-void PgCountChart(std::string& h, const Movement& m, int max_bars) {
-  std::vector<const OsdMovement*> osds;
-  for (const OsdMovement& o : m.osds) osds.push_back(&o);
-  std::sort(osds.begin(), osds.end(), [](const OsdMovement* a, const OsdMovement* b) {
-    const auto da = static_cast<long>(a->pgs_in) + a->pgs_out,
-               db = static_cast<long>(b->pgs_in) + b->pgs_out;
-    return da != db ? da > db : a->osd < b->osd;
-  });
-  if (static_cast<int>(osds.size()) > max_bars) osds.resize(static_cast<std::size_t>(max_bars));
-  std::sort(osds.begin(), osds.end(),
-            [](const OsdMovement* a, const OsdMovement* b) { return a->osd < b->osd; });
-  std::uint32_t top = 1;
-  for (const OsdMovement* o : osds) top = std::max({top, o->pgs_before, o->pgs_after});
-  const int bar = 9, gap = 3, height = 200, left = 40;
-  const int width = left + static_cast<int>(osds.size()) * (2 * bar + gap) + 10;
-  auto y = [&](double v) { return 10 + height - static_cast<int>(std::lround(v / top * height)); };
-  absl::StrAppend(&h, "<svg width='", width, "' height='", height + 60, "' role='img'>\n");
-  absl::StrAppendFormat(&h, "<text x='2' y='%d'>%u</text><text x='2' y='%d'>0</text>\n", y(top) + 4,
-                        top, y(0) + 4);
-  int x = left;
-  for (const OsdMovement* o : osds) {
-    absl::StrAppendFormat(&h,
-                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d: "
-                          "%u PGs before</title></rect>\n",
-                          x, y(o->pgs_before), bar, 10 + height - y(o->pgs_before), o->osd,
-                          o->pgs_before);
-    absl::StrAppendFormat(&h,
-                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#36c'><title>osd.%d "
-                          "%s: %u PGs after (+%u -%u)</title></rect>\n",
-                          x + bar, y(o->pgs_after), bar, 10 + height - y(o->pgs_after), o->osd,
-                          Escape(o->host), o->pgs_after, o->pgs_in, o->pgs_out);
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x,
-                          height + 24, x, height + 24, o->osd);
-    x += 2 * bar + gap;
-  }
-  h += "</svg>\n<p class=muted>Fill is unknown (no PG stats or `ceph osd df` imported): PGs per "
-       "OSD, grey "
-       "before, blue after, for the OSDs that change most.</p>\n";
-}
-
-// Fill before (grey) and after (blue, orange past nearfull, red past full)
-// for the fullest OSDs, with the ratio lines.
-void FillChart(std::string& h, const Movement& m, int max_bars) {
-  std::vector<const OsdMovement*> osds;
-  const bool fill_known = m.bytes_source != BytesSource::kUnknown;
-  for (const OsdMovement& o : m.osds) {
-    if (o.capacity_bytes > 0 && (fill_known || o.capacity_from_osd_df)) osds.push_back(&o);
-  }
-  if (osds.empty()) {
-    PgCountChart(h, m, max_bars);
-    return;
-  }
-  std::sort(osds.begin(), osds.end(), [](const OsdMovement* a, const OsdMovement* b) {
-    return a->fill_after != b->fill_after ? a->fill_after > b->fill_after : a->osd < b->osd;
-  });
-  if (static_cast<int>(osds.size()) > max_bars) osds.resize(static_cast<std::size_t>(max_bars));
-  const double top = std::max({1.0, static_cast<double>(m.risks.full_ratio) + 0.05,
-                               osds.front()->fill_after + 0.05, osds.front()->fill_before + 0.05});
-  const int bar = 9, gap = 3, height = 220, left = 40;
-  const int width = left + static_cast<int>(osds.size()) * (2 * bar + gap) + 10;
-  auto y = [&](double f) { return 10 + height - static_cast<int>(std::lround(f / top * height)); };
-  absl::StrAppend(&h, "<svg width='", width, "' height='", height + 60, "' role='img'>\n");
-  for (double t = 0; t <= top + 1e-9; t += 0.25) {
-    absl::StrAppendFormat(
-        &h,
-        "<text x='2' y='%d'>%.0f%%</text><line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#eee'/>\n",
-        y(t) + 4, 100 * t, left, width, y(t), y(t));
-  }
-  const std::pair<double, const char*> lines[] = {{m.risks.nearfull_ratio, "#e90"},
-                                                  {m.risks.backfillfull_ratio, "#d60"},
-                                                  {m.risks.full_ratio, "#c00"}};
-  for (const auto& [ratio, color] : lines) {
-    absl::StrAppendFormat(
-        &h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s' stroke-dasharray='4 3'/>\n", left,
-        width, y(ratio), y(ratio), color);
-  }
-  int x = left;
-  for (const OsdMovement* o : osds) {
-    const char* color = o->fill_after >= m.risks.full_ratio       ? "#c00"
-                        : o->fill_after >= m.risks.nearfull_ratio ? "#e90"
-                                                                  : "#36c";
-    absl::StrAppendFormat(&h,
-                          "<rect x='%d' y='%d' width='%d' height='%d' fill='#bbb'><title>osd.%d "
-                          "before %.1f%%</title></rect>\n",
-                          x, y(o->fill_before), bar, 10 + height - y(o->fill_before), o->osd,
-                          100 * o->fill_before);
-    absl::StrAppendFormat(&h,
-                          "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>osd.%d %s "
-                          "after %.1f%%</title></rect>\n",
-                          x + bar, y(o->fill_after), bar, 10 + height - y(o->fill_after), color,
-                          o->osd, Escape(o->host), 100 * o->fill_after);
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(60 %d %d)'>%d</text>\n", x,
-                          height + 24, x, height + 24, o->osd);
-    x += 2 * bar + gap;
-  }
-  h += "</svg>\n<p class=muted>Grey: fill before; blue: after (orange past nearfull, red past "
-       "full). "
-       "Dashed: nearfull, backfillfull, full ratios.</p>\n";
-}
-
-// `traffic`: a network matrix (sender -> receiver) instead of the placement
-// one (old copy -> new copy).
-void HeatMap(std::string& h, const DomainMatrix& d, bool bytes, int max_domains, bool traffic) {
-  std::map<std::string, double> load;
-  for (const DomainCell& c : d.cells) {
-    const double v = bytes ? static_cast<double>(c.bytes) : c.shards;
-    load[c.from] += v;
-    load[c.to] += v;
-  }
-  std::vector<std::pair<double, std::string>> busiest;
-  for (const auto& [name, v] : load) busiest.emplace_back(-v, name);
-  std::sort(busiest.begin(), busiest.end());
-  if (static_cast<int>(busiest.size()) > max_domains)
-    busiest.resize(static_cast<std::size_t>(max_domains));
-  std::vector<std::string> names;
-  for (const auto& b : busiest) names.push_back(b.second);
-  std::sort(names.begin(), names.end());
-  std::map<std::string, int> index;
-  for (std::size_t i = 0; i < names.size(); ++i) index[names[i]] = static_cast<int>(i);
-  double peak = 0;
-  for (const DomainCell& c : d.cells)
-    peak = std::max(peak, bytes ? static_cast<double>(c.bytes) : c.shards);
-  const int cell = 16, left = 110, top = 110;
-  const int size = static_cast<int>(names.size()) * cell;
-  absl::StrAppend(&h, "<h2>", Escape(d.type), " to ", Escape(d.type),
-                  traffic ? " network traffic" : " placement of copies", "</h2>\n<svg width='",
-                  left + size + 10, "' height='", top + size + 10, "' role='img'>\n");
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const int p = static_cast<int>(i) * cell;
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' text-anchor='end'>%s</text>\n", left - 4,
-                          top + p + 12, Escape(names[i]));
-    absl::StrAppendFormat(&h, "<text x='%d' y='%d' transform='rotate(-60 %d %d)'>%s</text>\n",
-                          left + p + 10, top - 4, left + p + 10, top - 4, Escape(names[i]));
-  }
-  for (const DomainCell& c : d.cells) {
-    auto f = index.find(c.from);
-    auto t = index.find(c.to);
-    if (f == index.end() || t == index.end() || peak <= 0) continue;
-    const double v = bytes ? static_cast<double>(c.bytes) : c.shards;
-    const double alpha = 0.08 + 0.92 * v / peak;
-    absl::StrAppendFormat(
-        &h,
-        "<rect x='%d' y='%d' width='%d' height='%d' fill='#c30' fill-opacity='%.3f'>"
-        "<title>%s -> %s: %u shards, %s</title></rect>\n",
-        left + t->second * cell, top + f->second * cell, cell - 1, cell - 1, alpha, Escape(c.from),
-        Escape(c.to), c.shards, FormatBytes(static_cast<double>(c.bytes)));
-  }
-  absl::StrAppend(&h, "</svg>\n<p class=muted>Darkest cell: ",
-                  bytes ? FormatBytes(peak) : absl::StrFormat("%.0f shards", peak),
-                  traffic ? absl::StrCat(". Rows: the ", Escape(d.type),
-                                         " that sends (the OSD pushing the backfill, or for EC an "
-                                         "OSD whose shard it reads); columns: the one receiving. ")
-                          : absl::StrCat(". Rows: the ", Escape(d.type),
-                                         " of the copy a new copy replaces (not who sends it: see "
-                                         "the network traffic); columns: where the new copy is. "),
-                  names.size() < d.names.size() ? "Busiest domains only. " : "", "</p>\n");
-}
-
-void Curve(std::string& h, const HtmlSeries& s) {
-  if (s.points.empty()) return;
-  double xmax = 0, ymax = s.y_line;
-  for (const auto& [x, y] : s.points) {
-    xmax = std::max(xmax, x);
-    ymax = std::max(ymax, y);
-  }
-  if (xmax <= 0) xmax = 1;
-  if (ymax <= 0) ymax = 1;
-  const int w = 700, hgt = 220, left = 60;
-  auto px = [&](double x) { return left + x / xmax * w; };
-  auto py = [&](double y) { return 10 + hgt - y / ymax * hgt; };
-  absl::StrAppend(&h, "<h2>", Escape(s.title), "</h2>\n<svg width='", left + w + 20, "' height='",
-                  hgt + 50,
-                  "' role='img'>\n<polyline fill='none' stroke='#36c' stroke-width='2' points='");
-  for (const auto& [x, y] : s.points) absl::StrAppendFormat(&h, "%.1f,%.1f ", px(x), py(y));
-  h += "'/>\n";
-  if (s.y_line >= 0) {
-    absl::StrAppendFormat(
-        &h, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c00' stroke-dasharray='4 3'/>\n",
-        left, left + w, py(s.y_line), py(s.y_line));
-  }
-  absl::StrAppendFormat(&h, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#999'/>\n", left,
-                        left + w, 10 + hgt, 10 + hgt);
-  absl::StrAppendFormat(&h, "<text x='%d' y='%d'>%s (0 to %.4g)</text>\n", left, hgt + 40,
-                        Escape(s.x_label), xmax);
-  absl::StrAppendFormat(&h, "<text x='2' y='18'>%.3g</text><text x='2' y='%d'>0</text>\n", ymax,
-                        hgt + 10);
-  absl::StrAppendFormat(&h, "<text x='2' y='%d'>%s</text>\n", hgt / 2, Escape(s.y_label));
-  h += "</svg>\n";
+  h += "</table></div>\n";
 }
 
 void Table(std::string& h, const HtmlTable& t) {
-  absl::StrAppend(&h, "<h2>", Escape(t.title), "</h2>\n<table><tr>");
-  for (const std::string& c : t.header) absl::StrAppend(&h, "<th>", Escape(c), "</th>");
+  absl::StrAppend(&h, "<h2>", HtmlEscape(t.title), "</h2>\n<div class=tw><table><tr>");
+  for (const std::string& c : t.header) absl::StrAppend(&h, "<th>", HtmlEscape(c), "</th>");
   h += "</tr>\n";
   for (const auto& row : t.rows) {
     h += "<tr>";
-    for (const std::string& c : row) absl::StrAppend(&h, "<td>", Escape(c), "</td>");
+    for (const std::string& c : row) absl::StrAppend(&h, "<td>", HtmlEscape(c), "</td>");
     h += "</tr>\n";
   }
-  h += "</table>\n";
+  h += "</table></div>\n";
 }
 
 void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
   const BackfillSchedule& s = *r.schedule;
   HtmlSeries curve;
-  curve.title = absl::StrFormat(
-      "Backfill at once: misplaced over time (simulated, osd_max_backfills %d, about %s)",
-      r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
-  curve.x_label = "hours";
-  curve.y_label = "misplaced";
+  curve.title =
+      absl::StrFormat("Backfill at once: misplaced over time (simulated, osd_max_backfills %d, %s)",
+                      r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
   const bool ratio = r.movement.totals.objects_total > 0;
+  curve.y_label = ratio ? "misplaced (% of object copies)" : "misplaced (object copies)";
+  curve.y_unit = ratio ? "%" : "";
   for (const MisplacedPoint& p : s.misplaced) {
-    curve.points.emplace_back(p.seconds / 3600,
-                              ratio ? p.ratio : static_cast<double>(p.objects_misplaced));
+    curve.points.emplace_back(p.seconds,
+                              ratio ? 100 * p.ratio : static_cast<double>(p.objects_misplaced));
   }
-  if (ratio) curve.y_line = 0.05;  // target_max_misplaced_ratio
+  if (ratio) {
+    curve.y_line = 5;
+    curve.y_line_label = "target_max_misplaced_ratio 5%";
+  }
   extras.series.insert(extras.series.begin(), std::move(curve));
   HtmlTable hosts{
       "Busiest hosts during the backfill", {"host", "busy", "OSD busy (sum)", "OSDs"}, {}};
@@ -335,27 +136,31 @@ std::string FillTitle(double max_fill, bool checked, bool feasible) {
       100 * max_fill);
 }
 
-// The staged plan: a sawtooth of each step's misplaced ratio falling to 0
-// over its simulated backfill (linear, for the eye), and the steps table.
+// The staged plan: a sawtooth of each step's misplaced ratio, and the
+// steps table.
 void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
   const StagedPlan& p = *r.staged;
   const bool bytes = r.movement.bytes_source != BytesSource::kUnknown;
   HtmlSeries saw;
   saw.title = absl::StrFormat(
       "Staged plan: %s (%d to %d, as the script's step_N) of at most %.3g%% "
-      "misplaced (about %s)",
+      "misplaced (%s)",
       Plural(p.steps.size(), "step"), p.steps.empty() ? 0 : p.steps.front().index,
       p.steps.empty() ? 0 : p.steps.back().index, 100 * p.max_misplaced,
       FormatDuration(p.total_seconds));
-  saw.x_label = "hours";
-  saw.y_label = "misplaced";
-  saw.y_line = p.max_misplaced;
+  saw.y_label = "misplaced (% of object copies)";
+  saw.y_unit = "%";
+  saw.y_line = 100 * p.max_misplaced;
+  saw.y_line_label = absl::StrFormat("--max-misplaced %.3g%%", 100 * p.max_misplaced);
+  // Each step's misplaced share falls to 0 over its simulated backfill
+  // (linear, for the eye); a marker where each step starts.
   double t = 0;
   for (const PlanStep& s : p.steps) {
-    saw.points.emplace_back(t / 3600, 0);
-    saw.points.emplace_back(t / 3600, s.misplaced_ratio);
+    saw.markers.emplace_back(t, absl::StrCat("step ", s.index));
+    saw.points.emplace_back(t, 0);
+    saw.points.emplace_back(t, 100 * s.misplaced_ratio);
     t += s.seconds;
-    saw.points.emplace_back(t / 3600, 0);
+    saw.points.emplace_back(t, 0);
   }
   if (p.total_seconds > 0) extras.series.push_back(std::move(saw));
   HtmlTable steps{
@@ -414,8 +219,8 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
   const PlanHeadline hl = ComputeHeadline(r);
   const PlanAssumptions a = ComputeAssumptions(r);
   auto row = [&h](const char* key, const std::string& label, const std::string& value) {
-    absl::StrAppend(&h, "<tr data-key='", key, "'><th>", Escape(label), "</th><td>", Escape(value),
-                    "</td></tr>\n");
+    absl::StrAppend(&h, "<tr data-key='", key, "'><th>", HtmlEscape(label), "</th><td>",
+                    HtmlEscape(value), "</td></tr>\n");
   };
   h += "<section id=headline><h2>Headline</h2>\n<table class=kv>\n";
   row("moves", "Data to move",
@@ -453,7 +258,7 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
                       hl.pgs_degraded_during, hl.pgs_inactive_during, hl.pgs_degraded_after,
                       hl.pgs_inactive_after));
   if (hl.steps > 0) {
-    row("steps", "Steps", StepsText(hl.steps));
+    row("steps", "Steps", StepsText(hl.steps, hl.first_step));
   }
   if (!hl.first_command.empty()) {
     row("first_command", "Run first",
@@ -500,18 +305,19 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   if (r.upmap_plan) AddUpmapPlan(r, extras);
   if (r.safety) internal::AddSafetyTables(*r.safety, extras);
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>";
-  absl::StrAppend(&h, Escape(extras.title), "</title>\n", kStyle, "</head><body>\n<h1>",
-                  Escape(extras.title), "</h1>\n");
+  absl::StrAppend(&h, HtmlEscape(extras.title),
+                  "</title>\n<meta name=viewport content='width=device-width'>\n", kStyle,
+                  "</head><body>\n<h1>", HtmlEscape(extras.title), "</h1>\n");
   HeadlineSection(h, r);
   if (!m.change.empty()) {
     h += "<h2>Change</h2>\n<pre>";
-    for (const std::string& c : m.change) absl::StrAppend(&h, Escape(c), "\n");
+    for (const std::string& c : m.change) absl::StrAppend(&h, HtmlEscape(c), "\n");
     h += "</pre>\n";
   }
   if (!r.warnings.empty()) {
     h += "<h2>Warnings</h2>\n<ul>\n";
     for (const PlanWarning& w : r.warnings)
-      absl::StrAppend(&h, "<li class=note>", Escape(FormatPlanWarning(w)), "</li>\n");
+      absl::StrAppend(&h, "<li class=note>", HtmlEscape(FormatPlanWarning(w)), "</li>\n");
     h += "</ul>\n";
   }
   h += "<h2>What moves</h2>\n";
@@ -524,30 +330,32 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
               : absl::StrFormat("%.0f shards", m.totals.minimum_to_move),
         m.totals.minimum_level.empty()
             ? ""
-            : absl::StrCat(", at the ", Escape(m.totals.minimum_level), " level"),
+            : absl::StrCat(", at the ", HtmlEscape(m.totals.minimum_level), " level"),
         " (the data that must change buckets at the level where most must: each OSD's, host's, "
         "rack's ... expected share before vs after, from CRUSH weights and reweights).</p>\n");
   }
   for (const MovementCounters& c : m.pools) {
     if (c.amplification > 0 || c.amplification_note.empty()) continue;
-    absl::StrAppend(&h, "<p class=muted>Amplification of ", Escape(c.pool_name), ": ",
-                    Escape(c.amplification_note), ".</p>\n");
+    absl::StrAppend(&h, "<p class=muted>Amplification of ", HtmlEscape(c.pool_name), ": ",
+                    HtmlEscape(c.amplification_note), ".</p>\n");
   }
   for (const std::string& n : m.risks.notes)
-    absl::StrAppend(&h, "<p class=note>", Escape(n), "</p>\n");
-  h += "<h2>OSDs before and after</h2>\n";
-  FillChart(h, m, extras.max_osd_bars);
+    absl::StrAppend(&h, "<p class=note>", HtmlEscape(n), "</p>\n");
+  internal::OsdSection(h, r);
+  const bool bytes = m.bytes_source != BytesSource::kUnknown;
   for (const DomainMatrix& d : m.domains) {
-    if (!d.cells.empty())
-      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains, false);
+    if (!d.cells.empty()) internal::HeatMapSection(h, d, bytes, extras.max_domains, false);
   }
   for (const DomainMatrix& d : m.traffic) {
-    if (!d.cells.empty())
-      HeatMap(h, d, m.bytes_source != BytesSource::kUnknown, extras.max_domains, true);
+    if (!d.cells.empty()) internal::HeatMapSection(h, d, bytes, extras.max_domains, true);
   }
-  for (const HtmlSeries& s : extras.series) Curve(h, s);
+  int id = 0;
+  for (const HtmlSeries& s : extras.series) internal::TimeSeriesSection(h, s, id++);
+  internal::StepFillSection(h, r);
   for (const HtmlTable& t : extras.tables) Table(h, t);
-  h += "<p class=muted>Generated by crushkit.</p>\n</body></html>\n";
+  h += "<p class=muted>Generated by crushkit.</p>\n";
+  h += internal::ChartScripts(extras.chart_library);
+  h += "</body></html>\n";
   return h;
 }
 

@@ -275,10 +275,31 @@ std::string FormatBytes(double bytes) {
 }
 
 std::string FormatDuration(double seconds) {
-  if (seconds >= 2 * 86400) return absl::StrFormat("%.1f days", seconds / 86400);
-  if (seconds >= 2 * 3600) return absl::StrFormat("%.1f h", seconds / 3600);
-  if (seconds >= 120) return absl::StrFormat("%.0f min", seconds / 60);
-  return absl::StrFormat("%.0f s", seconds);
+  if (!(seconds > 0)) return "0 s";
+  if (seconds < 10) return absl::StrFormat("%.1f s", seconds);
+
+  // Two units, the smaller rounded: 134 s is "2 min 14 s", not "about 2 min".
+  struct Unit {
+    double seconds;
+    const char* one;
+    const char* many;
+  };
+
+  static constexpr Unit kUnits[] = {
+      {86400, "day", "days"}, {3600, "h", "h"}, {60, "min", "min"}, {1, "s", "s"}};
+  auto name = [](const Unit& u, double n) { return n == 1 ? u.one : u.many; };
+  for (std::size_t i = 0; i + 1 < std::size(kUnits); ++i) {
+    const Unit& big = kUnits[i];
+    const Unit& small = kUnits[i + 1];
+    // Rounded first, so 3599.7 s is "1 h", not "60 min".
+    const double total = std::round(seconds / small.seconds);
+    const double per = big.seconds / small.seconds;
+    if (total < per) continue;
+    const double whole = std::floor(total / per), rest = total - whole * per;
+    if (rest == 0) return absl::StrFormat("%.0f %s", whole, name(big, whole));
+    return absl::StrFormat("%.0f %s %.0f %s", whole, name(big, whole), rest, name(small, rest));
+  }
+  return absl::StrFormat("%.0f s", std::round(seconds));
 }
 
 absl::StatusOr<std::string> ReportToJson(const PlanReport& r, bool with_pgs) {

@@ -34,7 +34,8 @@ std::string ReportSummary(const PlanReport& r, int top = 5);
 // prints the names.
 std::string PlanCommandsScript(const PlanReport& r);
 
-// "3.2 h", "45 min", "12 s".
+// To the precision it has, two units at most: "13 days 17 h", "3 h 5 min",
+// "2 min 14 s", "45 s", "4.2 s".
 std::string FormatDuration(double seconds);
 
 // "1.5 TiB", "730 MiB", "0 B": binary units, 3 significant digits.

@@ -61,9 +61,9 @@ void internal::AppendWrapped(std::string& out, const std::string& prefix, const 
   absl::StrAppend(&out, line, "\n");
 }
 
-std::string StepsText(std::uint32_t steps) {
-  if (steps == 1) return "1 step (step 0)";
-  return absl::StrCat(Plural(steps, "step"), ", numbered 0 to ", steps - 1);
+std::string StepsText(std::uint32_t steps, std::uint32_t first) {
+  if (steps == 1) return absl::StrCat("1 step (step ", first, ")");
+  return absl::StrCat(Plural(steps, "step"), ", numbered ", first, " to ", first + steps - 1);
 }
 
 std::string PeakWhen(double seconds) {
@@ -119,7 +119,16 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
     h.simulated = true;
     h.duration_basis = "nothing to backfill";
   }
-  if (r.safety && r.safety->fill && r.safety->fill->riskiest_osd != crush::kItemNone) {
+  // A peak is only a fill when the OSD's capacity and use are known (PG
+  // stats, or its `ceph osd df`); otherwise it is 0% of a guess.
+  auto fill_known = [&](std::int32_t osd) {
+    for (const OsdFillPeak& p : r.safety->fill->osds) {
+      if (p.osd == osd) return p.capacity_bytes > 0 && (h.bytes_known || p.capacity_from_osd_df);
+    }
+    return h.bytes_known;
+  };
+  if (r.safety && r.safety->fill && r.safety->fill->riskiest_osd != crush::kItemNone &&
+      fill_known(r.safety->fill->riskiest_osd)) {
     h.peak_osd = r.safety->fill->riskiest_osd;
     h.peak_fill = r.safety->fill->riskiest_fill;
     h.peak_seconds = r.safety->fill->riskiest_seconds;
@@ -133,6 +142,8 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
   h.pgs_inactive_after = t.pgs_inactive_after;
   if (r.staged) {
     h.steps = static_cast<std::uint32_t>(r.staged->steps.size());
+    if (!r.staged->steps.empty())
+      h.first_step = static_cast<std::uint32_t>(std::max(0, r.staged->steps.front().index));
     for (const PlanStep& s : r.staged->steps) {
       auto it = std::find_if(s.commands.begin(), s.commands.end(),
                              [](const std::string& c) { return !c.starts_with("#"); });
@@ -235,6 +246,9 @@ std::string FormatHeadline(const PlanHeadline& h) {
                             100 * h.backfillfull_ratio);
     }
     absl::StrAppend(&out, "\n");
+  } else {
+    absl::StrAppend(&out,
+                    "  peak fill  unknown (needs PG stats or `ceph osd df`, and the schedule)\n");
   }
   absl::StrAppend(&out, "  upmaps     the monitor would drop ",
                   Plural(h.upmaps_dropped, "entry", "entries"), " and trim ",
@@ -245,7 +259,7 @@ std::string FormatHeadline(const PlanHeadline& h) {
                         h.pgs_degraded_during, h.pgs_inactive_during, h.pgs_degraded_after,
                         h.pgs_inactive_after);
   if (h.steps > 0) {
-    absl::StrAppend(&out, "  steps      ", StepsText(h.steps), "\n");
+    absl::StrAppend(&out, "  steps      ", StepsText(h.steps, h.first_step), "\n");
   }
   if (!h.first_command.empty()) {
     absl::StrAppend(&out, "  run first  ", h.first_command, "\n             (",
@@ -304,6 +318,7 @@ void internal::HeadlineToProto(const PlanHeadline& h, proto::Headline* p) {
   p->set_pgs_degraded_after(h.pgs_degraded_after);
   p->set_pgs_inactive_after(h.pgs_inactive_after);
   p->set_steps(h.steps);
+  p->set_first_step(h.first_step);
   p->set_first_command(h.first_command);
   p->set_first_command_note(h.first_command_note);
 }

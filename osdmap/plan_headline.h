@@ -58,8 +58,11 @@ struct PlanHeadline {
   std::uint32_t pgs_inactive_during = 0;
   std::uint32_t pgs_degraded_after = 0;
   std::uint32_t pgs_inactive_after = 0;
-  // The staged plan's steps (0 without one) and the first thing to run.
+  // The staged plan's steps (0 without one), the number of its first (0,
+  // or 1 when the change has no step 0: weights only), and the first thing
+  // to run.
   std::uint32_t steps = 0;
+  std::uint32_t first_step = 0;
   std::string first_command;
   std::string first_command_note;
 };
@@ -102,8 +105,9 @@ std::string FormatAssumptions(const PlanAssumptions& a);
 std::string PeakWhen(double seconds);
 
 // "8 steps, numbered 0 to 7" (as the staged plan, JSON, HTML and the
-// --commands script's step_N number them), "1 step (step 0)".
-std::string StepsText(std::uint32_t steps);
+// --commands script's step_N number them), "1 step (step 0)"; `first` is
+// the first step's number ("1 step (step 1)" for a weight-only change).
+std::string StepsText(std::uint32_t steps, std::uint32_t first = 0);
 
 // "8 steps", "1 step": the count with the noun in its right number.
 std::string Plural(std::uint64_t n, const std::string& singular, const std::string& plural = "");

@@ -106,7 +106,7 @@ TEST(PlanHeadlineTest, AtOnceWithoutSchedule) {
   const std::string text = FormatHeadline(h);
   EXPECT_THAT(text, HasSubstr("not simulated"));
   EXPECT_THAT(text, HasSubstr("1024 PGs of 4096"));
-  EXPECT_THAT(text, Not(HasSubstr("peak fill")));
+  EXPECT_THAT(text, HasSubstr("peak fill  unknown (needs PG stats"));
   EXPECT_THAT(text, Not(HasSubstr("steps ")));
 }
 
@@ -128,8 +128,8 @@ TEST(PlanHeadlineTest, TerminalTextFitsAndUsesPlurals) {
   const std::string text = FormatHeadline(ComputeHeadline(r));
   EXPECT_THAT(text, HasSubstr("drop 1 entry and trim 0 items"));
   EXPECT_THAT(text, HasSubstr("3 steps, numbered 0 to 2"));
-  EXPECT_THAT(text, HasSubstr("10.0 h .. 13.9 h"));
-  EXPECT_THAT(text, HasSubstr("osd.12 at 83.0% after 2.0 h; under backfillfull 90%"));
+  EXPECT_THAT(text, HasSubstr("10 h .. 13 h 53 min"));
+  EXPECT_THAT(text, HasSubstr("osd.12 at 83.0% after 2 h; under backfillfull 90%"));
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
   EXPECT_EQ(Plural(1, "step"), "1 step");
@@ -226,6 +226,43 @@ TEST(PlanHeadlineTest, PoolTableAlignsLongNames) {
   }
   EXPECT_THAT(text, HasSubstr("\ndefault.rgw.buckets.index "));
   EXPECT_THAT(text, HasSubstr("\na-pool-name-of-exactly-forty-characters!\n "));
+}
+
+// Durations to the precision they have: two units, the smaller rounded.
+TEST(PlanHeadlineTest, DurationsKeepTheirPrecision) {
+  EXPECT_EQ(FormatDuration(134), "2 min 14 s");
+  EXPECT_EQ(FormatDuration(147), "2 min 27 s");
+  EXPECT_EQ(FormatDuration(120), "2 min");
+  EXPECT_EQ(FormatDuration(45.4), "45 s");
+  EXPECT_EQ(FormatDuration(4.25), "4.2 s");
+  EXPECT_EQ(FormatDuration(0), "0 s");
+  EXPECT_EQ(FormatDuration(50000), "13 h 53 min");
+  EXPECT_EQ(FormatDuration(86400 + 3 * 3600), "1 day 3 h");
+  EXPECT_EQ(FormatDuration(1187831), "13 days 18 h");  // 329.95 h
+  EXPECT_EQ(FormatDuration(59.6), "1 min");
+  EXPECT_EQ(FormatDuration(3599.7), "1 h");
+}
+
+// A weight-only change has no step 0: the count says where numbering starts.
+TEST(PlanHeadlineTest, StepsNamedFromTheFirstStep) {
+  EXPECT_EQ(StepsText(1, 1), "1 step (step 1)");
+  EXPECT_EQ(StepsText(3, 1), "3 steps, numbered 1 to 3");
+  EXPECT_EQ(StepsText(8), "8 steps, numbered 0 to 7");
+  PlanReport r = StagedReport();
+  r.staged->steps.erase(r.staged->steps.begin());
+  const PlanHeadline h = ComputeHeadline(r);
+  EXPECT_EQ(h.first_step, 1u);
+  EXPECT_THAT(FormatHeadline(h), HasSubstr("2 steps, numbered 1 to 2"));
+}
+
+// Without PG stats or `ceph osd df` an OSD's fill is a guess: no peak.
+TEST(PlanHeadlineTest, NoPeakFillWithoutCapacity) {
+  PlanReport r = StagedReport();
+  r.movement.bytes_source = BytesSource::kUnknown;
+  r.safety->fill->osds = {OsdFillPeak{.osd = 12, .capacity_bytes = 1000}};
+  const PlanHeadline h = ComputeHeadline(r);
+  EXPECT_EQ(h.peak_osd, crush::kItemNone);
+  EXPECT_THAT(FormatHeadline(h), HasSubstr("peak fill  unknown"));
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ int PrintReport(const std::string& cmd, const std::string& title, const ReportAr
   if (!a.html.empty()) {
     osdmap::HtmlExtras extras;
     extras.title = title;
+    extras.chart_library = osdmap::DefaultChartLibrary();
     if (absl::Status s = WriteFileAtomically(a.html, osdmap::ReportHtml(report, extras)); !s.ok()) {
       std::cerr << "crushkit " << cmd << ": " << a.html << ": " << s.message() << "\n";
       return 1;
