@@ -2,23 +2,30 @@
 // state-taking commands load it, mapped through an osdmap::MappingSession;
 // whole pools through the parallel all-PG mapper (osdmap/pg_table.h), and
 // crushkit.diff through osdmap::DiffStates after the monitor's upmap cleanup
-// (what `crushkit diff` reports).
+// (what `crushkit diff` reports); crushkit.plan through osdmap::PlanChange
+// (what `crushkit plan --json` prints).
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "osdmap/backfill_cost.h"
+#include "osdmap/backfill_pusher.h"
+#include "osdmap/change_ops.h"
 #include "osdmap/cluster_state.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/movement.h"
+#include "osdmap/movement_report.h"
 #include "osdmap/pg_id.h"
 #include "osdmap/pg_mapping.h"
 #include "osdmap/pg_table.h"
+#include "osdmap/planner.h"
 #include "osdmap/state_codec.h"
 #include "osdmap/upmap_cleanup.h"
 #include "tools/python/bindings.h"
@@ -153,6 +160,70 @@ std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> Di
   return moves;
 }
 
+// A limit given as a share (0.05) or as the CLI's text ("5%", "none").
+using LimitArg = std::variant<double, std::string>;
+
+double Limit(const LimitArg& arg, bool fill) {
+  if (const std::string* text = std::get_if<std::string>(&arg)) {
+    return ValueOrThrow(fill ? osdmap::ParseFillLimit(*text) : osdmap::ParseMisplacedLimit(*text));
+  }
+  const double v = std::get<double>(arg);
+  if (!(v > 0 && v <= 1) && !(fill && v == 0)) {
+    throw py::value_error(std::string(fill ? "max_fill" : "max_misplaced") + " " +
+                          std::to_string(v) + ": expected a share above 0 and at most 1" +
+                          (fill ? " (0: no limit)" : ""));
+  }
+  return v;
+}
+
+// `crushkit plan STATE --do OP ... --json` as a dict: `ops` is a change
+// file's text (one operation per line) or a list of operations; max_misplaced
+// (--max-misplaced) plans in steps, max_fill (--max-fill) keeps every OSD
+// under that fill in them; log_tails is --log-tails' JSON, calibration a
+// `crushkit calibrate` file's text.
+py::object Plan(const PyClusterState& state,
+                const std::variant<std::string, std::vector<std::string>>& ops,
+                const std::optional<LimitArg>& max_misplaced,
+                const std::optional<LimitArg>& max_fill,
+                const std::optional<std::string>& log_tails,
+                const std::optional<std::string>& calibration, int max_backfills, bool pgs,
+                int threads) {
+  std::string text;
+  if (const std::string* t = std::get_if<std::string>(&ops)) {
+    text = *t;
+  } else {
+    for (const std::string& op : std::get<std::vector<std::string>>(ops)) text += op + "\n";
+  }
+  const osdmap::ChangeList change = ValueOrThrow(osdmap::ParseChange(text, "ops"));
+  osdmap::PlanOptions options;
+  options.movement.threads = threads;
+  options.movement.keep_moves = pgs;
+  options.backfill.max_backfills = max_backfills;
+  osdmap::BackfillCostSettings& cost = options.backfill_cost.emplace();
+  if (calibration) {
+    cost.calibrated = ValueOrThrow(osdmap::ParseCalibration(*calibration));
+    cost.calibration_source = "crushkit.plan(calibration=...)";
+  }
+  if (max_fill && !max_misplaced) {
+    throw py::value_error("max_fill plans in steps: give max_misplaced too");
+  }
+  if (max_misplaced) options.max_misplaced = Limit(*max_misplaced, /*fill=*/false);
+  if (max_fill) options.max_fill = Limit(*max_fill, /*fill=*/true);
+  osdmap::PgLogTails tails;
+  if (log_tails) {
+    tails = ValueOrThrow(osdmap::ParseLogTailsJson(*log_tails));
+    options.movement.log_tails = &tails;
+  }
+  absl::StatusOr<std::string> json;
+  {
+    py::gil_scoped_release unlocked;
+    absl::StatusOr<osdmap::PlanReport> report = osdmap::PlanChange(state.state(), change, options);
+    json = report.ok() ? osdmap::ReportToJson(*report, pgs)
+                       : absl::StatusOr<std::string>(report.status());
+  }
+  return py::module_::import("json").attr("loads")(ValueOrThrow(std::move(json)));
+}
+
 }  // namespace
 
 void BindClusterState(py::module_& m) {
@@ -189,6 +260,17 @@ void BindClusterState(py::module_& m) {
         "PGs that `crushkit diff before after` moves: [(pgid, source OSD, [new OSDs])], in "
         "pool and PG order, after's upmaps cleaned as the monitor does (keep_upmaps=True: as "
         "they are, `--keep-upmaps`). ValueError if the states are not of one cluster.");
+  m.def("plan", &Plan, py::arg("state"), py::arg("ops"), py::kw_only(),
+        py::arg("max_misplaced") = std::nullopt, py::arg("max_fill") = std::nullopt,
+        py::arg("log_tails") = std::nullopt, py::arg("calibration") = std::nullopt,
+        py::arg("max_backfills") = 1, py::arg("pgs") = false, py::arg("threads") = 0,
+        "`crushkit plan` as a dict (its --json): ops is a change file's text or a list of "
+        "operations (`osd out 3`, ...). max_misplaced (0.05 or \"5%\") also plans in steps; "
+        "max_fill (0.85, \"85%\", or 0 / \"none\" for no limit; default the state's "
+        "backfillfull_ratio) keeps every receiving OSD under that fill in every step; log_tails "
+        "(JSON text, as --log-tails) picks replicated pushers by log tail; calibration is a "
+        "`crushkit calibrate` file's text; pgs=True lists every moving PG. ValueError on a bad "
+        "operation or limit.");
 }
 
 }  // namespace crushkit::python
