@@ -62,6 +62,24 @@ absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillO
   return absl::OkStatus();
 }
 
+namespace {
+
+// A limit's text in an error: at most 40 characters, control bytes and
+// non-ASCII as '?', so the message stays one printable line (found by the
+// backfill_inputs fuzz target).
+std::string QuotedLimit(std::string_view text) {
+  constexpr std::size_t kMax = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > kMax) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
 absl::StatusOr<double> ParseMisplacedLimit(std::string_view text) {
   std::string t(absl::StripAsciiWhitespace(std::string(text)));
   const bool percent = absl::EndsWith(t, "%");
@@ -71,8 +89,8 @@ absl::StatusOr<double> ParseMisplacedLimit(std::string_view text) {
     if (percent) v /= 100;
     if (v > 0 && v <= 1) return v;
   }
-  return absl::InvalidArgumentError(absl::StrCat("--max-misplaced '", std::string(text),
-                                                 "': expected a share above 0 and at most 1, as a "
+  return absl::InvalidArgumentError(absl::StrCat("--max-misplaced ", QuotedLimit(text),
+                                                 ": expected a share above 0 and at most 1, as a "
                                                  "percentage (5%) or a fraction (0.05)"));
 }
 
@@ -80,8 +98,8 @@ absl::StatusOr<double> ParseFillLimit(std::string_view text) {
   if (absl::StripAsciiWhitespace(std::string(text)) == "none") return 0.0;
   absl::StatusOr<double> v = ParseMisplacedLimit(text);
   if (v.ok()) return v;
-  return absl::InvalidArgumentError(absl::StrCat("--max-fill '", std::string(text),
-                                                 "': expected a fill above 0 and at most 1, as a "
+  return absl::InvalidArgumentError(absl::StrCat("--max-fill ", QuotedLimit(text),
+                                                 ": expected a fill above 0 and at most 1, as a "
                                                  "percentage (85%) or a fraction (0.85), or none"));
 }
 
@@ -246,7 +264,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   if (options.upmap_remapped) {
     absl::StatusOr<UpmapPinPlan> pins =
         PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
-                         *options.max_misplaced, r->backfill, so.max_fill);
+                         *options.max_misplaced, r->backfill, so.max_fill, &kept.tables);
     if (!pins.ok()) {
       return absl::Status(pins.status().code(),
                           absl::StrCat("upmap plan: ", pins.status().message()));
