@@ -470,43 +470,33 @@ void Simulator::StartAllAtOnce(std::uint32_t job) {
   Advance(job);
 }
 
-// A grant phase: the PGs that just began waiting, highest priority then
-// oldest first; then, for every OSD that freed a slot, the PGs parked on it,
-// in the same order, while it has a slot free, trying at most
-// kAllAtOnceTries of them per freed slot: in a busy cluster most PGs parked
-// on an OSD also wait for another one, and trying them all at every release
-// made 100,000 PGs on 1,000 OSDs take 15 s instead of 0.3 s. A PG not tried
-// stays parked, in order, for the next release.
+// A grant phase, all at once: the PGs that just began waiting and, from
+// every OSD that freed a slot, the first kAllAtOnceTries parked PGs per free
+// slot are tried together, highest priority then oldest first (the
+// reservers' order). Those that cannot start are parked again. Trying only
+// the first few keeps large schedules fast: in a busy cluster most PGs
+// parked on an OSD also wait for another one, and trying them all at every
+// release made 100,000 PGs on 1,000 OSDs take 17 s instead of 0.7 s. A PG
+// not tried stays parked, in order, for the next release.
 void Simulator::PumpAllAtOnce() {
   std::vector<Request> batch;
   batch.swap(candidates_);
+  for (const std::uint32_t osd : dirty_) {
+    OsdSim& o = osds_[osd];
+    o.dirty = false;
+    for (int n = 0; n < kAllAtOnceTries * o.local_free && !o.parked_local.empty(); ++n) {
+      batch.push_back(o.parked_local.top());
+      o.parked_local.pop();
+    }
+    for (int n = 0; n < kAllAtOnceTries * o.remote_free && !o.parked_remote.empty(); ++n) {
+      batch.push_back(o.parked_remote.top());
+      o.parked_remote.pop();
+    }
+  }
+  dirty_.clear();
   std::sort(batch.begin(), batch.end(),
             [](const Request& x, const Request& y) { return RequestAfter()(y, x); });
   for (const Request& k : batch) Place(k.job);
-  std::vector<std::uint32_t>& phase = phase_;
-  while (!dirty_.empty()) {
-    phase.swap(dirty_);
-    dirty_.clear();
-    for (const std::uint32_t osd : phase) {
-      OsdSim& o = osds_[osd];
-      o.dirty = false;
-      for (int tries = 0;
-           o.local_free > 0 && !o.parked_local.empty() && tries < kAllAtOnceTries * o.local_free;
-           ++tries) {
-        const std::uint32_t job = o.parked_local.top().job;
-        o.parked_local.pop();
-        Place(job);
-      }
-      for (int tries = 0;
-           o.remote_free > 0 && !o.parked_remote.empty() && tries < kAllAtOnceTries * o.remote_free;
-           ++tries) {
-        const std::uint32_t job = o.parked_remote.top().job;
-        o.parked_remote.pop();
-        Place(job);
-      }
-    }
-    phase.clear();
-  }
 }
 
 void Simulator::Finish(std::uint32_t job) {

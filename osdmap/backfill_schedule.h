@@ -28,9 +28,10 @@
 //    slots all at once, when its primary's local slot and every target's
 //    remote slot are free, in the reservers' order (priority, then oldest
 //    request), and holds nothing while it waits: work-conserving, the
-//    optimistic side of Ceph. A slot an OSD frees is offered to at most 16
-//    of the PGs waiting for it, in that order (the others stay queued for
-//    its next release), which keeps large schedules fast. hold_and_wait true
+//    optimistic side of Ceph. A slot an OSD frees is offered to the first 16
+//    PGs waiting for it, tried together with those of the other OSDs freed
+//    at that instant in the reservers' order (the others stay queued for its
+//    next release), which keeps large schedules fast. hold_and_wait true
 //    simulates the literal state machine (the pessimistic side). Both are
 //    deadlock-free.
 //  * Holding everything it backfills for a fixed duration, then releases all.
@@ -302,7 +303,7 @@ struct BackfillSchedule {
 // is negative (other than a kItemNone primary) or above 2^24, a bytes rate
 // that is not > 0 or an objects rate < 0 for an OSD a job uses.
 // Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
-// memory; for 100,000 jobs on 1,000 OSDs ~0.2 s with hold_and_wait, ~0.7 s
+// memory; for 100,000 jobs on 1,000 OSDs ~0.2 s with hold_and_wait, ~1 s
 // all at once (16 tries per freed slot).
 absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> jobs,
                                                   const BackfillOsdInfo& osd_info,
