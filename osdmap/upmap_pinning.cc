@@ -559,16 +559,21 @@ absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, FillTrac
 
 absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
-                                              const BackfillOptions& backfill, double max_fill) {
+                                              const BackfillOptions& backfill, double max_fill,
+                                              const PgTablePair* mapped) {
   if (!(max_misplaced > 0 && max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_misplaced must be in (0, 1], got ", max_misplaced));
   }
   CRUSH_ASSIGN_OR_RETURN(const auto before_session, Session(before, "before"));
   CRUSH_ASSIGN_OR_RETURN(const auto after_session, Session(after, "after"));
-  MapAllOptions map_options;
-  map_options.acting = false;
-  const PgTablePair tables = MapAllPgsPaired(*before_session, *after_session, map_options);
+  PgTablePair mapped_here;
+  if (mapped == nullptr) {
+    MapAllOptions map_options;
+    map_options.acting = false;
+    mapped_here = MapAllPgsPaired(*before_session, *after_session, map_options);
+  }
+  const PgTablePair& tables = mapped != nullptr ? *mapped : mapped_here;
 
   UpmapPinPlan plan;
   plan.max_misplaced = max_misplaced;

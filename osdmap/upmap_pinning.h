@@ -74,6 +74,7 @@
 #include "osdmap/fill_limit.h"
 #include "osdmap/movement.h"
 #include "osdmap/pg_id.h"
+#include "osdmap/pg_table.h"
 
 namespace crushkit::osdmap {
 
@@ -166,10 +167,14 @@ struct UpmapPinPlan {
 // `after` plus one of `before`.
 // max_fill > 0 keeps every receiving OSD under that fill (see step 2; OSDs
 // without `ceph osd df` capacity are not checked).
+// `mapped`, when given, is `before` and `after` already mapped
+// (MapAllPgsPaired of these very states, up sets at least; the planner's
+// mapping of the change at once), so they are not mapped again.
 absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
                                               const BackfillOptions& backfill = {},
-                                              double max_fill = 0);
+                                              double max_fill = 0,
+                                              const PgTablePair* mapped = nullptr);
 
 // `after` with every pin of `plan` applied (each PG's pg_upmap /
 // pg_upmap_items replaced as the pin's commands replace them).
