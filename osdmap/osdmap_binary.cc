@@ -291,6 +291,20 @@ absl::StatusOr<OsdMapBinary> DecodeOsdMap(std::string_view bytes) {
   return m;
 }
 
+absl::Status ReadAsRelease(crush::CephRelease release, OsdMapBinary* map) {
+  if (release == crush::CephRelease::kTentacle) return absl::OkStatus();
+  for (auto& [id, pool] : map->pools) {
+    if (pool.frame.v < 31) continue;
+    absl::StatusOr<binary::PeeringCrush> misread = binary::PeeringAsReadBeforeTentacle(pool);
+    if (!misread.ok()) {
+      return absl::Status(misread.status().code(),
+                          absl::StrCat("pool ", id, ": ", misread.status().message()));
+    }
+    pool.peering = *misread;
+  }
+  return absl::OkStatus();
+}
+
 std::string EncodeOsdMap(const OsdMapBinary& m) {
   Writer w;
   binary::StructFrame wrapper = m.wrapper;

@@ -58,6 +58,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 #include "osdmap/binary_io.h"
 #include "osdmap/binary_types.h"
@@ -167,6 +168,16 @@ struct OsdMapBinary {
 // Decodes a whole binary OSDMap and checks its crc. See the header comment.
 // Cost: O(input size).
 absl::StatusOr<OsdMapBinary> DecodeOsdMap(std::string_view bytes);
+
+// What `release`'s OSDMap::decode makes of `map` where it differs from
+// DecodeOsdMap's release-independent reading: Pacific and Reef read a pool
+// Tentacle wrote (pg_pool_t v31+) with v30's layout
+// (binary::PeeringAsReadBeforeTentacle), so its peering fields become what
+// they misread. Errors: that function's kDataLoss, prefixed "pool N: ", when
+// the release cannot decode the map at all (osdmaptool 16.2 and 18.2 on any
+// map a Tentacle monitor or osdmaptool 20.2 wrote with a pool). A Tentacle
+// release leaves `map` unchanged.
+absl::Status ReadAsRelease(crush::CephRelease release, OsdMapBinary* map);
 
 // Encodes `map` at the section and struct versions it carries (the frames),
 // writing only the fields those versions have, and appends a fresh crc.

@@ -159,6 +159,28 @@ TEST(OsdMapBinaryTest, TentaclePoolAndClientVersions) {
   EXPECT_GE(map->pools.at(1).frame.v, 29);
 }
 
+// Pacific and Reef read v30's four peering u32 where Tentacle wrote an
+// optional: short pools are unreadable to them, stretch pools misread.
+TEST(OsdMapBinaryTest, TentaclePoolsAsPacificAndReefReadThem) {
+  auto map = DecodeOsdMap(crush_testing::ReadFileOrEmpty(GoldenDir() + "/tentacle-simple.osdmap"));
+  ASSERT_THAT(map.status(), crush_testing::IsOk());
+  ASSERT_GE(map->pools.at(1).frame.v, 31);
+  OsdMapBinary as_tentacle = *map;
+  EXPECT_THAT(ReadAsRelease(crush::CephRelease::kTentacle, &as_tentacle), crush_testing::IsOk());
+  EXPECT_EQ(as_tentacle, *map);
+  for (crush::CephRelease r : {crush::CephRelease::kPacific, crush::CephRelease::kReef}) {
+    OsdMapBinary m = *map;
+    const absl::Status st = ReadAsRelease(r, &m);
+    EXPECT_THAT(st, crush_testing::StatusIs(absl::StatusCode::kDataLoss));
+    EXPECT_THAT(std::string(st.message()), ::testing::HasSubstr("pool 1: pg_pool_t v"));
+  }
+  OsdMapBinary stretch = *map;
+  stretch.pools.at(1).peering = binary::PeeringCrush{1, 2, 3, 4};
+  ASSERT_THAT(ReadAsRelease(crush::CephRelease::kReef, &stretch), crush_testing::IsOk());
+  // The flag byte 01, then 01 00 00 00 | 02 00 00 00 | ...: shifted by one.
+  EXPECT_EQ(stretch.pools.at(1).peering, (binary::PeeringCrush{0x101, 0x200, 0x300, 0x400}));
+}
+
 TEST(OsdMapBinaryTest, EveryTruncationFailsCleanly) {
   for (const std::string& name : GoldenMaps()) {
     const std::string bytes = crush_testing::ReadFileOrEmpty(GoldenDir() + "/" + name);

@@ -1,7 +1,9 @@
 #include "osdmap/osdmap_health.h"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <span>
@@ -123,8 +125,12 @@ class HealthChecker {
   // OSDMap::subtree_type_is_down.
   absl::StatusOr<bool> SubtreeIsDown(ItemId id, int subtree_type, int depth) {
     if (id >= 0) {
+      // Tentacle's subtree_type_is_down does not list a never-booted OSD
+      // (checked against osdmaptool 20.2: its host still counts it among the
+      // down OSDs of OSD_HOST_DOWN, OSD_DOWN leaves it out).
       const bool down = !IsUp(id);
-      if (!IsOut(id)) (down ? down_in_ : up_in_).insert(id);
+      const bool listed = !IsOut(id) && !(tentacle() && (State(id) & kNew));
+      if (listed) (down ? down_in_ : up_in_).insert(id);
       return down;
     }
     if (depth > crush_.max_buckets() + 1) {
@@ -496,7 +502,17 @@ class HealthChecker {
       auto w = CrushItemWeight(crush_, id);
       return w ? static_cast<std::int32_t>(*w) : kEnoent;
     };
-    if (weight(subtrees[0]) != weight(subtrees[1])) {
+    if (tentacle()) {
+      // 20.2 warns only past a 10% difference relative to the lighter site
+      // (measured against osdmaptool 20.2: sites of 10.748 raise it from
+      // 9.764 down and from 11.824 up, not at 9.774 or 11.819).
+      const double w0 = static_cast<double>(weight(subtrees[0])) / 0x10000;
+      const double w1 = static_cast<double>(weight(subtrees[1])) / 0x10000;
+      if (std::abs(w0 - w1) > 0.1 * std::min(w0, w1)) {
+        Add("STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE", "HEALTH_WARN",
+            "Stretch mode buckets differ in weight by more than 10%", 0);
+      }
+    } else if (weight(subtrees[0]) != weight(subtrees[1])) {
       Add("UNEVEN_WEIGHTS_STRETCH_MODE", "HEALTH_WARN",
           "Stretch mode buckets have different weights!", 0);
     }
@@ -524,6 +540,8 @@ class HealthChecker {
     }
     return absl::OkStatus();
   }
+
+  bool tentacle() const { return config_.release == crush::CephRelease::kTentacle; }
 
   const OsdMapBinary& m_;
   const crush::MapModel& crush_;

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "osdmap/osdmap_binary.h"
 
 namespace crushkit::osdmap {
@@ -42,6 +43,13 @@ struct HealthConfig {
   bool mon_warn_on_pool_pg_num_not_power_of_two = true;
   bool mon_warn_on_pool_no_redundancy = true;
   bool mon_warn_on_degraded_stretch_mode = true;
+  // The release whose check_health runs. Tentacle's differs from 16.2's and
+  // 18.2's in two places: a never-booted (`new`) OSD counts as up when a
+  // subtree is walked for OSD_DOWN / OSD_<type>_DOWN, and uneven stretch
+  // sites raise STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE only when they differ
+  // by more than 10% of the lighter one (16.2/18.2: UNEVEN_WEIGHTS_STRETCH_MODE
+  // on any difference).
+  crush::CephRelease release = crush::CephRelease::kPacific;
 };
 
 // The checks for `map`. kInternal where Ceph aborts or never returns (a

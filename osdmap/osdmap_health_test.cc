@@ -155,5 +155,71 @@ TEST(OsdMapHealthTest, AnUnknownCacheModeIsAnErrorNotACrash) {
   EXPECT_FALSE(CheckHealth(m).ok());
 }
 
+HealthChecks CheckAs(const OsdMapBinary& m, crush::CephRelease release) {
+  HealthConfig config;
+  config.release = release;
+  auto checks = CheckHealth(m, config);
+  EXPECT_TRUE(checks.ok()) << checks.status();
+  return checks.ok() ? *checks : HealthChecks();
+}
+
+// Host b down with one of its two OSDs never booted: 16.2/18.2 list both
+// as down; 20.2 still counts the host down with both, but leaves the new
+// OSD out of OSD_DOWN (as osdmaptool 20.2 prints it).
+TEST(OsdMapHealthTest, TentacleDoesNotListANewOsdAsDown) {
+  OsdMapBinary m = TwoHosts();
+  m.osd_state[2] = 1;
+  m.osd_state[3] = 1 | (1u << 3);  // new
+  for (crush::CephRelease r : {crush::CephRelease::kPacific, crush::CephRelease::kReef}) {
+    HealthChecks c = CheckAs(m, r);
+    EXPECT_EQ(c["OSD_DOWN"].summary, "2 osds down");
+    EXPECT_EQ(c["OSD_HOST_DOWN"].summary, "1 host (2 osds) down");
+  }
+  HealthChecks c = CheckAs(m, crush::CephRelease::kTentacle);
+  EXPECT_EQ(c["OSD_DOWN"].summary, "1 osds down");
+  EXPECT_THAT(c["OSD_DOWN"].detail, ElementsAre("osd.2 (root=default,rack=r,host=b) is down"));
+  EXPECT_EQ(c["OSD_HOST_DOWN"].summary, "1 host (2 osds) down");
+}
+
+// Stretch mode over TwoHosts()'s hosts, host b weighing `b_weight` (16.16)
+// in its rack and host a 2.0.
+OsdMapBinary StretchHosts(crush::Weight b_weight) {
+  OsdMapBinary m = TwoHosts();
+  for (const auto& [type, name] : m.crush.type_names) {
+    if (name == "host") m.stretch_mode_bucket = type;
+  }
+  m.stretch_mode_enabled = 1;
+  m.stretch_bucket_count = 2;
+  crush::ItemId host_b = 0;
+  for (const auto& [id, name] : m.crush.item_names) {
+    if (name == "b") host_b = id;
+  }
+  for (crush::Bucket& bucket : m.crush.buckets) {
+    for (std::size_t i = 0; i < bucket.items.size(); ++i) {
+      if (bucket.items[i] == host_b && i < bucket.item_weights.size()) {
+        bucket.item_weights[i] = b_weight;
+      }
+    }
+  }
+  return m;
+}
+
+TEST(OsdMapHealthTest, StretchWeightImbalanceByRelease) {
+  // Any difference for 16.2/18.2; more than 10% of the lighter site for 20.2.
+  HealthChecks c = CheckAs(StretchHosts(0x1e000), crush::CephRelease::kReef);  // 1.875
+  EXPECT_EQ(c.count("UNEVEN_WEIGHTS_STRETCH_MODE"), 1u);
+  c = CheckAs(StretchHosts(0x1e000), crush::CephRelease::kTentacle);
+  EXPECT_EQ(c.count("UNEVEN_WEIGHTS_STRETCH_MODE"), 0u);
+  EXPECT_EQ(c.count("STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE"), 0u);
+  c = CheckAs(StretchHosts(0x1c000), crush::CephRelease::kTentacle);  // 1.75: 14% lighter
+  ASSERT_EQ(c.count("STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE"), 1u);
+  EXPECT_EQ(c["STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE"].summary,
+            "Stretch mode buckets differ in weight by more than 10%");
+  c = CheckAs(StretchHosts(0x24000), crush::CephRelease::kTentacle);  // 2.25: 12.5% heavier
+  EXPECT_EQ(c.count("STRETCH_MODE_BUCKET_WEIGHT_IMBALANCE"), 1u);
+  c = CheckAs(StretchHosts(0x20000), crush::CephRelease::kPacific);
+  EXPECT_EQ(c.count("UNEVEN_WEIGHTS_STRETCH_MODE"), 0u);
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "crush/status_macros.h"
 
 namespace crushkit::osdmap::binary {
@@ -321,6 +323,25 @@ void WritePoolBody(Writer& b, const BinaryPool& p) {
 }
 
 }  // namespace
+
+absl::StatusOr<PeeringCrush> PeeringAsReadBeforeTentacle(const BinaryPool& pool) {
+  Writer w;
+  w.U8(pool.peering ? 1 : 0);
+  if (pool.peering) WritePeering(w, *pool.peering);
+  w.Bytes(pool.frame.tail);
+  const std::string rest = w.Take();
+  if (rest.size() < 16) {
+    return absl::DataLossError(
+        absl::StrCat("pg_pool_t v", pool.frame.v,
+                     " (Tentacle's) read as v30, as Pacific and Reef do: its four "
+                     "peering_crush fields need 16 bytes, ",
+                     rest.size(), " are left"));
+  }
+  Reader r(rest);
+  PeeringCrush p;
+  CRUSH_RETURN_IF_ERROR(ReadPeering(r, &p));
+  return p;
+}
 
 absl::Status ReadPool(Reader& r, BinaryPool* out) {
   if (r.remaining() >= 1 && static_cast<std::uint8_t>(r.rest()[0]) < 5) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include "osdmap/binary_io.h"
 #include "osdmap/binary_types.h"
@@ -155,6 +156,15 @@ struct BinaryPool {
 // truncation; kInvalidArgument for an unknown pool option value type.
 absl::Status ReadPool(Reader& r, BinaryPool* out);
 void WritePool(Writer& w, const BinaryPool& pool);
+
+// The four peering fields Pacific's and Reef's pg_pool_t::decode read from
+// a pool Tentacle wrote (frame.v >= 31): they know v30's layout only, so
+// they take 16 bytes after last_pg_merge_meta (Tentacle's optional flag,
+// its fields if set, the v32 tail) as v30's four u32 and skip what is left.
+// Errors: kDataLoss when fewer than 16 bytes are left there (their decode
+// throws; osdmaptool 16.2/18.2 then cannot read the map: every pool
+// Tentacle writes without stretch peering). REQUIRES: pool.frame.v >= 31.
+absl::StatusOr<PeeringCrush> PeeringAsReadBeforeTentacle(const BinaryPool& pool);
 
 // pool.flags as Ceph's pg_pool_t::decode leaves them: a pool with snap_seq
 // > 0 and neither snap mode flag gets SELFMANAGED_SNAPS (removed_snaps

@@ -63,6 +63,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(EncodeOsdMap(*again) == encoded, "encoding is not a fixed point");
   const absl::Status hit_sets = crushkit::osdmap::CheckHitSetParams(*map);
   FUZZ_CHECK(Printable(std::string(hit_sets.message())), "raw byte in a CheckHitSetParams error");
+  // Tentacle's pools as Reef reads them (their v30 peering fields misread).
+  crushkit::osdmap::OsdMapBinary as_reef = *map;
+  const absl::Status reef =
+      crushkit::osdmap::ReadAsRelease(crushkit::crush::CephRelease::kReef, &as_reef);
+  FUZZ_CHECK(Printable(std::string(reef.message())), "raw byte in a ReadAsRelease error");
   auto text = crushkit::osdmap::FormatOsdMapPlain(*map);
   if (!text.ok()) {
     FUZZ_CHECK(Printable(std::string(text.status().message())),

@@ -3,6 +3,7 @@
 # one monitor, one manager and N memstore OSDs spread over H hosts, auth off, everything under DIR.
 #
 #   loopback-cluster.sh start DIR [--osds N] [--hosts H] [--port BASE] [--osd-mib M] [--release pacific|tentacle]
+#                             [--conf 'option = value' ...]   (each added to ceph.conf's [global], e.g. 'ms bind msgr2 = false')
 #   loopback-cluster.sh stop DIR         stops every daemon by the PID it recorded in DIR (never by name)
 #   loopback-cluster.sh status DIR       daemons alive, `ceph -s`
 #   loopback-cluster.sh add-osds DIR [--count N]   N more OSDs (default 1), class hdd, up and in but outside the
@@ -102,7 +103,7 @@ status_cluster() {
 }
 
 start_cluster() {
-  local osds=3 hosts=3 port=47000 osd_mib=256 release=pacific weight=1.0
+  local osds=3 hosts=3 port=47000 osd_mib=256 release=pacific weight=1.0 extra_conf=''
   while [[ $# -gt 0 ]]; do
     case $1 in
       --osds) osds=$2; shift 2 ;;
@@ -111,6 +112,7 @@ start_cluster() {
       --osd-mib) osd_mib=$2; shift 2 ;;
       --weight) weight=$2; shift 2 ;;
       --release) release=$2; shift 2 ;;
+      --conf) extra_conf+=$2$'\n'; shift 2 ;;
       *) die "unknown option $1" ;;
     esac
   done
@@ -183,6 +185,7 @@ crash dir = $CD/crash
 mon data = $CD/\$name
 mgr data = $CD/\$name
 osd data = $CD/\$name
+$extra_conf
 [client]
 log file = $CD/client.log
 admin socket =

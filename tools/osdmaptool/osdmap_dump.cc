@@ -413,8 +413,11 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
   return f->Flush();
 }
 
-absl::StatusOr<std::string> DumpHealth(const OsdMapBinary& m, const OsdMapBinary& as_decoded) {
-  auto checks = osdmap::CheckHealth(m, osdmap::HealthConfig(), &as_decoded);
+absl::StatusOr<std::string> DumpHealth(const OsdMapBinary& m, const OsdMapBinary& as_decoded,
+                                       crush::CephRelease release) {
+  osdmap::HealthConfig config;
+  config.release = release;
+  auto checks = osdmap::CheckHealth(m, config, &as_decoded);
   if (!checks.ok()) return checks.status();
   // JSONFormatter(true).dump_object("checks", health_check_map_t).
   auto f = CephFormatter::Create("json-pretty");

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "osdmap/osdmap_binary.h"
 #include "osdmap/osdmap_print.h"
 
@@ -39,9 +40,10 @@ absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::str
 // `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as
 // pretty JSON, code -> {severity, summary {message, count}, detail [...]}.
 // `as_decoded`: the map as read from the file (see CheckHealth's
-// features_from).
+// features_from); `release`: whose check_health (HealthConfig::release).
 absl::StatusOr<std::string> DumpHealth(const osdmap::OsdMapBinary& map,
-                                       const osdmap::OsdMapBinary& as_decoded);
+                                       const osdmap::OsdMapBinary& as_decoded,
+                                       crush::CephRelease release);
 
 }  // namespace crushkit::tools::osdmaptool
 

@@ -213,6 +213,12 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     } else if (std::optional<InstalledCeph> installed = DetectInstalledCeph()) {
       state->ceph_release = installed->release;
     }
+    // Pacific and Reef read Tentacle's pools with their own, older layout.
+    if (absl::Status st = osdmap::ReadAsRelease(state->ceph_release, &*as_decoded); !st.ok()) {
+      WriteAndFlush(err,
+                    absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", st.message(), "\n"));
+      return 255;
+    }
   }
   const std::uint32_t first_epoch = state->epoch;
   OsdmaptoolOptions& opt = cmd.actions;
@@ -273,7 +279,7 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
     opt.health = [&](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
       auto map = in_memory_map(s);
       if (!map.ok()) return map.status();
-      return DumpHealth(*map, *as_decoded);
+      return DumpHealth(*map, *as_decoded, s.ceph_release);
     };
   }
   // --test-crush streams (it never ends): what the actions printed so far,
