@@ -26,6 +26,7 @@ h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}
 table.kv th{text-align:left;background:none;white-space:nowrap;vertical-align:top}table.kv td{text-align:left}
+table.pools td{white-space:nowrap}
 .note{color:#a40}.muted{color:#666}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .tw,.scroll{max-width:100%;overflow-x:auto}.scroll{max-height:260px;overflow-y:auto;border:1px solid #eee}
 .chart{width:100%}.chart-box{position:relative;width:100%;margin:4px 0 10px}
@@ -45,7 +46,8 @@ std::string Pct(double part, double whole) {
 
 void PoolTable(std::string& h, const Movement& m) {
   const bool bytes = m.bytes_source != BytesSource::kUnknown;
-  h += "<div class=tw><table><tr><th>pool</th><th>PGs</th><th>remapped</th><th>shards moved</th>";
+  h += "<div class=tw><table class=pools><tr><th>pool</th><th>PGs</th><th>remapped</th><th>shards "
+       "moved</th>";
   if (bytes) h += "<th>objects to move</th><th>bytes to move</th><th>of stored</th>";
   h += "<th>degraded after</th><th>inactive after</th><th>amplification</th></tr>\n";
   auto row = [&](const MovementCounters& c) {

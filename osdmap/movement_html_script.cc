@@ -62,12 +62,12 @@ constexpr const char* kDrawCharts = R"JS(
     id: 'ratios',
     afterDatasetsDraw: function (chart, args, opts) {
       if (!opts || !opts.lines) return;
-      var y = chart.scales.y, a = chart.chartArea, ctx = chart.ctx, lastTop = 1e9;
+      var y = chart.scales.y, a = chart.chartArea, ctx = chart.ctx, lastY = -1e9, right = a.right;
       ctx.save();
       ctx.font = '10px sans-serif';
       ctx.textAlign = 'right';
       ctx.setLineDash([5, 3]);
-      opts.lines.slice().reverse().forEach(function (l) {
+      opts.lines.slice().sort(function (p, q) { return q.y - p.y; }).forEach(function (l) {
         var py = y.getPixelForValue(l.y);
         if (py < a.top || py > a.bottom) return;
         ctx.strokeStyle = l.color;
@@ -76,10 +76,11 @@ constexpr const char* kDrawCharts = R"JS(
         ctx.moveTo(a.left, py);
         ctx.lineTo(a.right, py);
         ctx.stroke();
-        if (py - 2 < lastTop - 10) {  // labels of close lines would overlap
-          ctx.fillText(l.label, a.right - 2, py - 2);
-          lastTop = py - 2;
-        }
+        // Labels of lines closer than the text's height go side by side.
+        right = py - 2 - lastY >= 11 ? a.right - 2 : right;
+        ctx.fillText(l.label, right, py - 2);
+        lastY = py - 2;
+        right -= ctx.measureText(l.label).width + 8;
       });
       ctx.restore();
     }
