@@ -18,7 +18,8 @@ checking script appended; after the page's own scripts ran it records, and this 
   * every heat map cell carries its value as text;
   * the headline is above 'What moves' and shows the JSON `headline`'s figures;
   * the page names no external resource.
-A screenshot of the top of the page at each size is kept (--screenshot-prefix: PREFIX-WxH.png).
+A screenshot of the top of the page at each size is kept (--screenshot-prefix: PREFIX-WxH.png);
+the work directory is removed after a pass, kept after a failure.
 With --sample the page is also generated without Chart.js (CRUSHKIT_CHART_JS pointing nowhere):
 every chart box must then say why it is empty, with no console error.
 
@@ -354,11 +355,12 @@ def main():
         failures += ["without Chart.js: " + f for f in
                      page_failures(measured, dom, console, 1280, report, with_library=False)]
     if failures:
-        print("FAIL: " + "\n  ".join(failures))
+        print("FAIL: " + "\n  ".join(failures) + "\n(pages and chromium's profile kept in %s)" % d)
         return 1
-    print("OK: %s (%d OSDs) in headless chromium at %s: no console errors, no sideways scroll, every OSD "
+    shutil.rmtree(d, ignore_errors=True)  # the screenshots are outside it
+    print("OK: the %s report (%d OSDs) in headless chromium at %s: no console errors, no sideways scroll, every OSD "
           "charted, every heat map cell valued, axes with ticks and units, the JSON's headline; screenshots %s"
-          % (page, len(report["osds"]), a.sizes, " ".join(shots)))
+          % (a.command, len(report["osds"]), a.sizes, " ".join(shots)))
     return 0
 
 
