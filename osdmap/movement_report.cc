@@ -21,6 +21,8 @@ void internal::CountersToProto(const MovementCounters& c, proto::Counters* p) {
   p->set_pool_name(c.pool_name);
   p->set_pgs(c.pgs);
   p->set_pgs_remapped(c.pgs_remapped);
+  p->set_pgs_primary_changed(c.pgs_primary_changed);
+  p->set_pgs_primary_only(c.pgs_primary_only);
   p->set_shards_moved(c.shards_moved);
   p->set_objects_to_move(c.objects_to_move);
   p->set_bytes_to_move(c.bytes_to_move);

@@ -26,12 +26,15 @@ on an uninitialised score could vary).
 Exit 77 without the oracle (1 with CRUSHKIT_REQUIRE_ORACLE=1).
 """
 import argparse
+import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
+import zlib
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,10 +44,82 @@ import oracle  # noqa: E402
 from oracle import crashed  # noqa: E402
 from run_binary_osdmap_differential import (  # noqa: E402
     build_base, compare_output, files_of, fresh_dirs)
-from run_osdmap_differential import run  # noqa: E402
+from run_osdmap_differential import ceph_undefined, edit_crush, run  # noqa: E402
 
 COUNTERS = ("states", "with_changes", "unable", "errors", "perturbed", "oracle_crashes",
-            "crash_agreed", "bad_base", "nondeterministic", "determinism_checked")
+            "crash_agreed", "bad_base", "nondeterministic", "determinism_checked", "changes",
+            "change_pgs", "change_moving", "change_primary_changed", "change_primary_only",
+            "ceph_undefined")
+PG_DUMP = re.compile(r"^(\d+\.[0-9a-f]+)\t\[([0-9,]*)\]\t(-?\d+)$", re.M)
+
+
+def pg_dump(out):
+    """`--test-map-pgs-dump` lines as {pg: (acting list, primary)}."""
+    return {m.group(1): ([int(x) for x in m.group(2).split(",") if x], int(m.group(3)))
+            for m in PG_DUMP.finditer(out.decode())}
+
+
+def change_across_primaries(res, d, crushkit, set_primaries, where):
+    """The base map with the pg_upmap_primaries `osdmaptool --read` proposes
+    for it, then a random crushtool edit put back with `osdmaptool
+    --import-crush`: `crushkit diff` of the two maps against osdmaptool's
+    mappings of both (the after map cleaned first with --upmap-cleanup, as
+    the monitor cleans it): the same PGs move, with the same up sets before
+    and after (primary first), and as many PGs change primary."""
+    w = os.path.join(d, "change")
+    shutil.rmtree(w, ignore_errors=True)
+    os.mkdir(w)
+    shutil.copyfile(os.path.join(d, "om"), os.path.join(w, "base.om"))
+    rc, out, _ = run(["osdmaptool", "base.om", "--read", "prim.txt", "--read-pool", "rbd"], w)
+    if rc != 0 or b"num changes: " not in out:
+        return
+    if subprocess.run([set_primaries, "base.om", "om", "prim.txt"], cwd=w,
+                      capture_output=True).returncode != 0:
+        res["diffs"].append("%s: osdmap_set_primaries failed" % where)
+        return
+    shutil.copyfile(os.path.join(w, "om"), os.path.join(w, "before.om"))
+    if edit_crush(random.Random(zlib.crc32(where.encode())), w) is None:
+        return
+    rc, before, _ = run(["osdmaptool", "before.om", "--test-map-pgs-dump"], w)
+    rc2, after, _ = run(["osdmaptool", "om", "--upmap-cleanup", "cleanup.txt",
+                         "--test-map-pgs-dump"], w)
+    if rc != 0 or rc2 != 0:
+        return
+    before, after = pg_dump(before), pg_dump(after)
+    krc, kout, kerr = run([crushkit, "diff", "before.om", "om", "--json", "--pgs",
+                           "--no-schedule"], w)
+    if ceph_undefined(kerr):
+        res["ceph_undefined"] += 1
+        return
+    if krc != 0:
+        res["diffs"].append("%s: crushkit diff failed: %s" % (where, kerr.decode()[:300]))
+        return
+    j = json.loads(kout.decode())
+    res["changes"] += 1
+    res["change_pgs"] += len(after)
+    moving = {pg for pg in after if pg in before and set(after[pg][0]) - set(before[pg][0])}
+    ours = {m["pg"]: m for m in j.get("pgs", [])}
+    if set(ours) != moving:
+        res["diffs"].append("%s: crushkit moves %d PGs, osdmaptool's mappings %d (first "
+                            "different: %s)" % (where, len(ours), len(moving),
+                                                sorted(set(ours) ^ moving)[:3]))
+    for pg in sorted(moving & set(ours)):
+        m = ours[pg]
+        if m.get("before", []) != before[pg][0] or m.get("after", []) != after[pg][0]:
+            res["diffs"].append("%s: pg %s: crushkit %s -> %s, osdmaptool %s -> %s" % (
+                where, pg, m.get("before"), m.get("after"), before[pg][0], after[pg][0]))
+            break
+    changed = [pg for pg in after if pg in before and before[pg][1] != after[pg][1]]
+    only = [pg for pg in changed if set(before[pg][0]) == set(after[pg][0])]
+    t = j["totals"]
+    res["change_moving"] += len(moving)
+    res["change_primary_changed"] += len(changed)
+    res["change_primary_only"] += len(only)
+    if (t.get("pgs_primary_changed", 0), t.get("pgs_primary_only", 0)) != (len(changed), len(only)):
+        res["diffs"].append("%s: crushkit: %s PGs change primary (%s only that), osdmaptool's "
+                            "mappings %d (%d)" % (where, t.get("pgs_primary_changed", 0),
+                                                  t.get("pgs_primary_only", 0), len(changed),
+                                                  len(only)))
 
 
 def read_flags(rng, max_osd, pg_num):
@@ -81,6 +156,10 @@ def compare_one(res, d, name, flags, crushkit, where, determinism):
         else:
             res["crash_agreed"] += 1
         return
+    if ceph_undefined(ours[2]):
+        # A mapping went where Ceph reads out of bounds: no answer to compare.
+        res["ceph_undefined"] += 1
+        return
     res["states"] += 1
     out = ceph[1]
     res["with_changes"] += 1 if b"num changes: " in out else 0
@@ -103,7 +182,7 @@ def compare_one(res, d, name, flags, crushkit, where, determinism):
 
 
 def one_base(job):
-    seed, index, variations, crushkit, perturb, determinism = job
+    seed, index, variations, crushkit, perturb, determinism, set_primaries, keep_dir = job
     rng = random.Random(seed * 1000003 + index + 4242)
     d = tempfile.mkdtemp(prefix="readbaldiff-")
     res = {k: 0 for k in COUNTERS}
@@ -118,6 +197,9 @@ def one_base(job):
             flags = read_flags(rng, max_osd, pg_num)
             compare_one(res, d, "om", flags, crushkit,
                         "base %d (seed %d) flags %s" % (index, seed, " ".join(flags)), determinism)
+        if set_primaries:
+            change_across_primaries(res, d, crushkit, set_primaries,
+                                    "base %d (seed %d) change across primaries" % (index, seed))
         if perturb:
             pseed = rng.randrange(1 << 30)
             if subprocess.run([perturb, str(pseed), os.path.join(d, "om"),
@@ -128,6 +210,8 @@ def one_base(job):
                 compare_one(res, d, "pert.om", flags, crushkit,
                             "base %d (seed %d) perturbed map (osdmap_perturb %d) flags %s" % (
                                 index, seed, pseed, " ".join(flags)), determinism)
+        if res["diffs"] and keep_dir:
+            shutil.copytree(d, os.path.join(keep_dir, "base%d" % index), dirs_exist_ok=True)
         return res
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -138,6 +222,9 @@ def main():
     ap.add_argument("--crushkit", required=True)
     ap.add_argument("--release", choices=("reef", "tentacle"), default="tentacle")
     ap.add_argument("--perturb", default="", help="the osdmap_perturb binary (optional)")
+    ap.add_argument("--set-primaries", default="",
+                    help="the osdmap_set_primaries binary: also diff a CRUSH change across the "
+                         "primaries --read proposes (optional)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bases", type=int, default=20)
     ap.add_argument("--variations", type=int, default=3)
@@ -147,6 +234,8 @@ def main():
     ap.add_argument("--min-states", type=int, default=0,
                     help="fail unless at least this many runs were compared")
     ap.add_argument("--show-diffs", type=int, default=20)
+    ap.add_argument("--keep-failures", default="",
+                    help="copy the work directory of every base with a difference here")
     a = ap.parse_args()
     oracle.use_release(a.release)
     if (oracle.put_on_path("osdmaptool", a.release) is None or
@@ -154,7 +243,10 @@ def main():
         return oracle.skip_or_fail("osdmaptool/crushtool of %s not installed" % a.release)
     crushkit = os.path.abspath(a.crushkit)
     perturb = os.path.abspath(a.perturb) if a.perturb else ""
-    jobs = [(a.seed, i, a.variations, crushkit, perturb, a.determinism) for i in range(a.bases)]
+    set_primaries = os.path.abspath(a.set_primaries) if a.set_primaries else ""
+    keep = os.path.abspath(a.keep_failures) if a.keep_failures else ""
+    jobs = [(a.seed, i, a.variations, crushkit, perturb, a.determinism, set_primaries, keep)
+            for i in range(a.bases)]
     total = {k: 0 for k in COUNTERS}
     total["diffs"], total["notes"] = [], []
     with multiprocessing.Pool(a.jobs) as pool:
@@ -167,10 +259,17 @@ def main():
         print("NOTE", line)
     print("release %s: compared %d --read runs (%d of them on perturbed maps; %d proposing "
           "changes, %d finding none, %d failing as osdmaptool fails); %d differences; %d "
-          "osdmaptool crashes (crushkit failed too on %d); %d bases rejected by Ceph" % (
+          "osdmaptool crashes (crushkit failed too on %d); %d bases rejected by Ceph; %d runs "
+          "where Ceph's answer is undefined (crushkit warned: a mapping read out of bounds in "
+          "Ceph)" % (
               a.release, total["states"], total["perturbed"], total["with_changes"],
               total["unable"], total["errors"], len(total["diffs"]), total["oracle_crashes"],
-              total["crash_agreed"], total["bad_base"]))
+              total["crash_agreed"], total["bad_base"], total["ceph_undefined"]))
+    if set_primaries:
+        print("changes across pg_upmap_primaries: %d (%d PGs mapped, %d moving data, %d changing "
+              "primary, %d of them only the primary)" % (
+                  total["changes"], total["change_pgs"], total["change_moving"],
+                  total["change_primary_changed"], total["change_primary_only"]))
     if a.determinism:
         print("determinism: %d oracle runs repeated, %d gave another answer" % (
             total["determinism_checked"], total["nondeterministic"]))

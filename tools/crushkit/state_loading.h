@@ -9,8 +9,10 @@
 #include <string>
 
 #include "osdmap/cluster_check.h"
+#include "osdmap/input_sniff.h"
 #include "osdmap/mapping_session.h"
 #include "osdmap/state_codec.h"
+#include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
@@ -29,6 +31,18 @@ inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd,
   if (!state.ok()) {
     std::cerr << "crushkit " << cmd << ": " << path << ": " << state.status().message() << "\n";
     return std::nullopt;
+  }
+  // A binary osdmap names its release only through require_osd_release
+  // (osdmaptool --createsimple leaves it unknown): CRUSHKIT_CEPH_RELEASE,
+  // when set, decides how it maps and how the monitor would clean it, as for
+  // `crushkit osdmaptool`.
+  if (osdmap::LooksLikeCephOsdMap(*bytes)) {
+    auto release = CephReleaseOverride("");
+    if (!release.ok()) {
+      std::cerr << "crushkit " << cmd << ": " << release.status().message() << "\n";
+      return std::nullopt;
+    }
+    if (*release) state->ceph_release = **release;
   }
   if (state->mapping_check && !state->mapping_check->agrees) {
     for (const std::string& line : osdmap::FormatMappingCheck(*state->mapping_check))
