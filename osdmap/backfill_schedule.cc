@@ -162,8 +162,9 @@ class Simulator {
   std::vector<BackfillJobTiming> timings_;
   std::vector<Pending> pending_;  // requests made during the current grant phase
   std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> phase_;  // the OSDs a grant phase visits
-  std::vector<Request> candidates_;   // all-at-once: PGs that may start now
+  std::vector<std::uint32_t> phase_;      // the OSDs a grant phase visits
+  std::vector<Request> candidates_;       // all-at-once: PGs that may start now
+  std::vector<std::uint32_t> unsettled_;  // all-at-once: free slot, PGs still parked
   std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
   std::vector<MisplacedPoint> curve_;
@@ -481,6 +482,8 @@ void Simulator::StartAllAtOnce(std::uint32_t job) {
 void Simulator::PumpAllAtOnce() {
   std::vector<Request> batch;
   batch.swap(candidates_);
+  for (const std::uint32_t osd : unsettled_) MarkDirty(osd);
+  unsettled_.clear();
   for (const std::uint32_t osd : dirty_) {
     OsdSim& o = osds_[osd];
     o.dirty = false;
@@ -493,10 +496,20 @@ void Simulator::PumpAllAtOnce() {
       o.parked_remote.pop();
     }
   }
-  dirty_.clear();
   std::sort(batch.begin(), batch.end(),
             [](const Request& x, const Request& y) { return RequestAfter()(y, x); });
   for (const Request& k : batch) Place(k.job);
+  // An OSD whose free slot none of the PGs tried took, with PGs still parked
+  // on it, tries the next ones at the next event (or at once when nothing
+  // else is left to happen: Run).
+  for (const std::uint32_t osd : dirty_) {
+    const OsdSim& o = osds_[osd];
+    if ((o.local_free > 0 && !o.parked_local.empty()) ||
+        (o.remote_free > 0 && !o.parked_remote.empty())) {
+      unsettled_.push_back(osd);
+    }
+  }
+  dirty_.clear();
 }
 
 void Simulator::Finish(std::uint32_t job) {
@@ -642,7 +655,13 @@ absl::Status Simulator::Run() {
       Advance(j);
     }
   }
-  const auto pump = [&] { opt_.hold_and_wait ? Pump() : PumpAllAtOnce(); };
+  const auto pump = [&] {
+    if (opt_.hold_and_wait) return Pump();
+    PumpAllAtOnce();
+    // Nothing running: every slot is free, so each parked PG starts or is
+    // refused; try them all now rather than at an event that may not come.
+    while ((events_.empty() || running_jobs_ == 0) && !unsettled_.empty()) PumpAllAtOnce();
+  };
   pump();
   std::size_t finished = 0;
   while (!events_.empty()) {

@@ -30,8 +30,9 @@
 //    request), and holds nothing while it waits: work-conserving, the
 //    optimistic side of Ceph. A slot an OSD frees is offered to the first 16
 //    PGs waiting for it, tried together with those of the other OSDs freed
-//    at that instant in the reservers' order (the others stay queued for its
-//    next release), which keeps large schedules fast. hold_and_wait true
+//    at that instant in the reservers' order; if none of them can take it,
+//    the next 16 are tried at the next event (at once when nothing runs),
+//    which keeps large schedules fast. hold_and_wait true
 //    simulates the literal state machine (the pessimistic side). Both are
 //    deadlock-free.
 //  * Holding everything it backfills for a fixed duration, then releases all.

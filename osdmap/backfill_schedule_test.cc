@@ -178,6 +178,26 @@ TEST(BackfillScheduleTest, HoldAndWaitLeavesSlotsIdle) {
   EXPECT_THAT(Starts(*a), ElementsAre(0, 10, 0));
 }
 
+// All at once, a freed slot is offered to the first 16 PGs parked on it.
+// Here osd.0 frees its slot at 10 s with 18 PGs parked on it: 17 are
+// refused by the full osd.9 and nothing else runs, so the 18th is tried at
+// once and starts at 10 s (the simulation stalled before this was handled).
+TEST(BackfillScheduleTest, AFreedSlotReachesPgsPastTheFirstSixteen) {
+  std::vector<BackfillJob> jobs = {Job(0, 0, {8}, 10)};
+  for (std::uint32_t i = 1; i <= 17; ++i) jobs.push_back(Job(i, 0, {9}, 200));
+  jobs.push_back(Job(18, 0, {7}, 5));
+  BackfillOptions opt = UnitRate();
+  opt.backfillfull_ratio = 0.9;
+  BackfillOsdInfo info;
+  info.capacity_bytes.assign(10, 1000);
+  info.used_bytes.assign(10, 100);
+  info.used_bytes[9] = 800;  // + 200 = 1000 > 900: refused
+  const auto s = SimulateBackfill(jobs, info, opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_EQ(s->jobs[18].start_seconds, 10);
+  EXPECT_EQ(s->jobs_never_starting, 17u);
+}
+
 // Three PGs leave osd.0 for osd.1..3, and four PGs from osd.4..7 all arrive
 // at osd.9; 10 s each. One slot: osd.0 sends them one after another (30 s),
 // osd.9 takes them one after another (40 s). Three slots: osd.0 sends all at
