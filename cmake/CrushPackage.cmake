@@ -1,6 +1,7 @@
 # CPack: `cpack -G DEB` in a build tree makes one Debian package, crushkit,
 # holding everything `cmake --install` installs (the CLI, libcrushkit.so and
-# the static libraries, headers, the CMake package and crushkit.pc).
+# the static libraries, headers, the CMake package, crushkit.pc and the
+# Python module).
 #
 # Its runtime dependencies (libc6, libstdc++6, libgcc-s1, libabsl20220623 on
 # Debian 12, for libcrushkit.so; zlib1g for the CLI, which has Abseil,
@@ -38,7 +39,15 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
 
 # `plan`/`diff --html` inline Chart.js from Debian's package into the page
 # (osdmap/movement_html.h); without it the page shows tables only.
-list(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS "libjs-chart.js")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libjs-chart.js")
+# The Python module (component python, /usr/lib/python3/dist-packages) is
+# built for one Python minor version (its ABI tag): Debian 12's python3 3.11.
+if(TARGET crushkit_python)
+  math(EXPR _crush_py_next "${Python3_VERSION_MINOR} + 1")
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS
+         ", python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~)"
+         ", python3 (<< ${Python3_VERSION_MAJOR}.${_crush_py_next}), python3-numpy")
+endif()
 string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}")
 
 include(CPack)

@@ -18,7 +18,8 @@
 #      the bytes Ceph 16.2 wrote, samples/embed/6host-classes-ec.crushmap),
 #      and builds samples/embed_c with `gcc $(pkg-config --cflags --libs
 #      crushkit)` and runs it (must print what `crushkit crushtool --test
-#      --show-mappings` prints).
+#      --show-mappings` prints); when the build has the Python module, also
+#      `import crushkit` with the root's python3 (the same mappings).
 # Needs root (mmdebstrap's root mode) and the network to the mirror. Prints
 # the time each phase took. Env: BUILD_DIR, JOBS (default 2), KEEP=1 keeps
 # the temp directory (the root is deleted either way unless KEEP=1).
@@ -46,7 +47,13 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     -DCRUSH_BUILD_BENCHMARKS=OFF > "$work/configure.log" || { cat "$work/configure.log"; fail "configuring"; }
 fi
 grep -q '^CRUSH_INSTALL:BOOL=ON' "$build/CMakeCache.txt" || fail "$build is configured with CRUSH_INSTALL=OFF"
-cmake --build "$build" --target crushkit crush_shared -j "$jobs" > "$work/build.log" \
+targets="crushkit crush_shared"
+python_module=0
+if grep -q '^CRUSH_BUILD_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
+  targets="$targets crushkit_python"
+  python_module=1
+fi
+cmake --build "$build" --target $targets -j "$jobs" > "$work/build.log" \
   || { cat "$work/build.log"; fail "building"; }
 
 stamp "cpack -G DEB"
@@ -76,6 +83,10 @@ for f in /usr/bin/crushkit 'libcrushkit\.so\.'"$version" '/include/crush/crushki
   '/cmake/crushkit/crushkitConfig\.cmake' '/pkgconfig/crushkit\.pc'; do
   grep -q "$f" "$work/files.txt" || fail "the package lacks $f"
 done
+if [[ $python_module == 1 ]]; then
+  grep -q '/usr/lib/python3/dist-packages/crushkit\..*\.so' "$work/files.txt" \
+    || fail "the package lacks the Python module"
+fi
 
 mirror=${CRUSH_DEB_MIRROR:-}
 if [[ -z "$mirror" ]]; then
@@ -95,7 +106,8 @@ cat > "$work/in-root/check.sh" <<EOF
 set -eu
 cd /root/check
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq --no-install-recommends ./$(basename "$deb") gcc libc6-dev pkg-config > apt.log \
+apt-get install -y -qq --no-install-recommends ./$(basename "$deb") gcc libc6-dev pkg-config \
+  $([[ $python_module == 1 ]] && echo python3) > apt.log \
   || { cat apt.log; exit 1; }
 echo "   installed: \$(dpkg-query -W -f='\${Package} \${Version}' crushkit)"
 v=\$(crushkit --version)
@@ -111,6 +123,14 @@ gcc -std=c99 -Wall -Wextra -Werror -pedantic -o map_rule map_rule.c \$(pkg-confi
 crushkit crushtool -i compiled.bin --test --show-mappings --rule 0 --num-rep 3 --min-x 0 --max-x 99 > cli.txt
 cmp c.txt cli.txt || { diff c.txt cli.txt | head; exit 1; }
 echo "   C sample (gcc + pkg-config, libcrushkit.so): \$(wc -l < c.txt) mappings, as crushtool --test"
+if [ $python_module = 1 ]; then
+  python3 -c "import crushkit
+m = crushkit.CrushMap.from_binary(open('compiled.bin', 'rb').read())
+for x in range(100):
+    print('CRUSH rule 0 x %d [%s]' % (x, ','.join(map(str, m.do_rule(0, x, 3)))))" > py.txt
+  cmp py.txt cli.txt || { diff py.txt cli.txt | head; exit 1; }
+  echo "   import crushkit (/usr/lib/python3/dist-packages): \$(wc -l < py.txt) mappings, as crushtool --test"
+fi
 EOF
 
 stamp "clean Debian 12 root (mmdebstrap --variant=apt bookworm, $mirror); install the .deb with apt; run"
