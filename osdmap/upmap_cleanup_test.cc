@@ -97,6 +97,46 @@ TEST_F(UpmapCleanupTest, ValidItemsAreKept) {
   EXPECT_EQ(FormatUpmapCleanupCommands(c), "");
 }
 
+// pg_upmap_primaries (issue 39): Reef's cleanup leaves them; Tentacle's
+// keeps a primary that is in the raw set and not already its first OSD,
+// drops the others, and drops a cancelled PG's with its other entries.
+TEST_F(UpmapCleanupTest, ReefLeavesUpmapPrimaries) {
+  state_.ceph_release = crush::CephRelease::kReef;
+  state_.pg_upmap_primaries[kPg] = raw_[0];  // redundant
+  state_.pg_upmap_primaries[PgId{1, 1}] = free_;
+  EXPECT_FALSE(Check().changed());
+}
+
+TEST_F(UpmapCleanupTest, TentacleKeepsAValidPrimary) {
+  state_.ceph_release = crush::CephRelease::kTentacle;
+  state_.pg_upmap_primaries[kPg] = raw_[1];
+  EXPECT_FALSE(Check().changed());
+}
+
+TEST_F(UpmapCleanupTest, TentacleDropsRedundantAndForeignPrimaries) {
+  state_.ceph_release = crush::CephRelease::kTentacle;
+  state_.pg_upmap_primaries[kPg] = raw_[0];
+  const std::vector<std::int32_t> raw1 = Raw(state_, PgId{1, 1});
+  state_.pg_upmap_primaries[PgId{1, 1}] = FreeHostOsd(raw1);
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.removed_pg_upmap_primaries, ElementsAre(kPg, PgId{1, 1}));
+  EXPECT_THAT(c.cancelled, IsEmpty());
+  EXPECT_EQ(c.entries_changed(), 2);
+  EXPECT_EQ(FormatUpmapCleanupCommands(c),
+            "ceph osd rm-pg-upmap-primary 1.0\nceph osd rm-pg-upmap-primary 1.1\n");
+  ApplyUpmapCleanup(c, state_);
+  EXPECT_THAT(state_.pg_upmap_primaries, IsEmpty());
+}
+
+TEST_F(UpmapCleanupTest, TentacleDropsACancelledPgsPrimary) {
+  state_.ceph_release = crush::CephRelease::kTentacle;
+  state_.pg_upmap_items[kPg] = {{raw_[0] ^ 1, free_}};  // a stale source: cancelled
+  state_.pg_upmap_primaries[kPg] = raw_[1];
+  const UpmapCleanup c = Check();
+  EXPECT_THAT(c.removed_pg_upmap_items, ElementsAre(kPg));
+  EXPECT_THAT(c.removed_pg_upmap_primaries, ElementsAre(kPg));
+}
+
 TEST_F(UpmapCleanupTest, FailureDomainViolationCancels) {
   // raw_[0] -> the sibling of raw_[1]: two OSDs on one host.
   state_.pg_upmap_items[kPg] = {{raw_[0], raw_[1] ^ 1}};
