@@ -367,6 +367,11 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   m.totals.pool_id = -1;
   m.totals.pool_name = "total";
   internal::SetTotalAmplification(m.pools, m.bytes_source != BytesSource::kUnknown, &m.totals);
+  // Every OSD that exists before or after, also those that hold no PG (the
+  // report's fill chart shows all of them).
+  for (std::int32_t o = 0; o < std::max(sb.max_osd(), sa.max_osd()); ++o) {
+    if (sb.Exists(o) || sa.Exists(o)) osds.At(o);
+  }
   for (std::size_t i = 0; i < osds.osds.size(); ++i) {
     if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
   }

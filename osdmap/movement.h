@@ -71,6 +71,9 @@ struct MovementCounters {
 struct OsdMovement {
   std::int32_t osd = 0;
   std::string host;
+  // The bucket above its host (its rack, or whatever type the map puts
+  // there; after, else before), "" if none.
+  std::string domain;
   std::string device_class;
   std::uint32_t pgs_before = 0;
   std::uint32_t pgs_after = 0;

@@ -256,6 +256,9 @@ void FillCapacity(const ClusterState& before, const ClusterState& after, bool by
     const std::string* host = host_after ? anc_after.Find(m.osd, *host_after) : nullptr;
     if (host == nullptr && host_before) host = anc_before.Find(m.osd, *host_before);
     if (host != nullptr) m.host = *host;
+    const std::string* domain = host_after ? anc_after.FindAbove(m.osd, *host_after) : nullptr;
+    if (domain == nullptr && host_before) domain = anc_before.FindAbove(m.osd, *host_before);
+    if (domain != nullptr) m.domain = *domain;
     const crush::MapModel& map = after.crush.class_map.contains(m.osd) ? after.crush : before.crush;
     if (auto c = map.class_map.find(m.osd); c != map.class_map.end()) {
       if (auto n = map.class_names.find(c->second); n != map.class_names.end())

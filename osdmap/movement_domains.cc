@@ -75,6 +75,23 @@ const std::string* Ancestry::Find(std::int32_t item, int type_id) const {
   return nullptr;
 }
 
+const std::string* Ancestry::FindAbove(std::int32_t item, int type_id) const {
+  std::int32_t cur = item;
+  for (int guard = 0; guard < 1000; ++guard) {  // a cycle cannot hang the report
+    auto it = parent_.find(cur);
+    if (it == parent_.end()) return nullptr;
+    cur = it->second;
+    const crush::Bucket* b = map_.FindBucket(cur);
+    if (b != nullptr && b->type == type_id) {
+      auto up = parent_.find(cur);
+      if (up == parent_.end()) return nullptr;
+      auto n = map_.item_names.find(up->second);
+      return n == map_.item_names.end() ? nullptr : &n->second;
+    }
+  }
+  return nullptr;
+}
+
 std::optional<DomainIndex> DomainIndex::Make(const ClusterState& before, const ClusterState& after,
                                              const std::string& type) {
   DomainIndex d;

@@ -121,15 +121,24 @@ void OsdSection(std::string& h, const PlanReport& r) {
   std::vector<const OsdMovement*> osds;
   for (const OsdMovement& o : m.osds) osds.push_back(&o);
   std::sort(osds.begin(), osds.end(), [](const OsdMovement* a, const OsdMovement* b) {
+    if (a->domain != b->domain) return NaturalLess(a->domain, b->domain);
     if (a->host != b->host) return NaturalLess(a->host, b->host);
     return a->osd < b->osd;
   });
-  std::set<std::string> hosts;
-  for (const OsdMovement* o : osds) hosts.insert(o->host);
+  std::set<std::string> hosts, domains;
+  for (const OsdMovement* o : osds) {
+    hosts.insert(o->host);
+    if (!o->domain.empty()) domains.insert(o->domain);
+  }
   absl::StrAppend(&h, "<h2>OSDs before and after</h2>\n<p class=muted>All ",
-                  Plural(osds.size(), "OSD"), " that hold a PG before or after the change, on ",
-                  Plural(hosts.size(), "host"),
-                  ", grouped by host (hosts in natural order, the host's name above its OSDs). ");
+                  Plural(osds.size(), "OSD"), " that exist before or after the change, on ",
+                  Plural(hosts.size(), "host"));
+  if (!domains.empty()) {
+    absl::StrAppend(&h, " in ", Plural(domains.size(), "failure domain"),
+                    " (the bucket above the host, e.g. its rack)");
+  }
+  absl::StrAppend(&h, ", grouped by ", domains.empty() ? "" : "failure domain, then ",
+                  "host (natural order; each chart's title names its domains and hosts). ");
   if (any_fill) {
     absl::StrAppend(
         &h,
@@ -146,12 +155,13 @@ void OsdSection(std::string& h, const PlanReport& r) {
          "change, grey dash before.</p>\n<div class=chart id=osd-chart data-kind=osd "
          "data-table=osd-values data-unit='PGs' data-ytitle='PGs on the OSD (count)'></div>\n";
   }
-  h += "<div class='values scroll'><table id=osd-values class=data><thead><tr><th>host</th>"
-       "<th>OSD</th><th>class</th>";
+  h += "<div class='values scroll'><table id=osd-values class=data><thead><tr><th>domain</th>"
+       "<th>host</th><th>OSD</th><th>class</th>";
   if (any_fill) h += "<th>fill before</th><th>peak during</th><th>fill after</th>";
   h += "<th>PGs before</th><th>PGs after</th></tr></thead><tbody>\n";
   for (const OsdMovement* o : osds) {
-    absl::StrAppend(&h, "<tr data-host='", HtmlEscape(o->host), "' data-osd=", o->osd);
+    absl::StrAppend(&h, "<tr data-domain='", HtmlEscape(o->domain), "' data-host='",
+                    HtmlEscape(o->host), "' data-osd=", o->osd);
     std::string cells;
     if (any_fill && fill_known(*o)) {
       auto it = peak.find(o->osd);
@@ -167,9 +177,9 @@ void OsdSection(std::string& h, const PlanReport& r) {
     } else {
       absl::StrAppend(&h, " data-before=", o->pgs_before, " data-after=", o->pgs_after);
     }
-    absl::StrAppend(&h, "><td>", HtmlEscape(o->host), "</td><td>osd.", o->osd, "</td><td>",
-                    HtmlEscape(o->device_class), "</td>", cells, "<td>", o->pgs_before, "</td><td>",
-                    o->pgs_after, "</td></tr>\n");
+    absl::StrAppend(&h, "><td>", HtmlEscape(o->domain), "</td><td>", HtmlEscape(o->host),
+                    "</td><td>osd.", o->osd, "</td><td>", HtmlEscape(o->device_class), "</td>",
+                    cells, "<td>", o->pgs_before, "</td><td>", o->pgs_after, "</td></tr>\n");
   }
   h += "</tbody></table></div>\n";
 }

@@ -24,7 +24,8 @@ std::string HtmlEscape(std::string_view s);
 bool NaturalLess(std::string_view a, std::string_view b);
 
 // Every OSD's fill before, at its peak during the backfill, and after,
-// grouped by host (hosts in natural order), with the nearfull,
+// grouped by failure domain (the bucket above the host), then host (both
+// in natural order), with the nearfull,
 // backfillfull and full lines; PGs per OSD when fill is unknown.
 void OsdSection(std::string& h, const PlanReport& r);
 

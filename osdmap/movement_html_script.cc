@@ -2,7 +2,8 @@
 // every `.chart` box from the table named by its data-table attribute.
 //   data-kind=osd    bars per OSD (after), dashes (before), triangles (peak),
 //                    split into small multiples that each fit the page width
-//                    at host boundaries, host names and separators drawn;
+//                    at failure domain (data-domain) or host boundaries,
+//                    host names and separators drawn;
 //   data-kind=time   a curve over time, ticks in minutes, hours or days,
 //                    vertical markers (rows with data-mark), a limit line;
 //   data-kind=steps  a bar per step.
@@ -154,9 +155,13 @@ constexpr const char* kDrawCharts = R"JS(
   function drawOsds(box, list, first) {
     var unit = box.dataset.unit, near = num(box.dataset.nearfull), full = num(box.dataset.full);
     var labels = [], before = [], after = [], peak = [], colors = [], starts = [], hasPeak = false;
+    var domains = [];
     list.forEach(function (r, k) {
-      var d = r.dataset;
-      if (k === 0 || d.host !== list[k - 1].dataset.host) starts.push({index: k, name: d.host});
+      var d = r.dataset, prev = k > 0 ? list[k - 1].dataset : null;
+      if (!prev || d.host !== prev.host || d.domain !== prev.domain) {
+        starts.push({index: k, name: d.host});
+      }
+      if (d.domain && domains.indexOf(d.domain) < 0) domains.push(d.domain);
       labels.push('osd.' + d.osd);
       var b = num(d.before), f = num(d.after), p = num(d.peak);
       before.push(b);
@@ -169,6 +174,11 @@ constexpr const char* kDrawCharts = R"JS(
     var title = starts.length === 1 ? 'host ' + starts[0].name :
         'hosts ' + starts[0].name + ' .. ' + starts[starts.length - 1].name +
         ' (' + starts.length + ')';
+    if (domains.length) {
+      title = (domains.length === 1 ? domains[0] :
+               domains[0] + ' .. ' + domains[domains.length - 1] + ' (' + domains.length + ')') +
+          ': ' + title;
+    }
     var c = canvasIn(box, first ? 250 : 210, 'OSD chart, ' + title);
     c.className = 'osd-chart';
     var sets = [
@@ -189,7 +199,9 @@ constexpr const char* kDrawCharts = R"JS(
                   ratios: {lines: ratioLines(box)},
                   title: {display: true, text: title, align: 'start'}},
         scales: {
-          x: {title: {display: true, text: 'OSD (grouped by host)'},
+          x: {title: {display: true,
+                      text: domains.length ? 'OSD (grouped by domain, then host)' :
+                                             'OSD (grouped by host)'},
               // sampleSize: label widths measured on a sample, not all
               // (the 10,000-OSD page draws in a third of the time).
               ticks: {autoSkip: true, maxRotation: 90, minRotation: 60, font: {size: 9},
@@ -209,9 +221,15 @@ constexpr const char* kDrawCharts = R"JS(
     var chunk = Math.ceil(list.length / Math.ceil(list.length / fit));
     for (var i = 0, first = true; i < list.length; first = false) {
       var end = Math.min(list.length, i + chunk);
-      if (end < list.length) {  // break at a host boundary when one is in reach
-        var e = end;
-        while (e > i + 1 && list[e].dataset.host === list[e - 1].dataset.host) e--;
+      if (end < list.length) {
+        // Break at a failure domain boundary in the chunk's second half,
+        // else at a host boundary when one is in reach.
+        var e = end, half = i + Math.ceil((end - i) / 2);
+        while (e > half && list[e].dataset.domain === list[e - 1].dataset.domain) e--;
+        if (e <= half) {
+          e = end;
+          while (e > i + 1 && list[e].dataset.host === list[e - 1].dataset.host) e--;
+        }
         if (e > i + 1) end = e;
       }
       drawOsds(box, list.slice(i, end), first);

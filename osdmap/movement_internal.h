@@ -80,6 +80,9 @@ class Ancestry {
   explicit Ancestry(const crush::MapModel& map);
   // The name of the ancestor of `item` of type `type_id`, or nullptr.
   const std::string* Find(std::int32_t item, int type_id) const;
+  // The name of the bucket directly above that ancestor (e.g. the rack
+  // above an OSD's host), or nullptr.
+  const std::string* FindAbove(std::int32_t item, int type_id) const;
   // The type id named `type`, if the map defines it.
   std::optional<int> TypeId(const std::string& type) const;
 

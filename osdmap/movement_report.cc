@@ -59,6 +59,7 @@ void ToProto(const MovementCounters& c, proto::Counters* p) { internal::Counters
 void ToProto(const OsdMovement& o, proto::OsdMovement* p) {
   p->set_osd(o.osd);
   p->set_host(o.host);
+  p->set_domain(o.domain);
   p->set_device_class(o.device_class);
   p->set_pgs_before(o.pgs_before);
   p->set_pgs_after(o.pgs_after);

@@ -221,6 +221,28 @@ TEST(MovementTest, RefusesStatesOfDifferentClusters) {
                                                                  HasSubstr("only before: 2")));
 }
 
+TEST(MovementTest, ListsEveryExistingOsdWithItsHostAndTheBucketAboveIt) {
+  ClusterState before = MakeState();
+  for (std::uint32_t ps = 0; ps < 2; ++ps) {
+    Pin(before, kRep, ps, {0, 1, 2});
+    Pin(before, kEc, ps, {0, 1, 2});
+  }
+  before.osds.push_back(OsdInfo{});  // osd.6: below max_osd, does not exist
+  const Movement m = Diff(before, before);
+  ASSERT_EQ(m.osds.size(), 6u);  // osd.3..5 hold no PG but exist
+  ASSERT_NE(OsdOf(m, 4), nullptr);
+  EXPECT_EQ(OsdOf(m, 4)->pgs_before + OsdOf(m, 4)->pgs_after, 0u);
+  EXPECT_EQ(OsdOf(m, 4)->host, "host4");
+  EXPECT_EQ(OsdOf(m, 4)->domain, "default");  // hosts sit in the root here
+  EXPECT_EQ(OsdOf(m, 6), nullptr);
+
+  const ClusterState racks = crush_testing::MakeRackState({});
+  const Movement r = Diff(racks, racks);
+  ASSERT_NE(OsdOf(r, 11), nullptr);
+  EXPECT_EQ(OsdOf(r, 11)->host, "host5");
+  EXPECT_EQ(OsdOf(r, 11)->domain, "rack2");
+}
+
 TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
   ClusterState before = PinnedBefore();
   ClusterState after = before;

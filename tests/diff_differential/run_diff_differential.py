@@ -716,8 +716,13 @@ def compare(report, want_pools, want_osds, check_counts):
         if int(got_t.get(f, 0)) != totals[f]:
             diffs.append("totals %s: got %s, expected %d" % (f, got_t.get(f), totals[f]))
     got_osds = {int(o["osd"]): o for o in report.get("osds", [])}
-    if sorted(got_osds) != sorted(want_osds):
-        diffs.append("osds listed %s vs truth %s" % (sorted(got_osds), sorted(want_osds)))
+    # The report lists every OSD that exists; those the truth leaves out
+    # (no PG before or after) must show no PGs.
+    if set(want_osds) - set(got_osds):
+        diffs.append("osds not listed %s" % sorted(set(want_osds) - set(got_osds)))
+    for o in sorted(set(got_osds) - set(want_osds)):
+        if any(int(got_osds[o].get(f, 0)) for f in ("pgs_before", "pgs_after", "pgs_in", "pgs_out")):
+            diffs.append("osd.%d listed with PGs, the truth has none" % o)
     fields = OSD_FIELDS + (OSD_COUNT_FIELDS if check_counts else [])
     for o, want in sorted(want_osds.items()):
         got = got_osds.get(o, {})

@@ -253,7 +253,24 @@ def inspect(base, page, size, shot, d, env=None):
     return measured, p.stdout, console_lines(p.stderr)
 
 
-def page_failures(measured, dom, console, width, report, with_library=True):
+def state_osds(crushkit, d, a):
+    """The ids of every OSD that exists in the input osdmap (its `osd dump` JSON
+    lists those), independent of the report; empty with --args."""
+    if a.sample:
+        with open(os.path.join(os.path.abspath(a.sample), "osd-dump.json")) as f:
+            dump = json.load(f)
+    elif a.cluster_10k:
+        p = check(run([crushkit, "osdmaptool", "om", "--dump", "json"], d), "osdmaptool --dump json")
+        dump = json.loads(p.stdout[p.stdout.index("{"):])
+    elif a.args is None:
+        with open(os.path.join(d, "om.json")) as f:
+            dump = json.load(f)
+    else:
+        return set()
+    return {int(o["osd"]) for o in dump["osds"]}
+
+
+def page_failures(measured, dom, console, width, report, with_library=True, osds=()):
     failures = []
     if console:
         failures.append("console messages: " + " | ".join(console[:5]))
@@ -277,7 +294,9 @@ def page_failures(measured, dom, console, width, report, with_library=True):
     drawn = set()
     for c in measured["charts"]:
         drawn.update(c.get("labels") or [])
-    want = {"osd.%d" % o["osd"] for o in report["osds"]}
+    # Every OSD of the state (also those that hold no PG) and every OSD the
+    # change creates (the report lists them).
+    want = {"osd.%d" % o for o in osds} | {"osd.%d" % o["osd"] for o in report["osds"]}
     if want - drawn:
         failures.append("%d of %d OSDs missing from the OSD chart (e.g. %s)" %
                         (len(want - drawn), len(want), sorted(want - drawn)[:5]))
@@ -325,6 +344,13 @@ def main():
         return 1
     report = json.loads(check(run([crushkit, a.command] + args + ["--json"], d), "--json").stdout)
     failures = []
+    osds = state_osds(crushkit, d, a)
+    listed = {int(o["osd"]) for o in report["osds"]}
+    if osds - listed:
+        failures.append("%d of the state's %d OSDs missing from the JSON's osds (e.g. %s)" %
+                        (len(osds - listed), len(osds), sorted(osds - listed)[:5]))
+    if report["osds"] and not any(o.get("domain") for o in report["osds"]):
+        failures.append("no OSD carries its failure domain (the bucket above its host)")
     text = open(page).read()
     if re.search(r"""(src|href)\s*=\s*['"]?(https?:|//)""", text):
         failures.append("the page loads an external resource")
@@ -339,7 +365,8 @@ def main():
         shot = "%s-%s.png" % (prefix, size)
         measured, dom, console = inspect(base, page, size, shot, d)
         failures += ["%s: %s" % (size, f) for f in
-                     page_failures(measured, dom, console, int(size.split("x")[0]), report)]
+                     page_failures(measured, dom, console, int(size.split("x")[0]), report,
+                                   osds=osds)]
         for needle in needles:
             if needle not in dom:
                 failures.append("%s: the loaded page lacks %r" % (size, needle))
@@ -358,9 +385,9 @@ def main():
         print("FAIL: " + "\n  ".join(failures) + "\n(pages and chromium's profile kept in %s)" % d)
         return 1
     shutil.rmtree(d, ignore_errors=True)  # the screenshots are outside it
-    print("OK: the %s report (%d OSDs) in headless chromium at %s: no console errors, no sideways scroll, every OSD "
-          "charted, every heat map cell valued, axes with ticks and units, the JSON's headline; screenshots %s"
-          % (a.command, len(report["osds"]), a.sizes, " ".join(shots)))
+    print("OK: the %s report (%d OSDs, the state has %d) in headless chromium at %s: no console errors, no "
+          "sideways scroll, every OSD charted, every heat map cell valued, axes with ticks and units, the JSON's "
+          "headline; screenshots %s" % (a.command, len(report["osds"]), len(osds), a.sizes, " ".join(shots)))
     return 0
 
 
