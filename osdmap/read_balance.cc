@@ -95,7 +95,7 @@ absl::StatusOr<ReadBalanceScore> CalcReadBalanceScore(const ClusterState& state,
   }
   // get_rule_weight_osd_map of a missing rule is -ENOENT and an empty map.
   std::map<std::int32_t, float> weights;
-  if (auto w = RuleWeightOsdMap(state.crush, pool->crush_rule); w.ok()) {
+  if (auto w = RuleWeightOsdMap(state.crush, pool->crush_rule, state.ceph_release); w.ok()) {
     weights = std::move(*w);
   } else if (!absl::IsNotFound(w.status())) {
     return w.status();

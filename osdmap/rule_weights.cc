@@ -74,4 +74,28 @@ absl::StatusOr<std::map<std::int32_t, float>> RuleWeightOsdMap(const crush::MapM
   return result;
 }
 
+absl::StatusOr<std::map<std::int32_t, float>> RuleWeightOsdMap(const crush::MapModel& map, int rule,
+                                                               crush::CephRelease release) {
+  if (release != crush::CephRelease::kTentacle) return RuleWeightOsdMap(map, rule);
+  const auto r = static_cast<std::size_t>(rule);
+  if (rule < 0 || r >= map.rules.size() || r >= map.rule_exists.size() || !map.rule_exists[r]) {
+    return absl::NotFoundError(absl::StrCat("rule ", rule, " does not exist"));
+  }
+  std::map<std::int32_t, float> walked;
+  float sum = 0.0f;
+  for (const crush::RuleStep& step : map.rules[r].steps) {
+    if (step.op != crush::RuleOp::kTake) continue;
+    if (step.arg1 >= 0) {
+      walked[step.arg1] = 1.0f;
+      sum = 1.0f;
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(const float take_sum, TakeWeights(map, step.arg1, &walked));
+      sum += take_sum;
+    }
+  }
+  std::map<std::int32_t, float> result;
+  for (const auto& [osd, w] : walked) result[osd] = w / sum;
+  return result;
+}
+
 }  // namespace crushkit::osdmap

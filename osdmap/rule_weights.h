@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/ceph_release.h"
 #include "crush/model.h"
 
 namespace crushkit::osdmap {
@@ -35,6 +36,17 @@ namespace crushkit::osdmap {
 // Cost: O(buckets visited + devices x log devices) per take step.
 absl::StatusOr<std::map<std::int32_t, float>> RuleWeightOsdMap(const crush::MapModel& map,
                                                                int rule);
+
+// The same as `release`'s OSDMap::calc_read_balance_score sees it. Tentacle
+// (20.2) normalises once over all take steps: every device walked keeps its
+// last item weight, divided by the sum of every take's weight (so two takes
+// of one root give each device half its single-take weight, and disjoint
+// takes sum to 1; measured against osdmaptool 20.2's primary_affinity_weighted,
+// e.g. 0.78870559 for a one-device take plus a three-device take holding it).
+// A taken device resets that sum to 1, as in the per-take code (not seen in
+// a Tentacle run). Pacific and Reef: RuleWeightOsdMap(map, rule).
+absl::StatusOr<std::map<std::int32_t, float>> RuleWeightOsdMap(const crush::MapModel& map, int rule,
+                                                               crush::CephRelease release);
 
 }  // namespace crushkit::osdmap
 

@@ -53,6 +53,27 @@ TEST(RuleWeightOsdMapTest, TakesAccumulateAndATakenDeviceCountsOne) {
   EXPECT_THAT(*w, UnorderedElementsAre(Pair(0, 0.5f), Pair(1, 0.5f), Pair(3, 1.0f)));
 }
 
+// Tentacle normalises once over every take (as osdmaptool 20.2's
+// primary_affinity_weighted shows): root then host0 weigh 8 + 2, and each
+// device gets its own weight over that, once.
+TEST(RuleWeightOsdMapTest, TentacleNormalisesOnceOverAllTakes) {
+  crush::MapModel m = Hosts();
+  m.rules[0].steps = {
+      {crush::RuleOp::kTake, -1, 0},        {crush::RuleOp::kChooseleafFirstn, 1, 1},
+      {crush::RuleOp::kEmit, 0, 0},         {crush::RuleOp::kTake, -2, 0},
+      {crush::RuleOp::kChooseFirstn, 0, 0}, {crush::RuleOp::kEmit, 0, 0}};
+  auto reef = RuleWeightOsdMap(m, 0, crush::CephRelease::kReef);
+  ASSERT_THAT(reef, IsOk());
+  EXPECT_EQ(reef->at(0), 0.125f + 0.5f);
+  EXPECT_EQ(reef->at(7), 0.125f);
+  auto tentacle = RuleWeightOsdMap(m, 0, crush::CephRelease::kTentacle);
+  ASSERT_THAT(tentacle, IsOk());
+  ASSERT_EQ(tentacle->size(), 8u);
+  for (const auto& [osd, share] : *tentacle) EXPECT_EQ(share, 0.1f) << "osd." << osd;
+  EXPECT_THAT(RuleWeightOsdMap(m, 5, crush::CephRelease::kTentacle),
+              StatusIs(absl::StatusCode::kNotFound));
+}
+
 TEST(RuleWeightOsdMapTest, BucketLinkedTwiceCountsTwiceInTheSum) {
   crush::MapModel m = Hosts();
   crush::Bucket& root = m.buckets[0];
