@@ -476,6 +476,18 @@ std::string ReportSummary(const PlanReport& r, int top) {
                             100 * o.fill_after, o.level);
     }
     absl::StrAppend(&out, "\n");
+    // A fill past 100% is not a state Ceph reaches: say what it means.
+    const auto overfull = std::count_if(risks.osds.begin(), risks.osds.end(),
+                                        [](const OsdRisk& o) { return o.fill_after > 1.0; });
+    if (overfull > 0) {
+      absl::StrAppendFormat(
+          &out,
+          "  %s past 100%%: the data meant for %s does not fit; Ceph refuses backfill into an "
+          "OSD at backfillfull (%.0f%%), so those PGs would wait in backfill_toofull and the "
+          "change would not finish as planned\n",
+          Plural(static_cast<std::size_t>(overfull), "OSD"), overfull == 1 ? "it" : "them",
+          100 * risks.backfillfull_ratio);
+    }
   }
   if (risks.upmaps_dropped > 0 || risks.upmap_items_rewritten > 0) {
     absl::StrAppend(&out, "  upmaps the monitor would drop: ", risks.upmaps_dropped,

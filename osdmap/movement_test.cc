@@ -16,6 +16,7 @@ namespace crushkit::osdmap {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr std::int64_t kRep = crush_testing::kRepPool;
 constexpr std::int64_t kEc = crush_testing::kEcPool;
@@ -259,6 +260,22 @@ TEST(MovementTest, JsonHasTheDocumentedTopLevelAndCounters) {
   }
   EXPECT_THAT(*json, HasSubstr("\"bytes_to_move\": \"1024\""));
   EXPECT_THAT(ReportSummary(report), HasSubstr("rep"));
+}
+
+TEST(MovementTest, SummarySaysWhatAFillPast100PercentMeans) {
+  PlanReport report;
+  report.movement.risks.nearfull_ratio = 0.85F;
+  report.movement.risks.backfillfull_ratio = 0.90F;
+  report.movement.risks.osds = {
+      OsdRisk{.osd = 3, .fill_before = 0.5, .fill_after = 5.08, .level = "full"},
+      OsdRisk{.osd = 4, .fill_before = 0.5, .fill_after = 0.87, .level = "nearfull"}};
+  const std::string summary = ReportSummary(report);
+  EXPECT_THAT(summary, HasSubstr("2 OSDs projected past nearfull (0.85): osd.3 50%->508% full;"));
+  EXPECT_THAT(summary, HasSubstr("1 OSD past 100%: the data meant for it does not fit"));
+  EXPECT_THAT(summary, HasSubstr("backfillfull (90%)"));
+  report.movement.risks.osds.resize(1);
+  report.movement.risks.osds[0].fill_after = 0.95;
+  EXPECT_THAT(ReportSummary(report), Not(HasSubstr("past 100%")));
 }
 
 }  // namespace

@@ -43,19 +43,21 @@ void internal::AppendWrapped(std::string& out, const std::string& prefix, const 
                              std::size_t indent) {
   constexpr std::size_t kWidth = 100;
   std::string line = prefix;
+  // No word on `line` yet (a short first word must not count as the indent).
+  bool fresh = true;
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find(' ', start);
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(start, end - start);
-    const bool fresh = line.size() <= indent || line == prefix;
     if (!fresh && line.size() + 1 + word.size() > kWidth) {
       absl::StrAppend(&out, line, "\n");
       line = std::string(indent, ' ');
-    } else if (!fresh || (line == prefix && !prefix.empty() && prefix.back() != ' ')) {
+    } else if (!fresh || (!prefix.empty() && prefix.back() != ' ')) {
       line += ' ';
     }
     line += word;
+    fresh = false;
     start = end + 1;
   }
   absl::StrAppend(&out, line, "\n");
