@@ -16,20 +16,7 @@
 #include "osdmap/crush_dump_json.h"
 #include "tests/fuzz/fuzz_check.h"
 
-namespace {
-
 namespace crush = crushkit::crush;
-
-// One line without control bytes (printable UTF-8 may be quoted).
-bool PrintableLine(std::string_view s) {
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Bucket and device ids reach 2^18 / 2^24 slots: keep inputs small enough
@@ -42,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                model.status().ToString());
     const std::string msg(model.status().message());
     FUZZ_CHECK(!msg.empty() && msg.size() < 1000, msg);
-    FUZZ_CHECK(PrintableLine(msg), msg);
+    FUZZ_CHECK(crushkit::fuzz::PrintableLine(msg), msg);
     return 0;
   }
   for (crush::CephRelease release :

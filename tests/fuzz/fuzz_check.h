@@ -4,6 +4,7 @@
 // libFuzzer records the input as a crash and the replay binaries (ctest) fail.
 // ByteSource turns fuzz bytes into bounded integers for structured targets:
 // it never fails, it just returns zeros once the input is exhausted.
+// PrintableLine and CheckRefusal state what a parser's error must look like.
 #ifndef CRUSHKIT_TESTS_FUZZ_FUZZ_CHECK_H_
 #define CRUSHKIT_TESTS_FUZZ_FUZZ_CHECK_H_
 
@@ -12,6 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
 
 #define FUZZ_CHECK(cond, what)                                                                  \
   do {                                                                                          \
@@ -23,6 +27,24 @@
   } while (false)
 
 namespace crushkit::fuzz {
+
+// One line without control bytes (printable UTF-8 may be quoted).
+inline bool PrintableLine(std::string_view s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) return false;
+  }
+  return true;
+}
+
+// A parser's refusal of bad input: kInvalidArgument with a non-empty
+// message of one printable line under 1,000 bytes.
+inline void CheckRefusal(const absl::Status& s) {
+  FUZZ_CHECK(s.code() == absl::StatusCode::kInvalidArgument, s.ToString());
+  const std::string msg(s.message());
+  FUZZ_CHECK(!msg.empty() && msg.size() < 1000, msg);
+  FUZZ_CHECK(PrintableLine(msg), msg);
+}
 
 class ByteSource {
  public:

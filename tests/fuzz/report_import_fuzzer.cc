@@ -23,21 +23,6 @@ namespace {
 
 namespace osdmap = crushkit::osdmap;
 
-bool PrintableLine(std::string_view s) {
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
-}
-
-void CheckError(const absl::Status& s) {
-  FUZZ_CHECK(s.code() == absl::StatusCode::kInvalidArgument, s.ToString());
-  const std::string msg(s.message());
-  FUZZ_CHECK(!msg.empty() && msg.size() < 1000, msg);
-  FUZZ_CHECK(PrintableLine(msg), msg);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -47,11 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   absl::StatusOr<std::map<osdmap::PgId, osdmap::ReportedPg>> pgs =
       osdmap::ReadPgDumpPlacement(text);
-  if (!pgs.ok()) CheckError(pgs.status());
+  if (!pgs.ok()) crushkit::fuzz::CheckRefusal(pgs.status());
 
   absl::StatusOr<osdmap::ImportedReport> imported = osdmap::ImportCephReport(text, std::nullopt);
   if (!imported.ok()) {
-    CheckError(imported.status());
+    crushkit::fuzz::CheckRefusal(imported.status());
     return 0;
   }
   const osdmap::ClusterState& state = imported->state;
@@ -69,6 +54,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(check->agrees == (check->differing_pgs == 0 && check->differing_osds == 0),
              "verdict and counts disagree");
   for (const std::string& line : osdmap::FormatMappingCheck(*check))
-    FUZZ_CHECK(PrintableLine(line), line);
+    FUZZ_CHECK(crushkit::fuzz::PrintableLine(line), line);
   return 0;
 }
