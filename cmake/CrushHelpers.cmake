@@ -33,7 +33,7 @@ function(crush_cc_test)
   if(NOT CRUSH_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(A "" "NAME;SMOKE_FILTER" "SRCS;DEPS" ${ARGN})
   add_executable(${A_NAME} ${A_SRCS})
   target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_options(${A_NAME} PRIVATE ${CRUSH_TEST_COPTS})
@@ -42,19 +42,25 @@ function(crush_cc_test)
                        PROPERTIES ENVIRONMENT "CRUSHKIT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()
 
-# crush_cc_benchmark(NAME name SRCS ... DEPS ...): a Google Benchmark binary
-# plus a ctest smoke entry so it cannot rot.
+# crush_cc_benchmark(NAME name SRCS ... DEPS ... [SMOKE_FILTER regex]): a
+# Google Benchmark binary plus a ctest smoke entry so it cannot rot; the
+# smoke run takes only the cases SMOKE_FILTER matches when given (CI runs it
+# under ASan, where the largest cases take minutes).
 function(crush_cc_benchmark)
   if(NOT CRUSH_BUILD_BENCHMARKS)
     return()
   endif()
-  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(A "" "NAME;SMOKE_FILTER" "SRCS;DEPS" ${ARGN})
   add_executable(${A_NAME} ${A_SRCS})
   target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} benchmark::benchmark_main)
   target_compile_options(${A_NAME} PRIVATE ${CRUSH_TEST_COPTS})
   set_target_properties(${A_NAME} PROPERTIES UNITY_BUILD OFF)
   if(CRUSH_BUILD_TESTS)
-    add_test(NAME ${A_NAME}_smoke COMMAND ${A_NAME} --benchmark_min_time=0.01)
+    set(_filter "")
+    if(A_SMOKE_FILTER)
+      set(_filter "--benchmark_filter=${A_SMOKE_FILTER}")
+    endif()
+    add_test(NAME ${A_NAME}_smoke COMMAND ${A_NAME} --benchmark_min_time=0.01 ${_filter})
     set_tests_properties(${A_NAME}_smoke PROPERTIES LABELS benchmark)
   endif()
 endfunction()

@@ -50,7 +50,9 @@ void BM_SimulateBackfill(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// 10,000 PGs is the CI smoke case (osdmap/CMakeLists.txt: SMOKE_FILTER).
 BENCHMARK(BM_SimulateBackfill)
+    ->Args({10000, 1})
     ->Args({100000, 1})
     ->Args({100000, 3})
     ->Args({1000000, 1})
