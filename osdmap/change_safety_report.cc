@@ -66,11 +66,20 @@ void SafetyToProto(const ChangeSafety& s, proto::Safety* p) {
 void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
   absl::StrAppend(&out, "\nsafety:\n");
   if (!s.pools.empty()) {
-    absl::StrAppendFormat(&out, "  %-24s %12s %12s %12s  (ceph df MAX AVAIL; lowest OSD)\n", "pool",
-                          "before", s.fill ? "lowest" : "", "after");
+    // The name column fits the longest name, up to 40 (the line stays
+    // within 100 columns).
+    int name_width = 4;
     for (const PoolAvailChange& c : s.pools) {
-      absl::StrAppendFormat(&out, "  %-24.24s %12s %12s %12s  %s", c.pool_name,
-                            FormatBytes(static_cast<double>(c.before)),
+      name_width =
+          std::max(name_width, static_cast<int>(std::min<std::size_t>(c.pool_name.size(), 40)));
+    }
+    absl::StrAppend(&out,
+                    "  MAX AVAIL per pool as `ceph df` computes it, and the OSD that limits it:\n");
+    absl::StrAppendFormat(&out, "  %-*s %12s %12s %12s  %s\n", name_width, "pool", "before",
+                          s.fill ? "lowest" : "", "after", "OSD");
+    for (const PoolAvailChange& c : s.pools) {
+      absl::StrAppendFormat(&out, "  %-*.*s %12s %12s %12s  %s", name_width, name_width,
+                            c.pool_name, FormatBytes(static_cast<double>(c.before)),
                             s.fill ? FormatBytes(static_cast<double>(c.peak)) : "",
                             FormatBytes(static_cast<double>(c.after)), OsdName(c.limiting_before));
       if (s.fill && c.limiting_peak != c.limiting_before) {

@@ -62,6 +62,12 @@ def table_failures(name, text):
         if got != want:
             failures.append("%s: pool row %r ends its columns at %s, the total row at %s" %
                             (name, l, got, want))
+    # The safety table (MAX AVAIL per pool) names every pool whole too.
+    if "\nsafety:\n" in text:
+        safety = text.split("\nsafety:\n", 1)[1].split("\n\n", 1)[0]
+        if "MAX AVAIL" in safety and not any(
+                l.split()[:1] == [LONG] for l in safety.splitlines()):
+            failures.append("%s: the safety table cuts the 40-character pool name" % name)
     return failures
 
 
