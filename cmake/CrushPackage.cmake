@@ -48,6 +48,5 @@ if(TARGET crushkit_python)
          ", python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~)"
          ", python3 (<< ${Python3_VERSION_MAJOR}.${_crush_py_next}), python3-numpy")
 endif()
-string(REPLACE ";" ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}")
 
 include(CPack)

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 
 #include "crush/builder.h"
+#include "crush/display.h"
 #include "crush/edit.h"
 #include "crush/internal/editor.h"
 #include "crush/status_macros.h"
@@ -16,26 +17,14 @@
 namespace crushkit::crush {
 namespace {
 
-// get_immediate_parent_id(): the first non-shadow bucket, in slot order,
-// holding `child`; 0 if none.
-ItemId ImmediateParent(const internal::Editor& editor, const MapModel& map, ItemId child) {
-  for (const Bucket& b : map.buckets) {
-    if (b.alg == BucketAlg::kNone || editor.IsShadow(b.id)) continue;
-    for (const ItemId item : b.items) {
-      if (item == child) return b.id;
-    }
-  }
-  return 0;
-}
-
 // is_parent_of(): `p` is an ancestor of `child` along immediate parents.
-bool IsAncestor(const internal::Editor& editor, const MapModel& map, ItemId child, ItemId p) {
+bool IsAncestor(const MapModel& map, ItemId child, ItemId p) {
   // A cycle would loop forever in Ceph; the bucket count bounds the walk.
   for (std::size_t steps = 0; steps <= map.buckets.size(); ++steps) {
-    const ItemId parent = ImmediateParent(editor, map, child);
-    if (parent == 0) return false;
-    if (parent == p) return true;
-    child = parent;
+    const Bucket* parent = ImmediateParent(map, child);
+    if (parent == nullptr) return false;
+    if (parent->id == p) return true;
+    child = parent->id;
   }
   return false;
 }
@@ -70,7 +59,7 @@ absl::Status SwapBucket(MapModel& map, ItemId src, ItemId dst) {
   if (!editor.BucketExists(src) || !editor.BucketExists(dst)) {
     return absl::InternalError("a named bucket id has no bucket; Ceph dereferences it");
   }
-  if (IsAncestor(editor, map, src, dst) || IsAncestor(editor, map, dst, src)) {
+  if (IsAncestor(map, src, dst) || IsAncestor(map, dst, src)) {
     return internal::ErrnoStatus(22, "one bucket is inside the other");
   }
   const Weight src_weight = map.FindBucket(src)->weight;

@@ -1,6 +1,5 @@
 // The crush-map operations of a change file (osdmap/change_ops.h), as
 // OSDMonitor and CrushWrapper carry them out (crush/edit.h).
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+#include "crush/display.h"
 #include "crush/edit.h"
 #include "crush/model.h"
 #include "crush/types.h"
@@ -128,13 +128,10 @@ bool Applier::SwapBucket(const ChangeOp& op) {
   const std::optional<ItemId> dst = Bucket(op.target);
   if (!src || !dst) return false;
   if (!op.forced) {
-    for (const crush::Bucket& b : st_.crush.buckets) {
-      if (b.alg == crush::BucketAlg::kNone || crush::IsShadowItem(st_.crush, b.id)) continue;
-      if (std::find(b.items.begin(), b.items.end(), *src) != b.items.end()) {
-        return Fail(op.name, "source item " + op.name.text +
-                                 " is not an orphan bucket; pass --yes-i-really-mean-it to "
-                                 "proceed anyway");
-      }
+    if (crush::ImmediateParent(st_.crush, *src) != nullptr) {
+      return Fail(op.name, "source item " + op.name.text +
+                               " is not an orphan bucket; pass --yes-i-really-mean-it to "
+                               "proceed anyway");
     }
     if (st_.crush.FindBucket(*src)->alg != st_.crush.FindBucket(*dst)->alg) {
       return Fail(op.target,

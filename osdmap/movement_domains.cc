@@ -60,36 +60,33 @@ std::optional<int> Ancestry::TypeId(const std::string& type) const {
   return std::nullopt;
 }
 
-const std::string* Ancestry::Find(std::int32_t item, int type_id) const {
+std::optional<std::int32_t> Ancestry::AncestorOfType(std::int32_t item, int type_id) const {
   std::int32_t cur = item;
   for (int guard = 0; guard < 1000; ++guard) {  // a cycle cannot hang the report
     auto it = parent_.find(cur);
-    if (it == parent_.end()) return nullptr;
+    if (it == parent_.end()) return std::nullopt;
     cur = it->second;
     const crush::Bucket* b = map_.FindBucket(cur);
-    if (b != nullptr && b->type == type_id) {
-      auto n = map_.item_names.find(cur);
-      return n == map_.item_names.end() ? nullptr : &n->second;
-    }
+    if (b != nullptr && b->type == type_id) return cur;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+const std::string* Ancestry::NameOf(std::int32_t id) const {
+  auto n = map_.item_names.find(id);
+  return n == map_.item_names.end() ? nullptr : &n->second;
+}
+
+const std::string* Ancestry::Find(std::int32_t item, int type_id) const {
+  const std::optional<std::int32_t> found = AncestorOfType(item, type_id);
+  return found ? NameOf(*found) : nullptr;
 }
 
 const std::string* Ancestry::FindAbove(std::int32_t item, int type_id) const {
-  std::int32_t cur = item;
-  for (int guard = 0; guard < 1000; ++guard) {  // a cycle cannot hang the report
-    auto it = parent_.find(cur);
-    if (it == parent_.end()) return nullptr;
-    cur = it->second;
-    const crush::Bucket* b = map_.FindBucket(cur);
-    if (b != nullptr && b->type == type_id) {
-      auto up = parent_.find(cur);
-      if (up == parent_.end()) return nullptr;
-      auto n = map_.item_names.find(up->second);
-      return n == map_.item_names.end() ? nullptr : &n->second;
-    }
-  }
-  return nullptr;
+  const std::optional<std::int32_t> found = AncestorOfType(item, type_id);
+  if (!found) return nullptr;
+  auto up = parent_.find(*found);
+  return up == parent_.end() ? nullptr : NameOf(up->second);
 }
 
 std::optional<DomainIndex> DomainIndex::Make(const ClusterState& before, const ClusterState& after,

@@ -89,6 +89,11 @@ class Ancestry {
   const std::map<std::int32_t, std::int32_t>& parents() const { return parent_; }
 
  private:
+  // The id of the ancestor of `item` of type `type_id`, or nullopt.
+  std::optional<std::int32_t> AncestorOfType(std::int32_t item, int type_id) const;
+  // The name of bucket `id`, or nullptr.
+  const std::string* NameOf(std::int32_t id) const;
+
   const crush::MapModel& map_;
   std::map<std::int32_t, std::int32_t> parent_;
 };
