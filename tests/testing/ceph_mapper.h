@@ -28,7 +28,9 @@
 
 namespace crush_testing {
 
-// Where ceph-base puts the library; CRUSHKIT_CEPH_COMMON_LIB overrides it.
+// Where ceph-base puts the library; CRUSHKIT_CEPH_COMMON_LIB overrides it
+// ("self": the running program, linked with Ceph's crush sources and
+// exporting their symbols).
 std::string CephCommonLibraryPath();
 
 class CephMapper;
