@@ -4,8 +4,9 @@
 # capture it and check crushkit maps every PG as Ceph does, check `crushkit import --from-cluster` and
 # `--report` (tests/cli/run_from_cluster.py --existing: the self-check agrees, both routes give the same state, a
 # wrong port is refused in time), run one change (`osd crush reweight osd.2 0.5`) through loopback-change.py
-# (--strict: the remapped PGs and every pushing OSD exact; the duration ratio is printed), and stop every daemon
-# (also on failure or Ctrl-C).
+# (--strict: the remapped PGs, every pushing OSD and every OSD's pushed bytes in the replicated pools exact; the
+# duration ratio and the load average are printed on its `timing:` line), and stop every daemon (also on failure or
+# Ctrl-C).
 #   loopback-scenario.sh [--dir DIR] [--port BASE] [--release pacific|tentacle] [--change 'CEPH COMMAND'] [--keep]
 #   --ctest: as ctest runs it: exit 77 (skipped) unless CRUSHKIT_LOOPBACK_TESTS=1, port from
 #   $CRUSHKIT_LOOPBACK_PORT (default 47200).
