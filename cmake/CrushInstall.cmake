@@ -7,16 +7,18 @@
 #             <prefix>/lib/libcrushkit.so.MAJOR.MINOR... (crushkit::crush_shared;
 #                                                        SONAME libcrushkit.so.MAJOR.MINOR:
 #                                                        0.x promises nothing across minors)
-#             <prefix>/include/crush/*.h (crushkit.h: the C API; version.h),
-#                              crush/internal/{ln_tables.inc,straw2_*.h}
+#             <prefix>/include/crush/*.h (crushkit.h: the C API; version.h)
+#             <prefix>/lib/libcrushkit_crush_edit.a, include/crush/edit/*.h
+#                                                       (crushkit::crush_edit: editing)
 #             <prefix>/lib/cmake/crushkit/crushkitConfig.cmake, crushkitConfigVersion.cmake,
 #                                         crushkitTargets*.cmake
 #             <prefix>/lib/pkgconfig/crushkit.pc    (links the shared library)
 #   compiler  <prefix>/lib/libcrushkit_compiler.a   (crushkit::compiler: text maps)
 #             <prefix>/include/compiler/*.h, lib/cmake/crushkit/crushkit-compilerTargets*.cmake
-#   osdmap    <prefix>/lib/libcrushkit_osdmap.a, libcrushkit_osdmap_proto.a
+#   osdmap    <prefix>/lib/libcrushkit_osdmap.a, libcrushkit_osdmap_proto.a,
+#             libcrushkit_osdmap_{model,formats,changes,planning,balancer}.a
 #             (crushkit::osdmap: pools, PGs, object -> PG -> up/acting, the C API
-#             osdmap/crushkit_osdmap.h), <prefix>/include/osdmap/*.h,
+#             osdmap/crushkit_osdmap.h), <prefix>/include/osdmap/{,*/}*.h,
 #             lib/cmake/crushkit/crushkit-osdmapTargets*.cmake
 #   cli       <prefix>/bin/crushkit (tools/CMakeLists.txt)
 # so that a consumer writes
@@ -55,7 +57,8 @@ function(crush_install_component)
 endfunction()
 
 set_target_properties(crush_core PROPERTIES EXPORT_NAME crush OUTPUT_NAME crushkit_crush)
-set(_crush_targets crush_core)
+set_target_properties(crush_edit PROPERTIES EXPORT_NAME crush_edit OUTPUT_NAME crushkit_crush_edit)
+set(_crush_targets crush_core crush_edit)
 if(TARGET crush_shared)  # CRUSH_BUILD_SHARED
   set_target_properties(crush_shared PROPERTIES EXPORT_NAME crush_shared)
   list(APPEND _crush_targets crush_shared)
@@ -71,11 +74,19 @@ if(TARGET crush_osdmap)
   # crush_osdmap links its generated protobuf code (crush_osdmap_proto) as a
   # second static archive; no public header includes a .pb.h, so only the
   # archive is installed, not the generated headers.
+  # Its job libraries (osdmap/<job>/) are installed beside it as
+  # crushkit::osdmap_<job> (libcrushkit_osdmap_<job>.a); crushkit::osdmap links them all.
   set_target_properties(crush_osdmap PROPERTIES EXPORT_NAME osdmap OUTPUT_NAME crushkit_osdmap)
   set_target_properties(crush_osdmap_proto PROPERTIES EXPORT_NAME osdmap_proto
                                                       OUTPUT_NAME crushkit_osdmap_proto)
+  set(_osdmap_targets crush_osdmap crush_osdmap_proto)
+  foreach(_job model formats changes planning balancer)
+    set_target_properties(crush_osdmap_${_job} PROPERTIES EXPORT_NAME osdmap_${_job}
+                                                          OUTPUT_NAME crushkit_osdmap_${_job})
+    list(APPEND _osdmap_targets crush_osdmap_${_job})
+  endforeach()
   crush_install_component(COMPONENT osdmap EXPORT_FILE crushkit-osdmapTargets
-                          TARGETS crush_osdmap crush_osdmap_proto)
+                          TARGETS ${_osdmap_targets})
 endif()
 
 configure_package_config_file(

@@ -38,7 +38,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
 
 # `plan`/`diff --html` inline Chart.js from Debian's package into the page
-# (osdmap/movement_html.h); without it the page shows tables only.
+# (osdmap/planning/movement_html.h); without it the page shows tables only.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libjs-chart.js")
 # The Python module (component python, /usr/lib/python3/dist-packages) is
 # built for one Python minor version (its ABI tag): Debian 12's python3 3.11.

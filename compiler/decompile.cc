@@ -10,7 +10,7 @@
 
 #include "compiler/compile.h"
 #include "crush/builder.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 
 namespace crushkit::compiler {
 namespace {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "crush/text_excerpt.h"
+#include "crush/edit/text_excerpt.h"
 
 namespace crushkit::compiler {
 
@@ -54,7 +54,7 @@ const char* SeverityName(Severity s) {
 std::string FormatDiagnostic(const SourceFile& src, const Diagnostic& d) {
   const LineCol lc = src.Locate(d.range.offset);
   // Messages may quote the source, and a "line" may be a whole one-line
-  // file (JSON given as a text map): both are bounded (crush/text_excerpt.h).
+  // file (JSON given as a text map): both are bounded (crush/edit/text_excerpt.h).
   std::string out = src.name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
                     ": " + SeverityName(d.severity) + ": " + crush::BoundMessage(d.message) + "\n";
   out +=

@@ -16,7 +16,7 @@
 
 #include "compiler/sema_context.h"
 #include "compiler/sema_passes.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 
 namespace crushkit::compiler {
 namespace {

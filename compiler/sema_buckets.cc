@@ -18,7 +18,7 @@
 
 #include "compiler/sema_passes.h"
 #include "crush/builder.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 
 namespace crushkit::compiler::sema {
 namespace {

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 
 #include "compiler/sema_passes.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 
 namespace crushkit::compiler::sema {
 namespace {

@@ -153,7 +153,7 @@ class Workspace {
   // bit is set differs there (items, weights, algorithm, hash, weight set
   // or ids of choose_args, or the type of one of its items) and the rule,
   // tunables, max_devices and the reweights of the devices under those
-  // buckets are equal (osdmap/pg_table.h's incremental mapping relies on
+  // buckets are equal (osdmap/model/pg_table.h's incremental mapping relies on
   // it). Costs one OR per bucket choose.
   std::uint64_t visited_buckets() const { return visited_; }
 

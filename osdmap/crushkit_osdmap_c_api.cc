@@ -7,12 +7,12 @@
 #include <utility>
 
 #include "crush/internal/c_error.h"
-#include "osdmap/cluster_state.h"
 #include "osdmap/crushkit_osdmap.h"
-#include "osdmap/mapping_session.h"
-#include "osdmap/pg_id.h"
-#include "osdmap/pg_mapping.h"
-#include "osdmap/state_codec.h"
+#include "osdmap/formats/state_codec.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/model/pg_mapping.h"
 
 struct crushkit_state {
   std::unique_ptr<crushkit::osdmap::MappingSession> session;

@@ -8,10 +8,10 @@
 #include "gtest/gtest.h"
 
 #include "osdmap/crushkit_osdmap.h"
-#include "osdmap/mapping_session.h"
-#include "osdmap/pg_id.h"
-#include "osdmap/pg_mapping.h"
-#include "osdmap/state_codec.h"
+#include "osdmap/formats/state_codec.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/model/pg_mapping.h"
 #include "tests/testing/paths.h"
 
 namespace crushkit::osdmap {

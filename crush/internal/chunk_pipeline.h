@@ -1,5 +1,5 @@
 // Chunked work on a few threads: the one thread pipeline of crushkit's tools
-// and osdmap (the all-PG mapper, osdmap/pg_table.cc; crushtool --test,
+// and osdmap (the all-PG mapper, osdmap/model/pg_table.cc; crushtool --test,
 // tools/crushtool/test_mapping.cc). Work is cut into chunks 0..n-1 that
 // threads claim in increasing order from one shared counter, so uneven chunks
 // balance out; each thread has a slot number for its own state (a CRUSH

@@ -4,7 +4,7 @@
 // N reader threads map PGs for as long as the daemon runs, each with its own
 // Workspace, while a control thread publishes new map versions (epochs) as a
 // monitor would send them: each epoch halves the CRUSH weight of one more
-// OSD of the pool (AdjustItemWeight, crush/edit.h: the edit `ceph osd crush
+// OSD of the pool (AdjustItemWeight, crush/edit/edit.h: the edit `ceph osd crush
 // reweight` makes), so PGs really move between epochs.
 //
 // Epoch semantics: a reader takes the current version at the start of a
@@ -36,7 +36,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"

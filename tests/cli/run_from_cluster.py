@@ -52,7 +52,7 @@ def comparable(path):
         s = json.load(f)
     # What must be the same whichever way the cluster was read. The crush map
     # bytes differ by construction (a crush dump carries no class ids: they
-    # are renumbered, see osdmap/crush_dump_json.h); the mapping is compared
+    # are renumbered, see osdmap/formats/crush_dump_json.h); the mapping is compared
     # through map-pgs instead.
     keys = ["epoch", "max_osd", "osds", "pools", "pg_upmap", "pg_upmap_items", "pg_upmap_primaries",
             "pg_temp", "primary_temp", "pg_stats", "osd_usage", "pool_usage", "fsid", "ceph_release",

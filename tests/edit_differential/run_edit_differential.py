@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential test of crushtool's editing flags: `crushkit crushtool`
-(crush/edit.h) vs Ceph's crushtool on random maps and random edit chains.
+(crush/edit/edit.h) vs Ceph's crushtool on random maps and random edit chains.
 
 For each map index:
   1. a map: a gen_maps.py text map compiled by Ceph (`crushtool -c`; these

@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "osdmap/backfill_pusher.h"
-#include "osdmap/planner.h"
+#include "osdmap/planning/backfill_pusher.h"
+#include "osdmap/planning/planner.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

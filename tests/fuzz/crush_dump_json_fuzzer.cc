@@ -13,7 +13,7 @@
 
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
-#include "osdmap/crush_dump_json.h"
+#include "osdmap/formats/crush_dump_json.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace crush = crushkit::crush;

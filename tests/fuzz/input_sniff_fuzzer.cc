@@ -1,4 +1,4 @@
-// Fuzz target: recognising what a file is (osdmap/input_sniff.h) and the
+// Fuzz target: recognising what a file is (osdmap/formats/input_sniff.h) and the
 // messages every loader prints about a file (issue 34: nothing crushkit
 // reads may mislead the operator, and no message echoes a whole file).
 //
@@ -22,10 +22,10 @@
 
 #include "absl/status/status.h"
 
-#include "crush/text_excerpt.h"
-#include "osdmap/change_ops.h"
-#include "osdmap/input_sniff.h"
-#include "osdmap/state_codec.h"
+#include "crush/edit/text_excerpt.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/formats/input_sniff.h"
+#include "osdmap/formats/state_codec.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -41,7 +41,7 @@ constexpr InputRole kRoles[] = {
     InputRole::kChangeFile,
 };
 
-// What each role takes (osdmap/input_sniff.cc's table, restated here so the
+// What each role takes (osdmap/formats/input_sniff.cc's table, restated here so the
 // two are checked against each other).
 bool Takes(InputRole role, InputKind kind) {
   switch (role) {

@@ -1,4 +1,4 @@
-// Fuzz target: Ceph's binary OSDMap decoder (osdmap/osdmap_binary.h) and the
+// Fuzz target: Ceph's binary OSDMap decoder (osdmap/formats/osdmap_binary.h) and the
 // ClusterState built from it.
 //
 // For any input (with its trailing crc32c fixed up when only that is
@@ -17,11 +17,11 @@
 
 #include "absl/strings/match.h"
 
-#include "osdmap/crc32c.h"
-#include "osdmap/hit_set_params.h"
-#include "osdmap/osdmap_binary.h"
-#include "osdmap/osdmap_binary_state.h"
-#include "osdmap/osdmap_print.h"
+#include "osdmap/formats/crc32c.h"
+#include "osdmap/formats/hit_set_params.h"
+#include "osdmap/formats/osdmap_binary.h"
+#include "osdmap/formats/osdmap_binary_state.h"
+#include "osdmap/formats/osdmap_print.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

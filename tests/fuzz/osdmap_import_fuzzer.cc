@@ -21,12 +21,12 @@
 
 #include "crush/codec.h"
 #include "crush/map.h"
-#include "osdmap/cluster_state.h"
-#include "osdmap/crush_placement.h"
-#include "osdmap/import.h"
-#include "osdmap/pg_id.h"
-#include "osdmap/pg_mapping.h"
-#include "osdmap/state_codec.h"
+#include "osdmap/formats/import.h"
+#include "osdmap/formats/state_codec.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/model/pg_mapping.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/testing/cluster_builder.h"
 

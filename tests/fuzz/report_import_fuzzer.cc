@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "osdmap/cluster_check.h"
-#include "osdmap/report_import.h"
+#include "osdmap/formats/cluster_check.h"
+#include "osdmap/formats/report_import.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

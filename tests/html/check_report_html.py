@@ -163,7 +163,7 @@ def detector_works(base, d):
 
 
 def format_duration(s):
-    """osdmap/movement_report.cc FormatDuration, to find the JSON's seconds on the page."""
+    """osdmap/planning/movement_report.cc FormatDuration, to find the JSON's seconds on the page."""
     if not s > 0:
         return "0 s"
     if s < 10:

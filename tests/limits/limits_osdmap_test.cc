@@ -2,7 +2,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "osdmap/cluster_state.h"
+#include "osdmap/model/cluster_state.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {

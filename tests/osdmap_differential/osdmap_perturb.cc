@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "osdmap/osdmap_binary.h"
+#include "osdmap/formats/osdmap_binary.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <iterator>
 #include <string>
 
-#include "osdmap/osdmap_binary.h"
-#include "osdmap/osdmap_binary_state.h"
+#include "osdmap/formats/osdmap_binary.h"
+#include "osdmap/formats/osdmap_binary_state.h"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <sstream>
 #include <string>
 
-#include "osdmap/osdmap_binary.h"
-#include "osdmap/pg_id.h"
+#include "osdmap/formats/osdmap_binary.h"
+#include "osdmap/model/pg_id.h"
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   if (argc != 4) {
     std::cerr << "usage: osdmap_set_primaries IN OUT COMMANDS\n";
     return 2;
@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     std::cerr << argv[1] << ": cannot read\n";
     return 2;
   }
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
   auto map = crushkit::osdmap::DecodeOsdMap(bytes);
   if (!map.ok()) {
     std::cerr << argv[1] << ": " << map.status() << "\n";
@@ -38,17 +39,20 @@ int main(int argc, char** argv) {
   const std::string verb = "ceph osd pg-upmap-primary ";
   while (std::getline(commands, line)) {
     const std::size_t at = line.find(verb);
-    if (at == std::string::npos) continue;
+    if (at == std::string::npos)
+      continue;
     std::istringstream fields(line.substr(at + verb.size()));
     std::string pg_text;
     std::int32_t osd = -1;
     unsigned long long pool = 0;
     unsigned int ps = 0;
-    if (!(fields >> pg_text >> osd) || std::sscanf(pg_text.c_str(), "%llu.%x", &pool, &ps) != 2) {
+    if (!(fields >> pg_text >> osd) ||
+        std::sscanf(pg_text.c_str(), "%llu.%x", &pool, &ps) != 2) {
       std::cerr << argv[3] << ": cannot parse '" << line << "'\n";
       return 2;
     }
-    map->pg_upmap_primaries[crushkit::osdmap::PgId{static_cast<std::int64_t>(pool), ps}] = osd;
+    map->pg_upmap_primaries[crushkit::osdmap::PgId{
+        static_cast<std::int64_t>(pool), ps}] = osd;
   }
   std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
   out << crushkit::osdmap::EncodeOsdMap(*map);

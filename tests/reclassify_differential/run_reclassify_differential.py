@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential test of crushtool --reclassify, --set-subtree-class and
---compare: `crushkit crushtool` (crush/reclassify.h, tools/crushtool/
+--compare: `crushkit crushtool` (crush/edit/reclassify.h, tools/crushtool/
 compare.h) vs Ceph's crushtool on random maps.
 
 For each map index:

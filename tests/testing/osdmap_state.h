@@ -13,7 +13,7 @@
 
 #include "crush/codec.h"
 #include "crush/model.h"
-#include "osdmap/cluster_state.h"
+#include "osdmap/model/cluster_state.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crush_testing {

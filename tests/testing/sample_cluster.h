@@ -10,8 +10,8 @@
 
 #include "compiler/compile.h"
 #include "crush/codec.h"
-#include "osdmap/change_ops.h"
-#include "osdmap/import.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/formats/import.h"
 #include "tests/testing/paths.h"
 
 namespace crush_testing {

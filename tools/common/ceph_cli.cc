@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-#include "crush/text_excerpt.h"
+#include "crush/edit/text_excerpt.h"
 #include "tools/common/file_io.h"
 #include "tools/common/subprocess.h"
 

@@ -42,7 +42,7 @@ struct InstalledCeph {
 // The release a Ceph package version belongs to, by its major number (after
 // any "EPOCH:" prefix): up to 16 (Pacific and older) -> Pacific, 17-18
 // (Quincy, Reef) -> Reef, 19 and later (Squid, Tentacle, newer) -> Tentacle,
-// as ReleaseOfCluster (osdmap/import.h) maps release names. nullopt when the
+// as ReleaseOfCluster (osdmap/formats/import.h) maps release names. nullopt when the
 // version does not start with a number.
 std::optional<crush::CephRelease> ReleaseOfCephVersion(std::string_view version);
 

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "crush/text_format.h"
+#include "crush/edit/text_format.h"
 
 namespace crushkit::tools {
 
@@ -92,7 +92,7 @@ int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t
 int ProbeOutputFile(const std::string& path);
 
 // Ceph's cpp_strerror(): "(2) No such file or directory" (one definition,
-// in crush/text_format.h).
+// in crush/edit/text_format.h).
 using crush::CppStrerror;
 
 // Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr

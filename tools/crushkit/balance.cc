@@ -1,6 +1,6 @@
 // `crushkit balance STATE [--pool P]... [--max N] [--deviation D]
 // [--by pgs|bytes] [--seed S] [--json] [-o FILE] [--threads N]`: the upmap balancer
-// (osdmap/upmap_balancer.h). Prints a summary and the `ceph osd
+// (osdmap/balancer/upmap_balancer.h). Prints a summary and the `ceph osd
 // pg-upmap-items` commands (or the JSON report); -o writes the state with
 // the changes applied.
 #include <cstdio>
@@ -11,9 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "osdmap/state_codec.h"
-#include "osdmap/upmap_balancer.h"
-#include "osdmap/upmap_balancer_report.h"
+#include "osdmap/balancer/upmap_balancer.h"
+#include "osdmap/balancer/upmap_balancer_report.h"
+#include "osdmap/formats/state_codec.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/state_loading.h"

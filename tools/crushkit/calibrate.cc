@@ -1,6 +1,6 @@
 // `crushkit calibrate BEFORE AFTER (--seconds S | --result result.json)`:
 // the per-PG backfill figures that make the simulated backfill of a finished
-// change match what it took (osdmap/backfill_calibrate.h), written as a file
+// change match what it took (osdmap/planning/backfill_calibrate.h), written as a file
 // `plan` and `diff` take with --calibration.
 #include <iostream>
 #include <memory>
@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "osdmap/backfill_calibrate.h"
+#include "osdmap/planning/backfill_calibrate.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/state_loading.h"

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <utility>
 
-#include "osdmap/input_sniff.h"
+#include "osdmap/formats/input_sniff.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {

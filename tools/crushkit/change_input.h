@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "osdmap/change_ops.h"
+#include "osdmap/changes/change_ops.h"
 
 namespace crushkit::tools {
 

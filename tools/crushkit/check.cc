@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "crush/map_check.h"
-#include "osdmap/proto_json.h"
+#include "crush/edit/map_check.h"
+#include "osdmap/formats/proto_json.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
 #include "tools/proto/map_reports.pb.h"

@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/ceph_release.h"
-#include "osdmap/crush_dump_json.h"
-#include "osdmap/input_sniff.h"
+#include "osdmap/formats/crush_dump_json.h"
+#include "osdmap/formats/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/common/heap.h"

@@ -5,8 +5,8 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
-#include "osdmap/crush_dump_json.h"
-#include "osdmap/input_sniff.h"
+#include "osdmap/formats/crush_dump_json.h"
+#include "osdmap/formats/input_sniff.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 

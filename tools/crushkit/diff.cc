@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "osdmap/crushdiff_summary.h"
-#include "osdmap/planner.h"
+#include "osdmap/planning/crushdiff_summary.h"
+#include "osdmap/planning/planner.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"

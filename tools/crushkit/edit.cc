@@ -1,6 +1,6 @@
 // `crushkit edit MAP [OPS] [--do OP ...] -o OUT`: several crush-map edits in
 // one atomic invocation, in the change-file language `crushkit plan` reads
-// (osdmap/change_ops.h), applied by osdmap::EditCrushMap.
+// (osdmap/changes/change_ops.h), applied by osdmap::EditCrushMap.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,8 +12,8 @@
 #include "compiler/compile.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
-#include "osdmap/change_ops.h"
-#include "osdmap/crush_map_edit.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/changes/crush_map_edit.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/ceph_release_option.h"

@@ -3,8 +3,8 @@
 // whole `ceph report`, or a live cluster through its `ceph` CLI (+ optional
 // pg dump, osd df and ceph df) -> a crushkit state file (.pb binary, .json
 // protobuf JSON), after re-mapping every PG and comparing with what the
-// inputs say the cluster does (osdmap/cluster_check.h).
-#include "osdmap/import.h"
+// inputs say the cluster does (osdmap/formats/cluster_check.h).
+#include "osdmap/formats/import.h"
 
 #include <iostream>
 #include <map>
@@ -15,11 +15,11 @@
 
 #include "absl/strings/match.h"
 
-#include "osdmap/cluster_check.h"
-#include "osdmap/input_sniff.h"
-#include "osdmap/osdmap_binary_state.h"
-#include "osdmap/report_import.h"
-#include "osdmap/state_codec.h"
+#include "osdmap/formats/cluster_check.h"
+#include "osdmap/formats/input_sniff.h"
+#include "osdmap/formats/osdmap_binary_state.h"
+#include "osdmap/formats/report_import.h"
+#include "osdmap/formats/state_codec.h"
 #include "tools/common/ceph_cli.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"

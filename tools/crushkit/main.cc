@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/version.h"
-#include "osdmap/crush_placement.h"
+#include "osdmap/model/crush_placement.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/crushkit/commands.h"
 

@@ -1,5 +1,5 @@
 // `crushkit map-pgs STATE [--pool P] [--json]`: every PG of every (or one)
-// pool -> up/acting, mapped on all cores by osdmap/pg_table.h, then printed
+// pool -> up/acting, mapped on all cores by osdmap/model/pg_table.h, then printed
 // in PG order.
 #include <algorithm>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/internal/chunk_pipeline.h"
-#include "osdmap/pg_table.h"
+#include "osdmap/model/pg_table.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/state_loading.h"

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "osdmap/backfill_pusher.h"
-#include "osdmap/change_ops.h"
-#include "osdmap/movement_report.h"
-#include "osdmap/planner.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/planning/backfill_pusher.h"
+#include "osdmap/planning/movement_report.h"
+#include "osdmap/planning/planner.h"
 #include "tools/common/file_io.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/change_input.h"

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "osdmap/movement_html.h"
-#include "osdmap/movement_report.h"
+#include "osdmap/planning/movement_html.h"
+#include "osdmap/planning/movement_report.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
@@ -46,7 +46,7 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
       "CLASS=SPEC (e.g. hdd=50MiB,8obj or ssd=400MiB,0.2s): what one backfill on an OSD of "
       "that device class sustains, SPEC a comma list of bytes per second, objects per second "
       "(Nobj) and a fixed hold per PG (Ns); SPEC alone sets every class. Unset figures come from "
-      "--calibration, then the per-PG cost model (osdmap/backfill_cost.h)");
+      "--calibration, then the per-PG cost model (osdmap/planning/backfill_cost.h)");
   cmd->add_option("--recovery-scheduler", args->recovery_scheduler,
                   "wpq or mclock (default: the state's release: Pacific wpq, later mclock)");
   cmd->add_option("--mclock-profile", args->mclock_profile,

@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include <CLI/CLI.hpp>
 
-#include "osdmap/plan_report.h"
-#include "osdmap/planner.h"
+#include "osdmap/planning/plan_report.h"
+#include "osdmap/planning/planner.h"
 
 namespace crushkit::tools {
 

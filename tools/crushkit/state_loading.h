@@ -8,17 +8,17 @@
 #include <optional>
 #include <string>
 
-#include "osdmap/cluster_check.h"
-#include "osdmap/input_sniff.h"
-#include "osdmap/mapping_session.h"
-#include "osdmap/state_codec.h"
+#include "osdmap/formats/cluster_check.h"
+#include "osdmap/formats/input_sniff.h"
+#include "osdmap/formats/state_codec.h"
+#include "osdmap/model/mapping_session.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
 
 namespace crushkit::tools {
 
 // A state file, or nullopt (and a message). A state whose import found
-// crushkit's mapping different from the cluster's (osdmap/cluster_check.h)
+// crushkit's mapping different from the cluster's (osdmap/formats/cluster_check.h)
 // loads, with that warning repeated, so nothing is planned from it silently.
 inline std::optional<osdmap::ClusterState> LoadState(const std::string& cmd,
                                                      const std::string& path) {

@@ -12,9 +12,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "crush/bucket_shares.h"
+#include "crush/edit/bucket_shares.h"
 #include "crush/map.h"
-#include "osdmap/proto_json.h"
+#include "osdmap/formats/proto_json.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
 #include "tools/proto/map_reports.pb.h"

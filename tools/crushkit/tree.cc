@@ -12,11 +12,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "crush/bucket_shares.h"
-#include "crush/display.h"
-#include "crush/edit.h"
+#include "crush/edit/bucket_shares.h"
+#include "crush/edit/display.h"
+#include "crush/edit/edit.h"
 #include "crush/map.h"
-#include "osdmap/proto_json.h"
+#include "osdmap/formats/proto_json.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
 #include "tools/proto/map_reports.pb.h"

@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 
-#include "crush/edit.h"
-#include "crush/layered_map.h"
+#include "crush/edit/edit.h"
+#include "crush/edit/layered_map.h"
 #include "tools/crushtool/ceph_io.h"
 
 namespace crushkit::tools::crushtool {

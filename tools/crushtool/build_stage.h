@@ -1,5 +1,5 @@
 // crushtool's --build stage (src/tools/crushtool.cc, Ceph 16.2) on
-// crush/layered_map.h: the layers, the multi-root warning, the
+// crush/edit/layered_map.h: the layers, the multi-root warning, the
 // "replicated_rule", with crushtool's messages and exit codes.
 // Thread-safety: pure function on its arguments (and the two streams).
 #ifndef CRUSHKIT_TOOLS_CRUSHTOOL_BUILD_STAGE_H_

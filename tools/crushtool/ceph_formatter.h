@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "crush/formatter_sink.h"
+#include "crush/edit/formatter_sink.h"
 
 namespace crushkit::tools::crushtool {
 
@@ -42,7 +42,7 @@ class CephFormatter : public crush::FormatterSink {
 };
 
 // xml_stream_escaper (common/escape.cc); json_stream_escaper is
-// crush::CephJsonEscape (crush/text_format.h), shared with osdmap/.
+// crush::CephJsonEscape (crush/edit/text_format.h), shared with osdmap/.
 std::string XmlEscape(std::string_view s);
 
 }  // namespace crushkit::tools::crushtool

@@ -9,7 +9,7 @@
 
 #include "crush/codec.h"
 #include "crush/mapper.h"
-#include "crush/text_format.h"
+#include "crush/edit/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/test_batches.h"
 #include "tools/crushtool/test_report.h"

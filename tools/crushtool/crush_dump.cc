@@ -4,7 +4,7 @@
 #include <string>
 
 #include "crush/builder.h"
-#include "crush/display.h"
+#include "crush/edit/display.h"
 
 namespace crushkit::tools::crushtool {
 namespace {

@@ -11,7 +11,7 @@
 #include "compiler/source_file.h"
 #include "crush/ceph_release.h"
 #include "crush/codec.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 #include "crush/map.h"
 #include "crush/model.h"
 #include "tools/common/ceph_write_file.h"

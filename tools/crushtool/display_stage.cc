@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "crush/display.h"
+#include "crush/edit/display.h"
 #include "tools/crushtool/ceph_formatter.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/crush_dump.h"

@@ -1,7 +1,7 @@
 // Unit tests of the display stage pieces: the Ceph-style formatters
-// (ceph_formatter.h), the --tree table and the map views of crush/display.h.
+// (ceph_formatter.h), the --tree table and the map views of crush/edit/display.h.
 // Expected texts are what Ceph 16.2's crushtool prints for the same map.
-#include "crush/display.h"
+#include "crush/edit/display.h"
 
 #include <string>
 #include <vector>

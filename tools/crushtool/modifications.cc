@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 
-#include "crush/edit.h"
-#include "crush/text_format.h"
+#include "crush/edit/edit.h"
+#include "crush/edit/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/tester.h"
 

@@ -74,7 +74,7 @@ struct CrushtoolOptions {
   int allowed_bucket_algs = -1;
   bool adjust = false;
 
-  // Modifications stage (crush/edit.h), run in this order after tunables.
+  // Modifications stage (crush/edit/edit.h), run in this order after tunables.
   std::string reweight_name;  // --reweight-item NAME W
   float reweight_weight = 0;
   std::string remove_name;  // --remove-item NAME

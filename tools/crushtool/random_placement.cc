@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "crush/display.h"
+#include "crush/edit/display.h"
 #include "tools/crushtool/test_batches.h"
 
 namespace crushkit::tools::crushtool {

@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 
-#include "crush/edit.h"
-#include "crush/reclassify.h"
+#include "crush/edit/edit.h"
+#include "crush/edit/reclassify.h"
 #include "tools/crushtool/ceph_io.h"
 
 namespace crushkit::tools::crushtool {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "crush/text_format.h"
+#include "crush/edit/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/test_batches.h"
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "crush/text_format.h"
+#include "crush/edit/text_format.h"
 
 namespace crushkit::tools::crushtool {
 namespace {

@@ -91,6 +91,7 @@ stamp "check the installed tree"
 libdir=$(find "$prefix" -name libcrushkit_crush.a -printf '%h\n' | head -n 1)
 [[ -n "$libdir" ]] || fail "libcrushkit_crush.a not installed"
 for f in libcrushkit_compiler.a libcrushkit_osdmap.a libcrushkit_osdmap_proto.a \
+  libcrushkit_osdmap_model.a libcrushkit_osdmap_planning.a libcrushkit_crush_edit.a \
   cmake/crushkit/crushkitConfig.cmake cmake/crushkit/crushkitConfigVersion.cmake \
   cmake/crushkit/crushkitTargets.cmake cmake/crushkit/crushkit-compilerTargets.cmake \
   cmake/crushkit/crushkit-osdmapTargets.cmake pkgconfig/crushkit.pc; do
@@ -118,7 +119,7 @@ fi
 extra=$(find "$prefix/include" -mindepth 1 -maxdepth 1 ! -name crush ! -name compiler ! -name osdmap)
 [[ -z "$extra" ]] || fail "unexpected installed headers: $extra"
 for h in crush/types.h crush/map.h crush/mapper.h crush/codec.h crush/crushkit.h crush/version.h \
-  compiler/compile.h osdmap/crushkit_osdmap.h osdmap/pg_mapping.h; do
+  compiler/compile.h osdmap/crushkit_osdmap.h osdmap/model/pg_mapping.h; do
   [[ -f "$prefix/include/$h" ]] || fail "include/$h not installed"
 done
 # Every installed header is a copy of a source header of its module (so no

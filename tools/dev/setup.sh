@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build git python3 pkg-config
       libabsl-dev libboost-dev libprotobuf-dev protobuf-compiler libcli11-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev ceph-base chromium
-      libjs-chart.js  # Chart.js, inlined into the HTML report (osdmap/movement_html.h)
+      libjs-chart.js  # Chart.js, inlined into the HTML report (osdmap/planning/movement_html.h)
       pybind11-dev python3-dev python3-numpy python3-pytest
       clang-format dpkg-dev mmdebstrap  # lint.sh; check-deb.sh: dpkg-shlibdeps for cpack, a clean Debian 12 root
       ceph-mon ceph-osd ceph-mgr python3-rados)  # the loopback Ceph cluster (tools/dev/loopback-*)

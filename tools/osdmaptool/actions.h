@@ -11,8 +11,8 @@
 // --test-map-pgs[-dump[-all]] with --pool, --pg_num and --test-random,
 // --tree (plain, json, json-pretty, xml, xml-pretty, html, html-pretty,
 // table, table-kv), --upmap-cleanup
-// (osdmap/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
-// --upmap-pool and --upmap-seed (osdmap/upmap_balancer.h: crushkit's
+// (osdmap/changes/upmap_cleanup.h), --upmap with --upmap-max, --upmap-deviation,
+// --upmap-pool and --upmap-seed (osdmap/balancer/upmap_balancer.h: crushkit's
 // deterministic balancer, not Ceph's calc_pg_upmaps, so the commands
 // differ; the stdout lines are osdmaptool's), --save, and --print through
 // the front's `print` hook (the front owns the binary map; it also creates
@@ -34,7 +34,7 @@
 #include "absl/status/statusor.h"
 
 #include "crush/ceph_release.h"
-#include "osdmap/cluster_state.h"
+#include "osdmap/model/cluster_state.h"
 
 namespace crushkit::tools::osdmaptool {
 
@@ -63,7 +63,7 @@ struct OsdmaptoolOptions {
   bool upmap_active = false;  // rounds until one finds nothing, each applied
   std::set<std::string> upmap_pools;
   // --read FILE --read-pool NAME (Reef and later): the read balancer
-  // (osdmap/read_balancer.h) on one replicated pool, after the cleanup and
+  // (osdmap/balancer/read_balancer.h) on one replicated pool, after the cleanup and
   // before --upmap; its `ceph osd pg-upmap-primary` commands go to FILE,
   // which --read shares with --upmap and --upmap-cleanup (the last of the
   // three names it; "-" is stdout). The map is not changed.

@@ -20,9 +20,9 @@
 #include "gtest/gtest.h"
 
 #include "crush/map.h"
-#include "osdmap/crush_placement.h"
-#include "osdmap/import.h"
-#include "osdmap/pg_mapping.h"
+#include "osdmap/formats/import.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_mapping.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/osdmap_state.h"

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
-#include "osdmap/osdmap_binary.h"
+#include "osdmap/formats/osdmap_binary.h"
 #include "tests/testing/oracle.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/run_shell.h"

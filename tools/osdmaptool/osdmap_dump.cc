@@ -9,12 +9,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-#include "osdmap/entity_addr.h"
-#include "osdmap/hit_set_params.h"
-#include "osdmap/osdmap_binary_state.h"
-#include "osdmap/osdmap_health.h"
-#include "osdmap/osdmap_print.h"
-#include "osdmap/pg_id.h"
+#include "osdmap/formats/entity_addr.h"
+#include "osdmap/formats/hit_set_params.h"
+#include "osdmap/formats/osdmap_binary_state.h"
+#include "osdmap/formats/osdmap_health.h"
+#include "osdmap/formats/osdmap_print.h"
+#include "osdmap/model/pg_id.h"
 #include "tools/crushtool/ceph_formatter.h"
 
 namespace crushkit::tools::osdmaptool {

@@ -19,8 +19,8 @@
 #include "absl/status/statusor.h"
 
 #include "crush/ceph_release.h"
-#include "osdmap/osdmap_binary.h"
-#include "osdmap/osdmap_print.h"
+#include "osdmap/formats/osdmap_binary.h"
+#include "osdmap/formats/osdmap_print.h"
 
 namespace crushkit::tools::osdmaptool {
 
@@ -37,7 +37,7 @@ namespace crushkit::tools::osdmaptool {
 absl::StatusOr<std::string> DumpOsdMap(const osdmap::OsdMapBinary& map, std::string_view format,
                                        const osdmap::PrintRelease& as = {});
 
-// `osdmaptool --health`: OSDMap::check_health (osdmap/osdmap_health.h) as
+// `osdmaptool --health`: OSDMap::check_health (osdmap/formats/osdmap_health.h) as
 // pretty JSON, code -> {severity, summary {message, count}, detail [...]}.
 // `as_decoded`: the map as read from the file (see CheckHealth's
 // features_from); `release`: whose check_health (HealthConfig::release).

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/builder.h"
-#include "crush/edit.h"
+#include "crush/edit/edit.h"
 #include "crush/status_macros.h"
 
 namespace crushkit::planning {

@@ -58,7 +58,7 @@ absl::StatusOr<Topology> TopologyFromModel(std::shared_ptr<const crush::MapModel
 // node is its own failure domain. Errors: kInvalidArgument unless 1 <= n <= 1e6.
 absl::StatusOr<crush::MapModel> MakeFlatModel(int n);
 
-// Edits, through crush/edit.h (CrushWrapper's insert_item, remove_item and
+// Edits, through crush/edit/edit.h (CrushWrapper's insert_item, remove_item and
 // adjust_item_weight, so ancestors' weights follow as in Ceph). They are
 // limited to all-straw2 maps without device classes or choose_args, the
 // maps `crushkit strategies` compares placements on:

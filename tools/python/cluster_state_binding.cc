@@ -1,6 +1,6 @@
 // crushkit.ClusterState: a cluster state (osdmap::ClusterState) as the CLI's
 // state-taking commands load it, mapped through an osdmap::MappingSession;
-// whole pools through the parallel all-PG mapper (osdmap/pg_table.h), and
+// whole pools through the parallel all-PG mapper (osdmap/model/pg_table.h), and
 // crushkit.diff through osdmap::DiffStates after the monitor's upmap cleanup
 // (what `crushkit diff` reports); crushkit.plan through osdmap::PlanChange
 // (what `crushkit plan --json` prints).
@@ -15,19 +15,19 @@
 #include <variant>
 #include <vector>
 
-#include "osdmap/backfill_cost.h"
-#include "osdmap/backfill_pusher.h"
-#include "osdmap/change_ops.h"
-#include "osdmap/cluster_state.h"
-#include "osdmap/mapping_session.h"
-#include "osdmap/movement.h"
-#include "osdmap/movement_report.h"
-#include "osdmap/pg_id.h"
-#include "osdmap/pg_mapping.h"
-#include "osdmap/pg_table.h"
-#include "osdmap/planner.h"
-#include "osdmap/state_codec.h"
-#include "osdmap/upmap_cleanup.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/changes/upmap_cleanup.h"
+#include "osdmap/formats/state_codec.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/model/pg_mapping.h"
+#include "osdmap/model/pg_table.h"
+#include "osdmap/planning/backfill_cost.h"
+#include "osdmap/planning/backfill_pusher.h"
+#include "osdmap/planning/movement.h"
+#include "osdmap/planning/movement_report.h"
+#include "osdmap/planning/planner.h"
 #include "tools/python/bindings.h"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -137,7 +137,7 @@ class PyClusterState {
 
 // Every PG the change gives a new OSD, as (pgid, source OSD, new OSDs).
 // `after`'s upmaps are cleaned first, as `crushkit diff` cleans them
-// (osdmap/planner.h DiffTwoStates), unless keep_upmaps.
+// (osdmap/planning/planner.h DiffTwoStates), unless keep_upmaps.
 std::vector<std::tuple<std::string, std::int32_t, std::vector<std::int32_t>>> Diff(
     const PyClusterState& before, const PyClusterState& after, int threads, bool keep_upmaps) {
   osdmap::MovementOptions options;

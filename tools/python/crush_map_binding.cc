@@ -19,7 +19,7 @@
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/types.h"
-#include "osdmap/crush_dump_json.h"
+#include "osdmap/formats/crush_dump_json.h"
 #include "tools/python/bindings.h"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -1,0 +1,141 @@
+// The upmap balancer: pg_upmap_items changes that even out how many PGs (or
+// bytes) each OSD holds relative to its CRUSH-weight target, the job of
+// Ceph's OSDMap::calc_pg_upmaps() (`osdmaptool --upmap`, the mgr balancer in
+// upmap mode), done incrementally: every PG is mapped once, then each
+// candidate move is judged on per-OSD counts and a failure-domain check,
+// never by re-mapping the pool.
+//
+// Deviation is Ceph's: per pool, an OSD's target is its share of the rule
+// weight map (CrushWrapper::get_rule_weight_osd_map, each take subtree
+// normalised to 1) times its reweight, over the sum of those, times
+// pool size x pg_num; deviation = PGs in its up sets - target. In bytes
+// mode a PG counts its bytes per shard instead of 1 (see BalanceBy).
+//
+// Every change keeps the pool's rule satisfied (CrushWrapper::verify_upmap:
+// failure domains of the chooseleaf/choose type, take roots, so device
+// classes through their shadow trees), replaces an OSD in place (EC shard
+// positions kept), targets only OSDs that are up, in and inside the rule's
+// weight map, and is checked by mapping the PG again before it is kept; so
+// the monitor's upmap cleanup (upmap_cleanup.h) never cancels it.
+// Deterministic: the same state and options give the same changes.
+// Thread-compatible: BalanceUpmaps() reads its input and returns values
+// (it maps on threads of its own, joined before it returns).
+#ifndef CRUSHKIT_OSDMAP_BALANCER_UPMAP_BALANCER_H_
+#define CRUSHKIT_OSDMAP_BALANCER_UPMAP_BALANCER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "osdmap/changes/upmap_cleanup.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/pg_id.h"
+
+namespace crushkit::osdmap {
+
+// What a PG weighs in the balance.
+enum class BalanceBy : std::uint8_t {
+  kPgs,    // every PG shard counts 1 (Ceph's balancer)
+  kBytes,  // a PG shard counts its bytes: pg_stats num_bytes + num_omap_bytes
+           // (divided by k for EC pools), or the pool's `ceph df` stored
+           // bytes / pg_num for a PG without stats
+};
+
+struct BalancerOptions {
+  std::vector<std::int64_t> pools;  // pools to balance; empty: all
+  int max_changes = 10;             // PG changes at most (osdmaptool --upmap-max)
+  // Stop once every OSD of a pool is within this many PGs of its target
+  // (osdmaptool --upmap-deviation). Bytes mode: this many average PG shards
+  // of the pool. Values below 1 are taken as 1, as Ceph clamps them.
+  double max_deviation = 5;
+  BalanceBy by = BalanceBy::kPgs;
+  // 0: candidate PGs in pg order; otherwise each OSD's PGs are tried in an
+  // order shuffled from this seed (std::mt19937_64, so portable).
+  std::uint64_t seed = 0;
+  // Run the monitor's upmap cleanup first, as osdmaptool --upmap does.
+  bool cleanup_first = true;
+  // Threads for the first mapping of every PG and the pools' set-up (0: one
+  // per CPU, as MapAllOptions::threads). The result does not depend on it.
+  int threads = 0;
+};
+
+// Deviations over the OSDs that have a target or hold PGs, in the unit of
+// the balance (PGs, or bytes).
+struct DeviationStats {
+  double max_deviation = 0;   // largest (PGs - target); negative if none is over
+  std::int32_t max_osd = -1;  // the OSD with it
+  double min_deviation = 0;   // most negative
+  std::int32_t min_osd = -1;
+  double stddev = 0;  // sqrt(mean of deviation^2)
+  int osds = 0;       // OSDs counted
+
+  bool operator==(const DeviationStats&) const = default;
+};
+
+struct PoolBalance {
+  std::int64_t pool_id = 0;
+  std::string name;
+  double threshold = 0;   // max_deviation in the balance's unit
+  DeviationStats before;  // after the cleanup, before balancing
+  DeviationStats after;
+  int changes = 0;
+  // Moves undone because mapping the PG again did not give the predicted
+  // set (pair order interplay in _apply_upmap); the PG is then left alone.
+  int mismatches = 0;
+  // Why balancing stopped: "balanced", "max changes", "no improving move",
+  // "rule not found", "no PGs".
+  std::string stop_reason;
+};
+
+// One PG whose pg_upmap_items differ from the input (after the cleanup).
+struct UpmapChange {
+  PgId pg;
+  UpmapItems old_items;  // empty: the PG had none
+  UpmapItems new_items;  // empty: the entry is removed
+};
+
+struct BalanceResult {
+  BalanceBy by = BalanceBy::kPgs;
+  UpmapCleanup cleanup;              // what the cleanup pass did (may be empty)
+  std::vector<UpmapChange> changes;  // in pg order
+  std::vector<PoolBalance> pools;    // in pool id order
+  DeviationStats overall_before;     // the balanced pools summed per OSD
+  DeviationStats overall_after;
+  int moves = 0;       // moves made (<= max_changes)
+  ClusterState state;  // the input with cleanup and changes applied
+};
+
+// Balances `state`'s pools (every pool, or options.pools), spending at most
+// options.max_changes moves over all of them: each move goes to the pool
+// whose worst OSD is furthest past its threshold. A move either drops an
+// existing pg_upmap_items pair (preferred: it takes the PG back toward
+// CRUSH's choice) or replaces one OSD of a PG by a less full one, rewriting
+// an existing pair in place rather than chaining pairs. A move is made only
+// if it lowers the pool's sum of squared deviations. PGs with a pg_upmap
+// entry, a hole (NONE) in their set, pending a merge, or with pool size
+// pairs already (unless a pair is rewritten) are left alone.
+// REQUIRES: ValidateState(state).
+// Errors: kNotFound for an unknown pool in options.pools; kFailedPrecondition
+// for BalanceBy::kBytes when the state has neither pg_stats nor pool_usage;
+// crush map errors (prefixed "crush map: ") and cleanup errors as
+// CheckPgUpmaps.
+// Cost: one CRUSH mapping per PG of the balanced pools (on options.threads
+// threads, started and joined inside) plus one per move;
+// memory ~(pool size x 4 + 1) bytes per PG plus ~4 bytes per PG shard;
+// each move costs O(OSDs) (a scan and partial sorts) plus failure-domain
+// checks on the candidate PGs of the fullest OSDs (~30 us at 1,000 OSDs).
+absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
+                                            const BalancerOptions& options);
+
+// The result as `ceph osd` commands, one per line, as osdmaptool --upmap
+// writes its file (print_inc_upmaps): the cleanup's commands, then
+// `ceph osd rm-pg-upmap-items PG` for removed entries and
+// `ceph osd pg-upmap-items PG FROM TO...` for new or rewritten ones, each
+// group in pg order.
+std::string FormatBalanceCommands(const BalanceResult& result);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_BALANCER_UPMAP_BALANCER_H_

@@ -1,0 +1,112 @@
+// The balancer's summary and JSON report.
+#include "osdmap/balancer/upmap_balancer_report.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+#include "osdmap/formats/proto_json.h"
+#include "osdmap/proto/balance.pb.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+constexpr int kMaxPoolLines = 20;
+
+std::string Amount(double v, BalanceBy by) {
+  if (by == BalanceBy::kPgs) return absl::StrFormat("%.1f", v);
+  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double a = std::fabs(v);
+  std::size_t u = 0;
+  while (a >= 1024 && u + 1 < kUnits.size()) {
+    a /= 1024;
+    ++u;
+  }
+  return absl::StrFormat("%s%.1f %s", v < 0 ? "-" : "", a, kUnits[u]);
+}
+
+std::string Osd(std::int32_t osd) { return osd < 0 ? "-" : absl::StrCat("osd.", osd); }
+
+std::string Row(const std::string& name, const DeviationStats& b, const DeviationStats& a,
+                BalanceBy by) {
+  return absl::StrFormat("%-24s %10s -> %-10s %-9s %10s -> %-10s", name,
+                         Amount(b.max_deviation, by), Amount(a.max_deviation, by), Osd(a.max_osd),
+                         Amount(b.stddev, by), Amount(a.stddev, by));
+}
+
+void ToProto(const DeviationStats& s, proto::Deviation* out) {
+  out->set_max_deviation(s.max_deviation);
+  out->set_max_osd(s.max_osd);
+  out->set_min_deviation(s.min_deviation);
+  out->set_min_osd(s.min_osd);
+  out->set_stddev(s.stddev);
+  out->set_osds(s.osds);
+}
+
+void ToProto(const UpmapItems& items, google::protobuf::RepeatedPtrField<proto::UpmapPair>* out) {
+  for (const auto& [from, to] : items) {
+    proto::UpmapPair* p = out->Add();
+    p->set_from(from);
+    p->set_to(to);
+  }
+}
+
+}  // namespace
+
+std::string FormatBalanceSummary(const BalanceResult& r, int max_changes, double max_deviation) {
+  const char* unit = r.by == BalanceBy::kPgs ? "pgs" : "bytes";
+  std::string out = absl::StrFormat(
+      "balance by %s: %d moves (max %d, deviation %g), %d PGs changed, %d cleanup entries\n", unit,
+      r.moves, max_changes, max_deviation, static_cast<int>(r.changes.size()),
+      r.cleanup.entries_changed());
+  absl::StrAppend(&out, absl::StrFormat("%-24s %24s %-9s %24s  %7s  %s\n", "pool", "max deviation",
+                                        "(osd)", "stddev", "changes", "stopped"));
+  int shown = 0;
+  for (const PoolBalance& p : r.pools) {
+    if (shown++ == kMaxPoolLines) {
+      absl::StrAppend(&out, "... ", r.pools.size() - kMaxPoolLines, " more pools (see --json)\n");
+      break;
+    }
+    absl::StrAppend(
+        &out, Row(absl::StrCat(p.pool_id, " ", p.name).substr(0, 24), p.before, p.after, r.by),
+        absl::StrFormat("  %7d  %s\n", p.changes, p.stop_reason));
+  }
+  absl::StrAppend(&out, Row("overall", r.overall_before, r.overall_after, r.by), "\n");
+  return out;
+}
+
+absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& r) {
+  proto::BalanceReport report;
+  report.set_by(r.by == BalanceBy::kPgs ? proto::PGS : proto::BYTES);
+  report.set_moves(r.moves);
+  report.set_cleanup_entries(r.cleanup.entries_changed());
+  ToProto(r.overall_before, report.mutable_overall_before());
+  ToProto(r.overall_after, report.mutable_overall_after());
+  for (const PoolBalance& p : r.pools) {
+    proto::PoolBalanceReport* pr = report.add_pools();
+    pr->set_pool_id(p.pool_id);
+    pr->set_pool_name(p.name);
+    pr->set_threshold(p.threshold);
+    ToProto(p.before, pr->mutable_before());
+    ToProto(p.after, pr->mutable_after());
+    pr->set_changes(p.changes);
+    pr->set_stop_reason(p.stop_reason);
+    pr->set_mismatches(p.mismatches);
+  }
+  for (const UpmapChange& c : r.changes) {
+    proto::UpmapItemsChange* pc = report.add_changes();
+    pc->set_pgid(FormatPgId(c.pg));
+    ToProto(c.old_items, pc->mutable_old_items());
+    ToProto(c.new_items, pc->mutable_new_items());
+  }
+  for (absl::string_view line : absl::StrSplit(FormatBalanceCommands(r), '\n', absl::SkipEmpty())) {
+    report.add_commands(std::string(line));
+  }
+  return ProtoToJson(report, /*print_defaults=*/true);
+}
+
+}  // namespace crushkit::osdmap

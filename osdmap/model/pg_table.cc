@@ -1,0 +1,355 @@
+#include "osdmap/model/pg_table.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+
+#include "crush/choice_memo.h"
+#include "crush/internal/chunk_pipeline.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_mapping_incremental.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+// PGs per unit of work: big enough that the shared counter is cold, small
+// enough that two threads finish within a chunk of each other.
+constexpr std::uint32_t kChunk = 2048;
+// Small maps get smaller chunks, at least this big: at 2,048 a
+// 14,336-PG map is 7 chunks, and the last thread to start an EC chunk
+// (~5 us a PG) works alone for up to 10 ms.
+constexpr std::uint32_t kMinChunk = 64;
+
+struct Chunk {
+  std::size_t pool;  // index into PgTable::pools
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
+// Chunks covering PGs 0..pg_num-1 of pools[i], i in order: kChunk PGs, or
+// fewer when that gives each of `threads` threads under 16 chunks.
+std::vector<Chunk> ChunksOf(const std::vector<const Pool*>& pools, int threads) {
+  std::uint64_t total = 0;
+  for (const Pool* p : pools) total += p->pg_num;
+  const auto size = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      total / (16 * static_cast<std::uint64_t>(std::max(threads, 1))), kMinChunk, kChunk));
+  std::vector<Chunk> chunks;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const std::uint32_t n = pools[i]->pg_num;
+    for (std::uint64_t b = 0; b < n; b += size) {
+      chunks.push_back({i, static_cast<std::uint32_t>(b),
+                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + size, n))});
+    }
+  }
+  return chunks;
+}
+
+int PoolWidth(const ClusterState& state, const Pool& pool) {
+  int width = static_cast<int>(pool.size);
+  // A full pg_upmap list replaces the CRUSH result whatever its length.
+  auto it = state.pg_upmap.lower_bound(PgId{pool.id, 0});
+  for (; it != state.pg_upmap.end() && it->first.pool == pool.id; ++it) {
+    width = std::max(width, static_cast<int>(it->second.size()));
+  }
+  return std::max(width, 1);
+}
+
+void Store(const OsdList& list, int width, std::uint32_t ps, std::vector<std::int32_t>& slots,
+           std::vector<std::uint8_t>& lens) {
+  const int n = std::min(list.size(), width);
+  std::int32_t* dst = slots.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width);
+  for (int i = 0; i < n; ++i) dst[i] = list[i];
+  lens[ps] = static_cast<std::uint8_t>(n);
+}
+
+PoolPgTable NewPoolTable(const ClusterState& state, const Pool& pool, bool acting) {
+  PoolPgTable t;
+  t.pool_id = pool.id;
+  t.pg_num = pool.pg_num;
+  t.width = PoolWidth(state, pool);
+  const std::size_t slots =
+      static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width);
+  t.up.assign(slots, crush::kItemNone);
+  t.up_len.assign(pool.pg_num, 0);
+  t.up_primary.assign(pool.pg_num, -1);
+  if (acting) {
+    t.acting.assign(slots, crush::kItemNone);
+    t.acting_len.assign(pool.pg_num, 0);
+    t.acting_primary.assign(pool.pg_num, -1);
+  }
+  return t;
+}
+
+void StoreMapping(const PgMapping& m, std::uint32_t ps, bool acting, PoolPgTable& t) {
+  Store(m.up, t.width, ps, t.up, t.up_len);
+  t.up_primary[ps] = m.up_primary;
+  if (acting) {
+    Store(m.acting, t.width, ps, t.acting, t.acting_len);
+    t.acting_primary[ps] = m.acting_primary;
+  }
+}
+
+void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t,
+            PgMapping& m) {
+  mapper.MapPg(pool, ps, &m);
+  Store(m.up, t.width, ps, t.up, t.up_len);
+  t.up_primary[ps] = m.up_primary;
+  if (acting) {
+    Store(m.acting, t.width, ps, t.acting, t.acting_len);
+    t.acting_primary[ps] = m.acting_primary;
+  }
+}
+
+// CRUSHKIT_VERIFY_INCREMENTAL_LOG=FILE: one line per verified paired
+// mapping appended to FILE ("incremental reused R mapped M mismatches X"),
+// so a differential run can show how much was reused and checked. One
+// write(2) per line with O_APPEND: lines of concurrent processes do not mix.
+void LogVerifiedIncremental(const PgTablePair& p) {
+  const char* path = std::getenv("CRUSHKIT_VERIFY_INCREMENTAL_LOG");
+  if (path == nullptr || *path == '\0') return;
+  const std::string line = absl::StrCat("incremental reused ", p.crush_reused, " mapped ",
+                                        p.crush_mapped, " mismatches ", p.verify_mismatches, "\n");
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+
+}  // namespace
+
+const PoolPgTable* PgTable::Find(std::int64_t pool_id) const {
+  for (const PoolPgTable& p : pools) {
+    if (p.pool_id == pool_id) return &p;
+  }
+  return nullptr;
+}
+
+std::uint64_t PgTable::total_pgs() const {
+  std::uint64_t n = 0;
+  for (const PoolPgTable& p : pools) n += p.pg_num;
+  return n;
+}
+
+int ResolveThreads(int n) {
+  if (n <= 0) n = crush::internal::HardwareThreads();
+  return std::min(n, 64);
+}
+
+PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
+  const ClusterState& state = session.state();
+  PgTable table;
+  std::vector<const Pool*> pools;
+  for (const auto& [id, pool] : state.pools) {
+    if (options.only_pool && *options.only_pool != id) continue;
+    table.pools.push_back(NewPoolTable(state, pool, options.acting));
+    pools.push_back(&pool);
+  }
+  const int threads = ResolveThreads(options.threads);
+  const std::vector<Chunk> chunks = ChunksOf(pools, threads);
+  const std::uint64_t total = table.total_pgs();
+  std::atomic<std::uint64_t> done{0};
+  std::mutex progress_mu;
+  std::vector<std::unique_ptr<MappingSession::Worker>> workers(static_cast<std::size_t>(threads));
+  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    // Made on the thread that uses it, in parallel with the others.
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) w = session.NewWorker();
+    const Chunk& c = chunks[i];
+    PgMapping m;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      MapOne(w->mapper(), *pools[c.pool], ps, options.acting, table.pools[c.pool], m);
+    }
+    const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  });
+  return table;
+}
+
+PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
+                        std::span<const std::int64_t> pool_ids, int threads) {
+  PgTable table;
+  std::vector<const Pool*> pools;
+  for (std::int64_t id : pool_ids) {
+    const Pool& pool = state.pools.at(id);
+    PoolPgTable t;
+    t.pool_id = id;
+    t.pg_num = pool.pg_num;
+    t.width = PoolWidth(state, pool);
+    t.raw_upmap.assign(static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(t.width),
+                       crush::kItemNone);
+    t.raw_upmap_len.assign(pool.pg_num, 0);
+    table.pools.push_back(std::move(t));
+    pools.push_back(&pool);
+  }
+  const int n = ResolveThreads(threads);
+  const std::vector<Chunk> chunks = ChunksOf(pools, n);
+
+  struct Worker {
+    Worker(const crush::CrushMap& map, const ClusterState& state)
+        : placement(map, state.ceph_release), mapper(state, placement) {}
+
+    CrushPlacement placement;
+    PgMapper mapper;
+  };
+
+  std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(n));
+  crush::internal::ForEachChunk(chunks.size(), n, [&](int slot, std::uint64_t i) {
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) w = std::make_unique<Worker>(map, state);
+    const Chunk& c = chunks[i];
+    PoolPgTable& t = table.pools[c.pool];
+    OsdList raw;
+    OsdList raw_upmap;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      w->mapper.PgToRawUpmap(PgId{t.pool_id, ps}, &raw, &raw_upmap);
+      Store(raw_upmap, t.width, ps, t.raw_upmap, t.raw_upmap_len);
+    }
+  });
+  return table;
+}
+
+PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
+                            const MapAllOptions& options) {
+  PgTablePair out;
+
+  // Pools of either state, in id order; a pool missing on one side is mapped
+  // on the other alone.
+  struct PoolPair {
+    const Pool* before = nullptr;
+    const Pool* after = nullptr;
+    PoolPgTable* table_before = nullptr;
+    PoolPgTable* table_after = nullptr;
+  };
+
+  std::map<std::int64_t, PoolPair> pairs;
+  for (const auto& [id, pool] : before.state().pools) {
+    if (!options.only_pool || *options.only_pool == id) pairs[id].before = &pool;
+  }
+  for (const auto& [id, pool] : after.state().pools) {
+    if (!options.only_pool || *options.only_pool == id) pairs[id].after = &pool;
+  }
+  for (auto& [id, p] : pairs) {
+    if (p.before)
+      out.before.pools.push_back(NewPoolTable(before.state(), *p.before, options.acting));
+    if (p.after) out.after.pools.push_back(NewPoolTable(after.state(), *p.after, options.acting));
+  }
+  std::vector<PoolPair*> order;
+  std::vector<Chunk> chunks;
+  std::size_t ib = 0, ia = 0;
+  for (auto& [id, p] : pairs) {
+    if (p.before) p.table_before = &out.before.pools[ib++];
+    if (p.after) p.table_after = &out.after.pools[ia++];
+    const std::uint32_t n =
+        std::max(p.before ? p.before->pg_num : 0u, p.after ? p.after->pg_num : 0u);
+    for (std::uint64_t b = 0; b < n; b += kChunk) {
+      chunks.push_back({order.size(), static_cast<std::uint32_t>(b),
+                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, n))});
+    }
+    order.push_back(&p);
+  }
+  const crush::ChoiceMemo shared(before.crush_map(), after.crush_map());
+  const CrushChangeFilter filter(before.state(), before.crush_map(), after.state(),
+                                 after.crush_map());
+  const bool fatal = VerifyIncrementalFromEnvironment();
+  const bool verify = options.verify_incremental || fatal;
+  std::vector<char> whole(order.size(), 1);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (order[k]->before && order[k]->after) {
+      whole[k] = filter.PoolWhole(order[k]->after->id) ? 1 : 0;
+    }
+  }
+  std::atomic<std::uint64_t> mapped_crush{0}, reused_crush{0}, mismatches{0};
+  std::mutex mismatch_mu;
+
+  struct Worker {
+    crush::ChoiceMemo memo;
+    std::unique_ptr<MappingSession::Worker> b, a;
+  };
+
+  const std::uint64_t total = out.before.total_pgs() + out.after.total_pgs();
+  std::atomic<std::uint64_t> done{0};
+  std::mutex progress_mu;
+  const int threads = ResolveThreads(options.threads);
+  std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(threads));
+  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    // Made on the thread that uses it, in parallel with the others.
+    auto& made = workers[static_cast<std::size_t>(slot)];
+    if (made == nullptr) {
+      made = std::make_unique<Worker>(Worker{shared, before.NewWorker(), after.NewWorker()});
+      made->b->placement().RecordChoicesInto(&made->memo);
+      made->a->placement().ReplayChoicesFrom(&made->memo);
+    }
+    Worker& w = *made;
+    const Chunk& c = chunks[i];
+    const PoolPair& p = *order[c.pool];
+    PgMapping mb, ma, full;
+    CrushResult crush;
+    std::uint64_t mapped = 0, through_crush = 0, reused = 0;
+    const bool pool_whole = whole[c.pool] != 0;
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      // The after mapping must follow the before mapping of the same PG:
+      // the memo holds one input.
+      bool have_crush = false;
+      if (p.before && ps < p.before->pg_num) {
+        w.b->mapper().MapPg(*p.before, ps, &mb, &crush);
+        StoreMapping(mb, ps, options.acting, *p.table_before);
+        have_crush = true;
+        ++mapped;
+      }
+      if (p.after && ps < p.after->pg_num) {
+        if (have_crush && !filter.MayChange(pool_whole, crush.visited)) {
+          w.a->mapper().MapPgFromCrush(*p.after, ps, crush.osds, &ma);
+          ++reused;
+          if (verify) {
+            w.a->mapper().MapPg(*p.after, ps, &full);
+            if (!SamePgMapping(ma, full)) {
+              if (mismatches.fetch_add(1) == 0) {
+                std::lock_guard<std::mutex> lock(mismatch_mu);
+                out.first_mismatch = DescribePgMappingDifference(PgId{p.after->id, ps}, ma, full);
+              }
+            }
+          }
+        } else {
+          w.a->mapper().MapPg(*p.after, ps, &ma);
+          ++through_crush;
+        }
+        StoreMapping(ma, ps, options.acting, *p.table_after);
+        ++mapped;
+      }
+    }
+    mapped_crush.fetch_add(through_crush, std::memory_order_relaxed);
+    reused_crush.fetch_add(reused, std::memory_order_relaxed);
+    const std::uint64_t now = done.fetch_add(mapped) + mapped;
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  });
+  out.crush_mapped = mapped_crush.load();
+  out.crush_reused = reused_crush.load();
+  out.verify_mismatches = mismatches.load();
+  if (verify) LogVerifiedIncremental(out);
+  if (fatal && out.verify_mismatches > 0) {
+    // A bug in the incremental analysis: the differential suites must fail.
+    std::fprintf(stderr,
+                 "crushkit: CRUSHKIT_VERIFY_INCREMENTAL: the incremental mapping differs from the "
+                 "full mapping in %llu PGs; first %s\n",
+                 static_cast<unsigned long long>(out.verify_mismatches),
+                 out.first_mismatch.c_str());
+    std::exit(70);
+  }
+  return out;
+}
+}  // namespace crushkit::osdmap

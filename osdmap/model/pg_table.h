@@ -1,0 +1,132 @@
+// The parallel all-PG mapper: every PG of every pool of a state mapped to its
+// up and acting sets (or, for the upmap balancer, its upmapped raw sets) on
+// all cores, into flat per-pool arrays. One home for "map the whole cluster"
+// (map-pgs, diff, plan, balance): one PgMapper and CRUSH
+// workspace per thread for the whole run, PGs handed out in chunks from one
+// atomic counter so threads stay evenly loaded, nothing allocated per PG.
+//
+// Thread-safety: MapAllPgs() starts and joins its own threads; a PgTable is a
+// plain value afterwards (concurrent const access is safe).
+#ifndef CRUSHKIT_OSDMAP_MODEL_PG_TABLE_H_
+#define CRUSHKIT_OSDMAP_MODEL_PG_TABLE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "crush/map.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_mapping.h"
+
+namespace crushkit::osdmap {
+
+// One pool's PGs 0..pg_num-1. Set i occupies [i * width, i * width + len[i])
+// of `up` (and of `acting`, when mapped; of `raw_upmap` for
+// MapRawUpmapSets(), which leaves the others empty); holes are
+// crush::kItemNone.
+struct PoolPgTable {
+  std::int64_t pool_id = 0;
+  std::uint32_t pg_num = 0;
+  int width = 0;  // the pool size, or the longest pg_upmap list if longer
+  std::vector<std::int32_t> up;
+  std::vector<std::uint8_t> up_len;
+  std::vector<std::int32_t> up_primary;
+  std::vector<std::int32_t> acting;  // empty unless MapAllOptions::acting
+  std::vector<std::uint8_t> acting_len;
+  std::vector<std::int32_t> acting_primary;
+  std::vector<std::int32_t> raw_upmap;  // MapRawUpmapSets() only
+  std::vector<std::uint8_t> raw_upmap_len;
+
+  std::span<const std::int32_t> Up(std::uint32_t ps) const {
+    return {up.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width), up_len[ps]};
+  }
+
+  std::span<const std::int32_t> Acting(std::uint32_t ps) const {
+    return {acting.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
+            acting_len[ps]};
+  }
+
+  std::span<const std::int32_t> RawUpmap(std::uint32_t ps) const {
+    return {raw_upmap.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width),
+            raw_upmap_len[ps]};
+  }
+};
+
+struct PgTable {
+  std::vector<PoolPgTable> pools;  // in pool id order
+
+  // The pool's table, or nullptr.
+  const PoolPgTable* Find(std::int64_t pool_id) const;
+  std::uint64_t total_pgs() const;
+};
+
+struct MapAllOptions {
+  int threads = 0;                        // 0: one per CPU (capped at 64)
+  bool acting = true;                     // also keep acting sets and primaries
+  std::optional<std::int64_t> only_pool;  // map just this pool
+  // Called now and then with (PGs mapped so far, total), from any worker
+  // thread but never concurrently. May be empty.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // MapAllPgsPaired(): also map every PG whose after-CRUSH result is reused
+  // through CRUSH and count differences (PgTablePair::verify_mismatches).
+  // The environment variable CRUSHKIT_VERIFY_INCREMENTAL=1 turns this on
+  // for every call and makes a difference fatal: a message on stderr and
+  // exit status 70 (for the differential suites).
+  bool verify_incremental = false;
+};
+
+// Maps every PG of every pool of `session`'s state (pgs 0..pg_num-1, as
+// osdmaptool --test-map-pgs does). The result is the same for any thread
+// count. Cost: one CRUSH mapping per PG, divided over the threads; memory
+// 4 bytes per OSD slot plus 5 per PG, for each kept list (up, acting).
+PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options = {});
+
+// OSDMap::pg_to_raw_upmap() of every PG of `pools` (in that order; each
+// must be a pool of `state`): the CRUSH result after nonexistent-OSD removal
+// with pg_upmap / pg_upmap_items applied and down OSDs kept, the sets the
+// upmap balancer starts from. Mapped as MapAllPgs() maps (`threads` as
+// MapAllOptions::threads; the result does not depend on it) into each
+// table's raw_upmap; up and acting stay empty. `map` is
+// crush::CrushMap::Build(state.crush); both must outlive the call and stay
+// unchanged during it. REQUIRES: ValidateState(state).
+// Cost: one CRUSH mapping per PG, divided over the threads; memory 4 bytes
+// per OSD slot plus 1 per PG.
+PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
+                        std::span<const std::int64_t> pools, int threads = 0);
+
+// Both states of a change mapped together, PG by PG: each PG is mapped on
+// `before` and at once on `after` by the same thread. A PG whose CRUSH
+// descent on `before` visited no bucket the change touches (and whose pool,
+// rule, tunables and reweights are unchanged; pg_mapping_incremental.h)
+// keeps its CRUSH result: only the steps after CRUSH run on `after`.
+// Others are mapped on `after` replaying the straw2 choices of buckets the
+// two crush maps share (crush/choice_memo.h) instead of hashing them again.
+// Same tables as two MapAllPgs() calls, bit for bit; cheaper when the maps
+// are alike (an OSD marked out or down, upmaps: no CRUSH work on `after`;
+// one host reweighted: ~40% less CPU). `progress` counts PGs of both
+// states.
+struct PgTablePair {
+  PgTable before;
+  PgTable after;
+  // PGs of `after` that went through CRUSH, and that reused before's result.
+  std::uint64_t crush_mapped = 0;
+  std::uint64_t crush_reused = 0;
+  // MapAllOptions::verify_incremental: reused PGs whose full mapping
+  // differs (0 unless the incremental analysis is wrong), and the first.
+  std::uint64_t verify_mismatches = 0;
+  std::string first_mismatch;
+};
+
+PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
+                            const MapAllOptions& options = {});
+
+// The thread count MapAllOptions::threads = n asks for.
+int ResolveThreads(int n);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_MODEL_PG_TABLE_H_

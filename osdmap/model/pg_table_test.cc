@@ -1,0 +1,195 @@
+#include "osdmap/model/pg_table.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "crush/codec.h"
+#include "osdmap/model/crush_placement.h"
+#include "tests/testing/cluster_builder.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+std::unique_ptr<MappingSession> MakeSession() {
+  ClusterState s;
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 8;
+  spec.osds_per_host = 3;
+  s.crush = crush_testing::MakeClusterModel(spec);
+  s.crush_bytes = crush::EncodeCrushMap(s.crush);
+  s.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  s.osds[5].weight = 0;          // out
+  s.osds[7].state = kOsdExists;  // down
+  Pool rep;
+  rep.id = 1;
+  rep.name = "rep";
+  rep.crush_rule = crush_testing::kReplicatedRule;
+  rep.pg_num = 5000;  // not a multiple of the chunk size
+  rep.pgp_num = 4096;
+  s.pools[1] = rep;
+  Pool ec = rep;
+  ec.id = 3;
+  ec.type = PoolType::kErasure;
+  ec.size = 5;
+  ec.crush_rule = crush_testing::kEcRule;
+  ec.pg_num = ec.pgp_num = 300;
+  s.pools[3] = ec;
+  s.pg_upmap[PgId{3, 7}] = {0, 3, 6, 9, 12, 15};  // longer than the pool size
+  s.pg_temp[PgId{1, 2}] = {1, 2, 3};
+  auto session = MappingSession::Create(std::move(s));
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? std::move(*session) : nullptr;
+}
+
+TEST(PgTableTest, EqualsMappingEachPgForAnyThreadCount) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  for (int threads : {1, 2, 5}) {
+    MapAllOptions opt;
+    opt.threads = threads;
+    const PgTable t = MapAllPgs(*session, opt);
+    ASSERT_EQ(t.pools.size(), 2u);
+    EXPECT_EQ(t.total_pgs(), 5300u);
+    EXPECT_EQ(t.Find(3)->width, 6);
+    for (const auto& [id, pool] : session->state().pools) {
+      const PoolPgTable* pt = t.Find(id);
+      ASSERT_NE(pt, nullptr);
+      PgMapping m;
+      for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+        session->mapper().MapPg(pool, ps, &m);
+        ASSERT_EQ(m.up.ToVector(), std::vector<std::int32_t>(pt->Up(ps).begin(), pt->Up(ps).end()))
+            << id << "." << ps << " threads " << threads;
+        ASSERT_EQ(m.acting.ToVector(),
+                  std::vector<std::int32_t>(pt->Acting(ps).begin(), pt->Acting(ps).end()));
+        ASSERT_EQ(m.up_primary, pt->up_primary[ps]);
+        ASSERT_EQ(m.acting_primary, pt->acting_primary[ps]);
+      }
+    }
+  }
+}
+
+TEST(PgTableTest, UpOnlyAndProgressReachesTheTotal) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  std::uint64_t last = 0, calls = 0;
+  MapAllOptions opt;
+  opt.acting = false;
+  opt.threads = 2;
+  opt.progress = [&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_EQ(total, 5300u);
+    last = std::max(last, done);
+    ++calls;
+  };
+  const PgTable t = MapAllPgs(*session, opt);
+  EXPECT_TRUE(t.pools[0].acting.empty());
+  EXPECT_EQ(last, 5300u);
+  EXPECT_GE(calls, 3u);
+  // The upmapped EC PG keeps all six targets; the pg_temp PG's up is CRUSH's.
+  EXPECT_EQ(std::vector<std::int32_t>(t.Find(3)->Up(7).begin(), t.Find(3)->Up(7).end()),
+            (std::vector<std::int32_t>{0, 3, 6, 9, 12, 15}));
+}
+
+TEST(PgTableTest, RawUpmapSetsEqualMappingEachPgForAnyThreadCount) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  ClusterState s = session->state();
+  auto built = crush::CrushMap::Build(s.crush);
+  ASSERT_TRUE(built.ok()) << built.status();
+  CrushPlacement placement(*built, s.ceph_release);
+  PgMapper mapper(s, placement);
+  // pg_upmap_items that apply: each moves a member of the PG's CRUSH set
+  // to an OSD outside it (not osd.5, which is out).
+  OsdList raw;
+  OsdList raw_upmap;
+  for (const PgId pg : {PgId{1, 11}, PgId{3, 9}}) {
+    mapper.PgToRawUpmap(pg, &raw, &raw_upmap);
+    ASSERT_GE(raw.size(), 2);
+    std::vector<std::int32_t> outside;
+    for (std::int32_t o = 23; outside.size() < 2; --o) {
+      if (o != 5 && std::find(raw.span().begin(), raw.span().end(), o) == raw.span().end()) {
+        outside.push_back(o);
+      }
+    }
+    s.pg_upmap_items[pg] = {{raw[0], outside[0]}};
+    if (pg.pool == 3) s.pg_upmap_items[pg].emplace_back(raw[1], outside[1]);
+  }
+  // The pools in the order asked for, not in id order; a pool left out is
+  // not mapped.
+  const std::vector<std::int64_t> pools = {3, 1};
+  for (int threads : {1, 2, 5}) {
+    const PgTable t = MapRawUpmapSets(s, *built, pools, threads);
+    ASSERT_EQ(t.pools.size(), 2u);
+    EXPECT_EQ(t.pools[0].pool_id, 3);
+    EXPECT_EQ(t.pools[1].pool_id, 1);
+    EXPECT_TRUE(t.pools[1].up.empty());
+    int upmapped = 0;
+    for (const PoolPgTable& pt : t.pools) {
+      for (std::uint32_t ps = 0; ps < pt.pg_num; ++ps) {
+        mapper.PgToRawUpmap(PgId{pt.pool_id, ps}, &raw, &raw_upmap);
+        ASSERT_EQ(raw_upmap.ToVector(),
+                  std::vector<std::int32_t>(pt.RawUpmap(ps).begin(), pt.RawUpmap(ps).end()))
+            << pt.pool_id << "." << ps << " threads " << threads;
+        if (!(raw == raw_upmap)) ++upmapped;
+      }
+    }
+    // 3.7's pg_upmap (six OSDs in a size-5 pool) and both pg_upmap_items.
+    EXPECT_EQ(upmapped, 3) << threads;
+    EXPECT_EQ(t.pools[0].RawUpmap(7).size(), 6u);
+  }
+  EXPECT_EQ(MapRawUpmapSets(s, *built, std::vector<std::int64_t>{1}, 2).pools.size(), 1u);
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap
+
+namespace crushkit::osdmap {
+namespace {
+
+std::vector<std::int32_t> Vec(std::span<const std::int32_t> s) { return {s.begin(), s.end()}; }
+
+void ExpectSameTables(const PgTable& x, const PgTable& y) {
+  ASSERT_EQ(x.pools.size(), y.pools.size());
+  for (std::size_t i = 0; i < x.pools.size(); ++i) {
+    const PoolPgTable& a = x.pools[i];
+    const PoolPgTable& b = y.pools[i];
+    ASSERT_EQ(a.pool_id, b.pool_id);
+    ASSERT_EQ(a.pg_num, b.pg_num);
+    for (std::uint32_t ps = 0; ps < a.pg_num; ++ps) {
+      ASSERT_EQ(Vec(a.Up(ps)), Vec(b.Up(ps))) << a.pool_id << "." << ps;
+      ASSERT_EQ(Vec(a.Acting(ps)), Vec(b.Acting(ps))) << a.pool_id << "." << ps;
+      ASSERT_EQ(a.up_primary[ps], b.up_primary[ps]);
+    }
+  }
+}
+
+TEST(PgTableTest, PairedMappingEqualsTwoSeparateMappings) {
+  auto before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  ClusterState s = before->state();
+  // Reweight one host's OSDs in CRUSH, mark one OSD out, grow one pool and
+  // drop another: shared, partly shared and unshared buckets, and PGs that
+  // exist on one side only.
+  for (crush::Bucket& b : s.crush.buckets) {
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] == 4) b.item_weights[i] = 0x8000;
+    }
+  }
+  crush_testing::FinishBucket(s.crush.buckets[2]);
+  s.osds[9].weight = 0;
+  s.pools[1].pg_num = 6000;
+  s.pools.erase(3);
+  auto after = MappingSession::Create(std::move(s));
+  ASSERT_TRUE(after.ok()) << after.status();
+  for (int threads : {1, 3}) {
+    MapAllOptions opt;
+    opt.threads = threads;
+    const PgTablePair paired = MapAllPgsPaired(*before, **after, opt);
+    ExpectSameTables(paired.before, MapAllPgs(*before, opt));
+    ExpectSameTables(paired.after, MapAllPgs(**after, opt));
+  }
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -1,0 +1,111 @@
+// `crushkit calibrate`: the per-PG cost figures (osdmap/planning/backfill_cost.h) that
+// make the simulated backfill of a finished change match what the cluster
+// measured (issue 35).
+//
+// Input: the change's backfill jobs (JobsFromMoves of the before/after
+// report), the measured duration (from the change to the last pg_temp
+// dropped, loopback-change.py's pg_temp_duration_seconds) and, optionally,
+// when each PG's backfill ended (its pg_temp dropped: result.json's
+// pgs[].pg_temp_end_seconds).
+//
+// The fit (every OSD gets the same figures; a change on one device class
+// calibrates that class):
+//  1. The three parts of a PG's hold are normalised so each is 1 s for the
+//     average job (per-PG; objects x 1/mean objects; bytes x 1/mean bytes).
+//  2. For weights (a, b, c) of the three parts, the simulated makespan is
+//     the monitor's fixed delays (options.start/end_delay_seconds) plus a
+//     part linear in a common scale (every hold scales with it, the
+//     reservation order does not change), so the scale that matches the
+//     measured duration is (measured - fixed) / (simulated - fixed) (two
+//     passes, in case toofull retries make it not quite linear). A PG's
+//     simulated end is compared after the end delay (the measured one is
+//     its pg_temp's removal).
+//  3. Without per-PG end times the weights are the model's own proportions
+//     (BackfillCostModel's figures for the class): only the scale is fitted.
+//     With them, the weights minimise the RMS difference between the
+//     simulated and the measured completion curves (the k-th PG to end,
+//     sorted, against the k-th measured: Ceph grants reservations in an order
+//     the simulation cannot know, so PG identities are not compared): a grid
+//     over {0, 1/8 .. 8}^3, then a pattern search in log space.
+// Deterministic; cost ~1,000 simulations of the change (milliseconds for a
+// few hundred PGs).
+#ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_
+#define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_
+
+#include <map>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/planning/backfill_cost.h"
+#include "osdmap/planning/backfill_schedule.h"
+
+namespace crushkit::osdmap {
+
+struct CalibrationInput {
+  std::span<const BackfillJob> jobs;
+  BackfillOsdInfo osd_info;
+  BackfillOptions options;      // max_backfills etc.; its rates are replaced
+  double measured_seconds = 0;  // > 0
+  // Measured end of a PG's backfill, seconds after the change; PGs not
+  // listed (or not among the jobs) are not compared.
+  std::map<PgId, double> measured_end_seconds;
+  // The model's proportions, used when there are no per-PG ends.
+  BackfillCost model;
+};
+
+struct CalibrationResult {
+  BackfillCost cost;                 // the fitted figures
+  double simulated_seconds = 0;      // the makespan with them
+  double rms_end_error_seconds = 0;  // completion curves, over the compared PGs; 0 without ends
+  std::size_t pgs_compared = 0;
+  std::size_t simulations = 0;
+};
+
+// Errors (kInvalidArgument): no jobs with objects or bytes, measured_seconds
+// not > 0, and SimulateBackfill's.
+absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input);
+
+// A finished change of a cluster, as `crushkit calibrate` takes it.
+struct ChangeMeasurement {
+  double seconds = 0;                  // to the last pg_temp dropped
+  std::map<PgId, double> end_seconds;  // per PG, optional
+};
+
+// loopback-change.py's result.json: pg_temp_duration_seconds (else
+// duration_seconds) and every pgs[].pg_temp_end_seconds that is a number.
+// Errors (kInvalidArgument): not JSON, no duration.
+absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json);
+
+struct ChangeCalibration {
+  std::string device_class;  // the class the figures are for
+  BackfillCost model;        // the model's figures it started from
+  double model_seconds = 0;  // the change's makespan with them
+  CalibrationResult fit;
+  std::size_t jobs = 0;  // PGs that backfill
+  double measured_seconds = 0;
+};
+
+// Fits the figures on the change from `before` to `after` (the moves of
+// DiffTwoStates, the pushers peering picks) for one device class:
+// `device_class`, or when empty the class most of the moving PGs' targets
+// have ("hdd" when none has one). settings give the scheduler and profile
+// of the model the fit starts from; max_backfills is osd_max_backfills
+// during the change.
+absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterState after,
+                                                  const ChangeMeasurement& measured,
+                                                  const BackfillCostSettings& settings,
+                                                  int max_backfills,
+                                                  const std::string& device_class = "");
+
+// The calibration file for `c` (FormatCalibration, with a comment saying
+// what it was fitted on).
+std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_

@@ -1,0 +1,317 @@
+#include "osdmap/planning/backfill_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// background_recovery's reservation in mClockScheduler::
+// set_config_defaults_from_profile (Reef and later).
+double RecoveryShare(MclockProfile p) {
+  switch (p) {
+    case MclockProfile::kHighClientOps:
+      return 0.4;
+    case MclockProfile::kBalanced:
+      return 0.5;
+    case MclockProfile::kHighRecoveryOps:
+      return 0.7;
+  }
+  return 0.5;
+}
+
+bool Rotational(absl::string_view device_class) { return device_class == "hdd"; }
+
+// "150MiB", "2GiB", "1e8", "150 MB": bytes; nullopt if not a positive size.
+std::optional<double> ParseBytes(absl::string_view text) {
+  std::string t(absl::StripAsciiWhitespace(text));
+  std::size_t unit = t.find_first_not_of("0123456789.eE+-");
+  // "1e8" has no unit; "2GiB" must not read its 'e'-less unit as exponent.
+  double value = 0;
+  if (!absl::SimpleAtod(t.substr(0, unit), &value) || !std::isfinite(value) || value <= 0) {
+    return std::nullopt;
+  }
+  const std::string u =
+      unit == std::string::npos ? "" : std::string(absl::StripAsciiWhitespace(t.substr(unit)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},      {"B", 1},      {"K", 1024},    {"KB", 1024},    {"KiB", 1024},   {"M", kMiB},
+      {"MB", kMiB}, {"MiB", kMiB}, {"G", 1 << 30}, {"GB", 1 << 30}, {"GiB", 1 << 30}};
+  for (const auto& [name, scale] : kUnits) {
+    if (u == name) return value * scale;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ParseWithSuffix(absl::string_view text, absl::string_view suffix) {
+  if (!absl::EndsWith(text, suffix)) return std::nullopt;
+  double v = 0;
+  if (!absl::SimpleAtod(text.substr(0, text.size() - suffix.size()), &v) || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+absl::Status CheckCost(absl::string_view cls, const BackfillCost& c) {
+  if (!(c.bytes_per_second > 0) || !std::isfinite(c.bytes_per_second) ||
+      !(c.seconds_per_object >= 0) || !std::isfinite(c.seconds_per_object) ||
+      !(c.per_pg_seconds >= 0) || !std::isfinite(c.per_pg_seconds)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backfill cost of class '", cls, "': per-PG ", c.per_pg_seconds, " s, ",
+                     c.seconds_per_object, " s per object, ", c.bytes_per_second,
+                     " bytes/s; expected a bytes rate > 0 and times >= 0"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* SchedulerName(RecoveryScheduler s) {
+  return s == RecoveryScheduler::kWpq ? "wpq" : "mclock";
+}
+
+const char* ProfileName(MclockProfile p) {
+  switch (p) {
+    case MclockProfile::kHighClientOps:
+      return "high_client_ops";
+    case MclockProfile::kBalanced:
+      return "balanced";
+    case MclockProfile::kHighRecoveryOps:
+      return "high_recovery_ops";
+  }
+  return "balanced";
+}
+
+const char* CostSourceName(CostSource s) {
+  switch (s) {
+    case CostSource::kModel:
+      return "model";
+    case CostSource::kCalibration:
+      return "calibration";
+    case CostSource::kFlag:
+      return "--backfill-rate";
+  }
+  return "model";
+}
+
+RecoveryScheduler DefaultScheduler(crush::CephRelease release) {
+  return release == crush::CephRelease::kPacific ? RecoveryScheduler::kWpq
+                                                 : RecoveryScheduler::kMclock;
+}
+
+DeviceRecoveryOptions CephDeviceDefaults(bool rotational) {
+  DeviceRecoveryOptions d;
+  if (rotational) {
+    d.recovery_sleep_seconds = 0.1;              // osd_recovery_sleep_hdd
+    d.recovery_max_active = 3;                   // osd_recovery_max_active_hdd
+    d.mclock_capacity_iops = 315;                // osd_mclock_max_capacity_iops_hdd
+    d.sequential_bytes_per_second = 150 * kMiB;  // osd_mclock_max_sequential_bandwidth_hdd
+  } else {
+    d.recovery_sleep_seconds = 0;                 // osd_recovery_sleep_ssd
+    d.recovery_max_active = 10;                   // osd_recovery_max_active_ssd
+    d.mclock_capacity_iops = 21500;               // osd_mclock_max_capacity_iops_ssd
+    d.sequential_bytes_per_second = 1200 * kMiB;  // osd_mclock_max_sequential_bandwidth_ssd
+  }
+  return d;
+}
+
+BackfillCost ModelBackfillCost(const DeviceRecoveryOptions& device, RecoveryScheduler scheduler,
+                               MclockProfile profile, int max_backfills) {
+  BackfillCost c;
+  const double iops = std::max(device.mclock_capacity_iops, 1.0);
+  if (scheduler == RecoveryScheduler::kWpq) {
+    c.seconds_per_object = std::max(device.recovery_sleep_seconds, 1 / iops);
+    c.per_pg_seconds = 2 * device.recovery_sleep_seconds + kPgMessagingSeconds;
+    c.bytes_per_second = device.sequential_bytes_per_second;
+  } else {
+    const double share = RecoveryShare(profile);
+    c.seconds_per_object = 1 / (share * iops);
+    c.per_pg_seconds = kPgMessagingSeconds;
+    c.bytes_per_second = share * device.sequential_bytes_per_second;
+  }
+  const int n = std::max(max_backfills, 1);
+  const double slowdown = n / (1 + (n - 1) * kParallelEfficiency);
+  c.seconds_per_object *= slowdown;
+  c.bytes_per_second /= slowdown;
+  return c;
+}
+
+BackfillRate RateFromCost(const BackfillCost& cost) {
+  BackfillRate r;
+  r.bytes_per_second = cost.bytes_per_second;
+  r.objects_per_second = cost.seconds_per_object > 0 ? 1 / cost.seconds_per_object : 0;
+  r.per_pg_seconds = cost.per_pg_seconds;
+  r.additive = true;
+  return r;
+}
+
+absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings& settings,
+                                                     crush::CephRelease release,
+                                                     BackfillOptions* options) {
+  BackfillCostReport report;
+  report.scheduler = settings.scheduler.value_or(DefaultScheduler(release));
+  report.scheduler_from_release = !settings.scheduler.has_value();
+  report.profile = settings.profile;
+  report.max_backfills = options->max_backfills;
+  report.calibration_source = settings.calibration_source;
+  std::map<std::string, int, std::less<>> classes = {{"hdd", 0}, {"ssd", 0}, {"nvme", 0}};
+  for (const auto& [cls, c] : options->class_rates) classes[cls];
+  for (const auto& [cls, c] : settings.calibrated) classes[cls];
+  for (const auto& [cls, o] : settings.overrides) {
+    if (!cls.empty()) classes[cls];
+  }
+  options->class_rates.clear();
+  for (const auto& [cls, unused] : classes) {
+    AppliedClassCost a;
+    a.device_class = cls;
+    a.cost = ModelBackfillCost(CephDeviceDefaults(Rotational(cls)), report.scheduler,
+                               settings.profile, options->max_backfills);
+    if (auto it = settings.calibrated.find(cls); it != settings.calibrated.end()) {
+      a.cost = it->second;
+      a.per_pg_source = a.objects_source = a.bytes_source = CostSource::kCalibration;
+    }
+    for (const absl::string_view key : {absl::string_view(), absl::string_view(cls)}) {
+      auto it = settings.overrides.find(key);
+      if (it == settings.overrides.end()) continue;
+      const BackfillRateOverride& o = it->second;
+      if (o.bytes_per_second) {
+        a.cost.bytes_per_second = *o.bytes_per_second;
+        a.bytes_source = CostSource::kFlag;
+      }
+      if (o.objects_per_second) {
+        a.cost.seconds_per_object = *o.objects_per_second > 0 ? 1 / *o.objects_per_second : 0;
+        a.objects_source = CostSource::kFlag;
+      }
+      if (o.per_pg_seconds) {
+        a.cost.per_pg_seconds = *o.per_pg_seconds;
+        a.per_pg_source = CostSource::kFlag;
+      }
+    }
+    if (absl::Status s = CheckCost(cls, a.cost); !s.ok()) return s;
+    options->class_rates[cls] = RateFromCost(a.cost);
+    if (cls == "hdd") options->default_rate = RateFromCost(a.cost);
+    report.classes.push_back(std::move(a));
+  }
+  options->start_delay_seconds = report.start_delay_seconds = kPaxosProposeIntervalSeconds;
+  options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
+  return report;
+}
+
+absl::Status ParseBackfillRateWords(const std::vector<std::string>& words,
+                                    BackfillCostSettings* settings) {
+  for (const std::string& w : words) {
+    const std::size_t eq = w.find('=');
+    const std::string cls = eq == std::string::npos ? "" : w.substr(0, eq);
+    const std::string spec = eq == std::string::npos ? w : w.substr(eq + 1);
+    auto fail = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--backfill-rate '", w, "': ", why,
+          "; expected [CLASS=]SPEC, SPEC a comma list of a bytes rate per second (150MiB, "
+          "2GiB), an objects rate per second (8obj) and a per-PG hold (1.5s), e.g. "
+          "hdd=50MiB,8obj"));
+    };
+    if (eq != std::string::npos && cls.empty()) return fail("no device class before '='");
+    BackfillRateOverride& o = settings->overrides[cls];
+    if (spec.empty()) return fail("nothing after the class");
+    for (absl::string_view part : absl::StrSplit(spec, ',')) {
+      part = absl::StripAsciiWhitespace(part);
+      if (std::optional<double> v = ParseWithSuffix(part, "obj")) {
+        if (!(*v > 0)) return fail("an objects rate must be > 0");
+        o.objects_per_second = *v;
+      } else if (std::optional<double> s = ParseWithSuffix(part, "s");
+                 s && !absl::EndsWith(part, "Bs")) {
+        if (!(*s >= 0)) return fail("a per-PG hold must be >= 0");
+        o.per_pg_seconds = *s;
+      } else if (std::optional<double> b = ParseBytes(part)) {
+        o.bytes_per_second = *b;
+      } else {
+        return fail(absl::StrCat("'", part, "' is no rate"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecoveryScheduler> ParseScheduler(absl::string_view text) {
+  if (text == "wpq") return RecoveryScheduler::kWpq;
+  if (text == "mclock" || text == "mclock_scheduler") return RecoveryScheduler::kMclock;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--recovery-scheduler '", text, "': expected wpq or mclock"));
+}
+
+absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
+  for (MclockProfile p :
+       {MclockProfile::kHighClientOps, MclockProfile::kBalanced, MclockProfile::kHighRecoveryOps}) {
+    if (text == ProfileName(p)) return p;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--mclock-profile '", text, "': expected high_client_ops, balanced or high_recovery_ops"));
+}
+
+absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> ParseCalibration(
+    absl::string_view text) {
+  std::map<std::string, BackfillCost, std::less<>> out;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    if (const std::size_t hash = line.find('#'); hash != absl::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(absl::StripAsciiWhitespace(line), ' ', absl::SkipEmpty());
+    if (fields.empty()) continue;
+    auto fail = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "calibration line ", line_no, ": ", why,
+          "; expected CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B"));
+    };
+    BackfillCost c;
+    int seen = 0;
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(fields[i], '=');
+      double v = 0;
+      if (!absl::SimpleAtod(kv.second, &v) || !std::isfinite(v)) {
+        return fail(absl::StrCat("'", fields[i], "' is not NAME=NUMBER"));
+      }
+      if (kv.first == "per_pg_seconds") {
+        c.per_pg_seconds = v;
+      } else if (kv.first == "seconds_per_object") {
+        c.seconds_per_object = v;
+      } else if (kv.first == "bytes_per_second") {
+        c.bytes_per_second = v;
+      } else {
+        return fail(absl::StrCat("unknown figure '", kv.first, "'"));
+      }
+      ++seen;
+    }
+    if (seen != 3) return fail("three figures needed");
+    if (absl::Status s = CheckCost(fields[0], c); !s.ok()) return fail(s.message());
+    out[std::string(fields[0])] = c;
+  }
+  if (out.empty()) return absl::InvalidArgumentError("calibration: no device class line");
+  return out;
+}
+
+std::string FormatCalibration(const std::map<std::string, BackfillCost, std::less<>>& costs,
+                              absl::string_view comment) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(comment, '\n')) {
+    if (!line.empty()) absl::StrAppend(&out, "# ", line, "\n");
+  }
+  for (const auto& [cls, c] : costs) {
+    absl::StrAppendFormat(
+        &out, "%s per_pg_seconds=%.10g seconds_per_object=%.10g bytes_per_second=%.10g\n", cls,
+        c.per_pg_seconds, c.seconds_per_object, c.bytes_per_second);
+  }
+  return out;
+}
+
+}  // namespace crushkit::osdmap

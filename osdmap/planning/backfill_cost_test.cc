@@ -1,0 +1,144 @@
+#include "osdmap/planning/backfill_cost.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "tests/testing/status_matchers.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using crush_testing::IsOk;
+using crush_testing::StatusIs;
+using ::testing::DoubleNear;
+using ::testing::HasSubstr;
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+TEST(BackfillCost, WpqHddIsGatedByTheRecoverySleep) {
+  const BackfillCost c = ModelBackfillCost(CephDeviceDefaults(true), RecoveryScheduler::kWpq,
+                                           MclockProfile::kBalanced, 1);
+  EXPECT_DOUBLE_EQ(c.seconds_per_object, 0.1);  // osd_recovery_sleep_hdd
+  EXPECT_DOUBLE_EQ(c.per_pg_seconds, 0.2 + kPgMessagingSeconds);
+  EXPECT_DOUBLE_EQ(c.bytes_per_second, 150 * kMiB);
+}
+
+TEST(BackfillCost, WpqSsdHasNoSleepAndCostsAnIoPerObject) {
+  const BackfillCost c = ModelBackfillCost(CephDeviceDefaults(false), RecoveryScheduler::kWpq,
+                                           MclockProfile::kBalanced, 1);
+  EXPECT_DOUBLE_EQ(c.seconds_per_object, 1 / 21500.0);
+  EXPECT_DOUBLE_EQ(c.per_pg_seconds, kPgMessagingSeconds);
+  EXPECT_DOUBLE_EQ(c.bytes_per_second, 1200 * kMiB);
+}
+
+TEST(BackfillCost, MclockProfilesShareTheDeviceByTheirRecoveryReservation) {
+  const DeviceRecoveryOptions hdd = CephDeviceDefaults(true);
+  const BackfillCost client =
+      ModelBackfillCost(hdd, RecoveryScheduler::kMclock, MclockProfile::kHighClientOps, 1);
+  const BackfillCost balanced =
+      ModelBackfillCost(hdd, RecoveryScheduler::kMclock, MclockProfile::kBalanced, 1);
+  const BackfillCost recovery =
+      ModelBackfillCost(hdd, RecoveryScheduler::kMclock, MclockProfile::kHighRecoveryOps, 1);
+  EXPECT_DOUBLE_EQ(client.bytes_per_second, 0.4 * 150 * kMiB);
+  EXPECT_DOUBLE_EQ(balanced.bytes_per_second, 0.5 * 150 * kMiB);
+  EXPECT_DOUBLE_EQ(recovery.bytes_per_second, 0.7 * 150 * kMiB);
+  EXPECT_DOUBLE_EQ(balanced.seconds_per_object, 1 / (0.5 * 315));
+  EXPECT_DOUBLE_EQ(balanced.per_pg_seconds, kPgMessagingSeconds);  // sleeps forced to 0
+}
+
+TEST(BackfillCost, ConcurrentBackfillsShareTheDevice) {
+  const DeviceRecoveryOptions hdd = CephDeviceDefaults(true);
+  const BackfillCost one =
+      ModelBackfillCost(hdd, RecoveryScheduler::kWpq, MclockProfile::kBalanced, 1);
+  const BackfillCost two =
+      ModelBackfillCost(hdd, RecoveryScheduler::kWpq, MclockProfile::kBalanced, 2);
+  // Two at once move 1.75x as much as one: each is 2 / 1.75 slower.
+  EXPECT_DOUBLE_EQ(two.seconds_per_object, one.seconds_per_object * 2 / 1.75);
+  EXPECT_DOUBLE_EQ(two.bytes_per_second, one.bytes_per_second * 1.75 / 2);
+  EXPECT_DOUBLE_EQ(two.per_pg_seconds, one.per_pg_seconds);
+}
+
+TEST(BackfillCost, TheReleaseChoosesTheScheduler) {
+  EXPECT_EQ(DefaultScheduler(crush::CephRelease::kPacific), RecoveryScheduler::kWpq);
+  EXPECT_EQ(DefaultScheduler(crush::CephRelease::kReef), RecoveryScheduler::kMclock);
+  EXPECT_EQ(DefaultScheduler(crush::CephRelease::kTentacle), RecoveryScheduler::kMclock);
+}
+
+TEST(BackfillCost, ApplySaysWhereEveryFigureCameFrom) {
+  BackfillCostSettings settings;
+  settings.calibrated["hdd"] = BackfillCost{1.5, 0.2, 50 * kMiB};
+  settings.calibration_source = "cal.txt";
+  ASSERT_THAT(ParseBackfillRateWords({"hdd=30MiB", "ssd=400MiB,8obj,0.5s"}, &settings), IsOk());
+  BackfillOptions options;
+  absl::StatusOr<BackfillCostReport> r =
+      ApplyBackfillCost(settings, crush::CephRelease::kPacific, &options);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->scheduler, RecoveryScheduler::kWpq);
+  EXPECT_TRUE(r->scheduler_from_release);
+  ASSERT_EQ(r->classes.size(), 3u);  // hdd, nvme, ssd
+  const AppliedClassCost& hdd = r->classes[0];
+  EXPECT_EQ(hdd.device_class, "hdd");
+  EXPECT_EQ(hdd.per_pg_source, CostSource::kCalibration);
+  EXPECT_EQ(hdd.objects_source, CostSource::kCalibration);
+  EXPECT_EQ(hdd.bytes_source, CostSource::kFlag);
+  EXPECT_DOUBLE_EQ(hdd.cost.bytes_per_second, 30 * kMiB);
+  EXPECT_DOUBLE_EQ(hdd.cost.per_pg_seconds, 1.5);
+  const AppliedClassCost& ssd = r->classes[2];
+  EXPECT_EQ(ssd.device_class, "ssd");
+  EXPECT_DOUBLE_EQ(ssd.cost.seconds_per_object, 1 / 8.0);
+  EXPECT_DOUBLE_EQ(ssd.cost.per_pg_seconds, 0.5);
+  EXPECT_EQ(r->classes[1].bytes_source, CostSource::kModel);
+  // The schedule's rates: additive, and the hdd figures for unknown classes.
+  EXPECT_TRUE(options.class_rates.at("ssd").additive);
+  EXPECT_DOUBLE_EQ(options.default_rate.per_pg_seconds, 1.5);
+  // The monitor's pg_temp commits: one paxos_propose_interval before, half after.
+  EXPECT_DOUBLE_EQ(options.start_delay_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(options.end_delay_seconds, 0.5);
+  EXPECT_DOUBLE_EQ(r->start_delay_seconds, 1.0);
+}
+
+TEST(BackfillCost, AScheduleHoldsAPgForItsThreeParts) {
+  BackfillOptions options;
+  BackfillCostSettings settings;
+  ASSERT_THAT(ParseBackfillRateWords({"1MiB,10obj,2s"}, &settings), IsOk());
+  ASSERT_THAT(ApplyBackfillCost(settings, crush::CephRelease::kPacific, &options), IsOk());
+  const std::vector<BackfillJob> jobs = {
+      BackfillJob{PgId{1, 0}, 0, {1}, 3 * 1024 * 1024, 20, kBackfillPriority, {}}};
+  BackfillOsdInfo info;
+  info.device_class = {"hdd", "hdd"};
+  absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, info, options);
+  ASSERT_THAT(s, IsOk());
+  // The hold, between the monitor's pg_temp commits (1 s before, 0.5 s after).
+  EXPECT_THAT(s->makespan_seconds, DoubleNear(1 + (2 + 20 / 10.0 + 3) + 0.5, 1e-9));
+}
+
+TEST(BackfillCost, RateWordsAreCheckedAndNamed) {
+  BackfillCostSettings settings;
+  EXPECT_THAT(ParseBackfillRateWords({"hdd=fast"}, &settings),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'fast' is no rate")));
+  EXPECT_THAT(ParseBackfillRateWords({"=1MiB"}, &settings),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no device class")));
+  EXPECT_THAT(ParseBackfillRateWords({"hdd=0obj"}, &settings),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("objects rate")));
+  EXPECT_THAT(ParseScheduler("cfq"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseProfile("fast"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(BackfillCost, CalibrationFilesRoundTripAndBadLinesAreNamed) {
+  std::map<std::string, BackfillCost, std::less<>> costs;
+  costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
+  const std::string text = FormatCalibration(costs, "from a test");
+  absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> back = ParseCalibration(text);
+  ASSERT_THAT(back, IsOk());
+  EXPECT_DOUBLE_EQ(back->at("hdd").per_pg_seconds, 0.75);
+  EXPECT_DOUBLE_EQ(back->at("hdd").seconds_per_object, 0.125);
+  EXPECT_DOUBLE_EQ(back->at("hdd").bytes_per_second, 12345678);
+  EXPECT_THAT(ParseCalibration("# c\nhdd per_pg_seconds=1 seconds_per_object=x\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 2")));
+  EXPECT_THAT(ParseCalibration("# only a comment\n"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -1,0 +1,254 @@
+#include "osdmap/planning/backfill_pusher.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include "crush/types.h"
+#include "tests/testing/paths.h"
+#include "tests/testing/status_matchers.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+constexpr std::int32_t kNone = crush::kItemNone;
+
+bool AllUp(std::int32_t /*osd*/) { return true; }
+
+TEST(BackfillPusherTest, NewUpPrimaryThatHoldsThePgPushes) {
+  // osd.4 was a replica and becomes the up primary: it pushes, not osd.7.
+  EXPECT_EQ(ReplicatedBackfillPusher({{7, 4, 9}}, {{4, 9, 2}}, AllUp), 4);
+}
+
+TEST(BackfillPusherTest, NewUpPrimaryWithoutThePgLeavesItToTheLowestHolder) {
+  // osd.2 is new to the PG: the authoritative log shard is the lowest id
+  // among the holders, not the old primary osd.7.
+  EXPECT_EQ(ReplicatedBackfillPusher({{7, 4, 9}}, {{2, 7, 9}}, AllUp), 4);
+  EXPECT_EQ(ReplicatedBackfillPusher({{7, 4, 9}}, {{2, 4, 9}}, AllUp), 4);
+}
+
+// Measured on the loopback cluster (issue 35): PG 2.17 [6,5,0] -> [3,6,5]
+// was pushed by osd.5, whose log_tail 46'50 was older than the others'
+// 46'54; with equal tails the lowest id, and with a tail unknown the rule
+// without tails.
+TEST(BackfillPusherTest, LongerLogTailWinsWhenTheUpPrimaryHoldsNothing) {
+  auto tails = [](std::int32_t o) -> std::optional<LogVersion> {
+    if (o == 5) return LogVersion{46, 50};
+    if (o == 6 || o == 0) return LogVersion{46, 54};
+    return std::nullopt;
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, AllUp, tails), 5);
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, AllUp), 0);
+  // The up primary that holds the PG still pushes, whatever the tails.
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{6, 3, 5}}, AllUp, tails), 6);
+  // Equal tails: the lowest id; an older epoch beats a larger version.
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 0}}, {{3, 6}}, AllUp, tails), 0);
+  auto epochs = [](std::int32_t o) -> std::optional<LogVersion> {
+    return o == 9 ? LogVersion{45, 900} : LogVersion{46, 10};
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{2, 9}}, {{3, 2}}, AllUp, epochs), 9);
+  // A holder whose tail is unknown: the rule without tails.
+  EXPECT_EQ(ReplicatedBackfillPusher({{0, 5, 7}}, {{3, 6, 5}}, AllUp, tails), 0);
+  // A down holder is skipped before its tail is asked for.
+  auto not5 = [](std::int32_t o) { return o != 5; };
+  EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, not5, tails), 0);
+}
+
+TEST(BackfillPusherTest, HoldersThatAreDownCannotPush) {
+  const std::set<std::int32_t> down = {4};
+  auto is_up = [&](std::int32_t o) { return down.count(o) == 0; };
+  EXPECT_EQ(ReplicatedBackfillPusher({{7, 4, 9}}, {{2, 7, 9}}, is_up), 7);
+  EXPECT_EQ(ReplicatedBackfillPusher({{4}}, {{2, 7, 9}}, is_up), kNone);
+}
+
+TEST(BackfillPusherTest, OldPrimaryKeepsPushingWhenItStaysPrimary) {
+  EXPECT_EQ(ReplicatedBackfillPusher({{3, 8, 5}}, {{3, 8, 11}}, AllUp), 3);
+}
+
+TEST(BackfillPusherTest, HolesAndEmptySetsGiveNoPusher) {
+  EXPECT_EQ(ReplicatedBackfillPusher({{kNone, 6}}, {{1, 6}}, AllUp), 6);
+  EXPECT_EQ(ReplicatedBackfillPusher({{6}}, {}, AllUp), kNone);
+  EXPECT_EQ(ReplicatedBackfillPusher({}, {{1, 2}}, AllUp), kNone);
+}
+
+TEST(BackfillPusherTest, ErasureKeepsShardHoldersAndPicksTheFirst) {
+  // Shard 0 moves from osd.5 to osd.1: osd.5 still holds shard 0 and is the
+  // acting primary while osd.1 backfills.
+  EXPECT_EQ(ErasureBackfillPusher({{5, 6, 7}}, {{1, 6, 7}}, AllUp), 5);
+  // Shard 0 stays: its OSD pushes whatever moves elsewhere.
+  EXPECT_EQ(ErasureBackfillPusher({{5, 6, 7}}, {{5, 6, 2}}, AllUp), 5);
+}
+
+TEST(BackfillPusherTest, ErasureSkipsAShardWhoseHolderIsGone) {
+  const std::set<std::int32_t> down = {5};
+  auto is_up = [&](std::int32_t o) { return down.count(o) == 0; };
+  // Shard 0's holder is down: shard 0 is rebuilt onto osd.1 and the first
+  // real member of the acting set is shard 1's osd.6.
+  EXPECT_EQ(ErasureBackfillPusher({{5, 6, 7}}, {{1, 6, 7}}, is_up), 6);
+  EXPECT_EQ(ErasureBackfillPusher({{kNone, kNone}}, {{1, 2}}, AllUp), kNone);
+}
+
+std::vector<std::int32_t> ParseSet(absl::string_view text) {
+  std::vector<std::int32_t> set;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::int32_t o = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(item, &o)) << item;
+    set.push_back(o);
+  }
+  return set;
+}
+
+// Every backfilling PG of the measured loopback runs (tests/data/
+// loopback-pacific/backfill_pushers.txt): the rule names the OSD that really
+// pushed for at least 95% of them (the issue's bar). The exceptions are PGs
+// whose new primary holds a stale copy from an earlier interval (osd in of
+// an OSD that was out): find_best_info then prefers the holder whose longer
+// log reaches the stale copy, which needs the PGs' log bounds to predict.
+TEST(BackfillPusherTest, MatchesTheOsdThatPushedOnARealCluster) {
+  const std::string text = crush_testing::ReadFileOrEmpty(
+      crush_testing::SourceDir() + "/tests/data/loopback-pacific/backfill_pushers.txt");
+  ASSERT_FALSE(text.empty());
+  int total = 0;
+  int right = 0;
+  std::vector<std::string> wrong;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    ASSERT_GE(f.size(), 4u) << line;
+    const std::vector<std::int32_t> before = ParseSet(f[1]);
+    const std::vector<std::int32_t> after = ParseSet(f[2]);
+    std::int32_t pushed = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[3], &pushed)) << line;
+    const std::int32_t model = f[0] == "ec" ? ErasureBackfillPusher(before, after, AllUp)
+                                            : ReplicatedBackfillPusher(before, after, AllUp);
+    ++total;
+    if (model == pushed) {
+      ++right;
+    } else {
+      wrong.emplace_back(line);
+    }
+  }
+  ASSERT_GE(total, 100);
+  EXPECT_GE(right * 100, total * 95) << right << " of " << total;
+  // Pinned so that a change of the rule shows up here: the three measured
+  // exceptions, all from `osd in 5`.
+  EXPECT_EQ(wrong.size(), 3u);
+  for (const std::string& w : wrong) EXPECT_NE(w.find("osd in 5"), std::string::npos) << w;
+}
+
+TEST(BackfillLogTailsTest, ParsesLogVersions) {
+  absl::StatusOr<LogVersion> v = ParseLogVersion("46'50");
+  ASSERT_THAT(v.status(), crush_testing::IsOk());
+  EXPECT_EQ(*v, (LogVersion{46, 50}));
+  EXPECT_LT(*ParseLogVersion("46'9"), *ParseLogVersion("46'10"));
+  EXPECT_LT(*ParseLogVersion("45'99"), *ParseLogVersion("46'1"));
+  for (const char* bad : {"", "46", "'50", "46'", "46'5x", " 46'50", "+46'50", "46'-1",
+                          "4294967296'1", "1'18446744073709551616"}) {
+    EXPECT_THAT(ParseLogVersion(bad).status(),
+                crush_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("EPOCH'VERSION")))
+        << bad;
+  }
+}
+
+// The three forms give the same tails: the runner's map, a result.json
+// holding it, and `ceph pg query` output (one, or a list; EC shard names).
+TEST(BackfillLogTailsTest, AcceptsTheRunnersMapAResultAndPgQueries) {
+  const PgLogTails want{{{PgId{2, 0x17}, {{3, {46, 54}}, {5, {46, 50}}, {6, {46, 54}}}}}};
+  const char* map = R"js({"2.17": {"5": "46'50", "3": "46'54", "6": "46'54"}})js";
+  const char* result =
+      R"js({"change": ["osd out 1"], "log_tails": {"2.17": {"5": "46'50", "3": "46'54",
+          "6": "46'54"}}})js";
+  const char* query = R"js({"state": "active+clean", "up": [5, 3, 6], "acting": [5, 3, 6],
+      "acting_primary": 5, "info": {"pgid": "2.17", "log_tail": "46'50"},
+      "peer_info": [{"peer": "3", "log_tail": "46'54"}, {"peer": "6", "log_tail": "46'54"}]})js";
+  const char* queries = R"js([{"acting": [5, 3, 6], "info": {"pgid": "2.17", "log_tail": "46'50"},
+      "peer_info": [{"peer": "3(1)", "log_tail": "46'54"}, {"peer": 6, "log_tail": "46'54"}]}])js";
+  for (const char* json : {map, result, query, queries}) {
+    absl::StatusOr<PgLogTails> t = ParseLogTailsJson(json);
+    ASSERT_THAT(t.status(), crush_testing::IsOk()) << json;
+    EXPECT_EQ(t->tails, want.tails) << json;
+  }
+  EXPECT_EQ(want.Find(PgId{2, 0x17}, 5), (LogVersion{46, 50}));
+  EXPECT_EQ(want.Find(PgId{2, 0x17}, 7), std::nullopt);
+  EXPECT_EQ(want.Find(PgId{2, 0x18}, 5), std::nullopt);
+  ASSERT_THAT(ParseLogTailsJson("{}").status(), crush_testing::IsOk());
+}
+
+TEST(BackfillLogTailsTest, ErrorsNameWhatIsWrong) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"not json", "not JSON"},
+      {"42", "expected an object"},
+      {R"js({"2.zz": {"1": "1'1"}})js", "'2.zz' is not a PG id"},
+      {R"js({"2.1": {"x": "1'1"}})js", "'x' is not an OSD id"},
+      {R"js({"2.1": {"99999999": "1'1"}})js", "is not an OSD id"},
+      {R"js({"2.1": {"1": 7}})js", "pg 2.1 osd.1: log_tail is not a string"},
+      {R"js({"2.1": {"1": "7"}})js", "pg 2.1 osd.1: log version '7'"},
+      {R"js({"2.1": [1]})js", "pg 2.1: expected an object"},
+      {R"js({"log_tails": []})js", "\"log_tails\" is not an object"},
+      {R"js({"info": {"pgid": "2.1", "log_tail": "1'1"}})js", "no acting_primary or acting"},
+      {R"js({"info": {}})js", "without info.pgid"},
+      {R"js([{"acting": [1], "info": {"pgid": "2.1", "log_tail": "1'1"}, "peer_info": [{}]}])js",
+       "without peer or log_tail"},
+      {"[1]", "not a pg query object"},
+  };
+  for (const auto& [json, message] : cases) {
+    EXPECT_THAT(
+        ParseLogTailsJson(json).status(),
+        crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr(message)))
+        << json;
+  }
+}
+
+// The loopback runs that recorded every holder's log tail (tests/data/
+// loopback-log-tails: two changes on each release): with the tails the rule
+// names the OSD that pushed every replicated PG; without them it misses 5
+// of the 85 (the holder with the longer log pushed, not the lowest id).
+TEST(BackfillLogTailsTest, TailsNameEveryPusherOfTheRecordedRuns) {
+  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-log-tails/";
+  const std::string text = crush_testing::ReadFileOrEmpty(dir + "pushers.txt");
+  ASSERT_FALSE(text.empty());
+  std::map<std::string, PgLogTails> runs;
+  int total = 0;
+  int with_tails = 0;
+  int without = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    ASSERT_EQ(f.size(), 5u) << line;
+    const std::string run(f[0]);
+    if (!runs.contains(run)) {
+      absl::StatusOr<PgLogTails> t =
+          ParseLogTailsJson(crush_testing::ReadFileOrEmpty(dir + run + ".json"));
+      ASSERT_THAT(t.status(), crush_testing::IsOk()) << run;
+      runs[run] = *std::move(t);
+    }
+    const std::optional<PgId> pg = ParsePgId(std::string_view(f[1].data(), f[1].size()));
+    ASSERT_TRUE(pg.has_value()) << line;
+    const std::vector<std::int32_t> before = ParseSet(f[2]);
+    const std::vector<std::int32_t> after = ParseSet(f[3]);
+    std::int32_t pushed = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[4], &pushed)) << line;
+    const PgLogTails& tails = runs[run];
+    ++total;
+    const auto tail = [&](std::int32_t o) { return tails.Find(*pg, o); };
+    with_tails += ReplicatedBackfillPusher(before, after, AllUp, tail) == pushed ? 1 : 0;
+    without += ReplicatedBackfillPusher(before, after, AllUp) == pushed ? 1 : 0;
+  }
+  EXPECT_EQ(total, 85);
+  EXPECT_EQ(with_tails, 85);
+  EXPECT_EQ(without, 80);
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

@@ -1,0 +1,324 @@
+// How long a change backfills: an event-driven simulation of Ceph's backfill
+// throttle over the PG moves a movement report lists (osdmap/planning/movement.h,
+// MovementOptions::keep_moves). It answers the operator's questions after
+// `crushkit diff` / `crushkit plan`: when is the cluster clean again, which
+// OSDs and hosts gate it, how fast the misplaced ratio falls, which PGs wait
+// longest.
+//
+// The model (Pacific/Reef defaults, ceph-planning-notes.md sections 1-2):
+//  * Every OSD has a local and a remote reserver, each granting at most
+//    `max_backfills` (osd_max_backfills, default 1) reservations at a time,
+//    highest priority first, FIFO within a priority (AsyncReserver).
+//  * A PG first queues for a local slot on its primary; holding it, it asks
+//    its targets for remote slots one after another, in ascending OSD order
+//    (PeeringState WaitLocalBackfillReserved, then WaitRemoteBackfillReserved
+//    over remote_shards_to_reserve_backfill: targets unique per OSD, minus the
+//    primary), keeping what it holds while it waits.
+//  * That hold and wait leaves slots idle: a PG holding its primary's slot
+//    while it waits for a busy target blocks its primary's other PGs, whose
+//    targets may be free. The loopback clusters did not (issue 35,
+//    tools/dev/README.md): on 7 Pacific changes the PGs left Backfilling for
+//    backfill_wait 26 times (Backfilling::react(RemoteReservationRevoked)
+//    and DeferBackfill release every slot and queue the PG again), and a
+//    drain and a rule change ran at the bound of their busiest reserver
+//    (26.6 s and 28.3 s measured; 27.4 s and 27.1 s of work on one target's
+//    remote slot at the calibrated rate, 28.9 s and 28.6 s with the monitor's
+//    delays) where the literal hold and wait took 41.0 s and 39.5 s.
+//    So by default (BackfillOptions::hold_and_wait false) a PG takes its
+//    slots all at once, when its primary's local slot and every target's
+//    remote slot are free, in the reservers' order (priority, then oldest
+//    request), and holds nothing while it waits: work-conserving, the
+//    optimistic side of Ceph. A slot an OSD frees is offered to the first 16
+//    PGs waiting for it, tried together with those of the other OSDs freed
+//    at that instant in the reservers' order; if none of them can take it,
+//    the next 16 are tried at the next event (at once when nothing runs),
+//    which keeps large schedules fast. hold_and_wait true
+//    simulates the literal state machine (the pessimistic side). Both are
+//    deadlock-free.
+//  * Holding everything it backfills for a fixed duration, then releases all.
+//    The primary pushes each object to every target at once, so the PG moves
+//    at the pace of its slowest OSD: duration = max(bytes_per_target / the
+//    lowest bytes rate among primary and targets, objects_per_target / the
+//    primary's objects rate). EC read sources other than the primary hold no
+//    reservation and are not modelled.
+//  * All PGs request at the start delay, in input order (FIFO order within a
+//    priority); a PG refused for space asks again at the end of that order.
+//  * backfill_toofull (when BackfillOsdInfo gives capacities and a ratio is
+//    set): a target checks its projected use when a remote request arrives
+//    (PG::try_reserve_recovery_space -> OSDService::tentative_backfill_full):
+//    its use now (what `ceph osd df` showed, plus every backfill into it that
+//    has reserved since, counted whole from its reservation as Ceph's
+//    pg_stat_adjust does, minus the copies deleted so far) plus this PG's
+//    bytes for it (all at once: when the PG would start); above
+//    `backfillfull_ratio` x capacity it refuses. The PG
+//    releases everything it holds (WaitRemoteBackfillReserved's
+//    RemoteReservationRejectedTooFull -> retry) and asks again from the start
+//    after osd_backfill_retry_interval (30 s). A PG's old copies are deleted
+//    when its backfill ends (the primary purges strays once the PG is clean),
+//    which is what lets a stalled PG proceed. When nothing runs any more and
+//    every waiting PG has been refused twice with nothing started in between,
+//    the rest can never proceed: they are reported and left unscheduled.
+// Simplifications, each on the optimistic or the neutral side:
+//  * concurrent backfills on one OSD do not share its bandwidth (each runs at
+//    its full rate, so max_backfills N allows N times the throughput);
+//  * no preemption (AsyncReserver preempts a lower-priority holder when a
+//    strictly higher-priority request queues on a full reserver; here a
+//    degraded PG waits for the holder to finish), no log-based recovery
+//    sharing the slots, no message latency, no client load;
+//  * toofull is checked only when the reservation is asked for (Ceph also
+//    revokes a running backfill whose target crosses the ratio mid-way,
+//    do_scan's check_backfill_full; a reservation counting the PG's bytes
+//    whole makes that rare), EC shards count their bytes without Ceph's
+//    per-object chunk padding, and client writes do not grow any OSD;
+//  * a PG's misplaced objects disappear when its backfill ends (Ceph counts
+//    them down object by object), so the curve is a staircase that lags the
+//    real one by at most one PG duration per OSD.
+// The rates are assumptions (see DefaultBackfillRates()); override them per
+// device class with what the cluster shows in `ceph -s` recovery io.
+//
+// Thread-safety: SimulateBackfill() is a pure function of its arguments (the
+// trace callback runs on the calling thread); results are plain values.
+#ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_SCHEDULE_H_
+#define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_SCHEDULE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "crush/types.h"
+#include "osdmap/model/pg_id.h"
+#include "osdmap/planning/movement.h"
+
+namespace crushkit::osdmap {
+
+// Ceph's backfill priorities (osd_types.h OSD_BACKFILL_PRIORITY_BASE 100,
+// OSD_BACKFILL_DEGRADED_PRIORITY_BASE 140) plus the 10 that
+// PeeringState::clamp_recovery_priority adds for a pool recovery_priority of
+// 0; a plain misplaced backfill queues at 110 (observed on 16.2.15).
+inline constexpr int kBackfillPriority = 110;
+inline constexpr int kBackfillDegradedPriority = 150;
+
+// One PG to backfill.
+struct BackfillJob {
+  PgId pg;
+  // Holds the local reservation and reads; crush::kItemNone: none known
+  // (PgMove::source is the before set's first position, a hole for an EC PG
+  // that had lost shard 0), then only the targets are reserved.
+  std::int32_t primary = crush::kItemNone;
+  // OSDs receiving a copy or shard (an OSD may appear twice for two EC shards
+  // and may be the primary itself); remote slots are taken once per distinct
+  // OSD other than the primary. Must not be empty.
+  std::vector<std::int32_t> targets;
+  std::uint64_t bytes_per_target = 0;
+  std::uint64_t objects_per_target = 0;
+  int priority = kBackfillPriority;  // higher is served first
+  // OSDs whose copy (or shard) of the PG is deleted when its backfill ends,
+  // bytes_per_target each (PgMove::leaving); only the backfill_toofull check
+  // reads them.
+  std::vector<std::int32_t> leaving;
+};
+
+// One job per move: primary = the move's pusher (the primary peering picks,
+// osdmap/planning/backfill_pusher.h), priority kBackfillDegradedPriority
+// when the move is degraded, else kBackfillPriority; leaving = the move's.
+// Cost O(moves x targets).
+std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves);
+
+// What one backfill sustains on an OSD of a device class.
+struct BackfillRate {
+  double bytes_per_second = 0;    // must be > 0
+  double objects_per_second = 0;  // 0: no object-rate limit
+  // The per-PG cost model (osdmap/planning/backfill_cost.h) sets these: a fixed hold
+  // per PG (the primary's, or the first target's without a primary), and
+  // duration = per_pg_seconds + objects / objects rate + bytes / bytes rate
+  // (additive) instead of the larger of the two rates' times.
+  double per_pg_seconds = 0;
+  bool additive = false;
+};
+
+// The assumed per-class figures (assumptions, not measurements; override
+// them): "hdd" 100 MiB/s and 10 objects/s (Pacific osd_recovery_sleep_hdd
+// 0.1 s between recovery starts on a primary bounds it to ~10 pushes/s),
+// "ssd" 400 MiB/s (a SATA SSD's ~500 MB/s less client I/O; recovery sleep 0),
+// "nvme" 1 GiB/s (a 10 GbE link's ~1.16 GiB/s bounds one stream).
+std::map<std::string, BackfillRate, std::less<>> DefaultBackfillRates();
+
+// Per-OSD facts, indexed by OSD id; ids past the end or empty strings mean
+// unknown (the default rate; no host).
+struct BackfillOsdInfo {
+  std::vector<std::string> device_class;
+  std::vector<std::string> host;  // all empty: no per-host report
+  // `ceph osd df` capacity and use in bytes, for the backfill_toofull check;
+  // capacity 0 or past the end: unknown, the OSD never refuses.
+  std::vector<std::uint64_t> capacity_bytes;
+  std::vector<std::uint64_t> used_bytes;
+};
+
+// device_class and host of every OSD in the movement report (Movement::osds),
+// and capacity and use (used_before) of those whose capacity came from
+// `ceph osd df` (OsdMovement::capacity_from_osd_df).
+BackfillOsdInfo OsdInfoFromMovement(const Movement& movement);
+
+// Describes one reservation change or job transition (tests, debugging).
+struct BackfillTraceEvent {
+  enum class Kind {
+    kLocalGranted,    // `osd` (the primary) granted a local slot to `job`
+    kRemoteGranted,   // `osd` granted a remote slot to `job`
+    kStarted,         // `job` holds everything and starts moving data
+    kLocalReleased,   // `job` finished and freed its local slot on `osd`
+    kRemoteReleased,  // `job` finished (or was refused) and freed its remote slot on `osd`
+    kTooFull,         // `osd` refused `job`'s remote request: backfill_toofull
+    kRetry,           // `job` asks again after osd_backfill_retry_interval
+  };
+  Kind kind = Kind::kStarted;
+  double seconds = 0;
+  std::size_t job = 0;  // index into the jobs given
+  std::int32_t osd = crush::kItemNone;
+};
+
+struct BackfillOptions {
+  int max_backfills = 1;  // osd_max_backfills; must be >= 1
+  std::map<std::string, BackfillRate, std::less<>> class_rates = DefaultBackfillRates();
+  // For OSDs without a class or with a class not in class_rates (the "hdd"
+  // figures: the pessimistic choice).
+  BackfillRate default_rate = {100.0 * 1024 * 1024, 10};
+  // Denominator of the misplaced ratio: every object copy in the cluster
+  // (Movement::totals.objects_total, Ceph's sum of num_object_copies); 0:
+  // ratios are reported as 0.
+  std::uint64_t objects_total = 0;
+  // The curve keeps at most this many points (evenly spaced in time, always
+  // the first and last); 0 keeps one point per completion time.
+  std::size_t curve_max_points = 1000;
+  std::size_t top_waits = 20;                            // how many longest-waiting PGs to report
+  std::function<void(const BackfillTraceEvent&)> trace;  // optional
+  // A target refuses a PG whose bytes would take its projected use above
+  // this share of its capacity (OSDService uses max(backfillfull_ratio,
+  // nearfull_ratio) of the osdmap). nullopt: SimulateBackfill checks
+  // nothing; SimulateMovementBackfill takes the movement's ratios.
+  std::optional<double> backfillfull_ratio;
+  // osd_backfill_retry_interval (Ceph's default 30 s, src/common/options/
+  // global.yaml.in): a refused PG asks again after this long; must be > 0.
+  double backfill_retry_seconds = 30;
+  // The monitor's commits around the backfill (>= 0; see ApplyBackfillCost
+  // for Ceph's figures): no PG asks for its reservations before
+  // start_delay_seconds (the change's PGs first need their pg_temp, which
+  // the monitor commits in a later map, then peer under it), and the change
+  // ends end_delay_seconds after the last backfill (the monitor's commit of
+  // the map that drops the last pg_temp). The misplaced curve still opens at
+  // 0; makespan_seconds includes both (0 without jobs); job timings include
+  // the start delay, not the end delay.
+  double start_delay_seconds = 0;
+  double end_delay_seconds = 0;
+  // How a PG takes its slots (see the file comment). false (the default): all
+  // at once, when its primary's local slot and every target's remote slot are
+  // free, holding nothing while it waits. true: Ceph's state machine taken
+  // literally, the local slot first, then the remote ones one at a time,
+  // keeping what it holds while it waits.
+  bool hold_and_wait = false;
+};
+
+struct MisplacedPoint {
+  double seconds = 0;
+  std::uint64_t objects_misplaced = 0;  // sum over unfinished PGs of objects x targets
+  double ratio = 0;                     // objects_misplaced / objects_total
+};
+
+struct OsdBackfillLoad {
+  std::int32_t osd = 0;
+  double busy_seconds = 0;      // holding at least one reservation (local or remote)
+  double transfer_seconds = 0;  // at least one of its backfills moving data
+  std::uint32_t jobs_as_primary = 0;
+  std::uint32_t jobs_as_target = 0;  // jobs with this OSD among their targets
+  std::uint64_t bytes_in = 0;        // bytes written to it
+};
+
+struct HostBackfillLoad {
+  std::string host;
+  double busy_seconds = 0;      // at least one of its OSDs holding a reservation
+  double osd_busy_seconds = 0;  // sum of its OSDs' busy_seconds
+  std::uint32_t osds = 0;       // its OSDs taking part
+};
+
+struct BackfillJobTiming {
+  double start_seconds = 0;  // all reservations held, data starts moving
+  double end_seconds = 0;    // done, reservations released
+  // backfill_toofull: refusals, the last OSD that refused, and the time from
+  // the first refusal to the start (to the end of the simulation for a job
+  // that never starts; then start_seconds = end_seconds = that end).
+  std::uint32_t toofull_refusals = 0;
+  std::int32_t toofull_osd = crush::kItemNone;
+  double toofull_seconds = 0;
+  bool never_starts = false;
+};
+
+// A PG that waited in backfill_toofull.
+struct BackfillStall {
+  std::size_t job = 0;  // index into the jobs given
+  PgId pg;
+  std::int32_t osd = crush::kItemNone;  // the target that refused it last
+  std::uint32_t refusals = 0;
+  double first_seconds = 0;  // when it was first refused
+  double seconds = 0;        // from the first refusal to its start
+  bool never_starts = false;
+};
+
+struct BackfillWait {
+  std::size_t job = 0;  // index into the jobs given
+  PgId pg;
+  int priority = 0;
+  double wait_seconds = 0;  // from the request (time 0) to start
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
+struct BackfillSchedule {
+  double makespan_seconds = 0;  // last end + end delay; 0 with no jobs
+  // BackfillOptions::end_delay_seconds: a PG's pg_temp is dropped this long
+  // after its end (osdmap/planning/fill_timeline.h deletes the copies it replaced then).
+  double end_delay_seconds = 0;
+  std::uint64_t bytes_total = 0;            // sum of bytes_per_target x targets
+  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (last end, 0)
+  std::vector<OsdBackfillLoad> osds;        // every OSD taking part, busiest first
+  std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
+  std::vector<BackfillWait> longest_waits;  // longest first, then job order
+  std::vector<BackfillJobTiming> jobs;      // per job, in input order
+  // Every PG refused at least once: those that never start first, then the
+  // longest stalls, then job order. Jobs that never start are not in
+  // longest_waits, and makespan_seconds is the last end of those that ran.
+  std::vector<BackfillStall> stalls;
+  std::uint32_t jobs_never_starting = 0;
+};
+
+// Simulates the backfill of `jobs` under Ceph's reservation throttle (see the
+// file comment). Deterministic: the same input gives the same schedule.
+// Errors (kInvalidArgument, naming the PG where there is one): max_backfills
+// < 1 (nothing could ever be reserved), backfill_retry_seconds not > 0 with
+// a ratio set, a job without targets, an OSD id that
+// is negative (other than a kItemNone primary) or above 2^24, a bytes rate
+// that is not > 0 or an objects rate < 0 for an OSD a job uses.
+// Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
+// memory; for 100,000 jobs on 1,000 OSDs ~0.2 s with hold_and_wait, ~1 s
+// all at once (16 tries per freed slot).
+absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> jobs,
+                                                  const BackfillOsdInfo& osd_info,
+                                                  const BackfillOptions& options = {});
+
+// The schedule of a movement report made with MovementOptions::keep_moves:
+// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), when
+// options.objects_total is 0, movement.totals.objects_total as the ratio's
+// denominator, and when options.backfillfull_ratio is unset,
+// max(backfillfull_ratio, nearfull_ratio) of movement.risks.
+// Errors and cost: SimulateBackfill's.
+absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
+                                                          BackfillOptions options = {});
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_PLANNING_BACKFILL_SCHEDULE_H_

@@ -1,0 +1,160 @@
+// Fill during the move on a hand example: three OSDs of 1000 bytes; PG A
+// moves 400 bytes osd.0 -> osd.2, PG B 200 bytes osd.1 -> osd.0, simulated at
+// one byte per second (both run at once: A [0, 400], B [0, 200]). osd.0
+// receives B's copy by 200 s but keeps A's until A ends at 400 s, so it
+// peaks at 700 bytes, above its 500 before and its 300 after.
+#include "osdmap/planning/fill_timeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/testing/status_matchers.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using crush_testing::IsOk;
+using crush_testing::StatusIs;
+
+OsdMovement Osd(std::int32_t id, std::uint64_t used, std::uint64_t in, std::uint64_t out) {
+  OsdMovement o;
+  o.osd = id;
+  o.capacity_bytes = 1000;
+  o.capacity_from_osd_df = true;
+  o.used_before = used;
+  o.bytes_in = in;
+  o.bytes_out = out;
+  o.used_after = used + in - out;
+  return o;
+}
+
+Movement HandMovement() {
+  Movement m;
+  m.osds = {Osd(0, 500, 200, 400), Osd(1, 600, 0, 200), Osd(2, 300, 400, 0)};
+  PgMove a;
+  a.pg = PgId{1, 0};
+  a.source = 0;
+  a.targets = {2};
+  a.leaving = {0};
+  a.bytes_per_target = 400;
+  a.objects_per_target = 1;
+  PgMove b = a;
+  b.pg = PgId{1, 1};
+  b.source = 1;
+  b.targets = {0};
+  b.leaving = {1};
+  b.bytes_per_target = 200;
+  m.moves = {a, b};
+  return m;
+}
+
+BackfillSchedule Schedule(const Movement& m) {
+  BackfillOptions o;
+  o.class_rates.clear();
+  o.default_rate = BackfillRate{1, 0};
+  absl::StatusOr<BackfillSchedule> s = SimulateBackfill(JobsFromMoves(m.moves), {}, o);
+  EXPECT_THAT(s.status(), IsOk());
+  return s.ok() ? *s : BackfillSchedule{};
+}
+
+const OsdFillPeak& PeakOf(const FillTimeline& t, std::int32_t osd) {
+  for (const OsdFillPeak& p : t.osds) {
+    if (p.osd == osd) return p;
+  }
+  ADD_FAILURE() << "osd." << osd;
+  return t.osds.front();
+}
+
+TEST(FillTimelineTest, SourceKeepsItsCopyUntilThePgEnds) {
+  const Movement m = HandMovement();
+  const BackfillSchedule s = Schedule(m);
+  ASSERT_EQ(s.jobs.size(), 2u);
+  EXPECT_EQ(s.jobs[0].end_seconds, 400);
+  EXPECT_EQ(s.jobs[1].end_seconds, 200);
+  absl::StatusOr<FillTimeline> t = ComputeFillTimeline(m, s);
+  ASSERT_THAT(t.status(), IsOk());
+  const OsdFillPeak& o0 = PeakOf(*t, 0);
+  EXPECT_EQ(o0.used_before, 500u);
+  EXPECT_EQ(o0.used_peak, 700u);
+  EXPECT_EQ(o0.peak_seconds, 200);
+  EXPECT_EQ(o0.used_after, 300u);
+  EXPECT_DOUBLE_EQ(o0.fill_peak, 0.7);
+  EXPECT_GT(o0.fill_peak, o0.fill_before);
+  EXPECT_GT(o0.fill_peak, o0.fill_after);
+  // osd.2 only receives: its peak is its after, reached at the end.
+  EXPECT_EQ(PeakOf(*t, 2).used_peak, 700u);
+  EXPECT_EQ(PeakOf(*t, 2).peak_seconds, 400);
+  // osd.1 only gives: its peak is its before, at time 0.
+  EXPECT_EQ(PeakOf(*t, 1).used_peak, 600u);
+  EXPECT_EQ(PeakOf(*t, 1).peak_seconds, 0);
+  EXPECT_EQ(PeakOf(*t, 1).used_after, 400u);
+  // Highest peak first; osd.0 reaches 0.7 first of the two at 0.7.
+  EXPECT_EQ(t->riskiest_osd, 0);
+  EXPECT_EQ(t->riskiest_seconds, 200);
+  for (const OsdMovement& o : m.osds) EXPECT_EQ(PeakOf(*t, o.osd).used_after, o.used_after);
+}
+
+TEST(FillTimelineTest, UseAtAnInstant) {
+  const Movement m = HandMovement();
+  const BackfillSchedule s = Schedule(m);
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 100), 600u);  // half of B's 200 landed
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 300), 700u);
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 400), 300u);  // A's copy deleted at its end
+  EXPECT_EQ(*OsdUsedAt(m, s, 2, 100), 400u);
+  EXPECT_THAT(OsdUsedAt(m, s, 9, 0).status(), StatusIs(absl::StatusCode::kNotFound));
+}
+
+// With the monitor's end delay the replaced copy stays until the map that
+// drops the PG's pg_temp: a copy landing meanwhile adds to the peak.
+TEST(FillTimelineTest, ReplacedCopyStaysUntilThePgTempIsDropped) {
+  Movement m = HandMovement();
+  BackfillSchedule s = Schedule(m);
+  s.end_delay_seconds = 50;
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 420), 700u);  // A ended at 400, its copy goes at 450
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 450), 300u);
+  // B (osd.1 -> osd.0) now lands while A's copy is still on osd.0.
+  m.moves[1].bytes_per_target = 450;
+  m.osds[0] = Osd(0, 500, 450, 400);
+  m.osds[1] = Osd(1, 600, 0, 450);
+  s = Schedule(m);
+  EXPECT_EQ(s.jobs[1].end_seconds, 450);
+  absl::StatusOr<FillTimeline> at_end = ComputeFillTimeline(m, s);
+  ASSERT_THAT(at_end.status(), IsOk());
+  EXPECT_EQ(PeakOf(*at_end, 0).used_peak, 900u);  // A's copy deleted at 400, B's 450 lands by 450
+  s.end_delay_seconds = 100;
+  absl::StatusOr<FillTimeline> delayed = ComputeFillTimeline(m, s);
+  ASSERT_THAT(delayed.status(), IsOk());
+  EXPECT_EQ(PeakOf(*delayed, 0).used_peak, 950u);  // both at once until 500
+  EXPECT_EQ(PeakOf(*delayed, 0).used_after, 550u);
+}
+
+TEST(FillTimelineTest, CopiesLeavingWithoutABackfillGoAtOnce) {
+  Movement m = HandMovement();
+  m.osds[1].bytes_out += 100;  // a PG that only lost its osd.1 member
+  m.osds[1].used_after -= 100;
+  const BackfillSchedule s = Schedule(m);
+  absl::StatusOr<FillTimeline> t = ComputeFillTimeline(m, s);
+  ASSERT_THAT(t.status(), IsOk());
+  EXPECT_EQ(PeakOf(*t, 1).used_peak, 600u);  // the before figure
+  EXPECT_EQ(*OsdUsedAt(m, s, 1, 100), 500u);
+  EXPECT_EQ(PeakOf(*t, 1).used_after, 300u);
+}
+
+TEST(FillTimelineTest, ANeverStartingJobMovesNothing) {
+  const Movement m = HandMovement();
+  BackfillSchedule s = Schedule(m);
+  s.jobs[0].never_starts = true;
+  absl::StatusOr<FillTimeline> t = ComputeFillTimeline(m, s);
+  ASSERT_THAT(t.status(), IsOk());
+  EXPECT_EQ(PeakOf(*t, 0).used_after, 700u);  // B landed, A's copy stayed
+  EXPECT_EQ(PeakOf(*t, 2).used_after, 300u);
+}
+
+TEST(FillTimelineTest, ScheduleOfOtherMovesIsAnError) {
+  const Movement m = HandMovement();
+  EXPECT_THAT(ComputeFillTimeline(m, BackfillSchedule{}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap

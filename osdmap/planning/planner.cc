@@ -1,0 +1,278 @@
+#include "osdmap/planning/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+#include "osdmap/changes/apply_change.h"
+#include "osdmap/changes/upmap_cleanup.h"
+#include "osdmap/planning/change_warnings.h"
+
+namespace crushkit::osdmap {
+
+namespace {
+
+// "150MiB", "2G", "1e9", "800 MiB/s" -> bytes per second.
+std::optional<double> ParseRate(const std::string& text) {
+  std::string t(absl::StripAsciiWhitespace(text));
+  if (absl::EndsWith(t, "/s")) t.resize(t.size() - 2);
+  std::size_t unit = t.find_first_not_of("0123456789.eE+-");
+  double value = 0;
+  if (!absl::SimpleAtod(t.substr(0, unit), &value) || !std::isfinite(value) || value <= 0)
+    return std::nullopt;
+  std::string u =
+      unit == std::string::npos ? "" : std::string(absl::StripAsciiWhitespace(t.substr(unit)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},        {"B", 1},        {"K", 1024},     {"KB", 1024},
+      {"KiB", 1024},  {"M", 1 << 20},  {"MB", 1 << 20}, {"MiB", 1 << 20},
+      {"G", 1 << 30}, {"GB", 1 << 30}, {"GiB", 1 << 30}};
+  for (const auto& [name, scale] : kUnits) {
+    if (u == name) return value * scale;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status ParseBackfillRates(const std::vector<std::string>& words, BackfillOptions* options) {
+  for (const std::string& w : words) {
+    const std::size_t eq = w.find('=');
+    const std::string cls = eq == std::string::npos ? "" : w.substr(0, eq);
+    const std::optional<double> rate = ParseRate(eq == std::string::npos ? w : w.substr(eq + 1));
+    if (!rate || (eq != std::string::npos && cls.empty())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--backfill-rate '", w,
+                       "': expected CLASS=RATE or RATE, RATE a positive number of "
+                       "bytes per second such as 150MiB or 2GiB"));
+    }
+    if (cls.empty()) {
+      for (auto& [name, r] : options->class_rates) r.bytes_per_second = *rate;
+      options->default_rate.bytes_per_second = *rate;
+    } else {
+      options->class_rates[cls].bytes_per_second = *rate;
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// A limit's text in an error: at most 40 characters, control bytes and
+// non-ASCII as '?', so the message stays one printable line (found by the
+// backfill_inputs fuzz target).
+std::string QuotedLimit(std::string_view text) {
+  constexpr std::size_t kMax = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > kMax) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
+absl::StatusOr<double> ParseMisplacedLimit(std::string_view text) {
+  std::string t(absl::StripAsciiWhitespace(std::string(text)));
+  const bool percent = absl::EndsWith(t, "%");
+  if (percent) t.pop_back();
+  double v = 0;
+  if (absl::SimpleAtod(t, &v) && std::isfinite(v)) {
+    if (percent) v /= 100;
+    if (v > 0 && v <= 1) return v;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--max-misplaced ", QuotedLimit(text),
+                                                 ": expected a share above 0 and at most 1, as a "
+                                                 "percentage (5%) or a fraction (0.05)"));
+}
+
+absl::StatusOr<double> ParseFillLimit(std::string_view text) {
+  if (absl::StripAsciiWhitespace(std::string(text)) == "none") return 0.0;
+  absl::StatusOr<double> v = ParseMisplacedLimit(text);
+  if (v.ok()) return v;
+  return absl::InvalidArgumentError(absl::StrCat("--max-fill ", QuotedLimit(text),
+                                                 ": expected a fill above 0 and at most 1, as a "
+                                                 "percentage (85%) or a fraction (0.85), or none"));
+}
+
+absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
+                                    MovementRisks* risks) {
+  if (options.keep_upmaps) return absl::OkStatus();
+  absl::StatusOr<UpmapCleanup> cleanup = CleanPgUpmaps(after);
+  if (!cleanup.ok()) {
+    return absl::Status(cleanup.status().code(), absl::StrCat("upmap cleanup after the change: ",
+                                                              cleanup.status().message()));
+  }
+  risks->upmaps_dropped = static_cast<std::uint32_t>(cleanup->removed_pg_upmap.size() +
+                                                     cleanup->removed_pg_upmap_items.size());
+  risks->upmap_items_rewritten = static_cast<std::uint32_t>(cleanup->trimmed_items.size());
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after,
+                                         const PlanOptions& options, MappedStates* kept) {
+  MovementOptions movement = options.movement;
+  movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
+  std::vector<PlanWarning> detached = DetachedWarnings(before, after);
+  absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
+  if (!safety_inputs.ok()) return safety_inputs.status();
+  PlanReport report;
+  report.backfill = options.backfill;
+  report.ceph_release = before.ceph_release;
+  if (options.backfill_cost) {
+    // The per-PG cost model for the state's release (backfill_cost.h).
+    absl::StatusOr<BackfillCostReport> cost =
+        ApplyBackfillCost(*options.backfill_cost, before.ceph_release, &report.backfill);
+    if (!cost.ok()) return cost.status();
+    report.backfill_cost = *std::move(cost);
+  }
+  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
+  if (!m.ok()) return m.status();
+  report.warnings = std::move(detached);
+  if (options.schedule) {
+    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, report.backfill);
+    if (!schedule.ok()) {
+      return absl::Status(schedule.status().code(),
+                          absl::StrCat("backfill simulation: ", schedule.status().message()));
+    }
+    report.schedule = *std::move(schedule);
+  }
+  absl::StatusOr<ChangeSafety> safety =
+      AssessChangeSafety(*safety_inputs, *m, report.schedule ? &*report.schedule : nullptr);
+  if (!safety.ok()) return safety.status();
+  report.safety = *std::move(safety);
+  report.pgs_degraded_during = static_cast<std::uint32_t>(std::count_if(
+      m->moves.begin(), m->moves.end(), [](const PgMove& mv) { return mv.degraded; }));
+  if (!options.movement.keep_moves && kept == nullptr) m->moves.clear();
+  report.movement = *std::move(m);
+  return report;
+}
+
+}  // namespace
+
+absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
+                                  const PlanOptions& options) {
+  return ReportKeeping(std::move(before), std::move(after), options, nullptr);
+}
+
+namespace {
+
+// A changed state as the monitor would commit it (upmaps cleaned), reported.
+// Every entry point (DiffTwoStates, DiffNewCrushMap, PlanChange) ends here,
+// so `diff A B`, `diff A --crush-after` and `plan` clean with one function.
+absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
+                                        const PlanOptions& options, MappedStates* kept = nullptr) {
+  MovementRisks cleaned;
+  if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
+  absl::StatusOr<PlanReport> r = ReportKeeping(std::move(before), std::move(after), options, kept);
+  if (!r.ok()) return r.status();
+  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  return r;
+}
+
+}  // namespace
+
+// The monitor runs clean_pg_upmaps on every epoch it commits, so AFTER is
+// cleaned as the monitor would on the transition: a no-op when AFTER is a
+// monitor's own map (its invalid entries are already gone), the monitor's
+// decision when AFTER was made by hand (BEFORE with a new crush map, say).
+absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
+                                         const PlanOptions& options) {
+  return ReportChange(std::move(before), std::move(after), options);
+}
+
+absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
+                                           const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = WithCrushMap(before, std::move(crush_bytes));
+  if (!after.ok()) return after.status();
+  ++after->epoch;
+  return ReportChange(std::move(before), *std::move(after), options);
+}
+
+namespace {
+
+// The change file's warnings go before the state's (the report's order).
+void AddChangeWarnings(std::vector<PlanWarning> first, PlanReport& r) {
+  first.insert(first.end(), r.warnings.begin(), r.warnings.end());
+  r.warnings = std::move(first);
+}
+
+}  // namespace
+
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options) {
+  absl::StatusOr<ClusterState> after = ApplyChange(before, change);
+  if (!after.ok()) return after.status();
+  std::vector<PlanWarning> warnings = NewBucketWarnings(before, change);
+  if (!options.max_misplaced) {
+    absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
+    if (!r.ok()) return r.status();
+    for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+    r->change_is_operations = true;
+    AddChangeWarnings(std::move(warnings), *r);
+    return r;
+  }
+  MappedStates kept;
+  const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items,
+                                  after->pg_upmap_primaries};
+  absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
+  if (!r.ok()) return r.status();
+  for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
+  r->change_is_operations = true;
+  StagedPlanOptions so;
+  so.max_misplaced = *options.max_misplaced;
+  so.movement = options.movement;
+  so.simulate = options.schedule;
+  so.backfill = r->backfill;
+  so.keep_upmaps = options.keep_upmaps;
+  so.progress = options.staging_progress;
+  so.max_fill = options.max_fill.value_or(r->movement.risks.backfillfull_ratio);
+  MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
+                      r->schedule ? r->schedule->makespan_seconds : -1.0, &after_upmaps};
+  absl::StatusOr<StagedPlan> staged =
+      PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
+  if (!staged.ok()) {
+    return absl::Status(staged.status().code(),
+                        absl::StrCat("staged plan: ", staged.status().message()));
+  }
+  r->staged = *std::move(staged);
+  // A limit above the ratio at which Ceph's targets refuse leaves the stalls
+  // in: say so (OSDService uses max(backfillfull_ratio, nearfull_ratio)).
+  if (const double refuse =
+          std::max(r->movement.risks.backfillfull_ratio, r->movement.risks.nearfull_ratio);
+      so.max_fill > refuse) {
+    r->staged->notes.push_back(absl::StrCat(
+        "--max-fill ", so.max_fill * 100, "% is above ", refuse * 100,
+        "%, where Ceph's backfill targets refuse (max of backfillfull and nearfull ratio): steps "
+        "under it may still stall in backfill_toofull"));
+  }
+  AddChangeWarnings(std::move(warnings), *r);
+  // Every step carries the change's warnings (the end state is the same).
+  for (const PlanWarning& w : r->warnings)
+    r->staged->notes.push_back("warning: " + FormatPlanWarning(w));
+  if (options.upmap_remapped) {
+    absl::StatusOr<UpmapPinPlan> pins =
+        PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
+                         *options.max_misplaced, r->backfill, so.max_fill, &kept.tables);
+    if (!pins.ok()) {
+      return absl::Status(pins.status().code(),
+                          absl::StrCat("upmap plan: ", pins.status().message()));
+    }
+    r->upmap_plan = *std::move(pins);
+  }
+  if (!options.movement.keep_moves) r->movement.moves.clear();
+  return r;
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,652 @@
+#include "osdmap/planning/upmap_pinning.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+
+#include "absl/strings/str_cat.h"
+
+#include "crush/status_macros.h"
+#include "osdmap/changes/upmap_cleanup.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_mapping.h"
+#include "osdmap/model/pg_table.h"
+#include "osdmap/planning/movement_report.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using OsdSpan = std::span<const std::int32_t>;
+
+bool IsHole(std::int32_t osd) { return osd == crush::kItemNone; }
+
+bool Contains(OsdSpan osds, std::int32_t osd) {
+  return std::find(osds.begin(), osds.end(), osd) != osds.end();
+}
+
+// Whether `up` is the before up set `want`: replicated pools compare sets
+// (order only picks the primary; no data moves), EC pools position by
+// position, a hole in `want` matching anything (nothing there to keep).
+bool SameUp(const Pool& pool, OsdSpan want, OsdSpan up) {
+  if (pool.CanShiftOsds()) {
+    std::vector<std::int32_t> a(want.begin(), want.end());
+    std::vector<std::int32_t> b(up.begin(), up.end());
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+  }
+  if (want.size() != up.size()) return false;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (!IsHole(want[i]) && want[i] != up[i]) return false;
+  }
+  return true;
+}
+
+// Orders `pairs` so that OSDMap::_apply_upmap applies every one of them to
+// `raw`: a pair is skipped when its target is already in the set, so a pair
+// whose target is still held elsewhere must wait for the pair that moves
+// that OSD away. Simulates the application; nullopt when some pair can never
+// apply (a swap or longer cycle, or a target held by a position no pair
+// changes).
+std::optional<UpmapItems> OrderPairs(OsdSpan raw, UpmapItems pairs) {
+  std::vector<std::int32_t> set(raw.begin(), raw.end());
+  UpmapItems ordered;
+  while (!pairs.empty()) {
+    auto it = std::find_if(pairs.begin(), pairs.end(),
+                           [&](const auto& p) { return !Contains(set, p.second); });
+    if (it == pairs.end()) return std::nullopt;
+    auto from = std::find(set.begin(), set.end(), it->first);
+    if (from == set.end()) return std::nullopt;  // not built by EcItems; be safe
+    *from = it->second;
+    ordered.push_back(*it);
+    pairs.erase(it);
+  }
+  return ordered;
+}
+
+// upmap-remapped's pairs for a replicated PG: each OSD of the after raw set
+// `raw` that the before up set `want` lacks is mapped to an OSD of `want`
+// that `raw` lacks. OSDs up in `after` are replaced first: an OSD down in
+// `after` drops out of the up set anyway. nullopt when `want` has more new
+// OSDs than `raw` has positions to give (items cannot grow a set).
+std::optional<UpmapItems> ReplicatedItems(const ClusterState& after, OsdSpan raw, OsdSpan want) {
+  std::vector<std::int32_t> from;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::int32_t osd : raw) {
+      if (!Contains(want, osd) && after.IsUp(osd) == (pass == 0)) from.push_back(osd);
+    }
+  }
+  std::vector<std::int32_t> to;
+  for (std::int32_t osd : want) {
+    if (!IsHole(osd) && !Contains(raw, osd)) to.push_back(osd);
+  }
+  if (to.empty() || to.size() > from.size()) return std::nullopt;
+  UpmapItems items;
+  for (std::size_t i = 0; i < to.size(); ++i) items.emplace_back(from[i], to[i]);
+  return items;
+}
+
+// The pairs for an EC PG: position i goes from raw[i] to want[i] wherever
+// `want` has an OSD that differs; positions that were holes keep the after
+// OSD. nullopt when a position to change is a hole in `raw` (a pair's source
+// must be an OSD), or when no order applies every pair (OrderPairs).
+std::optional<UpmapItems> EcItems(OsdSpan raw, OsdSpan want) {
+  if (raw.size() != want.size()) return std::nullopt;
+  UpmapItems pairs;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (IsHole(want[i]) || raw[i] == want[i]) continue;
+    if (IsHole(raw[i])) return std::nullopt;
+    pairs.emplace_back(raw[i], want[i]);
+  }
+  if (pairs.empty()) return std::nullopt;
+  return OrderPairs(raw, std::move(pairs));
+}
+
+// The full pg_upmap fallback: the before up set; for EC pools its holes take
+// the after OSD of that position unless that OSD is used elsewhere. nullopt
+// when a hole remains (the monitor cancels a pg_upmap holding a hole:
+// verify_upmap finds 2147483647 under no bucket).
+std::optional<std::vector<std::int32_t>> FullUpmap(const Pool& pool, OsdSpan raw, OsdSpan want) {
+  std::vector<std::int32_t> out(want.begin(), want.end());
+  if (pool.CanShiftOsds()) return out;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!IsHole(out[i])) continue;
+    if (i < raw.size() && !IsHole(raw[i]) && !Contains(want, raw[i])) {
+      out[i] = raw[i];
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::string OsdName(std::int32_t osd) { return absl::StrCat("osd.", osd); }
+
+// Why no entry maps the PG back, from the OSDs of the before set as `after`
+// sees them (what _apply_upmap and _raw_to_up_osds reject).
+std::string UnmappableReason(const ClusterState& after, OsdSpan want) {
+  for (std::int32_t osd : want) {
+    if (IsHole(osd)) continue;
+    if (!after.Exists(osd)) return OsdName(osd) + " of the before set does not exist in after";
+    const OsdInfo& info = after.osds[static_cast<std::size_t>(osd)];
+    if (info.state & kOsdDestroyed)
+      return OsdName(osd) + " of the before set is destroyed in after";
+    if (info.weight == 0) return OsdName(osd) + " of the before set is out in after (reweight 0)";
+    if (!after.IsUp(osd)) return OsdName(osd) + " of the before set is down in after";
+  }
+  return absl::StrCat("no pg_upmap_items or pg_upmap entry maps it back to ", FormatOsdList(want));
+}
+
+std::string CleanupReason(UpmapCancelReason r) {
+  const std::string name(UpmapCancelReasonName(r));
+  switch (r) {
+    case UpmapCancelReason::kSameFailureDomain:
+    case UpmapCancelReason::kTooManyBuckets:
+    case UpmapCancelReason::kOutsideTakeRoot:
+      return absl::StrCat(
+          "violates the rule's failure domain (the monitor's upmap cleanup "
+          "would cancel it: ",
+          name, ")");
+    case UpmapCancelReason::kOsdZeroWeight:
+      return absl::StrCat(
+          "an OSD of the before set has CRUSH weight 0 under the rule or is out "
+          "in after (the monitor's upmap cleanup would cancel it: ",
+          name, ")");
+    default:
+      return absl::StrCat("the monitor's upmap cleanup would cancel it: ", name);
+  }
+}
+
+absl::StatusOr<std::unique_ptr<MappingSession>> Session(const ClusterState& state,
+                                                        const char* which) {
+  auto s = MappingSession::Create(state);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(which, ": ", s.status().message()));
+  }
+  return std::move(*s);
+}
+
+// One PG to pin: its before up set (what it must map to again) and its
+// before raw set with upmaps applied, down OSDs still in (what _apply_upmap
+// produced before the change).
+struct PinTask {
+  PgId pg;
+  std::vector<std::int32_t> want_up;
+  std::vector<std::int32_t> want_raw;
+};
+
+// A candidate entry: pg_upmap_items, or a full pg_upmap.
+struct Candidate {
+  UpmapItems items;
+  std::vector<std::int32_t> pg_upmap;
+
+  bool operator==(const Candidate&) const = default;
+};
+
+// The entries to try, in order: upmap-remapped's pairs from the after raw
+// set to the before up set; the same to the before raw set (a replicated
+// PG whose before set held an OSD that is down in both states: the up set
+// then lacks it and the pairs alone cannot drop an after OSD; an EC PG whose
+// hole position, left to the after OSD, breaks the failure domain); then
+// the full pg_upmap of each. Duplicates are dropped.
+std::vector<Candidate> Candidates(const ClusterState& after, const Pool& pool, OsdSpan raw,
+                                  const PinTask& task) {
+  std::vector<Candidate> out;
+  auto add = [&out](Candidate c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+  };
+  for (const auto* want : {&task.want_up, &task.want_raw}) {
+    const auto items =
+        pool.CanShiftOsds() ? ReplicatedItems(after, raw, *want) : EcItems(raw, *want);
+    if (items) add(Candidate{*items, {}});
+  }
+  for (const auto* want : {&task.want_up, &task.want_raw}) {
+    if (auto full = FullUpmap(pool, raw, *want)) add(Candidate{{}, *std::move(full)});
+  }
+  return out;
+}
+
+// Builds the pins on a working copy of `after`, mapping PGs with the
+// candidate entries in place (the copy is what the checks map, so nothing
+// here relies on reasoning about _apply_upmap alone).
+class Pinner {
+ public:
+  Pinner(const ClusterState& after, const crush::CrushMap& map)
+      : after_(after),
+        work_(after),
+        placement_(map, after.ceph_release),
+        mapper_(work_, placement_) {}
+
+  // Sets the first candidate from index `first` on that maps `task.pg` to
+  // its before up set; returns its index, or nullopt (the PG's entries of
+  // `after` are restored).
+  std::optional<std::size_t> Pin(const PinTask& task, std::size_t first) {
+    const Pool& pool = work_.pools.at(task.pg.pool);
+    OsdList raw;
+    OsdList raw_upmap;
+    mapper_.PgToRawUpmap(task.pg, &raw, &raw_upmap);
+    const std::vector<Candidate> candidates = Candidates(after_, pool, raw.span(), task);
+    for (std::size_t i = first; i < candidates.size(); ++i) {
+      Set(task.pg, candidates[i]);
+      if (MapsTo(pool, task.pg, task.want_up)) {
+        chosen_[task.pg] = candidates[i];
+        return i;
+      }
+    }
+    Restore(task.pg);
+    chosen_.erase(task.pg);
+    return std::nullopt;
+  }
+
+  // OSDMap::check_pg_upmaps() over the copy with every pin set: the pinned
+  // PGs it would cancel or trim, with the reason. Each PG's check depends on
+  // its own entries only.
+  absl::StatusOr<std::map<PgId, std::string>> Rejected() {
+    CRUSH_ASSIGN_OR_RETURN(const UpmapCleanup cleanup, CheckPgUpmaps(work_, mapper_));
+    std::map<PgId, std::string> out;
+    for (const auto& [pg, reason] : cleanup.cancelled) {
+      if (chosen_.count(pg)) out[pg] = CleanupReason(reason);
+    }
+    for (const auto& [pg, items] : cleanup.trimmed_items) {
+      if (chosen_.count(pg)) {
+        out[pg] =
+            "the monitor's upmap cleanup would trim its pairs (a source not in the raw "
+            "CRUSH set or an out target)";
+      }
+    }
+    return out;
+  }
+
+  // The pins set, in PG order.
+  std::vector<UpmapPin> Pins() const {
+    std::vector<UpmapPin> out;
+    for (const auto& [pg, c] : chosen_) {
+      UpmapPin pin;
+      pin.pg = pg;
+      pin.items = c.items;
+      pin.pg_upmap = c.pg_upmap;
+      pin.removes_pg_upmap = !c.items.empty() && after_.pg_upmap.count(pg) != 0;
+      pin.removes_pg_upmap_items = !c.pg_upmap.empty() && after_.pg_upmap_items.count(pg) != 0;
+      out.push_back(std::move(pin));
+    }
+    return out;
+  }
+
+ private:
+  void Set(const PgId& pg, const Candidate& c) {
+    if (!c.items.empty()) {
+      work_.pg_upmap.erase(pg);
+      work_.pg_upmap_items[pg] = c.items;
+    } else {
+      work_.pg_upmap_items.erase(pg);
+      work_.pg_upmap[pg] = c.pg_upmap;
+    }
+  }
+
+  bool MapsTo(const Pool& pool, const PgId& pg, OsdSpan want) {
+    PgMapping m;
+    mapper_.MapPg(pool, pg.ps, &m);
+    return SameUp(pool, want, m.up.span());
+  }
+
+  void Restore(const PgId& pg) {
+    work_.pg_upmap.erase(pg);
+    work_.pg_upmap_items.erase(pg);
+    if (auto i = after_.pg_upmap.find(pg); i != after_.pg_upmap.end())
+      work_.pg_upmap[pg] = i->second;
+    if (auto j = after_.pg_upmap_items.find(pg); j != after_.pg_upmap_items.end()) {
+      work_.pg_upmap_items[pg] = j->second;
+    }
+  }
+
+  const ClusterState& after_;
+  ClusterState work_;
+  CrushPlacement placement_;
+  PgMapper mapper_;
+  std::map<PgId, Candidate> chosen_;
+};
+
+// Pins every task that some candidate maps back and the monitor's cleanup
+// keeps: a PG whose pin the cleanup rejects retries its later candidates,
+// then one more cleanup pass checks the retried ones (at most one pass per
+// candidate kind). Fills plan->pins and plan->unpinnable.
+absl::Status PinAll(const ClusterState& after, const std::vector<PinTask>& tasks, Pinner& pinner,
+                    UpmapPinPlan* plan) {
+  std::map<PgId, std::size_t> index;  // chosen candidate per pinned PG
+  std::map<PgId, const PinTask*> by_pg;
+  for (const PinTask& t : tasks) {
+    by_pg[t.pg] = &t;
+    if (auto i = pinner.Pin(t, 0)) {
+      index[t.pg] = *i;
+    } else {
+      plan->unpinnable.push_back(UnpinnablePg{t.pg, UnmappableReason(after, t.want_up)});
+    }
+  }
+  for (;;) {
+    CRUSH_ASSIGN_OR_RETURN(const auto rejected, pinner.Rejected());
+    if (rejected.empty()) break;
+    for (const auto& [pg, reason] : rejected) {
+      if (auto i = pinner.Pin(*by_pg.at(pg), index.at(pg) + 1)) {
+        index[pg] = *i;
+      } else {
+        index.erase(pg);
+        plan->unpinnable.push_back(UnpinnablePg{pg, reason});
+      }
+    }
+  }
+  plan->pins = pinner.Pins();
+  std::sort(plan->unpinnable.begin(), plan->unpinnable.end(),
+            [](const UnpinnablePg& a, const UnpinnablePg& b) { return a.pg < b.pg; });
+  return absl::OkStatus();
+}
+
+// The commands that set `pin` and those that restore `after`'s entries.
+void FillCommands(const ClusterState& after, UpmapPin& pin) {
+  const auto up = after.pg_upmap.find(pin.pg);
+  const auto items = after.pg_upmap_items.find(pin.pg);
+  const bool had_upmap = up != after.pg_upmap.end();
+  const bool had_items = items != after.pg_upmap_items.end();
+  if (!pin.items.empty()) {
+    if (pin.removes_pg_upmap) pin.commands.push_back(FormatRmPgUpmapCommand(pin.pg));
+    pin.commands.push_back(FormatPgUpmapItemsCommand(pin.pg, pin.items));
+    pin.unpin_commands.push_back(had_items ? FormatPgUpmapItemsCommand(pin.pg, items->second)
+                                           : FormatRmPgUpmapItemsCommand(pin.pg));
+    if (pin.removes_pg_upmap) {
+      pin.unpin_commands.push_back(FormatPgUpmapCommand(pin.pg, up->second));
+    }
+  } else {
+    if (pin.removes_pg_upmap_items) pin.commands.push_back(FormatRmPgUpmapItemsCommand(pin.pg));
+    pin.commands.push_back(FormatPgUpmapCommand(pin.pg, pin.pg_upmap));
+    pin.unpin_commands.push_back(had_upmap ? FormatPgUpmapCommand(pin.pg, up->second)
+                                           : FormatRmPgUpmapCommand(pin.pg));
+    if (pin.removes_pg_upmap_items) {
+      pin.unpin_commands.push_back(FormatPgUpmapItemsCommand(pin.pg, items->second));
+    }
+  }
+}
+
+// Sums a group of moves into `batch` and simulates their backfill.
+class BatchBuilder {
+ public:
+  BatchBuilder(const Movement& at_once, const BackfillOptions& backfill)
+      : info_(OsdInfoFromMovement(at_once)), options_(backfill) {
+    objects_ = at_once.totals.objects_total > 0;
+    total_ = objects_ ? at_once.totals.objects_total : at_once.totals.shards_total;
+    if (options_.objects_total == 0) options_.objects_total = at_once.totals.objects_total;
+    for (const PgMove& m : at_once.moves) moves_.push_back(&m);
+    std::stable_sort(moves_.begin(), moves_.end(),
+                     [](const PgMove* a, const PgMove* b) { return a->pg < b->pg; });
+  }
+
+  bool in_objects() const { return objects_; }
+
+  std::uint64_t total() const { return total_; }
+
+  // The move of `pg`, or nullptr (a PG whose set changed without a target).
+  const PgMove* Find(const PgId& pg) const {
+    auto it = std::lower_bound(moves_.begin(), moves_.end(), pg,
+                               [](const PgMove* m, const PgId& p) { return m->pg < p; });
+    return it != moves_.end() && (*it)->pg == pg ? *it : nullptr;
+  }
+
+  const std::vector<const PgMove*>& moves() const { return moves_; }
+
+  // What the throttle counts for one move.
+  std::uint64_t Cost(const PgMove* m) const {
+    if (m == nullptr) return 0;
+    return objects_ ? m->objects_per_target * m->targets.size() : m->targets.size();
+  }
+
+  // Fills the counters, ratio and simulated time of `batch` from `moves`.
+  absl::Status Finish(std::span<const PgMove* const> moves, UpmapBatch* batch) const {
+    std::vector<PgMove> owned;
+    std::uint64_t cost = 0;
+    for (const PgMove* m : moves) {
+      batch->shards += static_cast<std::uint32_t>(m->targets.size());
+      batch->objects += m->objects_per_target * m->targets.size();
+      batch->bytes += m->bytes_per_target * m->targets.size();
+      cost += Cost(m);
+      owned.push_back(*m);
+    }
+    batch->misplaced_ratio =
+        total_ == 0 ? 0 : static_cast<double>(cost) / static_cast<double>(total_);
+    if (owned.empty()) return absl::OkStatus();
+    const std::vector<BackfillJob> jobs = JobsFromMoves(owned);
+    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(jobs, info_, options_));
+    batch->seconds = s.makespan_seconds;
+    return absl::OkStatus();
+  }
+
+ private:
+  BackfillOsdInfo info_;
+  BackfillOptions options_;
+  bool objects_ = true;
+  std::uint64_t total_ = 0;
+  std::vector<const PgMove*> moves_;
+};
+
+// Whether `m` still fits in a batch that already sends `batch_in` to its
+// OSDs: each of its targets stays under the tracker's limit.
+bool FitsFill(const FillTracker& tracker, const std::map<std::int32_t, std::uint64_t>& batch_in,
+              const PgMove& m) {
+  for (const std::int32_t t : m.targets) {
+    std::uint64_t used = 0, capacity = 0;
+    if (!tracker.Space(t, &used, &capacity)) continue;
+    auto it = batch_in.find(t);
+    const std::uint64_t in = (it == batch_in.end() ? 0 : it->second) +
+                             m.bytes_per_target * static_cast<std::uint64_t>(std::count(
+                                                      m.targets.begin(), m.targets.end(), t));
+    if (static_cast<double>(used + in) >= tracker.limit() * static_cast<double>(capacity)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Greedy batches over the pins in PG order (see the header). With `enforce`
+// (an active tracker whose final state is under the limit), PGs that would
+// take a target to the limit wait for a later batch.
+absl::Status MakeBatches(const BatchBuilder& b, double max_misplaced, FillTracker& tracker,
+                         bool enforce, UpmapPinPlan* plan) {
+  const double limit = max_misplaced * static_cast<double>(b.total());
+  std::vector<const UpmapPin*> pending;
+  for (const UpmapPin& pin : plan->pins) pending.push_back(&pin);
+  while (!pending.empty()) {
+    UpmapBatch cur;
+    std::vector<const PgMove*> cur_moves;
+    std::map<std::int32_t, std::uint64_t> cur_in;
+    std::uint64_t cur_cost = 0;
+    std::vector<const UpmapPin*> rest;
+    auto add = [&](const UpmapPin* pin, const PgMove* m, std::uint64_t cost) {
+      cur.pgs.push_back(pin->pg);
+      cur.commands.insert(cur.commands.end(), pin->unpin_commands.begin(),
+                          pin->unpin_commands.end());
+      if (m != nullptr) {
+        cur_moves.push_back(m);
+        for (const std::int32_t t : m->targets) cur_in[t] += m->bytes_per_target;
+      }
+      cur_cost += cost;
+    };
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      const UpmapPin* pin = pending[i];
+      const PgMove* m = b.Find(pin->pg);
+      const std::uint64_t cost = b.Cost(m);
+      if (!cur.pgs.empty() && static_cast<double>(cur_cost + cost) > limit) {
+        rest.insert(rest.end(), pending.begin() + static_cast<std::ptrdiff_t>(i), pending.end());
+        break;
+      }
+      if (enforce && m != nullptr && !FitsFill(tracker, cur_in, *m)) {
+        rest.push_back(pin);  // waits until earlier batches free room on its targets
+        continue;
+      }
+      const bool alone = cur.pgs.empty() && static_cast<double>(cost) > limit;
+      add(pin, m, cost);
+      if (alone) {
+        cur.over_limit = true;
+        rest.insert(rest.end(), pending.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                    pending.end());
+        break;
+      }
+    }
+    if (cur.pgs.empty()) {
+      // No waiting PG fits: the first goes alone, over the fill limit.
+      const PgMove* m = b.Find(rest.front()->pg);
+      add(rest.front(), m, b.Cost(m));
+      cur.over_limit = static_cast<double>(b.Cost(m)) > limit;
+      rest.erase(rest.begin());
+    }
+    cur.peak = tracker.WorstTarget(cur_moves);
+    cur.over_fill = tracker.Over(cur.peak);
+    CRUSH_RETURN_IF_ERROR(b.Finish(cur_moves, &cur));
+    tracker.Apply(cur_moves);
+    if (cur.over_fill && enforce) {
+      const int index = static_cast<int>(plan->batches.size()) + 1;
+      plan->fill_problems.push_back(FillProblem{
+          .step = index,
+          .where = absl::StrCat("batch ", index),
+          .osd = cur.peak.osd,
+          .fill = cur.peak.fill,
+          .limit = tracker.limit(),
+          .start_fill = cur.peak.start_fill,
+          .reason =
+              absl::StrCat("no remaining PG fits under the limit; this batch's PG alone sends it ",
+                           FormatBytes(static_cast<double>(cur.peak.incoming)))});
+    }
+    plan->batches.push_back(std::move(cur));
+    pending = std::move(rest);
+  }
+  return absl::OkStatus();
+}
+
+// The moves of PGs without a pin: they start as soon as the change lands.
+absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, FillTracker& tracker,
+                           bool enforce, UpmapPinPlan* plan) {
+  std::set<PgId> pinned;
+  for (const UpmapPin& pin : plan->pins) pinned.insert(pin.pg);
+  std::vector<const PgMove*> moves;
+  std::uint64_t cost = 0;
+  for (const PgMove* m : b.moves()) {
+    if (pinned.count(m->pg)) continue;
+    moves.push_back(m);
+    plan->immediate.pgs.push_back(m->pg);
+    cost += b.Cost(m);
+  }
+  plan->immediate.over_limit =
+      static_cast<double>(cost) > max_misplaced * static_cast<double>(b.total());
+  plan->immediate.peak = tracker.WorstTarget(moves);
+  plan->immediate.over_fill = tracker.Over(plan->immediate.peak);
+  if (plan->immediate.over_fill && enforce) {
+    const FillPeak& p = plan->immediate.peak;
+    plan->fill_problems.push_back(FillProblem{
+        .step = 0,
+        .where = "the moves at once",
+        .osd = p.osd,
+        .fill = p.fill,
+        .limit = tracker.limit(),
+        .start_fill = p.start_fill,
+        .reason = absl::StrCat("the PGs that cannot be pinned send it ",
+                               FormatBytes(static_cast<double>(p.incoming)), " at once")});
+  }
+  tracker.Apply(moves);
+  return b.Finish(moves, &plan->immediate);
+}
+
+}  // namespace
+
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
+                                              const Movement& at_once, double max_misplaced,
+                                              const BackfillOptions& backfill, double max_fill,
+                                              const PgTablePair* mapped) {
+  if (!(max_misplaced > 0 && max_misplaced <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_misplaced must be in (0, 1], got ", max_misplaced));
+  }
+  CRUSH_ASSIGN_OR_RETURN(const auto before_session, Session(before, "before"));
+  CRUSH_ASSIGN_OR_RETURN(const auto after_session, Session(after, "after"));
+  PgTablePair mapped_here;
+  if (mapped == nullptr) {
+    MapAllOptions map_options;
+    map_options.acting = false;
+    mapped_here = MapAllPgsPaired(*before_session, *after_session, map_options);
+  }
+  const PgTablePair& tables = mapped != nullptr ? *mapped : mapped_here;
+
+  UpmapPinPlan plan;
+  plan.max_misplaced = max_misplaced;
+  std::vector<PinTask> tasks;
+  PgMapper& before_mapper = before_session->mapper();
+  for (const auto& [id, pool] : after.pools) {
+    const Pool* old = before.FindPool(id);
+    const PoolPgTable* bt = tables.before.Find(id);
+    const PoolPgTable* at = tables.after.Find(id);
+    if (old == nullptr || bt == nullptr || at == nullptr) continue;
+    if (old->pg_num != pool.pg_num) {
+      // Split or merged PGs have no before set of their own to return to.
+      const std::string reason = absl::StrCat("pg_num changes from ", old->pg_num, " to ",
+                                              pool.pg_num, " (PGs split or merge); not pinned");
+      for (const PgMove& m : at_once.moves) {
+        if (m.pg.pool == id) plan.unpinnable.push_back(UnpinnablePg{m.pg, reason});
+      }
+      continue;
+    }
+    for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
+      if (SameUp(pool, bt->Up(ps), at->Up(ps))) continue;
+      PinTask& t = tasks.emplace_back();
+      t.pg = PgId{id, ps};
+      t.want_up.assign(bt->Up(ps).begin(), bt->Up(ps).end());
+      OsdList raw;
+      OsdList raw_upmap;
+      before_mapper.PgToRawUpmap(t.pg, &raw, &raw_upmap);
+      t.want_raw = raw_upmap.ToVector();
+    }
+  }
+  Pinner pinner(after_session->state(), after_session->crush_map());
+  CRUSH_RETURN_IF_ERROR(PinAll(after, tasks, pinner, &plan));
+  for (UpmapPin& pin : plan.pins) FillCommands(after, pin);
+
+  const BatchBuilder builder(at_once, backfill);
+  plan.limit_in_objects = builder.in_objects();
+  FillTracker tracker(at_once, max_fill);
+  plan.max_fill = max_fill;
+  plan.fill_checked = tracker.active();
+  const std::vector<FillProblem> final_over =
+      tracker.active() ? FinalStateOverLimit(at_once, max_fill) : std::vector<FillProblem>{};
+  // With the final state over the limit no batching keeps it: measure only.
+  const bool enforce = tracker.active() && final_over.empty();
+  CRUSH_RETURN_IF_ERROR(MakeImmediate(builder, max_misplaced, tracker, enforce, &plan));
+  CRUSH_RETURN_IF_ERROR(MakeBatches(builder, max_misplaced, tracker, enforce, &plan));
+  if (!final_over.empty()) plan.fill_problems = final_over;
+  plan.fill_feasible = plan.fill_problems.empty();
+  plan.total_seconds = plan.immediate.seconds;
+  for (const UpmapBatch& batch : plan.batches) plan.total_seconds += batch.seconds;
+  return plan;
+}
+
+absl::StatusOr<ClusterState> ApplyPins(const ClusterState& after, const UpmapPinPlan& plan) {
+  ClusterState out = after;
+  for (const UpmapPin& pin : plan.pins) {
+    const Pool* pool = out.FindPool(pin.pg.pool);
+    if (pool == nullptr || pin.pg.ps >= pool->pg_num) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pin for pg ", FormatPgId(pin.pg), ": no such pg in after"));
+    }
+    if (pin.items.empty() == pin.pg_upmap.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("pin for pg ", FormatPgId(pin.pg),
+                                                     ": needs exactly one of items and pg_upmap"));
+    }
+    if (!pin.items.empty()) {
+      out.pg_upmap.erase(pin.pg);
+      out.pg_upmap_items[pin.pg] = pin.items;
+    } else {
+      out.pg_upmap_items.erase(pin.pg);
+      out.pg_upmap[pin.pg] = pin.pg_upmap;
+    }
+  }
+  return out;
+}
+
+}  // namespace crushkit::osdmap
