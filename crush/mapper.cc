@@ -26,9 +26,9 @@ namespace {
 constexpr std::uint32_t kPermShortcut = 0xffff;
 // Histogram length cap for the choose_tries profile.
 constexpr std::uint32_t kMaxProfileEntries = 1u << 16;
-// Largest uniform straw2 bucket whose hashes Straw2ChooseIndex's key-only
-// path holds on the stack at once (1 KiB).
-constexpr std::uint32_t kStraw2KeyPathMaxSize = 256;
+// Largest uniform straw2 bucket Straw2ChooseIndex's key-only path takes
+// (what the key-winner kernels hash on the stack at most, 1 KiB).
+constexpr std::uint32_t kStraw2KeyPathMaxSize = internal::kStraw2KeyWinnerMaxSize;
 }  // namespace
 
 Workspace::Workspace(const CrushMap& map, int max_result)
@@ -284,12 +284,12 @@ std::uint32_t MapperImpl::Straw2ChooseIndex(const internal::FlatBucket& b, std::
                                    : 0;
   if (uniform == 2) {
     // One weight d <= Straw2KeyOrder::min_gap: the winner is the first item
-    // whose key shares the top key's numerator. No numerator is loaded
-    // unless the caller wants the draw.
-    std::uint32_t all[kStraw2KeyPathMaxSize];
-    const std::uint32_t max_u = ws_.straw2_hash_(x_, r, ids, b.size, all);
-    high = internal::Straw2KeyWinner(all, b.size, max_u, ws_.straw2_ties_lower_);
-    *draw_out = internal::Straw2DrawFromNumerator(ntable[all[high]], divisors[0]);
+    // whose key shares the top key's numerator, found by a kernel that
+    // keeps the hashes in registers. The winner's hash is computed again
+    // (and its numerator loaded) only if the caller wants the draw.
+    high = straw2_key_winner_(x_, r, ids, b.size, ws_.straw2_ties_lower_);
+    const std::uint32_t win_u = Hash32_3(x_, static_cast<std::uint32_t>(ids[high]), r) & 0xffffu;
+    *draw_out = internal::Straw2DrawFromNumerator(ntable[win_u], divisors[0]);
     return high;
   }
   if (uniform == 1) {

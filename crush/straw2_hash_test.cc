@@ -12,6 +12,7 @@
 
 #include "crush/hash.h"
 #include "crush/internal/straw2_draw.h"
+#include "crush/internal/straw2_key_winner.h"
 #include "crush/ln.h"
 #include "crush/types.h"
 
@@ -67,6 +68,74 @@ TEST(Straw2HashTest, AllKernelsEqualScalarOnTypicalIds) {
     for (std::uint32_t r = 0; r < 8; ++r) ExpectMatchesScalar(x, r, ids);
   }
   ExpectMatchesScalar(0xffffffffu, 0xffffffffu, ids);
+}
+
+struct WinnerKernel {
+  const char* name;
+  Straw2KeyWinnerBlockFn fn;
+};
+
+std::vector<WinnerKernel> WinnerKernels() {
+  std::vector<WinnerKernel> k = {{"scalar", &Straw2KeyWinnerBlockScalar},
+                                 {"vec4", &Straw2KeyWinnerBlockVec4}};
+  if (Straw2HashAvx2Supported()) k.push_back({"avx2", &Straw2KeyWinnerBlockAvx2});
+  if (Straw2HashAvx512Supported()) k.push_back({"avx512", &Straw2KeyWinnerBlockAvx512});
+  k.push_back({"selected", SelectStraw2KeyWinnerBlock()});
+  return k;
+}
+
+// Ids whose hash with (x, r) is at least `min_u`: a bucket of them puts
+// its top keys where key order departs from u order (0xffff) and on the
+// numerator plateaus (Straw2KeyOrder::ties_lower).
+std::vector<ItemId> IdsHashingHigh(std::uint32_t x, std::uint32_t r, std::uint32_t min_u,
+                                   std::size_t count) {
+  std::vector<ItemId> ids;
+  for (std::uint32_t id = 0; ids.size() < count; ++id) {
+    if ((Hash32_3(x, id, r) & 0xffffu) >= min_u) ids.push_back(static_cast<ItemId>(id));
+  }
+  return ids;
+}
+
+// Every key-winner kernel picks Straw2KeyWinnerScalar's index on the
+// scalar hashes: every size the register path takes (1..64 on 8 lanes, then
+// the stack path), random ids, and buckets of ids hashing near the top.
+TEST(Straw2HashTest, KeyWinnerKernelsEqualTheScalarDefinition) {
+  const std::uint64_t* ties = Straw2KeyOrderFacts().ties_lower;
+  ASSERT_NE(ties, nullptr);
+  std::mt19937 rng(11);
+  const std::uint32_t x = 1234567, r = 2;
+  const std::vector<ItemId> high = IdsHashingHigh(x, r, 0xffc0, 4000);
+  std::vector<ItemId> ids;
+  std::vector<std::uint32_t> u;
+  int tie_wins = 0, ffff_tops = 0;
+  for (std::uint32_t n = 1; n <= 80; ++n) {
+    for (int trial = 0; trial < 400; ++trial) {
+      ids.resize(n);
+      const bool near_top = trial % 2 == 1;
+      for (ItemId& id : ids) {
+        id = near_top ? high[rng() % high.size()] : static_cast<ItemId>(rng());
+      }
+      const std::uint32_t tx = near_top ? x : rng();
+      const std::uint32_t tr = near_top ? r : rng() % 8;
+      u.resize(n);
+      std::uint32_t top = 0, max_u = 0;
+      for (std::uint32_t j = 0; j < n; ++j) {
+        u[j] = Hash32_3(tx, static_cast<std::uint32_t>(ids[j]), tr) & 0xffffu;
+        top = std::max(top, Straw2Key(u[j]));
+        max_u = std::max(max_u, u[j]);
+      }
+      const std::uint32_t want = Straw2KeyWinnerScalar(u.data(), n, ties);
+      tie_wins += Straw2Key(u[want]) != top;
+      ffff_tops += max_u == 0xffff;
+      for (const WinnerKernel& k : WinnerKernels()) {
+        ASSERT_EQ(k.fn(tx, tr, ids.data(), n, ties), want)
+            << k.name << " n " << n << " trial " << trial;
+      }
+    }
+  }
+  // The plateau and 0xffff cases must have been exercised.
+  EXPECT_GT(tie_wins, 100);
+  EXPECT_GT(ffff_tops, 500);
 }
 
 // The table path the mapper uses (Straw2NTable + Straw2DrawFromNumerator)

@@ -14,6 +14,7 @@
 #include "crush/choice_memo.h"
 #include "crush/internal/map_access.h"
 #include "crush/internal/straw2_draw.h"
+#include "crush/internal/straw2_hash.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/types.h"
@@ -45,7 +46,8 @@ class MapperImpl {
         weight_max_(static_cast<int>(
             std::min<std::size_t>(reweights.size(), std::numeric_limits<int>::max()))),
         ws_(ws),
-        choose_args_(choose_args) {
+        choose_args_(choose_args),
+        straw2_key_winner_(internal::SelectStraw2KeyWinnerBlock()) {
     if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr) [[unlikely]] {
       AttachMemo(map.layout_id());
     }
@@ -167,6 +169,8 @@ class MapperImpl {
   int weight_max_;
   Workspace& ws_;
   const internal::FlatChooseArgs* choose_args_;
+  // The straw2 key-only winner kernel for this CPU (chosen once per process).
+  internal::Straw2KeyWinnerBlockFn straw2_key_winner_;
   // The workspace's memo, if it applies to this call (see AttachMemo); at
   // most one is set, and memo_ says whether either is.
   ChoiceMemo* memo_record_ = nullptr;

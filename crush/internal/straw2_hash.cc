@@ -1,12 +1,14 @@
 #include "crush/internal/straw2_hash.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "crush/hash.h"
 #include "crush/internal/straw2_draw.h"
+#include "crush/internal/straw2_key_winner.h"
 #include "crush/types.h"
 
 namespace crushkit::crush::internal {
@@ -73,18 +75,16 @@ __attribute__((always_inline)) inline void MixBlocks(V* a, V* b, V* c) {
 }
 
 // PLACEMENT-STABLE: hash.h's Hash32_3 with b (the item id) varying by lane,
-// on K blocks of kLanes ids at once: block k < K-1 at k * kLanes, the last
-// at `last` (which may overlap the block before it, even one of the
-// previous group: an id hashes the same twice). Each block's hashes also go
-// into the lane-wise maximum `top`. One block's hash is a
-// single ~70-cycle dependency chain using a fraction of the vector units;
-// K chains side by side (MixBlocks: op by op across the blocks) overlap,
-// so up to four blocks cost little more than one.
+// on K blocks of kLanes ids at once, into h[k] (masked to 16 bits): block
+// k < K-1 at k * kLanes, the last at `last` (which may overlap the block
+// before it, even one of the previous group: an id hashes the same twice).
+// One block's hash is a single ~70-cycle dependency chain using a fraction
+// of the vector units; K chains side by side (MixBlocks: op by op across
+// the blocks) overlap, so up to four blocks cost little more than one.
 template <typename V, std::uint32_t kLanes, std::uint32_t K>
-__attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, const ItemId* ids,
-                                                      std::ptrdiff_t last, std::uint32_t* u,
-                                                      V& top) {
-  V a[K], b[K], c[K], hx[K], hy[K], h[K];
+__attribute__((always_inline)) inline void HashBlocksInto(const HashSplats<V>& s, const ItemId* ids,
+                                                          std::ptrdiff_t last, V* h) {
+  V a[K], b[K], c[K], hx[K], hy[K];
   for (std::uint32_t k = 0; k < K; ++k) {
     std::memcpy(&b[k], ids + (k + 1 < K ? std::ptrdiff_t{k * kLanes} : last), sizeof(V));
     a[k] = s.x;
@@ -98,8 +98,18 @@ __attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, co
   MixBlocks<V, K>(hy, a, h);
   MixBlocks<V, K>(b, hx, h);
   MixBlocks<V, K>(hy, c, h);
+  for (std::uint32_t k = 0; k < K; ++k) h[k] &= s.low16;
+}
+
+// HashBlocksInto, stored to u at the blocks' places; each block's hashes
+// also go into the lane-wise maximum `top`.
+template <typename V, std::uint32_t kLanes, std::uint32_t K>
+__attribute__((always_inline)) inline void HashBlocks(const HashSplats<V>& s, const ItemId* ids,
+                                                      std::ptrdiff_t last, std::uint32_t* u,
+                                                      V& top) {
+  V h[K];
+  HashBlocksInto<V, kLanes, K>(s, ids, last, h);
   for (std::uint32_t k = 0; k < K; ++k) {
-    h[k] &= s.low16;
     std::memcpy(u + (k + 1 < K ? std::ptrdiff_t{k * kLanes} : last), &h[k], sizeof(V));
     top = top > h[k] ? top : h[k];
   }
@@ -167,6 +177,141 @@ __attribute__((always_inline)) inline std::uint32_t VecHashBlock(std::uint32_t x
   return MaxLane<V, kLanes>(top);
 }
 
+// The vector of lane indexes plus `base`.
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline void LaneIndexes(V& out, std::uint32_t base) {
+  std::uint32_t lanes[kLanes];
+  for (std::uint32_t i = 0; i < kLanes; ++i) lanes[i] = base + i;
+  std::memcpy(&out, lanes, sizeof(out));
+}
+
+// Every lane of v becomes the largest of its lanes (a butterfly; in place,
+// see Splat on -Wpsabi). kLanes is 4 or 8.
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline void AllLanesMax(V& v) {
+  static_assert(kLanes == 4 || kLanes == 8);
+  V t;
+  if constexpr (kLanes == 8) {
+    t = __builtin_shuffle(v, V{4, 5, 6, 7, 0, 1, 2, 3});
+    v = v > t ? v : t;
+    t = __builtin_shuffle(v, V{2, 3, 0, 1, 6, 7, 4, 5});
+    v = v > t ? v : t;
+    t = __builtin_shuffle(v, V{1, 0, 3, 2, 5, 4, 7, 6});
+  } else {
+    t = __builtin_shuffle(v, V{2, 3, 0, 1});
+    v = v > t ? v : t;
+    t = __builtin_shuffle(v, V{1, 0, 3, 2});
+  }
+  v = v > t ? v : t;
+}
+
+// The OR of v's lanes (v is overwritten).
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline std::uint32_t OrOfLanes(V& v) {
+  static_assert(kLanes == 4 || kLanes == 8);
+  if constexpr (kLanes == 8) {
+    v |= __builtin_shuffle(v, V{4, 5, 6, 7, 0, 1, 2, 3});
+    v |= __builtin_shuffle(v, V{2, 3, 0, 1, 6, 7, 4, 5});
+    v |= __builtin_shuffle(v, V{1, 0, 3, 2, 5, 4, 7, 6});
+  } else {
+    v |= __builtin_shuffle(v, V{2, 3, 0, 1});
+    v |= __builtin_shuffle(v, V{1, 0, 3, 2});
+  }
+  return v[0];
+}
+
+// Straw2KeyWinner on NB blocks of hashes kept in registers: NB = ceil(n /
+// kLanes), hashed as up to two groups of four (blocks at k * kLanes, the
+// last at n - kLanes), the largest u found by a butterfly, then the first
+// u at or above the winning threshold (Straw2KeyWinner's t) from a bit
+// mask of all blocks' compares: no stores, no reloads, no loop exit to
+// mispredict. REQUIRES: kLanes * (NB - 1) < n <= kLanes * NB <= 64.
+template <typename V, std::uint32_t kLanes, std::uint32_t NB>
+__attribute__((always_inline)) inline std::uint32_t KeyWinnerBlocks(const HashSplats<V>& s,
+                                                                    const ItemId* ids,
+                                                                    std::uint32_t n,
+                                                                    const std::uint64_t* ties) {
+  constexpr std::uint32_t K1 = NB < 4 ? NB : 4;
+  constexpr std::uint32_t K2 = NB - K1;
+  static_assert(K2 <= 4 && NB * kLanes <= 64);
+  const std::ptrdiff_t last = std::ptrdiff_t{n} - std::ptrdiff_t{kLanes};
+  V h[NB];
+  if constexpr (K2 == 0) {
+    HashBlocksInto<V, kLanes, K1>(s, ids, last, h);
+  } else {
+    HashBlocksInto<V, kLanes, K1>(s, ids, std::ptrdiff_t{(K1 - 1) * kLanes}, h);
+    HashBlocksInto<V, kLanes, K2>(s, ids + K1 * kLanes, last - std::ptrdiff_t{K1 * kLanes}, h + K1);
+  }
+  auto offset = [n](std::uint32_t k) { return k + 1 < NB ? k * kLanes : n - kLanes; };
+  V top = h[0];
+  for (std::uint32_t k = 1; k < NB; ++k) top = top > h[k] ? top : h[k];
+  AllLanesMax<V, kLanes>(top);
+  const std::uint32_t max_u = top[0];
+  if (max_u == 0xffff) [[unlikely]] {
+    std::uint32_t u[NB * kLanes];
+    for (std::uint32_t k = 0; k < NB; ++k) std::memcpy(u + offset(k), &h[k], sizeof(V));
+    return Straw2KeyWinnerScalar(u, n, ties);
+  }
+  // Straw2KeyWinner's t: max_u, or max_u - 1 when the two keys share a
+  // numerator (for max_u 0xfffe the lower key is 0xffff's, absent here).
+  const std::uint32_t t = max_u - (Straw2TiesLower(ties, max_u) && max_u != 0xfffe ? 1u : 0u);
+  V below;  // t - 1 as signed: u >= t iff u > t - 1 (u <= 0xffff)
+  Splat(below, t - 1);
+  V one;
+  Splat(one, 1);
+  typedef std::int32_t VS __attribute__((vector_size(sizeof(V))));
+  V lo{}, hi{};
+  for (std::uint32_t k = 0; k < NB; ++k) {
+    const V hit = (V)((VS)h[k] > (VS)below);
+    V p;
+    LaneIndexes<V, kLanes>(p, offset(k));
+    const V bit = hit & (one << (p & 31));
+    if constexpr (NB * kLanes <= 32) {
+      lo |= bit;
+    } else {
+      const V in_lo = (V)((VS)p < 32);
+      lo |= bit & in_lo;
+      hi |= bit & ~in_lo;
+    }
+  }
+  std::uint64_t mask = OrOfLanes<V, kLanes>(lo);
+  if constexpr (NB * kLanes > 32) mask |= std::uint64_t{OrOfLanes<V, kLanes>(hi)} << 32;
+  return static_cast<std::uint32_t>(std::countr_zero(mask));
+}
+
+// Straw2KeyWinnerBlock on one vector width: registers only for kLanes <= n
+// <= 8 * kLanes, else hashes to the stack and Straw2KeyWinner.
+template <typename V, std::uint32_t kLanes>
+__attribute__((always_inline)) inline std::uint32_t VecKeyWinner(std::uint32_t x, std::uint32_t r,
+                                                                 const ItemId* ids, std::uint32_t n,
+                                                                 const std::uint64_t* ties) {
+  if (n < kLanes || n > 8 * kLanes) {
+    std::uint32_t u[kStraw2KeyWinnerMaxSize];
+    const std::uint32_t max_u = VecHashBlock<V, kLanes>(x, r, ids, n, u);
+    return Straw2KeyWinner(u, n, max_u, ties);
+  }
+  HashSplats<V> s;
+  MakeHashSplats(s, x, r);
+  switch ((n - 1) / kLanes) {
+    case 0:
+      return KeyWinnerBlocks<V, kLanes, 1>(s, ids, n, ties);
+    case 1:
+      return KeyWinnerBlocks<V, kLanes, 2>(s, ids, n, ties);
+    case 2:
+      return KeyWinnerBlocks<V, kLanes, 3>(s, ids, n, ties);
+    case 3:
+      return KeyWinnerBlocks<V, kLanes, 4>(s, ids, n, ties);
+    case 4:
+      return KeyWinnerBlocks<V, kLanes, 5>(s, ids, n, ties);
+    case 5:
+      return KeyWinnerBlocks<V, kLanes, 6>(s, ids, n, ties);
+    case 6:
+      return KeyWinnerBlocks<V, kLanes, 7>(s, ids, n, ties);
+    default:
+      return KeyWinnerBlocks<V, kLanes, 8>(s, ids, n, ties);
+  }
+}
+
 typedef std::uint32_t V4u __attribute__((vector_size(16)));
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -191,12 +336,30 @@ std::uint32_t Straw2HashBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId
   return VecHashBlock<V4u, 4>(x, r, ids, n, u);
 }
 
+std::uint32_t Straw2KeyWinnerBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                         std::uint32_t n, const std::uint64_t* ties_lower) {
+  std::uint32_t u[kStraw2KeyWinnerMaxSize];
+  Straw2HashBlockScalar(x, r, ids, n, u);
+  return Straw2KeyWinnerScalar(u, n, ties_lower);
+}
+
+std::uint32_t Straw2KeyWinnerBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                       std::uint32_t n, const std::uint64_t* ties_lower) {
+  return VecKeyWinner<V4u, 4>(x, r, ids, n, ties_lower);
+}
+
 #ifdef CRUSHKIT_HAVE_AVX2_KERNEL
 __attribute__((target("avx2"))) std::uint32_t Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r,
                                                                   const ItemId* ids,
                                                                   std::uint32_t n,
                                                                   std::uint32_t* u) {
   return VecHashBlock<V8u, 8>(x, r, ids, n, u);
+}
+
+__attribute__((target("avx2"))) std::uint32_t Straw2KeyWinnerBlockAvx2(
+    std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+    const std::uint64_t* ties_lower) {
+  return VecKeyWinner<V8u, 8>(x, r, ids, n, ties_lower);
 }
 
 bool Straw2HashAvx2Supported() { return __builtin_cpu_supports("avx2") != 0; }
@@ -210,6 +373,12 @@ bool Straw2HashAvx2Supported() { return __builtin_cpu_supports("avx2") != 0; }
 __attribute__((target("avx512f,avx512vl"))) std::uint32_t Straw2HashBlockAvx512(
     std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n, std::uint32_t* u) {
   return VecHashBlock<V8u, 8>(x, r, ids, n, u);
+}
+
+__attribute__((target("avx512f,avx512vl"))) std::uint32_t Straw2KeyWinnerBlockAvx512(
+    std::uint32_t x, std::uint32_t r, const ItemId* ids, std::uint32_t n,
+    const std::uint64_t* ties_lower) {
+  return VecKeyWinner<V8u, 8>(x, r, ids, n, ties_lower);
 }
 
 bool Straw2HashAvx512Supported() {
@@ -229,6 +398,16 @@ std::uint32_t Straw2HashBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId
 }
 
 bool Straw2HashAvx2Supported() { return false; }
+
+std::uint32_t Straw2KeyWinnerBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                       std::uint32_t n, const std::uint64_t* ties_lower) {
+  return Straw2KeyWinnerBlockVec4(x, r, ids, n, ties_lower);
+}
+
+std::uint32_t Straw2KeyWinnerBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                         std::uint32_t n, const std::uint64_t* ties_lower) {
+  return Straw2KeyWinnerBlockVec4(x, r, ids, n, ties_lower);
+}
 #endif
 
 const std::uint64_t* Straw2NTable() {
@@ -274,6 +453,14 @@ const Straw2KeyOrder& Straw2KeyOrderFacts() {
 Straw2HashBlockFn SelectStraw2HashBlock() {
   if (Straw2HashAvx512Supported()) return &Straw2HashBlockAvx512;
   return Straw2HashAvx2Supported() ? &Straw2HashBlockAvx2 : &Straw2HashBlockVec4;
+}
+
+Straw2KeyWinnerBlockFn SelectStraw2KeyWinnerBlock() {
+  static const Straw2KeyWinnerBlockFn kernel = [] {
+    if (Straw2HashAvx512Supported()) return &Straw2KeyWinnerBlockAvx512;
+    return Straw2HashAvx2Supported() ? &Straw2KeyWinnerBlockAvx2 : &Straw2KeyWinnerBlockVec4;
+  }();
+  return kernel;
 }
 
 }  // namespace crushkit::crush::internal

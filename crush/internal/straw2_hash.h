@@ -43,6 +43,34 @@ bool Straw2HashAvx512Supported();
 // The fastest kernel this CPU supports.
 Straw2HashBlockFn SelectStraw2HashBlock();
 
+// The largest bucket the key-winner kernels take.
+inline constexpr std::uint32_t kStraw2KeyWinnerMaxSize = 256;
+
+// Straw2KeyWinner (straw2_key_winner.h) of the n hashes u[j] =
+// Hash32_3(x, ids[j], r) & 0xffff, without writing them anywhere: the index
+// of the first item whose key reaches the top key's numerator class. The
+// vector kernels keep up to eight blocks in registers (n <= 64 on 8 lanes,
+// 32 on 4) and find the winner from a bit mask of compares; other sizes
+// hash to the stack and call Straw2KeyWinner. REQUIRES: 1 <= n <=
+// kStraw2KeyWinnerMaxSize; ties_lower is Straw2KeyOrderFacts().ties_lower.
+using Straw2KeyWinnerBlockFn = std::uint32_t (*)(std::uint32_t x, std::uint32_t r,
+                                                 const ItemId* ids, std::uint32_t n,
+                                                 const std::uint64_t* ties_lower);
+
+std::uint32_t Straw2KeyWinnerBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                         std::uint32_t n, const std::uint64_t* ties_lower);
+std::uint32_t Straw2KeyWinnerBlockVec4(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                       std::uint32_t n, const std::uint64_t* ties_lower);
+// Only call when Straw2HashAvx2Supported().
+std::uint32_t Straw2KeyWinnerBlockAvx2(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                       std::uint32_t n, const std::uint64_t* ties_lower);
+// Only call when Straw2HashAvx512Supported().
+std::uint32_t Straw2KeyWinnerBlockAvx512(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                         std::uint32_t n, const std::uint64_t* ties_lower);
+
+// The fastest key-winner kernel this CPU supports (decided once).
+Straw2KeyWinnerBlockFn SelectStraw2KeyWinnerBlock();
+
 }  // namespace crushkit::crush::internal
 
 #endif  // CRUSHKIT_CRUSH_INTERNAL_STRAW2_HASH_H_
