@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 
 namespace crushkit::compiler {
 
@@ -54,11 +54,11 @@ const char* SeverityName(Severity s) {
 std::string FormatDiagnostic(const SourceFile& src, const Diagnostic& d) {
   const LineCol lc = src.Locate(d.range.offset);
   // Messages may quote the source, and a "line" may be a whole one-line
-  // file (JSON given as a text map): both are bounded (crush/edit/text_excerpt.h).
+  // file (JSON given as a text map): both are bounded (crush/util/text_excerpt.h).
   std::string out = src.name() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
-                    ": " + SeverityName(d.severity) + ": " + crush::BoundMessage(d.message) + "\n";
+                    ": " + SeverityName(d.severity) + ": " + util::BoundMessage(d.message) + "\n";
   out +=
-      crush::CaretLines(src.Line(lc.line), static_cast<std::size_t>(lc.column) - 1, d.range.length);
+      util::CaretLines(src.Line(lc.line), static_cast<std::size_t>(lc.column) - 1, d.range.length);
   for (const Diagnostic& n : d.notes) out += FormatDiagnostic(src, n);
   return out;
 }

@@ -9,7 +9,7 @@
 // source line is copied (tabs kept) and the caret line reuses its tabs so
 // the caret lines up in any tab width. A line wider than ~80 columns shows
 // ~80 columns around the caret, control bytes print as \xNN and quotes in
-// messages are cut at 80 bytes (crush/edit/text_excerpt.h CaretLines,
+// messages are cut at 80 bytes (crush/util/text_excerpt.h CaretLines,
 // BoundMessage), so no diagnostic echoes a whole file. A DiagnosticSink collects
 // diagnostics of one compilation; it is not thread-safe.
 #ifndef CRUSHKIT_COMPILER_DIAGNOSTICS_H_

@@ -16,7 +16,7 @@
 #include "crush/edit/edit.h"
 #include "crush/edit/internal/editor.h"
 #include "crush/status_macros.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 namespace crushkit::crush {
 namespace {
@@ -24,6 +24,7 @@ namespace {
 using internal::Editor;
 using internal::ErrnoStatus;
 using Names = std::map<std::int32_t, std::string>;
+using util::CppStrerror;
 
 bool CephWouldCrash(const absl::Status& s) {
   return s.code() == absl::StatusCode::kInternal || s.code() == absl::StatusCode::kUnimplemented;

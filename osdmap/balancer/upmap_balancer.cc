@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "crush/internal/chunk_pipeline.h"
 #include "crush/map.h"
 #include "crush/status_macros.h"
+#include "crush/util/chunk_pipeline.h"
 #include "osdmap/balancer/upmap_balancer_pool.h"
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/pg_mapping.h"
@@ -108,7 +108,7 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   // own verifier: they only read the state until the moves start.
   std::vector<std::unique_ptr<UpmapVerifier>> verifiers(pool_ids.size());
   std::vector<std::unique_ptr<PoolBalancer>> balancers(pool_ids.size());
-  crush::internal::ForEachChunk(
+  util::ForEachChunk(
       pool_ids.size(), ResolveThreads(options.threads), [&](int /*slot*/, std::uint64_t i) {
         const Pool& pool = r.state.pools.at(pool_ids[i]);
         verifiers[i] = std::make_unique<UpmapVerifier>(r.state.crush);

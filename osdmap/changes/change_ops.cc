@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/edit/edit.h"
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "osdmap/changes/change_op_table.h"
 #include "osdmap/changes/change_ops_internal.h"
 
@@ -27,13 +27,13 @@ std::string FormatChangeDiagnostic(std::string_view file_name,
                                    const std::vector<std::string>& lines,
                                    const ChangeDiagnostic& d) {
   // The message may quote a word and the line may be huge or binary: both
-  // are bounded (crush/edit/text_excerpt.h).
+  // are bounded (crush/util/text_excerpt.h).
   std::string out = std::string(file_name) + ":" + std::to_string(d.line) + ":" +
-                    std::to_string(d.column) + ": error: " + crush::BoundMessage(d.message) + "\n";
+                    std::to_string(d.column) + ": error: " + util::BoundMessage(d.message) + "\n";
   if (d.line < 1 || static_cast<std::size_t>(d.line) > lines.size()) return out;
-  out += crush::CaretLines(lines[static_cast<std::size_t>(d.line) - 1],
-                           d.column > 0 ? static_cast<std::size_t>(d.column) - 1 : 0,
-                           d.length > 0 ? static_cast<std::size_t>(d.length) : 1);
+  out += util::CaretLines(lines[static_cast<std::size_t>(d.line) - 1],
+                          d.column > 0 ? static_cast<std::size_t>(d.column) - 1 : 0,
+                          d.length > 0 ? static_cast<std::size_t>(d.length) : 1);
   return out;
 }
 

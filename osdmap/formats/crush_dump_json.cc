@@ -25,7 +25,7 @@
 #include "crush/codec.h"
 #include "crush/edit/edit.h"
 #include "crush/status_macros.h"
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "osdmap/formats/input_sniff.h"
 #include "osdmap/proto/ceph_crush_dump.pb.h"
 
@@ -51,7 +51,7 @@ absl::Status Missing(const std::string& path) { return Bad(path, "missing"); }
 // false positive when inlined at -O3.
 std::string Quote(std::string_view s) {
   std::string out = "'";
-  out += crush::TerminalExcerpt(s, 60);
+  out += util::TerminalExcerpt(s, 60);
   out += '\'';
   return out;
 }
@@ -486,7 +486,7 @@ absl::Status DumpReader::ReadChooseArgs(const ceph::CrushDump& d) {
   std::map<std::int64_t, const ListValue*> by_index;
   std::map<std::int64_t, std::string> key_of;
   for (const auto& [key, list] : d.choose_args()) {
-    const std::string p = P("choose_args[\"" + crush::TerminalExcerpt(key, 30) + "\"]");
+    const std::string p = P("choose_args[\"" + util::TerminalExcerpt(key, 30) + "\"]");
     std::size_t used = 0;
     std::int64_t index = 0;
     try {

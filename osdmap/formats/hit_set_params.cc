@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/status_macros.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "osdmap/formats/binary_io.h"
 
 namespace crushkit::osdmap {
@@ -63,7 +63,7 @@ std::string FormatHitSetParams(const HitSetView& view) {
   if (view.type != HitSetType::kNone) o += '{';
   if (view.type == HitSetType::kBloom) {
     // BloomHitSet::Params::dump_stream, ostream defaults (%g).
-    absl::StrAppend(&o, "false_positive_probability: ", crush::FormatCephDouble(HitSetFpp(view)),
+    absl::StrAppend(&o, "false_positive_probability: ", util::FormatCephDouble(HitSetFpp(view)),
                     ", target_size: ", view.target_size, ", seed: ", view.seed);
   }
   return o + "}";

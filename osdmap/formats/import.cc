@@ -12,7 +12,7 @@
 
 #include "crush/codec.h"
 #include "crush/status_macros.h"
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "osdmap/formats/import_internal.h"
 #include "osdmap/formats/input_sniff.h"
 #include "osdmap/proto/ceph_dump.pb.h"
@@ -132,7 +132,7 @@ absl::StatusOr<PgId> internal::ParsePgIdAt(bool has, const std::string& text,
   auto pg = ParsePgId(text);
   if (!pg) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
+        path, ": invalid pgid '", util::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
   }
   return *pg;
 }
@@ -333,7 +333,7 @@ std::vector<std::string> ImportWarnings(const ClusterState& state) {
   for (const auto& [id, pool] : state.pools) {
     const auto r = static_cast<std::size_t>(pool.crush_rule);
     if (pool.crush_rule < 0 || r >= m.rules.size() || !m.rule_exists[r]) {
-      warnings.push_back(absl::StrCat("pool ", id, " '", crush::TerminalExcerpt(pool.name),
+      warnings.push_back(absl::StrCat("pool ", id, " '", util::TerminalExcerpt(pool.name),
                                       "' uses crush rule ", pool.crush_rule,
                                       ", which the crush map does not have: its PGs map to no OSD "
                                       "(is this the cluster's crush map?)"));

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/codec.h"
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -438,11 +438,11 @@ std::string DescribeInput(InputKind kind, std::string_view bytes) {
       std::string keys;
       std::size_t quoted = 0;
       for (std::size_t i = 0; i < shape.top_keys.size(); ++i) {
-        if (i == 6 || quoted >= crush::kMaxQuotedBytes) {
+        if (i == 6 || quoted >= util::kMaxQuotedBytes) {
           keys += ", ...";
           break;
         }
-        const std::string key = crush::TerminalExcerpt(shape.top_keys[i], 24);
+        const std::string key = util::TerminalExcerpt(shape.top_keys[i], 24);
         absl::StrAppend(&keys, i == 0 ? "" : ", ", "\"", key, "\"");
         quoted += key.size();
       }
@@ -454,7 +454,7 @@ std::string DescribeInput(InputKind kind, std::string_view bytes) {
       const std::vector<std::string_view> words = FirstLineWords(bytes, 1, &header);
       if (words.empty()) return "text crushkit does not recognise";
       return absl::StrCat("text crushkit does not recognise (starts '",
-                          crush::TerminalExcerpt(words[0], 40), "')");
+                          util::TerminalExcerpt(words[0], 40), "')");
     }
     case InputKind::kOtherBinary:
       return absl::StrCat("binary data (starts", Hex(bytes, 8), ")");
@@ -509,7 +509,7 @@ std::string LocateJsonError(std::string_view text, std::string_view error) {
   std::string_view message = error.substr(0, nl1);
   if (!message.empty() && message.back() == '.') message.remove_suffix(1);
   // protobuf's messages may quote a key or value of the input.
-  const std::string shown_message = crush::TerminalExcerpt(message, 2 * crush::kMaxQuotedBytes);
+  const std::string shown_message = util::TerminalExcerpt(message, 2 * util::kMaxQuotedBytes);
   if (nl1 == std::string_view::npos) return shown_message;
   // The excerpt may itself span lines; the caret line is the last one.
   const std::size_t last_nl = error.rfind('\n');
@@ -529,7 +529,7 @@ std::string LocateJsonError(std::string_view text, std::string_view error) {
       1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
   const std::size_t col = offset - line_begin + 1;
   return absl::StrCat(line, ":", col, ": ", shown_message, " (near \"",
-                      crush::TerminalExcerpt(excerpt), "\")");
+                      util::TerminalExcerpt(excerpt), "\")");
 }
 
 }  // namespace crushkit::osdmap

@@ -17,7 +17,7 @@
 // turned into "LINE:COL: message (near "...")".
 //
 // No message here quotes more than ~80 bytes of the input, and none carries
-// a raw control byte (crush/edit/text_excerpt.h). Pure functions; thread-safe.
+// a raw control byte (crush/util/text_excerpt.h). Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_FORMATS_INPUT_SNIFF_H_
 #define CRUSHKIT_OSDMAP_FORMATS_INPUT_SNIFF_H_
 

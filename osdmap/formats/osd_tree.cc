@@ -13,7 +13,7 @@
 #include "crush/builder.h"
 #include "crush/edit/edit.h"
 #include "crush/edit/formatter_sink.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -230,7 +230,7 @@ class CompactJsonSink final : public crush::FormatterSink {
   }
 
   void DumpString(std::string_view name, std::string_view v) override {
-    Value(name, "\"" + crush::CephJsonEscape(std::string(v)) + "\"");
+    Value(name, "\"" + util::CephJsonEscape(std::string(v)) + "\"");
   }
 
   void DumpStream(std::string_view name, std::string_view v) override { DumpString(name, v); }
@@ -248,7 +248,7 @@ class CompactJsonSink final : public crush::FormatterSink {
     if (!stack_.back().first) out_ += ',';
     stack_.back().first = false;
     if (!stack_.back().array)
-      absl::StrAppend(&out_, "\"", crush::CephJsonEscape(std::string(name)), "\":");
+      absl::StrAppend(&out_, "\"", util::CephJsonEscape(std::string(name)), "\":");
   }
 
   void Open(std::string_view name, char bracket, bool array) {

@@ -14,7 +14,7 @@
 
 #include "crush/edit/display.h"
 #include "crush/edit/edit.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "osdmap/formats/osdmap_print.h"
 #include "osdmap/model/crush_placement.h"
 
@@ -239,7 +239,7 @@ class HealthChecker {
     float fr = m_.full_ratio();
     float br = m_.backfillfull_ratio();
     const float nr = m_.nearfull_ratio();
-    using crush::FormatCephFloat;
+    using util::FormatCephFloat;
     std::vector<std::string> detail;
     if (br < nr) {
       detail.push_back(absl::StrCat("backfillfull_ratio (", FormatCephFloat(br),

@@ -21,7 +21,7 @@
 #include "crush/edit/display.h"
 #include "crush/model.h"
 #include "crush/status_macros.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "osdmap/formats/binary_io.h"
 #include "osdmap/formats/entity_addr.h"
 #include "osdmap/formats/hit_set_params.h"
@@ -189,10 +189,10 @@ absl::StatusOr<std::string> OsdLine(const OsdMapBinary& m, std::size_t i) {
   const std::uint32_t state = m.osd_state[i];
   const bool up = (state & 1) && (state & 2);
   std::string o = absl::StrCat("osd.", i, up ? " up  " : " down", m.osd_weight[i] ? " in " : " out",
-                               " weight ", crush::FormatCephDouble(m.osd_weight[i] / 65536.0f));
+                               " weight ", util::FormatCephDouble(m.osd_weight[i] / 65536.0f));
   if (i < m.osd_primary_affinity.size() && m.osd_primary_affinity[i] != 0x10000) {
     absl::StrAppend(&o, " primary_affinity ",
-                    crush::FormatCephDouble(m.osd_primary_affinity[i] / 65536.0f));
+                    util::FormatCephDouble(m.osd_primary_affinity[i] / 65536.0f));
   }
   const BinaryOsdInfo& info = m.osd_info[i];
   absl::StrAppend(&o, " up_from ", info.up_from, " up_thru ", info.up_thru, " down_at ",
@@ -327,9 +327,9 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
   std::string o = absl::StrCat(
       "epoch ", m.epoch, "\nfsid ", UuidImpl(m.fsid), "\ncreated ", FormatUtime(m.created),
       "\nmodified ", FormatUtime(m.modified), "\nflags ", MapFlagString(m.flags),
-      "\ncrush_version ", m.crush_version, "\nfull_ratio ", crush::FormatCephDouble(m.full_ratio()),
-      "\nbackfillfull_ratio ", crush::FormatCephDouble(m.backfillfull_ratio()), "\nnearfull_ratio ",
-      crush::FormatCephDouble(m.nearfull_ratio()), "\n");
+      "\ncrush_version ", m.crush_version, "\nfull_ratio ", util::FormatCephDouble(m.full_ratio()),
+      "\nbackfillfull_ratio ", util::FormatCephDouble(m.backfillfull_ratio()), "\nnearfull_ratio ",
+      util::FormatCephDouble(m.nearfull_ratio()), "\n");
   if (m.require_min_compat_client != 0) {
     absl::StrAppend(&o, "require_min_compat_client ", ReleaseNameOf(m.require_min_compat_client),
                     "\n");
@@ -519,7 +519,7 @@ std::vector<NamedPoolOpt> NamedPoolOpts(const binary::PoolOpts& opts, crush::Cep
 std::string FormatPoolOptValue(const binary::PoolOpt& opt) {
   if (opt.type == 0) return opt.str;
   if (opt.type == 1) return absl::StrCat(opt.i);
-  return crush::FormatCephDouble(std::bit_cast<double>(opt.double_bits));
+  return util::FormatCephDouble(std::bit_cast<double>(opt.double_bits));
 }
 
 }  // namespace crushkit::osdmap

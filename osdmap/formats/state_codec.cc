@@ -6,7 +6,7 @@
 
 #include "crush/codec.h"
 #include "crush/status_macros.h"
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "osdmap/formats/input_sniff.h"
 #include "osdmap/formats/osdmap_binary_state.h"
 #include "osdmap/formats/proto_json.h"
@@ -19,7 +19,7 @@ absl::StatusOr<PgId> ParsePgField(const std::string& text, const std::string& wh
   auto pg = ParsePgId(text);
   if (!pg) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": invalid pgid '", crush::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
+        where, ": invalid pgid '", util::TerminalExcerpt(text), "'; expected <pool>.<hex seed>"));
   }
   return *pg;
 }
@@ -221,7 +221,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     absl::StatusOr<crush::CephRelease> release = crush::ParseCephRelease(msg.ceph_release());
     if (!release.ok())
       return absl::InvalidArgumentError(absl::StrCat(
-          "ceph_release: ", crush::BoundMessage(std::string(release.status().message()))));
+          "ceph_release: ", util::BoundMessage(std::string(release.status().message()))));
     state.ceph_release = *release;
   }
   // Files written before the ratios existed keep ClusterState's defaults.

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/choice_memo.h"
-#include "crush/internal/chunk_pipeline.h"
+#include "crush/util/chunk_pipeline.h"
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/pg_mapping_incremental.h"
 
@@ -140,7 +140,7 @@ std::uint64_t PgTable::total_pgs() const {
 }
 
 int ResolveThreads(int n) {
-  if (n <= 0) n = crush::internal::HardwareThreads();
+  if (n <= 0) n = util::HardwareThreads();
   return std::min(n, 64);
 }
 
@@ -159,7 +159,7 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   std::atomic<std::uint64_t> done{0};
   std::mutex progress_mu;
   std::vector<std::unique_ptr<MappingSession::Worker>> workers(static_cast<std::size_t>(threads));
-  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
     // Made on the thread that uses it, in parallel with the others.
     auto& w = workers[static_cast<std::size_t>(slot)];
     if (w == nullptr) w = session.NewWorker();
@@ -205,7 +205,7 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
   };
 
   std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(n));
-  crush::internal::ForEachChunk(chunks.size(), n, [&](int slot, std::uint64_t i) {
+  util::ForEachChunk(chunks.size(), n, [&](int slot, std::uint64_t i) {
     auto& w = workers[static_cast<std::size_t>(slot)];
     if (w == nullptr) w = std::make_unique<Worker>(map, state);
     const Chunk& c = chunks[i];
@@ -283,7 +283,7 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
   std::mutex progress_mu;
   const int threads = ResolveThreads(options.threads);
   std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(threads));
-  crush::internal::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
     // Made on the thread that uses it, in parallel with the others.
     auto& made = workers[static_cast<std::size_t>(slot)];
     if (made == nullptr) {

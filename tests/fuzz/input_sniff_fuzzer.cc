@@ -22,7 +22,7 @@
 
 #include "absl/status/status.h"
 
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/formats/input_sniff.h"
 #include "osdmap/formats/state_codec.h"
@@ -133,12 +133,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string line(input);
   std::replace(line.begin(), line.end(), '\n', ' ');
-  const std::string caret = crushkit::crush::CaretLines(line, column, length);
+  const std::string caret = crushkit::util::CaretLines(line, column, length);
   FUZZ_CHECK(std::count(caret.begin(), caret.end(), '\n') == 2, "caret excerpt is not two lines");
   // ~80 columns of at most 4 bytes each (UTF-8), "..." on each side.
-  CheckTerminalSafe(caret, 4 * crushkit::crush::kMaxQuotedBytes + 6, "caret excerpt");
-  const std::string bounded = crushkit::crush::BoundMessage(input);
-  FUZZ_CHECK(bounded.size() <= crushkit::crush::kMaxMessageBytes + 8, "BoundMessage too long");
-  CheckTerminalSafe(bounded, crushkit::crush::kMaxMessageBytes + 8, "BoundMessage");
+  CheckTerminalSafe(caret, 4 * crushkit::util::kMaxQuotedBytes + 6, "caret excerpt");
+  const std::string bounded = crushkit::util::BoundMessage(input);
+  FUZZ_CHECK(bounded.size() <= crushkit::util::kMaxMessageBytes + 8, "BoundMessage too long");
+  CheckTerminalSafe(bounded, crushkit::util::kMaxMessageBytes + 8, "BoundMessage");
   return 0;
 }

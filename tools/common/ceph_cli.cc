@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 #include "tools/common/file_io.h"
 #include "tools/common/subprocess.h"
 
@@ -39,7 +39,7 @@ std::string LastLine(const std::string& err) {
     const bool log_line = line.size() > 20 && line[4] == '-' && line[10] == 'T';
     if (!log_line) last_plain = line;
   }
-  return crush::TerminalExcerpt(last_plain.empty() ? last : last_plain, 200);
+  return util::TerminalExcerpt(last_plain.empty() ? last : last_plain, 200);
 }
 
 std::string CommandText(const std::vector<std::string>& args) {

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 namespace crushkit::tools {
 
@@ -92,8 +92,8 @@ int ReplaceFileAtomically(const std::string& path, std::string_view data, mode_t
 int ProbeOutputFile(const std::string& path);
 
 // Ceph's cpp_strerror(): "(2) No such file or directory" (one definition,
-// in crush/edit/text_format.h).
-using crush::CppStrerror;
+// in crush/util/text_format.h).
+using util::CppStrerror;
 
 // Writes `s` to `f` (nothing when empty) and flushes, so stdout and stderr
 // interleave as Ceph's unbuffered streams do (the crushtool and osdmaptool

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "crush/internal/chunk_pipeline.h"
+#include "crush/util/chunk_pipeline.h"
 #include "osdmap/model/pg_table.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
@@ -81,8 +81,8 @@ void WritePgs(const osdmap::PgTable& table, bool json, int threads) {
     std::fwrite(buf.data(), 1, buf.size(), stdout);
   };
   if (json) std::fputs("[", stdout);
-  if (!crush::internal::ForEachChunkInOrder<std::string>(chunks.size(), threads, 2 * threads,
-                                                         produce, consume)) {
+  if (!util::ForEachChunkInOrder<std::string>(chunks.size(), threads, 2 * threads, produce,
+                                              consume)) {
     std::string buf;
     for (std::uint64_t c = 0; c < chunks.size(); ++c) {
       produce(0, c, buf);

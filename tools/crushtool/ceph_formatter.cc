@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
@@ -49,7 +49,7 @@ class JsonFormatter final : public CephFormatter {
 
   void DumpString(std::string_view name, std::string_view v) override {
     std::string quoted(1, '"');
-    quoted.append(crush::CephJsonEscape(v)).push_back('"');
+    quoted.append(util::CephJsonEscape(v)).push_back('"');
     Value(name, quoted);
   }
 

@@ -42,7 +42,7 @@ class CephFormatter : public crush::FormatterSink {
 };
 
 // xml_stream_escaper (common/escape.cc); json_stream_escaper is
-// crush::CephJsonEscape (crush/edit/text_format.h), shared with osdmap/.
+// util::CephJsonEscape (crush/util/text_format.h), shared with osdmap/.
 std::string XmlEscape(std::string_view s);
 
 }  // namespace crushkit::tools::crushtool

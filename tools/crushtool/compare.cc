@@ -9,7 +9,7 @@
 
 #include "crush/codec.h"
 #include "crush/mapper.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/test_batches.h"
 #include "tools/crushtool/test_report.h"
@@ -62,8 +62,8 @@ int CompareMaps(const crush::CrushMap& map, const crush::CrushMap& other, const 
     const auto bad_int = static_cast<int>(static_cast<std::uint32_t>(bad));
     const double ratio = static_cast<double>(bad_int) / static_cast<double>(total);
     output.out += "rule " + std::to_string(r) + " had " + std::to_string(bad_int) + "/" +
-                  std::to_string(total) + " mismatched mappings (" +
-                  crush::FormatCephDouble(ratio) + ")\n";
+                  std::to_string(total) + " mismatched mappings (" + util::FormatCephDouble(ratio) +
+                  ")\n";
     output.MaybeFlush();
   }
   if (differ) {

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 
 #include "crush/edit/edit.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/tester.h"
 
@@ -57,7 +57,7 @@ class Stage {
 // -ENOENT for crushtool.
 std::optional<int> ReweightItem(const CrushtoolOptions& o, crush::MapModel& model, Stage& st) {
   WriteAndFlush(st.out_, std::string(kMe) + " reweighting item " + o.reweight_name + " to " +
-                             crush::FormatCephFloat(o.reweight_weight) + "\n");
+                             util::FormatCephFloat(o.reweight_weight) + "\n");
   auto id = crush::FindItem(model, o.reweight_name);
   if (!id.ok()) {
     WriteAndFlush(st.err_, " name " + o.reweight_name + " dne\n");

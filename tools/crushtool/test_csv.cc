@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "tools/crushtool/ceph_io.h"
 #include "tools/crushtool/test_batches.h"
 
@@ -24,7 +24,7 @@ std::string IndexedLine(long long index, std::span<const T> values, Format forma
 
 std::string Int(long long v) { return std::to_string(v); }
 
-std::string Float(float v) { return crush::FormatCephFloat(v); }
+std::string Float(float v) { return util::FormatCephFloat(v); }
 
 absl::Status Write(const std::string& path, const std::string& text) {
   if (const int e = WriteFileAtomic(path, text); e != 0) {

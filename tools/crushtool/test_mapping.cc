@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 
 #include "crush/hash.h"
-#include "crush/internal/chunk_pipeline.h"
+#include "crush/util/chunk_pipeline.h"
 #include "tools/crushtool/test_report.h"
 
 namespace crushkit::tools::crushtool {
@@ -113,7 +113,7 @@ void MapIndices(const RuleRun& run, const InputIndex& index, Worker& w, std::uin
   }
 }
 
-int AutomaticThreads() { return std::min(crush::internal::HardwareThreads(), kMaxAutoTestThreads); }
+int AutomaticThreads() { return std::min(util::HardwareThreads(), kMaxAutoTestThreads); }
 
 // The threads for `total` inputs in chunks of `chunk_x`: one for --simulate
 // (one lrand48 stream) and --output-csv (one list of results in input
@@ -167,7 +167,7 @@ absl::StatusOr<RuleCounts> MapRule(const RuleRun& run, const TestThreading& thre
   // per thread bounds the buffered lines whatever the range.
   const bool parallel =
       threads > 1 &&
-      crush::internal::ForEachChunkInOrder<std::string>(
+      util::ForEachChunkInOrder<std::string>(
           (index.total + chunk_x - 1) / chunk_x, threads, 4 * static_cast<std::uint64_t>(threads),
           [&](int slot, std::uint64_t c, std::string& text) {
             text.clear();

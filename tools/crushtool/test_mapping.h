@@ -4,7 +4,7 @@
 // to the output in x order, and the counters the report needs summed.
 //
 // Large input ranges are cut into chunks mapped on worker threads through
-// crush/internal/chunk_pipeline.h, each thread with its own
+// crush/util/chunk_pipeline.h, each thread with its own
 // crush::Workspace on the shared immutable CrushMap; the lines of each chunk
 // are buffered and written in chunk order, and the counters are sums merged
 // afterwards, so output and counts do not depend on the thread count.

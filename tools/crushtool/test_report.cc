@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 namespace crushkit::tools::crushtool {
 namespace {
@@ -85,7 +85,7 @@ void AppendUtilization(std::string& out, std::span<const long long> stored,
     const int len =
         std::snprintf(buf, sizeof(buf), "  device %zu:\t\t stored : %lld\t", i, stored[i]);
     out.append(buf, static_cast<std::size_t>(len));
-    out += " expected : " + crush::FormatCephFloat(expected[i]) + "\n";
+    out += " expected : " + util::FormatCephFloat(expected[i]) + "\n";
   }
 }
 

@@ -19,7 +19,7 @@
 #include "crush/codec.h"
 #include "crush/edit/edit.h"
 #include "crush/map.h"
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 #include "osdmap/balancer/read_balancer.h"
 #include "osdmap/balancer/upmap_balancer.h"
 #include "osdmap/changes/upmap_cleanup.h"
@@ -45,8 +45,8 @@ using osdmap::PgMapper;
 using osdmap::PgMapping;
 using osdmap::Pool;
 
-using crush::FormatCephDouble;
-using crush::FormatCephFloat;
+using util::FormatCephDouble;
+using util::FormatCephFloat;
 
 // osdmaptool's `--tree FORMAT` for the formats other than json: the tree in
 // a "tree" section, the formatter's flush, then std::endl.

@@ -1,8 +1,8 @@
-#include "crush/edit/text_format.h"
+#include "crush/util/text_format.h"
 
 #include "gtest/gtest.h"
 
-namespace crushkit::crush {
+namespace crushkit::util {
 namespace {
 
 // std::ostream << float prints at most 6 significant digits, %g style.
@@ -36,4 +36,4 @@ TEST(TextFormatTest, JsonEscapeMatchesJsonStreamEscaper) {
 }
 
 }  // namespace
-}  // namespace crushkit::crush
+}  // namespace crushkit::util

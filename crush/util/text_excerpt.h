@@ -1,12 +1,11 @@
 // Quoting what a user gave in an error message without misleading them: at
 // most ~80 bytes of any input, control bytes and invalid UTF-8 as \xNN, so a
 // message never echoes a whole file or sends raw bytes to a terminal (issue
-// 34). Used by the compiler's and the change files' caret diagnostics and by
-// osdmap's input recognition. Kept in crush/ because it is the one module
-// the compiler, osdmap/ and the tools all build on; header-only and not part
-// of the installed embedding API. Pure functions; thread-safe.
-#ifndef CRUSHKIT_CRUSH_EDIT_TEXT_EXCERPT_H_
-#define CRUSHKIT_CRUSH_EDIT_TEXT_EXCERPT_H_
+// 34). Used by the caret diagnostics (crush/util/diagnostics.h) and by
+// osdmap's input recognition. Part of crush_util (crush/util/README.md);
+// header-only, not installed. Pure functions; thread-safe.
+#ifndef CRUSHKIT_CRUSH_UTIL_TEXT_EXCERPT_H_
+#define CRUSHKIT_CRUSH_UTIL_TEXT_EXCERPT_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -15,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace crushkit::crush {
+namespace crushkit::util {
 
 // Most bytes of input one message quotes (and columns a caret excerpt shows).
 inline constexpr std::size_t kMaxQuotedBytes = 80;
@@ -203,6 +202,6 @@ inline std::string CaretLines(std::string_view line, std::size_t column, std::si
   return out;
 }
 
-}  // namespace crushkit::crush
+}  // namespace crushkit::util
 
-#endif  // CRUSHKIT_CRUSH_EDIT_TEXT_EXCERPT_H_
+#endif  // CRUSHKIT_CRUSH_UTIL_TEXT_EXCERPT_H_

@@ -2,11 +2,10 @@
 // (`ostream << double`: printf "%g", precision 6), and strings as Ceph's
 // JSONFormatter quotes them, for the tools that reproduce Ceph's text output
 // byte for byte (the crushtool --test report, crushtool's --dump and
-// osdmaptool's --tree=json, crushtool's and osdmaptool's messages). Kept in
-// crush/ because it is the one module both the crushtool front and osdmap/
-// build on; it is not part of the installed embedding API. Thread-safe.
-#ifndef CRUSHKIT_CRUSH_EDIT_TEXT_FORMAT_H_
-#define CRUSHKIT_CRUSH_EDIT_TEXT_FORMAT_H_
+// osdmaptool's --tree=json, crushtool's and osdmaptool's messages). Part of
+// crush_util (crush/util/README.md); not installed. Thread-safe.
+#ifndef CRUSHKIT_CRUSH_UTIL_TEXT_FORMAT_H_
+#define CRUSHKIT_CRUSH_UTIL_TEXT_FORMAT_H_
 
 #include <cstddef>
 #include <cstdio>
@@ -14,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace crushkit::crush {
+namespace crushkit::util {
 
 // `ostream << v` with default flags: "0.002", "3", "1.23457e+06", "1e-05".
 inline std::string FormatCephDouble(double v) {
@@ -72,6 +71,6 @@ inline std::string CephJsonEscape(std::string_view s) {
   return out;
 }
 
-}  // namespace crushkit::crush
+}  // namespace crushkit::util
 
-#endif  // CRUSHKIT_CRUSH_EDIT_TEXT_FORMAT_H_
+#endif  // CRUSHKIT_CRUSH_UTIL_TEXT_FORMAT_H_

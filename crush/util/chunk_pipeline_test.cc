@@ -1,4 +1,4 @@
-#include "crush/internal/chunk_pipeline.h"
+#include "crush/util/chunk_pipeline.h"
 
 #include <atomic>
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "gtest/gtest.h"
 
-namespace crushkit::crush::internal {
+namespace crushkit::util {
 namespace {
 
 TEST(ChunkPipelineTest, ForEachChunkWorksOnEveryChunkOnce) {
@@ -99,4 +99,4 @@ TEST(ChunkPipelineTest, ForEachChunkInOrderWithNoChunksCallsNothing) {
 TEST(ChunkPipelineTest, HardwareThreadsIsAtLeastOne) { EXPECT_GE(HardwareThreads(), 1); }
 
 }  // namespace
-}  // namespace crushkit::crush::internal
+}  // namespace crushkit::util

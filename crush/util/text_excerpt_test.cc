@@ -1,11 +1,11 @@
-#include "crush/edit/text_excerpt.h"
+#include "crush/util/text_excerpt.h"
 
 #include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
 
-namespace crushkit::crush {
+namespace crushkit::util {
 namespace {
 
 bool NoRawControlBytes(const std::string& s) {
@@ -89,4 +89,4 @@ TEST(TextExcerptTest, BoundMessageShortensLongQuotesOnly) {
 }
 
 }  // namespace
-}  // namespace crushkit::crush
+}  // namespace crushkit::util

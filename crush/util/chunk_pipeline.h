@@ -5,18 +5,17 @@
 // balance out; each thread has a slot number for its own state (a CRUSH
 // workspace, counters), so per-thread state needs no lock.
 //
-// Not part of crush_core: the embeddable library starts no threads and this
-// header is not installed; crush_core's sources never include it. It lives in
-// crush/ because crush/ is the one module below both osdmap/ and the
-// crushtool front (as text_format.h). Header-only, so that it adds no link
+// Part of crush_util (crush/util/README.md), not of crush_core: the
+// embeddable library starts no threads and crush_core's sources never include
+// this header; it is not installed. Header-only, so that it adds no link
 // dependency to the installed osdmap archive.
 //
 // Thread-safety: each call starts and joins its own threads; the callbacks
 // run concurrently (ForEachChunk: work; ForEachChunkInOrder: produce, while
 // consume runs on the calling thread) and must only share read-only state,
 // per-slot state or the chunk's own output.
-#ifndef CRUSHKIT_CRUSH_INTERNAL_CHUNK_PIPELINE_H_
-#define CRUSHKIT_CRUSH_INTERNAL_CHUNK_PIPELINE_H_
+#ifndef CRUSHKIT_CRUSH_UTIL_CHUNK_PIPELINE_H_
+#define CRUSHKIT_CRUSH_UTIL_CHUNK_PIPELINE_H_
 
 #include <algorithm>
 #include <atomic>
@@ -27,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-namespace crushkit::crush::internal {
+namespace crushkit::util {
 
 // std::thread::hardware_concurrency(), at least 1 (it may return 0) and at
 // most 1024.
@@ -135,6 +134,6 @@ bool ForEachChunkInOrder(std::uint64_t chunks, int threads, std::uint64_t window
   return true;
 }
 
-}  // namespace crushkit::crush::internal
+}  // namespace crushkit::util
 
-#endif  // CRUSHKIT_CRUSH_INTERNAL_CHUNK_PIPELINE_H_
+#endif  // CRUSHKIT_CRUSH_UTIL_CHUNK_PIPELINE_H_
