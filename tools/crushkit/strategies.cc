@@ -1,8 +1,8 @@
 // `crushkit strategies`: compares CRUSH straw2 with six other placement
 // strategies on one cluster (a crush map, or --nodes N) before and after one
 // change. Parses options, builds the two topologies and prints
-// planning::CompareStrategies(); the metrics are defined in
-// tools/planning/README.md.
+// strategies::CompareStrategies(); the metrics are defined in
+// tools/strategies/README.md.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -20,13 +20,13 @@
 #include "crush/status_macros.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
-#include "tools/planning/compare.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/compare.h"
+#include "tools/strategies/topology.h"
 
 namespace crushkit::tools {
 namespace {
 
-using planning::Topology;
+using strategies::Topology;
 
 struct StrategiesOptions {
   std::string map;
@@ -59,7 +59,7 @@ choose/chooseleaf type (or --failure-domain).
 Change: --add/--remove/--reweight (may be combined; applied in that order;
 all-straw2 maps without device classes only), or --to MAP2 (devices matched
 by id). Without a change, moved fractions are 0.
-Metrics (keys are KEYS hashed with SEED; details in tools/planning/README.md):
+Metrics (keys are KEYS hashed with SEED; details in tools/strategies/README.md):
   moved     replica slots whose old node is no longer in the key's new replica
             set (a copy must be made), / (keys x replicas); reordering a
             key's replicas is not a move
@@ -119,7 +119,7 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
   }
   crush::MapModel before_model;
   if (o.nodes != 0) {
-    CRUSH_ASSIGN_OR_RETURN(before_model, planning::MakeFlatModel(o.nodes));
+    CRUSH_ASSIGN_OR_RETURN(before_model, strategies::MakeFlatModel(o.nodes));
   } else {
     auto loaded = LoadMap(o.map);
     if (!loaded.ok()) {
@@ -133,7 +133,7 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
       o.failure_domain.empty() ? std::nullopt : std::optional<std::string>(o.failure_domain);
   auto before_ptr = std::make_shared<const crush::MapModel>(before_model);
   CRUSH_ASSIGN_OR_RETURN(const Topology before,
-                         planning::TopologyFromModel(before_ptr, rule, domain));
+                         strategies::TopologyFromModel(before_ptr, rule, domain));
 
   crush::MapModel after_model = before_model;
   if (!o.to.empty()) {
@@ -158,23 +158,23 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
         return absl::NotFoundError(absl::StrCat("--add-to: no bucket named '", o.add_to, "'"));
       }
     }
-    CRUSH_RETURN_IF_ERROR(planning::AddDevices(after_model, rule, o.add, weight, parent).status());
+    CRUSH_RETURN_IF_ERROR(strategies::AddDevices(after_model, rule, o.add, weight, parent).status());
   }
   for (const std::string& name : o.remove) {
-    CRUSH_ASSIGN_OR_RETURN(const crush::ItemId id, planning::ResolveDevice(after_model, name));
-    CRUSH_RETURN_IF_ERROR(planning::RemoveDevice(after_model, id));
+    CRUSH_ASSIGN_OR_RETURN(const crush::ItemId id, strategies::ResolveDevice(after_model, name));
+    CRUSH_RETURN_IF_ERROR(strategies::RemoveDevice(after_model, id));
   }
   for (const auto& [name, w] : o.reweight) {
-    CRUSH_ASSIGN_OR_RETURN(const crush::ItemId id, planning::ResolveDevice(after_model, name));
+    CRUSH_ASSIGN_OR_RETURN(const crush::ItemId id, strategies::ResolveDevice(after_model, name));
     CRUSH_ASSIGN_OR_RETURN(const crush::Weight weight, ToWeight(w, "--reweight weight"));
-    CRUSH_RETURN_IF_ERROR(planning::ReweightDevice(after_model, id, weight));
+    CRUSH_RETURN_IF_ERROR(strategies::ReweightDevice(after_model, id, weight));
   }
   CRUSH_ASSIGN_OR_RETURN(
       const Topology after,
-      planning::TopologyFromModel(std::make_shared<const crush::MapModel>(std::move(after_model)),
+      strategies::TopologyFromModel(std::make_shared<const crush::MapModel>(std::move(after_model)),
                                   rule, domain));
 
-  planning::CompareOptions co;
+  strategies::CompareOptions co;
   co.keys = o.keys;
   co.strategy.replicas = o.replicas;
   co.strategy.vnodes = o.vnodes;
@@ -182,9 +182,9 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
   co.strategy.partitions = o.partitions;
   co.strategy.seed = o.seed;
   if (!o.only.empty()) co.only = absl::StrSplit(o.only, ',', absl::SkipEmpty());
-  CRUSH_ASSIGN_OR_RETURN(const planning::ComparisonReport report,
-                         planning::CompareStrategies(before, after, co));
-  return o.json ? planning::FormatJson(report) : planning::FormatTable(report);
+  CRUSH_ASSIGN_OR_RETURN(const strategies::ComparisonReport report,
+                         strategies::CompareStrategies(before, after, co));
+  return o.json ? strategies::FormatJson(report) : strategies::FormatTable(report);
 }
 
 int RunStrategies(const StrategiesOptions& o) {

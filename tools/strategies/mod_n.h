@@ -1,8 +1,8 @@
 // mod-N placement: node = nodes[hash mod N], replicas on the next nodes in id
 // order. Unweighted and failure-domain oblivious; the baseline that moves
 // almost every key when N changes. Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_MOD_N_H_
-#define CRUSHKIT_TOOLS_PLANNING_MOD_N_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_MOD_N_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_MOD_N_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -12,10 +12,10 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class ModNStrategy {
  public:
@@ -41,6 +41,6 @@ class ModNStrategy {
   std::vector<ItemId> nodes_;  // ids in ascending order
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_MOD_N_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_MOD_N_H_

@@ -14,18 +14,18 @@
 #include "gtest/gtest.h"
 
 #include "tests/testing/status_matchers.h"
-#include "tools/planning/jump.h"
-#include "tools/planning/key_hash.h"
-#include "tools/planning/maglev.h"
-#include "tools/planning/mod_n.h"
-#include "tools/planning/partitions.h"
-#include "tools/planning/planning_test_util.h"
-#include "tools/planning/rendezvous.h"
-#include "tools/planning/ring.h"
-#include "tools/planning/straw2.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/jump.h"
+#include "tools/strategies/key_hash.h"
+#include "tools/strategies/maglev.h"
+#include "tools/strategies/mod_n.h"
+#include "tools/strategies/partitions.h"
+#include "tools/strategies/strategies_test_util.h"
+#include "tools/strategies/rendezvous.h"
+#include "tools/strategies/ring.h"
+#include "tools/strategies/straw2.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 namespace {
 
 using crush_testing::IsOk;
@@ -344,4 +344,4 @@ TEST(Straw2Test, MatchesTheMapperDirectly) {
 }
 
 }  // namespace
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

@@ -3,12 +3,12 @@
 // (ring, jump, rendezvous, Maglev) assume a well-mixed 64-bit key, which is
 // what splitmix64's finalizer gives at one multiply-xorshift chain per call.
 // Pure functions; thread-safe.
-#ifndef CRUSHKIT_TOOLS_PLANNING_KEY_HASH_H_
-#define CRUSHKIT_TOOLS_PLANNING_KEY_HASH_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_KEY_HASH_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_KEY_HASH_H_
 
 #include <cstdint>
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 // splitmix64's finalizer: a bijection on 64-bit values with full avalanche.
 constexpr std::uint64_t Mix64(std::uint64_t x) {
@@ -34,6 +34,6 @@ constexpr double UnitOpen(std::uint64_t h) {
   return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_KEY_HASH_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_KEY_HASH_H_

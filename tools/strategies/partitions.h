@@ -7,8 +7,8 @@
 // and only slots of departed nodes and the excess of over-quota nodes are
 // reassigned, so movement stays close to the minimum. Weighted and
 // failure-domain aware. Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_PARTITIONS_H_
-#define CRUSHKIT_TOOLS_PLANNING_PARTITIONS_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_PARTITIONS_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_PARTITIONS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -19,10 +19,10 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class PartitionsStrategy {
  public:
@@ -65,6 +65,6 @@ class PartitionsStrategy {
   std::vector<std::pair<ItemId, std::int64_t>> overage_;
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_PARTITIONS_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_PARTITIONS_H_

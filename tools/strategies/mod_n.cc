@@ -1,6 +1,6 @@
-#include "tools/planning/mod_n.h"
+#include "tools/strategies/mod_n.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 absl::StatusOr<ModNStrategy> ModNStrategy::Build(const Topology& topo, const StrategyOptions&,
                                                  const ModNStrategy*) {
@@ -11,4 +11,4 @@ absl::StatusOr<ModNStrategy> ModNStrategy::Build(const Topology& topo, const Str
   return s;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

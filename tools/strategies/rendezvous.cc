@@ -1,6 +1,6 @@
-#include "tools/planning/rendezvous.h"
+#include "tools/strategies/rendezvous.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 absl::StatusOr<RendezvousStrategy> RendezvousStrategy::Build(const Topology& topo,
                                                              const StrategyOptions& opts,
@@ -16,4 +16,4 @@ absl::StatusOr<RendezvousStrategy> RendezvousStrategy::Build(const Topology& top
   return s;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

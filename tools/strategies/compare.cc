@@ -1,4 +1,4 @@
-#include "tools/planning/compare.h"
+#include "tools/strategies/compare.h"
 
 #include <algorithm>
 #include <array>
@@ -11,16 +11,16 @@
 #include "absl/strings/str_format.h"
 
 #include "crush/status_macros.h"
-#include "tools/planning/jump.h"
-#include "tools/planning/key_hash.h"
-#include "tools/planning/maglev.h"
-#include "tools/planning/mod_n.h"
-#include "tools/planning/partitions.h"
-#include "tools/planning/rendezvous.h"
-#include "tools/planning/ring.h"
-#include "tools/planning/straw2.h"
+#include "tools/strategies/jump.h"
+#include "tools/strategies/key_hash.h"
+#include "tools/strategies/maglev.h"
+#include "tools/strategies/mod_n.h"
+#include "tools/strategies/partitions.h"
+#include "tools/strategies/rendezvous.h"
+#include "tools/strategies/ring.h"
+#include "tools/strategies/straw2.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 namespace {
 
 constexpr std::int64_t kMaxKeys = 100'000'000;
@@ -295,4 +295,4 @@ std::string FormatJson(const ComparisonReport& report) {
   return out;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

@@ -6,8 +6,8 @@
 // the weighted variant sketched in the paper. A key's primary is
 // table[hash mod M]; replicas come from re-hashing the key (see Place()).
 // Failure-domain oblivious. Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_
-#define CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_MAGLEV_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_MAGLEV_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -17,11 +17,11 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/key_hash.h"
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/key_hash.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class MaglevStrategy {
  public:
@@ -67,6 +67,6 @@ class MaglevStrategy {
 // True if n is prime (trial division; n < 2^32).
 bool IsPrime(std::uint32_t n);
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_MAGLEV_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_MAGLEV_H_

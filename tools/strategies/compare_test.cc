@@ -1,4 +1,4 @@
-#include "tools/planning/compare.h"
+#include "tools/strategies/compare.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +16,7 @@
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 namespace {
 
 using crush_testing::IsOk;
@@ -197,7 +197,7 @@ TEST(CompareTest, JsonNamesEveryField) {
 // Compiles samples/3rack-weighted.crush with the oracle crushtool and
 // decodes it with crushkit's codec.
 absl::StatusOr<crush::MapModel> LoadRackSample() {
-  const crush_testing::TempDir dir("planning_test");
+  const crush_testing::TempDir dir("strategies_test");
   if (!dir.ok()) return absl::InternalError("mkdtemp failed");
   const std::string out = dir.File("m");
   const std::string cmd = "CEPH_ARGS=--crash_dir=" + dir.path() +
@@ -240,4 +240,4 @@ TEST(CompareTest, RackSampleShowsWhoBreaksFailureDomains) {
 }
 
 }  // namespace
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

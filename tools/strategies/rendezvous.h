@@ -3,8 +3,8 @@
 // scores -w_i / ln(u_i(key)), u uniform in (0, 1); the top scores win, in
 // order. Exactly weight-proportional and minimally disruptive, but O(nodes)
 // per key. Failure-domain oblivious. Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_RENDEZVOUS_H_
-#define CRUSHKIT_TOOLS_PLANNING_RENDEZVOUS_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_RENDEZVOUS_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_RENDEZVOUS_H_
 
 #include <array>
 #include <cmath>
@@ -16,11 +16,11 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/key_hash.h"
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/key_hash.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class RendezvousStrategy {
  public:
@@ -62,6 +62,6 @@ class RendezvousStrategy {
   std::vector<std::uint64_t> salts_;  // per-node hash salt derived from its id
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_RENDEZVOUS_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_RENDEZVOUS_H_

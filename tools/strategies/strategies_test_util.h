@@ -1,16 +1,16 @@
-// Test helper shared by the planning tests: topologies built through the
+// Test helper shared by the strategies tests: topologies built through the
 // same path `crushkit strategies` uses.
-#ifndef CRUSHKIT_TOOLS_PLANNING_PLANNING_TEST_UTIL_H_
-#define CRUSHKIT_TOOLS_PLANNING_PLANNING_TEST_UTIL_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_STRATEGIES_TEST_UTIL_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_STRATEGIES_TEST_UTIL_H_
 
 #include <memory>
 
 #include "gtest/gtest.h"
 
 #include "tests/testing/status_matchers.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning::test_util {
+namespace crushkit::strategies::test_util {
 
 // `n` equal devices under one root (MakeFlatModel), as a Topology over the
 // devices (domain type 0). Failures are recorded as test failures.
@@ -22,6 +22,6 @@ inline Topology Flat(int n) {
   return *topo;
 }
 
-}  // namespace crushkit::planning::test_util
+}  // namespace crushkit::strategies::test_util
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_PLANNING_TEST_UTIL_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_STRATEGIES_TEST_UTIL_H_

@@ -5,8 +5,8 @@
 // failure-domain aware (the rule's choose/chooseleaf type).
 // Thread-safety: Place() is non-const because it uses the strategy's own
 // mapper Workspace; use one Straw2Strategy per thread.
-#ifndef CRUSHKIT_TOOLS_PLANNING_STRAW2_H_
-#define CRUSHKIT_TOOLS_PLANNING_STRAW2_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_STRAW2_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_STRAW2_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -19,10 +19,10 @@
 
 #include "crush/map.h"
 #include "crush/mapper.h"
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class Straw2Strategy {
  public:
@@ -63,6 +63,6 @@ class Straw2Strategy {
   std::size_t memory_bytes_ = 0;
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_STRAW2_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_STRAW2_H_

@@ -1,4 +1,4 @@
-#include "tools/planning/ring.h"
+#include "tools/strategies/ring.h"
 
 #include <cmath>
 #include <numeric>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "tools/planning/key_hash.h"
+#include "tools/strategies/key_hash.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 absl::StatusOr<RingStrategy> RingStrategy::Build(const Topology& topo, const StrategyOptions& opts,
                                                  const RingStrategy*) {
@@ -64,4 +64,4 @@ std::vector<double> RingStrategy::ArcShares(const Topology& topo) const {
   return shares;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

@@ -1,8 +1,8 @@
-#include "tools/planning/jump.h"
+#include "tools/strategies/jump.h"
 
 #include <algorithm>
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 absl::StatusOr<JumpStrategy> JumpStrategy::Build(const Topology& topo, const StrategyOptions&,
                                                  const JumpStrategy* previous) {
@@ -31,4 +31,4 @@ absl::StatusOr<JumpStrategy> JumpStrategy::Build(const Topology& topo, const Str
   return s;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

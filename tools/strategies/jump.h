@@ -5,8 +5,8 @@
 // usual way: the last bucket's node takes the removed node's bucket. Replicas
 // come from re-hashing the key until distinct. Unweighted and failure-domain
 // oblivious. Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_JUMP_H_
-#define CRUSHKIT_TOOLS_PLANNING_JUMP_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_JUMP_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_JUMP_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -16,11 +16,11 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/key_hash.h"
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/key_hash.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 // The jump consistent hash function: a bucket in [0, buckets), O(log buckets).
 // REQUIRES: buckets >= 1.
@@ -79,6 +79,6 @@ class JumpStrategy {
   std::vector<ItemId> directory_;  // bucket -> node id
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_JUMP_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_JUMP_H_

@@ -7,8 +7,8 @@
 // bucket of the rule's first choose/chooseleaf type). It also keeps the
 // (edited) MapModel and rule so CRUSH itself can run on exactly the same
 // cluster. Plain values; const access is thread-safe.
-#ifndef CRUSHKIT_TOOLS_PLANNING_TOPOLOGY_H_
-#define CRUSHKIT_TOOLS_PLANNING_TOPOLOGY_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_TOPOLOGY_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_TOPOLOGY_H_
 
 #include <cstdint>
 #include <memory>
@@ -21,7 +21,7 @@
 #include "crush/model.h"
 #include "crush/types.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 using crush::ItemId;
 
@@ -83,6 +83,6 @@ absl::StatusOr<ItemId> ResolveDevice(const crush::MapModel& model, const std::st
 // there are fewer domains than replicas, the cap applies per node instead.
 std::vector<double> IdealShares(const Topology& topo, int replicas);
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_TOPOLOGY_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_TOPOLOGY_H_

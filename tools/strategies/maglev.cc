@@ -1,12 +1,12 @@
-#include "tools/planning/maglev.h"
+#include "tools/strategies/maglev.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 
-#include "tools/planning/key_hash.h"
+#include "tools/strategies/key_hash.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 bool IsPrime(std::uint32_t n) {
   if (n < 2) return false;
@@ -58,4 +58,4 @@ absl::StatusOr<MaglevStrategy> MaglevStrategy::Build(const Topology& topo,
   return s;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

@@ -3,8 +3,8 @@
 // data movement (and its minimum), load balance relative to weight, replicas
 // sharing a failure domain, lookup time and memory. Single-threaded; the
 // functions here are reentrant.
-#ifndef CRUSHKIT_TOOLS_PLANNING_COMPARE_H_
-#define CRUSHKIT_TOOLS_PLANNING_COMPARE_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_COMPARE_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_COMPARE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -13,10 +13,10 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 struct CompareOptions {
   StrategyOptions strategy;
@@ -74,6 +74,6 @@ std::string FormatTable(const ComparisonReport& report);
 // {"strategies": [{"strategy": ..., "moved_fraction": ..., ...}, ...], ...}
 std::string FormatJson(const ComparisonReport& report);
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_COMPARE_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_COMPARE_H_

@@ -1,4 +1,4 @@
-#include "tools/planning/straw2.h"
+#include "tools/strategies/straw2.h"
 
 #include <utility>
 
@@ -6,7 +6,7 @@
 
 #include "crush/status_macros.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 absl::StatusOr<Straw2Strategy> Straw2Strategy::Build(const Topology& topo, const StrategyOptions&,
                                                      const Straw2Strategy*) {
@@ -35,4 +35,4 @@ absl::StatusOr<Straw2Strategy> Straw2Strategy::Build(const Topology& topo, const
   return s;
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

@@ -1,4 +1,4 @@
-// The contract every placement strategy in tools/planning implements, and the
+// The contract every placement strategy in tools/strategies implements, and the
 // options they share. There is no base class: strategies are plain value
 // types used through templates (compare.cc instantiates one measuring loop per
 // strategy), so the per-key call is a direct, inlinable call.
@@ -18,16 +18,16 @@
 //   std::size_t MemoryBytes() const;  // lookup structures, in bytes
 // Thread-safety: const methods are safe to call concurrently; Straw2Strategy's
 // Place is non-const (it owns a mapper workspace).
-#ifndef CRUSHKIT_TOOLS_PLANNING_STRATEGY_H_
-#define CRUSHKIT_TOOLS_PLANNING_STRATEGY_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_STRATEGY_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_STRATEGY_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "tools/planning/topology.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 inline constexpr int kMaxReplicas = 16;
 
@@ -54,6 +54,6 @@ constexpr std::uint32_t FastRange(std::uint64_t h, std::uint32_t n) {
   return static_cast<std::uint32_t>(((h >> 32) * n) >> 32);
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_STRATEGY_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_STRATEGY_H_

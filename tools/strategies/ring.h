@@ -5,8 +5,8 @@
 // point count; failure-domain oblivious. Load spread is ~1/sqrt(vnodes).
 // Points hash the node id, so they survive any change to other nodes.
 // Thread-safe after Build.
-#ifndef CRUSHKIT_TOOLS_PLANNING_RING_H_
-#define CRUSHKIT_TOOLS_PLANNING_RING_H_
+#ifndef CRUSHKIT_TOOLS_STRATEGIES_RING_H_
+#define CRUSHKIT_TOOLS_STRATEGIES_RING_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -17,10 +17,10 @@
 
 #include "absl/status/statusor.h"
 
-#include "tools/planning/strategy.h"
-#include "tools/planning/topology.h"
+#include "tools/strategies/strategy.h"
+#include "tools/strategies/topology.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 
 class RingStrategy {
  public:
@@ -59,6 +59,6 @@ class RingStrategy {
   std::vector<ItemId> owners_;            // owners_[i] owns positions_[i]
 };
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
 
-#endif  // CRUSHKIT_TOOLS_PLANNING_RING_H_
+#endif  // CRUSHKIT_TOOLS_STRATEGIES_RING_H_

@@ -1,4 +1,4 @@
-#include "tools/planning/topology.h"
+#include "tools/strategies/topology.h"
 
 #include <memory>
 #include <numeric>
@@ -7,9 +7,9 @@
 #include "gtest/gtest.h"
 
 #include "tests/testing/status_matchers.h"
-#include "tools/planning/planning_test_util.h"
+#include "tools/strategies/strategies_test_util.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 namespace {
 
 using crush_testing::IsOk;
@@ -130,4 +130,4 @@ TEST(IdealSharesTest, WaterFillingRedistributesRepeatedly) {
 }
 
 }  // namespace
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies

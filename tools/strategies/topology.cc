@@ -1,4 +1,4 @@
-#include "tools/planning/topology.h"
+#include "tools/strategies/topology.h"
 
 #include <algorithm>
 #include <charconv>
@@ -16,7 +16,7 @@
 #include "crush/edit/edit.h"
 #include "crush/status_macros.h"
 
-namespace crushkit::planning {
+namespace crushkit::strategies {
 namespace {
 
 using crush::Bucket;
@@ -336,4 +336,4 @@ std::vector<double> IdealShares(const Topology& topo, int replicas) {
   return WaterFill(weights, static_cast<int>(n) >= replicas ? cap : 1.0);
 }
 
-}  // namespace crushkit::planning
+}  // namespace crushkit::strategies
