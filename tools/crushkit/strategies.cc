@@ -158,7 +158,8 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
         return absl::NotFoundError(absl::StrCat("--add-to: no bucket named '", o.add_to, "'"));
       }
     }
-    CRUSH_RETURN_IF_ERROR(strategies::AddDevices(after_model, rule, o.add, weight, parent).status());
+    CRUSH_RETURN_IF_ERROR(
+        strategies::AddDevices(after_model, rule, o.add, weight, parent).status());
   }
   for (const std::string& name : o.remove) {
     CRUSH_ASSIGN_OR_RETURN(const crush::ItemId id, strategies::ResolveDevice(after_model, name));
@@ -172,7 +173,7 @@ absl::StatusOr<std::string> Run(const StrategiesOptions& o) {
   CRUSH_ASSIGN_OR_RETURN(
       const Topology after,
       strategies::TopologyFromModel(std::make_shared<const crush::MapModel>(std::move(after_model)),
-                                  rule, domain));
+                                    rule, domain));
 
   strategies::CompareOptions co;
   co.keys = o.keys;

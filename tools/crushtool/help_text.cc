@@ -14,8 +14,8 @@ constexpr std::string_view kQuincyTestLines =
     "      [--min-rule r] [--max-rule r] [--rule r]\n"
     "      [--min-rep n] [--max-rep n] [--num-rep n]\n";
 
-std::string_view PacificUsageText() {
-  return R"(usage: crushtool ...
+// Pacific's `crushtool --help`, byte for byte.
+constexpr std::string_view kPacificUsage = R"(usage: crushtool ...
 
 Display, modify and test a crush map
 
@@ -144,12 +144,11 @@ Options for the output stage
                          specify output for modified crush map
 
 )";
-}
 
 }  // namespace
 
 std::string UsageText(crush::CephRelease release) {
-  std::string text(PacificUsageText());
+  std::string text(kPacificUsage);
   if (!crush::HasRulesets(release)) {
     text.replace(text.find(kPacificTestLines), kPacificTestLines.size(), kQuincyTestLines);
   }

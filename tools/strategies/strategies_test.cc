@@ -19,9 +19,9 @@
 #include "tools/strategies/maglev.h"
 #include "tools/strategies/mod_n.h"
 #include "tools/strategies/partitions.h"
-#include "tools/strategies/strategies_test_util.h"
 #include "tools/strategies/rendezvous.h"
 #include "tools/strategies/ring.h"
+#include "tools/strategies/strategies_test_util.h"
 #include "tools/strategies/straw2.h"
 #include "tools/strategies/topology.h"
 
