@@ -26,8 +26,33 @@ class Decompiler {
 
   absl::StatusOr<std::string> Run() {
     out_ += "# begin crush map\n";
+    Tunables();
+    Devices();
+    Types();
+    out_ += "\n# buckets\n";
+    for (int slot = 0; slot < m_.max_buckets(); ++slot) {
+      absl::Status s = Bucket(crush::BucketIdOfSlot(slot));
+      if (!s.ok()) return s;
+    }
+
+    out_ += "\n# rules\n";
+    for (int i = 0; i < m_.max_rules(); ++i) {
+      if (static_cast<std::size_t>(i) >= m_.rule_exists.size() ||
+          !m_.rule_exists[static_cast<std::size_t>(i)]) {
+        continue;
+      }
+      absl::Status s = Rule(i);
+      if (!s.ok()) return s;
+    }
+    ChooseArgs();
+    out_ += "\n# end crush map\n";
+    return std::move(out_);
+  }
+
+ private:
+  // Only tunables that differ from the legacy values.
+  void Tunables() {
     const crush::Tunables& t = m_.tunables;
-    // Only tunables that differ from the legacy values.
     if (t.choose_local_tries != 2)
       out_ += "tunable choose_local_tries " + std::to_string(t.choose_local_tries) + "\n";
     if (t.choose_local_fallback_tries != 5) {
@@ -55,7 +80,9 @@ class Decompiler {
       out_ += "tunable msr_descents " + std::to_string(t.msr_descents) + "\n";
       out_ += "tunable msr_collision_tries " + std::to_string(t.msr_collision_tries) + "\n";
     }
+  }
 
+  void Devices() {
     out_ += "\n# devices\n";
     for (std::int32_t i = 0; i < m_.max_devices; ++i) {
       auto n = m_.item_names.find(i);
@@ -67,41 +94,28 @@ class Decompiler {
       }
       out_ += "\n";
     }
+  }
 
+  void Types() {
     out_ += "\n# types\n";
     // Ceph loops i = 0, 1, ... until it has printed every name; negative
     // type ids would never be reached (Ceph spins forever), so skip them.
-    {
-      std::size_t remaining = 0;
-      for (const auto& [id, name] : m_.type_names) {
-        if (id >= 0) ++remaining;
-      }
-      for (std::int32_t i = 0; remaining > 0; ++i) {
-        auto n = m_.type_names.find(i);
-        if (n == m_.type_names.end()) {
-          if (i == 0) out_ += "type 0 osd\n";
-          continue;
-        }
-        --remaining;
-        out_ += "type " + std::to_string(i) + " " + n->second + "\n";
-      }
+    std::size_t remaining = 0;
+    for (const auto& [id, name] : m_.type_names) {
+      if (id >= 0) ++remaining;
     }
-
-    out_ += "\n# buckets\n";
-    for (int slot = 0; slot < m_.max_buckets(); ++slot) {
-      absl::Status s = Bucket(crush::BucketIdOfSlot(slot));
-      if (!s.ok()) return s;
-    }
-
-    out_ += "\n# rules\n";
-    for (int i = 0; i < m_.max_rules(); ++i) {
-      if (static_cast<std::size_t>(i) >= m_.rule_exists.size() ||
-          !m_.rule_exists[static_cast<std::size_t>(i)]) {
+    for (std::int32_t i = 0; remaining > 0; ++i) {
+      auto n = m_.type_names.find(i);
+      if (n == m_.type_names.end()) {
+        if (i == 0) out_ += "type 0 osd\n";
         continue;
       }
-      absl::Status s = Rule(i);
-      if (!s.ok()) return s;
+      --remaining;
+      out_ += "type " + std::to_string(i) + " " + n->second + "\n";
     }
+  }
+
+  void ChooseArgs() {
     if (!m_.choose_args.empty()) {
       out_ += "\n# choose_args\n";
       for (const auto& [index, args] : m_.choose_args) {
@@ -132,11 +146,8 @@ class Decompiler {
         out_ += "}\n";
       }
     }
-    out_ += "\n# end crush map\n";
-    return std::move(out_);
   }
 
- private:
   // print_fixedpoint(): the weight goes through an int, then float division.
   void FixedPoint(crush::Weight w) {
     char buf[64];
@@ -330,65 +341,72 @@ class Decompiler {
       out_ += "\tmax_size " + std::to_string(r.max_size) + "\n";
     }
     for (const crush::RuleStep& s : r.steps) {
-      switch (s.op) {
-        case RuleOp::kNoop:
-          out_ += "\tstep noop\n";
-          break;
-        case RuleOp::kTake: {
-          std::string text;
-          absl::Status st = TakeTarget(s.arg1, &text);
-          if (!st.ok()) return st;
-          out_ += "\tstep take " + text + "\n";
-          break;
-        }
-        case RuleOp::kEmit:
-          out_ += "\tstep emit\n";
-          break;
-        case RuleOp::kSetChooseTries:
-          out_ += "\tstep set_choose_tries " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kSetChooseLocalTries:
-          out_ += "\tstep set_choose_local_tries " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kSetChooseLocalFallbackTries:
-          out_ += "\tstep set_choose_local_fallback_tries " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kSetChooseleafTries:
-          out_ += "\tstep set_chooseleaf_tries " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kSetChooseleafVaryR:
-          out_ += "\tstep set_chooseleaf_vary_r " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kSetChooseleafStable:
-          out_ += "\tstep set_chooseleaf_stable " + std::to_string(s.arg1) + "\n";
-          break;
-        case RuleOp::kChooseFirstn:
-          out_ +=
-              "\tstep choose firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
-          break;
-        case RuleOp::kChooseIndep:
-          out_ +=
-              "\tstep choose indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
-          break;
-        case RuleOp::kChooseleafFirstn:
-          out_ += "\tstep chooseleaf firstn " + std::to_string(s.arg1) + " type " +
-                  TypeName(s.arg2) + "\n";
-          break;
-        case RuleOp::kChooseleafIndep:
-          out_ += "\tstep chooseleaf indep " + std::to_string(s.arg1) + " type " +
-                  TypeName(s.arg2) + "\n";
-          break;
-        case RuleOp::kSetMsrDescents:
-        case RuleOp::kSetMsrCollisionTries:
-        case RuleOp::kChooseMsr:
-          if (crush::HasMsr(release_)) out_ += MsrStep(s);
-          break;
-        default:
-          // Pacific prints nothing for opcodes it does not know (msr ...).
-          break;
-      }
+      absl::Status st = Step(s);
+      if (!st.ok()) return st;
     }
     out_ += "}\n";
+    return absl::OkStatus();
+  }
+
+  // One "\tstep ..." line of a rule.
+  absl::Status Step(const crush::RuleStep& s) {
+    switch (s.op) {
+      case RuleOp::kNoop:
+        out_ += "\tstep noop\n";
+        break;
+      case RuleOp::kTake: {
+        std::string text;
+        absl::Status st = TakeTarget(s.arg1, &text);
+        if (!st.ok()) return st;
+        out_ += "\tstep take " + text + "\n";
+        break;
+      }
+      case RuleOp::kEmit:
+        out_ += "\tstep emit\n";
+        break;
+      case RuleOp::kSetChooseTries:
+        out_ += "\tstep set_choose_tries " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kSetChooseLocalTries:
+        out_ += "\tstep set_choose_local_tries " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kSetChooseLocalFallbackTries:
+        out_ += "\tstep set_choose_local_fallback_tries " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kSetChooseleafTries:
+        out_ += "\tstep set_chooseleaf_tries " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kSetChooseleafVaryR:
+        out_ += "\tstep set_chooseleaf_vary_r " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kSetChooseleafStable:
+        out_ += "\tstep set_chooseleaf_stable " + std::to_string(s.arg1) + "\n";
+        break;
+      case RuleOp::kChooseFirstn:
+        out_ +=
+            "\tstep choose firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+        break;
+      case RuleOp::kChooseIndep:
+        out_ +=
+            "\tstep choose indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) + "\n";
+        break;
+      case RuleOp::kChooseleafFirstn:
+        out_ += "\tstep chooseleaf firstn " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) +
+                "\n";
+        break;
+      case RuleOp::kChooseleafIndep:
+        out_ += "\tstep chooseleaf indep " + std::to_string(s.arg1) + " type " + TypeName(s.arg2) +
+                "\n";
+        break;
+      case RuleOp::kSetMsrDescents:
+      case RuleOp::kSetMsrCollisionTries:
+      case RuleOp::kChooseMsr:
+        if (crush::HasMsr(release_)) out_ += MsrStep(s);
+        break;
+      default:
+        // Pacific prints nothing for opcodes it does not know (msr ...).
+        break;
+    }
     return absl::OkStatus();
   }
 

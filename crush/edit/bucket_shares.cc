@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,92 @@
 #include "crush/mapper.h"
 
 namespace crushkit::crush {
+
+namespace {
+
+// The take step's subtree (a shadow tree for class rules): each item's parent
+// and its weight as the parent holds it.
+struct Subtree {
+  std::map<ItemId, ItemId> parent;
+  std::map<ItemId, double> weight;
+};
+
+Subtree WalkSubtree(const MapModel& m, ItemId root_id) {
+  Subtree t;
+  std::vector<ItemId> stack = {root_id};
+  const Bucket* root = m.FindBucket(root_id);
+  t.weight[root_id] = root != nullptr ? static_cast<double>(root->weight) : 0.0;
+  while (!stack.empty()) {
+    const ItemId id = stack.back();
+    stack.pop_back();
+    const Bucket* b = id < 0 ? m.FindBucket(id) : nullptr;
+    if (b == nullptr) continue;
+    for (std::size_t i = 0; i < b->items.size(); ++i) {
+      const ItemId child = b->items[i];
+      if (!t.parent.emplace(child, id).second) continue;  // reached twice: keep the first
+      t.weight[child] = static_cast<double>(BucketItemWeight(*b, i));
+      stack.push_back(child);
+    }
+  }
+  return t;
+}
+
+// Maps inputs 0..inputs-1 and counts, for every item, the replicas placed
+// under it; fills report->placed and report->short_results.
+std::map<ItemId, std::uint64_t> CountReplicas(const CrushMap& map, int rule, int num_rep,
+                                              std::uint32_t inputs, const Subtree& tree,
+                                              ShareReport* report) {
+  std::map<ItemId, std::uint64_t> counts;
+  Workspace ws(map, num_rep);
+  std::vector<ItemId> out(static_cast<std::size_t>(num_rep));
+  std::vector<Weight> reweights(static_cast<std::size_t>(std::max(map.max_devices(), 0)),
+                                kWeightOne);
+  for (std::uint32_t x = 0; x < inputs; ++x) {
+    const int n = DoRule(map, rule, x, reweights, ws, out);
+    int devices = 0;
+    for (int k = 0; k < n; ++k) {
+      ItemId item = out[static_cast<std::size_t>(k)];
+      if (item < 0 || item == kItemNone) continue;
+      ++devices;
+      ++report->placed;
+      for (int depth = 0; depth < 64; ++depth) {  // the walk up stops at the take
+        ++counts[item];
+        if (item == report->root) break;
+        auto p = tree.parent.find(item);
+        if (p == tree.parent.end()) break;
+        item = p->second;
+      }
+    }
+    if (devices < num_rep) ++report->short_results;
+  }
+  return counts;
+}
+
+// Expected share: the product of weight fractions down from the root.
+std::map<ItemId, double> ExpectedFractions(const MapModel& m, ItemId root, Subtree& tree) {
+  std::map<ItemId, double> fraction;
+  fraction[root] = 1.0;
+  for (const auto& [item, w] : tree.weight) {
+    if (item == root) continue;
+    std::vector<ItemId> path;  // item up to (excluding) the root
+    for (ItemId at = item; at != root && path.size() < 64;) {
+      path.push_back(at);
+      auto p = tree.parent.find(at);
+      if (p == tree.parent.end()) break;
+      at = p->second;
+    }
+    double f = 1.0;
+    for (ItemId at : path) {
+      const Bucket* holder = m.FindBucket(tree.parent[at]);
+      const double total = holder != nullptr ? static_cast<double>(holder->weight) : 0.0;
+      f *= total > 0 ? tree.weight[at] / total : 0.0;
+    }
+    fraction[item] = f;
+  }
+  return fraction;
+}
+
+}  // namespace
 
 absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num_rep,
                                           std::uint32_t inputs) {
@@ -30,71 +117,10 @@ absl::StatusOr<ShareReport> MeasureShares(const CrushMap& map, int rule, int num
   if (!have_take)
     return absl::InvalidArgumentError("rule " + std::to_string(rule) + " has no take step");
 
-  // Parents within the take's subtree (a shadow tree for class rules), and
-  // each item's weight as its parent holds it.
-  std::map<ItemId, ItemId> parent;
-  std::map<ItemId, double> weight;
-  std::vector<ItemId> stack = {report.root};
-  const Bucket* root = m.FindBucket(report.root);
-  weight[report.root] = root != nullptr ? static_cast<double>(root->weight) : 0.0;
-  while (!stack.empty()) {
-    const ItemId id = stack.back();
-    stack.pop_back();
-    const Bucket* b = id < 0 ? m.FindBucket(id) : nullptr;
-    if (b == nullptr) continue;
-    for (std::size_t i = 0; i < b->items.size(); ++i) {
-      const ItemId child = b->items[i];
-      if (!parent.emplace(child, id).second) continue;  // reached twice: keep the first
-      weight[child] = static_cast<double>(BucketItemWeight(*b, i));
-      stack.push_back(child);
-    }
-  }
-
-  std::map<ItemId, std::uint64_t> counts;
-  Workspace ws(map, num_rep);
-  std::vector<ItemId> out(static_cast<std::size_t>(num_rep));
-  std::vector<Weight> reweights(static_cast<std::size_t>(std::max(map.max_devices(), 0)),
-                                kWeightOne);
-  for (std::uint32_t x = 0; x < inputs; ++x) {
-    const int n = DoRule(map, rule, x, reweights, ws, out);
-    int devices = 0;
-    for (int k = 0; k < n; ++k) {
-      ItemId item = out[static_cast<std::size_t>(k)];
-      if (item < 0 || item == kItemNone) continue;
-      ++devices;
-      ++report.placed;
-      for (int depth = 0; depth < 64; ++depth) {  // the walk up stops at the take
-        ++counts[item];
-        if (item == report.root) break;
-        auto p = parent.find(item);
-        if (p == parent.end()) break;
-        item = p->second;
-      }
-    }
-    if (devices < num_rep) ++report.short_results;
-  }
+  Subtree tree = WalkSubtree(m, report.root);
+  std::map<ItemId, std::uint64_t> counts = CountReplicas(map, rule, num_rep, inputs, tree, &report);
   report.inputs = inputs;
-
-  // Expected share: the product of weight fractions down from the root.
-  std::map<ItemId, double> fraction;
-  fraction[report.root] = 1.0;
-  for (const auto& [item, w] : weight) {
-    if (item == report.root) continue;
-    std::vector<ItemId> path;  // item up to (excluding) the root
-    for (ItemId at = item; at != report.root && path.size() < 64;) {
-      path.push_back(at);
-      auto p = parent.find(at);
-      if (p == parent.end()) break;
-      at = p->second;
-    }
-    double f = 1.0;
-    for (ItemId at : path) {
-      const Bucket* holder = m.FindBucket(parent[at]);
-      const double total = holder != nullptr ? static_cast<double>(holder->weight) : 0.0;
-      f *= total > 0 ? weight[at] / total : 0.0;
-    }
-    fraction[item] = f;
-  }
+  const std::map<ItemId, double> fraction = ExpectedFractions(m, report.root, tree);
   const double placed = static_cast<double>(report.placed);
   for (const auto& [item, f] : fraction) {
     ItemShare s;

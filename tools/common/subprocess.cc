@@ -63,17 +63,10 @@ int KillAndReap(pid_t pid) {
   return status;
 }
 
-}  // namespace
-
-absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
-                                         std::chrono::milliseconds timeout,
-                                         std::size_t max_output) {
-  if (argv.empty()) return absl::InvalidArgumentError("no program to run");
-  Fd out_r, out_w, err_r, err_w;
-  if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w)) {
-    return absl::InternalError(absl::StrCat("cannot create a pipe: ", std::strerror(errno)));
-  }
-
+// Starts argv in its own process group with stdin from /dev/null and
+// stdout/stderr on the write ends given; returns its pid.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const Fd& out_w,
+                            const Fd& err_w) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
@@ -99,11 +92,15 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     }
     return absl::InternalError(absl::StrCat("cannot run '", argv[0], "': ", std::strerror(rc)));
   }
-  out_w.Close();
-  err_w.Close();
+  return pid;
+}
 
-  ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+// Reads the child's stdout and stderr into `result` until both close or the
+// deadline passes (then sets result->timed_out). On an error the child is
+// killed and reaped.
+absl::Status ReadOutputs(pid_t pid, const std::string& program, Fd& out_r, Fd& err_r,
+                         std::chrono::steady_clock::time_point deadline, std::size_t max_output,
+                         ProcessResult* result) {
   std::array<char, 65536> buf{};
   bool out_open = true;
   bool err_open = true;
@@ -111,8 +108,8 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
+      result->timed_out = true;
+      return absl::OkStatus();
     }
     std::array<pollfd, 2> fds = {pollfd{out_open ? out_r.get() : -1, POLLIN, 0},
                                  pollfd{err_open ? err_r.get() : -1, POLLIN, 0}};
@@ -127,7 +124,7 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
       if (fds[static_cast<std::size_t>(i)].fd < 0 || fds[static_cast<std::size_t>(i)].revents == 0)
         continue;
       Fd& fd = i == 0 ? out_r : err_r;
-      std::string& sink = i == 0 ? result.out : result.err;
+      std::string& sink = i == 0 ? result->out : result->err;
       const ssize_t got = ::read(fd.get(), buf.data(), buf.size());
       if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (got <= 0) {
@@ -137,30 +134,53 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
       sink.append(buf.data(), static_cast<std::size_t>(got));
       if (sink.size() > max_output) {
         KillAndReap(pid);
-        return absl::ResourceExhaustedError(absl::StrCat("'", argv[0], "' printed more than ",
+        return absl::ResourceExhaustedError(absl::StrCat("'", program, "' printed more than ",
                                                          max_output, " bytes on std",
                                                          i == 0 ? "out" : "err"));
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// Reaps the child once both pipes closed (it has exited, or closed them: the
+// deadline still applies while waiting); returns its wait status.
+int WaitForExit(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult* result) {
   int status = 0;
-  if (result.timed_out) {
-    status = KillAndReap(pid);
-  } else {
-    // Both pipes closed: the child has exited (or closed them; the deadline
-    // still applies while waiting).
-    for (;;) {
-      const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) break;
-      if (w < 0 && errno != EINTR) break;
-      if (std::chrono::steady_clock::now() >= deadline) {
-        result.timed_out = true;
-        status = KillAndReap(pid);
-        break;
-      }
-      ::usleep(10000);
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result->timed_out = true;
+      status = KillAndReap(pid);
+      break;
     }
+    ::usleep(10000);
   }
+  return status;
+}
+
+}  // namespace
+
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                         std::chrono::milliseconds timeout,
+                                         std::size_t max_output) {
+  if (argv.empty()) return absl::InvalidArgumentError("no program to run");
+  Fd out_r, out_w, err_r, err_w;
+  if (!MakePipe(&out_r, &out_w) || !MakePipe(&err_r, &err_w)) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe: ", std::strerror(errno)));
+  }
+  absl::StatusOr<pid_t> pid = Spawn(argv, out_w, err_w);
+  if (!pid.ok()) return pid.status();
+  out_w.Close();
+  err_w.Close();
+
+  ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const absl::Status read = ReadOutputs(*pid, argv[0], out_r, err_r, deadline, max_output, &result);
+  if (!read.ok()) return read;
+  const int status = result.timed_out ? KillAndReap(*pid) : WaitForExit(*pid, deadline, &result);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
