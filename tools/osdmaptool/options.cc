@@ -148,205 +148,295 @@ ParseResult ParseCommandLine(const std::vector<std::string>& argv) {
   return ParseCommandLine(argv, crush::CephRelease::kPacific);
 }
 
-ParseResult ParseCommandLine(const std::vector<std::string>& argv, crush::CephRelease release) {
-  const bool reef = release >= crush::CephRelease::kReef;
-  const bool tentacle = release >= crush::CephRelease::kTentacle;
-  ParseResult r;
-  CommandLine& c = r.command;
-  OsdmaptoolOptions& opt = c.actions;
-  auto stop = [&r](int code, bool usage) {
-    r.stop = true;
-    r.exit_code = code;
-    r.print_usage = usage;
-    return r;
+namespace {
+
+// The option loop of Ceph's osdmaptool main() (src/tools/osdmaptool.cc), one
+// group of options per member function, tried in Ceph's order: the first
+// option that matches the front of the list takes it.
+class ArgParser {
+ public:
+  // What one group did with the front of the list.
+  enum class Step {
+    kNone,   // not one of this group's options
+    kTaken,  // consumed an option (and its value)
+    kStop,   // the parse is over; `r_` says how
   };
-  for (const std::string& a : argv) {
-    if (a == "-h" || a == "--help" || a == "--usage") return stop(1, true);
+
+  ArgParser(const std::vector<std::string>& argv, crush::CephRelease release)
+      : reef_(release >= crush::CephRelease::kReef),
+        tentacle_(release >= crush::CephRelease::kTentacle),
+        args_(argv) {}
+
+  ParseResult Run() {
+    while (!args_.AtEnd()) {
+      const std::string arg = args_.Current();
+      if (args_.DoubleDash()) break;
+      Step s = OutputsAndUpmap();
+      if (s == Step::kNone) s = CreateAndMark(arg);
+      if (s == Step::kNone) s = TestsAndCrush();
+      if (s == Step::kStop) return r_;
+      if (s == Step::kNone) {
+        args_.Next();
+        ++skipped_;
+      }
+      if (missing_value_) return Stop(1, false);
+    }
+    return Finish();
   }
 
-  ArgList args(argv);
-  std::string val;      // Ceph's one `val` for string options
-  std::string err_buf;  // Ceph's `err` stream
-  std::string upmap_file = "-";
-  int pg_bits = 6;
-  int pgp_bits = 6;
-  int num_osd = 0;
-  int upmap_max = 10;
-  int upmap_deviation = 5;
-  int upmap_seed = 0;
-  bool upmap_active = false;
-  int pool = -1;
-  bool tree = false;
-  std::size_t skipped = 0;  // arguments left in the list before any "--"
+ private:
+  ParseResult Stop(int code, bool usage) {
+    r_.stop = true;
+    r_.exit_code = code;
+    r_.print_usage = usage;
+    return r_;
+  }
+
+  Step StopStep(int code, bool usage) {
+    Stop(code, usage);
+    return Step::kStop;
+  }
+
   // The integer options whose errors osdmaptool prints and exits on.
-  auto fatal_int_error = [&]() {
-    if (err_buf.empty()) return false;
-    r.err += err_buf + "\n";
+  bool FatalIntError() {
+    if (err_buf_.empty()) return false;
+    r_.err += err_buf_ + "\n";
     return true;
-  };
+  }
+
   // String options Ceph parses without an error stream: a missing value is
   // printed ("Option X requires an argument.") and va_ceph_argparse_witharg
   // _exit(1)s there, before anything else runs (osdmaptool 16.2: rc 1).
-  bool missing_value = false;
-  auto with_string = [&](std::initializer_list<std::string_view> names, std::string* value) {
-    const ArgMatch match = args.WithArg(names, value, &r.err);
-    missing_value = match == ArgMatch::kMissing;
+  ArgMatch WithString(std::initializer_list<std::string_view> names, std::string* value) {
+    const ArgMatch match = args_.WithArg(names, value, &r_.err);
+    missing_value_ = match == ArgMatch::kMissing;
     return match;
-  };
+  }
 
-  while (!args.AtEnd()) {
-    const std::string arg = args.Current();
-    ArgMatch m = ArgMatch::kNoMatch;
-    if (args.DoubleDash()) break;
-    if (args.Flag({"-p", "--print"})) {
-      c.map.print = true;
-    } else if (args.WithArg({"--dump"}, &val, &err_buf) != ArgMatch::kNoMatch) {
+  bool Matched(std::initializer_list<std::string_view> names, std::string* value) {
+    return WithString(names, value) != ArgMatch::kNoMatch;
+  }
+
+  // --print, --dump, --tree, the pg bits, --upmap*, --read*.
+  Step OutputsAndUpmap() {
+    OsdmaptoolOptions& opt = r_.command.actions;
+    if (args_.Flag({"-p", "--print"})) {
+      r_.command.map.print = true;
+    } else if (args_.WithArg({"--dump"}, &val_, &err_buf_) != ArgMatch::kNoMatch) {
       // Formatter::create(val, "", "json"): the formatter of that name, an
       // unknown name being json (DumpOsdMap).
-      c.map.print = true;
-      c.map.dump_format = val == "plain" ? "" : val;
-    } else if (args.WithArg({"--tree"}, &val, &err_buf) != ArgMatch::kNoMatch) {
+      r_.command.map.print = true;
+      r_.command.map.dump_format = val_ == "plain" ? "" : val_;
+    } else if (args_.WithArg({"--tree"}, &val_, &err_buf_) != ArgMatch::kNoMatch) {
       // A last `--tree` keeps whatever an earlier option left in `val`; a
       // formatter, once made, stays.
-      tree = true;
-      if (!val.empty() && val != "plain") {
+      tree_ = true;
+      if (!val_.empty() && val_ != "plain") {
         // Formatter::create(val, "", "json"): a new formatter replaces the
         // last one; an unknown name is compact json.
-        opt.tree_json = !IsOtherCephFormat(val) || val == "json-pretty";
-        opt.tree_json_pretty = val == "json-pretty";
-        opt.tree_format = opt.tree_json ? "" : val;
+        opt.tree_json = !IsOtherCephFormat(val_) || val_ == "json-pretty";
+        opt.tree_json_pretty = val_ == "json-pretty";
+        opt.tree_format = opt.tree_json ? "" : val_;
       }
-    } else if (args.WithInt({"--osd-pg-bits"}, &pg_bits, &err_buf) ||
-               args.WithInt({"--osd-pgp-bits"}, &pgp_bits, &err_buf)) {
-    } else if (with_string({"--upmap-cleanup"}, &upmap_file) != ArgMatch::kNoMatch) {
-      opt.upmap_cleanup_path = upmap_file;
-    } else if (with_string({"--upmap"}, &upmap_file) != ArgMatch::kNoMatch) {
-      opt.upmap_cleanup_path = upmap_file;
+    } else if (args_.WithInt({"--osd-pg-bits"}, &pg_bits_, &err_buf_) ||
+               args_.WithInt({"--osd-pgp-bits"}, &pgp_bits_, &err_buf_)) {
+    } else if (Matched({"--upmap-cleanup"}, &upmap_file_)) {
+      opt.upmap_cleanup_path = upmap_file_;
+    } else if (Matched({"--upmap"}, &upmap_file_)) {
+      opt.upmap_cleanup_path = upmap_file_;
       opt.upmap = true;
-    } else if (reef && with_string({"--read"}, &upmap_file) != ArgMatch::kNoMatch) {
-      opt.read_path = upmap_file;
-    } else if (args.WithInt({"--upmap-max"}, &upmap_max, &err_buf) ||
-               args.WithInt({"--upmap-deviation"}, &upmap_deviation, &err_buf) ||
-               args.WithInt({"--upmap-seed"}, &upmap_seed, &err_buf)) {
-    } else if (with_string({"--upmap-pool"}, &val) != ArgMatch::kNoMatch) {
-      opt.upmap_pools.insert(val);
-    } else if (reef && with_string({"--read-pool"}, &val) != ArgMatch::kNoMatch) {
-      opt.read_pool = val;
-    } else if (args.WithInt({"--createsimple"}, &num_osd, &err_buf)) {
-      if (fatal_int_error()) return stop(1, false);
+    } else if (reef_ && Matched({"--read"}, &upmap_file_)) {
+      opt.read_path = upmap_file_;
+    } else if (args_.WithInt({"--upmap-max"}, &upmap_max_, &err_buf_) ||
+               args_.WithInt({"--upmap-deviation"}, &upmap_deviation_, &err_buf_) ||
+               args_.WithInt({"--upmap-seed"}, &upmap_seed_, &err_buf_)) {
+    } else if (Matched({"--upmap-pool"}, &val_)) {
+      opt.upmap_pools.insert(val_);
+    } else if (reef_ && Matched({"--read-pool"}, &val_)) {
+      opt.read_pool = val_;
+    } else {
+      return Step::kNone;
+    }
+    return Step::kTaken;
+  }
+
+  // --createsimple and its flags, --health, the --mark-X options.
+  Step CreateAndMark(const std::string& arg) {
+    CommandLine& c = r_.command;
+    OsdmaptoolOptions& opt = c.actions;
+    if (args_.WithInt({"--createsimple"}, &num_osd_, &err_buf_)) {
+      if (FatalIntError()) return StopStep(1, false);
       c.map.create_simple = true;
-      c.map.num_osd = num_osd;
-    } else if (args.Flag({"--upmap-active"})) {
-      upmap_active = true;
-    } else if (args.Flag({"--with-default-pool"})) {
+      c.map.num_osd = num_osd_;
+    } else if (args_.Flag({"--upmap-active"})) {
+      upmap_active_ = true;
+    } else if (args_.Flag({"--with-default-pool"})) {
       c.map.with_default_pool = true;
-    } else if (args.Flag({"--create-from-conf"})) {
+    } else if (args_.Flag({"--create-from-conf"})) {
       c.map.create_from_conf = true;
-    } else if (args.Flag({"--health"})) {
+    } else if (args_.Flag({"--health"})) {
       c.map.health = true;
-    } else if (args.Flag({"--mark-up-in"})) {
+    } else if (args_.Flag({"--mark-up-in"})) {
       opt.mark_up_in = true;
-    } else if ((m = with_string({"--mark-out"}, &val)) != ArgMatch::kNoMatch ||
-               (m = with_string({"--mark-up"}, &val)) != ArgMatch::kNoMatch ||
-               (m = with_string({"--mark-in"}, &val)) != ArgMatch::kNoMatch) {
-      if (missing_value) return stop(1, false);
+    } else if (Matched({"--mark-out"}, &val_) || Matched({"--mark-up"}, &val_) ||
+               Matched({"--mark-in"}, &val_)) {
+      if (missing_value_) return StopStep(1, false);
       const std::string name = DashesToUnderscores(arg.substr(0, arg.find('=')));
       int id = 0;
-      if (!ParseOsdId(val, name == "--mark_out", &id)) {
-        r.err += "osdmaptool: invalid osd id '" + val + "' for " + arg + "\n";
-        return stop(1, false);
+      if (!ParseOsdId(val_, name == "--mark_out", &id)) {
+        r_.err += "osdmaptool: invalid osd id '" + val_ + "' for " + arg + "\n";
+        return StopStep(1, false);
       }
       (name == "--mark_out" ? opt.mark_out : name == "--mark_up" ? opt.mark_up : opt.mark_in) = id;
-    } else if (args.Flag({"--clear-temp"})) {
+    } else if (args_.Flag({"--clear-temp"})) {
       opt.clear_temp = true;
-    } else if (args.Flag({"--clean-temps"})) {
+    } else if (args_.Flag({"--clean-temps"})) {
       opt.clean_temps = true;
-    } else if (args.Flag({"--test-map-pgs"})) {
+    } else {
+      return Step::kNone;
+    }
+    return Step::kTaken;
+  }
+
+  // The --test-X actions, --clobber, crush import/export, the pg and pool
+  // selection, --adjust-crush-weight, --save, and global_init's options.
+  Step TestsAndCrush() {
+    CommandLine& c = r_.command;
+    OsdmaptoolOptions& opt = c.actions;
+    if (args_.Flag({"--test-map-pgs"})) {
       opt.test_map_pgs = true;
-    } else if (args.Flag({"--test-map-pgs-dump"})) {
+    } else if (args_.Flag({"--test-map-pgs-dump"})) {
       opt.test_map_pgs_dump = true;
-    } else if (args.Flag({"--test-map-pgs-dump-all"})) {
+    } else if (args_.Flag({"--test-map-pgs-dump-all"})) {
       opt.test_map_pgs_dump_all = true;
-    } else if (args.Flag({"--clobber"})) {
+    } else if (args_.Flag({"--clobber"})) {
       c.map.clobber = true;
-    } else if (args.Flag({"--test-random"})) {
+    } else if (args_.Flag({"--test-random"})) {
       opt.test_random = true;
-    } else if (args.WithInt({"--pg_bits"}, &pg_bits, &err_buf) ||
-               args.WithInt({"--pgp_bits"}, &pgp_bits, &err_buf)) {
-      if (fatal_int_error()) return stop(1, false);
-    } else if (with_string({"--export_crush"}, &val) != ArgMatch::kNoMatch) {
-      opt.export_crush_path = val;
-    } else if (with_string({"--import_crush"}, &val) != ArgMatch::kNoMatch) {
-      c.import_crush = val;
-    } else if (with_string({"--test_map_pg"}, &val) != ArgMatch::kNoMatch) {
-      opt.test_map_pg = val;
-    } else if (with_string({"--test_map_object"}, &val) != ArgMatch::kNoMatch) {
-      opt.test_map_object = val;
-    } else if (args.Flag({"--test_crush"})) {
+    } else if (args_.WithInt({"--pg_bits"}, &pg_bits_, &err_buf_) ||
+               args_.WithInt({"--pgp_bits"}, &pgp_bits_, &err_buf_)) {
+      if (FatalIntError()) return StopStep(1, false);
+    } else if (Matched({"--export_crush"}, &val_)) {
+      opt.export_crush_path = val_;
+    } else if (Matched({"--import_crush"}, &val_)) {
+      c.import_crush = val_;
+    } else if (Matched({"--test_map_pg"}, &val_)) {
+      opt.test_map_pg = val_;
+    } else if (Matched({"--test_map_object"}, &val_)) {
+      opt.test_map_object = val_;
+    } else if (args_.Flag({"--test_crush"})) {
       opt.test_crush = true;
-    } else if (args.WithArg({"--pg_num"}, &val, &err_buf) != ArgMatch::kNoMatch) {
+    } else {
+      return PoolsAndConfig();
+    }
+    return Step::kTaken;
+  }
+
+  Step PoolsAndConfig() {
+    CommandLine& c = r_.command;
+    OsdmaptoolOptions& opt = c.actions;
+    if (args_.WithArg({"--pg_num"}, &val_, &err_buf_) != ArgMatch::kNoMatch) {
       std::string interr;
-      if (!PgNumValue(val, &opt.pg_num, &interr)) {
-        r.err += "error parsing integer value " + interr + "\n";
-        return stop(1, false);
+      if (!PgNumValue(val_, &opt.pg_num, &interr)) {
+        r_.err += "error parsing integer value " + interr + "\n";
+        return StopStep(1, false);
       }
-    } else if (args.WithInt({"--range_first"}, &c.range_first, &err_buf) ||
-               args.WithInt({"--range_last"}, &c.range_last, &err_buf)) {
-    } else if (args.WithInt({"--pool"}, &pool, &err_buf)) {
-      opt.pool = pool;  // Ceph's `int pool`
-      if (fatal_int_error()) return stop(1, false);
-    } else if (args.WithArg({"--adjust-crush-weight"}, &val, &err_buf) != ArgMatch::kNoMatch) {
-      opt.adjust_crush_weight = val;
-    } else if (args.Flag({"--save"})) {
+    } else if (args_.WithInt({"--range_first"}, &c.range_first, &err_buf_) ||
+               args_.WithInt({"--range_last"}, &c.range_last, &err_buf_)) {
+    } else if (args_.WithInt({"--pool"}, &pool_, &err_buf_)) {
+      opt.pool = pool_;  // Ceph's `int pool`
+      if (FatalIntError()) return StopStep(1, false);
+    } else if (args_.WithArg({"--adjust-crush-weight"}, &val_, &err_buf_) != ArgMatch::kNoMatch) {
+      opt.adjust_crush_weight = val_;
+    } else if (args_.Flag({"--save"})) {
       opt.save = true;
-    } else if (reef && args.Flag({"--vstart"})) {
+    } else if (reef_ && args_.Flag({"--vstart"})) {
       opt.vstart = true;
-    } else if (tentacle && args.Flag({"--osd-size-aware"})) {
+    } else if (tentacle_ && args_.Flag({"--osd-size-aware"})) {
       opt.osd_size_aware = true;
-    } else if (ConfigOption(args, c.map, &r.err, &missing_value)) {
+    } else if (ConfigOption(args_, c.map, &r_.err, &missing_value_)) {
       // global_init's config flags (-c, --osd_pool_default_size, ...).
     } else {
-      args.Next();
-      ++skipped;
+      return Step::kNone;
     }
-    if (missing_value) return stop(1, false);
+    return Step::kTaken;
   }
-  opt.tree = tree;
-  c.positional = args.args();
-  c.map.pg_bits = pg_bits;
-  c.map.pgp_bits = pgp_bits;
-  opt.upmap_max = upmap_max;
-  opt.upmap_deviation = upmap_deviation;
-  opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed));
-  opt.upmap_active = upmap_active;
-  // --upmap-cleanup, --upmap and --read share one file name: the last given.
-  if (opt.upmap_cleanup_path) opt.upmap_cleanup_path = upmap_file;
-  if (opt.read_path) opt.read_path = upmap_file;
 
-  for (std::size_t i = 0; i < skipped; ++i) {
-    const std::string& p = c.positional[i];
-    if (p.size() > 1 && p[0] == '-') {
-      r.err += "crushkit osdmaptool: unrecognized option '" + p + "'\n";
-      return stop(1, false);
+  // The values the loop collected, then osdmaptool's checks after it.
+  ParseResult Finish() {
+    CommandLine& c = r_.command;
+    OsdmaptoolOptions& opt = c.actions;
+    opt.tree = tree_;
+    c.positional = args_.args();
+    c.map.pg_bits = pg_bits_;
+    c.map.pgp_bits = pgp_bits_;
+    opt.upmap_max = upmap_max_;
+    opt.upmap_deviation = upmap_deviation_;
+    opt.upmap_seed = static_cast<std::uint64_t>(static_cast<std::uint32_t>(upmap_seed_));
+    opt.upmap_active = upmap_active_;
+    // --upmap-cleanup, --upmap and --read share one file name: the last given.
+    if (opt.upmap_cleanup_path) opt.upmap_cleanup_path = upmap_file_;
+    if (opt.read_path) opt.read_path = upmap_file_;
+
+    for (std::size_t i = 0; i < skipped_; ++i) {
+      const std::string& p = c.positional[i];
+      if (p.size() > 1 && p[0] == '-') {
+        r_.err += "crushkit osdmaptool: unrecognized option '" + p + "'\n";
+        return Stop(1, false);
+      }
+    }
+    if (c.positional.empty()) {
+      r_.err += "osdmaptool: must specify osdmap filename\n";
+      return Stop(1, true);
+    }
+    if (c.positional.size() > 1) {
+      r_.err += "osdmaptool: too many arguments\n";
+      return Stop(1, true);
+    }
+    if (upmap_deviation_ < 1) {
+      r_.err += "osdmaptool: upmap-deviation must be >= 1\n";
+      return Stop(1, true);
+    }
+    if (!opt.read_path && opt.osd_size_aware) {
+      r_.err += "osdmaptool: osd-size-aware is only applicable to read mode\n";
+      return Stop(1, true);
+    }
+    return r_;
+  }
+
+  const bool reef_;
+  const bool tentacle_;
+  ParseResult r_;
+  ArgList args_;
+  std::string val_;      // Ceph's one `val` for string options
+  std::string err_buf_;  // Ceph's `err` stream
+  std::string upmap_file_ = "-";
+  int pg_bits_ = 6;
+  int num_osd_ = 0;
+  int pool_ = -1;
+  int pgp_bits_ = 6;
+  int upmap_max_ = 10;
+  int upmap_deviation_ = 5;
+  int upmap_seed_ = 0;
+  bool upmap_active_ = false;
+  bool tree_ = false;
+  bool missing_value_ = false;
+  std::size_t skipped_ = 0;  // arguments left in the list before any "--"
+};
+
+}  // namespace
+
+ParseResult ParseCommandLine(const std::vector<std::string>& argv, crush::CephRelease release) {
+  for (const std::string& a : argv) {
+    if (a == "-h" || a == "--help" || a == "--usage") {
+      ParseResult r;
+      r.stop = true;
+      r.exit_code = 1;
+      r.print_usage = true;
+      return r;
     }
   }
-  if (c.positional.empty()) {
-    r.err += "osdmaptool: must specify osdmap filename\n";
-    return stop(1, true);
-  }
-  if (c.positional.size() > 1) {
-    r.err += "osdmaptool: too many arguments\n";
-    return stop(1, true);
-  }
-  if (upmap_deviation < 1) {
-    r.err += "osdmaptool: upmap-deviation must be >= 1\n";
-    return stop(1, true);
-  }
-  if (!opt.read_path && opt.osd_size_aware) {
-    r.err += "osdmaptool: osd-size-aware is only applicable to read mode\n";
-    return stop(1, true);
-  }
-  return r;
+  return ArgParser(argv, release).Run();
 }
 
 }  // namespace crushkit::tools::osdmaptool
