@@ -27,7 +27,7 @@
 #      (tools/dev/check-deb.sh).
 # CRUSH_CI_FLOW=release: the quicker developer loop instead -- the whole
 # suite on a Release -Werror build (the Python tests included: ctest
-# python_tests), then only crush_tests, compiler_tests,
+# python_tests), then only crush_tests, crush_edit_tests, compiler_tests,
 # limits_tests and the fuzz replays under ASan+UBSan (CRUSH_SKIP_SANITIZERS=1
 # skips that), then the embedding check and the Debian package.
 # Each phase prints its start time ("== [N s] ...").
@@ -65,7 +65,7 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     if [[ "${CRUSH_SKIP_SANITIZERS:-0}" != 1 ]]; then
       stamp "ASan+UBSan: crush core, compiler, limits, fuzz replays"
       CRUSH_SANITIZE_EXCLUDE='benchmark|differential' \
-      CRUSH_SANITIZE_TARGETS='crush_tests compiler_tests limits_tests decode_fuzzer_replay
+      CRUSH_SANITIZE_TARGETS='crush_tests crush_edit_tests compiler_tests limits_tests decode_fuzzer_replay
         mapper_fuzzer_replay compile_fuzzer_replay osdmap_import_fuzzer_replay
         crushtool_args_fuzzer_replay crush_dump_json_fuzzer_replay input_sniff_fuzzer_replay
         report_import_fuzzer_replay' \
