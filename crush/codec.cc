@@ -12,14 +12,14 @@
 #include "absl/status/statusor.h"
 
 #include "crush/builder.h"
-#include "crush/internal/byte_io.h"
 #include "crush/status_macros.h"
+#include "crush/util/byte_io.h"
 
 namespace crushkit::crush {
 namespace {
 
-using internal::ByteReader;
-using internal::ByteWriter;
+using util::ByteReader;
+using util::ByteWriter;
 
 constexpr std::uint32_t kMaxKnownAlg = 5;
 
@@ -40,10 +40,10 @@ class Decoder {
   absl::StatusOr<MapModel> Run();
 
  private:
-  absl::Status Truncated(const char* what) const {
-    std::string msg = "truncated at offset " + std::to_string(r_.offset()) + ": expected " + what;
-    if (!context_.empty()) msg += " for " + context_;
-    return absl::DataLossError(msg);
+  // `status` of a read, a truncation naming the structure being decoded.
+  absl::Status InContext(absl::Status status) const {
+    if (status.ok() || context_.empty()) return status;
+    return absl::DataLossError(std::string(status.message()) + " for " + context_);
   }
 
   // Fails unless `count` elements of `elem_size` bytes (+ `extra`) remain.
@@ -64,25 +64,15 @@ class Decoder {
     return absl::InvalidArgumentError(msg);
   }
 
-  absl::Status U8(std::uint8_t* v, const char* what) {
-    return r_.ReadU8(v) ? absl::OkStatus() : Truncated(what);
-  }
+  absl::Status U8(std::uint8_t* v, const char* what) { return InContext(r_.U8(what, v)); }
 
-  absl::Status U16(std::uint16_t* v, const char* what) {
-    return r_.ReadU16(v) ? absl::OkStatus() : Truncated(what);
-  }
+  absl::Status U16(std::uint16_t* v, const char* what) { return InContext(r_.U16(what, v)); }
 
-  absl::Status U32(std::uint32_t* v, const char* what) {
-    return r_.ReadU32(v) ? absl::OkStatus() : Truncated(what);
-  }
+  absl::Status U32(std::uint32_t* v, const char* what) { return InContext(r_.U32(what, v)); }
 
-  absl::Status S32(std::int32_t* v, const char* what) {
-    return r_.ReadS32(v) ? absl::OkStatus() : Truncated(what);
-  }
+  absl::Status S32(std::int32_t* v, const char* what) { return InContext(r_.S32(what, v)); }
 
-  absl::Status S64(std::int64_t* v, const char* what) {
-    return r_.ReadS64(v) ? absl::OkStatus() : Truncated(what);
-  }
+  absl::Status S64(std::int64_t* v, const char* what) { return InContext(r_.S64(what, v)); }
 
   absl::Status String(std::uint32_t len, std::string* out, const char* what) {
     if (len > r_.remaining()) {
@@ -91,8 +81,7 @@ class Decoder {
                                  " but only " + std::to_string(r_.remaining()) + " remain" +
                                  (context_.empty() ? "" : " (" + context_ + ")"));
     }
-    r_.ReadBytes(len, out);
-    return absl::OkStatus();
+    return r_.Bytes(what, len, out);
   }
 
   absl::Status DecodeBucket(int slot, Bucket* b);
@@ -435,7 +424,7 @@ absl::Status Decoder::Finish(MapModel* m) {
 absl::StatusOr<MapModel> Decoder::Run() {
   MapModel m;
   std::uint32_t magic = 0;
-  if (!r_.ReadU32(&magic)) {
+  if (!r_.U32("magic", &magic).ok()) {
     return absl::InvalidArgumentError("not a crush map: input is " +
                                       std::to_string(r_.remaining()) +
                                       " bytes, too short for the 4-byte magic");
