@@ -177,6 +177,79 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   return table;
 }
 
+void MapAllPgsInOrder(
+    const MappingSession& session, const MapAllOptions& options,
+    const std::function<void(const PoolPgTable&, std::uint32_t, std::string*)>& format,
+    const std::function<void(const std::string&)>& write) {
+  const ClusterState& state = session.state();
+  std::vector<const Pool*> pools;
+  std::vector<int> widths;
+  std::uint64_t total = 0;
+  for (const auto& [id, pool] : state.pools) {
+    if (options.only_pool && *options.only_pool != id) continue;
+    pools.push_back(&pool);
+    widths.push_back(PoolWidth(state, pool));
+    total += pool.pg_num;
+  }
+  const int threads = ResolveThreads(options.threads);
+  const std::vector<Chunk> chunks = ChunksOf(pools, threads);
+  std::atomic<std::uint64_t> done{0};
+  std::mutex progress_mu;
+
+  // Per thread slot: the mapper and one chunk's table, reused chunk after
+  // chunk (small enough to stay in cache while it is formatted).
+  struct Slot {
+    std::unique_ptr<MappingSession::Worker> worker;
+    PoolPgTable table;
+    PgMapping m;
+  };
+
+  std::vector<Slot> slots(static_cast<std::size_t>(threads));
+  const auto produce = [&](int slot, std::uint64_t i, std::string& out) {
+    Slot& s = slots[static_cast<std::size_t>(slot)];
+    // Made on the thread that uses it, in parallel with the others.
+    if (s.worker == nullptr) s.worker = session.NewWorker();
+    const Chunk& c = chunks[i];
+    const Pool& pool = *pools[c.pool];
+    PoolPgTable& t = s.table;
+    t.pool_id = pool.id;
+    t.pg_num = c.end - c.begin;
+    t.width = widths[c.pool];
+    const std::size_t slots_used =
+        static_cast<std::size_t>(t.pg_num) * static_cast<std::size_t>(t.width);
+    t.up.assign(slots_used, crush::kItemNone);
+    t.up_len.assign(t.pg_num, 0);
+    t.up_primary.assign(t.pg_num, -1);
+    if (options.acting) {
+      t.acting.assign(slots_used, crush::kItemNone);
+      t.acting_len.assign(t.pg_num, 0);
+      t.acting_primary.assign(t.pg_num, -1);
+    }
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      s.worker->mapper().MapPg(pool, ps, &s.m);
+      StoreMapping(s.m, ps - c.begin, options.acting, t);
+    }
+    out.clear();
+    format(t, c.begin, &out);
+    const std::uint64_t now = done.fetch_add(t.pg_num) + t.pg_num;
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  };
+  const auto consume = [&](std::uint64_t, const std::string& out) { write(out); };
+  // A window of two chunks per thread: one being written while the next
+  // are mapped.
+  if (!util::ForEachChunkInOrder<std::string>(
+          chunks.size(), threads, 2 * static_cast<std::uint64_t>(threads), produce, consume)) {
+    std::string out;
+    for (std::uint64_t i = 0; i < chunks.size(); ++i) {
+      produce(0, i, out);
+      consume(i, out);
+    }
+  }
+}
+
 PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
                         std::span<const std::int64_t> pool_ids, int threads) {
   PgTable table;

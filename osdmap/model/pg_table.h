@@ -85,6 +85,22 @@ struct MapAllOptions {
 // 4 bytes per OSD slot plus 5 per PG, for each kept list (up, acting).
 PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options = {});
 
+// MapAllPgs() streamed, for output in PG order without a table of the whole
+// cluster (map-pgs): the PGs are mapped in chunks (pools in id order, PGs
+// ascending) on options.threads threads, and the thread that mapped a chunk
+// passes it at once to format(chunk, first_ps, out): `chunk` holds the
+// chunk's PGs as rows 0..chunk.pg_num-1 (row i is PG first_ps + i of pool
+// chunk.pool_id; acting as options.acting says), `out` is empty. The calling
+// thread passes each `out` to write(), in chunk order, while later chunks are
+// mapped. format() runs on several threads at once and may only write `out`.
+// The mappings equal MapAllPgs()'s for any thread count; progress as there.
+// Memory: a few chunks (about 2,048 PGs each) per thread, not the whole
+// table.
+void MapAllPgsInOrder(const MappingSession& session, const MapAllOptions& options,
+                      const std::function<void(const PoolPgTable& chunk, std::uint32_t first_ps,
+                                               std::string* out)>& format,
+                      const std::function<void(const std::string& out)>& write);
+
 // OSDMap::pg_to_raw_upmap() of every PG of `pools` (in that order; each
 // must be a pool of `state`): the CRUSH result after nonexistent-OSD removal
 // with pg_upmap / pg_upmap_items applied and down OSDs kept, the sets the

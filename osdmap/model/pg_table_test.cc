@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 
 #include "crush/codec.h"
 #include "osdmap/model/crush_placement.h"
@@ -89,6 +90,57 @@ TEST(PgTableTest, UpOnlyAndProgressReachesTheTotal) {
   // The upmapped EC PG keeps all six targets; the pg_temp PG's up is CRUSH's.
   EXPECT_EQ(std::vector<std::int32_t>(t.Find(3)->Up(7).begin(), t.Find(3)->Up(7).end()),
             (std::vector<std::int32_t>{0, 3, 6, 9, 12, 15}));
+}
+
+// One line per PG of `t`'s row `row` (PG `ps`): up, primaries and acting.
+std::string RowText(const PoolPgTable& t, std::uint32_t row, std::uint32_t ps) {
+  std::string s = std::to_string(t.pool_id) + "." + std::to_string(ps) + " [";
+  for (const std::int32_t o : t.Up(row)) s += std::to_string(o) + ",";
+  s += "] " + std::to_string(t.up_primary[row]);
+  if (!t.acting.empty()) {
+    s += " [";
+    for (const std::int32_t o : t.Acting(row)) s += std::to_string(o) + ",";
+    s += "] " + std::to_string(t.acting_primary[row]);
+  }
+  return s + "\n";
+}
+
+TEST(PgTableTest, InOrderStreamEqualsTheTableForAnyThreadCount) {
+  auto session = MakeSession();
+  ASSERT_NE(session, nullptr);
+  for (const bool acting : {true, false}) {
+    MapAllOptions opt;
+    opt.acting = acting;
+    const PgTable table = MapAllPgs(*session, opt);
+    std::string want;
+    for (const PoolPgTable& t : table.pools) {
+      for (std::uint32_t ps = 0; ps < t.pg_num; ++ps) want += RowText(t, ps, ps);
+    }
+    for (int threads : {1, 2, 5}) {
+      opt.threads = threads;
+      std::uint64_t last = 0;
+      opt.progress = [&](std::uint64_t done, std::uint64_t total) {
+        EXPECT_EQ(total, 5300u);
+        last = std::max(last, done);
+      };
+      std::string got;
+      std::atomic<int> chunks{0};
+      MapAllPgsInOrder(
+          *session, opt,
+          [&](const PoolPgTable& chunk, std::uint32_t first_ps, std::string* out) {
+            EXPECT_TRUE(out->empty());
+            EXPECT_EQ(chunk.width, table.Find(chunk.pool_id)->width);
+            for (std::uint32_t row = 0; row < chunk.pg_num; ++row) {
+              *out += RowText(chunk, row, first_ps + row);
+            }
+            ++chunks;
+          },
+          [&](const std::string& out) { got += out; });
+      EXPECT_EQ(got, want) << "threads " << threads << " acting " << acting;
+      EXPECT_GE(chunks.load(), 3);
+      EXPECT_EQ(last, 5300u);
+    }
+  }
 }
 
 TEST(PgTableTest, RawUpmapSetsEqualMappingEachPgForAnyThreadCount) {

@@ -1,17 +1,16 @@
 // `crushkit map-pgs STATE [--pool P] [--json]`: every PG of every (or one)
-// pool -> up/acting, mapped on all cores by osdmap/model/pg_table.h, then printed
-// in PG order.
-#include <algorithm>
+// pool -> up/acting, mapped and formatted chunk by chunk on all cores
+// (osdmap/model/pg_table.h MapAllPgsInOrder), printed in PG order.
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
+#include <string_view>
 
-#include "absl/strings/str_cat.h"
-
-#include "crush/util/chunk_pipeline.h"
+#include "osdmap/model/cluster_state.h"
 #include "osdmap/model/pg_table.h"
 #include "tools/common/progress.h"
 #include "tools/crushkit/commands.h"
@@ -27,69 +26,58 @@ struct MapPgsArgs {
   int threads = 0;
 };
 
-void AppendPg(std::string* out, const osdmap::PoolPgTable& t, std::uint32_t ps, bool json) {
+// Appends one PG's line (text) or object (JSON, after ",\n"): row `row` of
+// `t`, which is PG `ps`. Written into a local buffer with std::to_chars and
+// appended once: 1.28M PGs format in a fraction of their mapping time.
+void AppendPg(std::string* out, const osdmap::PoolPgTable& t, std::uint32_t row, std::uint32_t ps,
+              bool json) {
+  // Lists hold at most kMaxPgOsds OSDs (ValidateState); 12 chars per OSD.
+  constexpr std::size_t kMax = 192 + 2 * 12 * osdmap::kMaxPgOsds;
+  char buf[kMax];
+  char* p = buf;
+  const auto text = [&p](std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  };
+  const auto number = [&p, &buf](auto v) { p = std::to_chars(p, buf + kMax, v).ptr; };
   const auto list = [&](std::span<const std::int32_t> l) {
-    out->push_back('[');
+    *p++ = '[';
     for (std::size_t i = 0; i < l.size(); ++i) {
-      if (i) out->push_back(',');
-      absl::StrAppend(out, l[i]);
+      if (i != 0) *p++ = ',';
+      number(l[i]);
     }
-    out->push_back(']');
+    *p++ = ']';
+  };
+  const auto pgid = [&] {
+    number(t.pool_id);
+    *p++ = '.';
+    p = std::to_chars(p, buf + kMax, ps, 16).ptr;
   };
   if (json) {
-    absl::StrAppend(out, "{\"pgid\":\"", osdmap::FormatPgId({t.pool_id, ps}), "\",\"up\":");
-    list(t.Up(ps));
-    absl::StrAppend(out, ",\"up_primary\":", t.up_primary[ps], ",\"acting\":");
-    list(t.Acting(ps));
-    absl::StrAppend(out, ",\"acting_primary\":", t.acting_primary[ps], "}");
+    text(",\n{\"pgid\":\"");
+    pgid();
+    text("\",\"up\":");
+    list(t.Up(row));
+    text(",\"up_primary\":");
+    number(t.up_primary[row]);
+    text(",\"acting\":");
+    list(t.Acting(row));
+    text(",\"acting_primary\":");
+    number(t.acting_primary[row]);
+    *p++ = '}';
   } else {
-    absl::StrAppend(out, t.pool_id, ".", absl::Hex(ps), "\t");
-    list(t.Up(ps));
-    absl::StrAppend(out, "\t", t.up_primary[ps], "\t");
-    list(t.Acting(ps));
-    absl::StrAppend(out, "\t", t.acting_primary[ps], "\n");
+    pgid();
+    *p++ = '\t';
+    list(t.Up(row));
+    *p++ = '\t';
+    number(t.up_primary[row]);
+    *p++ = '\t';
+    list(t.Acting(row));
+    *p++ = '\t';
+    number(t.acting_primary[row]);
+    *p++ = '\n';
   }
-}
-
-// Writes every PG of `table` to stdout, as text lines or a JSON array.
-// Formatting 1.28M PGs is a tenth of the mapping's CPU: the worker threads
-// format chunks of PGs, the calling thread writes them in order.
-void WritePgs(const osdmap::PgTable& table, bool json, int threads) {
-  struct Chunk {
-    const osdmap::PoolPgTable* table;
-    std::uint32_t begin, end;
-  };
-
-  constexpr std::uint32_t kChunkPgs = 1u << 14;
-  std::vector<Chunk> chunks;
-  for (const osdmap::PoolPgTable& t : table.pools) {
-    for (std::uint32_t ps = 0; ps < t.pg_num;) {
-      const std::uint32_t n = std::min(kChunkPgs, t.pg_num - ps);  // no uint32 overflow
-      chunks.push_back({&t, ps, ps + n});
-      ps += n;
-    }
-  }
-  const auto produce = [&](int, std::uint64_t c, std::string& buf) {
-    buf.clear();
-    const Chunk& k = chunks[c];
-    for (std::uint32_t ps = k.begin; ps < k.end; ++ps) {
-      if (json) buf += c == 0 && ps == k.begin ? "\n" : ",\n";
-      AppendPg(&buf, *k.table, ps, json);
-    }
-  };
-  const auto consume = [](std::uint64_t, const std::string& buf) {
-    std::fwrite(buf.data(), 1, buf.size(), stdout);
-  };
-  if (json) std::fputs("[", stdout);
-  if (!util::ForEachChunkInOrder<std::string>(chunks.size(), threads, 2 * threads, produce,
-                                              consume)) {
-    std::string buf;
-    for (std::uint64_t c = 0; c < chunks.size(); ++c) {
-      produce(0, c, buf);
-      consume(c, buf);
-    }
-  }
-  if (json) std::fputs(chunks.empty() ? "]\n" : "\n]\n", stdout);
+  out->append(buf, static_cast<std::size_t>(p - buf));
 }
 
 int RunMapPgs(const MapPgsArgs& a) {
@@ -105,8 +93,25 @@ int RunMapPgs(const MapPgsArgs& a) {
   if (only != nullptr) options.only_pool = only->id;
   Progress progress("mapping PGs");
   options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.Update(done, total); };
-  const osdmap::PgTable table = osdmap::MapAllPgs(*session, options);
-  WritePgs(table, a.json, osdmap::ResolveThreads(a.threads));
+  // Each chunk is formatted by the thread that mapped it and written here in
+  // PG order. JSON objects each start with ",\n"; the first one's comma is
+  // not written.
+  bool first = true;
+  if (a.json) std::fputs("[", stdout);
+  osdmap::MapAllPgsInOrder(
+      *session, options,
+      [json = a.json](const osdmap::PoolPgTable& chunk, std::uint32_t first_ps, std::string* out) {
+        out->reserve(std::size_t{chunk.pg_num} * (json ? 128 : 64));
+        for (std::uint32_t row = 0; row < chunk.pg_num; ++row) {
+          AppendPg(out, chunk, row, first_ps + row, json);
+        }
+      },
+      [&](const std::string& out) {
+        const std::size_t skip = a.json && first && !out.empty() ? 1 : 0;
+        if (!out.empty()) first = false;
+        std::fwrite(out.data() + skip, 1, out.size() - skip, stdout);
+      });
+  if (a.json) std::fputs(first ? "]\n" : "\n]\n", stdout);
   std::fflush(stdout);
   return std::ferror(stdout) ? 1 : 0;
 }
