@@ -9,9 +9,9 @@
 // source line is copied (tabs kept) and the caret line reuses its tabs so
 // the caret lines up in any tab width. A line wider than ~80 columns shows
 // ~80 columns around the caret, control bytes print as \xNN and quotes in
-// messages are cut at 80 bytes (crush/util/text_excerpt.h CaretLines,
-// BoundMessage), so no diagnostic echoes a whole file. A DiagnosticSink collects
-// diagnostics of one compilation; it is not thread-safe.
+// messages are cut at 80 bytes (rendered by crush/util/diagnostics.h, as the
+// change files' are), so no diagnostic echoes a whole file. A DiagnosticSink
+// collects diagnostics of one compilation; it is not thread-safe.
 #ifndef CRUSHKIT_COMPILER_DIAGNOSTICS_H_
 #define CRUSHKIT_COMPILER_DIAGNOSTICS_H_
 
@@ -86,10 +86,6 @@ class DiagnosticSink {
 
 // Formats one diagnostic (and its notes) against `src`.
 std::string FormatDiagnostic(const SourceFile& src, const Diagnostic& d);
-
-// The defined name closest to `name` by edit distance, or "" if none is
-// close enough to be a plausible typo.
-std::string ClosestName(const std::string& name, const std::vector<std::string>& candidates);
 
 }  // namespace crushkit::compiler
 

@@ -48,12 +48,6 @@ TEST(DiagnosticsTest, SinkCapsStoredErrors) {
   EXPECT_THAT(sink.Format(SourceFile("f", "")), HasSubstr("5 more errors not shown"));
 }
 
-TEST(DiagnosticsTest, ClosestNameFindsTypos) {
-  EXPECT_EQ(ClosestName("host9", {"host1", "rack1", "default"}), "host1");
-  EXPECT_EQ(ClosestName("defualt", {"host1", "default"}), "default");
-  EXPECT_EQ(ClosestName("zzzzzzzz", {"host1", "default"}), "");
-}
-
 // Golden files: tests/golden/diagnostics/NAME.crush compiled, its formatted
 // diagnostics plus the outcome compared with NAME.expected. Regenerate with
 // UPDATE_GOLDENS=1 after reviewing the change.

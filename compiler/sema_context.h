@@ -23,6 +23,7 @@
 #include "compiler/source_file.h"
 #include "crush/ceph_release.h"
 #include "crush/model.h"
+#include "crush/util/diagnostics.h"
 
 namespace crushkit::compiler::sema {
 
@@ -82,7 +83,8 @@ struct SemaContext {
     std::vector<std::string> candidates;
     candidates.reserve(defined.size());
     for (const auto& [n, unused] : defined) candidates.emplace_back(n);
-    const std::string best = ClosestName(std::string(name), candidates);
+    // Levenshtein, without transpositions: the diagnostics goldens pin it.
+    const std::string best = util::ClosestName(name, candidates, {.transpositions = false});
     std::vector<Diagnostic> notes;
     if (!best.empty()) {
       msg += "; did you mean " + Quote(best) + "?";

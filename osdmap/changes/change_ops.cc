@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/edit/edit.h"
-#include "crush/util/text_excerpt.h"
+#include "crush/util/diagnostics.h"
 #include "osdmap/changes/change_op_table.h"
 #include "osdmap/changes/change_ops_internal.h"
 
@@ -26,15 +26,17 @@ namespace crushkit::osdmap {
 std::string FormatChangeDiagnostic(std::string_view file_name,
                                    const std::vector<std::string>& lines,
                                    const ChangeDiagnostic& d) {
-  // The message may quote a word and the line may be huge or binary: both
-  // are bounded (crush/util/text_excerpt.h).
-  std::string out = std::string(file_name) + ":" + std::to_string(d.line) + ":" +
-                    std::to_string(d.column) + ": error: " + util::BoundMessage(d.message) + "\n";
-  if (d.line < 1 || static_cast<std::size_t>(d.line) > lines.size()) return out;
-  out += util::CaretLines(lines[static_cast<std::size_t>(d.line) - 1],
-                          d.column > 0 ? static_cast<std::size_t>(d.column) - 1 : 0,
-                          d.length > 0 ? static_cast<std::size_t>(d.length) : 1);
-  return out;
+  const bool in_file = d.line >= 1 && static_cast<std::size_t>(d.line) <= lines.size();
+  return util::RenderCaretDiagnostic(
+      {.file = file_name,
+       .line = d.line,
+       .column = d.column,
+       .severity = "error",
+       .message = d.message,
+       .source = in_file
+                     ? std::optional<std::string_view>(lines[static_cast<std::size_t>(d.line) - 1])
+                     : std::nullopt,
+       .length = d.length > 0 ? static_cast<std::size_t>(d.length) : 1});
 }
 
 std::string FormatChangeDiagnostics(std::string_view file_name,
@@ -47,51 +49,12 @@ std::string FormatChangeDiagnostics(std::string_view file_name,
     out += FormatChangeDiagnostic(file_name, lines, diagnostics[i]);
   }
   if (diagnostics.size() > shown) {
-    out += std::string(file_name) + ": note: " + std::to_string(diagnostics.size() - shown) +
-           " more errors not shown\n";
+    out += util::MoreErrorsNote(file_name, diagnostics.size() - shown);
   }
   return out;
 }
 
 namespace internal {
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  // Optimal string alignment: Levenshtein plus adjacent transpositions, so
-  // "hots0" is one edit from "host0".
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates) {
-  // Like clang's typo correction: up to a third of the word may differ.
-  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const std::string& c : candidates) {
-    const std::size_t d = EditDistance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string best = ClosestName(word, candidates);
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
 
 std::optional<std::uint64_t> ParseDecimal(std::string_view text) {
   if (text.empty() || text.size() > 19) return std::nullopt;

@@ -185,7 +185,7 @@ struct ChangeDiagnostic {
 
 // "FILE:LINE:COL: error: MESSAGE", then the source line and a caret line
 // (^~~~ under the word; tabs copied so the caret lines up), each ending in
-// '\n'. Bounded as the compiler's are (crush/util/text_excerpt.h): ~80 columns
+// '\n'. Rendered as the compiler's are (crush/util/diagnostics.h): ~80 columns
 // of a long line around the caret, control bytes as \xNN, quoted words cut
 // at 80 bytes. `lines` are the file's lines (ChangeList::lines); a line number
 // outside them prints no source.

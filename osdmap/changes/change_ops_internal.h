@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "crush/model.h"
+#include "crush/util/diagnostics.h"
 #include "osdmap/changes/change_ops.h"
 
 namespace crushkit::osdmap::internal {
@@ -95,15 +96,9 @@ inline std::optional<crush::TunablesProfile> FindTunablesProfile(std::string_vie
   return std::nullopt;
 }
 
-// Edit distance counting an adjacent transposition as one edit.
-std::size_t EditDistance(std::string_view a, std::string_view b);
-
-// The candidate closest to `word` when at most a third of its letters
-// differ (the first of equally close ones), or "".
-std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates);
-
-// "; did you mean 'X'?" for ClosestName(word, candidates), or "".
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+// The suggestions of change files and their applier (crush/util/diagnostics.h).
+using util::ClosestName;
+using util::DidYouMean;
 
 // Digits only, at most 19 of them; nullopt otherwise.
 std::optional<std::uint64_t> ParseDecimal(std::string_view text);
