@@ -14,21 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
+#include "crush/util/errno_status.h"
+
 namespace crushkit::tools {
 namespace {
-
-absl::Status ErrnoStatus(int err, const std::string& what) {
-  std::string msg = absl::StrCat(what, ": ", std::strerror(err));
-  switch (err) {
-    case ENOENT:
-      return absl::NotFoundError(msg);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(msg);
-    default:
-      return absl::UnavailableError(msg);
-  }
-}
 
 // Writes `data` over `path` without replacing the file: open (following
 // links, creating when absent), truncate, write. What Ceph's write_file()
@@ -204,7 +193,7 @@ int ProbeOutputFile(const std::string& path) {
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path, std::size_t max_bytes) {
   const bool is_stdin = path == "-";
   const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("cannot open '", path, "'"));
+  if (fd < 0) return util::OsErrorStatus(errno, absl::StrCat("cannot open '", path, "'"));
   std::string out;
   const int err = ReadFdFully(fd, max_bytes, &out);
   if (!is_stdin) ::close(fd);
@@ -212,19 +201,19 @@ absl::StatusOr<std::string> ReadFileBytes(const std::string& path, std::size_t m
     return absl::ResourceExhaustedError(
         absl::StrCat("'", path, "' is larger than the ", max_bytes, "-byte input limit"));
   }
-  if (err != 0) return ErrnoStatus(err, absl::StrCat("cannot read '", path, "'"));
+  if (err != 0) return util::OsErrorStatus(err, absl::StrCat("cannot read '", path, "'"));
   return out;
 }
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view data) {
   if (path == "-") {
     if (const int err = WriteFdFully(STDOUT_FILENO, data); err != 0) {
-      return ErrnoStatus(err, "cannot write standard output");
+      return util::OsErrorStatus(err, "cannot write standard output");
     }
     return absl::OkStatus();
   }
   if (const int err = ReplaceFileAtomically(path, data, 0666); err != 0) {
-    return ErrnoStatus(err, absl::StrCat("cannot write '", path, "'"));
+    return util::OsErrorStatus(err, absl::StrCat("cannot write '", path, "'"));
   }
   return absl::OkStatus();
 }

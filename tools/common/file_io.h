@@ -27,10 +27,12 @@ namespace crushkit::tools {
 // Largest input file crushkit reads (maps, state files, JSON dumps).
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 30;
 
-// Reads the whole file at `path` ("-" reads standard input). Errors:
-// kNotFound / kPermissionDenied / kUnavailable from the OS, kResourceExhausted
-// for files larger than `max_bytes`. Cost: one read per 64 KiB, or a single
-// read into an exactly sized buffer for regular files.
+// Reads the whole file at `path` ("-" reads standard input). Errors: the
+// OS's errno as crush/util/errno_status.h maps it (kNotFound,
+// kPermissionDenied, ..., kUnknown for most) saying "cannot open 'PATH':
+// <strerror>"; kResourceExhausted for files larger than `max_bytes`.
+// Cost: one read per 64 KiB, or a single read into an exactly sized buffer
+// for regular files.
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path,
                                           std::size_t max_bytes = kMaxInputFileBytes);
 

@@ -22,11 +22,12 @@
 #include "crush/edit/edit.h"
 #include "crush/model.h"
 #include "crush/types.h"
+#include "crush/util/errno_status.h"
 
 namespace crushkit::crush::internal {
 
 // A Status carrying the errno Ceph returns (see CephErrno in edit.h).
-absl::Status ErrnoStatus(int err, const std::string& message);
+using util::ErrnoStatus;
 
 // `status` if it means Ceph would crash (kInternal, kUnimplemented), else OK:
 // for results Ceph ignores.
