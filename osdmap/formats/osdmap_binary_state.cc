@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +80,12 @@ absl::StatusOr<Pool> PoolFromBinary(std::int64_t id, const binary::BinaryPool& p
   pool.object_hash = p.object_hash;
   pool.erasure_code_profile = p.erasure_code_profile;
   pool.stripe_width = p.stripe_width;
+  // pool_opts_t::READ_RATIO (key 24) as an int; decoding fills a map, so the
+  // last entry of a key wins.
+  for (const binary::PoolOpt& o : p.opts.opts) {
+    if (o.key == 24)
+      pool.read_ratio = o.type == 1 ? std::optional<std::int64_t>(o.i) : std::nullopt;
+  }
   if (pool.type == PoolType::kErasure) {
     pool.ec_k = ProfileNumber(map.erasure_code_profiles, pool.erasure_code_profile, "k");
     pool.ec_m = ProfileNumber(map.erasure_code_profiles, pool.erasure_code_profile, "m");

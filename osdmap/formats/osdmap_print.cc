@@ -362,10 +362,12 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
     }
     absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
                     line, "\n");
-    // ... and when it failed with a reason, that reason on a line of its own.
-    if (auto rb = as.read_balance.find(id); p.type == 1 && rb != as.read_balance.end() &&
-                                            rb->second.rc < 0 && !rb->second.info.err_msg.empty()) {
-      absl::StrAppend(&o, " ERROR: ", rb->second.info.err_msg, "\n");
+    // ... and its message on a line of its own: the reason it failed, or a
+    // warning beside a score.
+    if (auto rb = as.read_balance.find(id);
+        p.type == 1 && rb != as.read_balance.end() && !rb->second.info.err_msg.empty()) {
+      absl::StrAppend(&o, rb->second.rc < 0 ? " ERROR: " : " Warning: ", rb->second.info.err_msg,
+                      "\n");
     }
     // print_pools prints the snapid inside pool_snap_info_t, not the map key.
     for (const auto& [key, snap] : p.snaps) {

@@ -68,6 +68,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_ec_k(pool.ec_k);
     p->set_ec_m(pool.ec_m);
     p->set_stripe_width(pool.stripe_width);
+    if (pool.read_ratio) p->set_read_ratio(*pool.read_ratio);
   }
   for (const auto& [pg, osds] : state.pg_upmap) {
     auto* p = out->add_pg_upmap();
@@ -172,6 +173,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     pool.ec_k = p.ec_k();
     pool.ec_m = p.ec_m();
     pool.stripe_width = p.stripe_width();
+    if (p.has_read_ratio()) pool.read_ratio = p.read_ratio();
     if (!state.pools.emplace(pool.id, pool).second) {
       return absl::InvalidArgumentError(absl::StrCat("pools: duplicate pool id ", pool.id));
     }

@@ -111,5 +111,94 @@ TEST(ReadBalanceTest, UpmapPrimariesPrintFromReef) {
   EXPECT_NE(text->find("\nmin_compat_client jewel\n"), std::string::npos) << *text;
 }
 
+// Tentacle's size-aware score (a pool with read_ratio). createsimple maps
+// every PG to one OSD (one host), so with size 1 each OSD's load is its PG
+// count x 100 and the average 48 x 100 / 6 = 800; osdmaptool 20.2 maps the
+// 48 PGs 6, 12, 6, 8, 4, 12 on osd.0-5, so the busiest is osd.1 (the first
+// of the two with 12): 1200 / 800 = 1.5.
+ClusterState SizeAware(std::int64_t read_ratio) {
+  ClusterState s = SixOsdsOneOut(crush::CephRelease::kTentacle);
+  s.osds[2].weight = 0x10000;
+  s.pools.at(1).size = 1;
+  s.pools.at(1).read_ratio = read_ratio;
+  return s;
+}
+
+TEST(ReadBalanceTest, SizeAwareScoreIsTheBusiestLoadOverTheAverage) {
+  auto score = CalcReadBalanceScore(SizeAware(70), 1);
+  ASSERT_TRUE(score.ok()) << score.status();
+  EXPECT_EQ(score->rc, 0);
+  const ReadBalanceInfo& rbi = score->info;
+  EXPECT_EQ(rbi.score_type, ReadBalanceScoreType::kSizeOptimal);
+  EXPECT_EQ(rbi.acting_adj_score, 1.5f);
+  EXPECT_EQ(rbi.adjusted_score, 1.5f);
+  EXPECT_EQ(rbi.average_osd_load, 800u);
+  EXPECT_EQ(rbi.most_loaded.osd, 1);
+  EXPECT_EQ(rbi.most_loaded.load, 1200);
+  EXPECT_EQ(rbi.most_loaded.pgs, 12);
+  EXPECT_EQ(rbi.most_loaded.primaries, 12);
+  EXPECT_EQ(rbi.most_loaded_acting.osd, 1);
+  EXPECT_EQ(rbi.err_msg, "");
+  // Reef has no size-aware score: the fair one, whatever read_ratio says.
+  ClusterState reef = SizeAware(70);
+  reef.ceph_release = crush::CephRelease::kReef;
+  score = CalcReadBalanceScore(reef, 1);
+  ASSERT_TRUE(score.ok()) << score.status();
+  EXPECT_EQ(score->info.score_type, ReadBalanceScoreType::kFair);
+}
+
+TEST(ReadBalanceTest, SizeAwareScoreChecksReadRatioAndWarnsOfPrimaryAffinity) {
+  auto score = CalcReadBalanceScore(SizeAware(0), 1);
+  ASSERT_TRUE(score.ok()) << score.status();
+  EXPECT_EQ(score->rc, -EINVAL);
+  EXPECT_EQ(score->info.err_msg,
+            "ERROR: pool 1 has invalid read_ratio 0 - Can't calculate size-optimal read "
+            "balancer score");
+  ClusterState s = SizeAware(100);
+  s.osds[3].primary_affinity = 0x8000;
+  score = CalcReadBalanceScore(s, 1);
+  ASSERT_TRUE(score.ok()) << score.status();
+  EXPECT_EQ(score->rc, 0);  // primary affinity is ignored, with a warning
+  EXPECT_EQ(score->info.acting_adj_score, 1.5f);
+  EXPECT_EQ(score->info.err_msg,
+            "Warning: pool 1 has primary_affinity set to non-default value on some OSDs, this is "
+            "ignored by the size-optimal read balancer");
+  // print_pools: the score, then " Warning: " and the message on a line of
+  // its own (which says "Warning: " again, as " ERROR: ERROR: " for errors).
+  CreateOsdMapOptions o;
+  o.num_osd = 6;
+  o.pg_bits = 3;
+  o.pgp_bits = 3;
+  o.with_default_pool = true;
+  auto map = CreateOsdMap(o);
+  ASSERT_TRUE(map.ok()) << map.status();
+  auto tentacle = PrintReleaseFor(s, crush::CephRelease::kTentacle);
+  ASSERT_TRUE(tentacle.ok()) << tentacle.status();
+  auto text = FormatOsdMapPlain(*map, *tentacle);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find(" read_balance_score 1.50\n Warning: Warning: pool 1 has primary_affinity "
+                       "set to non-default value on some OSDs, this is ignored by the size-optimal "
+                       "read balancer\n"),
+            std::string::npos)
+      << *text;
+}
+
+// 20.2.4 counts the PG copies of OSD ids 0..n-1 (n = OSDs holding PGs): with
+// osd.2 out, osd.5's PGs are not counted and the score is refused.
+TEST(ReadBalanceTest, SizeAwareScoreCountsCopiesOfTheFirstIdsAsTentacleDoes) {
+  ClusterState s = SizeAware(50);
+  s.osds[2].weight = 0;
+  auto score = CalcReadBalanceScore(s, 1);
+  ASSERT_TRUE(score.ok()) << score.status();
+  EXPECT_EQ(score->rc, -EINVAL);
+  EXPECT_TRUE(score->info.err_msg.starts_with("ERROR: pool 1 has "));
+  EXPECT_TRUE(score->info.err_msg.ends_with(
+      " PG OSD legs, expected 48 - Can't calculate size-optimal read balancer score"))
+      << score->info.err_msg;
+  EXPECT_NE(score->info.err_msg,
+            "ERROR: pool 1 has 48 PG OSD legs, expected 48 - Can't "
+            "calculate size-optimal read balancer score");
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -27,25 +28,55 @@ using osdmap::binary::BinaryPool;
 std::string Stamp(const osdmap::binary::Utime& t) { return osdmap::FormatUtime(t); }
 
 // OSDMap::dump_read_balance_score (Reef and later), inside the pool's
-// section: the scores of a replicated pool whose calc_read_balance_score
-// succeeded (with its warning, if any); nothing when it failed (osdmaptool
-// 18.2 on a pool with a PG mapped nowhere).
+// section, for a replicated pool: the scores when calc_read_balance_score
+// succeeded (Tentacle names the score type; a size-aware score shows the
+// average and the busiest OSDs instead of the fair score's details), with
+// its warning if any; when it failed with a reason, that reason and the
+// (zero) scores; nothing when it failed without one (no PG mapped).
+void DumpLoad(CephFormatter& f, std::string_view name, const osdmap::ReadBalanceLoad& l) {
+  f.OpenObject(name);
+  f.DumpInt("osd", l.osd);
+  f.DumpInt("pgs", l.pgs);
+  f.DumpInt("primaries", l.primaries);
+  f.DumpInt("load", l.load);
+  f.Close();
+}
+
 void DumpReadBalance(CephFormatter& f, const BinaryPool& p, const osdmap::PrintRelease& as,
                      std::int64_t id) {
   auto it = as.read_balance.find(id);
   if (p.type != 1 || it == as.read_balance.end()) return;
   const osdmap::ReadBalanceInfo& rbi = it->second.info;
-  if (it->second.rc < 0) return;
+  if (it->second.rc < 0) {
+    if (rbi.err_msg.empty()) return;
+    f.OpenObject("read_balance");
+    f.DumpString("error_message", rbi.err_msg);
+    f.DumpFloat("score_acting", rbi.acting_adj_score);
+    f.DumpFloat("score_stable", rbi.adjusted_score);
+    f.Close();
+    return;
+  }
+  const bool size_aware = rbi.score_type == osdmap::ReadBalanceScoreType::kSizeOptimal;
   f.OpenObject("read_balance");
-  if (as.release == crush::CephRelease::kTentacle) f.DumpString("score_type", "Fair distribution");
+  if (as.release == crush::CephRelease::kTentacle) {
+    f.DumpString("score_type", size_aware ? "OSD size aware" : "Fair distribution");
+  }
   f.DumpFloat("score_acting", rbi.acting_adj_score);
   f.DumpFloat("score_stable", rbi.adjusted_score);
-  f.DumpFloat("optimal_score", rbi.optimal_score);
-  f.DumpFloat("raw_score_acting", rbi.acting_raw_score);
-  f.DumpFloat("raw_score_stable", rbi.raw_score);
-  f.DumpFloat("primary_affinity_weighted", rbi.pa_weighted);
-  f.DumpFloat("average_primary_affinity", rbi.pa_avg);
-  f.DumpFloat("average_primary_affinity_weighted", rbi.pa_weighted_avg);
+  if (size_aware) {
+    f.DumpInt("average_osd_load", static_cast<std::int64_t>(rbi.average_osd_load));
+    DumpLoad(f, "most_loaded_osd", rbi.most_loaded);
+    if (rbi.most_loaded.osd != rbi.most_loaded_acting.osd) {
+      DumpLoad(f, "most_loaded_acting_osd", rbi.most_loaded_acting);
+    }
+  } else {
+    f.DumpFloat("optimal_score", rbi.optimal_score);
+    f.DumpFloat("raw_score_acting", rbi.acting_raw_score);
+    f.DumpFloat("raw_score_stable", rbi.raw_score);
+    f.DumpFloat("primary_affinity_weighted", rbi.pa_weighted);
+    f.DumpFloat("average_primary_affinity", rbi.pa_avg);
+    f.DumpFloat("average_primary_affinity_weighted", rbi.pa_weighted_avg);
+  }
   if (!rbi.err_msg.empty()) f.DumpString("error_message", rbi.err_msg);
   f.Close();
 }
