@@ -311,6 +311,7 @@ std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
                   "</title>\n<meta name=viewport content='width=device-width'>\n", kStyle,
                   "</head><body>\n<h1>", HtmlEscape(extras.title), "</h1>\n");
   HeadlineSection(h, r);
+  for (const HtmlTable& t : extras.top_tables) Table(h, t);
   if (!m.change.empty()) {
     h += "<h2>Change</h2>\n<pre>";
     for (const std::string& c : m.change) absl::StrAppend(&h, HtmlEscape(c), "\n");

@@ -44,7 +44,10 @@ struct HtmlExtras {
   std::string title = "crushkit movement report";
   std::vector<HtmlSeries> series;  // e.g. the misplaced ratio over time
   std::vector<HtmlTable> tables;   // e.g. staged plan steps, busiest OSDs
-  int max_domains = 30;            // rows/columns of each heat map (busiest first)
+  // Shown right after the headline, before "What moves" (e.g. a comparison
+  // of alternative changes, plan_compare_report.h).
+  std::vector<HtmlTable> top_tables;
+  int max_domains = 30;  // rows/columns of each heat map (busiest first)
   // Chart.js's source (DefaultChartLibrary()), inlined; empty: the page
   // says the charts need it and shows their tables only.
   std::string chart_library;

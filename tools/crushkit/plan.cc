@@ -1,5 +1,7 @@
 // `crushkit plan STATE OPS...`: apply a proposed change (a change file, or
-// --do operations) to a cluster state and report what it moves.
+// --do operations) to a cluster state and report what it moves; with
+// several change files (or --compare, --place-hosts, --drain-order,
+// --steps) plan each alternative and compare them.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +11,8 @@
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/planning/backfill_pusher.h"
 #include "osdmap/planning/movement_report.h"
+#include "osdmap/planning/plan_compare.h"
+#include "osdmap/planning/plan_compare_report.h"
 #include "osdmap/planning/planner.h"
 #include "tools/common/file_io.h"
 #include "tools/common/progress.h"
@@ -22,7 +26,7 @@ namespace {
 
 struct PlanArgs {
   std::string state;
-  std::string ops;
+  std::vector<std::string> ops;
   std::vector<std::string> do_ops;
   std::string max_misplaced;
   std::string max_fill;
@@ -30,10 +34,120 @@ struct PlanArgs {
   std::string log_tails;
   bool upmap_remapped = false;
   ReportArgs report;
+  // Comparing alternatives.
+  bool compare = false;
+  std::string rank_by;
+  std::string place_hosts;
+  std::vector<std::string> drain_order;
+  int steps = 0;
 };
 
+bool IsComparison(const PlanArgs& a) {
+  return a.ops.size() > 1 || a.compare || !a.place_hosts.empty() || !a.drain_order.empty() ||
+         a.steps > 0;
+}
+
+int RunCompare(const PlanArgs& a) {
+  if (!a.max_misplaced.empty() || !a.max_fill.empty() || a.upmap_remapped || !a.commands.empty() ||
+      !a.log_tails.empty() || a.report.pgs || !a.report.pgs_csv.empty()) {
+    return CommandFailed("plan",
+                         "comparing alternatives: --max-misplaced, --max-fill, --upmap-remapped, "
+                         "--commands, --log-tails, --pgs and --pgs-csv plan one change (stage "
+                         "alternatives with --steps N)");
+  }
+  if (a.steps > 0 && (a.ops.size() + (a.do_ops.empty() ? 0 : 1) != 1 || !a.place_hosts.empty() ||
+                      !a.drain_order.empty())) {
+    return CommandFailed("plan", "--steps N stages one change: give one change file (or --do)");
+  }
+  absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
+  if (!plan.ok()) return CommandFailed("plan", std::string(plan.status().message()));
+  osdmap::CompareOptions options;
+  options.plan = *std::move(plan);
+  options.threads = a.report.threads;
+  options.keep_best = !a.report.html.empty();
+  options.rank_by =
+      osdmap::DefaultRankBy(!a.place_hosts.empty()   ? osdmap::CompareQuestion::kPlaceHosts
+                            : !a.drain_order.empty() ? osdmap::CompareQuestion::kDrainOrder
+                                                     : osdmap::CompareQuestion::kChanges);
+  if (!a.rank_by.empty()) {
+    absl::StatusOr<osdmap::RankBy> r = osdmap::ParseRankBy(a.rank_by);
+    if (!r.ok()) return CommandFailed("plan", std::string(r.status().message()));
+    options.rank_by = *r;
+  }
+  std::vector<osdmap::PlanAlternative> alternatives;
+  for (const std::string& file : a.ops) {
+    std::optional<osdmap::ChangeList> change = LoadChange("plan", file, {});
+    if (!change) return 1;
+    alternatives.push_back(
+        osdmap::PlanAlternative{.name = file, .stages = {*std::move(change)}, .max_misplaced = {}});
+  }
+  if (!a.do_ops.empty()) {
+    std::optional<osdmap::ChangeList> change = LoadChange("plan", "", a.do_ops);
+    if (!change) return 1;
+    alternatives.push_back(osdmap::PlanAlternative{
+        .name = "--do", .stages = {*std::move(change)}, .max_misplaced = {}});
+  }
+  std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
+  if (!state) return 1;
+  if (!a.place_hosts.empty()) {
+    std::optional<osdmap::ChangeList> hosts = LoadChange("plan", a.place_hosts, {});
+    if (!hosts) return 1;
+    auto more = osdmap::PlaceHostsAlternatives(*state, *hosts);
+    if (!more.ok()) return CommandFailed("plan", std::string(more.status().message()));
+    alternatives.insert(alternatives.end(), more->begin(), more->end());
+  }
+  if (!a.drain_order.empty()) {
+    auto more = osdmap::DrainOrderAlternatives(*state, a.drain_order);
+    if (!more.ok()) return CommandFailed("plan", std::string(more.status().message()));
+    alternatives.insert(alternatives.end(), more->begin(), more->end());
+  }
+  if (alternatives.empty()) {
+    return CommandFailed(
+        "plan", "nothing to compare: give change files, --do, --place-hosts or --drain-order");
+  }
+  Progress progress("alternatives planned");
+  options.progress = [&](int done, int total) {
+    progress.Update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
+  };
+  absl::StatusOr<osdmap::PlanComparison> c =
+      a.steps > 0 ? osdmap::CompareStepSweep(*state, alternatives.front(), a.steps, options)
+                  : osdmap::ComparePlans(*state, alternatives, options);
+  if (!c.ok()) {
+    if (c.status().code() == absl::StatusCode::kInvalidArgument &&
+        c.status().message().find(": error: ") != std::string::npos) {
+      std::cerr << c.status().message();
+      return 1;
+    }
+    return CommandFailed("plan", std::string(c.status().message()));
+  }
+  const bool rank_default = a.rank_by.empty();
+  if (!a.report.html.empty() && c->best_report) {
+    osdmap::HtmlExtras extras;
+    extras.title = "crushkit plan: which change is best";
+    extras.chart_library = osdmap::DefaultChartLibrary();
+    if (absl::Status s =
+            WriteFileAtomically(a.report.html, osdmap::ComparisonHtml(*c, rank_default, extras));
+        !s.ok()) {
+      return CommandFailed("plan", a.report.html + ": " + std::string(s.message()));
+    }
+  }
+  if (a.report.json || a.report.format == "json") {
+    absl::StatusOr<std::string> json = osdmap::ComparisonToJson(*c, rank_default);
+    if (!json.ok()) return CommandFailed("plan", std::string(json.status().message()));
+    std::cout << *json;
+  } else {
+    std::cout << osdmap::ComparisonSummary(*c, rank_default);
+  }
+  std::cout.flush();
+  if (!std::cout.good()) return 1;
+  // Nothing planned: every alternative's error is printed above.
+  return c->alternatives.empty() || c->alternatives.front().rank != 1 ? 1 : 0;
+}
+
 int RunPlan(const PlanArgs& a) {
-  std::optional<osdmap::ChangeList> change = LoadChange("plan", a.ops, a.do_ops);
+  if (IsComparison(a)) return RunCompare(a);
+  std::optional<osdmap::ChangeList> change =
+      LoadChange("plan", a.ops.empty() ? "" : a.ops.front(), a.do_ops);
   if (!change) return 1;
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
   if (!plan.ok()) return CommandFailed("plan", std::string(plan.status().message()));
@@ -108,7 +222,9 @@ void AddPlanCommand(CLI::App& app) {
       "Example: crushkit plan state.pb samples/cluster/add-rack.ops --html report.html\n"
       "         crushkit plan state.pb --do 'osd out 12' --do 'osd out 13' --json");
   cmd->add_option("state", args->state, "state file (from `crushkit import`)")->required();
-  cmd->add_option("ops", args->ops, "change file: one operation per line, '#' comments");
+  cmd->add_option("ops", args->ops,
+                  "change file: one operation per line, '#' comments; several files: compare "
+                  "them as alternatives");
   cmd->add_option("--do", args->do_ops, "an operation, instead of a change file (repeatable)");
   cmd->add_option("--max-misplaced", args->max_misplaced,
                   "also plan the change in steps that each misplace at most this share of the data "
@@ -131,6 +247,24 @@ void AddPlanCommand(CLI::App& app) {
                   "or {\"PG\": {\"OSD\": \"EPOCH'VERSION\"}}, as loopback-change.py records): the "
                   "pusher of a replicated PG whose new primary holds nothing is the holder with "
                   "the oldest tail, as Ceph's peering picks it");
+  cmd->add_flag("--compare", args->compare,
+                "compare alternatives (implied by several change files, --place-hosts, "
+                "--drain-order, --steps): a table of data moved, amplification, duration, peak "
+                "fill, balance after and MAX AVAIL per pool, best first");
+  cmd->add_option("--rank-by", args->rank_by,
+                  "rank alternatives by moved, duration, peak-fill, fullest, deviation, "
+                  "amplification or max-avail (default: moved; fullest with --place-hosts, "
+                  "peak-fill with --drain-order)");
+  cmd->add_option("--place-hosts", args->place_hosts,
+                  "a change file of add-host lines: compare placing them in each existing rack "
+                  "(the bucket type above the hosts) and in a new one");
+  cmd->add_option("--drain-order", args->drain_order,
+                  "hosts to drain one after the other (comma-separated): compare the orders "
+                  "(all of up to 4 hosts; more: each host first)")
+      ->delimiter(',');
+  cmd->add_option("--steps", args->steps,
+                  "compare the change at once with it staged into about 2..N steps (N <= 20)")
+      ->check(CLI::Range(2, 20));
   AddReportOptions(cmd, &args->report);
   cmd->callback([args]() {
     if (const int rc = RunPlan(*args); rc != 0) throw CLI::RuntimeError(rc);
