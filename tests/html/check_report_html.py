@@ -4,6 +4,10 @@
 The report comes from one of:
   (default)      a 36-OSD cluster built with Ceph's tools, one host drained (`diff`);
   --sample DIR   samples/cluster's rack expansion staged at 5% (`plan`);
+  --compare DIR  samples/cluster's change files compared (`plan STATE A.ops B.ops ...`, issue 40):
+                 the best alternative's report with the comparison table above 'What moves',
+                 one row per alternative; the page's figures are checked against that
+                 alternative's own `plan --json`.
   --cluster-10k  10,000 OSDs (20 racks x 20 hosts x 25, as bench/cluster_10k.sh) built with
                  crushkit's own crushtool/osdmaptool fronts, one PG per OSD and a made-up
                  `ceph osd df`, one host drained and one OSD reweighted, staged at 5% (`plan`).
@@ -127,6 +131,18 @@ def sample_plan(crushkit, d, sample):
                "--pg-stats", files["pg-dump.json"], "--osd-df", files["osd-df.json"], "--df",
                files["df.json"], "-o", "state.pb"], d), "import of the sample")
     return ["state.pb", files["add-rack.ops"], "--max-misplaced", "5%", "--upmap-remapped"]
+
+
+COMPARED = ["add-rack.ops", "add-hosts-spread.ops", "drain-host.ops", "reweight.ops"]
+
+
+def sample_compare(crushkit, d, sample):
+    """The sample's change files side by side; (args, the best alternative's plan args)."""
+    sample_plan(crushkit, d, sample)
+    files = [os.path.join(sample, f) for f in COMPARED]
+    p = check(run([crushkit, "plan", "state.pb"] + files + ["--json"], d), "plan (compare) --json")
+    best = json.loads(p.stdout)["alternatives"][0]["name"]
+    return ["state.pb"] + files, ["state.pb", best]
 
 
 def cluster_10k(crushkit, d):
@@ -256,8 +272,8 @@ def inspect(base, page, size, shot, d, env=None):
 def state_osds(crushkit, d, a):
     """The ids of every OSD that exists in the input osdmap (its `osd dump` JSON
     lists those), independent of the report; empty with --args."""
-    if a.sample:
-        with open(os.path.join(os.path.abspath(a.sample), "osd-dump.json")) as f:
+    if a.sample or a.compare:
+        with open(os.path.join(os.path.abspath(a.sample or a.compare), "osd-dump.json")) as f:
             dump = json.load(f)
     elif a.cluster_10k:
         p = check(run([crushkit, "osdmaptool", "om", "--dump", "json"], d), "osdmaptool --dump json")
@@ -316,12 +332,13 @@ def main():
     ap.add_argument("--screenshot-prefix", help="keep screenshots as PREFIX-WxH.png")
     ap.add_argument("--sample", help="samples/cluster: plan its add-rack.ops staged at 5%% (needs no Ceph)")
     ap.add_argument("--cluster-10k", action="store_true", help="the 10,000-OSD plan (needs no Ceph)")
+    ap.add_argument("--compare", help="samples/cluster: compare its change files (needs no Ceph)")
     ap.add_argument("--sizes", default="1280x800,1920x1080")
     a = ap.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
         return oracle.skip_or_fail("chromium not installed (apt-get install chromium)")
-    if (a.args is None and a.sample is None and not a.cluster_10k and
+    if (a.args is None and a.sample is None and not a.cluster_10k and not a.compare and
             not (shutil.which("crushtool") and shutil.which("osdmaptool"))):
         return oracle.skip_or_fail("Ceph's crushtool/osdmaptool not installed")
     crushkit = os.path.abspath(a.crushkit)
@@ -331,6 +348,10 @@ def main():
         a.command = "plan"
         args = sample_plan(crushkit, d, os.path.abspath(a.sample))
         needles += ["Staged plan steps", "Staged plan:", "Backfill at once", "Upmap way:", "Fill per step"]
+    elif a.compare:
+        a.command = "plan"
+        args, single = sample_compare(crushkit, d, os.path.abspath(a.compare))
+        needles += ["Alternatives compared (%d)" % len(COMPARED)] + COMPARED
     elif a.cluster_10k:
         a.command = "plan"
         args = cluster_10k(crushkit, d)
@@ -342,7 +363,9 @@ def main():
     if p.returncode != 0:
         print("FAIL: crushkit %s exited %d: %s" % (a.command, p.returncode, p.stderr))
         return 1
-    report = json.loads(check(run([crushkit, a.command] + args + ["--json"], d), "--json").stdout)
+    # A comparison's page is its best alternative's report: check it against that plan alone.
+    report_args = single if a.compare else args
+    report = json.loads(check(run([crushkit, a.command] + report_args + ["--json"], d), "--json").stdout)
     failures = []
     osds = state_osds(crushkit, d, a)
     listed = {int(o["osd"]) for o in report["osds"]}
@@ -370,6 +393,10 @@ def main():
         for needle in needles:
             if needle not in dom:
                 failures.append("%s: the loaded page lacks %r" % (size, needle))
+        if a.compare:
+            top, moves = dom.find("Alternatives compared"), dom.find("What moves")
+            if not 0 <= top < moves:
+                failures.append("%s: the comparison is not above 'What moves'" % size)
         if not os.path.isfile(shot) or os.path.getsize(shot) < 1000:
             failures.append("%s: no screenshot" % size)
         shots.append(shot)
