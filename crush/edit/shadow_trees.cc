@@ -98,6 +98,9 @@ absl::Status Editor::PopulateClasses(const ClassBuckets& old_class_bucket,
                                      ShadowCloneConflict* conflict) {
   conflict_ = conflict;
   clone_name_index_.clear();
+  // Without classes nothing is cloned: skip the index, an O(items) build
+  // that an edit per inserted device otherwise pays every time.
+  if (map_.class_names.empty()) return absl::OkStatus();
   for (const auto& [id, name] : map_.item_names)
     clone_name_index_[name] = id;  // ascending: highest id wins
   std::set<std::int32_t> used_ids;

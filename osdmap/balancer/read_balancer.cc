@@ -118,6 +118,12 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   CRUSH_ASSIGN_OR_RETURN(crush::CrushMap map, crush::CrushMap::Build(tmp.crush));
   CrushPlacement placement(map, tmp.ceph_release);
   PgMapper mapper(tmp, placement);
+  // Every mapping of the run: this one's and the two scores'.
+  const auto finish = [&]() {
+    r.diverged_from_ceph = placement.DivergedFromCeph() + r.score_before.diverged_from_ceph +
+                           r.score_after.diverged_from_ceph;
+    return r;
+  };
   const PoolPgsByOsd before = MapPoolPgsByOsd(*pool, mapper);
   r.primaries_before = PrimaryCounts(before.primaries);
   CRUSH_ASSIGN_OR_RETURN(r.score_before, CalcReadBalanceScore(tmp, pool_id));
@@ -141,7 +147,7 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
                                                                  before.pgs, &no_distribution));
   if (no_distribution) {
     r.rc = -EINVAL;
-    return r;
+    return finish();
   }
   std::map<std::int32_t, float> scores;  // prim_dist_scores: actual - desired
   for (std::int32_t osd : osds_to_check) {
@@ -149,7 +155,7 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   }
   if (!r.score_before.info.err_msg.empty()) {
     r.rc = -EINVAL;
-    return r;
+    return finish();
   }
   const float score_before = r.score_before.rc >= 0 ? r.score_before.info.adjusted_score : 0.0f;
 
@@ -197,7 +203,7 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   CRUSH_ASSIGN_OR_RETURN(r.score_after, CalcReadBalanceScore(tmp, pool_id));
   if (!r.score_after.info.err_msg.empty()) {
     r.rc = -EINVAL;
-    return r;
+    return finish();
   }
   const float score_after = r.score_after.rc >= 0 ? r.score_after.info.adjusted_score : 0.0f;
   int num_changes = 0;
@@ -209,7 +215,7 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
     r.new_pg_upmap_primary.clear();
   }
   r.rc = num_changes;
-  return r;
+  return finish();
 }
 
 std::string FormatPgUpmapPrimaryCommands(const std::map<PgId, std::int32_t>& primaries) {

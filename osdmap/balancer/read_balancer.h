@@ -52,6 +52,9 @@ struct PrimaryBalance {
   std::map<std::int32_t, std::size_t> primaries_after;
   ReadBalanceScore score_before;
   ReadBalanceScore score_after;
+  // Mappings of the run (the scores' included) whose result is crushkit's
+  // answer where Ceph's is undefined; tools say so on stderr.
+  std::uint64_t diverged_from_ceph = 0;
 };
 
 // Runs the read balancer on pool `pool_id` of `state` as `state.ceph_release`

@@ -165,6 +165,8 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   r.overall_after = OverallStats(balancers, max_osd);
   balancers.clear();
   r.changes = DiffItems(cleaned, r.state.pg_upmap_items, pool_ids);
+  r.diverged_from_ceph =
+      r.cleanup.diverged_from_ceph + sets.diverged_from_ceph + placement.DivergedFromCeph();
   return r;
 }
 

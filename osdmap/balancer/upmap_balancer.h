@@ -105,6 +105,10 @@ struct BalanceResult {
   DeviationStats overall_after;
   int moves = 0;       // moves made (<= max_changes)
   ClusterState state;  // the input with cleanup and changes applied
+  // Mappings whose result is crushkit's answer where Ceph's is undefined
+  // (CrushPlacement::DivergedFromCeph; the cleanup's included): tools say
+  // so on stderr.
+  std::uint64_t diverged_from_ceph = 0;
 };
 
 // Balances `state`'s pools (every pool, or options.pools), spending at most

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -197,14 +198,23 @@ void Applier::CreateOsd(std::int32_t id) {
 }  // namespace internal
 
 absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const ChangeList& change) {
-  ClusterState st = before;
+  absl::StatusOr<AppliedChange> applied = ApplyChangeBuilt(before, change);
+  if (!applied.ok()) return applied.status();
+  return std::move(applied->state);
+}
+
+absl::StatusOr<AppliedChange> ApplyChangeBuilt(const ClusterState& before,
+                                               const ChangeList& change) {
+  AppliedChange out;
+  ClusterState& st = out.state;
+  st = before;
   internal::Applier applier(st);
   for (const ChangeOp& op : change.ops) applier.Apply(op);
   if (!applier.diagnostics().empty()) {
     return absl::InvalidArgumentError(
         FormatChangeDiagnostics(change.file_name, change.lines, applier.diagnostics()));
   }
-  if (change.ops.empty()) return st;
+  if (change.ops.empty()) return out;
   ++st.epoch;
   for (const std::int32_t id : applier.purged()) st.osd_usage.erase(id);
   if (applier.crush_changed()) {
@@ -234,15 +244,17 @@ absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const Chang
     // sees max_devices covering every device.
     crush::FinalizeMaxDevices(st.crush);
     st.crush_bytes = crush::EncodeCrushMap(st.crush);
-    if (const auto built = crush::CrushMap::Build(st.crush); !built.ok()) {
+    absl::StatusOr<crush::CrushMap> built = crush::CrushMap::Build(st.crush);
+    if (!built.ok()) {
       return absl::InternalError(
           absl::StrCat("the edited crush map does not build: ", built.status().message()));
     }
+    out.crush_map = std::make_shared<const crush::CrushMap>(*std::move(built));
   }
   if (const absl::Status s = ValidateState(st); !s.ok()) {
     return absl::InternalError(absl::StrCat("the edited state is invalid: ", s.message()));
   }
-  return st;
+  return out;
 }
 
 }  // namespace crushkit::osdmap

@@ -83,8 +83,11 @@
 #ifndef CRUSHKIT_OSDMAP_CHANGES_APPLY_CHANGE_H_
 #define CRUSHKIT_OSDMAP_CHANGES_APPLY_CHANGE_H_
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 
+#include "crush/map.h"
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/model/cluster_state.h"
 
@@ -101,6 +104,18 @@ namespace crushkit::osdmap {
 // Cost: a copy of `before` plus the edits; each op copies the crush model
 // and OSD list once (to undo it on failure).
 absl::StatusOr<ClusterState> ApplyChange(const ClusterState& before, const ChangeList& change);
+
+// ApplyChange() and, when the change edits the crush map, that map built
+// (ApplyChange builds it to check the edit anyway), so the caller maps the
+// changed state without building it again; crush_map is null when the crush
+// map is unchanged. Errors as ApplyChange.
+struct AppliedChange {
+  ClusterState state;
+  std::shared_ptr<const crush::CrushMap> crush_map;
+};
+
+absl::StatusOr<AppliedChange> ApplyChangeBuilt(const ClusterState& before,
+                                               const ChangeList& change);
 
 }  // namespace crushkit::osdmap
 

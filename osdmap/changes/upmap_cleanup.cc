@@ -114,14 +114,11 @@ class Checker {
   const std::set<PgId>& primaries_dropped() const { return primaries_dropped_; }
 
  private:
-  // CrushWrapper::get_rule_weight_osd_map(), once per rule, as the state's
-  // release computes it: Tentacle's normalises once over all take steps, so
-  // a device a later take reaches through a zero-weight item gets share 0
-  // and its upmaps (and pg_upmap_primaries) go.
+  // CrushWrapper::get_rule_weight_osd_map(), once per rule.
   absl::StatusOr<const std::map<std::int32_t, float>*> RuleWeights(int rule) {
     auto it = rule_weights_.find(rule);
     if (it == rule_weights_.end()) {
-      auto w = RuleWeightOsdMap(state_.crush, rule, state_.ceph_release);
+      auto w = RuleWeightOsdMap(state_.crush, rule);
       if (!w.ok()) return w.status();
       it = rule_weights_.emplace(rule, std::move(*w)).first;
     }
@@ -198,6 +195,7 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& 
     for (const auto& [pg, osd] : state.pg_upmap_primaries) pgs.insert(pg);
   }
   UpmapCleanup out;
+  const std::uint64_t diverged_before = mapper.diverged_from_ceph();
   Checker checker(state, mapper);
   checker.set_primaries(primaries);
   for (const PgId& pg : pgs) {
@@ -221,17 +219,27 @@ absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state, PgMapper& 
     }
   }
   out.removed_pg_upmap_primaries.assign(primaries_dropped.begin(), primaries_dropped.end());
+  out.diverged_from_ceph = mapper.diverged_from_ceph() - diverged_before;
   return out;
 }
+
+namespace {
+
+absl::StatusOr<UpmapCleanup> CheckPgUpmapsOn(const ClusterState& state,
+                                             const crush::CrushMap& map) {
+  CrushPlacement placement(map, state.ceph_release);
+  PgMapper mapper(state, placement);
+  return CheckPgUpmaps(state, mapper);
+}
+
+}  // namespace
 
 absl::StatusOr<UpmapCleanup> CheckPgUpmaps(const ClusterState& state) {
   auto map = crush::CrushMap::Build(state.crush);
   if (!map.ok()) {
     return absl::Status(map.status().code(), absl::StrCat("crush map: ", map.status().message()));
   }
-  CrushPlacement placement(*map, state.ceph_release);
-  PgMapper mapper(state, placement);
-  return CheckPgUpmaps(state, mapper);
+  return CheckPgUpmapsOn(state, *map);
 }
 
 void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state) {
@@ -245,6 +253,12 @@ void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state) {
 
 absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state) {
   CRUSH_ASSIGN_OR_RETURN(UpmapCleanup cleanup, CheckPgUpmaps(state));
+  ApplyUpmapCleanup(cleanup, state);
+  return cleanup;
+}
+
+absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state, const crush::CrushMap& map) {
+  CRUSH_ASSIGN_OR_RETURN(UpmapCleanup cleanup, CheckPgUpmapsOn(state, map));
   ApplyUpmapCleanup(cleanup, state);
   return cleanup;
 }

@@ -51,6 +51,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "crush/map.h"
 #include "osdmap/model/cluster_state.h"
 #include "osdmap/model/pg_id.h"
 #include "osdmap/model/pg_mapping.h"
@@ -90,6 +91,9 @@ struct UpmapCleanup {
   // old_pg_upmap_primary (Tentacle and later): pg_upmap_primaries entries
   // removed, those of cancelled PGs included, in pg order.
   std::vector<PgId> removed_pg_upmap_primaries;
+  // Mappings of the check whose result is crushkit's answer where Ceph's is
+  // undefined (CrushPlacement::DivergedFromCeph); not part of the cleanup.
+  std::uint64_t diverged_from_ceph = 0;
 
   // check_pg_upmaps()'s any_change.
   bool changed() const {
@@ -128,6 +132,11 @@ void ApplyUpmapCleanup(const UpmapCleanup& cleanup, ClusterState& state);
 // CheckPgUpmaps + ApplyUpmapCleanup: cleans `state` in place as the monitor
 // would and returns what it did. On error the state is unchanged.
 absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state);
+
+// Same on `map`, already built from state.crush (not built again; the
+// cleanup leaves the crush map alone, so the caller can keep mapping the
+// cleaned state on it). REQUIRES: `map` is crush::CrushMap::Build(state.crush).
+absl::StatusOr<UpmapCleanup> CleanPgUpmaps(ClusterState& state, const crush::CrushMap& map);
 
 // One Ceph CLI command each, without a trailing newline, PG ids as Ceph
 // prints them (FormatPgId: pool.hexseed), OSD ids as plain numbers:

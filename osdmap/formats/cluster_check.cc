@@ -125,6 +125,7 @@ absl::StatusOr<MappingCheck> CheckMappingAgainstCluster(const ClusterState& stat
   const PgTable table = MapAllPgs(*session);
   MappingCheck check;
   check.pgs = table.total_pgs();
+  check.diverged_from_ceph = table.diverged_from_ceph;
   std::vector<std::string> pg_examples;
   std::vector<std::string> osd_examples;
   const auto note = [max_examples](std::vector<std::string>* list, std::string line) {

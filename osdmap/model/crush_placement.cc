@@ -1,14 +1,8 @@
 #include "osdmap/model/crush_placement.h"
 
 #include <algorithm>
-#include <atomic>
 
 namespace crushkit::osdmap {
-
-namespace {
-// MappingsDivergedFromCeph(); only ever incremented (relaxed: a tally).
-std::atomic<std::uint64_t> diverged_mappings{0};
-}  // namespace
 
 int FindCrushRule(const crush::MapModel& model, int ruleset, int type, int size,
                   crush::CephRelease release) {
@@ -92,13 +86,9 @@ int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Wei
   }
   const int n = crush::DoRule(map_, rule, x, weights, ws_, out, cached_args_);
   if (ws_.diverged_from_ceph()) [[unlikely]] {
-    diverged_mappings.fetch_add(1, std::memory_order_relaxed);
+    ++diverged_;
   }
   return n;
-}
-
-std::uint64_t MappingsDivergedFromCeph() {
-  return diverged_mappings.load(std::memory_order_relaxed);
 }
 
 }  // namespace crushkit::osdmap

@@ -37,14 +37,6 @@ std::optional<crush::Weight> CrushItemWeight(const crush::MapModel& model, crush
 // in one pass over the buckets instead of one per device.
 std::vector<std::optional<crush::Weight>> DeviceCrushWeights(const crush::MapModel& model);
 
-// Process-wide count of CrushPlacement::DoRule calls whose result is
-// crushkit's documented answer where Ceph's is undefined
-// (crush::Workspace::diverged_from_ceph: a tree bucket descent past its last
-// item, where Ceph reads out of bounds, e.g. through node weights Ceph's
-// builder left uninitialised; or the work budget ran out). Tools read it
-// once at exit to say so on stderr. Thread-safe.
-std::uint64_t MappingsDivergedFromCeph();
-
 class CrushPlacement final : public RawPlacement {
  public:
   // `map` must outlive this object. `release` decides the rule lookup
@@ -81,6 +73,14 @@ class CrushPlacement final : public RawPlacement {
 
   std::uint64_t LastVisitedBuckets() const override { return ws_.visited_buckets(); }
 
+  // DoRule() calls of this placement whose result is crushkit's documented
+  // answer where Ceph's is undefined (crush::Workspace::diverged_from_ceph:
+  // a tree bucket descent past its last item, where Ceph reads out of
+  // bounds, e.g. through node weights Ceph's builder left uninitialised; or
+  // the work budget ran out). Results carry the sum (PgTable,
+  // UpmapCleanup, ...) and the tools say so on stderr.
+  std::uint64_t DivergedFromCeph() const override { return diverged_; }
+
  private:
   const crush::CrushMap& map_;
   const crush::CephRelease release_;
@@ -89,6 +89,7 @@ class CrushPlacement final : public RawPlacement {
   std::int64_t cached_pool_ = -1;
   crush::ChooseArgsRef cached_args_;
   bool have_cache_ = false;
+  std::uint64_t diverged_ = 0;
 };
 
 }  // namespace crushkit::osdmap

@@ -22,15 +22,30 @@ class MappingSession {
   // prefixed "crush map: ").
   static absl::StatusOr<std::unique_ptr<MappingSession>> Create(ClusterState state);
 
+  // Takes the state and `map`, already built from state.crush (shared, not
+  // built again). Errors: ValidateState's. REQUIRES: `map` is
+  // crush::CrushMap::Build(state.crush).
+  static absl::StatusOr<std::unique_ptr<MappingSession>> Create(
+      ClusterState state, std::shared_ptr<const crush::CrushMap> map);
+
   MappingSession(const MappingSession&) = delete;
   MappingSession& operator=(const MappingSession&) = delete;
 
   const ClusterState& state() const { return state_; }
 
   // The CRUSH map built from state().crush (what a crush::ChoiceMemo pairs).
-  const crush::CrushMap& crush_map() const { return map_; }
+  const crush::CrushMap& crush_map() const { return *map_; }
+
+  // The same map, shared: another session over a state with the same crush
+  // map (its upmaps cleaned, say) can take it instead of building it again.
+  const std::shared_ptr<const crush::CrushMap>& shared_crush_map() const { return map_; }
 
   PgMapper& mapper() { return *mapper_; }
+
+  // Mappings of mapper() so far whose result is crushkit's answer where
+  // Ceph's is undefined (CrushPlacement::DivergedFromCeph; workers count
+  // their own).
+  std::uint64_t diverged_from_ceph() const { return placement_.DivergedFromCeph(); }
 
   // An independent mapper (own CRUSH workspace) over the same state and
   // crush map, for another thread. The session must outlive it; any number
@@ -38,7 +53,7 @@ class MappingSession {
   class Worker {
    public:
     explicit Worker(const MappingSession& s)
-        : placement_(s.map_, s.state_.ceph_release), mapper_(s.state_, placement_) {}
+        : placement_(*s.map_, s.state_.ceph_release), mapper_(s.state_, placement_) {}
 
     PgMapper& mapper() { return mapper_; }
 
@@ -53,10 +68,10 @@ class MappingSession {
   std::unique_ptr<Worker> NewWorker() const { return std::make_unique<Worker>(*this); }
 
  private:
-  MappingSession(ClusterState state, crush::CrushMap map);
+  MappingSession(ClusterState state, std::shared_ptr<const crush::CrushMap> map);
 
   ClusterState state_;
-  crush::CrushMap map_;
+  std::shared_ptr<const crush::CrushMap> map_;
   CrushPlacement placement_;
   std::unique_ptr<PgMapper> mapper_;
 };

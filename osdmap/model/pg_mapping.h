@@ -38,6 +38,11 @@ class RawPlacement {
   // The buckets the last DoRule() call descended into
   // (crush::Workspace::visited_buckets()); all ones when unknown.
   virtual std::uint64_t LastVisitedBuckets() const { return ~std::uint64_t{0}; }
+
+  // DoRule() calls so far whose result is crushkit's documented answer
+  // where Ceph's is undefined (crush::Workspace::diverged_from_ceph); 0
+  // when the placement cannot tell.
+  virtual std::uint64_t DivergedFromCeph() const { return 0; }
 };
 
 // A fixed-capacity OSD list (no allocation). Holes are crush::kItemNone.
@@ -157,6 +162,10 @@ class PgMapper {
   // step after CRUSH (nonexistent OSDs, upmaps, up/down, affinity, temps)
   // runs on this mapper's state. REQUIRES: pool is state.pools[pg.pool].
   void MapPgFromCrush(const Pool& pool, std::uint32_t ps, const OsdList& crush, PgMapping* out);
+
+  // The placement's RawPlacement::DivergedFromCeph() so far (every mapping
+  // through it, this mapper's and others').
+  std::uint64_t diverged_from_ceph() const { return placement_.DivergedFromCeph(); }
 
  private:
   void PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* raw, std::uint32_t* pps);

@@ -174,6 +174,9 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
       options.progress(now, total);
     }
   });
+  for (const auto& w : workers) {
+    if (w != nullptr) table.diverged_from_ceph += w->placement().DivergedFromCeph();
+  }
   return table;
 }
 
@@ -290,6 +293,9 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
       Store(raw_upmap, t.width, ps, t.raw_upmap, t.raw_upmap_len);
     }
   });
+  for (const auto& w : workers) {
+    if (w != nullptr) table.diverged_from_ceph += w->placement.DivergedFromCeph();
+  }
   return table;
 }
 
@@ -410,6 +416,11 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
       options.progress(now, total);
     }
   });
+  for (const auto& w : workers) {
+    if (w == nullptr) continue;
+    out.before.diverged_from_ceph += w->b->placement().DivergedFromCeph();
+    out.after.diverged_from_ceph += w->a->placement().DivergedFromCeph();
+  }
   out.crush_mapped = mapped_crush.load();
   out.crush_reused = reused_crush.load();
   out.verify_mismatches = mismatches.load();

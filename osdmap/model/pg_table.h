@@ -58,6 +58,9 @@ struct PoolPgTable {
 
 struct PgTable {
   std::vector<PoolPgTable> pools;  // in pool id order
+  // PGs whose CRUSH result is crushkit's documented answer where Ceph's is
+  // undefined (CrushPlacement::DivergedFromCeph): tools say so on stderr.
+  std::uint64_t diverged_from_ceph = 0;
 
   // The pool's table, or nullptr.
   const PoolPgTable* Find(std::int64_t pool_id) const;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 
 #include "crush/codec.h"
+#include "crush/util/chunk_pipeline.h"
 #include "osdmap/model/pg_table.h"
 #include "osdmap/planning/backfill_pusher.h"
 #include "osdmap/planning/movement_internal.h"
@@ -124,6 +125,22 @@ struct OsdTotals {
     }
     return osds[i];
   }
+
+  // Adds another thread's per-OSD sums (integers: the order does not matter).
+  void Merge(const OsdTotals& o) {
+    for (std::size_t i = 0; i < o.osds.size(); ++i) {
+      if (!o.seen[i]) continue;
+      const OsdMovement& from = o.osds[i];
+      OsdMovement& to = At(static_cast<std::int32_t>(i));
+      to.pgs_before += from.pgs_before;
+      to.used_before += from.used_before;
+      to.pgs_after += from.pgs_after;
+      to.pgs_in += from.pgs_in;
+      to.bytes_in += from.bytes_in;
+      to.pgs_out += from.pgs_out;
+      to.bytes_out += from.bytes_out;
+    }
+  }
 };
 
 struct PoolInputs {
@@ -132,9 +149,19 @@ struct PoolInputs {
   const PoolPgTable* table_before = nullptr;
   const PoolPgTable* table_after = nullptr;
   const ClusterState* state_after = nullptr;
-  // Network traffic matrices (pusher -> target), one per domain type.
-  std::vector<DomainIndex>* traffic = nullptr;
   const PgLogTails* log_tails = nullptr;  // MovementOptions::log_tails
+  // A split child starts on its parent's OSDs with an even share of its
+  // data: PGs of the finer side per before PG (empty without a split).
+  std::vector<std::uint32_t> family;
+};
+
+// What one thread sums over the PGs it compares (integers, so the sums do
+// not depend on which thread took which PGs): merged after.
+struct CompareSums {
+  OsdTotals osds;
+  std::vector<DomainIndex> domains;
+  // Network traffic matrices (pusher -> target), one per domain type.
+  std::vector<DomainIndex> traffic;
 };
 
 // Copies are missing while the change backfills: the before set was short,
@@ -147,11 +174,21 @@ bool Degraded(std::span<const std::int32_t> before, const Pool& pool, const Clus
   return false;
 }
 
-// Compares one pool PG by PG, adding to the OSD totals and domain matrices.
-MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& sizer, OsdTotals& osds,
-                             std::vector<DomainIndex>& domains, std::vector<PgMove>* moves) {
-  const Pool& pb = *in.before;
-  const Pool& pa = *in.after;
+// The inputs of one pool's comparison (PoolInputs::family included).
+PoolInputs MakePoolInputs(const Pool& pb, const Pool& pa, const PoolPgTable* tb,
+                          const PoolPgTable* ta, const ClusterState& after,
+                          const PgLogTails* log_tails) {
+  PoolInputs in{&pb, &pa, tb, ta, &after, log_tails, {}};
+  const std::uint32_t fine = std::max(pb.pg_num, pa.pg_num);
+  if (fine > pb.pg_num && pb.pg_num > 0) {
+    in.family.assign(pb.pg_num, 0);
+    for (std::uint32_t p = 0; p < fine; ++p) ++in.family[p < pb.pg_num ? p : pb.FoldPs(p)];
+  }
+  return in;
+}
+
+// A pool's counters that do not come from its PGs (ids, sizes, pg_num).
+MovementCounters PoolHeader(const Pool& pb, const Pool& pa) {
   MovementCounters c;
   c.pool_id = pa.id;
   c.pool_name = pa.name;
@@ -159,18 +196,25 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
   c.size_after = pa.size;
   c.pg_num_before = pb.pg_num;
   c.pg_num_after = pa.pg_num;
-  const std::uint32_t fine = std::max(pb.pg_num, pa.pg_num);
-  c.pgs = fine;
+  c.pgs = std::max(pb.pg_num, pa.pg_num);
+  return c;
+}
+
+// Compares PGs [begin, end) of one pool (of its finer side), adding to
+// `sums` and returning the range's additive counters (MovementCounters::Add).
+MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer,
+                            std::uint32_t begin, std::uint32_t end, CompareSums& sums,
+                            std::vector<PgMove>* moves) {
+  const Pool& pb = *in.before;
+  const Pool& pa = *in.after;
+  OsdTotals& osds = sums.osds;
+  std::vector<DomainIndex>& domains = sums.domains;
+  MovementCounters c;
   const bool ec = !pa.CanShiftOsds();
   const std::uint64_t k = ec && pa.ec_k > 0 ? pa.ec_k : 1;
-  // A split child starts on its parent's OSDs with an even share of its data.
-  std::vector<std::uint32_t> family;
-  if (fine > pb.pg_num && pb.pg_num > 0) {
-    family.assign(pb.pg_num, 0);
-    for (std::uint32_t p = 0; p < fine; ++p) ++family[p < pb.pg_num ? p : pb.FoldPs(p)];
-  }
+  const std::vector<std::uint32_t>& family = in.family;
   PgDelta d;
-  for (std::uint32_t p = 0; p < fine; ++p) {
+  for (std::uint32_t p = begin; p < end; ++p) {
     const std::uint32_t bp = p < pb.pg_num ? p : pb.FoldPs(p);
     const std::uint32_t ap = p < pa.pg_num ? p : pa.FoldPs(p);
     const std::span<const std::int32_t> b = in.table_before->Up(bp);
@@ -249,7 +293,7 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
       t.bytes_in += shard_bytes;
       for (DomainIndex& di : domains) di.Add(from, to, shard_bytes);
     }
-    if (in.traffic != nullptr && d.num_moves > 0) {
+    if (d.num_moves > 0) {
       std::array<std::int32_t, kMaxPgOsds> targets{};
       for (int i = 0; i < d.num_moves; ++i)
         targets[static_cast<std::size_t>(i)] = d.moves[static_cast<std::size_t>(i)].second;
@@ -260,7 +304,7 @@ MovementCounters ComparePool(const PoolInputs& in, const internal::PgSizer& size
           pusher,
           ec ? static_cast<int>(k) : 0,
           shard_bytes};
-      for (DomainIndex& di : *in.traffic) internal::AddBackfillTraffic(flow, di);
+      for (DomainIndex& di : sums.traffic) internal::AddBackfillTraffic(flow, di);
     }
     // Every before member absent afterwards gives its copy up, paired or not.
     for (std::size_t i = 0; i < b.size(); ++i) {
@@ -321,24 +365,6 @@ absl::Status CheckComparable(const ClusterState& before, const ClusterState& aft
   return absl::OkStatus();
 }
 
-Movement ComputeMovement(const MappingSession& before, const MappingSession& after,
-                         const MovementOptions& options, PgTablePair* tables_out) {
-  const ClusterState& sb = before.state();
-  const ClusterState& sa = after.state();
-  std::uint64_t all = 0;
-  for (const auto& [id, p] : sb.pools) all += p.pg_num;
-  for (const auto& [id, p] : sa.pools) all += p.pg_num;
-  MapAllOptions mo;
-  mo.threads = options.threads;
-  mo.acting = false;
-  if (options.progress)
-    mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
-  PgTablePair tables = MapAllPgsPaired(before, after, mo);
-  Movement m = CompareMappedStates(sb, sa, tables.before, tables.after, options);
-  if (tables_out != nullptr) *tables_out = std::move(tables);
-  return m;
-}
-
 Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
                              const PgTable& ta, const MovementOptions& options) {
   Movement m;
@@ -346,21 +372,70 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   m.epoch_after = sa.epoch;
   const internal::PgSizer sizer(sb);
   m.bytes_source = sizer.source();
-  OsdTotals osds;
-  std::vector<DomainIndex> domains;
-  std::vector<DomainIndex> traffic;
+  CompareSums empty;
   for (const std::string& type : options.domain_types) {
     if (auto di = DomainIndex::Make(sb, sa, type)) {
-      traffic.push_back(*di);
-      domains.push_back(std::move(*di));
+      empty.traffic.push_back(*di);
+      empty.domains.push_back(std::move(*di));
     }
   }
+  std::vector<PoolInputs> pools;
   for (const auto& [id, pa] : sa.pools) {
-    PoolInputs in{sb.FindPool(id), &pa, tb.Find(id), ta.Find(id), &sa, &traffic, options.log_tails};
-    if (in.before == nullptr || in.table_before == nullptr || in.table_after == nullptr) continue;
-    MovementCounters c =
-        ComparePool(in, sizer, osds, domains, options.keep_moves ? &m.moves : nullptr);
-    internal::SetMinimum(sb, sa, *in.before, pa, m.bytes_source != BytesSource::kUnknown, &c);
+    const Pool* pb = sb.FindPool(id);
+    const PoolPgTable* pool_tb = tb.Find(id);
+    const PoolPgTable* pool_ta = ta.Find(id);
+    if (pb == nullptr || pool_tb == nullptr || pool_ta == nullptr) continue;
+    pools.push_back(MakePoolInputs(*pb, pa, pool_tb, pool_ta, sa, options.log_tails));
+  }
+
+  // PGs in chunks on all threads: the sums per thread, the counters and
+  // moves per chunk (merged in PG order, as one thread would give them).
+  struct ChunkOut {
+    std::size_t pool = 0;
+    std::uint32_t begin = 0, end = 0;
+    MovementCounters counters;
+    std::vector<PgMove> moves;
+  };
+
+  constexpr std::uint32_t kComparePgs = 16384;
+  std::vector<ChunkOut> chunks;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const std::uint32_t fine = std::max(pools[i].before->pg_num, pools[i].after->pg_num);
+    for (std::uint64_t b = 0; b < fine; b += kComparePgs) {
+      ChunkOut& c = chunks.emplace_back();
+      c.pool = i;
+      c.begin = static_cast<std::uint32_t>(b);
+      c.end = static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kComparePgs, fine));
+    }
+  }
+  const int threads =
+      std::max(1, static_cast<int>(std::min<std::size_t>(
+                      static_cast<std::size_t>(ResolveThreads(options.threads)), chunks.size())));
+  std::vector<CompareSums> sums(static_cast<std::size_t>(threads), empty);
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    ChunkOut& c = chunks[i];
+    c.counters =
+        ComparePgs(pools[c.pool], sizer, c.begin, c.end, sums[static_cast<std::size_t>(slot)],
+                   options.keep_moves ? &c.moves : nullptr);
+  });
+  OsdTotals osds;
+  std::vector<DomainIndex> domains = std::move(empty.domains);
+  std::vector<DomainIndex> traffic = std::move(empty.traffic);
+  for (const CompareSums& t : sums) {
+    osds.Merge(t.osds);
+    for (std::size_t i = 0; i < domains.size(); ++i) domains[i].Merge(t.domains[i]);
+    for (std::size_t i = 0; i < traffic.size(); ++i) traffic[i].Merge(t.traffic[i]);
+  }
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const PoolInputs& in = pools[i];
+    MovementCounters c = PoolHeader(*in.before, *in.after);
+    for (; next < chunks.size() && chunks[next].pool == i; ++next) {
+      c.Add(chunks[next].counters);
+      for (PgMove& mv : chunks[next].moves) m.moves.push_back(std::move(mv));
+    }
+    internal::SetMinimum(sb, sa, *in.before, *in.after, m.bytes_source != BytesSource::kUnknown,
+                         &c);
     m.totals.Add(c);
     m.pools.push_back(std::move(c));
   }
@@ -383,29 +458,56 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
 }
 
 absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after) {
+  return OpenSessionPair(std::move(before), std::move(after), nullptr);
+}
+
+absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after,
+                                            std::shared_ptr<const crush::CrushMap> after_map) {
   if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
   auto sb = MappingSession::Create(std::move(before));
   if (!sb.ok()) {
     return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
   }
-  auto sa = MappingSession::Create(std::move(after));
+  auto sa = after_map != nullptr ? MappingSession::Create(std::move(after), std::move(after_map))
+                                 : MappingSession::Create(std::move(after));
   if (!sa.ok()) {
     return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
   }
   return SessionPair{*std::move(sb), *std::move(sa)};
 }
 
-absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options, MappedStates* keep) {
-  auto sessions = OpenSessionPair(std::move(before), std::move(after));
+MappedChange MapSessions(SessionPair sessions, const MovementOptions& options) {
+  std::uint64_t all = 0;
+  for (const auto& [id, p] : sessions.before->state().pools) all += p.pg_num;
+  for (const auto& [id, p] : sessions.after->state().pools) all += p.pg_num;
+  MapAllOptions mo;
+  mo.threads = options.threads;
+  mo.acting = false;
+  if (options.progress)
+    mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
+  auto tables =
+      std::make_shared<const PgTablePair>(MapAllPgsPaired(*sessions.before, *sessions.after, mo));
+  return MappedChange{std::move(sessions.before), std::move(sessions.after), std::move(tables)};
+}
+
+absl::StatusOr<MappedChange> MapChange(ClusterState before, ClusterState after,
+                                       const MovementOptions& options,
+                                       std::shared_ptr<const crush::CrushMap> after_map) {
+  auto sessions = OpenSessionPair(std::move(before), std::move(after), std::move(after_map));
   if (!sessions.ok()) return sessions.status();
-  Movement m = ComputeMovement(*sessions->before, *sessions->after, options,
-                               keep != nullptr ? &keep->tables : nullptr);
-  if (keep != nullptr) {
-    keep->before = std::move(sessions->before);
-    keep->after = std::move(sessions->after);
-  }
-  return m;
+  return MapSessions(*std::move(sessions), options);
+}
+
+Movement CompareChange(const MappedChange& change, const MovementOptions& options) {
+  return CompareMappedStates(change.before->state(), change.after->state(), change.tables->before,
+                             change.tables->after, options);
+}
+
+absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
+                                    const MovementOptions& options) {
+  absl::StatusOr<MappedChange> mapped = MapChange(std::move(before), std::move(after), options);
+  if (!mapped.ok()) return mapped.status();
+  return CompareChange(*mapped, options);
 }
 
 absl::StatusOr<ClusterState> WithCrushMap(const ClusterState& state, std::string crush_bytes) {

@@ -5,8 +5,9 @@
 // it (terminal summary, protobuf JSON). Definitions of every counter are in
 // osdmap/proto/movement.proto.
 //
-// Thread-safety: ComputeMovement() runs its own threads and reads its inputs
-// only; the result is a plain value.
+// Thread-safety: MapChange(), DiffStates() and the comparisons run their own
+// threads and read their inputs only; results are plain values (a
+// MappedChange is immutable and shared).
 #ifndef CRUSHKIT_OSDMAP_PLANNING_MOVEMENT_H_
 #define CRUSHKIT_OSDMAP_PLANNING_MOVEMENT_H_
 
@@ -181,7 +182,7 @@ struct MovementOptions {
   std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
 
-// ComputeMovement() of two states whose PGs are already mapped (MapAllPgs
+// The movement between two states whose PGs are already mapped (MapAllPgs
 // of each state; acting sets are not used), e.g. when one mapping serves
 // several comparisons. REQUIRES: CheckComparable(); each table maps its own
 // state. Cost: O(PGs x size).
@@ -203,31 +204,51 @@ struct SessionPair {
 
 absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after);
 
-// Maps both states and compares them. PGs are matched by id; when pg_num
-// differs, every PG of the finer side is compared with the PG of the other
-// side it folds to (a split child starts on its parent's OSDs and carries an
-// even share of its bytes). Bytes come from before's pg_stats, else its
-// pool_usage, else are unknown (BytesSource). REQUIRES: CheckComparable().
-// Cost: two all-PG mappings (pg_table.h) plus O(PGs x size) comparison.
-// `tables` (optional) receives both PG tables.
-Movement ComputeMovement(const MappingSession& before, const MappingSession& after,
-                         const MovementOptions& options = {}, PgTablePair* tables = nullptr);
+// Same, with `after_map` (when not null) already built from after.crush:
+// `after`'s session takes it instead of building it again.
+absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after,
+                                            std::shared_ptr<const crush::CrushMap> after_map);
 
-// Both states of a diff as mapped, for callers that map further states
-// against them (the staged plan).
-struct MappedStates {
-  std::unique_ptr<MappingSession> before;
-  std::unique_ptr<MappingSession> after;
-  PgTablePair tables;
+// How PGs are compared (CompareMappedStates, CompareChange, DiffStates):
+// matched by id; when pg_num differs, every PG of the finer side is
+// compared with the PG of the other side it folds to (a split child starts
+// on its parent's OSDs and carries an even share of its bytes). Bytes come
+// from before's pg_stats, else its pool_usage, else are unknown
+// (BytesSource). Cost: O(PGs x size), on options.threads threads (the
+// result does not depend on their number).
+//
+// A change's two states, each validated with its crush map built (a
+// MappingSession each), and every PG of both mapped (up sets; tables.before
+// and tables.after): the one value the planner hands from the diff to the
+// backfill schedule, the staged plan and the upmap way. Immutable once made
+// (MapChange); copies share it, and any number of threads may map through
+// it at once (MappingSession::NewWorker).
+struct MappedChange {
+  std::shared_ptr<const MappingSession> before;
+  std::shared_ptr<const MappingSession> after;
+  std::shared_ptr<const PgTablePair> tables;
 };
 
-// CheckComparable(), both states' mapping sessions (crush maps built), then
-// ComputeMovement(). `keep` (optional) receives the sessions and tables.
-// Errors: kInvalidArgument from CheckComparable, or the crush map build
-// error of the state named "before: " / "after: ".
+// CheckComparable(), both states' mapping sessions (OpenSessionPair; the
+// crush maps built), then every PG of both mapped (MapAllPgsPaired, up
+// sets; options.threads and options.progress). `after_map`: as
+// OpenSessionPair. Errors: as OpenSessionPair.
+absl::StatusOr<MappedChange> MapChange(ClusterState before, ClusterState after,
+                                       const MovementOptions& options = {},
+                                       std::shared_ptr<const crush::CrushMap> after_map = nullptr);
+
+// MapChange's last steps for sessions already open (CheckComparable()
+// passed): every PG of both mapped.
+MappedChange MapSessions(SessionPair sessions, const MovementOptions& options = {});
+
+// CompareMappedStates() of a mapped change.
+Movement CompareChange(const MappedChange& change, const MovementOptions& options = {});
+
+// MapChange() then CompareChange(). Errors: kInvalidArgument from
+// CheckComparable, or the crush map build error of the state named
+// "before: " / "after: ".
 absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options = {},
-                                    MappedStates* keep = nullptr);
+                                    const MovementOptions& options = {});
 
 // `state` with its crush map replaced by `crush_bytes` (Ceph's binary
 // encoding), as `osdmaptool --import-crush` does: upmaps are left as they

@@ -107,6 +107,14 @@ void DomainIndex::Add(std::int32_t from, std::int32_t to, std::uint64_t bytes) {
   c.bytes += bytes;
 }
 
+void DomainIndex::Merge(const DomainIndex& other) {
+  for (const auto& [key, cell] : other.cells_) {
+    DomainCell& c = cells_[key];
+    c.shards += cell.shards;
+    c.bytes += cell.bytes;
+  }
+}
+
 DomainMatrix DomainIndex::Finish() {
   DomainMatrix m;
   m.type = type_;

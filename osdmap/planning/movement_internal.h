@@ -46,6 +46,9 @@ class DomainIndex {
   static std::optional<DomainIndex> Make(const ClusterState& before, const ClusterState& after,
                                          const std::string& type);
   void Add(std::int32_t from, std::int32_t to, std::uint64_t bytes);
+  // Adds the cells of `other`, a copy of this index filled elsewhere (one
+  // thread's share of a comparison).
+  void Merge(const DomainIndex& other);
   DomainMatrix Finish();
 
  private:

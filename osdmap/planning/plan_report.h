@@ -40,6 +40,11 @@ struct PlanReport {
   // Movement::change lists operations (PlanChange), not a description
   // (a diff's "crush map replaced by FILE").
   bool change_is_operations = false;
+  // Mappings of the whole plan (both states, the cleanup, the staged plan's
+  // steps, the upmap way) whose result is crushkit's documented answer where
+  // Ceph's is undefined (CrushPlacement::DivergedFromCeph): the tools say
+  // so on stderr.
+  std::uint64_t mappings_diverged_from_ceph = 0;
 };
 
 }  // namespace crushkit::osdmap

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
+#include "crush/map.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/planning/change_warnings.h"
@@ -103,30 +104,73 @@ absl::StatusOr<double> ParseFillLimit(std::string_view text) {
                                                  "percentage (85%) or a fraction (0.85), or none"));
 }
 
-absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
-                                    MovementRisks* risks) {
+namespace {
+
+// The cleanup of CleanUpmapsAfterChange on a crush map already built from
+// after.crush (`after_map`; built here when null, and handed back).
+absl::Status CleanAfterChange(ClusterState& after, const PlanOptions& options,
+                              std::shared_ptr<const crush::CrushMap>& after_map,
+                              MovementRisks* risks, std::uint64_t* diverged) {
   if (options.keep_upmaps) return absl::OkStatus();
-  absl::StatusOr<UpmapCleanup> cleanup = CleanPgUpmaps(after);
-  if (!cleanup.ok()) {
-    return absl::Status(cleanup.status().code(), absl::StrCat("upmap cleanup after the change: ",
-                                                              cleanup.status().message()));
+  const auto failed = [](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("upmap cleanup after the change: ", s.message()));
+  };
+  if (after_map == nullptr) {
+    absl::StatusOr<crush::CrushMap> built = crush::CrushMap::Build(after.crush);
+    if (!built.ok()) {
+      return failed(absl::Status(built.status().code(),
+                                 absl::StrCat("crush map: ", built.status().message())));
+    }
+    after_map = std::make_shared<const crush::CrushMap>(*std::move(built));
   }
+  absl::StatusOr<UpmapCleanup> cleanup = CleanPgUpmaps(after, *after_map);
+  if (!cleanup.ok()) return failed(cleanup.status());
   risks->upmaps_dropped = static_cast<std::uint32_t>(cleanup->removed_pg_upmap.size() +
                                                      cleanup->removed_pg_upmap_items.size());
   risks->upmap_items_rewritten = static_cast<std::uint32_t>(cleanup->trimmed_items.size());
+  *diverged += cleanup->diverged_from_ceph;
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& options,
+                                    MovementRisks* risks) {
+  std::shared_ptr<const crush::CrushMap> after_map;
+  std::uint64_t diverged = 0;
+  return CleanAfterChange(after, options, after_map, risks, &diverged);
 }
 
 namespace {
 
-absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after,
-                                         const PlanOptions& options, MappedStates* kept) {
+// A change's report and the mapped change it was made from (the staged
+// plan and the upmap way go on from it).
+struct MappedReport {
+  PlanReport report;
+  MappedChange mapped;
+};
+
+// Whether a report needs every PG's move: the schedule simulates them, the
+// staged plan and the upmap way start from them (the entry points drop them
+// at the end unless options.movement.keep_moves). Without them the report
+// counts no PG degraded during the change (pgs_degraded_during).
+bool NeedsMoves(const PlanOptions& options, bool staged) {
+  return options.movement.keep_moves || options.schedule || staged;
+}
+
+// Maps `before` and `after` (`after_map`, when not null, is after.crush
+// built) and reports: the movement (with the PGs' moves when `moves`), the
+// schedule, the safety.
+absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState after,
+                                          std::shared_ptr<const crush::CrushMap> after_map,
+                                          const PlanOptions& options, bool moves) {
   MovementOptions movement = options.movement;
-  movement.keep_moves = movement.keep_moves || options.schedule || kept != nullptr;
+  movement.keep_moves = moves;
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
   absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
   if (!safety_inputs.ok()) return safety_inputs.status();
-  PlanReport report;
+  MappedReport out;
+  PlanReport& report = out.report;
   report.backfill = options.backfill;
   report.ceph_release = before.ceph_release;
   if (options.backfill_cost) {
@@ -136,11 +180,16 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
     if (!cost.ok()) return cost.status();
     report.backfill_cost = *std::move(cost);
   }
-  absl::StatusOr<Movement> m = DiffStates(std::move(before), std::move(after), movement, kept);
-  if (!m.ok()) return m.status();
+  absl::StatusOr<MappedChange> mapped =
+      MapChange(std::move(before), std::move(after), movement, std::move(after_map));
+  if (!mapped.ok()) return mapped.status();
+  out.mapped = *std::move(mapped);
+  report.mappings_diverged_from_ceph =
+      out.mapped.tables->before.diverged_from_ceph + out.mapped.tables->after.diverged_from_ceph;
+  Movement m = CompareChange(out.mapped, movement);
   report.warnings = std::move(detached);
   if (options.schedule) {
-    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(*m, report.backfill);
+    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(m, report.backfill);
     if (!schedule.ok()) {
       return absl::Status(schedule.status().code(),
                           absl::StrCat("backfill simulation: ", schedule.status().message()));
@@ -148,40 +197,50 @@ absl::StatusOr<PlanReport> ReportKeeping(ClusterState before, ClusterState after
     report.schedule = *std::move(schedule);
   }
   absl::StatusOr<ChangeSafety> safety =
-      AssessChangeSafety(*safety_inputs, *m, report.schedule ? &*report.schedule : nullptr);
+      AssessChangeSafety(*safety_inputs, m, report.schedule ? &*report.schedule : nullptr);
   if (!safety.ok()) return safety.status();
   report.safety = *std::move(safety);
-  report.pgs_degraded_during = static_cast<std::uint32_t>(std::count_if(
-      m->moves.begin(), m->moves.end(), [](const PgMove& mv) { return mv.degraded; }));
-  if (!options.movement.keep_moves && kept == nullptr) m->moves.clear();
-  report.movement = *std::move(m);
-  return report;
+  report.pgs_degraded_during = static_cast<std::uint32_t>(
+      std::count_if(m.moves.begin(), m.moves.end(), [](const PgMove& mv) { return mv.degraded; }));
+  report.movement = std::move(m);
+  return out;
+}
+
+// A changed state as the monitor would commit it (upmaps cleaned), mapped
+// and reported. Every entry point (DiffTwoStates, DiffNewCrushMap,
+// PlanChange) goes through here, so `diff A B`, `diff A --crush-after` and
+// `plan` clean with one function.
+absl::StatusOr<MappedReport> ReportChange(ClusterState before, ClusterState after,
+                                          std::shared_ptr<const crush::CrushMap> after_map,
+                                          const PlanOptions& options, bool moves) {
+  MovementRisks cleaned;
+  std::uint64_t diverged = 0;
+  if (absl::Status s = CleanAfterChange(after, options, after_map, &cleaned, &diverged); !s.ok())
+    return s;
+  absl::StatusOr<MappedReport> r =
+      MapAndReport(std::move(before), std::move(after), std::move(after_map), options, moves);
+  if (!r.ok()) return r.status();
+  r->report.movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  r->report.movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  r->report.mappings_diverged_from_ceph += diverged;
+  return r;
+}
+
+// The report alone, PG moves kept only when asked for.
+absl::StatusOr<PlanReport> ReportOnly(absl::StatusOr<MappedReport> r, const PlanOptions& options) {
+  if (!r.ok()) return r.status();
+  if (!options.movement.keep_moves) r->report.movement.moves.clear();
+  return std::move(r->report);
 }
 
 }  // namespace
 
 absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
                                   const PlanOptions& options) {
-  return ReportKeeping(std::move(before), std::move(after), options, nullptr);
+  return ReportOnly(MapAndReport(std::move(before), std::move(after), nullptr, options,
+                                 NeedsMoves(options, false)),
+                    options);
 }
-
-namespace {
-
-// A changed state as the monitor would commit it (upmaps cleaned), reported.
-// Every entry point (DiffTwoStates, DiffNewCrushMap, PlanChange) ends here,
-// so `diff A B`, `diff A --crush-after` and `plan` clean with one function.
-absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
-                                        const PlanOptions& options, MappedStates* kept = nullptr) {
-  MovementRisks cleaned;
-  if (absl::Status s = CleanUpmapsAfterChange(after, options, &cleaned); !s.ok()) return s;
-  absl::StatusOr<PlanReport> r = ReportKeeping(std::move(before), std::move(after), options, kept);
-  if (!r.ok()) return r.status();
-  r->movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
-  r->movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
-  return r;
-}
-
-}  // namespace
 
 // The monitor runs clean_pg_upmaps on every epoch it commits, so AFTER is
 // cleaned as the monitor would on the transition: a no-op when AFTER is a
@@ -189,7 +248,9 @@ absl::StatusOr<PlanReport> ReportChange(ClusterState before, ClusterState after,
 // decision when AFTER was made by hand (BEFORE with a new crush map, say).
 absl::StatusOr<PlanReport> DiffTwoStates(ClusterState before, ClusterState after,
                                          const PlanOptions& options) {
-  return ReportChange(std::move(before), std::move(after), options);
+  return ReportOnly(ReportChange(std::move(before), std::move(after), nullptr, options,
+                                 NeedsMoves(options, false)),
+                    options);
 }
 
 absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crush_bytes,
@@ -197,7 +258,9 @@ absl::StatusOr<PlanReport> DiffNewCrushMap(ClusterState before, std::string crus
   absl::StatusOr<ClusterState> after = WithCrushMap(before, std::move(crush_bytes));
   if (!after.ok()) return after.status();
   ++after->epoch;
-  return ReportChange(std::move(before), *std::move(after), options);
+  return ReportOnly(ReportChange(std::move(before), *std::move(after), nullptr, options,
+                                 NeedsMoves(options, false)),
+                    options);
 }
 
 namespace {
@@ -208,71 +271,84 @@ void AddChangeWarnings(std::vector<PlanWarning> first, PlanReport& r) {
   r.warnings = std::move(first);
 }
 
-}  // namespace
-
-absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
-                                      const PlanOptions& options) {
-  absl::StatusOr<ClusterState> after = ApplyChange(before, change);
-  if (!after.ok()) return after.status();
-  std::vector<PlanWarning> warnings = NewBucketWarnings(before, change);
-  if (!options.max_misplaced) {
-    absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options);
-    if (!r.ok()) return r.status();
-    for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
-    r->change_is_operations = true;
-    AddChangeWarnings(std::move(warnings), *r);
-    return r;
-  }
-  MappedStates kept;
-  const UpmapEntries after_upmaps{after->pg_upmap, after->pg_upmap_items,
-                                  after->pg_upmap_primaries};
-  absl::StatusOr<PlanReport> r = ReportChange(std::move(before), *std::move(after), options, &kept);
-  if (!r.ok()) return r.status();
-  for (const ChangeOp& op : change.ops) r->movement.change.push_back(DescribeChangeOp(op));
-  r->change_is_operations = true;
+// The staged plan and, with options.upmap_remapped, the upmap way of a
+// change whose at-once report `r` was made from `at_once`.
+absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
+                         std::vector<PlanWarning> warnings, const PlanOptions& options,
+                         PlanReport& r) {
   StagedPlanOptions so;
   so.max_misplaced = *options.max_misplaced;
   so.movement = options.movement;
   so.simulate = options.schedule;
-  so.backfill = r->backfill;
+  so.backfill = r.backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
-  so.max_fill = options.max_fill.value_or(r->movement.risks.backfillfull_ratio);
-  MappedChange mapped{&kept.after->state(), &kept.tables.before, &kept.tables.after,
-                      r->schedule ? r->schedule->makespan_seconds : -1.0, &after_upmaps};
-  absl::StatusOr<StagedPlan> staged =
-      PlanStagedChange(kept.before->state(), change, r->movement, so, &mapped);
+  so.max_fill = options.max_fill.value_or(r.movement.risks.backfillfull_ratio);
+  absl::StatusOr<StagedPlan> staged = PlanStagedChange(at_once, change, r.movement, so);
   if (!staged.ok()) {
     return absl::Status(staged.status().code(),
                         absl::StrCat("staged plan: ", staged.status().message()));
   }
-  r->staged = *std::move(staged);
+  r.staged = *std::move(staged);
+  r.mappings_diverged_from_ceph += r.staged->diverged_from_ceph;
   // A limit above the ratio at which Ceph's targets refuse leaves the stalls
   // in: say so (OSDService uses max(backfillfull_ratio, nearfull_ratio)).
   if (const double refuse =
-          std::max(r->movement.risks.backfillfull_ratio, r->movement.risks.nearfull_ratio);
+          std::max(r.movement.risks.backfillfull_ratio, r.movement.risks.nearfull_ratio);
       so.max_fill > refuse) {
-    r->staged->notes.push_back(absl::StrCat(
+    r.staged->notes.push_back(absl::StrCat(
         "--max-fill ", so.max_fill * 100, "% is above ", refuse * 100,
         "%, where Ceph's backfill targets refuse (max of backfillfull and nearfull ratio): steps "
         "under it may still stall in backfill_toofull"));
   }
-  AddChangeWarnings(std::move(warnings), *r);
+  AddChangeWarnings(std::move(warnings), r);
   // Every step carries the change's warnings (the end state is the same).
-  for (const PlanWarning& w : r->warnings)
-    r->staged->notes.push_back("warning: " + FormatPlanWarning(w));
+  for (const PlanWarning& w : r.warnings)
+    r.staged->notes.push_back("warning: " + FormatPlanWarning(w));
   if (options.upmap_remapped) {
-    absl::StatusOr<UpmapPinPlan> pins =
-        PlanUpmapPinning(kept.before->state(), kept.after->state(), r->movement,
-                         *options.max_misplaced, r->backfill, so.max_fill, &kept.tables);
+    absl::StatusOr<UpmapPinPlan> pins = PlanUpmapPinning(
+        at_once.mapped, r.movement, *options.max_misplaced, r.backfill, so.max_fill);
     if (!pins.ok()) {
       return absl::Status(pins.status().code(),
                           absl::StrCat("upmap plan: ", pins.status().message()));
     }
-    r->upmap_plan = *std::move(pins);
+    r.upmap_plan = *std::move(pins);
+    r.mappings_diverged_from_ceph += r.upmap_plan->diverged_from_ceph;
   }
-  if (!options.movement.keep_moves) r->movement.moves.clear();
-  return r;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& change,
+                                      const PlanOptions& options) {
+  absl::StatusOr<AppliedChange> after = ApplyChangeBuilt(before, change);
+  if (!after.ok()) return after.status();
+  std::vector<PlanWarning> warnings = NewBucketWarnings(before, change);
+  // The change's upmaps as it left them, before the monitor's cleanup (the
+  // staged plan's step 0 is cleaned on its own).
+  UpmapEntries after_upmaps{after->state.pg_upmap, after->state.pg_upmap_items,
+                            after->state.pg_upmap_primaries};
+  absl::StatusOr<MappedReport> r =
+      ReportChange(std::move(before), std::move(after->state), std::move(after->crush_map), options,
+                   NeedsMoves(options, options.max_misplaced.has_value()));
+  if (!r.ok()) return r.status();
+  PlanReport& report = r->report;
+  for (const ChangeOp& op : change.ops) report.movement.change.push_back(DescribeChangeOp(op));
+  report.change_is_operations = true;
+  if (!options.max_misplaced) {
+    AddChangeWarnings(std::move(warnings), report);
+  } else {
+    std::optional<double> seconds;
+    if (report.schedule) seconds = report.schedule->makespan_seconds;
+    const ChangeAtOnce at_once{r->mapped, seconds, std::move(after_upmaps)};
+    if (absl::Status s = PlanInSteps(change, at_once, std::move(warnings), options, report);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!options.movement.keep_moves) report.movement.moves.clear();
+  return std::move(report);
 }
 
 }  // namespace crushkit::osdmap

@@ -13,8 +13,8 @@
 
 #include "crush/codec.h"
 #include "crush/edit/edit.h"
-#include "crush/edit/zero_weight_additions.h"
 #include "crush/status_macros.h"
+#include "crush/edit/zero_weight_additions.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/change_op_table.h"
 #include "osdmap/changes/upmap_cleanup.h"
@@ -61,8 +61,6 @@ std::string ShortestText(crush::Weight w, crush::Weight (*convert)(double)) {
   return buf;
 }
 
-}  // namespace
-
 double MisplacedRatio(const Movement& m) {
   const MovementCounters& t = m.totals;
   if (m.bytes_source != BytesSource::kUnknown && t.objects_total > 0) {
@@ -70,8 +68,6 @@ double MisplacedRatio(const Movement& m) {
   }
   return t.shards_total > 0 ? static_cast<double>(t.shards_moved) / t.shards_total : 0.0;
 }
-
-namespace {
 
 double Moved(const Movement& m, bool bytes_known) {
   return bytes_known ? static_cast<double>(m.totals.bytes_to_move) : m.totals.shards_moved;
@@ -235,20 +231,25 @@ absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector
   return st;
 }
 
-// A state of the plan and its PG table: mapped here (owned) or the
-// planner's mapping of the change at once (borrowed).
+// A state of the plan and its PG table, shared: mapped here, or the
+// planner's mapping of the change at once.
 struct Mapped {
-  std::unique_ptr<MappingSession> session;
-  std::unique_ptr<PgTable> owned_table;
-  const ClusterState* state = nullptr;
-  const PgTable* table = nullptr;
+  std::shared_ptr<const ClusterState> state;
+  std::shared_ptr<const PgTable> table;
+  // Mappings made for it here whose result is crushkit's answer where
+  // Ceph's is undefined (0 for the planner's).
+  std::uint64_t diverged_from_ceph = 0;
 };
 
-Mapped Borrow(const ClusterState& state, const PgTable& table) {
-  Mapped m;
-  m.state = &state;
-  m.table = &table;
-  return m;
+// The before state of the change at once, and its target.
+Mapped BeforeOf(const MappedChange& m) {
+  return Mapped{std::shared_ptr<const ClusterState>(m.before, &m.before->state()),
+                std::shared_ptr<const PgTable>(m.tables, &m.tables->before), 0};
+}
+
+Mapped AfterOf(const MappedChange& m) {
+  return Mapped{std::shared_ptr<const ClusterState>(m.after, &m.after->state()),
+                std::shared_ptr<const PgTable>(m.tables, &m.tables->after), 0};
 }
 
 // The inputs of placement are equal: the same PG tables.
@@ -278,22 +279,32 @@ bool MapsAsBefore(const ClusterState& before, const ClusterState& after) {
 
 absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options,
                                 bool clean = true) {
+  absl::StatusOr<std::unique_ptr<MappingSession>> session;
+  std::uint64_t diverged = 0;
   if (clean && !options.keep_upmaps) {
-    absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(state);
+    // One crush map for the cleanup and the mapping.
+    absl::StatusOr<crush::CrushMap> built = crush::CrushMap::Build(state.crush);
+    if (!built.ok()) {
+      return absl::Status(built.status().code(),
+                          absl::StrCat("crush map: ", built.status().message()));
+    }
+    auto map = std::make_shared<const crush::CrushMap>(*std::move(built));
+    absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(state, *map);
     if (!cleaned.ok()) return cleaned.status();
+    diverged = cleaned->diverged_from_ceph;
+    session = MappingSession::Create(std::move(state), std::move(map));
+  } else {
+    session = MappingSession::Create(std::move(state));
   }
-  absl::StatusOr<std::unique_ptr<MappingSession>> session =
-      MappingSession::Create(std::move(state));
   if (!session.ok()) return session.status();
-  Mapped m;
-  m.session = *std::move(session);
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   mo.acting = false;
-  m.owned_table = std::make_unique<PgTable>(MapAllPgs(*m.session, mo));
-  m.state = &m.session->state();
-  m.table = m.owned_table.get();
-  return m;
+  std::shared_ptr<const MappingSession> shared = *std::move(session);
+  auto table = std::make_shared<const PgTable>(MapAllPgs(*shared, mo));
+  diverged += table->diverged_from_ceph;
+  return Mapped{std::shared_ptr<const ClusterState>(shared, &shared->state()), std::move(table),
+                diverged};
 }
 
 // What a step whose two states map alike moves: nothing; its totals are
@@ -313,7 +324,7 @@ MovementCounters Unmoved(const Movement& at_once) {
 // alike (one table) move nothing; the planner's pair of tables is the
 // change at once.
 absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement& at_once,
-                         const MappedChange* mapped, const StagedPlanOptions& options,
+                         const ChangeAtOnce* mapped, const StagedPlanOptions& options,
                          PlanStep* step, Movement* movement, bool* simulated) {
   *simulated = false;
   if (prev.table == next.table) {
@@ -323,11 +334,11 @@ absl::Status MeasureStep(const Mapped& prev, const Mapped& next, const Movement&
     *simulated = true;
     return absl::OkStatus();
   }
-  if (mapped != nullptr && prev.table == mapped->before_table &&
-      next.table == mapped->after_table && mapped->at_once_seconds >= 0) {
+  if (mapped != nullptr && prev.table.get() == &mapped->mapped.tables->before &&
+      next.table.get() == &mapped->mapped.tables->after && mapped->seconds.has_value()) {
     step->totals = at_once.totals;
     step->misplaced_ratio = MisplacedRatio(at_once);
-    step->seconds = mapped->at_once_seconds;
+    step->seconds = *mapped->seconds;
     *movement = Movement{};
     movement->totals = at_once.totals;
     movement->bytes_source = at_once.bytes_source;
@@ -384,7 +395,8 @@ struct Walk {
   std::vector<PlanStep> steps;
   double moved = 0;
   Mapped last;
-  int fill_splits = 0;  // step ends pulled back for the fill limit
+  int fill_splits = 0;                   // step ends pulled back for the fill limit
+  std::uint64_t diverged_from_ceph = 0;  // Mapped::diverged_from_ceph of its tries
   std::vector<FillProblem> problems;
 };
 
@@ -393,12 +405,12 @@ struct Walk {
 // tracker is active, keeps every receiving OSD under the fill limit; each
 // accepted step is appended to walk->steps.
 absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_once,
-                         const StagedPlanOptions& options, const MappedChange* mapped,
+                         const StagedPlanOptions& options, const ChangeAtOnce* mapped,
                          int first_index, const Mapped& start, FillTracker tracker, bool enforce,
                          bool bytes_known, Walk* walk) {
   const double limit = options.max_misplaced;
   const double whole = MisplacedRatio(at_once);
-  Mapped prev = Borrow(*start.state, *start.table);
+  Mapped prev = start;
   // After a step that is over the fill limit even at the smallest size, the
   // rest of the walk is only measured: narrowing further cannot help it.
   bool enforce_fill = enforce && tracker.active();
@@ -422,11 +434,12 @@ absl::Status WalkWeights(const std::vector<Staged>& staged, const Movement& at_o
       }
       CRUSH_ASSIGN_OR_RETURN(ClusterState state, StateAt(*prev.state, phase, next));
       Mapped mapped_next;
-      if (mapped != nullptr && next >= 1 && SamePlacement(state, *mapped->after)) {
+      if (mapped != nullptr && next >= 1 && SamePlacement(state, mapped->mapped.after->state())) {
         // The last step lands on the change at once: its table is mapped already.
-        mapped_next = Borrow(*mapped->after, *mapped->after_table);
+        mapped_next = AfterOf(mapped->mapped);
       } else {
         CRUSH_ASSIGN_OR_RETURN(mapped_next, MapState(std::move(state), options));
+        walk->diverged_from_ceph += mapped_next.diverged_from_ceph;
       }
       PlanStep step;
       Movement m;
@@ -520,10 +533,13 @@ std::string CrushWeightText(crush::Weight w) { return ShortestText(w, CrushWeigh
 
 std::string ReweightText(crush::Weight w) { return ShortestText(w, ReweightOf); }
 
-absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
-                                            const Movement& at_once,
-                                            const StagedPlanOptions& options,
-                                            const MappedChange* mapped) {
+namespace {
+
+// PlanStagedChange() of a change mapped at once by the planner (`mapped`)
+// or not (nullptr: the change is applied and `before` mapped here).
+absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeList& change,
+                                     const Movement& at_once, const StagedPlanOptions& options,
+                                     const ChangeAtOnce* mapped) {
   if (!(options.max_misplaced > 0 && options.max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max-misplaced must be above 0% and at most 100%, not ",
@@ -556,44 +572,43 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     if (!a.ok()) return a.status();
     applied = *std::move(a);
   }
-  const ClusterState* target = mapped != nullptr ? mapped->after : &*applied;
+  const ClusterState* target = mapped != nullptr ? &mapped->mapped.after->state() : &*applied;
   const std::vector<Staged> staged = FindStaged(before, *target);
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
   Mapped prev;
   if (mapped != nullptr) {
-    prev = Borrow(before, *mapped->before_table);
+    prev = BeforeOf(mapped->mapped);
   } else {
     CRUSH_ASSIGN_OR_RETURN(prev, MapState(before, options, /*clean=*/false));
+    plan.diverged_from_ceph += prev.diverged_from_ceph;
   }
-  // The state after step 0 (kept alive for `prev`, which may point at it).
-  ClusterState start_clean;
   if (!structural.ops.empty()) {
     // The change with every staged OSD still at its weights of `before`
     // (what the step-0 commands make, new OSDs at 0), and the change's
     // upmaps as the monitor cleans them for this state.
-    CRUSH_ASSIGN_OR_RETURN(start_clean, StateAt(*target, staged, 0));
-    if (mapped != nullptr && mapped->after_upmaps != nullptr) {
-      start_clean.pg_upmap = mapped->after_upmaps->pg_upmap;
-      start_clean.pg_upmap_items = mapped->after_upmaps->pg_upmap_items;
-      start_clean.pg_upmap_primaries = mapped->after_upmaps->pg_upmap_primaries;
+    CRUSH_ASSIGN_OR_RETURN(ClusterState start_clean, StateAt(*target, staged, 0));
+    if (mapped != nullptr) {
+      start_clean.pg_upmap = mapped->after_upmaps.pg_upmap;
+      start_clean.pg_upmap_items = mapped->after_upmaps.pg_upmap_items;
+      start_clean.pg_upmap_primaries = mapped->after_upmaps.pg_upmap_primaries;
     }
     if (!options.keep_upmaps) {
       absl::StatusOr<UpmapCleanup> cleaned = CleanPgUpmaps(start_clean);
       if (!cleaned.ok()) return cleaned.status();
     }
     // Step 0 usually adds hosts at weight 0: proven to map as before, it
-    // takes over before's table (heap-held: the view stays valid).
-    const Mapped before_view = Borrow(*prev.state, *prev.table);
+    // shares before's table.
+    const Mapped before_view = prev;
     Mapped here;
     if (MapsAsBefore(*prev.state, start_clean)) {
-      here = std::move(prev);
-      here.state = &start_clean;
+      here = Mapped{std::make_shared<const ClusterState>(std::move(start_clean)), prev.table, 0};
     } else {
-      CRUSH_ASSIGN_OR_RETURN(here, MapState(start_clean, options, /*clean=*/false));
+      CRUSH_ASSIGN_OR_RETURN(here, MapState(std::move(start_clean), options, /*clean=*/false));
+      plan.diverged_from_ceph += here.diverged_from_ceph;
     }
     PlanStep step;
     step.index = 0;
-    for (const ChangeOp& op : structural.ops) AppendCephCommands(op, start_clean, &step.commands);
+    for (const ChangeOp& op : structural.ops) AppendCephCommands(op, *here.state, &step.commands);
     Movement m;
     bool simulated = false;
     CRUSH_RETURN_IF_ERROR(
@@ -630,7 +645,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
   const int first_index = 1;  // step 0 is the structural step, if any
   // With the final state over the limit no walk can keep it: measure only.
   const bool enforce = final_over.empty();
-  const ClusterState* last_state = prev.state;
+  std::shared_ptr<const ClusterState> last_state = prev.state;
   Walk chosen;
   if (!staged.empty()) {
     // All weights together first; when the fill limit had to cut steps
@@ -641,6 +656,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
     chosen.phases = {staged};
     absl::Status together = WalkWeights(staged, at_once, options, mapped, first_index, prev,
                                         tracker, enforce, plan.bytes_known, &chosen);
+    plan.diverged_from_ceph += chosen.diverged_from_ceph;
     std::vector<Staged> raised, lowered;
     for (const Staged& s : staged) (Raises(s) ? raised : lowered).push_back(s);
     const bool try_orders = tracker.active() && final_over.empty() && !raised.empty() &&
@@ -655,6 +671,7 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
                           : std::vector<std::vector<Staged>>{lowered, raised};
         absl::Status s = WalkWeights(staged, at_once, options, mapped, first_index, prev, tracker,
                                      enforce, plan.bytes_known, &w);
+        plan.diverged_from_ceph += w.diverged_from_ceph;
         if (!s.ok()) continue;
         if (!together.ok() || BetterWalk(w, chosen)) {
           chosen = std::move(w);
@@ -710,6 +727,20 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const Ch
         "`crushkit diff`");
   }
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
+                                            const Movement& at_once,
+                                            const StagedPlanOptions& options) {
+  return PlanSteps(before, change, at_once, options, nullptr);
+}
+
+absl::StatusOr<StagedPlan> PlanStagedChange(const ChangeAtOnce& mapped, const ChangeList& change,
+                                            const Movement& at_once,
+                                            const StagedPlanOptions& options) {
+  return PlanSteps(mapped.mapped.before->state(), change, at_once, options, &mapped);
 }
 
 }  // namespace crushkit::osdmap

@@ -18,7 +18,7 @@
 //    enough (one PG alone is over the limit) is flagged. No state is mapped
 //    twice: a step 0 that only adds zero-weight straw2 items is proven to
 //    map as before (crush/edit/zero_weight_additions.h), and a last step equal to
-//    the change at once reuses the planner's mapping (MappedChange).
+//    the change at once reuses the planner's mapping (ChangeAtOnce).
 // With a fill limit (StagedPlanOptions::max_fill, fill_limit.h) every step
 // must also keep each OSD that receives data under it: its use after the
 // earlier steps plus everything the step sends it, since copies land before
@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,9 @@ struct StagedPlan {
   bool fill_feasible = true;
   std::string order = "all weights together";
   std::vector<FillProblem> fill_problems;
+  // Mappings of the plan's own (the planner's tables excluded) whose result
+  // is crushkit's answer where Ceph's is undefined.
+  std::uint64_t diverged_from_ceph = 0;
 };
 
 struct StagedPlanOptions {
@@ -121,26 +125,26 @@ struct StagedPlanOptions {
   std::function<void(double, int)> progress;
 };
 
-// The change at once as the planner mapped it, so no state is mapped twice:
-// `after` is the change applied and its upmaps cleaned, each table the
-// MapAllPgs result of its state. All must outlive the call. A step whose
-// two tables are these two is the change at once: it reuses `at_once` and
-// `at_once_seconds` (the simulated backfill; < 0: simulate it).
-// `after_upmaps` holds `after`'s upmap entries as the change left them,
-// before the monitor's cleanup (step 0 is cleaned on its own: an entry the
-// whole change invalidates may still be valid after step 0).
+// The upmap entries of a state.
 struct UpmapEntries {
   std::map<PgId, std::vector<std::int32_t>> pg_upmap;
   std::map<PgId, std::vector<std::pair<std::int32_t, std::int32_t>>> pg_upmap_items;
   std::map<PgId, std::int32_t> pg_upmap_primaries;
 };
 
-struct MappedChange {
-  const ClusterState* after = nullptr;
-  const PgTable* before_table = nullptr;
-  const PgTable* after_table = nullptr;
-  double at_once_seconds = -1;
-  const UpmapEntries* after_upmaps = nullptr;
+// The change at once as the planner mapped it, so no state is mapped twice:
+// `mapped` holds `before` and the change applied with its upmaps cleaned
+// (the step's target), each with its PG table. A step whose two tables are
+// these two is the change at once: it reuses the planner's movement and
+// `seconds`, its simulated backfill (nullopt: not simulated; the step
+// simulates it). `after_upmaps` holds the changed state's upmap entries as
+// the change left them, before the monitor's cleanup (step 0 is cleaned on
+// its own: an entry the whole change invalidates may still be valid after
+// step 0).
+struct ChangeAtOnce {
+  MappedChange mapped;
+  std::optional<double> seconds;
+  UpmapEntries after_upmaps;
 };
 
 // Plans `change` on `before` in steps. `at_once` is the movement of the
@@ -148,19 +152,19 @@ struct MappedChange {
 // Errors: kInvalidArgument for a limit outside (0, 1], for a change that
 // ApplyChange refuses (its diagnostics), or when more than max_steps steps
 // would be needed; the mapping and simulation errors of the planner.
-// `mapped` (optional) is the change at once already mapped: `before` and a
-// last step equal to it are then not mapped again.
-// Cost: one all-PG mapping per step tried (about 1.3 per step) and one for
-// step 0, plus one ApplyChange per try.
+// Cost: one all-PG mapping of `before`, one per step tried (about 1.3 per
+// step) and one for step 0, plus one ApplyChange.
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
                                             const Movement& at_once,
-                                            const StagedPlanOptions& options,
-                                            const MappedChange* mapped = nullptr);
+                                            const StagedPlanOptions& options);
 
-// What a step's misplaced ratio is (and `ceph -s` shows): objects to move
-// / all object copies; shards moved / all shards when the state has no
-// object counts. Also the staged alternatives' measure (plan_compare.h).
-double MisplacedRatio(const Movement& m);
+// Same for a change the planner has mapped at once (`mapped`: its before
+// state, target and tables, as PlanChange makes them): `before` and a last
+// step equal to the target are not mapped again, and the change is not
+// applied again. `at_once` is the movement of mapped.mapped.
+absl::StatusOr<StagedPlan> PlanStagedChange(const ChangeAtOnce& mapped, const ChangeList& change,
+                                            const Movement& at_once,
+                                            const StagedPlanOptions& options);
 
 // The shortest decimal text of a CRUSH weight that `ceph osd crush reweight`
 // turns back into exactly `w` ((int)((float)x * 0x10000), as Ceph), and of

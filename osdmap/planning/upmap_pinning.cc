@@ -276,6 +276,9 @@ class Pinner {
     return out;
   }
 
+  // Its mappings whose result is crushkit's answer where Ceph's is undefined.
+  std::uint64_t diverged_from_ceph() const { return placement_.DivergedFromCeph(); }
+
  private:
   void Set(const PgId& pg, const Candidate& c) {
     if (!c.items.empty()) {
@@ -557,28 +560,28 @@ absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, FillTrac
 
 }  // namespace
 
-absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
-                                              const Movement& at_once, double max_misplaced,
-                                              const BackfillOptions& backfill, double max_fill,
-                                              const PgTablePair* mapped) {
+namespace {
+
+absl::Status CheckMisplacedLimit(double max_misplaced) {
   if (!(max_misplaced > 0 && max_misplaced <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_misplaced must be in (0, 1], got ", max_misplaced));
   }
-  CRUSH_ASSIGN_OR_RETURN(const auto before_session, Session(before, "before"));
-  CRUSH_ASSIGN_OR_RETURN(const auto after_session, Session(after, "after"));
-  PgTablePair mapped_here;
-  if (mapped == nullptr) {
-    MapAllOptions map_options;
-    map_options.acting = false;
-    mapped_here = MapAllPgsPaired(*before_session, *after_session, map_options);
-  }
-  const PgTablePair& tables = mapped != nullptr ? *mapped : mapped_here;
+  return absl::OkStatus();
+}
 
+// PlanUpmapPinning() on the mapped change.
+absl::StatusOr<UpmapPinPlan> PinMapped(const MappedChange& mapped, const Movement& at_once,
+                                       double max_misplaced, const BackfillOptions& backfill,
+                                       double max_fill) {
+  const ClusterState& before = mapped.before->state();
+  const ClusterState& after = mapped.after->state();
+  const PgTablePair& tables = *mapped.tables;
   UpmapPinPlan plan;
   plan.max_misplaced = max_misplaced;
   std::vector<PinTask> tasks;
-  PgMapper& before_mapper = before_session->mapper();
+  const std::unique_ptr<MappingSession::Worker> before_worker = mapped.before->NewWorker();
+  PgMapper& before_mapper = before_worker->mapper();
   for (const auto& [id, pool] : after.pools) {
     const Pool* old = before.FindPool(id);
     const PoolPgTable* bt = tables.before.Find(id);
@@ -604,8 +607,10 @@ absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const 
       t.want_raw = raw_upmap.ToVector();
     }
   }
-  Pinner pinner(after_session->state(), after_session->crush_map());
+  Pinner pinner(after, mapped.after->crush_map());
   CRUSH_RETURN_IF_ERROR(PinAll(after, tasks, pinner, &plan));
+  plan.diverged_from_ceph =
+      before_worker->placement().DivergedFromCeph() + pinner.diverged_from_ceph();
   for (UpmapPin& pin : plan.pins) FillCommands(after, pin);
 
   const BatchBuilder builder(at_once, backfill);
@@ -624,6 +629,36 @@ absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const 
   plan.total_seconds = plan.immediate.seconds;
   for (const UpmapBatch& batch : plan.batches) plan.total_seconds += batch.seconds;
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
+                                              const Movement& at_once, double max_misplaced,
+                                              const BackfillOptions& backfill, double max_fill) {
+  CRUSH_RETURN_IF_ERROR(CheckMisplacedLimit(max_misplaced));
+  CRUSH_ASSIGN_OR_RETURN(std::shared_ptr<const MappingSession> before_session,
+                         Session(before, "before"));
+  CRUSH_ASSIGN_OR_RETURN(std::shared_ptr<const MappingSession> after_session,
+                         Session(after, "after"));
+  MapAllOptions map_options;
+  map_options.acting = false;
+  auto tables = std::make_shared<const PgTablePair>(
+      MapAllPgsPaired(*before_session, *after_session, map_options));
+  const MappedChange mapped{std::move(before_session), std::move(after_session), std::move(tables)};
+  absl::StatusOr<UpmapPinPlan> plan = PinMapped(mapped, at_once, max_misplaced, backfill, max_fill);
+  if (plan.ok()) {
+    plan->diverged_from_ceph +=
+        mapped.tables->before.diverged_from_ceph + mapped.tables->after.diverged_from_ceph;
+  }
+  return plan;
+}
+
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const MappedChange& mapped, const Movement& at_once,
+                                              double max_misplaced, const BackfillOptions& backfill,
+                                              double max_fill) {
+  CRUSH_RETURN_IF_ERROR(CheckMisplacedLimit(max_misplaced));
+  return PinMapped(mapped, at_once, max_misplaced, backfill, max_fill);
 }
 
 absl::StatusOr<ClusterState> ApplyPins(const ClusterState& after, const UpmapPinPlan& plan) {

@@ -127,6 +127,9 @@ struct UpmapBatch {
 };
 
 struct UpmapPinPlan {
+  // Mappings of the plan (tables given excluded) whose result is crushkit's
+  // answer where Ceph's is undefined (CrushPlacement::DivergedFromCeph).
+  std::uint64_t diverged_from_ceph = 0;
   std::vector<UpmapPin> pins;            // in PG order
   std::vector<UnpinnablePg> unpinnable;  // in PG order
   std::vector<UpmapBatch> batches;
@@ -167,14 +170,18 @@ struct UpmapPinPlan {
 // `after` plus one of `before`.
 // max_fill > 0 keeps every receiving OSD under that fill (see step 2; OSDs
 // without `ceph osd df` capacity are not checked).
-// `mapped`, when given, is `before` and `after` already mapped
-// (MapAllPgsPaired of these very states, up sets at least; the planner's
-// mapping of the change at once), so they are not mapped again.
 absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const ClusterState& before, const ClusterState& after,
                                               const Movement& at_once, double max_misplaced,
                                               const BackfillOptions& backfill = {},
-                                              double max_fill = 0,
-                                              const PgTablePair* mapped = nullptr);
+                                              double max_fill = 0);
+
+// Same for a change already mapped (the planner's mapping of the change at
+// once: mapped.before and mapped.after are `before` and `after`): neither
+// state is mapped again nor its crush map built again.
+absl::StatusOr<UpmapPinPlan> PlanUpmapPinning(const MappedChange& mapped, const Movement& at_once,
+                                              double max_misplaced,
+                                              const BackfillOptions& backfill = {},
+                                              double max_fill = 0);
 
 // `after` with every pin of `plan` applied (each PG's pg_upmap /
 // pg_upmap_items replaced as the pin's commands replace them).

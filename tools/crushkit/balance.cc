@@ -62,6 +62,7 @@ int RunBalance(const BalanceArgs& a) {
     if (!commands.empty()) out += "\n" + commands;
   }
   WriteAndFlush(stdout, out);
+  std::cerr << UndefinedMappingsWarning(result->diverged_from_ceph);
   if (!a.output.empty()) {
     if (!result->changes.empty() || result->cleanup.changed()) ++result->state.epoch;
     auto bytes = osdmap::SerializeState(result->state, osdmap::StateFormatForPath(a.output));

@@ -23,6 +23,7 @@
 #include "tools/common/ceph_cli.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
+#include "tools/common/undefined_mappings.h"
 #include "tools/crushkit/ceph_release_option.h"
 #include "tools/crushkit/commands.h"
 #include "tools/crushkit/crush_loading.h"
@@ -264,6 +265,8 @@ int RunImport(const ImportArgs& a) {
     std::cerr << "crushkit import: " << a.output << ": " << s.message() << "\n";
     return 1;
   }
+  if (state->mapping_check)
+    std::cerr << UndefinedMappingsWarning(state->mapping_check->diverged_from_ceph);
   return 0;
 }
 

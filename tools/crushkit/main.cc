@@ -1,7 +1,6 @@
 // crushkit: one binary, many subcommands. The `crushtool` and `osdmaptool`
 // fronts take Ceph's own flag syntax (dash/underscore-insensitive, multi-value
 // flags), which CLI11 cannot express, so they bypass CLI11 entirely.
-#include <cstdint>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -11,7 +10,6 @@
 #include <CLI/CLI.hpp>
 
 #include "crush/version.h"
-#include "osdmap/model/crush_placement.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/crushkit/commands.h"
 
@@ -50,16 +48,7 @@ int RunCommand(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    const int rc = RunCommand(argc, argv);
-    // Said once, whichever command mapped PGs (the crushtool front counts
-    // and words its own).
-    if (const std::uint64_t n = crushkit::osdmap::MappingsDivergedFromCeph(); n != 0) {
-      std::cerr << "crushkit: warning: " << n
-                << " mapping(s) hit a tree bucket descent past its last item (Ceph reads out of "
-                   "bounds there) or the mapper's work budget; those results are crushkit's "
-                   "documented answers (crush/mapper.h), not Ceph's\n";
-    }
-    return rc;
+    return RunCommand(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "crushkit: internal error: " << e.what() << "\n";
     return 70;

@@ -35,6 +35,7 @@ int RunMapObject(const MapObjectArgs& a) {
                             " (", osdmap::FormatPgId(pg), ") -> up (",
                             osdmap::FormatOsdList(m.up.span()), ", p", m.up_primary, ") acting (",
                             osdmap::FormatOsdList(m.acting.span()), ", p", m.acting_primary, ")\n");
+  std::cerr << UndefinedMappingsWarning(session->diverged_from_ceph());
   return 0;
 }
 

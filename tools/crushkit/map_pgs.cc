@@ -113,6 +113,7 @@ int RunMapPgs(const MapPgsArgs& a) {
       });
   if (a.json) std::fputs(first ? "]\n" : "\n]\n", stdout);
   std::fflush(stdout);
+  std::cerr << UndefinedMappingsWarning(table.diverged_from_ceph);
   return std::ferror(stdout) ? 1 : 0;
 }
 

@@ -7,6 +7,7 @@
 #include "osdmap/planning/movement_html.h"
 #include "osdmap/planning/movement_report.h"
 #include "tools/common/file_io.h"
+#include "tools/common/undefined_mappings.h"
 
 namespace crushkit::tools {
 
@@ -90,7 +91,9 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   return plan;
 }
 
-int PrintReport(const std::string& cmd, const std::string& title, const ReportArgs& a,
+namespace {
+
+int WriteReport(const std::string& cmd, const std::string& title, const ReportArgs& a,
                 const osdmap::PlanReport& report) {
   if (!a.html.empty()) {
     osdmap::HtmlExtras extras;
@@ -120,6 +123,15 @@ int PrintReport(const std::string& cmd, const std::string& title, const ReportAr
   }
   std::cout.flush();
   return std::cout.good() ? 0 : 1;
+}
+
+}  // namespace
+
+int PrintReport(const std::string& cmd, const std::string& title, const ReportArgs& a,
+                const osdmap::PlanReport& report) {
+  const int rc = WriteReport(cmd, title, a, report);
+  std::cerr << UndefinedMappingsWarning(report.mappings_diverged_from_ceph);
+  return rc;
 }
 
 }  // namespace crushkit::tools

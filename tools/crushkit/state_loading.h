@@ -14,6 +14,7 @@
 #include "osdmap/model/mapping_session.h"
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/file_io.h"
+#include "tools/common/undefined_mappings.h"
 
 namespace crushkit::tools {
 

@@ -92,6 +92,7 @@ class Mapping {
 
   // Call after the state changed (weights, crush).
   void Invalidate() {
+    if (placement_) diverged_ += placement_->DivergedFromCeph();
     mapper_.reset();
     placement_.reset();
     map_.reset();
@@ -99,8 +100,15 @@ class Mapping {
 
   PgMapper& mapper() { return *mapper_; }
 
+  // Mappings so far (every placement built) whose result is crushkit's
+  // answer where Ceph's is undefined.
+  std::uint64_t diverged_from_ceph() const {
+    return diverged_ + (placement_ ? placement_->DivergedFromCeph() : 0);
+  }
+
  private:
   ClusterState& state_;
+  std::uint64_t diverged_ = 0;
   std::unique_ptr<crush::CrushMap> map_;
   std::unique_ptr<CrushPlacement> placement_;
   std::unique_ptr<PgMapper> mapper_;
@@ -124,6 +132,12 @@ class Runner {
  public:
   Runner(ClusterState& state, const OsdmaptoolOptions& opt)
       : state_(state), opt_(opt), mapping_(state) {}
+
+  // Every mapping of the run whose result is crushkit's answer where Ceph's
+  // is undefined.
+  std::uint64_t diverged_from_ceph() const {
+    return mapping_.diverged_from_ceph() + balancer_diverged_;
+  }
 
   OsdmaptoolResult Run() {
     if (!Marks() || !AdjustCrushWeights() || !ClearTemp() || !CleanTemps() || !UpmapCleanup() ||
@@ -372,6 +386,7 @@ class Runner {
                        "(Tentacle's RB_OSDSIZEOPT read balancer)"));
     }
     auto balance = osdmap::BalancePrimaries(state_, pool->id);
+    if (balance.ok()) balancer_diverged_ += balance->diverged_from_ceph;
     if (!balance.ok()) {
       return Fail(absl::StrCat("crushkit osdmaptool: --read: ", balance.status().message()));
     }
@@ -478,6 +493,7 @@ class Runner {
     const auto begin = std::chrono::steady_clock::now();
     auto result = osdmap::BalanceUpmaps(state_, options);
     if (!result.ok()) return Fail(absl::StrCat(opt_.me, ": upmap: ", result.status().message()));
+    balancer_diverged_ += result->diverged_from_ceph;
     absl::StrAppend(&r_.out, "prepared ", result->changes.size(), "/", opt_.upmap_max,
                     " changes\n");
     if (opt_.upmap_active) {
@@ -801,6 +817,9 @@ class Runner {
   Mapping mapping_;
   OsdmaptoolResult r_;
   bool crush_edited_ = false;
+  // The balancers' mappings whose result is crushkit's answer where Ceph's
+  // is undefined (they map on their own placements).
+  std::uint64_t balancer_diverged_ = 0;
   // Where the output stood when osdmaptool would first write to the upmap
   // file.
   std::optional<OutputMark> first_upmap_write_;
@@ -815,6 +834,7 @@ OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptio
   Runner runner(state, options);
   OsdmaptoolResult r = runner.Run();
   runner.Finish();
+  r.diverged_from_ceph = runner.diverged_from_ceph();
   return r;
 }
 

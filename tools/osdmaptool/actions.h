@@ -133,6 +133,9 @@ struct OsdmaptoolResult {
   // The state changed in a way osdmaptool would write back (import-crush,
   // --save); state.epoch already holds the epoch to write.
   bool modified = false;
+  // Mappings whose result is crushkit's answer where Ceph's is undefined
+  // (CrushPlacement::DivergedFromCeph): the front says so on stderr, last.
+  std::uint64_t diverged_from_ceph = 0;
 };
 
 // Runs the actions of `options` on `state` (which it may modify).

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "tools/common/ceph_release_env.h"
 #include "tools/common/ceph_write_file.h"
 #include "tools/common/file_io.h"
+#include "tools/common/undefined_mappings.h"
 #include "tools/osdmaptool/actions.h"
 #include "tools/osdmaptool/options.h"
 #include "tools/osdmaptool/osdmap_dump.h"
@@ -113,6 +115,30 @@ absl::StatusOr<std::string> CreateMap(const MapOptions& m) {
   osdmap::EncodeLikeRelease(&*map, ToolRelease());
   return osdmap::EncodeOsdMap(*map);
 }
+
+}  // namespace
+
+namespace {
+
+// Says on `err` as the command returns, after all it wrote, how many
+// mappings gave crushkit's answer where Ceph's is undefined (nothing for 0).
+class UndefinedMappingsNote {
+ public:
+  explicit UndefinedMappingsNote(std::FILE* err) : err_(err) {}
+
+  UndefinedMappingsNote(const UndefinedMappingsNote&) = delete;
+  UndefinedMappingsNote& operator=(const UndefinedMappingsNote&) = delete;
+
+  ~UndefinedMappingsNote() {
+    if (count_ != 0) WriteAndFlush(err_, UndefinedMappingsWarning(count_));
+  }
+
+  void set(std::uint64_t n) { count_ = n; }
+
+ private:
+  std::FILE* err_;
+  std::uint64_t count_ = 0;
+};
 
 }  // namespace
 
@@ -287,7 +313,9 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   opt.stream_out = [&](const std::string& text) {
     return std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
   };
+  UndefinedMappingsNote note(err);
   OsdmaptoolResult r = RunOsdmaptoolActions(*state, opt);
+  note.set(r.diverged_from_ceph);
   WriteAndFlush(out, r.out);
   WriteAndFlush(err, r.err);
   if (r.print_usage) WriteAndFlush(out, UsageFor(state->ceph_release));
