@@ -26,7 +26,10 @@
 //     simulated and the measured completion curves (the k-th PG to end,
 //     sorted, against the k-th measured: Ceph grants reservations in an order
 //     the simulation cannot know, so PG identities are not compared): a grid
-//     over {0, 1/8 .. 8}^3, then a pattern search in log space.
+//     over {0, 1/8 .. 8}^3, then a pattern search in log space. The free
+//     fit replaces the model's proportions only when its RMS is at least
+//     half a second (half the monitor's propose interval, the rounding of a
+//     measured end) below theirs; otherwise it fitted noise.
 // Deterministic; cost ~1,000 simulations of the change (milliseconds for a
 // few hundred PGs).
 #ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_
@@ -64,6 +67,11 @@ struct CalibrationResult {
   double rms_end_error_seconds = 0;  // completion curves, over the compared PGs; 0 without ends
   std::size_t pgs_compared = 0;
   std::size_t simulations = 0;
+  // The figures are the model's proportions scaled, kept because the best
+  // free fit's RMS (free_fit_rms_seconds) did not beat theirs by half the
+  // monitor's propose interval (the rounding of the measured ends).
+  bool model_proportions = false;
+  double free_fit_rms_seconds = 0;
 };
 
 // Errors (kInvalidArgument): no jobs with objects or bytes, measured_seconds
@@ -95,12 +103,15 @@ struct ChangeCalibration {
 // `device_class`, or when empty the class most of the moving PGs' targets
 // have ("hdd" when none has one). settings give the scheduler and profile
 // of the model the fit starts from; max_backfills is osd_max_backfills
-// during the change.
+// during the change; hold_and_wait the reservation order the simulation
+// uses (BackfillOptions::hold_and_wait: a calibration holds for plans made
+// with the same order).
 absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterState after,
                                                   const ChangeMeasurement& measured,
                                                   const BackfillCostSettings& settings,
                                                   int max_backfills,
-                                                  const std::string& device_class = "");
+                                                  const std::string& device_class = "",
+                                                  bool hold_and_wait = false);
 
 // The calibration file for `c` (FormatCalibration, with a comment saying
 // what it was fitted on).

@@ -1,5 +1,6 @@
 #include "osdmap/planning/backfill_calibrate.h"
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -79,7 +80,35 @@ TEST(BackfillCalibrate, PerPgEndsRecoverKnownFigures) {
   absl::StatusOr<CalibrationResult> ra = FitBackfillCost(in);
   ASSERT_THAT(ra, IsOk());
   EXPECT_THAT(ra->simulated_seconds, DoubleNear(a.makespan_seconds, 0.01 * a.makespan_seconds));
-  EXPECT_LT(ra->rms_end_error_seconds, 0.02 * a.makespan_seconds);
+  // All at once the model's proportions match these ends within half a
+  // second of the free fit, so they are kept (RoundedEndsKeepTheModelsProportions).
+  EXPECT_LT(ra->rms_end_error_seconds, 0.02 * a.makespan_seconds + 0.5);
+  EXPECT_LT(ra->free_fit_rms_seconds, 0.02 * a.makespan_seconds);
+}
+
+// Measured ends are the monitor's commits, rounded up to its propose
+// interval: when the ends follow the model's proportions (here twice its
+// holds), a free fit can only fit that rounding, so the proportions stay.
+TEST(BackfillCalibrate, RoundedEndsKeepTheModelsProportions) {
+  const std::vector<BackfillJob> jobs = Jobs();
+  const BackfillCost model{0.05, 0.1, 150.0 * 1024 * 1024};
+  const BackfillSchedule s =
+      Truth(jobs, BackfillCost{2 * model.per_pg_seconds, 2 * model.seconds_per_object,
+                               model.bytes_per_second / 2});
+  CalibrationInput in;
+  in.jobs = jobs;
+  in.measured_seconds = std::ceil(s.makespan_seconds);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    in.measured_end_seconds[jobs[j].pg] = std::ceil(s.jobs[j].end_seconds);
+  }
+  in.model = model;
+  absl::StatusOr<CalibrationResult> r = FitBackfillCost(in);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_TRUE(r->model_proportions);
+  EXPECT_GE(r->free_fit_rms_seconds, 0);
+  EXPECT_GT(r->free_fit_rms_seconds + 0.5, r->rms_end_error_seconds);
+  EXPECT_THAT(r->cost.per_pg_seconds / r->cost.seconds_per_object, DoubleNear(0.5, 1e-9));
+  EXPECT_THAT(r->cost.seconds_per_object, DoubleNear(0.2, 0.02));
 }
 
 TEST(BackfillCalibrate, ADurationAloneScalesTheModel) {

@@ -202,6 +202,11 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
   }
   options->start_delay_seconds = report.start_delay_seconds = kPaxosProposeIntervalSeconds;
   options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
+  // The stray copies go once their PG is clean in its final interval: the
+  // map dropping the pg_temp (the end delay), then peering and the primary's
+  // purge, about one more interval (measured 1.1-2.0 s, mean 1.55 s).
+  options->stray_delete_delay_seconds = report.stray_delete_delay_seconds =
+      options->end_delay_seconds + kPaxosProposeIntervalSeconds;
   return report;
 }
 

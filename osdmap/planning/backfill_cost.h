@@ -47,6 +47,8 @@
 // N / (1 + (N - 1) x kParallelEfficiency), so N backfills move
 // 1 + (N - 1) x 0.75 times as much as one (measured 1.75x for N = 2 on
 // Pacific, issue 35); the per-PG part is not shared.
+// Both schedulers: stray deletions preempting backfills one propose interval
+// after the end delay (BackfillOptions::stray_delete_delay_seconds).
 // Both schedulers: the monitor's commits around the backfill
 // (BackfillOptions::start_delay_seconds / end_delay_seconds). The monitor
 // proposes a map no sooner than paxos_propose_interval (1 s) after its last
@@ -165,6 +167,10 @@ struct BackfillCostReport {
   std::vector<AppliedClassCost> classes;  // "hdd", "ssd", "nvme" and any other named
   double start_delay_seconds = 0;         // the monitor's commits (file comment)
   double end_delay_seconds = 0;
+  // BackfillOptions::stray_delete_delay_seconds: a PG's old copies are
+  // deleted this long after its backfill ends, and the deletion preempts the
+  // backfill holding that OSD's local slot (backfill_schedule.h).
+  double stray_delete_delay_seconds = -1;
 };
 
 // Fills options->class_rates and default_rate (the "hdd" figures) from the

@@ -66,6 +66,9 @@ struct OsdSim {
   std::uint32_t jobs_as_primary = 0;
   std::uint32_t jobs_as_target = 0;
   std::uint64_t bytes_in = 0;
+  // The jobs holding its local slots (waiting for remote slots with hold and
+  // wait, else running): a stray deletion preempts one of them.
+  std::vector<std::uint32_t> local_holders;
   // backfill_toofull: capacity x ratio (0: never refuses) and the projected
   // use the target's check adds a request's bytes to.
   double room = 0;
@@ -89,6 +92,20 @@ struct JobSim {
   std::uint32_t next_remote = 0;
   std::uint64_t misplaced = 0;  // objects x targets
   double duration = 0;
+  // Stray deletions: the hold of its next start (duration, or what is left
+  // after a preemption plus the scan again), when the running hold ends,
+  // the rescan's cost, and a generation that makes a revoked hold's end
+  // event stale.
+  double hold = 0;
+  double ends_at = 0;
+  double rescan = 0;
+  std::uint32_t generation = 0;
+  bool started = false;
+  bool running = false;
+  // Hold and wait: its request to remotes_[next_remote - 1] is queued, with
+  // this seq (a preemption revokes it; the reserver then skips it).
+  bool remote_outstanding = false;
+  std::uint64_t remote_seq = 0;
   std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
   std::uint32_t leaving_end = 0;
   // backfill_toofull bookkeeping: when first refused, how many refusals in
@@ -101,17 +118,23 @@ struct JobSim {
   Request wait_key;     // all at once: its place in the reservers' order
 };
 
-// A job's end, or (retry) a refused job asking again. At one instant ends
-// come first, so a retry sees the copies deleted at that instant.
+// A job's end, a stray deletion on `osd`, or (retry) a refused job asking
+// again. At one instant ends come first, so a retry sees the copies deleted
+// at that instant, then deletions, then retries.
 struct Completion {
+  enum Kind : std::uint8_t { kEnd, kDelete, kRetry };
+
   double seconds = 0;
   std::uint32_t job = 0;
-  bool retry = false;
+  Kind kind = kEnd;
+  std::uint32_t osd = kNoIndex;  // kDelete
+  std::uint32_t generation = 0;  // kEnd: the job's generation when it started
 
   bool operator>(const Completion& o) const {
     if (seconds != o.seconds) return seconds > o.seconds;
-    if (retry != o.retry) return retry;
-    return job > o.job;
+    if (kind != o.kind) return kind > o.kind;
+    if (job != o.job) return job > o.job;
+    return osd > o.osd;
   }
 };
 
@@ -140,6 +163,8 @@ class Simulator {
   void StartAllAtOnce(std::uint32_t job);
   void PumpAllAtOnce();
   void Finish(std::uint32_t job);
+  void StrayDeleted(std::uint32_t osd);
+  void Preempt(std::uint32_t job);
   bool TooFull(std::uint32_t osd, double bytes) const;
   void Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local);
   void Retry(std::uint32_t job);
@@ -179,6 +204,7 @@ class Simulator {
   std::vector<std::uint32_t> retrying_;
   double last_end_ = 0;
   std::uint32_t never_ = 0;
+  std::uint32_t preemptions_ = 0;
 };
 
 std::string PgName(const BackfillJob& job) { return absl::StrCat("pg ", FormatPgId(job.pg)); }
@@ -272,6 +298,8 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
       *osds_[s.primary != kNoIndex ? s.primary : remotes_[s.remote_begin]].rate;
   s.duration = lead.additive ? lead.per_pg_seconds + objects_time + bytes_time
                              : std::max(bytes_time, objects_time);
+  s.hold = s.duration;
+  s.rescan = lead.additive ? lead.per_pg_seconds : 0;
   misplaced_ += s.misplaced;
   bytes_total_ += job.bytes_per_target * job.targets.size();
   return absl::OkStatus();
@@ -297,9 +325,13 @@ absl::Status Simulator::Setup() {
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));
-  if (!check_space_) return absl::OkStatus();
-  // A copy deleted when its PG finishes frees space only on an OSD that is
-  // checked, i.e. one taking part; others are not tracked.
+  if (!(opt_.stray_delete_delay_seconds < std::numeric_limits<double>::infinity())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stray_delete_delay_seconds ", opt_.stray_delete_delay_seconds, ": must be finite"));
+  }
+  if (!check_space_ && opt_.stray_delete_delay_seconds < 0) return absl::OkStatus();
+  // A copy deleted when its PG finishes frees space, and its deletion
+  // preempts, only on an OSD taking part; others are not tracked.
   for (std::uint32_t j = 0; j < in_.size(); ++j) {
     jobs_[j].leaving_begin = static_cast<std::uint32_t>(leaving_.size());
     for (const std::int32_t o : in_[j].leaving) {
@@ -368,16 +400,29 @@ void Simulator::Advance(std::uint32_t job) {
     osds_[t].projected += bytes;
     ++s.next_remote;
     Enqueue(t, /*local=*/false, job);
+    s.remote_outstanding = true;
+    s.remote_seq = seq_ - 1;
     return;
   }
-  timings_[job].start_seconds = now_;
-  if (timings_[job].toofull_refusals > 0) timings_[job].toofull_seconds = now_ - s.toofull_since;
+  if (!s.started) {
+    s.started = true;
+    timings_[job].start_seconds = now_;
+    if (timings_[job].toofull_refusals > 0) {
+      timings_[job].toofull_seconds = now_ - s.toofull_since;
+    }
+  }
   ++progress_;
   ++running_jobs_;
+  s.running = true;
   Trace(BackfillTraceEvent::Kind::kStarted, job, s.primary);
   if (s.primary != kNoIndex) Running(s.primary, +1);
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) Running(remotes_[k], +1);
-  events_.push(Completion{now_ + s.duration, job});
+  s.ends_at = now_ + s.hold;
+  events_.push(Completion{.seconds = s.ends_at,
+                          .job = job,
+                          .kind = Completion::kEnd,
+                          .osd = kNoIndex,
+                          .generation = s.generation});
 }
 
 // Grants free slots to queue heads until nothing changes (AsyncReserver::
@@ -400,13 +445,17 @@ void Simulator::Pump() {
         const std::uint32_t job = o.local_queue.top().job;
         o.local_queue.pop();
         --o.local_free;
+        o.local_holders.push_back(job);
         Hold(osd, +1);
         Trace(BackfillTraceEvent::Kind::kLocalGranted, job, osd);
         Advance(job);
       }
       while (o.remote_free > 0 && !o.remote_queue.empty()) {
-        const std::uint32_t job = o.remote_queue.top().job;
+        const Request top = o.remote_queue.top();
+        const std::uint32_t job = top.job;
         o.remote_queue.pop();
+        if (!jobs_[job].remote_outstanding || jobs_[job].remote_seq != top.seq) continue;
+        jobs_[job].remote_outstanding = false;
         --o.remote_free;
         Hold(osd, +1);
         Trace(BackfillTraceEvent::Kind::kRemoteGranted, job, osd);
@@ -458,6 +507,7 @@ void Simulator::StartAllAtOnce(std::uint32_t job) {
   }
   if (s.primary != kNoIndex) {
     --osds_[s.primary].local_free;
+    osds_[s.primary].local_holders.push_back(job);
     Hold(s.primary, +1);
     Trace(BackfillTraceEvent::Kind::kLocalGranted, job, s.primary);
   }
@@ -519,11 +569,21 @@ void Simulator::Finish(std::uint32_t job) {
   --running_jobs_;
   misplaced_ -= s.misplaced;
   // The old copies go once the PG is clean (the primary purges its strays).
+  s.running = false;
+  const bool deletions = opt_.stray_delete_delay_seconds >= 0;
   for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
     osds_[leaving_[k]].projected -= static_cast<double>(in_[job].bytes_per_target);
+    if (deletions) {
+      events_.push(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
+                              .job = job,
+                              .kind = Completion::kDelete,
+                              .osd = leaving_[k],
+                              .generation = 0});
+    }
   }
   if (s.primary != kNoIndex) {
     OsdSim& p = osds_[s.primary];
+    std::erase(p.local_holders, job);
     ++p.local_free;
     Hold(s.primary, -1);
     Running(s.primary, -1);
@@ -537,6 +597,69 @@ void Simulator::Finish(std::uint32_t job) {
     Running(t, -1);
     Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
     MarkDirty(t);
+  }
+}
+
+// A stray copy's deletion asks `osd`'s local reserver at kDeletePriority:
+// with a slot free it takes and releases it at once; on a full reserver it
+// preempts the lowest-priority backfill holding a slot there (then the
+// lowest PG id), as AsyncReserver::do_queues does.
+void Simulator::StrayDeleted(std::uint32_t osd) {
+  const OsdSim& o = osds_[osd];
+  if (o.local_free > 0 || o.local_holders.empty()) return;
+  std::uint32_t victim = o.local_holders.front();
+  for (const std::uint32_t j : o.local_holders) {
+    if (in_[j].priority < in_[victim].priority ||
+        (in_[j].priority == in_[victim].priority && in_[j].pg < in_[victim].pg)) {
+      victim = j;
+    }
+  }
+  if (in_[victim].priority < kDeletePriority) Preempt(victim);
+}
+
+// DeferBackfill(0) from the preempted local reservation: the PG releases
+// its local slot and every remote one it holds (with the bytes they
+// reserved; Backfilling::cancel_backfill, or the request still queued at a
+// target with hold and wait), the targets keep what was copied, and the PG
+// asks again at once, behind every PG already waiting. A running one's next
+// hold is what was left plus the scan again.
+void Simulator::Preempt(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  ++timings_[job].preemptions;
+  ++preemptions_;
+  Trace(BackfillTraceEvent::Kind::kPreempted, job, s.primary);
+  OsdSim& p = osds_[s.primary];
+  std::erase(p.local_holders, job);
+  ++p.local_free;
+  Hold(s.primary, -1);
+  MarkDirty(s.primary);
+  std::uint32_t granted_end = s.next_remote;
+  if (s.remote_outstanding) {
+    s.remote_outstanding = false;
+    --granted_end;
+    osds_[remotes_[granted_end]].projected -= remote_bytes_[granted_end];
+  }
+  if (s.running) {
+    s.running = false;
+    ++s.generation;
+    s.hold = std::max(0.0, s.ends_at - now_) + s.rescan;
+    --running_jobs_;
+    Running(s.primary, -1);
+    for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) Running(remotes_[k], -1);
+  }
+  for (std::uint32_t k = s.remote_begin; k < granted_end; ++k) {
+    const std::uint32_t t = remotes_[k];
+    ++osds_[t].remote_free;
+    osds_[t].projected -= remote_bytes_[k];
+    Hold(t, -1);
+    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
+    MarkDirty(t);
+  }
+  s.next_remote = s.remote_begin;
+  if (opt_.hold_and_wait) {
+    Enqueue(s.primary, /*local=*/true, job);
+  } else {
+    Wait(job);
   }
 }
 
@@ -564,6 +687,7 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
     s.progress_at_refusal = progress_;
   }
   if (holds_local && s.primary != kNoIndex) {
+    std::erase(osds_[s.primary].local_holders, job);
     ++osds_[s.primary].local_free;
     Hold(s.primary, -1);
     Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
@@ -581,7 +705,11 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
   s.waiting_retry = true;
   if (!s.listed) retrying_.push_back(job);
   s.listed = true;
-  events_.push(Completion{now_ + opt_.backfill_retry_seconds, job, /*retry=*/true});
+  events_.push(Completion{.seconds = now_ + opt_.backfill_retry_seconds,
+                          .job = job,
+                          .kind = Completion::kRetry,
+                          .osd = kNoIndex,
+                          .generation = 0});
 }
 
 // RequestBackfill again: back to WaitLocalBackfillReserved, at the end of the
@@ -666,17 +794,21 @@ absl::Status Simulator::Run() {
   std::size_t finished = 0;
   while (!events_.empty()) {
     now_ = events_.top().seconds;
+    bool ended = false;
     while (!events_.empty() && events_.top().seconds == now_) {
       const Completion e = events_.top();
       events_.pop();
-      if (e.retry) {
+      if (e.kind == Completion::kRetry) {
         Retry(e.job);
-      } else {
+      } else if (e.kind == Completion::kDelete) {
+        StrayDeleted(e.osd);
+      } else if (e.generation == jobs_[e.job].generation) {  // else revoked meanwhile
         Finish(e.job);
         ++finished;
+        ended = true;
       }
     }
-    point();
+    if (ended) point();
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {
@@ -718,9 +850,12 @@ std::vector<MisplacedPoint> Simulator::ThinCurve() const {
 
 BackfillSchedule Simulator::Report() {
   BackfillSchedule r;
-  r.makespan_seconds = jobs_.empty() ? 0 : (never_ > 0 ? last_end_ : now_) + opt_.end_delay_seconds;
+  // The last end (deletions may come after it; never-starting jobs end the
+  // simulation at the time they were given up).
+  r.makespan_seconds = jobs_.empty() ? 0 : last_end_ + opt_.end_delay_seconds;
   r.end_delay_seconds = jobs_.empty() ? 0 : opt_.end_delay_seconds;
   r.jobs_never_starting = never_;
+  r.preemptions = preemptions_;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();
   r.osds.reserve(osds_.size());

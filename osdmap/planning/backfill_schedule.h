@@ -61,10 +61,11 @@
 // Simplifications, each on the optimistic or the neutral side:
 //  * concurrent backfills on one OSD do not share its bandwidth (each runs at
 //    its full rate, so max_backfills N allows N times the throughput);
-//  * no preemption (AsyncReserver preempts a lower-priority holder when a
-//    strictly higher-priority request queues on a full reserver; here a
-//    degraded PG waits for the holder to finish), no log-based recovery
-//    sharing the slots, no message latency, no client load;
+//  * preemption only by stray deletions (below); a degraded PG's backfill
+//    waits for the holder to finish instead of preempting it (AsyncReserver
+//    preempts a lower-priority holder when a strictly higher-priority
+//    request queues on a full reserver); no log-based recovery sharing the
+//    slots, no message latency, no client load;
 //  * toofull is checked only when the reservation is asked for (Ceph also
 //    revokes a running backfill whose target crosses the ratio mid-way,
 //    do_scan's check_backfill_full; a reservation counting the PG's bytes
@@ -73,6 +74,25 @@
 //  * a PG's misplaced objects disappear when its backfill ends (Ceph counts
 //    them down object by object), so the curve is a staircase that lags the
 //    real one by at most one PG duration per OSD.
+// Stray deletions preempt backfills (BackfillOptions::
+// stray_delete_delay_seconds): when a PG's backfill ends, every OSD it
+// leaves deletes its old copy once the PG is clean in its final interval
+// (the monitor drops the pg_temp, the PG peers, the primary purges its
+// strays). The deletion takes that OSD's local reservation at
+// OSD_DELETE_PRIORITY_NORMAL (ToDelete's WaitDeleteReserved, priority 179,
+// released at once), so on a full local reserver AsyncReserver::preempt_one
+// revokes the lowest-priority backfill holding a slot there (then the
+// lowest PG id; with hold and wait also one still waiting for a target):
+// the PG gets DeferBackfill(0), releases every slot, keeps
+// what it copied (the targets' last_backfill) and asks again at once, at the
+// end of the reservers' order; when it starts again it scans again (the
+// per-PG part of its hold once more). Seen with debug_reserver 10 on a
+// Pacific loopback cluster (issue 35, tools/dev/README.md): 3 preemptions
+// by deletions in a reweight of 13 PGs, the deletions 1.1-2.0 s (mean
+// 1.55 s) after their PG's backfill ended; in the 7 earlier Pacific changes
+// PGs went from backfilling back to backfill_wait 26 times. The deletion
+// itself then runs without a reservation (osd_delete_sleep_hdd 5 s between
+// its transactions on Pacific; 0 under mClock).
 // The rates are assumptions (see DefaultBackfillRates()); override them per
 // device class with what the cluster shows in `ceph -s` recovery io.
 //
@@ -104,6 +124,9 @@ namespace crushkit::osdmap {
 // 0; a plain misplaced backfill queues at 110 (observed on 16.2.15).
 inline constexpr int kBackfillPriority = 110;
 inline constexpr int kBackfillDegradedPriority = 150;
+// A stray PG copy's deletion asks its OSD's local reserver at this priority
+// (OSD_DELETE_PRIORITY_NORMAL; observed 179 on 16.2.15, debug_reserver 10).
+inline constexpr int kDeletePriority = 179;
 
 // One PG to backfill.
 struct BackfillJob {
@@ -176,6 +199,7 @@ struct BackfillTraceEvent {
     kRemoteReleased,  // `job` finished (or was refused) and freed its remote slot on `osd`
     kTooFull,         // `osd` refused `job`'s remote request: backfill_toofull
     kRetry,           // `job` asks again after osd_backfill_retry_interval
+    kPreempted,       // a stray deletion on `osd` (its primary) revoked running `job`
   };
   Kind kind = Kind::kStarted;
   double seconds = 0;
@@ -222,6 +246,11 @@ struct BackfillOptions {
   // literally, the local slot first, then the remote ones one at a time,
   // keeping what it holds while it waits.
   bool hold_and_wait = false;
+  // Stray deletions preempting backfills (see the file comment): each OSD a PG leaves deletes its
+  // old copy this long after the PG's backfill ends, and that deletion revokes the lowest-priority
+  // backfill holding the OSD's last local slot. < 0: not modelled.
+  // ApplyBackfillCost sets the monitor's end delay + one propose interval.
+  double stray_delete_delay_seconds = -1;
 };
 
 struct MisplacedPoint {
@@ -256,6 +285,9 @@ struct BackfillJobTiming {
   std::int32_t toofull_osd = crush::kItemNone;
   double toofull_seconds = 0;
   bool never_starts = false;
+  // Times a stray deletion revoked it while it ran (start_seconds is its
+  // first start).
+  std::uint32_t preemptions = 0;
 };
 
 // A PG that waited in backfill_toofull.
@@ -294,6 +326,7 @@ struct BackfillSchedule {
   // longest_waits, and makespan_seconds is the last end of those that ran.
   std::vector<BackfillStall> stalls;
   std::uint32_t jobs_never_starting = 0;
+  std::uint32_t preemptions = 0;  // sum of jobs[].preemptions
 };
 
 // Simulates the backfill of `jobs` under Ceph's reservation throttle (see the

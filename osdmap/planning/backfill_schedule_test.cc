@@ -1,6 +1,7 @@
 #include "osdmap/planning/backfill_schedule.h"
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -449,6 +450,11 @@ void CheckReservationLimits(int max_backfills) {
       case K::kRemoteReleased:
         --remote[static_cast<std::size_t>(e.osd)];
         break;
+      case K::kPreempted:  // the PG gives back its local slot (its remote ones follow) and starts
+                           // over
+        --local[static_cast<std::size_t>(e.osd)];
+        job_holds[e.job] = 0;
+        break;
       case K::kTooFull:  // nothing is near full here
       case K::kRetry:
         break;
@@ -570,6 +576,112 @@ TEST(BackfillScheduleTest, TooFullNeedsAPositiveRetryInterval) {
   opt.backfill_retry_seconds = 0;
   EXPECT_THAT(SimulateBackfill(DrainThenFill(), ThreeOsdsOneNearlyFull(), opt).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("backfill_retry_seconds")));
+}
+
+// Stray deletions preempt (issue 35: debug_reserver 10 on Pacific and
+// Tentacle loopback clusters). osd.0 pushes A (pg 1.0) to osd.1 for 10 s; B
+// (pg 1.1, osd.2 -> osd.3, 2 s) leaves a copy on osd.0. B ends at 2; 1 s
+// later osd.0 deletes its copy of 1.1 at priority 179, its one local slot is
+// A's: A is revoked at 3, asks again at once (every slot is free), and goes
+// on with the 7 s it had left plus its scan again (1 s per PG here).
+TEST(BackfillScheduleTest, StrayDeletionPreemptsTheBackfillHoldingItsOsdsLocalSlot) {
+  BackfillOptions opt = UnitRate();
+  opt.default_rate = BackfillRate{
+      .bytes_per_second = 1, .objects_per_second = 0, .per_pg_seconds = 1, .additive = true};
+  opt.stray_delete_delay_seconds = 1;
+  std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 9, 0), Job(1, 2, {3}, 1, 0)};
+  jobs[1].leaving = {0};
+  std::vector<BackfillTraceEvent> trace;
+  opt.trace = [&](const BackfillTraceEvent& e) { trace.push_back(e); };
+  const auto s = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_THAT(Starts(*s), ElementsAre(0.0, 0.0));  // the first start
+  EXPECT_THAT(Ends(*s), ElementsAre(11.0, 2.0));   // 3 + 7 left + 1 to scan again
+  EXPECT_EQ(s->jobs[0].preemptions, 1u);
+  EXPECT_EQ(s->jobs[1].preemptions, 0u);
+  EXPECT_EQ(s->preemptions, 1u);
+  EXPECT_EQ(s->makespan_seconds, 11);
+  int preempted = 0;
+  for (const BackfillTraceEvent& e : trace) {
+    if (e.kind != BackfillTraceEvent::Kind::kPreempted) continue;
+    ++preempted;
+    EXPECT_EQ(e.seconds, 3);
+    EXPECT_EQ(e.job, 0u);
+    EXPECT_EQ(e.osd, 0);
+  }
+  EXPECT_EQ(preempted, 1);
+
+  // Not modelled: A runs through.
+  opt.stray_delete_delay_seconds = -1;
+  const auto off = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(off.status(), IsOk());
+  EXPECT_THAT(Ends(*off), ElementsAre(10.0, 2.0));
+  EXPECT_EQ(off->preemptions, 0u);
+
+  // A deletion on an OSD whose local slot is free (osd.1 holds only a remote
+  // one) revokes nothing; neither does one after A ended.
+  opt.stray_delete_delay_seconds = 1;
+  jobs[1].leaving = {1};
+  const auto free_slot = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(free_slot.status(), IsOk());
+  EXPECT_THAT(Ends(*free_slot), ElementsAre(10.0, 2.0));
+  jobs[1].leaving = {0};
+  opt.stray_delete_delay_seconds = 9;
+  const auto late = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(late.status(), IsOk());
+  EXPECT_THAT(Ends(*late), ElementsAre(10.0, 2.0));
+  // The deletion comes after the last end: the makespan is the last end.
+  EXPECT_EQ(late->makespan_seconds, 10);
+
+  opt.stray_delete_delay_seconds = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(SimulateBackfill(jobs, {}, opt).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("stray_delete_delay")));
+}
+
+// A revoked PG asks again behind the PGs already waiting: C (pg 1.2) waits
+// for osd.0's local slot while A holds it; when the deletion revokes A, C
+// takes the slot and A waits for C to end.
+TEST(BackfillScheduleTest, PreemptedPgQueuesBehindThoseWaiting) {
+  BackfillOptions opt = UnitRate();
+  opt.stray_delete_delay_seconds = 1;
+  std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 10, 0), Job(1, 2, {3}, 2, 0),
+                                   Job(2, 0, {4}, 5, 0)};
+  jobs[1].leaving = {0};
+  for (const bool hold : {false, true}) {
+    opt.hold_and_wait = hold;
+    const auto s = SimulateBackfill(jobs, {}, opt);
+    ASSERT_THAT(s.status(), IsOk());
+    // A: 0-3, revoked; C: 3-8; A again 8-15 (7 s left, no scan cost here).
+    EXPECT_THAT(Starts(*s), ElementsAre(0.0, 0.0, 3.0)) << "hold_and_wait " << hold;
+    EXPECT_THAT(Ends(*s), ElementsAre(15.0, 2.0, 8.0)) << "hold_and_wait " << hold;
+    EXPECT_EQ(s->preemptions, 1u);
+  }
+}
+
+// Hold and wait: the deletion also revokes a PG holding its primary's local
+// slot while it waits for a target; its queued remote request is dropped,
+// so the target serves the next PG, and the revoked one asks from the start.
+TEST(BackfillScheduleTest, HoldAndWaitDeletionRevokesAWaitingPg) {
+  BackfillOptions opt = UnitRate();
+  opt.hold_and_wait = true;
+  opt.stray_delete_delay_seconds = 1;
+  // B (osd.2 -> osd.9, 4 s) holds osd.9; A (osd.0 -> osd.9) holds osd.0's
+  // local slot and waits for osd.9; D (osd.5 -> osd.0, 1 s) leaves a copy on
+  // osd.0 and ends at 1: the deletion at 2 revokes A; E (osd.6 -> osd.9)
+  // asked osd.9 after A, so it is served first when B ends at 4.
+  std::vector<BackfillJob> jobs = {Job(0, 2, {9}, 4, 0), Job(1, 0, {9}, 3, 0), Job(2, 5, {7}, 1, 0),
+                                   Job(3, 6, {9}, 2, 0)};
+  jobs[2].leaving = {0};
+  const auto s = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(s.status(), IsOk());
+  EXPECT_EQ(s->preemptions, 1u);
+  EXPECT_EQ(s->jobs[1].preemptions, 1u);
+  EXPECT_THAT(Starts(*s), ElementsAre(0.0, 6.0, 0.0, 4.0));
+  EXPECT_THAT(Ends(*s), ElementsAre(4.0, 9.0, 1.0, 6.0));
+  opt.stray_delete_delay_seconds = -1;  // A was first in osd.9's queue
+  const auto off = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(off.status(), IsOk());
+  EXPECT_THAT(Starts(*off), ElementsAre(0.0, 4.0, 0.0, 7.0));
 }
 
 }  // namespace

@@ -149,6 +149,7 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
   p->set_makespan_seconds(s.makespan_seconds);
   p->set_max_backfills(r.backfill.max_backfills);
   p->set_bytes_total(s.bytes_total);
+  p->set_preemptions(s.preemptions);
   for (const MisplacedPoint& m : s.misplaced) {
     proto::MisplacedPoint* pm = p->add_misplaced();
     pm->set_seconds(m.seconds);

@@ -170,6 +170,8 @@ PlanAssumptions ComputeAssumptions(const PlanReport& r) {
   a.ceph_release = std::string(crush::CephReleaseName(r.ceph_release));
   a.max_backfills = r.backfill.max_backfills;
   a.backfill_retry_seconds = r.backfill.backfill_retry_seconds;
+  a.reservation_order = r.backfill.hold_and_wait ? "hold and wait" : "all at once";
+  a.stray_delete_delay_seconds = r.backfill.stray_delete_delay_seconds;
   a.epoch_before = r.movement.epoch_before;
   a.epoch_after = r.movement.epoch_after;
   switch (r.movement.bytes_source) {
@@ -281,6 +283,21 @@ std::string FormatAssumptions(const PlanAssumptions& a) {
                                                         : "none (no PG stats): counts only";
   absl::StrAppend(&out, "; osd_max_backfills ", a.max_backfills, "\n  bytes from ", bytes,
                   "; epoch ", a.epoch_before, " -> ", a.epoch_after, "\n");
+  if (!a.reservation_order.empty()) {
+    std::string order =
+        a.reservation_order == "all at once"
+            ? "all at once: a PG starts when its primary's local slot and every target's remote "
+              "slot are free (priority, then request order), holding nothing while it waits"
+            : "hold and wait: a PG holds its primary's local slot while it asks its targets one "
+              "at a time";
+    if (a.stray_delete_delay_seconds >= 0) {
+      absl::StrAppendFormat(&order,
+                            "; an old copy's deletion %.3g s after its PG ends preempts the "
+                            "backfill holding that OSD's local slot",
+                            a.stray_delete_delay_seconds);
+    }
+    internal::AppendWrapped(out, "  reservations ", order, 4);
+  }
   absl::StrAppend(&out, "  backfill per target OSD");
   if (a.backfill_retry_seconds > 0) {
     absl::StrAppendFormat(&out, " (toofull retry %.3g s", a.backfill_retry_seconds);
@@ -344,6 +361,8 @@ void internal::AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* 
   p->set_backfill_retry_seconds(a.backfill_retry_seconds);
   p->set_start_delay_seconds(a.start_delay_seconds);
   p->set_end_delay_seconds(a.end_delay_seconds);
+  p->set_reservation_order(a.reservation_order);
+  p->set_stray_delete_delay_seconds(a.stray_delete_delay_seconds);
   p->set_epoch_before(a.epoch_before);
   p->set_epoch_after(a.epoch_after);
 }

@@ -89,6 +89,11 @@ struct PlanAssumptions {
   // last (BackfillCostReport; 0 without the cost model).
   double start_delay_seconds = 0;
   double end_delay_seconds = 0;
+  // How a PG takes its reservations: "all at once" or "hold and wait"
+  // (BackfillOptions::hold_and_wait), and when a PG's old copies are deleted
+  // after its end, preempting (< 0: not modelled).
+  std::string reservation_order;
+  double stray_delete_delay_seconds = -1;
   std::uint32_t epoch_before = 0;
   std::uint32_t epoch_after = 0;
 };

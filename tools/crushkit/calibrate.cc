@@ -27,6 +27,7 @@ struct CalibrateArgs {
   int max_backfills = 1;
   std::string scheduler;
   std::string profile;
+  std::string reservations = "all-at-once";
 };
 
 int RunCalibrate(const CalibrateArgs& a) {
@@ -62,8 +63,9 @@ int RunCalibrate(const CalibrateArgs& a) {
   if (!before) return 1;
   std::optional<osdmap::ClusterState> after = LoadState("calibrate", a.after);
   if (!after) return 1;
-  absl::StatusOr<osdmap::ChangeCalibration> c = osdmap::CalibrateChange(
-      *std::move(before), *std::move(after), measured, settings, a.max_backfills, a.device_class);
+  absl::StatusOr<osdmap::ChangeCalibration> c =
+      osdmap::CalibrateChange(*std::move(before), *std::move(after), measured, settings,
+                              a.max_backfills, a.device_class, a.reservations == "hold-and-wait");
   if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
   const std::string file = osdmap::CalibrationFile(
       *c, absl::StrCat(a.before, " -> ", a.after, a.result.empty() ? "" : ", ", a.result));
@@ -98,6 +100,10 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--recovery-scheduler", args->scheduler,
                   "wpq or mclock for the model the fit starts from (default: the release's)");
   cmd->add_option("--mclock-profile", args->profile, "osd_mclock_profile (default balanced)");
+  cmd->add_option("--reservations", args->reservations,
+                  "the simulation's reservation order, as plan's --reservations (default "
+                  "all-at-once)")
+      ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
   cmd->callback([args]() {
     if (const int rc = RunCalibrate(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -42,6 +42,12 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
   cmd->add_option("--max-backfills", args->max_backfills,
                   "osd_max_backfills for the backfill simulation (default 1)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--reservations", args->reservations,
+                  "how the backfill simulation takes reservations: all-at-once (default: a PG "
+                  "starts when its primary's local slot and every target's remote slot are free) "
+                  "or hold-and-wait (Ceph's state machine taken literally: the local slot held "
+                  "while the targets are asked one at a time)")
+      ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
   cmd->add_option(
       "--backfill-rate", args->rates,
       "CLASS=SPEC (e.g. hdd=50MiB,8obj or ssd=400MiB,0.2s): what one backfill on an OSD of "
@@ -65,6 +71,7 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   plan.schedule = !a.no_schedule;
   plan.movement.keep_moves = plan.movement.keep_moves || a.pgs || !a.pgs_csv.empty();
   plan.backfill.max_backfills = a.max_backfills;
+  plan.backfill.hold_and_wait = a.reservations == "hold-and-wait";
   osdmap::BackfillCostSettings& cost = plan.backfill_cost.emplace();
   if (absl::Status s = osdmap::ParseBackfillRateWords(a.rates, &cost); !s.ok()) return s;
   if (!a.recovery_scheduler.empty()) {
