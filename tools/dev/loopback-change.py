@@ -587,6 +587,7 @@ def replan(outdir, plan_args):
     plan = json.loads(run(crushkit, "plan", os.path.join(outdir, "before", "state.pb"), *do, "--json", "--pgs",
                           *plan_args))
     schedule = plan.get("schedule", {})
+    r["plan_preemptions"] = schedule.get("preemptions", 0)
     r["predicted"].update({"duration_seconds": schedule.get("makespan_seconds"),
                            "misplaced_curve": schedule.get("misplaced", []),
                            "busiest_osds": schedule.get("busiest_osds", [])})
