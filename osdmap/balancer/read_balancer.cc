@@ -218,6 +218,49 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   return finish();
 }
 
+absl::StatusOr<ReadBalanceResult> BalanceReads(const ClusterState& state,
+                                               const std::vector<std::int64_t>& pools) {
+  // Pacific maps no pg_upmap_primaries: the changes would do nothing.
+  if (state.ceph_release < crush::CephRelease::kReef) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("read balancing sets pg_upmap_primaries, which Reef (18.2) and later map; "
+                     "this state maps as ",
+                     std::string(crush::CephReleaseName(state.ceph_release)),
+                     " (import it with CRUSHKIT_CEPH_RELEASE=reef or tentacle)"));
+  }
+  std::vector<std::int64_t> ids = pools;
+  if (ids.empty()) {
+    for (const auto& [id, pool] : state.pools) {
+      if (pool.type == PoolType::kReplicated) ids.push_back(id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  ReadBalanceResult out;
+  out.state = state;
+  for (std::int64_t id : ids) {
+    CRUSH_ASSIGN_OR_RETURN(PrimaryBalance b, BalancePrimaries(out.state, id));
+    PoolReadBalance p;
+    p.pool_id = id;
+    p.name = out.state.FindPool(id)->name;
+    p.rc = b.rc;
+    p.score_before = std::move(b.score_before);
+    if (b.rc > 0) {
+      for (const auto& [pg, osd] : b.new_pg_upmap_primary) {
+        out.state.pg_upmap_primaries[pg] = osd;
+        out.new_pg_upmap_primary[pg] = osd;
+      }
+      p.new_pg_upmap_primary = std::move(b.new_pg_upmap_primary);
+      // The score of the map the commands leave (what --print shows then).
+      CRUSH_ASSIGN_OR_RETURN(p.score_after, CalcReadBalanceScore(out.state, id));
+    } else {
+      p.score_after = p.score_before;
+    }
+    out.pools.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::string FormatPgUpmapPrimaryCommands(const std::map<PgId, std::int32_t>& primaries) {
   std::string out;
   for (const auto& [pg, osd] : primaries) {

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -67,6 +68,41 @@ struct PrimaryBalance {
 // Cost: a few PG mappings per PG of the pool per pass; passes until stable
 // (a handful in practice).
 absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::int64_t pool_id);
+
+// One pool's share of BalanceReads().
+struct PoolReadBalance {
+  std::int64_t pool_id = 0;
+  std::string name;
+  // BalancePrimaries' rc: the PGs given a new primary, 0 (nothing would
+  // lower the score), or -EINVAL (Ceph refuses the pool: its score has an
+  // error or a warning, or no OSD may be primary).
+  int rc = 0;
+  // calc_read_balance_score of the pool before and after its changes (the
+  // after score is the before one when nothing changed). What `osdmaptool
+  // --print` shows as read_balance_score is score.info.acting_adj_score when
+  // score.rc >= 0.
+  ReadBalanceScore score_before;
+  ReadBalanceScore score_after;
+  std::map<PgId, std::int32_t> new_pg_upmap_primary;  // in pg order
+};
+
+struct ReadBalanceResult {
+  std::vector<PoolReadBalance> pools;                 // in pool id order
+  std::map<PgId, std::int32_t> new_pg_upmap_primary;  // every pool's, in pg order
+  ClusterState state;                                 // the input with them applied
+};
+
+// The read balancer as the mgr balancer's `read` mode runs it (Squid and
+// later): BalancePrimaries() on each pool of `pools` (every replicated pool
+// when empty), one after the other, each pool's changes applied as
+// pg_upmap_primaries before the next. Pools Ceph refuses (rc -EINVAL) keep
+// their primaries and say why in their scores' err_msg.
+// Errors: kFailedPrecondition when `state` maps as Pacific (no
+// pg_upmap_primaries), kNotFound (an unknown pool id), kInvalidArgument (an
+// erasure-coded pool named in `pools`), and BalancePrimaries' errors.
+// Cost: BalancePrimaries per pool, plus one score per changed pool.
+absl::StatusOr<ReadBalanceResult> BalanceReads(const ClusterState& state,
+                                               const std::vector<std::int64_t>& pools);
 
 // osdmaptool's print_inc_upmaps() for the balancer's changes: one
 // `ceph osd pg-upmap-primary PG OSD` line each, in pg order.

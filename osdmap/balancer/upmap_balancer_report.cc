@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 
 #include "osdmap/formats/proto_json.h"
+#include "osdmap/model/pg_id.h"
 #include "osdmap/proto/balance.pb.h"
 
 namespace crushkit::osdmap {
@@ -79,8 +80,9 @@ std::string FormatBalanceSummary(const BalanceResult& r, int max_changes, double
   return out;
 }
 
-absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& r) {
-  proto::BalanceReport report;
+namespace {
+
+void FillUpmapReport(const BalanceResult& r, proto::BalanceReport& report) {
   report.set_by(r.by == BalanceBy::kPgs ? proto::PGS : proto::BYTES);
   report.set_moves(r.moves);
   report.set_cleanup_entries(r.cleanup.entries_changed());
@@ -106,7 +108,86 @@ absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& r) {
   for (absl::string_view line : absl::StrSplit(FormatBalanceCommands(r), '\n', absl::SkipEmpty())) {
     report.add_commands(std::string(line));
   }
+}
+
+std::string ScoreText(const ReadBalanceScore& s) {
+  return s.rc >= 0 ? absl::StrFormat("%.2f", s.info.acting_adj_score) : "-";
+}
+
+// Why a pool kept its primaries (or the score's warning), "" otherwise.
+std::string ReadNote(const PoolReadBalance& p) {
+  if (!p.score_before.info.err_msg.empty()) return p.score_before.info.err_msg;
+  if (p.rc < 0) return "no PG maps to an OSD, or no OSD may be primary";
+  if (p.rc == 0) return "no change lowers the score";
+  return "";
+}
+
+const char* ScoreTypeName(const ReadBalanceScore& s) {
+  return s.info.score_type == ReadBalanceScoreType::kSizeOptimal ? "osd size aware"
+                                                                 : "fair distribution";
+}
+
+}  // namespace
+
+std::string FormatReadBalanceSummary(const ReadBalanceResult& r) {
+  int changed = 0;
+  for (const PoolReadBalance& p : r.pools) changed += p.rc > 0 ? 1 : 0;
+  std::string out = absl::StrFormat(
+      "read balance: %d PGs given a new primary in %d of %d pools (pg-upmap-primary: reads "
+      "move, no data does)\n",
+      static_cast<int>(r.new_pg_upmap_primary.size()), changed, static_cast<int>(r.pools.size()));
+  absl::StrAppend(&out, absl::StrFormat("%-24s %12s    %-6s %7s  %s\n", "pool", "score before",
+                                        "after", "changes", "note"));
+  int shown = 0;
+  for (const PoolReadBalance& p : r.pools) {
+    if (shown++ == kMaxPoolLines) {
+      absl::StrAppend(&out, "... ", r.pools.size() - kMaxPoolLines, " more pools (see --json)\n");
+      break;
+    }
+    absl::StrAppend(&out,
+                    absl::StrFormat("%-24s %12s -> %-6s %7d  %s\n",
+                                    absl::StrCat(p.pool_id, " ", p.name).substr(0, 24),
+                                    ScoreText(p.score_before), ScoreText(p.score_after),
+                                    static_cast<int>(p.new_pg_upmap_primary.size()), ReadNote(p)));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> BalanceReportJson(const BalanceResult* upmap,
+                                              const ReadBalanceResult* read) {
+  proto::BalanceReport report;
+  if (upmap != nullptr) FillUpmapReport(*upmap, report);
+  report.set_mode(upmap != nullptr && read != nullptr ? "upmap-read"
+                  : read != nullptr                   ? "read"
+                                                      : "upmap");
+  if (read != nullptr) {
+    for (const PoolReadBalance& p : read->pools) {
+      proto::PoolReadBalanceReport* pr = report.add_read_pools();
+      pr->set_pool_id(p.pool_id);
+      pr->set_pool_name(p.name);
+      pr->set_score_type(ScoreTypeName(p.score_before));
+      pr->set_score_before_valid(p.score_before.rc >= 0);
+      pr->set_score_before(p.score_before.rc >= 0 ? p.score_before.info.acting_adj_score : 0);
+      pr->set_score_after_valid(p.score_after.rc >= 0);
+      pr->set_score_after(p.score_after.rc >= 0 ? p.score_after.info.acting_adj_score : 0);
+      pr->set_changes(static_cast<int>(p.new_pg_upmap_primary.size()));
+      pr->set_note(ReadNote(p));
+    }
+    for (const auto& [pg, osd] : read->new_pg_upmap_primary) {
+      proto::PgUpmapPrimaryChange* c = report.add_primary_changes();
+      c->set_pgid(FormatPgId(pg));
+      c->set_primary(osd);
+    }
+    for (absl::string_view line : absl::StrSplit(
+             FormatPgUpmapPrimaryCommands(read->new_pg_upmap_primary), '\n', absl::SkipEmpty())) {
+      report.add_commands(std::string(line));
+    }
+  }
   return ProtoToJson(report, /*print_defaults=*/true);
+}
+
+absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& r) {
+  return BalanceReportJson(&r, nullptr);
 }
 
 }  // namespace crushkit::osdmap

@@ -1,5 +1,6 @@
-// How a BalanceResult (upmap_balancer.h) is shown: a terminal summary that
-// fits a screen, and the JSON report (proto/balance.proto). The `ceph osd`
+// How a BalanceResult (upmap_balancer.h) and a ReadBalanceResult
+// (read_balancer.h) are shown: terminal summaries that fit a screen, and
+// the JSON report (proto/balance.proto). The `ceph osd`
 // commands are FormatBalanceCommands() in upmap_balancer.h.
 // Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_BALANCER_UPMAP_BALANCER_REPORT_H_
@@ -9,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 
+#include "osdmap/balancer/read_balancer.h"
 #include "osdmap/balancer/upmap_balancer.h"
 
 namespace crushkit::osdmap {
@@ -21,8 +23,21 @@ std::string FormatBalanceSummary(const BalanceResult& result, int max_changes,
                                  double max_deviation);
 
 // The result as proto/balance.proto's BalanceReport printed as JSON
-// (proto_json.h, zero values included). Errors as ProtoToJson.
+// (proto_json.h, zero values included; mode "upmap"). Errors as ProtoToJson.
 absl::StatusOr<std::string> BalanceReportJson(const BalanceResult& result);
+
+// The read balancer's summary: the totals, then one line per pool (at most
+// 20) with its read_balance_score before -> after as `osdmaptool --print`
+// shows it ("-" where Ceph cannot compute it), its changes and, when it
+// kept its primaries, why.
+std::string FormatReadBalanceSummary(const ReadBalanceResult& result);
+
+// The report of `crushkit balance --mode read|upmap-read`: `upmap`'s part
+// as above (when not null), then each read-balanced pool's scores, the
+// pg_upmap_primaries set, and their `ceph osd pg-upmap-primary` commands
+// after the upmap ones. Errors as ProtoToJson.
+absl::StatusOr<std::string> BalanceReportJson(const BalanceResult* upmap,
+                                              const ReadBalanceResult* read);
 
 }  // namespace crushkit::osdmap
 

@@ -3,7 +3,9 @@
 (samples/cluster, imported with its PG stats): exit codes, the terminal
 summary and its `ceph osd pg-upmap-items` lines, --json (proto/balance.proto)
 agreeing with the text, -o writing a state whose deviation is the one
-reported, the same output on every run, --by bytes, and errors."""
+reported, the same output on every run, --by bytes, and errors; the read
+balancer (--mode read, --read, upmap-read) on the cluster imported as Reef:
+pg-upmap-primary commands, per-pool scores falling, -o keeping them."""
 import argparse
 import json
 import os
@@ -92,6 +94,54 @@ def main():
         with open(upmap) as f:
             ups = f.read().splitlines()
         expect(ups and all(l.startswith("ceph osd pg-upmap-items 1.") for l in ups), f"upmap file: {ups}")
+
+        # The read balancer (--mode read / --read, and upmap-read): Reef and
+        # later map pg_upmap_primaries, so the state is imported as Reef.
+        p = run([k, "balance", state, "--mode", "read"], expect_rc=1)
+        expect("which Reef (18.2) and later map; this state maps as pacific" in p.stderr,
+               f"read on pacific: {p.stderr}")
+        reef = os.path.join(tmp, "reef.pb")
+        subprocess.run([k, "import", "--osdmap", os.path.join(cluster, "osd-dump.json"),
+                        "--crush", os.path.join(cluster, "crush.txt"), "-o", reef],
+                       capture_output=True, env=dict(os.environ, CRUSHKIT_CEPH_RELEASE="reef"),
+                       check=True)
+        text = run([k, "balance", reef, "--read"]).stdout
+        lines = text.splitlines()
+        expect(lines and lines[0].startswith("read balance: ") and "pools (pg-upmap-primary" in lines[0],
+               f"read summary head:\n{text}")
+        prim = [l for l in lines if l.startswith("ceph osd ")]
+        expect(prim and all(l.startswith("ceph osd pg-upmap-primary ") for l in prim),
+               f"read commands:\n{text}")
+        out = os.path.join(tmp, "read.pb")
+        r = json.loads(run([k, "balance", reef, "--mode", "read", "--json", "-o", out]).stdout)
+        expect(r["mode"] == "read" and r["commands"] == prim, "read json commands differ from the text")
+        expect(len(r["primary_changes"]) == len(prim), "one primary change per command")
+        pools = {p["pool_name"]: p for p in r["read_pools"]}
+        expect("default.rgw.buckets.data" not in pools, "an EC pool was read-balanced")
+        changed = [p for p in r["read_pools"] if p["changes"] > 0]
+        expect(changed and all(p["score_after"] < p["score_before"] for p in changed),
+               f"scores did not drop: {r['read_pools']}")
+        for p in r["read_pools"]:
+            row = [l for l in lines if l.startswith(f"{p['pool_id']} ")]
+            expect(row and f"{p['score_before']:.2f} -> {p['score_after']:.2f}" in row[0],
+                   f"text and json scores differ for pool {p['pool_name']}: {row}")
+        # The written state has the primaries: its scores are the after ones,
+        # and nothing is left to change.
+        r2 = json.loads(run([k, "balance", out, "--mode", "read", "--json"]).stdout)
+        for a, b in zip(r["read_pools"], r2["read_pools"]):
+            expect(abs(a["score_after"] - b["score_before"]) < 1e-9,
+                   f"-o state: pool {a['pool_name']} {b['score_before']} vs {a['score_after']}")
+        expect(not r2["primary_changes"], "a second read balance changed primaries again")
+        both = json.loads(run([k, "balance", reef, "--mode", "upmap-read", "--max", "20",
+                               "--json"]).stdout)
+        expect(both["mode"] == "upmap-read" and both["moves"] == 20 and both["read_pools"],
+               f"upmap-read: {both['mode']} {both['moves']}")
+        expect([c for c in both["commands"] if "pg-upmap-items" in c] ==
+               both["commands"][:len(both["changes"])], "upmap commands come first")
+        p = run([k, "balance", reef, "--mode", "read", "--pool", "default.rgw.buckets.data"],
+                expect_rc=1)
+        expect("erasure-coded; the read balancer takes only replicated pools" in p.stderr,
+               f"read on an EC pool: {p.stderr}")
 
         out = run([k, "balance", "--help"]).stdout
         expect("xample" in out, "`crushkit balance --help` has no example")
