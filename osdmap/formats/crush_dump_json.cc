@@ -4,6 +4,9 @@
 // builder.c builds them), shadow buckets into the class tables, rules (step
 // types by name), then choose_args (weights may resolve against item
 // weights and child weight-sets).
+// Long because: one reader for one JSON document; every part reads and fills
+// the same tables (type, device, class and bucket ids by name), which a split
+// would have to export through an internal header.
 #include "osdmap/formats/crush_dump_json.h"
 
 #include <google/protobuf/util/json_util.h>
@@ -242,6 +245,80 @@ constexpr AlgName kAlgs[] = {{"uniform", crush::BucketAlg::kUniform},
                              {"straw", crush::BucketAlg::kStraw},
                              {"straw2", crush::BucketAlg::kStraw2}};
 
+// The bucket's alg, and a check that its hash can be read back.
+absl::StatusOr<crush::BucketAlg> ReadBucketAlg(const ceph::CrushDumpBucket& b,
+                                               const std::string& p) {
+  if (!b.has_alg()) return Missing(p + ".alg");
+  crush::BucketAlg alg = crush::BucketAlg::kNone;
+  for (const AlgName& a : kAlgs) {
+    if (b.alg() == a.name) alg = a.alg;
+  }
+  if (alg == crush::BucketAlg::kNone) {
+    return Bad(p + ".alg", "unknown bucket algorithm " + Quote(b.alg()) +
+                               " (expected uniform, list, tree, straw or straw2)");
+  }
+  if (!b.has_hash()) return Missing(p + ".hash");
+  // crush_hash_name() prints "unknown" for every hash but rjenkins1 (0),
+  // so any other hash is lost in the dump.
+  if (b.hash() != "rjenkins1") {
+    return Bad(p + ".hash", Quote(b.hash()) +
+                                ": only rjenkins1 can be read back (Ceph prints any other hash "
+                                "as 'unknown', losing its number)");
+  }
+  return alg;
+}
+
+// The bucket's items and their weights, each a known device or bucket.
+absl::Status ReadBucketItems(const ceph::CrushDumpBucket& b, const std::string& p,
+                             crush::BucketAlg alg, const std::set<ItemId>& devices,
+                             const std::set<ItemId>& bucket_ids, std::vector<ItemId>* items,
+                             std::vector<Weight>* weights) {
+  for (int j = 0; j < b.items_size(); ++j) {
+    const ceph::CrushDumpBucketItem& it = b.items(j);
+    const std::string ip = absl::StrCat(p, ".items[", j, "]");
+    ItemId item = 0;
+    CRUSH_RETURN_IF_ERROR(Field(ip + ".id", it.has_id(), it.id(), -crush::kMaxBucketSlots,
+                                crush::kMaxDecodedDevices - 1, &item));
+    if (item >= 0 && devices.count(item) == 0) {
+      return Bad(ip + ".id", absl::StrCat("device ", item, " is not in devices"));
+    }
+    if (item < 0 && bucket_ids.count(item) == 0) {
+      return Bad(ip + ".id", absl::StrCat("bucket ", item, " is not in buckets"));
+    }
+    Weight w = 0;
+    CRUSH_RETURN_IF_ERROR(WeightField(ip + ".weight", it.has_weight(), it.weight(), &w));
+    if (alg == crush::BucketAlg::kUniform && j > 0 && w != weights->front()) {
+      return Bad(ip + ".weight", "items of a uniform bucket weigh the same");
+    }
+    items->push_back(item);
+    weights->push_back(w);
+  }
+  return absl::OkStatus();
+}
+
+// builder.c's arrays from the items, as crushtool -c builds the bucket.
+// A uniform bucket is only its item weight; it may be 0 in a map Ceph made
+// (Reef compiles such maps), which MakeBucket refuses.
+absl::StatusOr<crush::Bucket> MakeDumpedBucket(crush::BucketAlg alg, std::uint16_t type,
+                                               Weight weight, const std::vector<ItemId>& items,
+                                               const std::vector<Weight>& weights,
+                                               std::uint8_t straw_calc_version) {
+  if (alg != crush::BucketAlg::kUniform) {
+    return crush::MakeBucket(alg, crush::kHashRjenkins1, type, items, weights, straw_calc_version);
+  }
+  return crush::Bucket{.id = 0,
+                       .type = type,
+                       .alg = alg,
+                       .hash = crush::kHashRjenkins1,
+                       .weight = weight,
+                       .items = items,
+                       .uniform_item_weight = weights.empty() ? 0 : weights.front(),
+                       .item_weights = {},
+                       .sum_weights = {},
+                       .straws = {},
+                       .node_weights = {}};
+}
+
 absl::Status DumpReader::ReadBuckets(const ceph::CrushDump& d) {
   std::set<ItemId> held;  // every item some bucket holds
   std::set<ItemId> bucket_ids;
@@ -257,64 +334,13 @@ absl::Status DumpReader::ReadBuckets(const ceph::CrushDump& d) {
     CRUSH_RETURN_IF_ERROR(Field(p + ".type_id", b.has_type_id(), b.type_id(), 0, 65535, &type));
     Weight weight = 0;
     CRUSH_RETURN_IF_ERROR(WeightField(p + ".weight", b.has_weight(), b.weight(), &weight));
-    if (!b.has_alg()) return Missing(p + ".alg");
-    crush::BucketAlg alg = crush::BucketAlg::kNone;
-    for (const AlgName& a : kAlgs) {
-      if (b.alg() == a.name) alg = a.alg;
-    }
-    if (alg == crush::BucketAlg::kNone) {
-      return Bad(p + ".alg", "unknown bucket algorithm " + Quote(b.alg()) +
-                                 " (expected uniform, list, tree, straw or straw2)");
-    }
-    if (!b.has_hash()) return Missing(p + ".hash");
-    // crush_hash_name() prints "unknown" for every hash but rjenkins1 (0),
-    // so any other hash is lost in the dump.
-    if (b.hash() != "rjenkins1") {
-      return Bad(p + ".hash", Quote(b.hash()) +
-                                  ": only rjenkins1 can be read back (Ceph prints any other hash "
-                                  "as 'unknown', losing its number)");
-    }
+    CRUSH_ASSIGN_OR_RETURN(const crush::BucketAlg alg, ReadBucketAlg(b, p));
     std::vector<ItemId> items;
     std::vector<Weight> weights;
-    for (int j = 0; j < b.items_size(); ++j) {
-      const ceph::CrushDumpBucketItem& it = b.items(j);
-      const std::string ip = absl::StrCat(p, ".items[", j, "]");
-      ItemId item = 0;
-      CRUSH_RETURN_IF_ERROR(Field(ip + ".id", it.has_id(), it.id(), -crush::kMaxBucketSlots,
-                                  crush::kMaxDecodedDevices - 1, &item));
-      if (item >= 0 && devices_.count(item) == 0) {
-        return Bad(ip + ".id", absl::StrCat("device ", item, " is not in devices"));
-      }
-      if (item < 0 && bucket_ids.count(item) == 0) {
-        return Bad(ip + ".id", absl::StrCat("bucket ", item, " is not in buckets"));
-      }
-      Weight w = 0;
-      CRUSH_RETURN_IF_ERROR(WeightField(ip + ".weight", it.has_weight(), it.weight(), &w));
-      if (alg == crush::BucketAlg::kUniform && j > 0 && w != weights.front()) {
-        return Bad(ip + ".weight", "items of a uniform bucket weigh the same");
-      }
-      items.push_back(item);
-      weights.push_back(w);
-      held.insert(item);
-    }
-    // builder.c's arrays from the items, as crushtool -c builds the bucket.
-    // A uniform bucket is only its item weight; it may be 0 in a map Ceph
-    // made (Reef compiles such maps), which MakeBucket refuses.
+    CRUSH_RETURN_IF_ERROR(ReadBucketItems(b, p, alg, devices_, bucket_ids, &items, &weights));
+    held.insert(items.begin(), items.end());
     absl::StatusOr<crush::Bucket> made =
-        alg == crush::BucketAlg::kUniform
-            ? crush::Bucket{.id = 0,
-                            .type = type,
-                            .alg = alg,
-                            .hash = crush::kHashRjenkins1,
-                            .weight = weight,
-                            .items = items,
-                            .uniform_item_weight = weights.empty() ? 0 : weights.front(),
-                            .item_weights = {},
-                            .sum_weights = {},
-                            .straws = {},
-                            .node_weights = {}}
-            : crush::MakeBucket(alg, crush::kHashRjenkins1, type, items, weights,
-                                m_.tunables.straw_calc_version);
+        MakeDumpedBucket(alg, type, weight, items, weights, m_.tunables.straw_calc_version);
     if (!made.ok()) return Bad(p, std::string(made.status().message()));
     made->weight = weight;  // the cluster's, even where it is not the sum
     absl::StatusOr<ItemId> added = crush::AddBucket(m_, id, *std::move(made));

@@ -171,25 +171,11 @@ absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
   return internal::ImportOsdDumpMessage(dump, crush_bytes);
 }
 
-absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump& dump,
-                                                            const std::string& crush_bytes) {
-  if (!dump.has_epoch()) return internal::MissingField("epoch");
-  if (!dump.has_max_osd()) return internal::MissingField("max_osd");
-  if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_osd: ", dump.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
-  }
-  ClusterState state;
-  state.epoch = dump.epoch();
-  state.fsid = dump.fsid();
-  state.ceph_release = ReleaseOfCluster(dump.require_osd_release());
-  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_nearfull_ratio(), dump.nearfull_ratio(),
-                                    "nearfull_ratio", &state.nearfull_ratio));
-  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_backfillfull_ratio(), dump.backfillfull_ratio(),
-                                    "backfillfull_ratio", &state.backfillfull_ratio));
-  CRUSH_RETURN_IF_ERROR(
-      ImportRatio(dump.has_full_ratio(), dump.full_ratio(), "full_ratio", &state.full_ratio));
-  state.osds.resize(static_cast<std::size_t>(dump.max_osd()));
+namespace {
+
+// Each OSD the dump lists: exists, up, destroyed, weight, primary affinity.
+absl::Status ImportOsds(const ceph::OsdDump& dump, ClusterState* out) {
+  ClusterState& state = *out;
   for (int i = 0; i < dump.osds_size(); ++i) {
     const auto& o = dump.osds(i);
     const std::string at = absl::StrCat("osds[", i, "].");
@@ -210,9 +196,12 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
     info.primary_affinity =
         o.has_primary_affinity() ? WeightFromFloat(o.primary_affinity()) : kDefaultPrimaryAffinity;
   }
-  for (int i = 0; i < dump.pools_size(); ++i) {
-    CRUSH_RETURN_IF_ERROR(ImportPool(dump.pools(i), static_cast<std::size_t>(i), dump, &state));
-  }
+  return absl::OkStatus();
+}
+
+// The pg_upmap, pg_upmap_items, pg_upmap_primaries and pg_temp entries.
+absl::Status ImportPgOverrides(const ceph::OsdDump& dump, ClusterState* out) {
+  ClusterState& state = *out;
   for (int i = 0; i < dump.pg_upmap_size(); ++i) {
     const auto& e = dump.pg_upmap(i);
     CRUSH_ASSIGN_OR_RETURN(PgId pg, internal::ParsePgIdAt(e.has_pgid(), e.pgid(),
@@ -246,6 +235,35 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
                                                           absl::StrCat("pg_temp[", i, "].pgid")));
     state.pg_temp[pg].assign(e.osds().begin(), e.osds().end());
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump& dump,
+                                                            const std::string& crush_bytes) {
+  if (!dump.has_epoch()) return internal::MissingField("epoch");
+  if (!dump.has_max_osd()) return internal::MissingField("max_osd");
+  if (dump.max_osd() < 0 || dump.max_osd() > crush::kMaxDecodedDevices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_osd: ", dump.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
+  }
+  ClusterState state;
+  state.epoch = dump.epoch();
+  state.fsid = dump.fsid();
+  state.ceph_release = ReleaseOfCluster(dump.require_osd_release());
+  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_nearfull_ratio(), dump.nearfull_ratio(),
+                                    "nearfull_ratio", &state.nearfull_ratio));
+  CRUSH_RETURN_IF_ERROR(ImportRatio(dump.has_backfillfull_ratio(), dump.backfillfull_ratio(),
+                                    "backfillfull_ratio", &state.backfillfull_ratio));
+  CRUSH_RETURN_IF_ERROR(
+      ImportRatio(dump.has_full_ratio(), dump.full_ratio(), "full_ratio", &state.full_ratio));
+  state.osds.resize(static_cast<std::size_t>(dump.max_osd()));
+  CRUSH_RETURN_IF_ERROR(ImportOsds(dump, &state));
+  for (int i = 0; i < dump.pools_size(); ++i) {
+    CRUSH_RETURN_IF_ERROR(ImportPool(dump.pools(i), static_cast<std::size_t>(i), dump, &state));
+  }
+  CRUSH_RETURN_IF_ERROR(ImportPgOverrides(dump, &state));
   CRUSH_RETURN_IF_ERROR(ImportPrimaryTemp(dump.primary_temp(), &state));
 
   state.crush_bytes = crush_bytes;

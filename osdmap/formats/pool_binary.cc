@@ -76,6 +76,8 @@ absl::Status ReadPeering(Reader& b, PeeringCrush* p) {
 }
 
 // Fields of struct versions 5..32, in pg_pool_t::encode order.
+// Mirrors Ceph's pg_pool_t::decode() (src/osd/osd_types.cc) line by line: one read per field,
+// under the same struct-version tests.
 absl::Status ReadPoolBody(Reader& b, std::uint8_t v, BinaryPool* p) {
   CRUSH_RETURN_IF_ERROR(b.U8("pg_pool_t.type", &p->type));
   CRUSH_RETURN_IF_ERROR(b.U8("pg_pool_t.size", &p->size));
@@ -219,6 +221,8 @@ void WritePeering(Writer& b, const PeeringCrush& p) {
   b.S32(p.mandatory_member);
 }
 
+// Mirrors Ceph's pg_pool_t::encode() (src/osd/osd_types.cc) line by line: one write per
+// field, under the same struct-version tests.
 void WritePoolBody(Writer& b, const BinaryPool& p) {
   const std::uint8_t v = p.frame.v;
   b.U8(p.type);

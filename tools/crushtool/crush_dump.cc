@@ -30,6 +30,82 @@ const crush::ChooseArg* LiveArg(const MapModel& map, const crush::ChooseArgMap& 
   return &it->second;
 }
 
+// One step of rule `r`, inside its "step" object (CrushWrapper::dump_rule()'s switch).
+void DumpStep(const MapModel& map, crush::CephRelease release, int r, const crush::RuleStep& step,
+              CephFormatter& f, std::vector<std::string>* warnings) {
+  auto choose = [&](const char* op) {
+    f.DumpString("op", op);
+    f.DumpInt("num", step.arg1);
+    const std::string* t = Find(map.type_names, step.arg2);
+    if (t == nullptr) {
+      warnings->push_back(
+          "rule " + std::to_string(r) + " chooses type " + std::to_string(step.arg2) +
+          ", which has no name: Ceph's output is undefined here, crushkit prints \"\"");
+    }
+    f.DumpString("type", t != nullptr ? *t : "");
+  };
+  switch (step.op) {
+    case RuleOp::kNoop:
+      f.DumpString("op", "noop");
+      break;
+    case RuleOp::kTake: {
+      f.DumpString("op", "take");
+      f.DumpInt("item", step.arg1);
+      const std::string* n = Find(map.item_names, step.arg1);
+      f.DumpString("item_name", n != nullptr ? *n : "");
+      break;
+    }
+    case RuleOp::kEmit:
+      f.DumpString("op", "emit");
+      break;
+    case RuleOp::kChooseFirstn:
+      choose("choose_firstn");
+      break;
+    case RuleOp::kChooseIndep:
+      choose("choose_indep");
+      break;
+    case RuleOp::kChooseleafFirstn:
+      choose("chooseleaf_firstn");
+      break;
+    case RuleOp::kChooseleafIndep:
+      choose("chooseleaf_indep");
+      break;
+    case RuleOp::kSetChooseTries:
+      f.DumpString("op", "set_choose_tries");
+      f.DumpInt("num", step.arg1);
+      break;
+    case RuleOp::kSetChooseleafTries:
+      f.DumpString("op", "set_chooseleaf_tries");
+      f.DumpInt("num", step.arg1);
+      break;
+    // Releases before Squid print the MSR steps as unknown opcodes.
+    case RuleOp::kChooseMsr:
+      if (crush::HasMsr(release)) {
+        choose("choosemsr");
+        break;
+      }
+      [[fallthrough]];
+    case RuleOp::kSetMsrDescents:
+      if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrDescents) {
+        f.DumpString("op", "set_msr_descents");
+        f.DumpInt("num", step.arg1);
+        break;
+      }
+      [[fallthrough]];
+    case RuleOp::kSetMsrCollisionTries:
+      if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrCollisionTries) {
+        f.DumpString("op", "set_msr_collision_tries");
+        f.DumpInt("num", step.arg1);
+        break;
+      }
+      [[fallthrough]];
+    default:
+      f.DumpInt("opcode", static_cast<std::int64_t>(step.op));
+      f.DumpInt("arg1", step.arg1);
+      f.DumpInt("arg2", step.arg2);
+  }
+}
+
 void DumpRules(const MapModel& map, crush::CephRelease release, CephFormatter& f,
                std::vector<std::string>* warnings) {
   for (int r = 0; r < map.max_rules(); ++r) {
@@ -49,77 +125,7 @@ void DumpRules(const MapModel& map, crush::CephRelease release, CephFormatter& f
     f.OpenArray("steps");
     for (const crush::RuleStep& step : rule.steps) {
       f.OpenObject("step");
-      auto choose = [&](const char* op) {
-        f.DumpString("op", op);
-        f.DumpInt("num", step.arg1);
-        const std::string* t = Find(map.type_names, step.arg2);
-        if (t == nullptr) {
-          warnings->push_back(
-              "rule " + std::to_string(r) + " chooses type " + std::to_string(step.arg2) +
-              ", which has no name: Ceph's output is undefined here, crushkit prints \"\"");
-        }
-        f.DumpString("type", t != nullptr ? *t : "");
-      };
-      switch (step.op) {
-        case RuleOp::kNoop:
-          f.DumpString("op", "noop");
-          break;
-        case RuleOp::kTake: {
-          f.DumpString("op", "take");
-          f.DumpInt("item", step.arg1);
-          const std::string* n = Find(map.item_names, step.arg1);
-          f.DumpString("item_name", n != nullptr ? *n : "");
-          break;
-        }
-        case RuleOp::kEmit:
-          f.DumpString("op", "emit");
-          break;
-        case RuleOp::kChooseFirstn:
-          choose("choose_firstn");
-          break;
-        case RuleOp::kChooseIndep:
-          choose("choose_indep");
-          break;
-        case RuleOp::kChooseleafFirstn:
-          choose("chooseleaf_firstn");
-          break;
-        case RuleOp::kChooseleafIndep:
-          choose("chooseleaf_indep");
-          break;
-        case RuleOp::kSetChooseTries:
-          f.DumpString("op", "set_choose_tries");
-          f.DumpInt("num", step.arg1);
-          break;
-        case RuleOp::kSetChooseleafTries:
-          f.DumpString("op", "set_chooseleaf_tries");
-          f.DumpInt("num", step.arg1);
-          break;
-        // Releases before Squid print the MSR steps as unknown opcodes.
-        case RuleOp::kChooseMsr:
-          if (crush::HasMsr(release)) {
-            choose("choosemsr");
-            break;
-          }
-          [[fallthrough]];
-        case RuleOp::kSetMsrDescents:
-          if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrDescents) {
-            f.DumpString("op", "set_msr_descents");
-            f.DumpInt("num", step.arg1);
-            break;
-          }
-          [[fallthrough]];
-        case RuleOp::kSetMsrCollisionTries:
-          if (crush::HasMsr(release) && step.op == RuleOp::kSetMsrCollisionTries) {
-            f.DumpString("op", "set_msr_collision_tries");
-            f.DumpInt("num", step.arg1);
-            break;
-          }
-          [[fallthrough]];
-        default:
-          f.DumpInt("opcode", static_cast<std::int64_t>(step.op));
-          f.DumpInt("arg1", step.arg1);
-          f.DumpInt("arg2", step.arg2);
-      }
+      DumpStep(map, release, r, step, f, warnings);
       f.Close();
     }
     f.Close();
