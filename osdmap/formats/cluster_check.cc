@@ -117,6 +117,50 @@ absl::StatusOr<std::map<PgId, ReportedPg>> ReadPgDumpPlacement(const std::string
   return out;
 }
 
+namespace {
+
+// Keeps `line` while `list` holds fewer than `max` examples.
+void NoteExample(int max, std::vector<std::string>* list, std::string line) {
+  if (static_cast<int>(list->size()) < max) list->push_back(std::move(line));
+}
+
+// The report's per-OSD PG counts against crushkit's (`ours`).
+void CompareOsdCounts(const ClusterPgCounts& counts, const std::map<std::int32_t, OsdPgCount>& ours,
+                      int max_examples, MappingCheck* check,
+                      std::vector<std::string>* osd_examples) {
+  if (counts.num_pg != check->pgs) {
+    ++check->differing_osds;  // not an OSD, but the same witness disagreeing
+    NoteExample(max_examples, osd_examples,
+                absl::StrCat("the report counts ", Grouped(counts.num_pg), " PGs, the osd map has ",
+                             Grouped(check->pgs)));
+  }
+  std::set<std::int32_t> osds;
+  for (const auto& [osd, c] : ours) osds.insert(osd);
+  for (const auto& [osd, c] : counts.by_osd) osds.insert(osd);
+  const char* up_name = counts.up_counts_every_up_slot ? "up" : "up-not-acting";
+  for (std::int32_t osd : osds) {
+    const auto a = ours.find(osd);
+    const auto b = counts.by_osd.find(osd);
+    const OsdPgCount mine = a == ours.end() ? OsdPgCount{} : a->second;
+    const OsdPgCount theirs = b == counts.by_osd.end() ? OsdPgCount{} : b->second;
+    if (mine == theirs) continue;
+    ++check->differing_osds;
+    const std::string who =
+        osd == crush::kItemNone ? std::string("holes (2147483647)") : absl::StrCat("osd.", osd);
+    NoteExample(max_examples, osd_examples,
+                absl::StrCat(who, ": crushkit ", mine.primary, " primary / ", mine.acting,
+                             " acting / ", mine.up, " ", up_name, "; report ", theirs.primary,
+                             " / ", theirs.acting, " / ", theirs.up));
+  }
+  check->sources.push_back(absl::StrCat(
+      "the report's per-OSD PG counts",
+      counts.num_pg_unknown > 0
+          ? absl::StrCat(" (", Grouped(counts.num_pg_unknown), " PGs unknown to the mgr)")
+          : ""));
+}
+
+}  // namespace
+
 absl::StatusOr<MappingCheck> CheckMappingAgainstCluster(const ClusterState& state,
                                                         const ClusterPgCounts* counts,
                                                         const std::map<PgId, ReportedPg>* pgs,
@@ -181,33 +225,7 @@ absl::StatusOr<MappingCheck> CheckMappingAgainstCluster(const ClusterState& stat
         unknown > 0 ? absl::StrCat(" (", Grouped(unknown), " unknown to the mgr, skipped)") : ""));
   }
   if (counts != nullptr) {
-    if (counts->num_pg != check.pgs) {
-      ++check.differing_osds;  // not an OSD, but the same witness disagreeing
-      note(&osd_examples, absl::StrCat("the report counts ", Grouped(counts->num_pg),
-                                       " PGs, the osd map has ", Grouped(check.pgs)));
-    }
-    std::set<std::int32_t> osds;
-    for (const auto& [osd, c] : ours) osds.insert(osd);
-    for (const auto& [osd, c] : counts->by_osd) osds.insert(osd);
-    const char* up_name = counts->up_counts_every_up_slot ? "up" : "up-not-acting";
-    for (std::int32_t osd : osds) {
-      const auto a = ours.find(osd);
-      const auto b = counts->by_osd.find(osd);
-      const OsdPgCount mine = a == ours.end() ? OsdPgCount{} : a->second;
-      const OsdPgCount theirs = b == counts->by_osd.end() ? OsdPgCount{} : b->second;
-      if (mine == theirs) continue;
-      ++check.differing_osds;
-      const std::string who =
-          osd == crush::kItemNone ? std::string("holes (2147483647)") : absl::StrCat("osd.", osd);
-      note(&osd_examples, absl::StrCat(who, ": crushkit ", mine.primary, " primary / ", mine.acting,
-                                       " acting / ", mine.up, " ", up_name, "; report ",
-                                       theirs.primary, " / ", theirs.acting, " / ", theirs.up));
-    }
-    check.sources.push_back(absl::StrCat(
-        "the report's per-OSD PG counts",
-        counts->num_pg_unknown > 0
-            ? absl::StrCat(" (", Grouped(counts->num_pg_unknown), " PGs unknown to the mgr)")
-            : ""));
+    CompareOsdCounts(*counts, ours, max_examples, &check, &osd_examples);
   }
   check.agrees = check.differing_pgs == 0 && check.differing_osds == 0;
   for (std::string& e : pg_examples) {

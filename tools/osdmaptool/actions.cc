@@ -1,3 +1,8 @@
+// osdmaptool's actions on one cluster state, in the order of Ceph's osdmaptool
+// main() (src/tools/osdmaptool.cc).
+// Long because: one Runner runs every action on one state in Ceph's fixed
+// order; the actions share its lazily built mapping, the options and the
+// output, and each is a member function of a few dozen lines.
 #include "tools/osdmaptool/actions.h"
 
 #include <unistd.h>
@@ -627,18 +632,49 @@ class Runner {
     return true;
   }
 
+  // Counts of --test-map-pgs: PGs per OSD as any replica, as the first and
+  // as the primary; PGs per acting-set size.
+  struct PgCounts {
+    std::vector<int> count;
+    std::vector<int> first_count;
+    std::vector<int> primary_count;
+    std::vector<int> size;
+    int max_size = 0;
+  };
+
   bool TestMapPgs() {
     if (!opt_.test_map_pgs && !opt_.test_map_pgs_dump && !opt_.test_map_pgs_dump_all) return true;
     if (opt_.pool != -1 && state_.FindPool(opt_.pool) == nullptr) {
       return Fail(absl::StrCat("There is no pool ", opt_.pool));
     }
     if (!EnsureMapping()) return false;
-    const int n = state_.max_osd();
-    const auto un = static_cast<std::size_t>(n);
+    const auto un = static_cast<std::size_t>(state_.max_osd());
     if (opt_.test_random) ::srandom(static_cast<unsigned>(::getpid()));
-    std::vector<int> count(un, 0), first_count(un, 0), primary_count(un, 0);
-    std::vector<int> size(kMaxPgOsds + 1, 0);
-    int max_size = 0;
+    PgCounts c{.count = std::vector<int>(un, 0),
+               .first_count = std::vector<int>(un, 0),
+               .primary_count = std::vector<int>(un, 0),
+               .size = std::vector<int>(kMaxPgOsds + 1, 0),
+               .max_size = 0};
+    MapEveryPg(c);
+    PrintPgCounts(c);
+    return true;
+  }
+
+  // osdmaptool --test-random: pool.size uniform OSDs (rand() % max_osd after
+  // srand(getpid()), so no two runs agree), the first one primary.
+  static void RandomActing(std::uint32_t pool_size, int n, PgMapping* m) {
+    m->acting.clear();
+    const int want = static_cast<int>(std::min<std::uint32_t>(pool_size, kMaxPgOsds));
+    for (int i = 0; i < want; ++i) {
+      m->acting.push_back(n > 0 ? static_cast<int>(random() % n) : crush::kItemNone);
+    }
+    m->acting_primary = m->acting.size() ? m->acting[0] : -1;
+  }
+
+  // Maps every PG of the selected pools, printing each with
+  // --test-map-pgs-dump(-all), and counts it into `c`.
+  void MapEveryPg(PgCounts& c) {
+    const int n = state_.max_osd();
     PgMapping m;
     std::string& out = r_.out;
     for (auto& [id, pool] : state_.pools) {
@@ -647,22 +683,12 @@ class Runner {
       absl::StrAppend(&out, "pool ", id, " pg_num ", pool.pg_num, "\n");
       for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
         if (opt_.test_random) {
-          // osdmaptool --test-random: pool.size uniform OSDs (rand() %
-          // max_osd after srand(getpid()), so no two runs agree), the first
-          // one primary.
-          m.acting.clear();
-          const int want = static_cast<int>(std::min<std::uint32_t>(pool.size, kMaxPgOsds));
-          for (int i = 0; i < want; ++i) {
-            m.acting.push_back(n > 0 ? static_cast<int>(random() % n) : crush::kItemNone);
-          }
-          m.acting_primary = m.acting.size() ? m.acting[0] : -1;
+          RandomActing(pool.size, n, &m);
         } else {
           mapping_.mapper().MapPg(pool, ps, &m);
         }
         const OsdList& osds = m.acting;
         const int primary = m.acting_primary;
-        size[static_cast<std::size_t>(osds.size())]++;
-        if (max_size < osds.size()) max_size = osds.size();
         if (opt_.test_map_pgs_dump) {
           absl::StrAppend(&out, FormatPg({id, ps}), "\t", FormatOsdList(osds.span()), "\t", primary,
                           "\n");
@@ -671,23 +697,38 @@ class Runner {
                           m.raw_primary, ") up (", FormatOsdList(m.up.span()), ", p", m.up_primary,
                           ") acting (", FormatOsdList(osds.span()), ", p", primary, ")\n");
         }
-        for (int i = 0; i < osds.size(); ++i) {
-          if (osds[i] != crush::kItemNone && osds[i] >= 0 && osds[i] < n) {
-            count[static_cast<std::size_t>(osds[i])]++;
-          }
-        }
-        if (osds.size() && osds[0] != crush::kItemNone && osds[0] >= 0 && osds[0] < n) {
-          first_count[static_cast<std::size_t>(osds[0])]++;
-        }
-        if (primary >= 0 && primary < n) primary_count[static_cast<std::size_t>(primary)]++;
+        CountPg(m, n, c);
       }
     }
+  }
+
+  static void CountPg(const PgMapping& m, int n, PgCounts& c) {
+    const OsdList& osds = m.acting;
+    const int primary = m.acting_primary;
+    c.size[static_cast<std::size_t>(osds.size())]++;
+    if (c.max_size < osds.size()) c.max_size = osds.size();
+    for (int i = 0; i < osds.size(); ++i) {
+      if (osds[i] != crush::kItemNone && osds[i] >= 0 && osds[i] < n) {
+        c.count[static_cast<std::size_t>(osds[i])]++;
+      }
+    }
+    if (osds.size() && osds[0] != crush::kItemNone && osds[0] >= 0 && osds[0] < n) {
+      c.first_count[static_cast<std::size_t>(osds[0])]++;
+    }
+    if (primary >= 0 && primary < n) c.primary_count[static_cast<std::size_t>(primary)]++;
+  }
+
+  // osdmaptool's table of in OSDs with a CRUSH weight, then the spread.
+  void PrintPgCounts(const PgCounts& c) {
+    const int n = state_.max_osd();
+    const std::vector<int>& count = c.count;
+    std::string& out = r_.out;
     std::uint64_t total = 0;
     int in = 0;
     int min_osd = -1;
     int max_osd = -1;
     out += "#osd\tcount\tfirst\tprimary\tc wt\twt\n";
-    std::vector<char> counted(un, 0);
+    std::vector<char> counted(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
       const auto ui = static_cast<std::size_t>(i);
       if (!state_.IsIn(i)) continue;
@@ -697,8 +738,8 @@ class Runner {
       ++in;
       const float cwf = static_cast<float>(cw) / static_cast<float>(0x10000);
       const float wf = static_cast<float>(state_.osds[ui].weight) / static_cast<float>(0x10000);
-      absl::StrAppend(&out, "osd.", i, "\t", count[ui], "\t", first_count[ui], "\t",
-                      primary_count[ui], "\t", FormatCephFloat(cwf), "\t", FormatCephFloat(wf),
+      absl::StrAppend(&out, "osd.", i, "\t", count[ui], "\t", c.first_count[ui], "\t",
+                      c.primary_count[ui], "\t", FormatCephFloat(cwf), "\t", FormatCephFloat(wf),
                       "\n");
       total += static_cast<std::uint64_t>(count[ui]);
       if (count[ui] && (min_osd < 0 || count[ui] < count[static_cast<std::size_t>(min_osd)])) {
@@ -708,13 +749,19 @@ class Runner {
         max_osd = i;
       }
     }
+    PrintSpread(count, counted, total, in, min_osd, max_osd, c);
+  }
+
+  void PrintSpread(const std::vector<int>& count, const std::vector<char>& counted,
+                   std::uint64_t total, int in, int min_osd, int max_osd, const PgCounts& c) {
+    std::string& out = r_.out;
     // Same arithmetic as osdmaptool: unsigned 64-bit differences squared
     // (which wrap to the true square), double accumulation.
     const std::uint64_t avg = in ? (total / static_cast<std::uint64_t>(in)) : 0;
     double dev = 0;
-    for (int i = 0; i < n; ++i) {
-      if (!counted[static_cast<std::size_t>(i)]) continue;
-      const std::uint64_t d = avg - static_cast<std::uint64_t>(count[static_cast<std::size_t>(i)]);
+    for (std::size_t i = 0; i < counted.size(); ++i) {
+      if (!counted[i]) continue;
+      const std::uint64_t d = avg - static_cast<std::uint64_t>(count[i]);
       dev += static_cast<double>(d * d);
     }
     volatile double in_d = in;  // keep 0/0 a runtime NaN (prints "-nan" like Ceph)
@@ -734,12 +781,11 @@ class Runner {
       absl::StrAppend(&out, " max osd.", max_osd, " ", count[static_cast<std::size_t>(max_osd)],
                       "\n");
     }
-    for (int i = 0; i <= max_size; ++i) {
-      if (size[static_cast<std::size_t>(i)]) {
-        absl::StrAppend(&out, "size ", i, "\t", size[static_cast<std::size_t>(i)], "\n");
+    for (int i = 0; i <= c.max_size; ++i) {
+      if (c.size[static_cast<std::size_t>(i)]) {
+        absl::StrAppend(&out, "size ", i, "\t", c.size[static_cast<std::size_t>(i)], "\n");
       }
     }
-    return true;
   }
 
   // --test-crush: osdmaptool's `while (1)` over passes; each maps every PG's

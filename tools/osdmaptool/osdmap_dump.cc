@@ -81,7 +81,8 @@ void DumpReadBalance(CephFormatter& f, const BinaryPool& p, const osdmap::PrintR
   f.Close();
 }
 
-// pg_pool_t::dump.
+// Mirrors Ceph's pg_pool_t::dump() (src/osd/osd_types.cc) line by line, with each release's
+// fields.
 absl::Status DumpPool(CephFormatter& f, std::int64_t id, const std::string& name,
                       const BinaryPool& p, const osdmap::PrintRelease& as) {
   const bool tentacle = as.release == crush::CephRelease::kTentacle;
@@ -329,6 +330,56 @@ void DumpPgLists(CephFormatter& f, const OsdMapBinary& m, bool reef_or_later) {
   f.Close();
 }
 
+// OSDMap::dump's removed/purged snap queues.
+void DumpSnapQueues(CephFormatter& f, const OsdMapBinary& m) {
+  const std::pair<const char*, const osdmap::SnapIntervalMap*> queues[] = {
+      {"removed_snaps_queue", &m.removed_snaps_queue},
+      {"new_removed_snaps", &m.new_removed_snaps},
+      {"new_purged_snaps", &m.new_purged_snaps}};
+  for (const auto& [name, queue] : queues) {
+    f.OpenArray(name);
+    for (const auto& [pool, snaps] : *queue) {
+      f.OpenObject("pool");
+      f.DumpInt("pool", pool);
+      f.OpenArray("snaps");
+      for (const auto& [begin, length] : osdmap::SortedIntervals(snaps)) {
+        f.OpenObject("interval");
+        f.DumpUnsigned("begin", begin);
+        f.DumpUnsigned("length", length);
+        f.Close();
+      }
+      f.Close();
+      f.Close();
+    }
+    f.Close();
+  }
+}
+
+// OSDMap::dump's crush_node_flags, device_class_flags and stretch_mode.
+void DumpNodeFlagsAndStretch(CephFormatter& f, const OsdMapBinary& m) {
+  // Each node (by name if it has one) or class -> its flag names.
+  auto flag_arrays = [&f](const char* section, const std::map<std::int32_t, std::uint32_t>& flags,
+                          const std::map<std::int32_t, std::string>& names) {
+    f.OpenObject(section);
+    for (const auto& [id, bits] : flags) {
+      auto name = names.find(id);
+      f.OpenArray(name != names.end() ? name->second : std::to_string(id));
+      for (const std::string& flag : osdmap::OsdStateNames(bits)) f.DumpString("flag", flag);
+      f.Close();
+    }
+    f.Close();
+  };
+  flag_arrays("crush_node_flags", m.crush_node_flags, m.crush.item_names);
+  flag_arrays("device_class_flags", m.device_class_flags, m.crush.class_names);
+  f.OpenObject("stretch_mode");
+  f.DumpBool("stretch_mode_enabled", m.stretch_mode_enabled != 0);
+  f.DumpUnsigned("stretch_bucket_count", m.stretch_bucket_count);
+  f.DumpUnsigned("degraded_stretch_mode", m.degraded_stretch_mode);
+  f.DumpUnsigned("recovering_stretch_mode", m.recovering_stretch_mode);
+  f.DumpInt("stretch_mode_bucket", m.stretch_mode_bucket);
+  f.Close();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view format,
@@ -398,48 +449,8 @@ absl::StatusOr<std::string> DumpOsdMap(const OsdMapBinary& m, std::string_view f
     f->Close();
   }
   f->Close();
-  const std::pair<const char*, const osdmap::SnapIntervalMap*> queues[] = {
-      {"removed_snaps_queue", &m.removed_snaps_queue},
-      {"new_removed_snaps", &m.new_removed_snaps},
-      {"new_purged_snaps", &m.new_purged_snaps}};
-  for (const auto& [name, queue] : queues) {
-    f->OpenArray(name);
-    for (const auto& [pool, snaps] : *queue) {
-      f->OpenObject("pool");
-      f->DumpInt("pool", pool);
-      f->OpenArray("snaps");
-      for (const auto& [begin, length] : osdmap::SortedIntervals(snaps)) {
-        f->OpenObject("interval");
-        f->DumpUnsigned("begin", begin);
-        f->DumpUnsigned("length", length);
-        f->Close();
-      }
-      f->Close();
-      f->Close();
-    }
-    f->Close();
-  }
-  // Each node (by name if it has one) or class -> its flag names.
-  auto flag_arrays = [&](const char* section, const std::map<std::int32_t, std::uint32_t>& flags,
-                         const std::map<std::int32_t, std::string>& names) {
-    f->OpenObject(section);
-    for (const auto& [id, bits] : flags) {
-      auto name = names.find(id);
-      f->OpenArray(name != names.end() ? name->second : std::to_string(id));
-      for (const std::string& flag : osdmap::OsdStateNames(bits)) f->DumpString("flag", flag);
-      f->Close();
-    }
-    f->Close();
-  };
-  flag_arrays("crush_node_flags", m.crush_node_flags, m.crush.item_names);
-  flag_arrays("device_class_flags", m.device_class_flags, m.crush.class_names);
-  f->OpenObject("stretch_mode");
-  f->DumpBool("stretch_mode_enabled", m.stretch_mode_enabled != 0);
-  f->DumpUnsigned("stretch_bucket_count", m.stretch_bucket_count);
-  f->DumpUnsigned("degraded_stretch_mode", m.degraded_stretch_mode);
-  f->DumpUnsigned("recovering_stretch_mode", m.recovering_stretch_mode);
-  f->DumpInt("stretch_mode_bucket", m.stretch_mode_bucket);
-  f->Close();
+  DumpSnapQueues(*f, m);
+  DumpNodeFlagsAndStretch(*f, m);
   f->Close();
   return f->Flush();
 }

@@ -116,6 +116,203 @@ absl::StatusOr<std::string> CreateMap(const MapOptions& m) {
   return osdmap::EncodeOsdMap(*map);
 }
 
+// --range-first/--range-last: osdmaptool then reads <fn>/<i> as binary
+// osdmaps, which a state file never is a directory of.
+int RangeUnreadable(const std::string& fn, const CommandLine& cmd, std::FILE* err) {
+  const std::string s = absl::StrCat(fn, "/", cmd.range_first);
+  const int fd = ::open(s.c_str(), O_RDONLY);
+  const int e = fd < 0 ? errno : EISDIR;
+  if (fd >= 0) ::close(fd);
+  WriteAndFlush(err, absl::StrCat("unable to read ", s, ": ", CppStrerror(e), "\n"));
+  return 1;
+}
+
+// The map's bytes: created (--createsimple, --create-from-conf), empty
+// (--clobber) or read from <fn>. Returns the exit code when it fails.
+std::optional<int> LoadBytes(const MapOptions& mo, const std::string& fn, std::FILE* err,
+                             absl::StatusOr<std::string>* bytes) {
+  if (mo.create_simple || mo.create_from_conf) {
+    // osdmaptool checks the file before it checks the OSD count.
+    struct stat st {};
+
+    if (!mo.clobber && ::stat(fn.c_str(), &st) == 0) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": ", fn, " exists, --clobber to overwrite\n"));
+      return 255;
+    }
+    if (mo.create_simple && mo.num_osd < 1) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": osd count must be > 0\n"));
+      return 1;
+    }
+    *bytes = CreateMap(mo);
+    if (!bytes->ok()) {
+      WriteAndFlush(err, absl::StrCat(bytes->status().message(), "\n"));
+      return 1;
+    }
+  } else if (mo.clobber) {
+    // osdmaptool then never reads <fn>: it works on a default-constructed
+    // OSDMap, written to <fn> only if an action modifies it.
+    *bytes = osdmap::EncodeOsdMap(osdmap::EmptyOsdMap());
+  } else {
+    *bytes = ReadFileBytes(fn);
+    if (!bytes->ok()) {
+      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ",
+                                      ReadFailure(fn, bytes->status()), "\n"));
+      return 255;
+    }
+  }
+  return std::nullopt;
+}
+
+// The osdmaptool being emulated maps as its own release (16.2 through
+// find_rule, whatever the map's require_osd_release): the one
+// CRUSHKIT_CEPH_RELEASE names, else the installed Ceph's; with neither,
+// require_osd_release decides. Returns the exit code when it fails.
+std::optional<int> EmulateRelease(const std::string& fn, std::FILE* err,
+                                  osdmap::ClusterState* state, osdmap::OsdMapBinary* decoded) {
+  auto release = CephReleaseOverride("");
+  if (!release.ok()) {
+    WriteAndFlush(err, absl::StrCat(kMe, ": ", release.status().message(), "\n"));
+    return 1;
+  }
+  if (*release) {
+    state->ceph_release = **release;
+  } else if (std::optional<InstalledCeph> installed = DetectInstalledCeph()) {
+    state->ceph_release = installed->release;
+  }
+  // Pacific and Reef read Tentacle's pools with their own, older layout.
+  if (absl::Status st = osdmap::ReadAsRelease(state->ceph_release, decoded); !st.ok()) {
+    WriteAndFlush(err,
+                  absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", st.message(), "\n"));
+    return 255;
+  }
+  return std::nullopt;
+}
+
+// The cluster state of the file's bytes (a binary osdmap decoded as
+// `as_decoded`, or a state file); on an error says why on `err`.
+absl::StatusOr<osdmap::ClusterState> DecodeState(
+    const std::string& fn, const std::string& bytes, bool binary_map,
+    const absl::StatusOr<osdmap::OsdMapBinary>& as_decoded, std::FILE* err) {
+  auto state = binary_map ? osdmap::ImportDecodedOsdMap(as_decoded) : osdmap::ParseState(bytes);
+  if (state.ok() && binary_map) {
+    // What crushkit's decoder keeps opaque but Ceph's OSDMap::decode
+    // rejects: the whole map is then unreadable to osdmaptool.
+    if (absl::Status st = osdmap::CheckHitSetParams(*as_decoded); !st.ok()) state = st;
+  }
+  if (!state.ok()) {
+    // osdmaptool's own line; crushkit adds why when there is something to
+    // explain (an empty file is just that).
+    WriteAndFlush(
+        err, absl::StrCat(kMe, ": error decoding osdmap '", fn, "'",
+                          bytes.empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
+  }
+  return state;
+}
+
+// --import-crush FILE read into the actions' options. Returns the exit code
+// when it cannot be read.
+std::optional<int> ReadImportCrush(const CommandLine& cmd, OsdmaptoolOptions* opt, std::FILE* err) {
+  if (!cmd.import_crush) return std::nullopt;
+  auto crush = ReadFileBytes(*cmd.import_crush);
+  if (!crush.ok()) {
+    WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush, ": ",
+                                    ReadFailure(*cmd.import_crush, crush.status()), "\n"));
+    return 1;
+  }
+  opt->import_crush_path = cmd.import_crush;
+  opt->import_crush_bytes = std::move(*crush);
+  return std::nullopt;
+}
+
+// The file's map as osdmaptool holds it.
+class LoadedMap {
+ public:
+  LoadedMap(std::string fn, bool binary_map, std::uint32_t first_epoch, bool crush_imported,
+            absl::StatusOr<osdmap::OsdMapBinary>& decoded)
+      : fn_(std::move(fn)),
+        binary_map_(binary_map),
+        first_epoch_(first_epoch),
+        crush_imported_(crush_imported),
+        decoded_(decoded) {}
+
+  // The bytes osdmaptool would write for the state (the save at the end),
+  // from a copy of the decoded file, or from the decoded file itself on its
+  // last use.
+  absl::StatusOr<std::string> Encode(const osdmap::ClusterState& s, bool last_use) {
+    osdmap::OsdmaptoolSave save;
+    save.epoch = s.epoch;
+    save.incrementals_applied = s.epoch - first_epoch_ >= 2;
+    save.crush_imported = crush_imported_;
+    save.release = s.ceph_release;
+    if (!binary_map_) return osdmap::SerializeState(s, osdmap::StateFormatForPath(fn_));
+    return osdmap::SaveLikeOsdmaptool(last_use ? std::move(*decoded_) : *decoded_, s, save);
+  }
+
+  // The binary map as Ceph holds it in memory: the marks and other unsaved
+  // edits show. The blocklist keeps the file's order: Ceph prints it in the
+  // order of the hash table it decoded the file into, while the encoding
+  // sorts it as Ceph's encoder does.
+  absl::StatusOr<osdmap::OsdMapBinary> InMemory(const osdmap::ClusterState& s) {
+    if (!decoded_.ok()) return decoded_.status();
+    absl::StatusOr<std::string> now = Encode(s, /*last_use=*/false);
+    if (!now.ok()) return now.status();
+    auto map = osdmap::DecodeOsdMap(*now);
+    if (!map.ok()) return map.status();
+    map->blocklist = decoded_->blocklist;
+    return map;
+  }
+
+  // The file as decoded (REQUIRES: a binary osdmap).
+  const osdmap::OsdMapBinary& decoded() const { return *decoded_; }
+
+ private:
+  const std::string fn_;
+  const bool binary_map_;
+  const std::uint32_t first_epoch_;
+  const bool crush_imported_;
+  absl::StatusOr<osdmap::OsdMapBinary>& decoded_;
+};
+
+// --print/--dump and --health, which show the map in memory.
+void SetPrinters(const MapOptions& mo, LoadedMap& loaded, OsdmaptoolOptions* opt) {
+  if (mo.print) {
+    opt->print = [&mo, &loaded](const osdmap::ClusterState& s,
+                                bool /*modified*/) -> absl::StatusOr<std::string> {
+      auto map = loaded.InMemory(s);
+      if (!map.ok()) return map.status();
+      auto as = osdmap::PrintReleaseFor(s, s.ceph_release);
+      if (!as.ok()) return as.status();
+      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map, *as)
+                                    : DumpOsdMap(*map, mo.dump_format, *as);
+    };
+  }
+  if (mo.health) {
+    opt->health = [&loaded](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
+      auto map = loaded.InMemory(s);
+      if (!map.ok()) return map.status();
+      return DumpHealth(*map, loaded.decoded(), s.ceph_release);
+    };
+  }
+}
+
+// Writes the map osdmaptool would save to <fn>, saying so on `out`.
+int WriteBack(const std::string& fn, const absl::StatusOr<std::string>& bytes_out,
+              std::uint32_t epoch, std::FILE* out, std::FILE* err) {
+  if (!bytes_out.ok()) {
+    WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: cannot encode the map for '", fn,
+                                    "': ", bytes_out.status().message(), "\n"));
+    return 1;
+  }
+  WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", epoch, " to ", fn, "\n"));
+  std::string log;
+  if (const int e = CephWriteFile(fn, *bytes_out, &log); e != 0) {
+    WriteAndFlush(err, log);
+    WriteAndFlush(err, absl::StrCat(kMe, ": error writing to '", fn, "': ", CppStrerror(e), "\n"));
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 namespace {
@@ -159,49 +356,12 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   }
   CommandLine& cmd = parsed.command;
   const std::string fn = cmd.positional.front();
-  if (cmd.range_first >= 0 && cmd.range_last >= 0) {
-    // osdmaptool then reads <fn>/<i> as binary osdmaps, which a state file
-    // never is a directory of.
-    const std::string s = absl::StrCat(fn, "/", cmd.range_first);
-    const int fd = ::open(s.c_str(), O_RDONLY);
-    const int e = fd < 0 ? errno : EISDIR;
-    if (fd >= 0) ::close(fd);
-    WriteAndFlush(err, absl::StrCat("unable to read ", s, ": ", CppStrerror(e), "\n"));
-    return 1;
-  }
+  if (cmd.range_first >= 0 && cmd.range_last >= 0) return RangeUnreadable(fn, cmd, err);
   WriteAndFlush(err, absl::StrCat(kMe, ": osdmap file '", fn, "'\n"));
   const MapOptions& mo = cmd.map;
   const bool create = mo.create_simple || mo.create_from_conf;
   absl::StatusOr<std::string> bytes;
-  if (create) {
-    // osdmaptool checks the file before it checks the OSD count.
-    struct stat st {};
-
-    if (!mo.clobber && ::stat(fn.c_str(), &st) == 0) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": ", fn, " exists, --clobber to overwrite\n"));
-      return 255;
-    }
-    if (mo.create_simple && mo.num_osd < 1) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": osd count must be > 0\n"));
-      return 1;
-    }
-    bytes = CreateMap(mo);
-    if (!bytes.ok()) {
-      WriteAndFlush(err, absl::StrCat(bytes.status().message(), "\n"));
-      return 1;
-    }
-  } else if (mo.clobber) {
-    // osdmaptool then never reads <fn>: it works on a default-constructed
-    // OSDMap, written to <fn> only if an action modifies it.
-    bytes = osdmap::EncodeOsdMap(osdmap::EmptyOsdMap());
-  } else {
-    bytes = ReadFileBytes(fn);
-    if (!bytes.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": couldn't open ", fn, ": ",
-                                      ReadFailure(fn, bytes.status()), "\n"));
-      return 255;
-    }
-  }
+  if (auto code = LoadBytes(mo, fn, err, &bytes)) return *code;
   // A binary osdmap is decoded once: the state, what --print and --health
   // show and what --save re-encodes all start from this decode.
   const bool binary_map = osdmap::LooksLikeCephOsdMap(*bytes);
@@ -209,105 +369,22 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
       binary_map ? osdmap::DecodeOsdMap(*bytes)
                  : absl::StatusOr<osdmap::OsdMapBinary>(
                        absl::UnimplementedError("needs a binary osdmap, not a state file"));
-  auto state = binary_map ? osdmap::ImportDecodedOsdMap(as_decoded) : osdmap::ParseState(*bytes);
-  if (state.ok() && binary_map) {
-    // What crushkit's decoder keeps opaque but Ceph's OSDMap::decode
-    // rejects: the whole map is then unreadable to osdmaptool.
-    if (absl::Status st = osdmap::CheckHitSetParams(*as_decoded); !st.ok()) state = st;
-  }
-  if (!state.ok()) {
-    // osdmaptool's own line; crushkit adds why when there is something to
-    // explain (an empty file is just that).
-    WriteAndFlush(
-        err,
-        absl::StrCat(kMe, ": error decoding osdmap '", fn, "'",
-                     bytes->empty() ? "" : absl::StrCat(": ", state.status().message()), "\n"));
-    return 255;
-  }
+  auto state = DecodeState(fn, *bytes, binary_map, as_decoded, err);
+  if (!state.ok()) return 255;
   if (binary_map) {
-    // The osdmaptool being emulated maps as its own release (16.2 through
-    // find_rule, whatever the map's require_osd_release): the one
-    // CRUSHKIT_CEPH_RELEASE names, else the installed Ceph's; with neither,
-    // require_osd_release decides.
-    auto release = CephReleaseOverride("");
-    if (!release.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": ", release.status().message(), "\n"));
-      return 1;
-    }
-    if (*release) {
-      state->ceph_release = **release;
-    } else if (std::optional<InstalledCeph> installed = DetectInstalledCeph()) {
-      state->ceph_release = installed->release;
-    }
-    // Pacific and Reef read Tentacle's pools with their own, older layout.
-    if (absl::Status st = osdmap::ReadAsRelease(state->ceph_release, &*as_decoded); !st.ok()) {
-      WriteAndFlush(err,
-                    absl::StrCat(kMe, ": error decoding osdmap '", fn, "': ", st.message(), "\n"));
-      return 255;
-    }
+    if (auto code = EmulateRelease(fn, err, &*state, &*as_decoded)) return *code;
   }
-  const std::uint32_t first_epoch = state->epoch;
   OsdmaptoolOptions& opt = cmd.actions;
   opt.me = kMe;
   opt.state_path = fn;
-  if (cmd.import_crush) {
-    auto crush = ReadFileBytes(*cmd.import_crush);
-    if (!crush.ok()) {
-      WriteAndFlush(err, absl::StrCat(kMe, ": error reading crush map from ", *cmd.import_crush,
-                                      ": ", ReadFailure(*cmd.import_crush, crush.status()), "\n"));
-      return 1;
-    }
-    opt.import_crush_path = cmd.import_crush;
-    opt.import_crush_bytes = std::move(*crush);
-  }
+  if (auto code = ReadImportCrush(cmd, &opt, err)) return *code;
   // A binary map's crush map is exported as the emulated release encodes it.
   if (binary_map) opt.export_crush_as = state->ceph_release;
   opt.check_output = ProbeOutputFile;
   opt.write_file = CephWriteFile;
   opt.created = create;
-  // The bytes osdmaptool would write for the state (the save below), from
-  // a copy of the decoded file, or from the decoded file itself on its last
-  // use.
-  auto encode_like_osdmaptool = [&](const osdmap::ClusterState& s, bool last_use) {
-    osdmap::OsdmaptoolSave save;
-    save.epoch = s.epoch;
-    save.incrementals_applied = s.epoch - first_epoch >= 2;
-    save.crush_imported = cmd.import_crush.has_value();
-    save.release = s.ceph_release;
-    if (!binary_map) return osdmap::SerializeState(s, osdmap::StateFormatForPath(fn));
-    return osdmap::SaveLikeOsdmaptool(last_use ? std::move(*as_decoded) : *as_decoded, s, save);
-  };
-  // The binary map as Ceph holds it in memory: the marks and other unsaved
-  // edits show. The blocklist keeps the file's order: Ceph prints it in the
-  // order of the hash table it decoded the file into, while the encoding
-  // below sorts it as Ceph's encoder does.
-  auto in_memory_map = [&](const osdmap::ClusterState& s) -> absl::StatusOr<osdmap::OsdMapBinary> {
-    if (!as_decoded.ok()) return as_decoded.status();
-    absl::StatusOr<std::string> now = encode_like_osdmaptool(s, /*last_use=*/false);
-    if (!now.ok()) return now.status();
-    auto map = osdmap::DecodeOsdMap(*now);
-    if (!map.ok()) return map.status();
-    map->blocklist = as_decoded->blocklist;
-    return map;
-  };
-  if (mo.print) {
-    opt.print = [&](const osdmap::ClusterState& s,
-                    bool /*modified*/) -> absl::StatusOr<std::string> {
-      auto map = in_memory_map(s);
-      if (!map.ok()) return map.status();
-      auto as = osdmap::PrintReleaseFor(s, s.ceph_release);
-      if (!as.ok()) return as.status();
-      return mo.dump_format.empty() ? osdmap::FormatOsdMapPlain(*map, *as)
-                                    : DumpOsdMap(*map, mo.dump_format, *as);
-    };
-  }
-  if (mo.health) {
-    opt.health = [&](const osdmap::ClusterState& s) -> absl::StatusOr<std::string> {
-      auto map = in_memory_map(s);
-      if (!map.ok()) return map.status();
-      return DumpHealth(*map, *as_decoded, s.ceph_release);
-    };
-  }
+  LoadedMap loaded(fn, binary_map, state->epoch, cmd.import_crush.has_value(), as_decoded);
+  SetPrinters(mo, loaded, &opt);
   // --test-crush streams (it never ends): what the actions printed so far,
   // then pass after pass.
   opt.stream_out = [&](const std::string& text) {
@@ -320,25 +397,10 @@ int RunOsdmaptoolCommand(const std::vector<std::string>& args, std::FILE* out, s
   WriteAndFlush(err, r.err);
   if (r.print_usage) WriteAndFlush(out, UsageFor(state->ceph_release));
   if (r.exit_code != 0) return r.exit_code;
-  if (r.modified) {
-    // A binary osdmap is written back as one, as osdmaptool writes it; a
-    // state file as a state file.
-    auto bytes_out = encode_like_osdmaptool(*state, /*last_use=*/true);
-    if (!bytes_out.ok()) {
-      WriteAndFlush(err, absl::StrCat("crushkit osdmaptool: cannot encode the map for '", fn,
-                                      "': ", bytes_out.status().message(), "\n"));
-      return 1;
-    }
-    WriteAndFlush(out, absl::StrCat(kMe, ": writing epoch ", state->epoch, " to ", fn, "\n"));
-    std::string log;
-    if (const int e = CephWriteFile(fn, *bytes_out, &log); e != 0) {
-      WriteAndFlush(err, log);
-      WriteAndFlush(err,
-                    absl::StrCat(kMe, ": error writing to '", fn, "': ", CppStrerror(e), "\n"));
-      return 1;
-    }
-  }
-  return 0;
+  if (!r.modified) return 0;
+  // A binary osdmap is written back as one, as osdmaptool writes it; a state
+  // file as a state file.
+  return WriteBack(fn, loaded.Encode(*state, /*last_use=*/true), state->epoch, out, err);
 }
 
 }  // namespace crushkit::tools::osdmaptool
