@@ -13,8 +13,8 @@
 
 #include "crush/codec.h"
 #include "crush/edit/edit.h"
-#include "crush/status_macros.h"
 #include "crush/edit/zero_weight_additions.h"
+#include "crush/status_macros.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/change_op_table.h"
 #include "osdmap/changes/upmap_cleanup.h"
@@ -61,6 +61,8 @@ std::string ShortestText(crush::Weight w, crush::Weight (*convert)(double)) {
   return buf;
 }
 
+}  // namespace
+
 double MisplacedRatio(const Movement& m) {
   const MovementCounters& t = m.totals;
   if (m.bytes_source != BytesSource::kUnknown && t.objects_total > 0) {
@@ -68,6 +70,8 @@ double MisplacedRatio(const Movement& m) {
   }
   return t.shards_total > 0 ? static_cast<double>(t.shards_moved) / t.shards_total : 0.0;
 }
+
+namespace {
 
 double Moved(const Movement& m, bool bytes_known) {
   return bytes_known ? static_cast<double>(m.totals.bytes_to_move) : m.totals.shards_moved;

@@ -166,6 +166,11 @@ absl::StatusOr<StagedPlan> PlanStagedChange(const ChangeAtOnce& mapped, const Ch
                                             const Movement& at_once,
                                             const StagedPlanOptions& options);
 
+// What a step's misplaced ratio is (and `ceph -s` shows): objects to move
+// / all object copies; shards moved / all shards when the state has no
+// object counts. Also the staged alternatives' measure (plan_compare.h).
+double MisplacedRatio(const Movement& m);
+
 // The shortest decimal text of a CRUSH weight that `ceph osd crush reweight`
 // turns back into exactly `w` ((int)((float)x * 0x10000), as Ceph), and of
 // an OSD reweight for `ceph osd reweight` ((int)(x * 0x10000) in double).
