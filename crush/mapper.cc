@@ -512,6 +512,7 @@ bool MapperImpl::IsOut(ItemId item) const {
 // PLACEMENT-STABLE: mapper.c crush_choose_firstn(). Matches its retry order
 // (local collision retries, local fallback via the permutation, then a new
 // descent from `bucket`) and its unsigned arithmetic; do not simplify.
+// Mirrors Ceph's crush_choose_firstn() (src/crush/mapper.c) line by line.
 int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int type, ItemId* out,
                              int outpos, int out_size, std::uint32_t tries,
                              std::uint32_t recurse_tries, std::uint32_t local_retries,
@@ -624,6 +625,7 @@ int MapperImpl::ChooseFirstn(const internal::FlatBucket& bucket, int numrep, int
 // PLACEMENT-STABLE: mapper.c crush_choose_indep(). Note the r stride
 // (numrep, or numrep + 1 for uniform buckets whose size numrep divides) and
 // that choose_args use the call's starting position `outpos`, not `rep`.
+// Mirrors Ceph's crush_choose_indep() (src/crush/mapper.c) line by line.
 void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int numrep, int type,
                              ItemId* out, int outpos, std::uint32_t tries,
                              std::uint32_t recurse_tries, bool recurse_to_leaf, ItemId* out2,
@@ -707,6 +709,7 @@ void MapperImpl::ChooseIndep(const internal::FlatBucket& bucket, int left, int n
 }
 
 // PLACEMENT-STABLE: mapper.c crush_do_rule() (crush_do_rule_no_retry).
+// Mirrors Ceph's crush_do_rule() (src/crush/mapper.c) line by line.
 int MapperImpl::DoRule(const internal::FlatRule& rule, const RuleStep* steps,
                        const Tunables& tunables, ItemId* result, int result_max) {
   ItemId* w = ws_.a_.data();

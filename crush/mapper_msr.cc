@@ -147,6 +147,7 @@ ItemId MapperImpl::MsrDescend(MsrCall& call, const internal::FlatBucket& bucket,
 // [start_index, end_index) below `bucket` with choose steps
 // [stepno, call.end_stepno), depth first, dividing the range into the
 // step's strides; returns how many results it emitted.
+// Mirrors Ceph's crush_msr_choose() (src/crush/mapper.c) line by line.
 std::uint32_t MapperImpl::MsrChoose(MsrCall& call, const internal::FlatBucket& bucket,
                                     std::uint32_t total_descendants, std::uint32_t start_index,
                                     std::uint32_t end_index, std::uint32_t stepno,
