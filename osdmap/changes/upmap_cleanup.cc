@@ -114,11 +114,14 @@ class Checker {
   const std::set<PgId>& primaries_dropped() const { return primaries_dropped_; }
 
  private:
-  // CrushWrapper::get_rule_weight_osd_map(), once per rule.
+  // CrushWrapper::get_rule_weight_osd_map(), once per rule, as the state's
+  // release computes it: Tentacle's normalises once over all take steps, so
+  // a device a later take reaches through a zero-weight item gets share 0
+  // and its upmaps (and pg_upmap_primaries) go.
   absl::StatusOr<const std::map<std::int32_t, float>*> RuleWeights(int rule) {
     auto it = rule_weights_.find(rule);
     if (it == rule_weights_.end()) {
-      auto w = RuleWeightOsdMap(state_.crush, rule);
+      auto w = RuleWeightOsdMap(state_.crush, rule, state_.ceph_release);
       if (!w.ok()) return w.status();
       it = rule_weights_.emplace(rule, std::move(*w)).first;
     }

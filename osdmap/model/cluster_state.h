@@ -59,6 +59,11 @@ struct Pool {
   // pg_pool_t::pg_num_pending when a merge is in progress (below pg_num);
   // 0 when it equals pg_num. The monitor drops upmaps of merging PGs.
   std::uint32_t pg_num_pending = 0;
+  // The pool option read_ratio (Squid and later; `ceph osd pool set P
+  // read_ratio N`) when set as an integer: Tentacle then scores the pool's
+  // read balance by load (read_balance.h). Any value is kept; Ceph checks
+  // the 1..100 range where it uses it. No placement effect.
+  std::optional<std::int64_t> read_ratio;
 
   // OSDMap::pool_raw_used_rate(): raw bytes per stored byte, size for
   // replicated pools, (k + m) / k in float for EC pools, 0 when the

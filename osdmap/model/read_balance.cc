@@ -18,33 +18,129 @@
 namespace crushkit::osdmap {
 namespace {
 
-// OSDMap::rbi_round: half away from zero to two decimals, in float.
+// OSDMap::rbi_round: half away from zero to two decimals. The product is
+// float, the rest double (`f * 100 + 0.5` with a double literal), rounded
+// back to float on return; do not simplify to float arithmetic.
 float RbiRound(float f) {
-  return f > 0.0f ? std::floor(f * 100 + 0.5f) / 100 : std::ceil(f * 100 - 0.5f) / 100;
+  const double scaled = static_cast<double>(f * 100.0f);
+  return static_cast<float>(f > 0.0f ? std::floor(scaled + 0.5) / 100.0
+                                     : std::ceil(scaled - 0.5) / 100.0);
 }
 
 struct PoolCounts {
-  std::size_t osds_with_pgs = 0;                  // pgs_by_osd.size()
+  std::map<std::int32_t, std::size_t> pgs;        // pgs_by_osd: OSD -> PGs it is in up of
   std::map<std::int32_t, std::size_t> primaries;  // up primary -> PGs
   std::map<std::int32_t, std::size_t> acting;     // acting primary -> PGs
 };
 
-// OSDMap::get_pgs_by_osd: PGs whose up set is empty count nowhere.
+// OSDMap::get_pgs_by_osd: PGs whose up set is empty count nowhere; an OSD
+// listed twice in one up set (a broken rule) holds that PG once (a set).
 PoolCounts CountPgs(const Pool& pool, PgMapper& mapper) {
   PoolCounts c;
-  std::set<std::int32_t> holders;
   PgMapping m;
+  std::set<std::int32_t> in_pg;
   for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
     mapper.MapPg(pool, ps, &m);
     if (m.up.empty()) continue;
+    in_pg.clear();
     for (std::int32_t osd : m.up.span()) {
-      if (osd != crush::kItemNone) holders.insert(osd);
+      if (osd != crush::kItemNone && in_pg.insert(osd).second) ++c.pgs[osd];
     }
     if (m.up_primary != crush::kItemNone) ++c.primaries[m.up_primary];
     if (m.acting_primary != crush::kItemNone) ++c.acting[m.acting_primary];
   }
-  c.osds_with_pgs = holders.size();
   return c;
+}
+
+std::int64_t CountOf(const std::map<std::int32_t, std::size_t>& m, std::int32_t osd) {
+  auto it = m.find(osd);
+  return it == m.end() ? 0 : static_cast<std::int64_t>(it->second);
+}
+
+// OSDMap::calc_rbs_size_optimal as 20.2.4 runs it (from its machine code:
+// its source differs from Ceph's main branch). `r.info` was zeroed.
+absl::Status SizeOptimalScore(const ClusterState& state, const Pool& pool, std::int64_t pool_id,
+                              std::int64_t read_ratio, const PoolCounts& counts,
+                              ReadBalanceScore& r) {
+  ReadBalanceInfo& rbi = r.info;
+  rbi.score_type = ReadBalanceScoreType::kSizeOptimal;
+  if (pool.pg_num == 0) rbi.err_msg = absl::StrCat("ERROR: pool ", pool_id, " has no PGs");
+  const std::int32_t num_osds = static_cast<std::int32_t>(counts.pgs.size());
+  // 20.2.4 walks OSD ids 0..num_osds-1 (not the OSDs holding PGs): the
+  // primary affinity warning and the PG copy count look at those ids.
+  std::int64_t legs = 0;
+  for (std::int32_t osd = 0; osd < num_osds; ++osd) {
+    if (osd < state.max_osd() &&
+        state.osds[static_cast<std::size_t>(osd)].primary_affinity != kDefaultPrimaryAffinity &&
+        rbi.err_msg.empty()) {
+      rbi.err_msg = absl::StrCat("Warning: pool ", pool_id,
+                                 " has primary_affinity set to non-default value on some OSDs, "
+                                 "this is ignored by the size-optimal read balancer");
+    }
+    legs += CountOf(counts.pgs, osd);
+  }
+  // pg_num x size in 32 bits, as Ceph multiplies them.
+  const std::uint32_t expected = pool.pg_num * static_cast<std::uint8_t>(pool.size);
+  r.rc = -EINVAL;
+  if (legs != static_cast<std::int64_t>(expected)) {
+    rbi.err_msg = absl::StrCat("ERROR: pool ", pool_id, " has ", legs, " PG OSD legs, expected ",
+                               expected, " - Can't calculate size-optimal read balancer score");
+    return absl::OkStatus();
+  }
+  if (read_ratio <= 0 || read_ratio > 100) {
+    rbi.err_msg = absl::StrCat("ERROR: pool ", pool_id, " has invalid read_ratio ", read_ratio,
+                               " - Can't calculate size-optimal read balancer score");
+    return absl::OkStatus();
+  }
+  if (num_osds == 0) {
+    rbi.err_msg = absl::StrCat("ERROR: pool ", pool_id,
+                               " has no active OSDs, can't calculate loads and read balance score");
+    return absl::OkStatus();
+  }
+  const std::uint64_t replica_load = static_cast<std::uint64_t>(100 - read_ratio);
+  const std::uint64_t load_per_pg =
+      100 + static_cast<std::uint64_t>(static_cast<std::uint8_t>(pool.size) - 1u) * replica_load;
+  // The average load per OSD in integers, then as a float (20.2.4; later
+  // releases divide in float).
+  const float load_per_osd = static_cast<float>(static_cast<std::uint64_t>(pool.pg_num) *
+                                                load_per_pg / static_cast<std::uint64_t>(num_osds));
+  rbi.average_osd_load = load_per_osd < 2147483648.0f
+                             ? static_cast<std::uint32_t>(static_cast<std::int32_t>(load_per_osd))
+                             : 0x80000000u;
+  // Every OSD holding PGs, and the ids 0..num_osds-1 Ceph's loop above
+  // added to its map (with no PGs), in id order; the first largest wins.
+  std::set<std::int32_t> osds;
+  for (const auto& [osd, n] : counts.pgs) osds.insert(osd);
+  for (std::int32_t osd = 0; osd < num_osds; ++osd) osds.insert(osd);
+  const std::int64_t rr = read_ratio;
+  for (std::int32_t osd : osds) {
+    const std::int64_t npgs = CountOf(counts.pgs, osd);
+    const std::int64_t nprims = CountOf(counts.primaries, osd);
+    const std::int64_t nacting = CountOf(counts.acting, osd);
+    const std::int64_t load = nprims * 100 + (npgs - nprims) * (100 - rr);
+    const std::int64_t acting_load = nacting * 100 + (npgs - nacting) * (100 - rr);
+    if (load > rbi.most_loaded.load) rbi.most_loaded = {osd, load, npgs, nprims};
+    if (acting_load > rbi.most_loaded_acting.load) {
+      rbi.most_loaded_acting = {osd, acting_load, npgs, nacting};
+    }
+  }
+  if (rbi.most_loaded_acting.osd < 0) {
+    rbi.err_msg = absl::StrCat("ERROR: Could not find max_acting_load for pool ", pool_id);
+    return absl::OkStatus();
+  }
+  if (load_per_osd == 0.0f) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "pool ", pool_id, ": the average OSD load of the size-aware read balance score is 0 (",
+        num_osds, " OSDs; osdmaptool 20.2 aborts here)"));
+  }
+  r.rc = 0;
+  rbi.acting_adj_score = RbiRound(static_cast<float>(rbi.most_loaded_acting.load) / load_per_osd);
+  if (rbi.most_loaded.osd < 0) {
+    rbi.err_msg = absl::StrCat("Warning: Could not find max_load for pool ", pool_id);
+  } else {
+    rbi.adjusted_score = RbiRound(static_cast<float>(rbi.most_loaded.load) / load_per_osd);
+  }
+  return absl::OkStatus();
 }
 
 // OSDMap::has_zero_pa_pgs: the first PG whose acting OSDs all have primary
@@ -88,9 +184,13 @@ absl::StatusOr<ReadBalanceScore> CalcReadBalanceScore(const ClusterState& state,
   PgMapper mapper(state, placement);
   const PoolCounts counts = CountPgs(*pool, mapper);
   r.diverged_from_ceph = placement.DivergedFromCeph();
+  if (state.ceph_release >= crush::CephRelease::kTentacle && pool->read_ratio.has_value()) {
+    CRUSH_RETURN_IF_ERROR(SizeOptimalScore(state, *pool, pool_id, *pool->read_ratio, counts, r));
+    return r;
+  }
   // No PG maps anywhere: -EINVAL, the info untouched (Ceph leaves it
   // uninitialised; its callers print nothing then).
-  if (counts.osds_with_pgs == 0) {
+  if (counts.pgs.empty()) {
     r.rc = -EINVAL;
     return r;
   }
@@ -101,7 +201,7 @@ absl::StatusOr<ReadBalanceScore> CalcReadBalanceScore(const ClusterState& state,
   } else if (!absl::IsNotFound(w.status())) {
     return w.status();
   }
-  const float num_osds = static_cast<float>(counts.osds_with_pgs);
+  const float num_osds = static_cast<float>(counts.pgs.size());
   const float avg_prims_per_osd = static_cast<float>(pool->pg_num) / num_osds;
   std::size_t max_prims = 0;
   std::size_t max_acting_prims = 0;
