@@ -73,6 +73,8 @@ class Applier {
   bool PgUpmap(const ChangeOp& op);
   bool PgUpmapItems(const ChangeOp& op);
   bool RemoveUpmap(const ChangeOp& op);
+  bool PgUpmapPrimary(const ChangeOp& op);
+  bool RemoveUpmapPrimary(const ChangeOp& op);
   bool Purge(const ChangeOp& op);
   bool PoolSet(const ChangeOp& op);
 

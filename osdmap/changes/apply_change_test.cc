@@ -3,6 +3,7 @@
 // diagnostics (line:col of the offending word, nothing half-applied).
 #include "osdmap/changes/apply_change.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,9 +12,12 @@
 #include "gtest/gtest.h"
 
 #include "crush/codec.h"
+#include "crush/map.h"
 #include "crush/edit/edit.h"
 #include "crush/model.h"
 #include "osdmap/changes/change_ops.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_mapping.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/status_matchers.h"
 
@@ -175,6 +179,49 @@ TEST(ApplyChangeTest, UpmapsAndPrimaryAffinity) {
               HasSubstr("ops.txt:1:26: error: osd.9 does not exist"));
   EXPECT_THAT(ApplyErrors("osd pg-upmap 1.0 1\n"),
               HasSubstr("1 OSDs for pg 1.0; pool 'rbd' needs 2..3"));
+}
+
+// pg_upmap_primaries (Reef and later): a new primary from the PG's acting
+// set; the mapping moves the primary only, no data.
+TEST(ApplyChangeTest, PgUpmapPrimary) {
+  const ClusterState before = SmallState();
+  auto map = crush::CrushMap::Build(before.crush);
+  ASSERT_THAT(map, IsOk());
+  CrushPlacement placement(*map, before.ceph_release);
+  PgMapper mapper(before, placement);
+  PgMapping m;
+  mapper.MapPg(before.pools.at(1), 0, &m);
+  ASSERT_EQ(m.acting.size(), 3u);
+  const std::int32_t primary = m.acting_primary;
+  const std::int32_t other = m.acting.span()[1];
+  std::int32_t outside = 0;
+  while (std::find(m.acting.span().begin(), m.acting.span().end(), outside) !=
+         m.acting.span().end()) {
+    ++outside;
+  }
+  const ClusterState st = ApplyOk("osd pg-upmap-primary 1.0 " + std::to_string(other) + "\n");
+  EXPECT_EQ(st.pg_upmap_primaries.at(PgId{1, 0}), other);
+  PgMapper after_mapper(st, placement);
+  PgMapping after;
+  after_mapper.MapPg(st.pools.at(1), 0, &after);
+  EXPECT_EQ(after.acting_primary, other);
+  const ClusterState removed = ApplyOk("osd rm-pg-upmap-primary 1.0\n", st);
+  EXPECT_TRUE(removed.pg_upmap_primaries.empty());
+
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 1.0 " + std::to_string(primary) + "\n"),
+              HasSubstr("osd." + std::to_string(primary) + " is already primary for pg 1.0"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 1.0 " + std::to_string(outside) + "\n"),
+              HasSubstr("osd." + std::to_string(outside) + " is not in the acting set of pg 1.0"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 2.0 0\n"),
+              HasSubstr("pg-upmap-primary is only supported for replicated pools (pool 'ecpool' "
+                        "is erasure-coded)"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 1.40 0\n"),
+              HasSubstr("pg 1.40 does not exist (pool 'rbd' has pg_num 64)"));
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 1.0\n"), HasSubstr("OSD"));
+  ClusterState pacific = SmallState();
+  pacific.ceph_release = crush::CephRelease::kPacific;
+  EXPECT_THAT(ApplyErrors("osd pg-upmap-primary 1.0 " + std::to_string(other) + "\n", pacific),
+              HasSubstr("pg-upmap-primary needs Reef (18.2) or later; this state maps as pacific"));
 }
 
 TEST(ApplyChangeTest, Purge) {

@@ -11,12 +11,15 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/edit/edit.h"
+#include "crush/map.h"
 #include "crush/model.h"
 #include "osdmap/changes/apply_change_internal.h"
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/changes/change_ops_internal.h"
 #include "osdmap/model/cluster_state.h"
+#include "osdmap/model/crush_placement.h"
 #include "osdmap/model/pg_id.h"
+#include "osdmap/model/pg_mapping.h"
 
 namespace crushkit::osdmap::internal {
 
@@ -142,6 +145,45 @@ bool Applier::RemoveUpmap(const ChangeOp& op) {
   } else {
     st_.pg_upmap_items.erase(op.pg);
   }
+  return true;
+}
+
+// OSDMonitor "osd pg-upmap-primary" (Reef and later): a replicated pool,
+// an existing OSD of the PG's acting set that is not its primary already.
+bool Applier::PgUpmapPrimary(const ChangeOp& op) {
+  if (st_.ceph_release < crush::CephRelease::kReef) {
+    return Fail(op.pg_word, "pg-upmap-primary needs Reef (18.2) or later; this state maps as " +
+                                std::string(crush::CephReleaseName(st_.ceph_release)));
+  }
+  const Pool* pool = ExistingPg(op);
+  if (pool == nullptr || !OsdExists(op, 0)) return false;
+  if (pool->type != PoolType::kReplicated) {
+    return Fail(op.pg_word, "pg-upmap-primary is only supported for replicated pools (pool '" +
+                                pool->name + "' is erasure-coded)");
+  }
+  const std::int32_t id = op.osd_ids[0];
+  // The acting set as it is now: earlier ops of the change included.
+  auto map = crush::CrushMap::Build(st_.crush);
+  if (!map.ok()) return EditFailed(op.pg_word, "cannot map pg " + FormatPgId(op.pg), map.status());
+  CrushPlacement placement(*map, st_.ceph_release);
+  PgMapper mapper(st_, placement);
+  PgMapping m;
+  mapper.MapPg(*pool, op.pg.ps, &m);
+  if (id == m.acting_primary) {
+    return Fail(op.osd_words[0], OsdName(id) + " is already primary for pg " + FormatPgId(op.pg));
+  }
+  const auto acting = m.acting.span();
+  if (std::find(acting.begin(), acting.end(), id) == acting.end()) {
+    return Fail(op.osd_words[0],
+                OsdName(id) + " is not in the acting set of pg " + FormatPgId(op.pg));
+  }
+  st_.pg_upmap_primaries[op.pg] = id;
+  return true;
+}
+
+bool Applier::RemoveUpmapPrimary(const ChangeOp& op) {
+  if (ExistingPg(op) == nullptr) return false;
+  st_.pg_upmap_primaries.erase(op.pg);
   return true;
 }
 

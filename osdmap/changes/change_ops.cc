@@ -441,6 +441,13 @@ bool ParsePgUpmapItems(Args& args, ChangeOp& op) {
   return true;
 }
 
+// osd pg-upmap-primary PGID ID
+bool ParsePgUpmapPrimary(Args& args, ChangeOp& op) {
+  if (!ParsePg(args, op)) return false;
+  const Word* id = args.Next("OSD");
+  return id && ParseOsdWord(*id, op, args.diags()) && args.Finish();
+}
+
 constexpr std::string_view kYesReally = "--yes-i-really-mean-it";
 
 bool ParsePurge(Args& args, ChangeOp& op) {

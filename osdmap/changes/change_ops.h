@@ -29,6 +29,8 @@
 //   osd rm-pg-upmap PGID
 //   osd pg-upmap-items PGID FROM TO [FROM TO ...]
 //   osd rm-pg-upmap-items PGID
+//   osd pg-upmap-primary PGID ID                 (Reef and later: the PG's primary)
+//   osd rm-pg-upmap-primary PGID
 //   osd purge ID [--yes-i-really-mean-it]
 //   osd pool set POOL size|min_size|pg_num|pgp_num|crush_rule VALUE [--yes-i-really-mean-it]
 //   add-host NAME osds=COUNT weight=WEIGHT [class=CLASS] [LOC ...]
@@ -101,6 +103,8 @@ enum class ChangeOpKind {
   kRmPgUpmap,           // osd rm-pg-upmap
   kPgUpmapItems,        // osd pg-upmap-items
   kRmPgUpmapItems,      // osd rm-pg-upmap-items
+  kPgUpmapPrimary,      // osd pg-upmap-primary
+  kRmPgUpmapPrimary,    // osd rm-pg-upmap-primary
   kPoolSet,             // osd pool set
   kAddHost,             // crushkit: add-host
   kDrain,               // crushkit: drain

@@ -125,6 +125,7 @@ bool ParseOsdFraction(Args& args, ChangeOp& op);
 bool ParsePgOnly(Args& args, ChangeOp& op);
 bool ParsePgUpmap(Args& args, ChangeOp& op);
 bool ParsePgUpmapItems(Args& args, ChangeOp& op);
+bool ParsePgUpmapPrimary(Args& args, ChangeOp& op);
 bool ParsePurge(Args& args, ChangeOp& op);
 bool ParsePoolSet(Args& args, ChangeOp& op);
 bool ParseAddHost(Args& args, ChangeOp& op);

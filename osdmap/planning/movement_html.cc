@@ -49,7 +49,8 @@ void PoolTable(std::string& h, const Movement& m) {
   h += "<div class=tw><table class=pools><tr><th>pool</th><th>PGs</th><th>remapped</th><th>shards "
        "moved</th>";
   if (bytes) h += "<th>objects to move</th><th>bytes to move</th><th>of stored</th>";
-  h += "<th>degraded after</th><th>inactive after</th><th>amplification</th></tr>\n";
+  h += "<th>primary changes</th><th>degraded after</th><th>inactive after</th>"
+       "<th>amplification</th></tr>\n";
   auto row = [&](const MovementCounters& c) {
     absl::StrAppend(&h, "<tr><td>", HtmlEscape(c.pool_name), "</td><td>", c.pgs, "</td><td>",
                     c.pgs_remapped, " (", Pct(c.pgs_remapped, c.pgs), ")</td><td>", c.shards_moved,
@@ -60,6 +61,13 @@ void PoolTable(std::string& h, const Movement& m) {
                       Pct(static_cast<double>(c.bytes_to_move), static_cast<double>(c.bytes_total)),
                       "</td>");
     }
+    // New acting primaries: reads and backfill sources move, data may not
+    // (those "without data" keep their OSDs).
+    absl::StrAppend(&h, "<td>", c.pgs_primary_changed,
+                    c.pgs_primary_changed > 0
+                        ? absl::StrCat(" (", c.pgs_primary_only, " without data)")
+                        : std::string(),
+                    "</td>");
     absl::StrAppend(&h, "<td>", c.pgs_degraded_after, "</td><td>", c.pgs_inactive_after,
                     "</td><td>",
                     c.amplification > 0             ? absl::StrFormat("%.2fx", c.amplification)

@@ -402,6 +402,25 @@ std::string ReportSummary(const PlanReport& r, int top) {
   absl::StrAppend(&out, "    ampl\n");
   for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes, name_width);
   if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes, name_width);
+  // Primary changes on a line of their own: no data moves for them, but
+  // reads go to the new primary and it sources the PG's backfill.
+  if (m.totals.pgs_primary_changed > 0) {
+    std::vector<std::string> pools;
+    for (const MovementCounters& c : m.pools) {
+      if (c.pgs_primary_changed > 0)
+        pools.push_back(absl::StrCat(c.pool_name, " ", c.pgs_primary_changed));
+    }
+    internal::AppendWrapped(
+        out, "",
+        absl::StrCat("primary changes: ", Plural(m.totals.pgs_primary_changed, "PG"),
+                     " get a new acting primary (", m.totals.pgs_primary_only,
+                     " of them without moving data: pg_upmap_primaries, primary affinity); reads "
+                     "and backfill sources move with them",
+                     m.pools.size() > 1 && pools.size() <= 3
+                         ? absl::StrCat(" (", absl::StrJoin(pools, ", "), ")")
+                         : ""),
+        2);
+  }
   if (m.totals.minimum_to_move > 0) {
     internal::AppendWrapped(
         out, "",
