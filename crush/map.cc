@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+#include "crush/internal/straw2_draw.h"
 #include "crush/model.h"
 #include "crush/status_macros.h"
 #include "crush/types.h"

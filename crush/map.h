@@ -15,7 +15,6 @@
 
 #include "absl/status/statusor.h"
 
-#include "crush/internal/straw2_draw.h"
 #include "crush/model.h"
 #include "crush/types.h"
 
@@ -26,6 +25,15 @@ class CrushMap;
 namespace internal {
 
 class MapAccess;
+
+// One straw2 weight's draw divisor: a Granlund-Montgomery reciprocal giving
+// the same quotient as Ceph's division (crush/internal/straw2_draw.h, where
+// the draws are computed).
+struct Straw2Divisor {
+  std::uint64_t magic = 0;  // 0: weight 0 (never chosen unless all are 0)
+  std::uint8_t shift = 0;
+  bool negative_weight = false;  // (int)w < 0: draws are >= 0
+};
 
 // One bucket slot, flattened. Offsets index the CrushMap's shared arrays.
 struct FlatBucket {

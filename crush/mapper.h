@@ -55,11 +55,19 @@
 #include <span>
 #include <vector>
 
-#include "crush/internal/straw2_hash.h"
 #include "crush/map.h"
 #include "crush/types.h"
 
 namespace crushkit::crush {
+
+namespace internal {
+// A straw2 hash kernel (crush/internal/straw2_hash.h): writes
+// u[j] = Hash32_3(x, (uint32)ids[j], r) & 0xffff for j < n and returns the
+// largest u[j] (0 when n == 0), kept in registers on the way so the key-only
+// straw2 scan need not read them all back to find it.
+using Straw2HashBlockFn = std::uint32_t (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
+                                            std::uint32_t n, std::uint32_t* u);
+}  // namespace internal
 
 class ChoiceMemo;  // crush/choice_memo.h
 

@@ -22,17 +22,15 @@
 #include <limits>
 
 #include "crush/ln.h"
+#include "crush/map.h"
 #include "crush/types.h"
 
 namespace crushkit::crush::internal {
 
 __extension__ using Uint128 = unsigned __int128;
 
-struct Straw2Divisor {
-  std::uint64_t magic = 0;  // 0: weight 0 (never chosen unless all are 0)
-  std::uint8_t shift = 0;
-  bool negative_weight = false;  // (int)w < 0: draws are >= 0
-};
+// Straw2Divisor (the reciprocal of one weight) is defined in crush/map.h,
+// whose flat arrays store one per straw2 item weight.
 
 constexpr Straw2Divisor MakeStraw2Divisor(Weight w) {
   Straw2Divisor div;

@@ -15,15 +15,13 @@
 
 #include <cstdint>
 
+#include "crush/mapper.h"
 #include "crush/types.h"
 
 namespace crushkit::crush::internal {
 
-// Writes u[j] = Hash32_3(x, (uint32)ids[j], r) & 0xffff for j < n and
-// returns the largest u[j] (0 when n == 0), kept in registers on the way so
-// the key-only straw2 scan need not read them all back to find it.
-using Straw2HashBlockFn = std::uint32_t (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
-                                            std::uint32_t n, std::uint32_t* u);
+// Straw2HashBlockFn, the type of the kernels below, is defined in
+// crush/mapper.h, whose Workspace keeps the one chosen for the CPU.
 
 std::uint32_t Straw2HashBlockScalar(std::uint32_t x, std::uint32_t r, const ItemId* ids,
                                     std::uint32_t n, std::uint32_t* u);
