@@ -322,6 +322,48 @@ absl::StatusOr<PrintRelease> PrintReleaseFor(const ClusterState& state,
   return as;
 }
 
+namespace {
+
+// OSDMap::print_pools(): each pool's line, its read balance score or
+// message, its snaps and removed snaps.
+absl::Status PrintPools(const OsdMapBinary& m, const PrintRelease& as, std::string* o) {
+  for (const auto& [id, p] : m.pools) {
+    auto name = m.pool_name.find(id);
+    CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p, as.release));
+    // Reef's print_pools: the acting score of a replicated pool whose
+    // calc_read_balance_score succeeded, fmt's {:.2f}.
+    if (auto rb = as.read_balance.find(id);
+        p.type == 1 && rb != as.read_balance.end() && rb->second.rc >= 0) {
+      absl::StrAppend(&line,
+                      absl::StrFormat(" read_balance_score %.2f",
+                                      static_cast<double>(rb->second.info.acting_adj_score)));
+    }
+    absl::StrAppend(o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ", line,
+                    "\n");
+    // ... and its message on a line of its own: the reason it failed, or a
+    // warning beside a score.
+    if (auto rb = as.read_balance.find(id);
+        p.type == 1 && rb != as.read_balance.end() && !rb->second.info.err_msg.empty()) {
+      absl::StrAppend(o, rb->second.rc < 0 ? " ERROR: " : " Warning: ", rb->second.info.err_msg,
+                      "\n");
+    }
+    // print_pools prints the snapid inside pool_snap_info_t, not the map key.
+    for (const auto& [key, snap] : p.snaps) {
+      absl::StrAppend(o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ",
+                      FormatUtime(snap.stamp), "\n");
+    }
+    if (!p.removed_snaps.empty())
+      absl::StrAppend(o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
+    auto q = m.removed_snaps_queue.find(id);
+    if (q != m.removed_snaps_queue.end()) {
+      absl::StrAppend(o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const PrintRelease& as) {
   CRUSH_RETURN_IF_ERROR(CheckPerOsdVectors(m));
   std::string o = absl::StrCat(
@@ -349,38 +391,7 @@ absl::StatusOr<std::string> FormatOsdMapPlain(const OsdMapBinary& m, const Print
     absl::StrAppend(&o, "cluster_snapshot ", m.cluster_snapshot, "\n");
   }
   o += "\n";
-  for (const auto& [id, p] : m.pools) {
-    auto name = m.pool_name.find(id);
-    CRUSH_ASSIGN_OR_RETURN(std::string line, PoolLine(p, as.release));
-    // Reef's print_pools: the acting score of a replicated pool whose
-    // calc_read_balance_score succeeded, fmt's {:.2f}.
-    if (auto rb = as.read_balance.find(id);
-        p.type == 1 && rb != as.read_balance.end() && rb->second.rc >= 0) {
-      absl::StrAppend(&line,
-                      absl::StrFormat(" read_balance_score %.2f",
-                                      static_cast<double>(rb->second.info.acting_adj_score)));
-    }
-    absl::StrAppend(&o, "pool ", id, " '", name == m.pool_name.end() ? "" : name->second, "' ",
-                    line, "\n");
-    // ... and its message on a line of its own: the reason it failed, or a
-    // warning beside a score.
-    if (auto rb = as.read_balance.find(id);
-        p.type == 1 && rb != as.read_balance.end() && !rb->second.info.err_msg.empty()) {
-      absl::StrAppend(&o, rb->second.rc < 0 ? " ERROR: " : " Warning: ", rb->second.info.err_msg,
-                      "\n");
-    }
-    // print_pools prints the snapid inside pool_snap_info_t, not the map key.
-    for (const auto& [key, snap] : p.snaps) {
-      absl::StrAppend(&o, "\tsnap ", FormatSnapId(snap.snapid), " '", snap.name, "' ",
-                      FormatUtime(snap.stamp), "\n");
-    }
-    if (!p.removed_snaps.empty())
-      absl::StrAppend(&o, "\tremoved_snaps ", IntervalsImpl(p.removed_snaps), "\n");
-    auto q = m.removed_snaps_queue.find(id);
-    if (q != m.removed_snaps_queue.end()) {
-      absl::StrAppend(&o, "\tremoved_snaps_queue ", IntervalsImpl(q->second), "\n");
-    }
-  }
+  CRUSH_RETURN_IF_ERROR(PrintPools(m, as, &o));
   absl::StrAppend(&o, "\nmax_osd ", m.max_osd, "\n");
   for (std::size_t i = 0; i < static_cast<std::size_t>(m.max_osd); ++i) {
     if (!(m.osd_state[i] & 1)) continue;

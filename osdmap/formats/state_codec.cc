@@ -36,21 +36,10 @@ absl::Status RatioField(bool has, float value, const char* name, float* out) {
 
 }  // namespace
 
-void ToProto(const ClusterState& state, proto::ClusterState* out) {
-  out->Clear();
-  out->set_epoch(state.epoch);
-  out->set_max_osd(state.max_osd());
-  for (int i = 0; i < state.max_osd(); ++i) {
-    const OsdInfo& o = state.osds[static_cast<std::size_t>(i)];
-    if (o == OsdInfo{}) continue;
-    auto* p = out->add_osds();
-    p->set_id(i);
-    p->set_exists(o.state & kOsdExists);
-    p->set_up(o.state & kOsdUp);
-    p->set_destroyed(o.state & kOsdDestroyed);
-    p->set_weight(o.weight);
-    if (o.primary_affinity != kDefaultPrimaryAffinity) p->set_primary_affinity(o.primary_affinity);
-  }
+namespace {
+
+// The pools.
+void PoolsToProto(const ClusterState& state, proto::ClusterState* out) {
   for (const auto& [id, pool] : state.pools) {
     auto* p = out->add_pools();
     p->set_id(id);
@@ -70,6 +59,10 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_stripe_width(pool.stripe_width);
     if (pool.read_ratio) p->set_read_ratio(*pool.read_ratio);
   }
+}
+
+// pg_upmap, pg_upmap_items, pg_upmap_primaries, pg_temp, primary_temp.
+void PgOverridesToProto(const ClusterState& state, proto::ClusterState* out) {
   for (const auto& [pg, osds] : state.pg_upmap) {
     auto* p = out->add_pg_upmap();
     p->set_pgid(FormatPgId(pg));
@@ -99,6 +92,10 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_pgid(FormatPgId(pg));
     p->set_osd(osd);
   }
+}
+
+// PG stats, OSD and pool usage.
+void UsageToProto(const ClusterState& state, proto::ClusterState* out) {
   for (const auto& [pg, st] : state.pg_stats) {
     auto* p = out->add_pg_stats();
     p->set_pgid(FormatPgId(pg));
@@ -119,31 +116,11 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
     p->set_stored_bytes(u.stored_bytes);
     p->set_objects(u.objects);
   }
-  out->set_crush_map(state.crush_bytes);
-  out->set_fsid(state.fsid);
-  out->set_ceph_release(std::string(crush::CephReleaseName(state.ceph_release)));
-  out->set_nearfull_ratio(state.nearfull_ratio);
-  out->set_backfillfull_ratio(state.backfillfull_ratio);
-  out->set_full_ratio(state.full_ratio);
-  if (state.mapping_check) {
-    const MappingCheck& c = *state.mapping_check;
-    auto* m = out->mutable_mapping_check();
-    m->set_pgs(c.pgs);
-    for (const std::string& s : c.sources) m->add_sources(s);
-    m->set_agrees(c.agrees);
-    m->set_differing_pgs(c.differing_pgs);
-    m->set_differing_osds(c.differing_osds);
-    for (const std::string& e : c.examples) m->add_examples(e);
-  }
 }
 
-absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
-  ClusterState state;
-  state.epoch = msg.epoch();
-  if (msg.max_osd() < 0 || msg.max_osd() > crush::kMaxDecodedDevices) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_osd: ", msg.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
-  }
+// The OSDs (REQUIRES: max_osd checked) and the pools.
+absl::Status OsdsAndPoolsFromProto(const proto::ClusterState& msg, ClusterState* out) {
+  ClusterState& state = *out;
   state.osds.resize(static_cast<std::size_t>(msg.max_osd()));
   for (const auto& p : msg.osds()) {
     if (p.id() < 0 || p.id() >= msg.max_osd()) {
@@ -178,6 +155,12 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
       return absl::InvalidArgumentError(absl::StrCat("pools: duplicate pool id ", pool.id));
     }
   }
+  return absl::OkStatus();
+}
+
+// pg_upmap, pg_upmap_items, pg_upmap_primaries, pg_temp, primary_temp.
+absl::Status PgOverridesFromProto(const proto::ClusterState& msg, ClusterState* out) {
+  ClusterState& state = *out;
   for (const auto& p : msg.pg_upmap()) {
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_upmap"));
     state.pg_upmap[pg].assign(p.osds().begin(), p.osds().end());
@@ -199,6 +182,12 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "primary_temp"));
     state.primary_temp[pg] = p.osd();
   }
+  return absl::OkStatus();
+}
+
+// PG stats, OSD and pool usage.
+absl::Status UsageFromProto(const proto::ClusterState& msg, ClusterState* out) {
+  ClusterState& state = *out;
   for (const auto& p : msg.pg_stats()) {
     CRUSH_ASSIGN_OR_RETURN(PgId pg, ParsePgField(p.pgid(), "pg_stats"));
     state.pg_stats[pg] = PgStat{p.num_objects(), p.num_bytes(), p.num_omap_bytes()};
@@ -218,6 +207,57 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
       return absl::InvalidArgumentError(absl::StrCat("pool_usage: pool ", p.id(), " listed twice"));
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void ToProto(const ClusterState& state, proto::ClusterState* out) {
+  out->Clear();
+  out->set_epoch(state.epoch);
+  out->set_max_osd(state.max_osd());
+  for (int i = 0; i < state.max_osd(); ++i) {
+    const OsdInfo& o = state.osds[static_cast<std::size_t>(i)];
+    if (o == OsdInfo{}) continue;
+    auto* p = out->add_osds();
+    p->set_id(i);
+    p->set_exists(o.state & kOsdExists);
+    p->set_up(o.state & kOsdUp);
+    p->set_destroyed(o.state & kOsdDestroyed);
+    p->set_weight(o.weight);
+    if (o.primary_affinity != kDefaultPrimaryAffinity) p->set_primary_affinity(o.primary_affinity);
+  }
+  PoolsToProto(state, out);
+  PgOverridesToProto(state, out);
+  UsageToProto(state, out);
+  out->set_crush_map(state.crush_bytes);
+  out->set_fsid(state.fsid);
+  out->set_ceph_release(std::string(crush::CephReleaseName(state.ceph_release)));
+  out->set_nearfull_ratio(state.nearfull_ratio);
+  out->set_backfillfull_ratio(state.backfillfull_ratio);
+  out->set_full_ratio(state.full_ratio);
+  if (state.mapping_check) {
+    const MappingCheck& c = *state.mapping_check;
+    auto* m = out->mutable_mapping_check();
+    m->set_pgs(c.pgs);
+    for (const std::string& s : c.sources) m->add_sources(s);
+    m->set_agrees(c.agrees);
+    m->set_differing_pgs(c.differing_pgs);
+    m->set_differing_osds(c.differing_osds);
+    for (const std::string& e : c.examples) m->add_examples(e);
+  }
+}
+
+absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
+  ClusterState state;
+  state.epoch = msg.epoch();
+  if (msg.max_osd() < 0 || msg.max_osd() > crush::kMaxDecodedDevices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_osd: ", msg.max_osd(), " is out of range [0, ", crush::kMaxDecodedDevices, "]"));
+  }
+  CRUSH_RETURN_IF_ERROR(OsdsAndPoolsFromProto(msg, &state));
+  CRUSH_RETURN_IF_ERROR(PgOverridesFromProto(msg, &state));
+  CRUSH_RETURN_IF_ERROR(UsageFromProto(msg, &state));
   state.fsid = msg.fsid();
   if (!msg.ceph_release().empty()) {
     absl::StatusOr<crush::CephRelease> release = crush::ParseCephRelease(msg.ceph_release());
