@@ -11,10 +11,12 @@
 #include "crush/map.h"
 #include "crush/status_macros.h"
 #include "crush/util/chunk_pipeline.h"
+#include "osdmap/balancer/upmap_balancer_bytes.h"
 #include "osdmap/balancer/upmap_balancer_pool.h"
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/pg_mapping.h"
 #include "osdmap/model/pg_table.h"
+#include "osdmap/model/pool_max_avail.h"
 #include "osdmap/model/upmap_verify.h"
 
 namespace crushkit::osdmap {
@@ -75,6 +77,40 @@ std::vector<UpmapChange> DiffItems(const UpmapItemsMap& before, const UpmapItems
   return changes;
 }
 
+// The bytes phase's figures: classes, and per pool MAX AVAIL over the fill
+// before and after, and the PG count deviation.
+absl::StatusOr<BytesBalance> BytesReport(
+    const ClusterState& state, const internal::BytesBalancer& fill,
+    const std::vector<std::unique_ptr<PoolBalancer>>& balancers,
+    const std::vector<std::int64_t>& pool_ids, const std::vector<double>& deviation_before,
+    double max_spread) {
+  BytesBalance out;
+  out.capacity_from_osd_df = fill.capacity_from_osd_df();
+  out.max_spread = max_spread;
+  out.classes = fill.Classes();
+  CRUSH_ASSIGN_OR_RETURN(const MaxAvailModel model, MaxAvailModel::Create(state));
+  const std::vector<PoolMaxAvail> before = model.Compute(fill.base_usage());
+  const std::vector<PoolMaxAvail> after =
+      model.Compute(ShiftUsage(fill.base_usage(), fill.DeltaBytes()));
+  for (std::size_t i = 0; i < pool_ids.size(); ++i) {
+    PoolBytesBalance p;
+    p.pool_id = pool_ids[i];
+    p.name = state.pools.at(pool_ids[i]).name;
+    for (std::size_t k = 0; k < before.size(); ++k) {
+      if (before[k].pool_id != p.pool_id) continue;
+      p.max_avail_before = before[k].max_avail_bytes;
+      p.max_avail_after = after[k].max_avail_bytes;
+      const auto osd_or_none = [](std::int32_t o) { return o == crush::kItemNone ? -1 : o; };
+      p.limiting_osd_before = osd_or_none(before[k].limiting_osd);
+      p.limiting_osd_after = osd_or_none(after[k].limiting_osd);
+    }
+    p.pg_deviation_before = deviation_before[i];
+    p.pg_deviation_after = balancers[i]->MaxAbsDeviation();
+    out.pools.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
@@ -85,6 +121,7 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
         "balancing by bytes needs PG sizes: import the state with `ceph pg dump -f json` "
         "(or `ceph df -f json`)");
   }
+  const bool bytes = options.by == BalanceBy::kBytes;
   BalanceResult r;
   r.by = options.by;
   r.state = state;
@@ -108,14 +145,15 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   // own verifier: they only read the state until the moves start.
   std::vector<std::unique_ptr<UpmapVerifier>> verifiers(pool_ids.size());
   std::vector<std::unique_ptr<PoolBalancer>> balancers(pool_ids.size());
-  util::ForEachChunk(
-      pool_ids.size(), ResolveThreads(options.threads), [&](int /*slot*/, std::uint64_t i) {
-        const Pool& pool = r.state.pools.at(pool_ids[i]);
-        verifiers[i] = std::make_unique<UpmapVerifier>(r.state.crush);
-        balancers[i] = std::make_unique<PoolBalancer>(
-            r.state, pool, sets.pools[i], mapper, *verifiers[i],
-            internal::PgUnits(r.state, pool, options.by), options.max_deviation, options.seed);
-      });
+  util::ForEachChunk(pool_ids.size(), ResolveThreads(options.threads),
+                     [&](int /*slot*/, std::uint64_t i) {
+                       const Pool& pool = r.state.pools.at(pool_ids[i]);
+                       verifiers[i] = std::make_unique<UpmapVerifier>(r.state.crush);
+                       balancers[i] = std::make_unique<PoolBalancer>(
+                           r.state, pool, sets.pools[i], mapper, *verifiers[i],
+                           internal::PgUnits(r.state, pool, bytes ? BalanceBy::kPgs : options.by),
+                           options.max_deviation, options.seed);
+                     });
   for (std::size_t i = 0; i < pool_ids.size(); ++i) {
     const std::int64_t id = pool_ids[i];
     const Pool& pool = r.state.pools.at(id);
@@ -130,6 +168,24 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
   }
   const auto max_osd = static_cast<std::size_t>(r.state.max_osd());
   r.overall_before = OverallStats(balancers, max_osd);
+  // Bytes: the pools above count PGs; the fill is tracked from here on.
+  std::unique_ptr<internal::BytesBalancer> fill;
+  std::vector<double> deviation_before(balancers.size(), 0);
+  if (bytes) {
+    std::vector<PoolBalancer*> pools;
+    std::vector<std::vector<double>> shard_bytes;
+    for (std::size_t i = 0; i < balancers.size(); ++i) {
+      const Pool& pool = r.state.pools.at(pool_ids[i]);
+      pools.push_back(balancers[i].get());
+      std::vector<double> b = internal::PgUnits(r.state, pool, BalanceBy::kBytes);
+      b.resize(pool.pg_num, 0);
+      shard_bytes.push_back(std::move(b));
+      deviation_before[i] = balancers[i]->MaxAbsDeviation();
+    }
+    fill =
+        std::make_unique<internal::BytesBalancer>(r.state, std::move(pools), std::move(shard_bytes),
+                                                  options.max_deviation, options.max_spread);
+  }
 
   // Each move goes to the pool that is worst off, so a small budget is not
   // spent on the first pool alone (the mgr shares its budget the same way,
@@ -148,14 +204,28 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
     if (pick == balancers.size()) break;
     if (balancers[pick]->Step()) {
       ++r.moves;
-      ++r.pools[pick].changes;
+      if (fill) {
+        const PoolBalancer::Move& m = balancers[pick]->last_move();
+        fill->Record(static_cast<int>(pick), m.ps, m.from, m.to);
+      }
     } else {
       stuck[pick] = true;
       r.pools[pick].stop_reason = "no improving move";
     }
   }
+  if (fill) {
+    while (r.moves < options.max_changes) {
+      const int made = fill->Step(options.max_changes - r.moves);
+      if (made == 0) break;
+      r.moves += made;
+    }
+    if (r.moves >= options.max_changes) fill->BudgetSpent();
+    CRUSH_ASSIGN_OR_RETURN(r.bytes, BytesReport(r.state, *fill, balancers, pool_ids,
+                                                deviation_before, options.max_spread));
+  }
   for (std::size_t i = 0; i < balancers.size(); ++i) {
     PoolBalance& pb = r.pools[i];
+    pb.changes = balancers[i]->applied();
     pb.after = ComputeStats(balancers[i]->counts(), balancers[i]->targets());
     pb.mismatches = balancers[i]->mismatches();
     if (pb.stop_reason.empty()) {

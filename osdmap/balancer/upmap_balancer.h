@@ -8,8 +8,10 @@
 // Deviation is Ceph's: per pool, an OSD's target is its share of the rule
 // weight map (CrushWrapper::get_rule_weight_osd_map, each take subtree
 // normalised to 1) times its reweight, over the sum of those, times
-// pool size x pg_num; deviation = PGs in its up sets - target. In bytes
-// mode a PG counts its bytes per shard instead of 1 (see BalanceBy).
+// pool size x pg_num; deviation = PGs in its up sets - target. Bytes mode
+// (BalanceBy::kBytes) first brings every pool within that deviation, then
+// evens out %USE per device class without leaving it
+// (upmap_balancer_bytes.h).
 //
 // Every change keeps the pool's rule satisfied (CrushWrapper::verify_upmap:
 // failure domains of the chooseleaf/choose type, take roots, so device
@@ -35,22 +37,30 @@
 
 namespace crushkit::osdmap {
 
-// What a PG weighs in the balance.
+// What the balance evens out.
 enum class BalanceBy : std::uint8_t {
-  kPgs,    // every PG shard counts 1 (Ceph's balancer)
-  kBytes,  // a PG shard counts its bytes: pg_stats num_bytes + num_omap_bytes
-           // (divided by k for EC pools), or the pool's `ceph df` stored
-           // bytes / pg_num for a PG without stats
+  kPgs,  // PGs per OSD against its CRUSH-weight target, per pool (Ceph's)
+  // %USE (used / capacity) within each device class, while every pool's PG
+  // counts stay within max_deviation of their targets (so the mgr balancer,
+  // which leaves a pool alone whose OSDs are all within its deviation, does
+  // not undo it). A PG shard weighs pg_stats num_bytes + num_omap_bytes
+  // (divided by k for EC pools), or the pool's `ceph df` stored bytes /
+  // pg_num for a PG without stats. Fill from the state's `ceph osd df`
+  // (else capacity = CRUSH weight as TiB, use = shards held).
+  kBytes,
 };
 
 struct BalancerOptions {
   std::vector<std::int64_t> pools;  // pools to balance; empty: all
   int max_changes = 10;             // PG changes at most (osdmaptool --upmap-max)
   // Stop once every OSD of a pool is within this many PGs of its target
-  // (osdmaptool --upmap-deviation). Bytes mode: this many average PG shards
-  // of the pool. Values below 1 are taken as 1, as Ceph clamps them.
+  // (osdmaptool --upmap-deviation); bytes mode keeps every pool within it.
+  // Values below 1 are taken as 1, as Ceph clamps them.
   double max_deviation = 5;
   BalanceBy by = BalanceBy::kPgs;
+  // Bytes mode: a device class is balanced once its fullest - emptiest
+  // %USE is at most this many percentage points.
+  double max_spread = 1;
   // 0: candidate PGs in pg order; otherwise each OSD's PGs are tried in an
   // order shuffled from this seed (std::mt19937_64, so portable).
   std::uint64_t seed = 0;
@@ -89,6 +99,59 @@ struct PoolBalance {
   std::string stop_reason;
 };
 
+// Bytes mode: one device class's fill, %USE = used / capacity x 100, over
+// its OSDs that are up, in, have a capacity and are a target of a balanced
+// pool.
+struct FillSpread {
+  int osds = 0;
+  double fullest_pct = 0;
+  std::int32_t fullest_osd = -1;
+  double emptiest_pct = 0;
+  std::int32_t emptiest_osd = -1;
+
+  double spread() const { return fullest_pct - emptiest_pct; }
+
+  bool operator==(const FillSpread&) const = default;
+};
+
+struct ClassBalance {
+  std::string device_class;  // "" for OSDs without a class
+  FillSpread before;         // before any move (the cleanup done)
+  FillSpread after;
+  int moves = 0;  // bytes-phase moves within the class (a swap is two)
+  // "balanced" (spread <= max_spread), "max changes", or what stopped the
+  // fullest (else the emptiest) OSD: "a single large PG" (every shard it
+  // could give or take overshoots its partners), "too few PGs" (the moves
+  // that help would take a pool's PG count past max_deviation), "rule
+  // constraint" (they break the rule: failure domain, class, upmap slots).
+  std::string stop_reason;
+  std::string detail;  // one sentence naming the OSD, for the last three
+};
+
+// Bytes mode, per balanced pool: `ceph df` MAX AVAIL (pool_max_avail.h)
+// over the fill before and after, and the PG count deviation.
+struct PoolBytesBalance {
+  std::int64_t pool_id = 0;
+  std::string name;
+  std::uint64_t max_avail_before = 0;
+  std::uint64_t max_avail_after = 0;
+  std::int32_t limiting_osd_before = -1;  // the OSD that bounds it
+  std::int32_t limiting_osd_after = -1;
+  // Largest |PGs - target| over up OSDs (PoolBalance::before/after hold
+  // the signed figures).
+  double pg_deviation_before = 0;
+  double pg_deviation_after = 0;
+};
+
+struct BytesBalance {
+  // Fill from `ceph osd df`; false: capacity from CRUSH weights (1.0 = 1
+  // TiB), use from the shards of the balanced pools.
+  bool capacity_from_osd_df = false;
+  double max_spread = 0;
+  std::vector<ClassBalance> classes;  // by class name
+  std::vector<PoolBytesBalance> pools;
+};
+
 // One PG whose pg_upmap_items differ from the input (after the cleanup).
 struct UpmapChange {
   PgId pg;
@@ -105,6 +168,7 @@ struct BalanceResult {
   DeviationStats overall_after;
   int moves = 0;       // moves made (<= max_changes)
   ClusterState state;  // the input with cleanup and changes applied
+  BytesBalance bytes;  // BalanceBy::kBytes only
   // Mappings whose result is crushkit's answer where Ceph's is undefined
   // (CrushPlacement::DivergedFromCeph; the cleanup's included): tools say
   // so on stderr.
@@ -120,6 +184,12 @@ struct BalanceResult {
 // if it lowers the pool's sum of squared deviations. PGs with a pg_upmap
 // entry, a hole (NONE) in their set, pending a merge, or with pool size
 // pairs already (unless a pair is rewritten) are left alone.
+// BalanceBy::kBytes: the same PG count moves while a pool is past
+// max_deviation, then, in the device class whose fullest - emptiest %USE is
+// furthest past max_spread, the move of one PG shard (or the swap of two)
+// that brings its fullest OSD lowest (else its emptiest highest), never
+// taking a pool's PG count past max_deviation either way; `bytes` reports
+// per class and pool (MAX AVAIL as `ceph df` computes it).
 // REQUIRES: ValidateState(state).
 // Errors: kNotFound for an unknown pool in options.pools; kFailedPrecondition
 // for BalanceBy::kBytes when the state has neither pg_stats nor pool_usage;
@@ -130,6 +200,8 @@ struct BalanceResult {
 // memory ~(pool size x 4 + 1) bytes per PG plus ~4 bytes per PG shard;
 // each move costs O(OSDs) (a scan and partial sorts) plus failure-domain
 // checks on the candidate PGs of the fullest OSDs (~30 us at 1,000 OSDs).
+// A bytes move weighs the shards of the fullest OSD against those of the
+// emptiest few (O(shards x partners x log) plus the checks).
 absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
                                             const BalancerOptions& options);
 

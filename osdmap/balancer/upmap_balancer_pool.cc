@@ -244,6 +244,8 @@ bool PoolBalancer::Apply(const Move& m) {
     return false;
   }
   Store(m.ps, got);
+  last_move_ = m;
+  ++applied_;
   const double u = units_[m.ps];
   if (state_.IsUp(m.from)) counts_[Idx(m.from)] -= u;
   counts_[Idx(m.to)] += u;
@@ -251,6 +253,32 @@ bool PoolBalancer::Apply(const Move& m) {
   from_pgs.erase(std::find(from_pgs.begin(), from_pgs.end(), m.ps));
   pgs_of_[Idx(m.to)].push_back(m.ps);
   return true;
+}
+
+double PoolBalancer::MaxAbsDeviation() const {
+  double worst = 0;
+  for (std::size_t o = 0; o < counts_.size(); ++o) {
+    if (eligible_[o] || counts_[o] > 0)
+      worst = std::max(worst, std::fabs(counts_[o] - targets_[o]));
+  }
+  return worst;
+}
+
+bool PoolBalancer::CanMove(std::uint32_t ps, int pos, std::int32_t to) {
+  if (!Movable(ps) || pos < 0 || pos >= set_len_[ps]) return false;
+  const std::int32_t from = Set(ps)[static_cast<std::size_t>(pos)];
+  // A new pair needs a free slot; rewriting a pair (x -> from) does not.
+  if (auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps});
+      it != state_.pg_upmap_items.end() && it->second.size() >= pool_.size &&
+      std::none_of(it->second.begin(), it->second.end(),
+                   [&](const auto& p) { return p.second == from; })) {
+    return false;
+  }
+  return Fits(ps, pos, to);
+}
+
+bool PoolBalancer::MovePg(std::uint32_t ps, int pos, std::int32_t from, std::int32_t to) {
+  return Apply(Move{ps, pos, from, to});
 }
 
 }  // namespace crushkit::osdmap::internal

@@ -63,7 +63,6 @@ class PoolBalancer {
   // Moves undone because the re-mapped set was not the predicted one.
   int mismatches() const { return mismatches_; }
 
- private:
   struct Move {
     std::uint32_t ps = 0;
     int pos = -1;
@@ -71,12 +70,40 @@ class PoolBalancer {
     std::int32_t to = -1;    // the OSD entering it
   };
 
+  // The last move Step() or MovePg() made; moves made so far.
+  const Move& last_move() const { return last_move_; }
+
+  int applied() const { return applied_; }
+
+  // Largest |count - target| over the OSDs that are targets (up, in) or
+  // hold PGs: what Ceph's calc_pg_upmaps compares with max_deviation.
+  double MaxAbsDeviation() const;
+
+  // For the bytes phase (upmap_balancer_bytes.h), which moves PGs itself.
   double Dev(std::int32_t osd) const {
     return counts_[static_cast<std::size_t>(osd)] - targets_[static_cast<std::size_t>(osd)];
   }
 
   bool CanTarget(std::int32_t osd) const { return eligible_[static_cast<std::size_t>(osd)]; }
 
+  // PGs whose set holds `osd`; whether a PG may be moved at all.
+  const std::vector<std::uint32_t>& PgsOf(std::int32_t osd) const {
+    return pgs_of_[static_cast<std::size_t>(osd)];
+  }
+
+  bool Movable(std::uint32_t ps) const { return usable_ && !frozen_[ps]; }
+
+  int PositionOf(std::uint32_t ps, std::int32_t osd) const;
+  // Whether position `pos` of PG `ps` may go to `to`: the PG is movable,
+  // its pg_upmap_items have room for the pair (or one to rewrite), and the
+  // new set keeps the rule.
+  bool CanMove(std::uint32_t ps, int pos, std::int32_t to);
+  // Makes that move as Step() makes its own (written into the state,
+  // confirmed by mapping the PG). False if the mapping disagreed (then
+  // undone and the PG frozen).
+  bool MovePg(std::uint32_t ps, int pos, std::int32_t from, std::int32_t to);
+
+ private:
   // Whether replacing position `pos` of PG `ps` by `to` keeps the rule.
   bool Fits(std::uint32_t ps, int pos, std::int32_t to);
   // Whether moving a PG of weight `unit` from `from` to `to` lowers the sum
@@ -95,7 +122,6 @@ class PoolBalancer {
   // Writes the move into the state's pg_upmap_items, re-maps the PG and
   // keeps the move if the set came out as predicted.
   bool Apply(const Move& m);
-  int PositionOf(std::uint32_t ps, std::int32_t osd) const;
   std::span<const std::int32_t> Set(std::uint32_t ps) const;
   void Store(std::uint32_t ps, const OsdList& set);
 
@@ -118,6 +144,8 @@ class PoolBalancer {
   std::vector<std::int32_t> set_osds_;
   std::vector<std::uint8_t> set_len_;
   int mismatches_ = 0;
+  int applied_ = 0;
+  Move last_move_;
   std::vector<bool> frozen_;  // per PG: never touched (pg_upmap, holes, re-map mismatch)
   std::vector<std::vector<std::uint32_t>> pgs_of_;  // per OSD: PGs whose set holds it
 };

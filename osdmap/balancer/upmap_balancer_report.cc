@@ -56,9 +56,82 @@ void ToProto(const UpmapItems& items, google::protobuf::RepeatedPtrField<proto::
   }
 }
 
+std::string Pct(double v) { return absl::StrFormat("%.1f", v); }
+
+void ToProto(const FillSpread& s, proto::FillSpread* out) {
+  out->set_osds(s.osds);
+  out->set_fullest_pct(s.fullest_pct);
+  out->set_fullest_osd(s.fullest_osd);
+  out->set_emptiest_pct(s.emptiest_pct);
+  out->set_emptiest_osd(s.emptiest_osd);
+  out->set_spread(s.spread());
+}
+
+// By bytes: the classes' fill, then the pools' PG deviation and MAX AVAIL.
+std::string BytesSummary(const BalanceResult& r, int max_changes, double max_deviation) {
+  const BytesBalance& b = r.bytes;
+  std::string out = absl::StrFormat(
+      "balance by bytes: %d moves (max %d), %d PGs changed, %d cleanup entries; every pool "
+      "within %g PGs of its targets, each class's spread to %g points\n",
+      r.moves, max_changes, static_cast<int>(r.changes.size()), r.cleanup.entries_changed(),
+      max_deviation, b.max_spread);
+  absl::StrAppend(&out, b.capacity_from_osd_df
+                            ? "fill: %USE from `ceph osd df`, shifted by the PG shards moved\n"
+                            : "fill: no `ceph osd df`: capacity = CRUSH weight as TiB, use = PG "
+                              "shards held\n");
+  absl::StrAppend(&out,
+                  absl::StrFormat("%-10s %5s  %-22s %-22s %-14s %6s  %s\n", "class", "OSDs",
+                                  "fullest %USE", "emptiest %USE", "spread", "moves", "stopped"));
+  for (const ClassBalance& c : b.classes) {
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%-10s %5d  %-22s %-22s %-14s %6d  %s\n",
+                        c.device_class.empty() ? "(none)" : c.device_class, c.after.osds,
+                        absl::StrCat(Pct(c.before.fullest_pct), " -> ", Pct(c.after.fullest_pct),
+                                     " ", Osd(c.after.fullest_osd)),
+                        absl::StrCat(Pct(c.before.emptiest_pct), " -> ", Pct(c.after.emptiest_pct),
+                                     " ", Osd(c.after.emptiest_osd)),
+                        absl::StrCat(Pct(c.before.spread()), " -> ", Pct(c.after.spread())),
+                        c.moves, c.stop_reason));
+  }
+  for (const ClassBalance& c : b.classes) {
+    if (!c.detail.empty()) {
+      absl::StrAppend(&out, "  ", c.device_class.empty() ? "(none)" : c.device_class, ": ",
+                      c.detail, "\n");
+    }
+  }
+  absl::StrAppend(&out, absl::StrFormat("%-24s %-14s %-32s %7s  %s\n", "pool", "PG deviation",
+                                        "MAX AVAIL", "changes", "stopped"));
+  int shown = 0;
+  for (std::size_t i = 0; i < r.pools.size() && i < b.pools.size(); ++i) {
+    const PoolBalance& p = r.pools[i];
+    const PoolBytesBalance& pb = b.pools[i];
+    if (shown++ == kMaxPoolLines) {
+      absl::StrAppend(&out, "... ", r.pools.size() - kMaxPoolLines, " more pools (see --json)\n");
+      break;
+    }
+    std::string avail = absl::StrCat(Amount(static_cast<double>(pb.max_avail_before), r.by), " -> ",
+                                     Amount(static_cast<double>(pb.max_avail_after), r.by));
+    if (pb.max_avail_before > 0) {
+      absl::StrAppend(&avail,
+                      absl::StrFormat(" %+.1f%%", (static_cast<double>(pb.max_avail_after) /
+                                                       static_cast<double>(pb.max_avail_before) -
+                                                   1) *
+                                                      100));
+    }
+    absl::StrAppend(
+        &out, absl::StrFormat(
+                  "%-24s %-14s %-32s %7d  %s\n", absl::StrCat(p.pool_id, " ", p.name).substr(0, 24),
+                  absl::StrFormat("%.1f -> %.1f", pb.pg_deviation_before, pb.pg_deviation_after),
+                  avail, p.changes, p.stop_reason));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatBalanceSummary(const BalanceResult& r, int max_changes, double max_deviation) {
+  if (r.by == BalanceBy::kBytes) return BytesSummary(r, max_changes, max_deviation);
   const char* unit = r.by == BalanceBy::kPgs ? "pgs" : "bytes";
   std::string out = absl::StrFormat(
       "balance by %s: %d moves (max %d, deviation %g), %d PGs changed, %d cleanup entries\n", unit,
@@ -104,6 +177,31 @@ void FillUpmapReport(const BalanceResult& r, proto::BalanceReport& report) {
     pc->set_pgid(FormatPgId(c.pg));
     ToProto(c.old_items, pc->mutable_old_items());
     ToProto(c.new_items, pc->mutable_new_items());
+  }
+  if (r.by == BalanceBy::kBytes) {
+    proto::BytesBalanceReport* b = report.mutable_bytes();
+    b->set_capacity_from_osd_df(r.bytes.capacity_from_osd_df);
+    b->set_max_spread(r.bytes.max_spread);
+    for (const ClassBalance& c : r.bytes.classes) {
+      proto::ClassBalanceReport* pc = b->add_classes();
+      pc->set_device_class(c.device_class);
+      ToProto(c.before, pc->mutable_before());
+      ToProto(c.after, pc->mutable_after());
+      pc->set_moves(c.moves);
+      pc->set_stop_reason(c.stop_reason);
+      pc->set_detail(c.detail);
+    }
+    for (const PoolBytesBalance& p : r.bytes.pools) {
+      proto::PoolBytesReport* pp = b->add_pools();
+      pp->set_pool_id(p.pool_id);
+      pp->set_pool_name(p.name);
+      pp->set_max_avail_before(p.max_avail_before);
+      pp->set_max_avail_after(p.max_avail_after);
+      pp->set_limiting_osd_before(p.limiting_osd_before);
+      pp->set_limiting_osd_after(p.limiting_osd_after);
+      pp->set_pg_deviation_before(p.pg_deviation_before);
+      pp->set_pg_deviation_after(p.pg_deviation_after);
+    }
   }
   for (absl::string_view line : absl::StrSplit(FormatBalanceCommands(r), '\n', absl::SkipEmpty())) {
     report.add_commands(std::string(line));

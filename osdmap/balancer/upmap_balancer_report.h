@@ -17,8 +17,11 @@ namespace crushkit::osdmap {
 
 // A few lines: the totals, then one line per pool (at most 20, then a count
 // of the rest) with its max deviation and stddev before -> after, its
-// changes and why it stopped, then the overall line. Deviations in PGs, or
-// in binary units (KiB, MiB, ...) when balancing by bytes.
+// changes and why it stopped, then the overall line; deviations in PGs.
+// By bytes: per device class the fullest and emptiest %USE and the spread
+// before -> after, its moves and why it stopped (with the sentence naming
+// the OSD that stopped it), then per pool its largest |PG deviation| and
+// MAX AVAIL before -> after.
 std::string FormatBalanceSummary(const BalanceResult& result, int max_changes,
                                  double max_deviation);
 

@@ -20,6 +20,14 @@ bool PoolBalancer::Fits(std::uint32_t ps, int pos, std::int32_t to) {
     // The cheap failure-domain test first; Verify() below is the full one.
     if (d != 0 && domain_[Idx(set[i])] == d) return false;
   }
+  // Ceph's _apply_upmap skips a pair whose target is already in the raw
+  // set: `to` mapped away by a pair of this PG (other than the one the move
+  // drops, `to -> from`) would be.
+  if (auto it = state_.pg_upmap_items.find(PgId{pool_.id, ps}); it != state_.pg_upmap_items.end()) {
+    for (const auto& [a, b] : it->second) {
+      if (a == to && b != set[pos]) return false;
+    }
+  }
   set[pos] = to;
   return verifier_.Verify(rule_, static_cast<int>(pool_.size), set.span()) == UpmapVerdict::kOk;
 }

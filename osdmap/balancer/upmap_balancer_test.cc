@@ -6,6 +6,7 @@
 #include "osdmap/balancer/upmap_balancer.h"
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -365,26 +366,167 @@ TEST(UpmapBalancerTest, SameResultForAnyThreadCount) {
   }
 }
 
-TEST(UpmapBalancerTest, ByBytes) {
-  ClusterState s = UnevenState();
+// Uneven PG sizes: pool 1's every 4th PG ten times bigger, pool 2's sizes
+// spread over 1x-5x.
+ClusterState WithPgSizes(ClusterState s) {
+  for (std::uint32_t ps = 0; ps < 256; ++ps) {
+    s.pg_stats[PgId{1, ps}] = PgStat{10, ps % 4 == 0 ? 10ull << 30 : 1ull << 30, 0};
+  }
+  for (std::uint32_t ps = 0; ps < 128; ++ps) {
+    s.pg_stats[PgId{2, ps}] = PgStat{10, (4 + ps % 5 * 4) * (1ull << 30), 0};
+  }
+  return s;
+}
+
+// The PG count deviation of every balanced pool stays within the window.
+void ExpectPgDeviationWithin(const BalanceResult& r, double d) {
+  for (const PoolBytesBalance& p : r.bytes.pools) {
+    EXPECT_LE(p.pg_deviation_after, d + 1e-9) << p.name;
+  }
+}
+
+TEST(UpmapBalancerTest, ByBytesNeedsPgSizes) {
   BalancerOptions o;
   o.by = BalanceBy::kBytes;
-  auto r = BalanceUpmaps(s, o);
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
-  // Pool 1: every 4th PG is ten times bigger.
-  for (std::uint32_t ps = 0; ps < 256; ++ps) {
-    s.pg_stats[PgId{1, ps}] = PgStat{10, ps % 4 == 0 ? 10u << 20 : 1u << 20, 0};
+  EXPECT_EQ(BalanceUpmaps(UnevenState(), o).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(UpmapBalancerTest, ByBytesEvensFillKeepingPgCounts) {
+  const ClusterState s = WithPgSizes(UnevenState());
+  BalancerOptions o;
+  o.by = BalanceBy::kBytes;
+  o.max_changes = 2000;
+  o.max_deviation = 5;
+  o.max_spread = 2;
+  const BalanceResult r = Balance(s, o);
+  ASSERT_EQ(r.bytes.classes.size(), 1u);
+  const ClassBalance& c = r.bytes.classes[0];
+  EXPECT_FALSE(r.bytes.capacity_from_osd_df);
+  EXPECT_EQ(c.after.osds, 16);
+  EXPECT_GT(c.before.spread(), 5) << "the test needs an uneven start";
+  EXPECT_LT(c.after.spread(), c.before.spread() / 2) << c.stop_reason << ": " << c.detail;
+  EXPECT_LT(c.after.fullest_pct, c.before.fullest_pct);
+  EXPECT_GT(c.moves, 0);
+  ASSERT_EQ(r.bytes.pools.size(), 2u);
+  for (const PoolBytesBalance& p : r.bytes.pools) {
+    // The fullest OSD came down, so every pool has more room.
+    EXPECT_GT(p.max_avail_after, p.max_avail_before) << p.name;
   }
+  ExpectPgDeviationWithin(r, 5);
+  ExpectOneOsdPerHost(r.state, 1);
+  ExpectOneOsdPerHost(r.state, 2);
+  ExpectCleanupKeepsAll(r.state);
+  ExpectNoMismatch(r);
+  // The same again: deterministic.
+  const BalanceResult again = Balance(s, o);
+  EXPECT_EQ(again.state.pg_upmap_items, r.state.pg_upmap_items);
+}
+
+TEST(UpmapBalancerTest, ByBytesFromOsdDfAndItsReport) {
+  ClusterState s = WithPgSizes(UnevenState());
+  // 10 TiB of disk per unit of CRUSH weight; osd.0 carries 2 TiB of
+  // something else (it is the fullest).
+  for (int o = 0; o < s.max_osd(); ++o) {
+    OsdUsage u;
+    u.kb = (10ull << 30) * static_cast<std::uint64_t>(1 + o % 3);
+    u.kb_used = (o == 0 ? 2ull << 30 : 0) + (1ull << 20);
+    u.kb_avail = u.kb - u.kb_used;
+    s.osd_usage[o] = u;
+  }
+  BalancerOptions o;
+  o.by = BalanceBy::kBytes;
+  o.max_changes = 500;
+  o.max_deviation = 5;
+  o.max_spread = 1;
+  const BalanceResult r = Balance(s, o);
+  EXPECT_TRUE(r.bytes.capacity_from_osd_df);
+  ASSERT_EQ(r.bytes.classes.size(), 1u);
+  const ClassBalance& c = r.bytes.classes[0];
+  EXPECT_EQ(c.before.fullest_osd, 0);
+  EXPECT_NEAR(c.before.fullest_pct, 20.0, 0.01);
+  EXPECT_LT(c.after.fullest_pct, c.before.fullest_pct);
+  EXPECT_GT(r.bytes.pools[0].max_avail_after, r.bytes.pools[0].max_avail_before);
+  ExpectPgDeviationWithin(r, 5);
+  ExpectCleanupKeepsAll(r.state);
+  const std::string summary = FormatBalanceSummary(r, o.max_changes, o.max_deviation);
+  EXPECT_THAT(summary, HasSubstr("balance by bytes"));
+  EXPECT_THAT(summary, HasSubstr("fill: %USE from `ceph osd df`"));
+  EXPECT_THAT(summary, HasSubstr("MAX AVAIL"));
+  auto json = BalanceReportJson(r);
+  ASSERT_THAT(json, IsOk());
+  EXPECT_THAT(*json, HasSubstr("\"capacity_from_osd_df\": true"));
+  EXPECT_THAT(*json, HasSubstr("\"max_avail_after\""));
+}
+
+TEST(UpmapBalancerTest, ByBytesSingleLargePgIsTheReason) {
+  // One PG of pool 1 holds nearly everything: wherever its three shards
+  // sit, those OSDs are the fullest, and moving one only moves the peak.
+  ClusterState s = UnevenState();
+  for (std::uint32_t ps = 0; ps < 256; ++ps) {
+    s.pg_stats[PgId{1, ps}] = PgStat{1, ps == 7 ? 1ull << 40 : 1ull << 20, 0};
+  }
+  BalancerOptions o;
+  o.by = BalanceBy::kBytes;
   o.pools = {1};
   o.max_changes = 200;
+  const BalanceResult r = Balance(s, o);
+  ASSERT_EQ(r.bytes.classes.size(), 1u);
+  EXPECT_EQ(r.bytes.classes[0].stop_reason, "a single large PG") << r.bytes.classes[0].detail;
+  EXPECT_THAT(r.bytes.classes[0].detail, HasSubstr("overshoot"));
+  ExpectNoMismatch(r);
+}
+
+TEST(UpmapBalancerTest, ByBytesRuleConstraintIsTheReason) {
+  // Three hosts, size 3, host failure domain: every PG has a shard on each
+  // host, so extra use on one host's OSDs cannot leave it.
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 3;
+  spec.osds_per_host = 2;
+  ClusterState s = crush_testing::MakeOnePoolState(6, PoolType::kReplicated,
+                                                   crush_testing::MakeClusterModel(spec));
+  s.crush_bytes = crush::EncodeCrushMap(s.crush);
+  s.pools[1].pg_num = s.pools[1].pgp_num = 64;
+  for (std::uint32_t ps = 0; ps < 64; ++ps) s.pg_stats[PgId{1, ps}] = PgStat{1, 1ull << 30, 0};
+  for (int o = 0; o < 6; ++o) {
+    OsdUsage u;
+    u.kb = 1ull << 30;
+    u.kb_used = (o < 2 ? 300ull << 20 : 100ull << 20);
+    u.kb_avail = u.kb - u.kb_used;
+    s.osd_usage[o] = u;
+  }
+  BalancerOptions o;
+  o.by = BalanceBy::kBytes;
+  o.max_changes = 100;
+  const BalanceResult r = Balance(s, o);
+  ASSERT_EQ(r.bytes.classes.size(), 1u);
+  EXPECT_EQ(r.bytes.classes[0].stop_reason, "rule constraint") << r.bytes.classes[0].detail;
+  EXPECT_GT(r.bytes.classes[0].after.spread(), 15);
+  ExpectCleanupKeepsAll(r.state);
+}
+
+TEST(UpmapBalancerTest, ByBytesPgCountWindowIsTheReason) {
+  // Equal PGs (a swap gains nothing), counts already even, and osd.0 holds
+  // extra data: only moves that leave it short of PGs would help.
+  ClusterState s = UnevenState();
+  for (std::uint32_t ps = 0; ps < 256; ++ps) s.pg_stats[PgId{1, ps}] = PgStat{1, 1ull << 30, 0};
+  for (int o = 0; o < s.max_osd(); ++o) {
+    OsdUsage u;
+    u.kb = 1ull << 30;
+    u.kb_used = o == 0 ? 500ull << 20 : 0;
+    u.kb_avail = u.kb - u.kb_used;
+    s.osd_usage[o] = u;
+  }
+  BalancerOptions o;
+  o.by = BalanceBy::kBytes;
+  o.pools = {1};
+  o.max_changes = 1000;
   o.max_deviation = 1;
-  const BalanceResult b = Balance(s, o);
-  EXPECT_GT(b.moves, 0);
-  EXPECT_LT(b.pools[0].after.stddev, b.pools[0].before.stddev);
-  EXPECT_NEAR(b.pools[0].threshold, (64 * 10.0 + 192) / 256 * (1 << 20), 1);
-  ExpectOneOsdPerHost(b.state, 1);
-  ExpectCleanupKeepsAll(b.state);
-  ExpectNoMismatch(b);
+  const BalanceResult r = Balance(s, o);
+  ASSERT_EQ(r.bytes.classes.size(), 1u);
+  const ClassBalance& c = r.bytes.classes[0];
+  EXPECT_EQ(c.stop_reason, "too few PGs") << c.detail;
+  EXPECT_THAT(c.detail, HasSubstr("--deviation 1"));
+  ExpectPgDeviationWithin(r, 1);
 }
 
 TEST(UpmapBalancerTest, UnknownPool) {

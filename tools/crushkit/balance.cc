@@ -1,6 +1,6 @@
 // `crushkit balance STATE [--mode upmap|read|upmap-read] [--read] [--pool P]...
-// [--max N] [--deviation D] [--by pgs|bytes] [--seed S] [--json] [-o FILE]
-// [--threads N]`: the upmap balancer (osdmap/balancer/upmap_balancer.h),
+// [--max N] [--deviation D] [--by pgs|bytes] [--spread P] [--seed S] [--json]
+// [-o FILE [--osdmap MAP]] [--threads N]`: the upmap balancer (osdmap/balancer/upmap_balancer.h),
 // the read balancer (osdmap/balancer/read_balancer.h: pg_upmap_primaries,
 // the mgr balancer's `read` mode) or both (`upmap-read`: upmap first, then
 // the primaries of the balanced map). Prints a summary and the `ceph osd`
@@ -18,6 +18,7 @@
 #include "osdmap/balancer/read_balancer.h"
 #include "osdmap/balancer/upmap_balancer.h"
 #include "osdmap/balancer/upmap_balancer_report.h"
+#include "osdmap/formats/osdmap_binary_save.h"
 #include "osdmap/formats/state_codec.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
@@ -34,6 +35,8 @@ struct BalanceArgs {
   int max = 100;
   double deviation = 5;
   std::string by = "pgs";
+  double spread = 1;
+  std::string osdmap;  // with -o: the binary osdmap to write the changes onto
   std::uint64_t seed = 0;
   bool json = false;
   std::string output;
@@ -59,6 +62,7 @@ int RunBalance(const BalanceArgs& a) {
     options.max_changes = a.max;
     options.max_deviation = a.deviation;
     options.by = a.by == "bytes" ? osdmap::BalanceBy::kBytes : osdmap::BalanceBy::kPgs;
+    options.max_spread = a.spread;
     options.seed = a.seed;
     options.threads = a.threads;
     absl::StatusOr<osdmap::BalanceResult> result = osdmap::BalanceUpmaps(*state, options);
@@ -108,7 +112,24 @@ int RunBalance(const BalanceArgs& a) {
         (read && !read->new_pg_upmap_primary.empty())) {
       ++after.epoch;
     }
-    auto bytes = osdmap::SerializeState(after, osdmap::StateFormatForPath(a.output));
+    absl::StatusOr<std::string> bytes;
+    if (a.osdmap.empty()) {
+      bytes = osdmap::SerializeState(after, osdmap::StateFormatForPath(a.output));
+    } else {
+      // The cluster's own map with the changes, as `osdmaptool --save`
+      // writes it, for Ceph's tools to read.
+      absl::StatusOr<std::string> original = ReadFileBytes(a.osdmap);
+      if (!original.ok()) return CommandFailed("balance", std::string(original.status().message()));
+      osdmap::OsdmaptoolSave save;
+      save.epoch = after.epoch;
+      save.incrementals_applied = after.epoch != state->epoch;
+      save.release = after.ceph_release;
+      bytes = osdmap::SaveLikeOsdmaptool(*original, after, save);
+      if (!bytes.ok()) {
+        return CommandFailed("balance",
+                             "--osdmap " + a.osdmap + ": " + std::string(bytes.status().message()));
+      }
+    }
     if (!bytes.ok()) return CommandFailed("balance", std::string(bytes.status().message()));
     if (absl::Status s = WriteFileAtomically(a.output, *bytes); !s.ok()) {
       return CommandFailed("balance", std::string(s.message()));
@@ -142,16 +163,27 @@ void AddBalanceCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--deviation", args->deviation,
                   "stop when every OSD is within this many PGs of its target (default 5; "
-                  "by bytes: this many average PG shards)")
+                  "by bytes: keep every pool within it)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--by", args->by, "what to even out: pgs (default) or bytes (needs PG stats)")
+  cmd->add_option("--by", args->by,
+                  "what to even out: pgs (default) or bytes: %USE within each device class, "
+                  "PG counts kept within --deviation (needs PG stats; fill from `ceph osd df`)")
       ->check(CLI::IsMember({"pgs", "bytes"}));
+  cmd->add_option("--spread", args->spread,
+                  "by bytes: stop when each class's fullest - emptiest %USE is within this "
+                  "many points (default 1)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed,
                   "shuffle candidate PGs with this seed (default 0: pg order); same seed, same "
                   "result");
   cmd->add_flag("--json", args->json, "print the report as JSON (proto/balance.proto)");
-  cmd->add_option("-o,--output", args->output,
-                  "write the state with the changes applied (.pb binary, .json text)");
+  CLI::Option* output =
+      cmd->add_option("-o,--output", args->output,
+                      "write the state with the changes applied (.pb binary, .json text)");
+  cmd->add_option("--osdmap", args->osdmap,
+                  "with -o: write this binary osdmap (`ceph osd getmap`, the state's cluster) "
+                  "with the changes applied instead, as `osdmaptool --save` writes it")
+      ->needs(output);
   cmd->add_option("--threads", args->threads,
                   "mapping threads (default: number of CPUs); output is the same for any value")
       ->check(CLI::NonNegativeNumber);
