@@ -180,7 +180,7 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
   return table;
 }
 
-void MapAllPgsInOrder(
+std::uint64_t MapAllPgsInOrder(
     const MappingSession& session, const MapAllOptions& options,
     const std::function<void(const PoolPgTable&, std::uint32_t, std::string*)>& format,
     const std::function<void(const std::string&)>& write) {
@@ -251,6 +251,11 @@ void MapAllPgsInOrder(
       consume(i, out);
     }
   }
+  std::uint64_t diverged = 0;
+  for (const Slot& s : slots) {
+    if (s.worker != nullptr) diverged += s.worker->placement().DivergedFromCeph();
+  }
+  return diverged;
 }
 
 PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,

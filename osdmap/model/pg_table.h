@@ -97,12 +97,13 @@ PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options = 
 // thread passes each `out` to write(), in chunk order, while later chunks are
 // mapped. format() runs on several threads at once and may only write `out`.
 // The mappings equal MapAllPgs()'s for any thread count; progress as there.
-// Memory: a few chunks (about 2,048 PGs each) per thread, not the whole
-// table.
-void MapAllPgsInOrder(const MappingSession& session, const MapAllOptions& options,
-                      const std::function<void(const PoolPgTable& chunk, std::uint32_t first_ps,
-                                               std::string* out)>& format,
-                      const std::function<void(const std::string& out)>& write);
+// Returns PgTable::diverged_from_ceph's count. Memory: a few chunks (about
+// 2,048 PGs each) per thread, not the whole table.
+std::uint64_t MapAllPgsInOrder(
+    const MappingSession& session, const MapAllOptions& options,
+    const std::function<void(const PoolPgTable& chunk, std::uint32_t first_ps, std::string* out)>&
+        format,
+    const std::function<void(const std::string& out)>& write);
 
 // OSDMap::pg_to_raw_upmap() of every PG of `pools` (in that order; each
 // must be a pool of `state`): the CRUSH result after nonexistent-OSD removal

@@ -98,7 +98,7 @@ int RunMapPgs(const MapPgsArgs& a) {
   // not written.
   bool first = true;
   if (a.json) std::fputs("[", stdout);
-  osdmap::MapAllPgsInOrder(
+  const std::uint64_t diverged = osdmap::MapAllPgsInOrder(
       *session, options,
       [json = a.json](const osdmap::PoolPgTable& chunk, std::uint32_t first_ps, std::string* out) {
         out->reserve(std::size_t{chunk.pg_num} * (json ? 128 : 64));
@@ -113,7 +113,7 @@ int RunMapPgs(const MapPgsArgs& a) {
       });
   if (a.json) std::fputs(first ? "]\n" : "\n]\n", stdout);
   std::fflush(stdout);
-  std::cerr << UndefinedMappingsWarning(table.diverged_from_ceph);
+  std::cerr << UndefinedMappingsWarning(diverged);
   return std::ferror(stdout) ? 1 : 0;
 }
 
