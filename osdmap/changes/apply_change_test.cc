@@ -12,8 +12,8 @@
 #include "gtest/gtest.h"
 
 #include "crush/codec.h"
-#include "crush/map.h"
 #include "crush/edit/edit.h"
+#include "crush/map.h"
 #include "crush/model.h"
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/model/crush_placement.h"
