@@ -9,33 +9,17 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-FAILURES = []
-
-
-def run(cmd, expect_rc=0):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if p.returncode != expect_rc:
-        FAILURES.append(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect_rc}\n{p.stderr}")
-    return p.stdout
-
-
-def expect(cond, what):
-    if not cond:
-        FAILURES.append(what)
-
+from cli_check import FAILURES, expect, report, run
 
 def codes(report):
     return {f["code"] for f in report["findings"]}
 
 
 def run_error(cmd, must_say, out_file=None):
-    p = subprocess.run(cmd, capture_output=True, timeout=120)
-    err = p.stderr.decode("latin1")
-    expect(p.returncode == 1, f"{' '.join(cmd)}: exit {p.returncode}, expected 1")
+    err = run(cmd, expect_rc=1, text=False).stderr.decode("latin1")
     expect(must_say in err, f"{' '.join(cmd)}: stderr lacks {must_say!r}:\n{err}")
     expect(all(c in "\t\n" or 32 <= ord(c) < 127 for c in err), f"{' '.join(cmd)}: raw bytes on stderr")
     if out_file:
@@ -73,15 +57,14 @@ def check_wrong_inputs(k, cluster):
         # wherever a state does.
         golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "osdmap_binary",
                               "pacific-upmap.osdmap")
-        p = subprocess.run([k, "import", "--osdmap", golden, "-o", out], capture_output=True, text=True, timeout=120)
+        p = run([k, "import", "--osdmap", golden, "-o", out], expect_rc=None)
         expect(p.returncode == 0 and os.path.exists(out), f"import of a binary osdmap failed:\n{p.stderr}")
-        from_state = run([k, "map-pgs", out])
-        from_binary = run([k, "map-pgs", golden])
+        from_state = run([k, "map-pgs", out]).stdout
+        from_binary = run([k, "map-pgs", golden]).stdout
         expect(from_state == from_binary and from_state, "map-pgs differs between a binary osdmap and its import")
         # A crush map whose devices go beyond the dump's max_osd: imported, with a warning.
         small = path("small.crush", open(os.path.join(os.path.dirname(cluster), "3rack-weighted.crush"), "rb").read())
-        p = subprocess.run([k, "import", "--osdmap", dump, "--crush", small, "-o", out], capture_output=True,
-                           text=True, timeout=120)
+        p = run([k, "import", "--osdmap", dump, "--crush", small, "-o", out], expect_rc=None)
         expect(p.returncode == 0 and "warning: pool" in p.stderr, f"rule warning missing:\n{p.stderr}")
 
 
@@ -95,25 +78,25 @@ def main():
     racks = os.path.join(a.samples, "3rack-weighted.crush")
     ec = os.path.join(a.samples, "6host-classes-ec.crush")
 
-    version = run([k, "--version"])
+    version = run([k, "--version"]).stdout
     # The version, then the release the commands without a state behave as
     # (tests/cli/run_release_follows_cluster.py checks the reasons).
     expect(re.fullmatch(r"crushkit \d+\.\d+\.\d+\ndefault Ceph release: (pacific|reef|tentacle) "
                         r"\([^\n]+\)\n", version), f"--version printed {version!r}")
 
-    r = json.loads(run([k, "check", legacy, "--json"]))
+    r = json.loads(run([k, "check", legacy, "--json"]).stdout)
     expect({"tunables-legacy", "bucket-alg-legacy"} <= codes(r), f"legacy-rooms findings: {codes(r)}")
     expect(r["errors"] == 0 and r["warnings"] >= 2, f"legacy-rooms counts: {r['errors']} {r['warnings']}")
     expect(all(f["hint"] for f in r["findings"] if f["severity"] == "warning"), "every warning has a hint")
     run([k, "check", legacy, "--strict"], expect_rc=1)
 
-    r = json.loads(run([k, "check", racks, "--json"]))
+    r = json.loads(run([k, "check", racks, "--json"]).stdout)
     expect("failure-domain-imbalance" in codes(r), f"3rack-weighted findings: {codes(r)}")
     # Four replicas in three racks cannot be placed: an error, exit 1.
-    r = json.loads(run([k, "check", racks, "--num-rep", "4", "--json"], expect_rc=1))
+    r = json.loads(run([k, "check", racks, "--num-rep", "4", "--json"], expect_rc=1).stdout)
     expect("rule-unsatisfiable" in codes(r), f"3rack-weighted --num-rep 4 findings: {codes(r)}")
 
-    r = json.loads(run([k, "check", ec, "--json"]))
+    r = json.loads(run([k, "check", ec, "--json"]).stdout)
     expect("rule-capacity" in codes(r), f"6host-classes-ec findings: {codes(r)}")
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,36 +107,33 @@ def main():
         # without emit compiles and maps nothing.
         with open(broken, "w") as f:
             f.write(text.replace("\tstep emit\n", "", 1))
-        r = json.loads(run([k, "check", broken, "--json"], expect_rc=1))
+        r = json.loads(run([k, "check", broken, "--json"], expect_rc=1).stdout)
         expect("rule-no-emit" in codes(r), f"rule without emit: {codes(r)}")
-        out = run([k, "check", broken], expect_rc=1)
+        out = run([k, "check", broken], expect_rc=1).stdout
         expect("fix:" in out and "1 error(s)" in out, f"terminal summary:\n{out}")
 
-    t = json.loads(run([k, "test", racks, "--json", "--inputs", "20000"]))
+    t = json.loads(run([k, "test", racks, "--json", "--inputs", "20000"]).stdout)
     rule = t["rules"][0]
     expect(rule["num_rep"] == 3 and rule["inputs"] == 20000, f"test header: {rule}")
     expect(int(rule["placed"]) > 0 and rule["domain_type"] == "rack", f"test rule: {rule}")
     shares = sum(d["actual_share"] for d in rule["domains"])
     expect(abs(shares - 1.0) < 1e-9, f"rack shares sum to {shares}")
     expect(rule["domain_spread"]["items"] == len(rule["domains"]) == 3, f"spread: {rule['domain_spread']}")
-    out = run([k, "test", racks, "--inputs", "20000"])
+    out = run([k, "test", racks, "--inputs", "20000"]).stdout
     expect("within 2 SD" in out and "DEV/SD" in out, f"test terminal output:\n{out}")
 
-    tr = json.loads(run([k, "tree", ec, "--json", "--test", "--inputs", "4096"]))
+    tr = json.loads(run([k, "tree", ec, "--json", "--test", "--inputs", "4096"]).stdout)
     expect(any(i["device_class"] == "ssd" for i in tr["items"]), "tree --json has classes")
     expect(any("share" in i for i in tr["items"]) and tr["test"]["inputs"] == 4096, "tree --json --test shares")
 
     for cmd in ["check", "test", "tree", "edit", "compile", "decompile", "diff", "plan", "import", "map-pgs",
                 "map-object", "strategies"]:
-        out = run([k, cmd, "--help"])
+        out = run([k, cmd, "--help"]).stdout
         expect("xample" in out, f"`crushkit {cmd} --help` has no example")
 
     check_wrong_inputs(k, os.path.join(a.samples, "cluster"))
 
-    for f in FAILURES:
-        print("FAIL:", f)
-    print(f"{'FAILED' if FAILURES else 'OK'}: map commands ({len(FAILURES)} failure(s))")
-    return 1 if FAILURES else 0
+    return report("map commands")
 
 
 if __name__ == "__main__":

@@ -20,23 +20,13 @@ import argparse
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import threading
 
-FAILURES = []
+from cli_check import FAILURES, expect, report, run
+
 SKIP = 77
-
-
-def expect(cond, what):
-    if not cond:
-        FAILURES.append(what)
-
-
-def run(argv, pass_fds=(), env=None, cwd=None):
-    return subprocess.run(argv, capture_output=True, timeout=120, pass_fds=pass_fds, env=env,
-                          cwd=cwd)
 
 
 def read(path):
@@ -55,8 +45,10 @@ class Writer:
     def write(self, out, pass_fds=()):
         if self.python:
             code = self.python.format(out=repr(out))
-            return run([sys.executable, "-c", code], pass_fds=pass_fds)
-        return run(self.argv(out), pass_fds=pass_fds)
+            argv = [sys.executable, "-c", code]
+        else:
+            argv = self.argv(out)
+        return run(argv, expect_rc=None, text=False, pass_fds=pass_fds)
 
 
 def fifo_read(path, sink):
@@ -169,8 +161,7 @@ def check_save_in_place(k, om_source, scratch):
     shutil.copy(om_source, target)
     link = os.path.join(d, "om")
     os.symlink("om.real", link)
-    p = run([k, "osdmaptool", link, "--adjust-crush-weight", "0:0.5", "--save"])
-    expect(p.returncode == 0, f"osdmaptool --save via symlink: exit {p.returncode}")
+    run([k, "osdmaptool", link, "--adjust-crush-weight", "0:0.5", "--save"])
     expect(os.path.islink(link), "osdmaptool --save replaced the symlink")
     expect(read(target) != read(om_source), "osdmaptool --save did not update the link's target")
     shutil.rmtree(d)
@@ -197,7 +188,7 @@ if [ -n "$4" ]; then
 fi
 """
     p = run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", k, sample,
-             out_k, crushtool or "", out_c])
+             out_k, crushtool or "", out_c], expect_rc=None, text=False)
     if p.returncode != 0:
         err = p.stderr.decode(errors="replace")
         if "Operation not permitted" in err and not require_oracle:
@@ -225,9 +216,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         def fixture(name, argv):
             path = os.path.join(scratch, name)
-            p = run(argv(path))
-            if p.returncode != 0:
-                sys.exit(f"fixture {name}: exit {p.returncode}\n{p.stderr.decode(errors='replace')}")
+            run(argv(path), check=True)
             return path
 
         crush_bin = fixture("map.bin", lambda o: [k, "compile", sample, "-o", o])
@@ -296,10 +285,7 @@ def main():
         if skipped:
             print(f"note: private /dev check skipped: {skipped}")
 
-    for f in FAILURES:
-        print("FAIL:", f)
-    print(f"output paths: {len(FAILURES)} failures")
-    return 1 if FAILURES else 0
+    return report("output paths")
 
 
 if __name__ == "__main__":

@@ -19,24 +19,14 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 
+from cli_check import expect, report, run
+
 CAPTURES = ["loopback-pacific", "loopback-pacific-backfill", "loopback-pacific-weightset",
             "loopback-tentacle"]
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def run(cmd, timeout=120):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 def main():
@@ -55,14 +45,11 @@ def main():
             d = os.path.join(data, c)
             p = run([k, "import", "--report", os.path.join(d, "report.json"),
                      "--pg-stats", os.path.join(d, "pg-dump.json"), "-o", out("r.pb")])
-            expect(p.returncode == 0, f"{c}: import --report failed:\n{p.stderr}")
             expect("mapping agrees with the cluster" in p.stderr and "WARNING" not in p.stderr,
                    f"{c}: no agreement line:\n{p.stderr}")
-            p = run([k, "import", "--osdmap", os.path.join(d, "osd-dump.json"),
-                     "--crush", os.path.join(d, "crush-dump.json"), "-o", out("d.pb")])
-            expect(p.returncode == 0, f"{c}: import --osdmap JSON --crush dump failed:\n{p.stderr}")
-            p = run([k, "import", "--osdmap", os.path.join(d, "osdmap.bin"), "-o", out("b.pb")])
-            expect(p.returncode == 0, f"{c}: import --osdmap binary failed:\n{p.stderr}")
+            run([k, "import", "--osdmap", os.path.join(d, "osd-dump.json"),
+                 "--crush", os.path.join(d, "crush-dump.json"), "-o", out("d.pb")])
+            run([k, "import", "--osdmap", os.path.join(d, "osdmap.bin"), "-o", out("b.pb")])
             maps = [run([k, "map-pgs", out(s), "--json"]).stdout for s in ("r.pb", "d.pb", "b.pb")]
             expect(maps[0] and maps[0] == maps[1] == maps[2],
                    f"{c}: map-pgs differs between --report, the JSON dumps and the binary osdmap")
@@ -71,13 +58,13 @@ def main():
         # every command that plans from the state says so again.
         d = os.path.join(data, "loopback-pacific")
         with open(os.path.join(d, "report.json")) as f:
-            report = json.load(f)
-        for b in report["crushmap"]["buckets"]:
+            planted = json.load(f)
+        for b in planted["crushmap"]["buckets"]:
             for item in b["items"]:
                 if item["id"] in (-3, -7):
                     item["weight"] = 0x8000
         with open(out("planted.json"), "w") as f:
-            json.dump(report, f)
+            json.dump(planted, f)
         p = run([k, "import", "--report", out("planted.json"), "--pg-stats",
                  os.path.join(d, "pg-dump.json"), "-o", out("planted.pb")])
         expect(p.returncode == 0 and os.path.exists(out("planted.pb")),
@@ -90,19 +77,20 @@ def main():
         for cmd in ([k, "plan", out("planted.pb"), out("ops")],
                     [k, "diff", out("planted.pb"), out("planted.pb")],
                     [k, "map-pgs", out("planted.pb")]):
-            p = run(cmd)
+            p = run(cmd, expect_rc=None)
             expect("DIFFERENTLY from the cluster" in p.stderr,
                    f"{cmd[1]} does not repeat the warning:\n{p.stderr[:2000]}")
 
         p = run([k, "import", "--report", os.path.join(d, "report.json"), "--osdmap",
-                 os.path.join(d, "osdmap.bin"), "-o", out("x.pb")])
+                 os.path.join(d, "osdmap.bin"), "-o", out("x.pb")], expect_rc=None)
         expect(p.returncode != 0 and "excludes" in p.stderr, f"--report with --osdmap:\n{p.stderr}")
-        p = run([k, "import", "--osdmap", os.path.join(d, "report.json"), "-o", out("x.pb")])
+        p = run([k, "import", "--osdmap", os.path.join(d, "report.json"), "-o", out("x.pb")], expect_rc=None)
         expect(p.returncode != 0 and "'crushkit import --report' reads" in p.stderr,
                f"--osdmap report.json:\n{p.stderr}")
 
         # --from-cluster without a ceph binary, then with a cluster that is not there.
-        p = run([k, "import", "--from-cluster", "--ceph", "/nonexistent/ceph", "-o", out("x.pb")])
+        p = run([k, "import", "--from-cluster", "--ceph", "/nonexistent/ceph", "-o", out("x.pb")],
+                expect_rc=None)
         expect(p.returncode != 0 and "give --ceph PATH" in p.stderr and not os.path.exists(out("x.pb")),
                f"--from-cluster without ceph:\n{p.stderr}")
         ceph = shutil.which("ceph")
@@ -123,15 +111,15 @@ def main():
                         f"log file = {tmp}/client.log\nadmin socket =\n")
             t0 = time.time()
             p = run([k, "import", "--from-cluster", "--conf", out("ceph.conf"), "--timeout", "2",
-                     "-o", out("x.pb")], timeout=60)
+                     "-o", out("x.pb")], expect_rc=None, timeout=60)
             took = time.time() - t0
             expect(p.returncode != 0 and "cannot connect to the cluster within 2 s" in p.stderr and
                    "'ceph report'" in p.stderr and not os.path.exists(out("x.pb")),
                    f"--from-cluster, wrong port:\n{p.stderr}")
             expect(took < 2 * 2 + 3, f"--from-cluster, wrong port: {took:.1f} s for a 2 s timeout")
             print(f"wrong port refused in {took:.1f} s: {p.stderr.strip()}")
-    print(f"{len(failures)} failures in {time.time() - started:.1f} s")
-    return 1 if failures else 0
+    print(f"{time.time() - started:.1f} s")
+    return report("report import")
 
 
 if __name__ == "__main__":
