@@ -31,7 +31,7 @@ MAXES=${MAXES:-"10 100 1000"}
 DEVIATIONS=${DEVIATIONS:-"1 5"}
 REPEAT=${REPEAT:-1}
 OM3=${OM3:+$(readlink -f "$OM3")}
-source "$HERE/cluster_10k.sh"
+source "$HERE/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
 if [ -n "$OM3" ]; then cp "$OM3" om; else "$HERE/make_3pool_osdmap.sh" om >/dev/null; fi
 

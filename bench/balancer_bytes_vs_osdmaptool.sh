@@ -35,7 +35,7 @@ OM=${OM:+$(readlink -f "$OM")}
 PGDUMP=${PGDUMP:+$(readlink -f "$PGDUMP")}
 OSDDF=${OSDDF:+$(readlink -f "$OSDDF")}
 DF=${DF:+$(readlink -f "$DF")}
-source "$HERE/cluster_10k.sh"
+source "$HERE/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
 if [ -n "$OM" ]; then cp "$OM" om; else "$HERE/make_3pool_osdmap.sh" om >/dev/null; fi
 

@@ -15,7 +15,7 @@
 # Usage: MAX=100 DEVIATION=1 bench/balancer_vs_osdmaptool.sh [path/to/crushkit]
 set -euo pipefail
 export CRUSHKIT_CEPH_RELEASE=pacific
-source "$(dirname "$0")/cluster_10k.sh"
+source "$(dirname "$0")/lib.sh"
 OSDS=${OSDS:-1000}
 PG_BITS=${PG_BITS:-5}
 MAX=${MAX:-100}

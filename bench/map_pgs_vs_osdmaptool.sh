@@ -9,7 +9,7 @@
 set -euo pipefail
 # The oracle is Ceph 16.2: states map as that release (ClusterState.ceph_release).
 export CRUSHKIT_CEPH_RELEASE=pacific
-source "$(dirname "$0")/cluster_10k.sh"
+source "$(dirname "$0")/lib.sh"
 bench_init "${1:-build-release/tools/crushkit}"
 
 build_bench_cluster "$OSDS" "$PG_BITS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 40's planner speed targets on the 10,000-OSD, 1,280,000-PG cluster of
-# cluster_10k.sh (20 racks x 20 hosts x 25 OSDs, straw2, one replicated
+# bench/lib.sh (20 racks x 20 hosts x 25 OSDs, straw2, one replicated
 # pool), side by side with osdmaptool in one run:
 #   * `crushkit plan STATE add-rack.ops` (a 21st rack of 20 hosts x 25 OSDs at
 #     the existing OSDs' CRUSH weight: movement, backfill simulation, report);
@@ -16,36 +16,12 @@
 set -euo pipefail
 # The oracle is Ceph 16.2: states map as that release (ClusterState.ceph_release).
 export CRUSHKIT_CEPH_RELEASE=pacific
-source "$(dirname "$0")/cluster_10k.sh"
+source "$(dirname "$0")/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
 REPS=${REPS:-3}
 
-build_bench_cluster "$OSDS" "$PG_BITS"
-osdmaptool om --export-crush om.crush --dump json 2>/dev/null | sed -n '/^{/,$p' > om.json
-"$CRUSHKIT" import --osdmap om.json --crush om.crush -o om.pb 2>/dev/null
-hosts=$((OSDS / 25 / 20))
-{
-  echo "osd crush add-bucket rack20 rack root=root"
-  for h in $(seq 0 $((hosts - 1))); do
-    echo "add-host newhost$h osds=25 weight=1 rack=rack20 root=root"
-  done
-} > add-rack.ops
-
-# best NAME CMD...: runs CMD (stdout to /dev/null) REPS times; prints
-# "NAME min_wall min_cpu max_rss_kib".
-best() {
-  local name=$1; shift
-  local w c m bw=1e9 bc=1e9 bm=0
-  for _ in $(seq "$REPS"); do
-    /usr/bin/time -f "%e %U %S %M" -o t.txt "$@" > /dev/null 2>/dev/null
-    read -r w u s m < t.txt
-    c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-    bw=$(awk -v a="$bw" -v b="$w" 'BEGIN { print (b < a) ? b : a }')
-    bc=$(awk -v a="$bc" -v b="$c" 'BEGIN { print (b < a) ? b : a }')
-    bm=$(( m > bm ? m : bm ))
-  done
-  echo "$name $bw $bc $bm"
-}
+build_bench_state
+write_add_rack_ops add-rack.ops
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r _ ow oc _ < <(best osdmaptool bash -c \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 40's comparison target on the 10,000-OSD, 1,280,000-PG cluster of
-# cluster_10k.sh (20 racks x 20 hosts x 25 OSDs, straw2, one replicated
+# bench/lib.sh (20 racks x 20 hosts x 25 OSDs, straw2, one replicated
 # pool): `crushkit plan STATE A.ops B.ops ...` with 20 alternatives, each
 # adding one host of 25 OSDs to another rack (rack0..rack19), and the same
 # question asked with --place-hosts (those 20 racks and a new one: 21).
@@ -12,14 +12,12 @@
 # Usage: [REPS=2] [THREADS=2] bench/plan_compare_10k.sh [path/to/crushkit]
 set -euo pipefail
 export CRUSHKIT_CEPH_RELEASE=pacific
-source "$(dirname "$0")/cluster_10k.sh"
+source "$(dirname "$0")/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
 REPS=${REPS:-2}
 THREADS=${THREADS:-2}
 
-build_bench_cluster "$OSDS" "$PG_BITS"
-osdmaptool om --export-crush om.crush --dump json 2>/dev/null | sed -n '/^{/,$p' > om.json
-"$CRUSHKIT" import --osdmap om.json --crush om.crush -o om.pb 2>/dev/null
+build_bench_state
 racks=$((OSDS / 25 / 20))
 alts=()
 for r in $(seq 0 $((racks - 1))); do
@@ -27,22 +25,6 @@ for r in $(seq 0 $((racks - 1))); do
   alts+=("in-rack$r.ops")
 done
 echo "add-host newhost osds=25 weight=1" > host.ops
-
-# best NAME CMD...: runs CMD (stdout to /dev/null) REPS times; prints
-# "NAME min_wall min_cpu max_rss_kib".
-best() {
-  local name=$1; shift
-  local w u s m c bw=1e9 bc=1e9 bm=0
-  for _ in $(seq "$REPS"); do
-    /usr/bin/time -f "%e %U %S %M" -o t.txt "$@" > /dev/null 2>/dev/null
-    read -r w u s m < t.txt
-    c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
-    bw=$(awk -v a="$bw" -v b="$w" 'BEGIN { print (b < a) ? b : a }')
-    bc=$(awk -v a="$bc" -v b="$c" 'BEGIN { print (b < a) ? b : a }')
-    bm=$(( m > bm ? m : bm ))
-  done
-  echo "$name $bw $bc $bm"
-}
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r _ ow oc om < <(best one "$CRUSHKIT" plan om.pb in-rack0.ops --json --threads "$THREADS")

@@ -9,19 +9,11 @@
 #
 # Usage: [LIMIT=2%] bench/staged_plan_10k.sh [path/to/crushkit]   (needs ceph-base)
 set -euo pipefail
-source "$(dirname "$0")/cluster_10k.sh"
+source "$(dirname "$0")/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
 
-build_bench_cluster "$OSDS" "$PG_BITS"
-osdmaptool om --export-crush om.crush --dump json 2>/dev/null | sed -n '/^{/,$p' > om.json
-"$CRUSHKIT" import --osdmap om.json --crush om.crush -o om.pb
-hosts=$((OSDS / 25 / 20))
-{
-  echo "osd crush add-bucket rack20 rack root=root"
-  for h in $(seq 0 $((hosts - 1))); do
-    echo "add-host newhost$h osds=25 weight=1 rack=rack20 root=root"
-  done
-} > add-rack.ops
+build_bench_state
+write_add_rack_ops add-rack.ops
 
 /usr/bin/time -f "%e %U %S %M" -o t.txt \
   "$CRUSHKIT" plan om.pb add-rack.ops --max-misplaced "${LIMIT:-5%}" --json > plan.json 2>/dev/null

@@ -8,7 +8,7 @@ The report comes from one of:
                  the best alternative's report with the comparison table above 'What moves',
                  one row per alternative; the page's figures are checked against that
                  alternative's own `plan --json`.
-  --cluster-10k  10,000 OSDs (20 racks x 20 hosts x 25, as bench/cluster_10k.sh) built with
+  --cluster-10k  10,000 OSDs (20 racks x 20 hosts x 25, as bench/lib.sh builds them) built with
                  crushkit's own crushtool/osdmaptool fronts, one PG per OSD and a made-up
                  `ceph osd df`, one host drained and one OSD reweighted, staged at 5% (`plan`).
 At each window size (--sizes, default 1280x800 and 1920x1080) the page is loaded with a
