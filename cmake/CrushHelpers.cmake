@@ -38,8 +38,17 @@ function(crush_cc_test)
   target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_options(${A_NAME} PRIVATE ${CRUSH_TEST_COPTS})
   set_target_properties(${A_NAME} PROPERTIES UNITY_BUILD OFF)
-  gtest_discover_tests(${A_NAME} DISCOVERY_TIMEOUT 60
-                       PROPERTIES ENVIRONMENT "CRUSHKIT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  if(CRUSH_TEST_SHARDS GREATER 0)
+    math(EXPR _last "${CRUSH_TEST_SHARDS} - 1")
+    foreach(_shard RANGE ${_last})
+      add_test(NAME ${A_NAME}_shard${_shard} COMMAND ${A_NAME} --gtest_brief=1)
+      set_tests_properties(${A_NAME}_shard${_shard} PROPERTIES LABELS gtest ENVIRONMENT
+        "CRUSHKIT_SOURCE_DIR=${PROJECT_SOURCE_DIR};GTEST_TOTAL_SHARDS=${CRUSH_TEST_SHARDS};GTEST_SHARD_INDEX=${_shard}")
+    endforeach()
+  else()
+    gtest_discover_tests(${A_NAME} DISCOVERY_TIMEOUT 60
+                         PROPERTIES ENVIRONMENT "CRUSHKIT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  endif()
 endfunction()
 
 # crush_cc_benchmark(NAME name SRCS ... DEPS ... [SMOKE_FILTER regex]): a

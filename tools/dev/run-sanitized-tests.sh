@@ -18,6 +18,11 @@
 #   (CI builds the tests only here); CRUSH_WERROR=OFF turns it off.
 #   Build dir: ${BUILD_DIR:-build-asan}. CRUSH_DIFFERENTIAL_CRUSHKIT=PATH makes
 #   the differential suites run that crushkit instead (CI: a Release one).
+#   CRUSH_TEST_SHARDS=N runs each gtest binary as N ctest entries instead of
+#   one per case (CI: 2; each ASan process start costs ~0.3 CPU-s). No
+#   libcrushkit.so here (-DCRUSH_BUILD_SHARED=OFF: the same sources compiled
+#   again, ~90 CPU-s, and no test uses it; check-embed.sh installs the
+#   Release one).
 # tsan: gcc, -fsanitize=thread, builds crush_core's thread tests
 #   (crush_thread_tests) and the crushtool front's tests, and runs the
 #   multi-threaded paths: the concurrent-mapping tests (many threads sharing
@@ -49,6 +54,7 @@ case "$mode" in
       -DCRUSH_WERROR="${CRUSH_WERROR:-ON}" \
       -DCRUSH_SANITIZE=address,undefined -DCRUSH_BUILD_BENCHMARKS="${CRUSH_SANITIZE_BENCHMARKS:-OFF}" \
       -DCRUSH_TEST_COPTS="${CRUSH_TEST_COPTS--O0;-fno-sanitize=undefined}" \
+      -DCRUSH_TEST_SHARDS="${CRUSH_TEST_SHARDS:-0}" -DCRUSH_BUILD_SHARED=OFF \
       -DCRUSH_DIFFERENTIAL_CRUSHKIT="${CRUSH_DIFFERENTIAL_CRUSHKIT:-}" >/dev/null
     # CRUSH_SANITIZE_TARGETS (space-separated) limits the build, e.g. for CI;
     # tests of targets not built are simply not discovered.

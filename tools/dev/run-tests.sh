@@ -9,7 +9,8 @@
 #   1. -Werror build of everything under ASan+UBSan
 #      (-fno-sanitize-recover=all) and every test run there: unit and golden
 #      tests, limits, fuzz-corpus and regression replays, one
-#      --benchmark_min_time=0.01 smoke run of each benchmark, the HTML report
+#      --benchmark_min_time=0.01 smoke run of each benchmark (each gtest
+#      binary runs as two shards: CRUSH_TEST_SHARDS), the HTML report
 #      in headless Chromium, and the differential, cram, compile and osdmap
 #      suites against Ceph's crushtool and osdmaptool with the ASan crushkit
 #      as the tool under test;
@@ -86,7 +87,7 @@ case "${CRUSH_CI_FLOW:-sanitizers}" in
     stamp "Python module tests (pytest), Release"
     bash tools/dev/check-python.sh "$release_dir"
     stamp "whole suite and benchmark smoke runs, ASan+UBSan (differential suites: Release crushkit)"
-    CRUSH_SANITIZE_BENCHMARKS=ON BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" \
+    CRUSH_SANITIZE_BENCHMARKS=ON CRUSH_TEST_SHARDS=2 BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}" \
       CRUSH_DIFFERENTIAL_CRUSHKIT="$PWD/$release_dir/tools/crushkit" \
       bash tools/dev/run-sanitized-tests.sh asan
     stamp "threaded CLI paths: one thread vs four, byte-identical (Release crushkit)"
