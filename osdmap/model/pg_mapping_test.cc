@@ -48,6 +48,15 @@ ClusterState MakeState(PoolType type) { return crush_testing::MakeOnePoolState(8
 
 std::vector<std::int32_t> V(const OsdList& l) { return l.ToVector(); }
 
+// Maps one PG of `s` through a FakePlacement whose raw set is {0, 1, 2}.
+PgMapping MapOne(const ClusterState& s, const PgId& pg) {
+  FakePlacement f;
+  PgMapper m(s, f);
+  PgMapping r;
+  m.PgToUpActing(pg, &r);
+  return r;
+}
+
 TEST(PgMappingTest, PassesPpsPoolAndReweightsToCrush) {
   ClusterState s = MakeState(PoolType::kReplicated);
   s.osds[3].weight = 0x8000;
@@ -99,10 +108,7 @@ TEST(PgMappingTest, NonexistentOsdsShiftForReplicatedAndHoleForErasure) {
   for (PoolType t : {PoolType::kReplicated, PoolType::kErasure}) {
     ClusterState s = MakeState(t);
     s.osds[0].state = 0;
-    FakePlacement f;
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 0}, &r);
+    const PgMapping r = MapOne(s, {1, 0});
     if (t == PoolType::kReplicated) {
       EXPECT_THAT(V(r.raw), ElementsAre(1, 2));
       EXPECT_THAT(V(r.acting), ElementsAre(1, 2));
@@ -119,10 +125,7 @@ TEST(PgMappingTest, DownOsdsShiftForReplicatedAndHoleForErasure) {
   for (PoolType t : {PoolType::kReplicated, PoolType::kErasure}) {
     ClusterState s = MakeState(t);
     s.osds[1].state = kOsdExists;  // down
-    FakePlacement f;
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 0}, &r);
+    const PgMapping r = MapOne(s, {1, 0});
     EXPECT_THAT(V(r.raw), ElementsAre(0, 1, 2));  // raw keeps down OSDs
     if (t == PoolType::kReplicated) {
       EXPECT_THAT(V(r.up), ElementsAre(0, 2));
@@ -136,30 +139,17 @@ TEST(PgMappingTest, PgUpmapReplacesUnlessATargetIsOut) {
   ClusterState s = MakeState(PoolType::kReplicated);
   s.pools[1].pg_num = 12;  // mask 15: ps 13 folds to 5
   s.pg_upmap[{1, 5}] = {5, 6, 7};
-  FakePlacement f;
-  {
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 5}, &r);
-    EXPECT_THAT(V(r.up), ElementsAre(5, 6, 7));
-    EXPECT_THAT(V(r.raw), ElementsAre(0, 1, 2));  // raw is before upmap
-  }
-  s.osds[6].weight = 0;  // out: the explicit mapping is ignored entirely
-  {
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 5}, &r);
-    EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
-  }
+  PgMapping r = MapOne(s, {1, 5});
+  EXPECT_THAT(V(r.up), ElementsAre(5, 6, 7));
+  EXPECT_THAT(V(r.raw), ElementsAre(0, 1, 2));  // raw is before upmap
+  s.osds[6].weight = 0;                         // out: the explicit mapping is ignored entirely
+  r = MapOne(s, {1, 5});
+  EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
   // _apply_upmap returns on the rejected pg_upmap: the PG's pg_upmap_items
   // are not applied either (diff_differential seed 7 case 215).
   s.pg_upmap_items[{1, 5}] = {{1, 3}};
-  {
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 5}, &r);
-    EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
-  }
+  r = MapOne(s, {1, 5});
+  EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
 }
 
 TEST(PgMappingTest, UpmapIsKeyedByTheFoldedPg) {
@@ -202,10 +192,7 @@ TEST(PgMappingTest, UpmapTargetThatIsDownIsDroppedFromUp) {
   ClusterState s = MakeState(PoolType::kErasure);
   s.osds[5].state = kOsdExists;  // down but in
   s.pg_upmap_items[{1, 0}] = {{1, 5}};
-  FakePlacement f;
-  PgMapper m(s, f);
-  PgMapping r;
-  m.PgToUpActing({1, 0}, &r);
+  const PgMapping r = MapOne(s, {1, 0});
   EXPECT_THAT(V(r.up), ElementsAre(0, kNone, 2));
   EXPECT_EQ(r.up_primary, 0);
 }
@@ -213,10 +200,7 @@ TEST(PgMappingTest, UpmapTargetThatIsDownIsDroppedFromUp) {
 TEST(PgMappingTest, UpmapPrimarySwapsToFront) {
   ClusterState s = MakeState(PoolType::kReplicated);
   s.pg_upmap_primaries[{1, 0}] = 2;
-  FakePlacement f;
-  PgMapper m(s, f);
-  PgMapping r;
-  m.PgToUpActing({1, 0}, &r);
+  const PgMapping r = MapOne(s, {1, 0});
   EXPECT_THAT(V(r.up), ElementsAre(2, 1, 0));
   EXPECT_EQ(r.up_primary, 2);
 }
@@ -226,10 +210,7 @@ TEST(PgMappingTest, PrimaryAffinityZeroMovesPrimary) {
     ClusterState s = MakeState(t);
     // Affinity 0: (hash >> 16) >= 0 always, so osd.0 is always rejected.
     s.osds[0].primary_affinity = 0;
-    FakePlacement f;
-    PgMapper m(s, f);
-    PgMapping r;
-    m.PgToUpActing({1, 3}, &r);
+    const PgMapping r = MapOne(s, {1, 3});
     EXPECT_EQ(r.up_primary, 1);
     EXPECT_EQ(r.acting_primary, 1);
     if (t == PoolType::kReplicated) {
@@ -243,10 +224,7 @@ TEST(PgMappingTest, PrimaryAffinityZeroMovesPrimary) {
 TEST(PgMappingTest, PrimaryAffinityAllRejectedFallsBackToFirst) {
   ClusterState s = MakeState(PoolType::kReplicated);
   for (auto& o : s.osds) o.primary_affinity = 0;
-  FakePlacement f;
-  PgMapper m(s, f);
-  PgMapping r;
-  m.PgToUpActing({1, 3}, &r);
+  const PgMapping r = MapOne(s, {1, 3});
   EXPECT_EQ(r.up_primary, 0);
   EXPECT_THAT(V(r.up), ElementsAre(0, 1, 2));
 }

@@ -16,14 +16,20 @@
 namespace crushkit::osdmap {
 namespace {
 
-// createsimple 6 with pool 1 (48 PGs), every OSD up and in but osd.2.
-ClusterState SixOsdsOneOut(crush::CephRelease release) {
+// osdmaptool --createsimple 6 --with-default-pool --pg-bits 3: pool 1 with
+// 48 PGs.
+absl::StatusOr<OsdMapBinary> CreateSixOsds() {
   CreateOsdMapOptions o;
   o.num_osd = 6;
   o.pg_bits = 3;
   o.pgp_bits = 3;
   o.with_default_pool = true;
-  auto state = ImportDecodedOsdMap(CreateOsdMap(o));
+  return CreateOsdMap(o);
+}
+
+// createsimple 6 with pool 1 (48 PGs), every OSD up and in but osd.2.
+ClusterState SixOsdsOneOut(crush::CephRelease release) {
+  auto state = ImportDecodedOsdMap(CreateSixOsds());
   EXPECT_TRUE(state.ok()) << state.status();
   for (OsdInfo& osd : state->osds) {
     osd.state |= kOsdExists | kOsdUp;
@@ -69,12 +75,7 @@ TEST(ReadBalanceTest, MissingPoolIsEnoent) {
 
 TEST(ReadBalanceTest, PrintShowsTheScoreOnlyFromReef) {
   const ClusterState s = SixOsdsOneOut(crush::CephRelease::kReef);
-  CreateOsdMapOptions o;
-  o.num_osd = 6;
-  o.pg_bits = 3;
-  o.pgp_bits = 3;
-  o.with_default_pool = true;
-  auto map = CreateOsdMap(o);
+  auto map = CreateSixOsds();
   ASSERT_TRUE(map.ok()) << map.status();
   auto reef = PrintReleaseFor(s, crush::CephRelease::kReef);
   ASSERT_TRUE(reef.ok()) << reef.status();
@@ -165,12 +166,7 @@ TEST(ReadBalanceTest, SizeAwareScoreChecksReadRatioAndWarnsOfPrimaryAffinity) {
             "ignored by the size-optimal read balancer");
   // print_pools: the score, then " Warning: " and the message on a line of
   // its own (which says "Warning: " again, as " ERROR: ERROR: " for errors).
-  CreateOsdMapOptions o;
-  o.num_osd = 6;
-  o.pg_bits = 3;
-  o.pgp_bits = 3;
-  o.with_default_pool = true;
-  auto map = CreateOsdMap(o);
+  auto map = CreateSixOsds();
   ASSERT_TRUE(map.ok()) << map.status();
   auto tentacle = PrintReleaseFor(s, crush::CephRelease::kTentacle);
   ASSERT_TRUE(tentacle.ok()) << tentacle.status();
