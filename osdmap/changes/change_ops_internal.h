@@ -1,10 +1,12 @@
-// Private to the change-op files (change_ops.cc, change_op_table.cc and the
-// applier): the tables both the parser (names, ranges) and the applier (the
-// fields they set) need, the parse functions the op table names, and small
-// text helpers. Not installed; not an API.
+// Private to the change-op files (change_ops.cc, change_op_parsers.cc,
+// change_op_table.cc and the applier): the tables both the parser (names,
+// ranges) and the applier (the fields they set) need, the argument words and
+// diagnostics of one command, the parse functions the op table names, and
+// small text helpers. Not installed; not an API.
 #ifndef CRUSHKIT_OSDMAP_CHANGES_CHANGE_OPS_INTERNAL_H_
 #define CRUSHKIT_OSDMAP_CHANGES_CHANGE_OPS_INTERNAL_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -103,11 +105,69 @@ using util::DidYouMean;
 // Digits only, at most 19 of them; nullopt otherwise.
 std::optional<std::uint64_t> ParseDecimal(std::string_view text);
 
-// The argument words of one command and the diagnostics they report to
-// (change_ops.cc).
-class Args;
+// The diagnostics of one change file, each at a word of it.
+class Diagnostics {
+ public:
+  void At(const Word& w, std::string message) {
+    list_.push_back(ChangeDiagnostic{w.line, w.column, std::max(1, static_cast<int>(w.text.size())),
+                                     std::move(message)});
+  }
 
-// Each command's argument grammar (change_ops.cc), named by the op table
+  // Just past the end of `w` (where a missing word was expected).
+  void After(const Word& w, std::string message) {
+    list_.push_back(ChangeDiagnostic{w.line, w.column + static_cast<int>(w.text.size()), 1,
+                                     std::move(message)});
+  }
+
+  std::size_t size() const { return list_.size(); }
+
+  std::vector<ChangeDiagnostic>& list() { return list_; }
+
+ private:
+  std::vector<ChangeDiagnostic> list_;
+};
+
+// The argument words of one command, consumed left to right. Every failure
+// is reported with the command's usage.
+class Args {
+ public:
+  Args(const std::vector<Word>& words, std::size_t first, std::string_view usage,
+       Diagnostics& diags)
+      : words_(words), pos_(first), usage_(usage), diags_(diags) {}
+
+  bool empty() const { return pos_ >= words_.size(); }
+
+  std::size_t remaining() const { return words_.size() - pos_; }
+
+  const Word& Peek() const { return words_[pos_]; }
+
+  // The next word, or nullptr after reporting "missing WHAT".
+  const Word* Next(std::string_view what) {
+    if (!empty()) return &words_[pos_++];
+    diags_.After(words_.back(),
+                 "missing " + std::string(what) + "; expected '" + std::string(usage_) + "'");
+    return nullptr;
+  }
+
+  // Reports every word left over; true if there was none.
+  bool Finish() {
+    if (empty()) return true;
+    diags_.At(words_[pos_],
+              "extra argument '" + words_[pos_].text + "'; expected '" + std::string(usage_) + "'");
+    pos_ = words_.size();
+    return false;
+  }
+
+  Diagnostics& diags() { return diags_; }
+
+ private:
+  const std::vector<Word>& words_;
+  std::size_t pos_;
+  std::string_view usage_;
+  Diagnostics& diags_;
+};
+
+// Each command's argument grammar (change_op_parsers.cc), named by the op table
 // (change_op_table.cc): read the words after the command's own into `op`;
 // false after reporting.
 bool ParseAddBucket(Args& args, ChangeOp& op);
