@@ -111,6 +111,89 @@ absl::StatusOr<BytesBalance> BytesReport(
   return out;
 }
 
+// The balancers' pools as the result reports them before any move.
+std::vector<PoolBalance> PoolsBefore(const ClusterState& state,
+                                     const std::vector<std::unique_ptr<PoolBalancer>>& balancers,
+                                     const std::vector<std::int64_t>& pool_ids) {
+  std::vector<PoolBalance> out;
+  for (std::size_t i = 0; i < pool_ids.size(); ++i) {
+    const Pool& pool = state.pools.at(pool_ids[i]);
+    const PoolBalancer* b = balancers[i].get();
+    PoolBalance pb;
+    pb.pool_id = pool_ids[i];
+    pb.name = pool.name;
+    pb.threshold = b->usable() ? b->threshold() : 0;
+    pb.before = ComputeStats(b->counts(), b->targets());
+    if (!b->usable()) pb.stop_reason = pool.pg_num == 0 ? "no PGs" : "not balanceable";
+    out.push_back(std::move(pb));
+  }
+  return out;
+}
+
+// The bytes phase over the pools' balancers (which count PGs): the fill is
+// tracked from here on. Sets each pool's PG deviation before any move.
+std::unique_ptr<internal::BytesBalancer> MakeBytesBalancer(
+    const ClusterState& state, const std::vector<std::unique_ptr<PoolBalancer>>& balancers,
+    const std::vector<std::int64_t>& pool_ids, const BalancerOptions& options,
+    std::vector<double>& deviation_before) {
+  std::vector<PoolBalancer*> pools;
+  std::vector<std::vector<double>> shard_bytes;
+  for (std::size_t i = 0; i < balancers.size(); ++i) {
+    const Pool& pool = state.pools.at(pool_ids[i]);
+    pools.push_back(balancers[i].get());
+    std::vector<double> b = internal::PgUnits(state, pool, BalanceBy::kBytes);
+    b.resize(pool.pg_num, 0);
+    shard_bytes.push_back(std::move(b));
+    deviation_before[i] = balancers[i]->MaxAbsDeviation();
+  }
+  return std::make_unique<internal::BytesBalancer>(state, std::move(pools), std::move(shard_bytes),
+                                                   options.max_deviation, options.max_spread);
+}
+
+// The PG count phase. Each move goes to the pool that is worst off, so a
+// small budget is not spent on the first pool alone (the mgr shares its
+// budget the same way, but over pools in random order). `fill`, when set,
+// follows every move.
+void BalanceCounts(const std::vector<std::unique_ptr<PoolBalancer>>& balancers,
+                   internal::BytesBalancer* fill, int max_changes, BalanceResult& r) {
+  std::vector<bool> stuck(balancers.size(), false);
+  while (r.moves < max_changes) {
+    std::size_t pick = balancers.size();
+    double worst = 1;
+    for (std::size_t i = 0; i < balancers.size(); ++i) {
+      if (stuck[i]) continue;
+      if (const double b = balancers[i]->Badness(); b > worst) {
+        worst = b;
+        pick = i;
+      }
+    }
+    if (pick == balancers.size()) break;
+    if (balancers[pick]->Step()) {
+      ++r.moves;
+      if (fill != nullptr) {
+        const PoolBalancer::Move& m = balancers[pick]->last_move();
+        fill->Record(static_cast<int>(pick), m.ps, m.from, m.to);
+      }
+    } else {
+      stuck[pick] = true;
+      r.pools[pick].stop_reason = "no improving move";
+    }
+  }
+}
+
+// Each pool's changes, figures after and why it stopped.
+void PoolsAfter(const std::vector<std::unique_ptr<PoolBalancer>>& balancers, BalanceResult& r) {
+  for (std::size_t i = 0; i < balancers.size(); ++i) {
+    PoolBalance& pb = r.pools[i];
+    pb.changes = balancers[i]->applied();
+    pb.after = ComputeStats(balancers[i]->counts(), balancers[i]->targets());
+    pb.mismatches = balancers[i]->mismatches();
+    if (pb.stop_reason.empty()) {
+      pb.stop_reason = balancers[i]->Badness() <= 1 ? "balanced" : "max changes";
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
@@ -154,65 +237,13 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
                            internal::PgUnits(r.state, pool, bytes ? BalanceBy::kPgs : options.by),
                            options.max_deviation, options.seed);
                      });
-  for (std::size_t i = 0; i < pool_ids.size(); ++i) {
-    const std::int64_t id = pool_ids[i];
-    const Pool& pool = r.state.pools.at(id);
-    const PoolBalancer* b = balancers[i].get();
-    PoolBalance pb;
-    pb.pool_id = id;
-    pb.name = pool.name;
-    pb.threshold = b->usable() ? b->threshold() : 0;
-    pb.before = ComputeStats(b->counts(), b->targets());
-    if (!b->usable()) pb.stop_reason = pool.pg_num == 0 ? "no PGs" : "not balanceable";
-    r.pools.push_back(std::move(pb));
-  }
+  r.pools = PoolsBefore(r.state, balancers, pool_ids);
   const auto max_osd = static_cast<std::size_t>(r.state.max_osd());
   r.overall_before = OverallStats(balancers, max_osd);
-  // Bytes: the pools above count PGs; the fill is tracked from here on.
   std::unique_ptr<internal::BytesBalancer> fill;
   std::vector<double> deviation_before(balancers.size(), 0);
-  if (bytes) {
-    std::vector<PoolBalancer*> pools;
-    std::vector<std::vector<double>> shard_bytes;
-    for (std::size_t i = 0; i < balancers.size(); ++i) {
-      const Pool& pool = r.state.pools.at(pool_ids[i]);
-      pools.push_back(balancers[i].get());
-      std::vector<double> b = internal::PgUnits(r.state, pool, BalanceBy::kBytes);
-      b.resize(pool.pg_num, 0);
-      shard_bytes.push_back(std::move(b));
-      deviation_before[i] = balancers[i]->MaxAbsDeviation();
-    }
-    fill =
-        std::make_unique<internal::BytesBalancer>(r.state, std::move(pools), std::move(shard_bytes),
-                                                  options.max_deviation, options.max_spread);
-  }
-
-  // Each move goes to the pool that is worst off, so a small budget is not
-  // spent on the first pool alone (the mgr shares its budget the same way,
-  // but over pools in random order).
-  std::vector<bool> stuck(balancers.size(), false);
-  while (r.moves < options.max_changes) {
-    std::size_t pick = balancers.size();
-    double worst = 1;
-    for (std::size_t i = 0; i < balancers.size(); ++i) {
-      if (stuck[i]) continue;
-      if (const double b = balancers[i]->Badness(); b > worst) {
-        worst = b;
-        pick = i;
-      }
-    }
-    if (pick == balancers.size()) break;
-    if (balancers[pick]->Step()) {
-      ++r.moves;
-      if (fill) {
-        const PoolBalancer::Move& m = balancers[pick]->last_move();
-        fill->Record(static_cast<int>(pick), m.ps, m.from, m.to);
-      }
-    } else {
-      stuck[pick] = true;
-      r.pools[pick].stop_reason = "no improving move";
-    }
-  }
+  if (bytes) fill = MakeBytesBalancer(r.state, balancers, pool_ids, options, deviation_before);
+  BalanceCounts(balancers, fill.get(), options.max_changes, r);
   if (fill) {
     while (r.moves < options.max_changes) {
       const int made = fill->Step(options.max_changes - r.moves);
@@ -223,15 +254,7 @@ absl::StatusOr<BalanceResult> BalanceUpmaps(const ClusterState& state,
     CRUSH_ASSIGN_OR_RETURN(r.bytes, BytesReport(r.state, *fill, balancers, pool_ids,
                                                 deviation_before, options.max_spread));
   }
-  for (std::size_t i = 0; i < balancers.size(); ++i) {
-    PoolBalance& pb = r.pools[i];
-    pb.changes = balancers[i]->applied();
-    pb.after = ComputeStats(balancers[i]->counts(), balancers[i]->targets());
-    pb.mismatches = balancers[i]->mismatches();
-    if (pb.stop_reason.empty()) {
-      pb.stop_reason = balancers[i]->Badness() <= 1 ? "balanced" : "max changes";
-    }
-  }
+  PoolsAfter(balancers, r);
   r.overall_after = OverallStats(balancers, max_osd);
   balancers.clear();
   r.changes = DiffItems(cleaned, r.state.pg_upmap_items, pool_ids);

@@ -158,20 +158,21 @@ bool BytesBalancer::Improve(const ClassState& c, std::int32_t anchor, bool lower
   // above it (raising), closest to the other end first; a few at first, all
   // the head when those give nothing.
   const double x_anchor = Pct(anchor);
-  std::vector<std::int32_t> partners;
+  std::vector<std::pair<double, std::int32_t>> ranked;  // (%USE, OSD)
   for (std::int32_t o : c.osds) {
-    if (o != anchor && (lower ? Pct(o) < x_anchor : Pct(o) > x_anchor)) partners.push_back(o);
+    const double p = Pct(o);
+    if (o != anchor && (lower ? p < x_anchor : p > x_anchor)) ranked.emplace_back(p, o);
   }
-  const auto closer_to_end = [&](std::int32_t a, std::int32_t b) {
-    const double pa = Pct(a);
-    const double pb = Pct(b);
-    if (pa != pb) return lower ? pa < pb : pa > pb;
-    return a < b;
+  const auto closer_to_end = [&](const std::pair<double, std::int32_t>& a,
+                                 const std::pair<double, std::int32_t>& b) {
+    if (a.first != b.first) return lower ? a.first < b.first : a.first > b.first;
+    return a.second < b.second;
   };
-  const std::size_t head = std::min(kPartners, partners.size());
-  std::partial_sort(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(head),
-                    partners.end(), closer_to_end);
-  partners.resize(head);
+  const std::size_t head = std::min(kPartners, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(head),
+                    ranked.end(), closer_to_end);
+  std::vector<std::int32_t> partners(head);
+  for (std::size_t i = 0; i < head; ++i) partners[i] = ranked[i].second;
   const std::vector<Shard> anchor_shards = ShardsOf(anchor);
   Block worst = Block::kSinglePg;
   std::size_t done = 0;
@@ -190,9 +191,9 @@ bool BytesBalancer::Improve(const ClassState& c, std::int32_t anchor, bool lower
   return false;
 }
 
-bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int32_t anchor,
-                                const std::vector<Shard>& anchor_shards, bool lower, int budget,
-                                int* moves, Block* why) {
+std::vector<BytesBalancer::Candidate> BytesBalancer::Candidates(
+    std::span<const std::int32_t> partners, std::int32_t anchor,
+    const std::vector<Shard>& anchor_shards, bool lower) const {
   const double x_anchor = Pct(anchor);
   // How much the anchor gets closer to the middle when `bytes` go from src
   // to dst, without the partner passing the anchor's old fill.
@@ -202,6 +203,7 @@ bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int
     return lower ? x_anchor - std::max(xs, xd) : std::min(xs, xd) - x_anchor;
   };
   std::vector<Candidate> cands;
+  std::vector<Shard> dst_shards;
   for (std::int32_t partner : partners) {
     const std::int32_t src = lower ? anchor : partner;
     const std::int32_t dst = lower ? partner : anchor;
@@ -215,7 +217,11 @@ bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int
     // Swaps: a big shard out, a smaller one back, so PG counts hold (same
     // pool) while bytes move. The best difference evens the two OSDs out;
     // only the few back-shards nearest to it are tried.
-    std::vector<Shard> dst_shards = lower ? std::move(partner_shards) : anchor_shards;
+    if (lower) {
+      dst_shards = std::move(partner_shards);
+    } else {
+      dst_shards = anchor_shards;
+    }
     std::sort(dst_shards.begin(), dst_shards.end(),
               [](const Shard& a, const Shard& b) { return a.bytes < b.bytes; });
     const double ideal =
@@ -238,27 +244,48 @@ bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int
       }
     }
   }
+  return cands;
+}
+
+bool BytesBalancer::FitsRule(const Candidate& cand) const {
+  return pools_[static_cast<std::size_t>(cand.out.pool)]->CanMove(cand.out.ps, cand.out.pos,
+                                                                  cand.dst) &&
+         (!cand.swap || pools_[static_cast<std::size_t>(cand.back.pool)]->CanMove(
+                            cand.back.ps, cand.back.pos, cand.src));
+}
+
+bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int32_t anchor,
+                                const std::vector<Shard>& anchor_shards, bool lower, int budget,
+                                int* moves, Block* why) {
+  std::vector<Candidate> cands = Candidates(partners, anchor, anchor_shards, lower);
   if (cands.empty()) {
     *why = Block::kSinglePg;
     return false;
   }
   // Best gain first; a single move before a swap of equal gain (it moves
-  // less); then ids, so the order does not depend on the container.
+  // less); then ids, so the order does not depend on the container. Taken
+  // from a heap: one of the first few candidates nearly always fits, and
+  // sorting them all cost more than the search.
   const auto key = [](const Candidate& x) {
     return std::make_tuple(-x.gain, x.swap, x.src, x.dst, x.out.pool, x.out.ps, x.back.pool,
                            x.back.ps);
   };
-  std::sort(cands.begin(), cands.end(),
-            [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
-  const auto fits_rule = [&](const Candidate& cand) {
-    return pools_[static_cast<std::size_t>(cand.out.pool)]->CanMove(cand.out.ps, cand.out.pos,
-                                                                    cand.dst) &&
-           (!cand.swap || pools_[static_cast<std::size_t>(cand.back.pool)]->CanMove(
-                              cand.back.ps, cand.back.pos, cand.src));
+  const auto before = [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); };
+  // The heap holds (gain, index): gains rarely tie, so most compares and
+  // every swap stay small.
+  order_.clear();
+  for (std::size_t i = 0; i < cands.size(); ++i) order_.emplace_back(cands[i].gain, i);
+  const auto after = [&](const std::pair<double, std::size_t>& a,
+                         const std::pair<double, std::size_t>& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return before(cands[b.second], cands[a.second]);
   };
+  std::make_heap(order_.begin(), order_.end(), after);
   // The PG counts first (cheap), then the rule.
   std::size_t checks = 0;
-  for (const Candidate& cand : cands) {
+  for (auto end = order_.end(); end != order_.begin() && checks < kMaxChecks; --end) {
+    std::pop_heap(order_.begin(), end, after);
+    const Candidate& cand = cands[(end - 1)->second];
     if (cand.swap && budget < 2) continue;
     const bool counts_ok =
         cand.swap && cand.out.pool == cand.back.pool
@@ -266,23 +293,24 @@ bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int
             : CountsAllow(cand.out.pool, cand.src, cand.dst) &&
                   (!cand.swap || CountsAllow(cand.back.pool, cand.dst, cand.src));
     if (!counts_ok) continue;
-    if (++checks > kMaxChecks) break;
-    if (fits_rule(cand) && Make(cand, moves)) return true;
+    ++checks;
+    if (FitsRule(cand) && Make(cand, moves)) return true;
   }
   // What stops the moves to (or from) the other end of the class: the
   // rule, else the counts.
+  std::sort(cands.begin(), cands.end(), before);
   const std::int32_t far = partners.front();
   int tried = 0;
   bool far_fits = false;
   for (const Candidate& cand : cands) {
     if ((lower ? cand.dst : cand.src) != far) continue;
-    if (fits_rule(cand)) {
+    if (FitsRule(cand)) {
       far_fits = true;
       break;
     }
     if (++tried == kMaxClassifyChecks) break;
   }
-  if (tried == 0 && !far_fits) far_fits = fits_rule(cands.front());
+  if (tried == 0 && !far_fits) far_fits = FitsRule(cands.front());
   *why = far_fits ? Block::kFewPgs : Block::kRule;
   return false;
 }

@@ -20,6 +20,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "osdmap/balancer/upmap_balancer.h"
@@ -109,7 +110,14 @@ class BytesBalancer {
   // fullest OSDs' shards to it). Sets *why when there is none.
   bool Improve(const ClassState& c, std::int32_t anchor, bool lower, Block* why, int budget,
                int* moves);
-  // Improve() over one group of partners.
+  // The moves and swaps between `anchor` and each partner that bring the
+  // anchor closer to the middle, unordered.
+  std::vector<Candidate> Candidates(std::span<const std::int32_t> partners, std::int32_t anchor,
+                                    const std::vector<Shard>& anchor_shards, bool lower) const;
+  // Whether the rule allows `cand` (both moves of a swap).
+  bool FitsRule(const Candidate& cand) const;
+  // Improve() over one group of partners: the candidates in order of gain
+  // until one fits the counts and the rule.
   bool TryPartners(std::span<const std::int32_t> partners, std::int32_t anchor,
                    const std::vector<Shard>& anchor_shards, bool lower, int budget, int* moves,
                    Block* why);
@@ -127,6 +135,7 @@ class BytesBalancer {
   std::vector<double> used_;      // bytes, per OSD id
   std::vector<double> used_start_;
   std::vector<ClassState> classes_;
+  std::vector<std::pair<double, std::size_t>> order_;  // TryPartners' heap, kept for its capacity
 };
 
 }  // namespace crushkit::osdmap::internal

@@ -91,16 +91,25 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTa
   eligible_.assign(n, false);
   domain_.assign(n, 0);
   pgs_of_.resize(n);
+  if (!SetTargets(max_deviation_pgs)) return;
+  LoadSets(sets, seed);
+  usable_ = true;
+}
+
+bool PoolBalancer::SetTargets(double max_deviation_pgs) {
+  const ClusterState& state = state_;
+  const Pool& pool = pool_;
+  const std::size_t n = targets_.size();
   // The pool's crush_rule as a rule id, as check_pg_upmaps() and
   // verify_upmap() take it: a change the cleanup would cancel is useless.
   rule_ = pool.crush_rule;
   const crush::MapModel& map = state.crush;
   if (rule_ < 0 || rule_ >= map.max_rules() || !map.rule_exists[static_cast<std::size_t>(rule_)] ||
       units_.size() != pool.pg_num || pool.pg_num == 0) {
-    return;
+    return false;
   }
   auto weights = RuleWeightOsdMap(map, rule_);
-  if (!weights.ok()) return;
+  if (!weights.ok()) return false;
   domain_type_ = DomainType(map.rules[static_cast<std::size_t>(rule_)]);
 
   // calc_pg_upmaps(): osd_weight = reweight x rule share (float), zero and
@@ -113,15 +122,21 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTa
     targets_[Idx(osd)] = w;
     weight_total += w;
     eligible_[Idx(osd)] = state.IsUp(osd) && state.IsIn(osd);
-    if (domain_type_ > 0) domain_[Idx(osd)] = verifier.ParentOfType(osd, domain_type_, rule_);
+    if (domain_type_ > 0) domain_[Idx(osd)] = verifier_.ParentOfType(osd, domain_type_, rule_);
   }
   double unit_total = 0;
   for (double u : units_) unit_total += u;
-  if (weight_total <= 0 || unit_total <= 0) return;
+  if (weight_total <= 0 || unit_total <= 0) return false;
   const double total = unit_total * pool.size;
   for (double& t : targets_) t = t / weight_total * total;
   threshold_ = std::max(1.0, max_deviation_pgs) * unit_total / pool.pg_num;
+  return true;
+}
 
+void PoolBalancer::LoadSets(const PoolPgTable& sets, std::uint64_t seed) {
+  const ClusterState& state = state_;
+  const Pool& pool = pool_;
+  const std::size_t n = counts_.size();
   // Flat, pool size slots per PG: 13 bytes a PG for size 3 (an OsdList
   // would take 132, 170 MB for a 1.28M-PG pool).
   width_ = static_cast<int>(pool.size);
@@ -167,7 +182,6 @@ PoolBalancer::PoolBalancer(ClusterState& state, const Pool& pool, const PoolPgTa
       for (std::size_t i = pgs.size(); i > 1; --i) std::swap(pgs[i - 1], pgs[rng() % i]);
     }
   }
-  usable_ = true;
 }
 
 double PoolBalancer::Badness() const {

@@ -104,6 +104,12 @@ class PoolBalancer {
   bool MovePg(std::uint32_t ps, int pos, std::int32_t from, std::int32_t to);
 
  private:
+  // The constructor's halves. SetTargets: the rule, failure domains and
+  // each OSD's target as calc_pg_upmaps() computes it; false when the pool
+  // cannot be balanced. LoadSets: the PGs' raw upmapped sets, per-OSD PG
+  // lists (shuffled when seed != 0) and counts.
+  bool SetTargets(double max_deviation_pgs);
+  void LoadSets(const PoolPgTable& sets, std::uint64_t seed);
   // Whether replacing position `pos` of PG `ps` by `to` keeps the rule.
   bool Fits(std::uint32_t ps, int pos, std::int32_t to);
   // Whether moving a PG of weight `unit` from `from` to `to` lowers the sum

@@ -5,7 +5,7 @@
 // the mgr balancer's `read` mode) or both (`upmap-read`: upmap first, then
 // the primaries of the balanced map). Prints a summary and the `ceph osd`
 // commands (or the JSON report); -o writes the state with the changes
-// applied.
+// applied. The modes run in osdmap/balancer/upmap_balancer_modes.h.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,9 +15,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "osdmap/balancer/read_balancer.h"
 #include "osdmap/balancer/upmap_balancer.h"
-#include "osdmap/balancer/upmap_balancer_report.h"
+#include "osdmap/balancer/upmap_balancer_modes.h"
 #include "osdmap/formats/osdmap_binary_save.h"
 #include "osdmap/formats/state_codec.h"
 #include "tools/common/file_io.h"
@@ -43,93 +42,56 @@ struct BalanceArgs {
   int threads = 0;
 };
 
+// The balanced state as -o asks: the state file, or with --osdmap the
+// cluster's own map with the changes, as `osdmaptool --save` writes it,
+// for Ceph's tools to read.
+absl::StatusOr<std::string> BalancedBytes(const BalanceArgs& a, const osdmap::ClusterState& before,
+                                          const osdmap::BalanceRun& run) {
+  osdmap::ClusterState after = run.state();
+  if (run.changed()) ++after.epoch;
+  if (a.osdmap.empty()) return osdmap::SerializeState(after, osdmap::StateFormatForPath(a.output));
+  absl::StatusOr<std::string> original = ReadFileBytes(a.osdmap);
+  if (!original.ok()) return original.status();
+  osdmap::OsdmaptoolSave save;
+  save.epoch = after.epoch;
+  save.incrementals_applied = after.epoch != before.epoch;
+  save.release = after.ceph_release;
+  absl::StatusOr<std::string> bytes = osdmap::SaveLikeOsdmaptool(*original, after, save);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        "--osdmap " + a.osdmap + ": " + std::string(bytes.status().message()));
+  }
+  return bytes;
+}
+
 int RunBalance(const BalanceArgs& a) {
-  const std::string mode = a.read ? "read" : a.mode;
   std::optional<osdmap::ClusterState> state = LoadState("balance", a.state);
   if (!state) return 1;
   if (auto s = osdmap::ValidateState(*state); !s.ok())
     return CommandFailed("balance", a.state + ": " + std::string(s.message()));
-  std::vector<std::int64_t> pool_ids;
+  osdmap::BalancerOptions options;
   for (const std::string& p : a.pools) {
     const osdmap::Pool* pool = FindPoolArg("balance", *state, p);
     if (pool == nullptr) return 1;
-    pool_ids.push_back(pool->id);
+    options.pools.push_back(pool->id);
   }
-  std::optional<osdmap::BalanceResult> upmap;
-  if (mode != "read") {
-    osdmap::BalancerOptions options;
-    options.pools = pool_ids;
-    options.max_changes = a.max;
-    options.max_deviation = a.deviation;
-    options.by = a.by == "bytes" ? osdmap::BalanceBy::kBytes : osdmap::BalanceBy::kPgs;
-    options.max_spread = a.spread;
-    options.seed = a.seed;
-    options.threads = a.threads;
-    absl::StatusOr<osdmap::BalanceResult> result = osdmap::BalanceUpmaps(*state, options);
-    if (!result.ok()) return CommandFailed("balance", std::string(result.status().message()));
-    upmap = std::move(*result);
-  }
-  std::optional<osdmap::ReadBalanceResult> read;
-  if (mode != "upmap") {
-    // The read balancer takes replicated pools only: named EC pools are
-    // left to the upmap pass in upmap-read mode.
-    std::vector<std::int64_t> read_pools;
-    for (std::int64_t id : pool_ids) {
-      if (mode == "read" || state->FindPool(id)->type == osdmap::PoolType::kReplicated)
-        read_pools.push_back(id);
-    }
-    if (!pool_ids.empty() && read_pools.empty()) {
-      return CommandFailed("balance", "--mode upmap-read: no replicated pool among --pool");
-    }
-    absl::StatusOr<osdmap::ReadBalanceResult> result =
-        osdmap::BalanceReads(upmap ? upmap->state : *state, read_pools);
-    if (!result.ok()) return CommandFailed("balance", std::string(result.status().message()));
-    read = std::move(*result);
-  }
-  std::string out;
-  if (a.json) {
-    absl::StatusOr<std::string> json =
-        osdmap::BalanceReportJson(upmap ? &*upmap : nullptr, read ? &*read : nullptr);
-    if (!json.ok()) return CommandFailed("balance", std::string(json.status().message()));
-    out = *json;
-  } else {
-    std::string commands;
-    if (upmap) {
-      out = osdmap::FormatBalanceSummary(*upmap, a.max, a.deviation);
-      commands = osdmap::FormatBalanceCommands(*upmap);
-    }
-    if (read) {
-      if (!out.empty()) out += "\n";
-      out += osdmap::FormatReadBalanceSummary(*read);
-      commands += osdmap::FormatPgUpmapPrimaryCommands(read->new_pg_upmap_primary);
-    }
-    if (!commands.empty()) out += "\n" + commands;
-  }
-  WriteAndFlush(stdout, out);
+  options.max_changes = a.max;
+  options.max_deviation = a.deviation;
+  options.by = a.by == "bytes" ? osdmap::BalanceBy::kBytes : osdmap::BalanceBy::kPgs;
+  options.max_spread = a.spread;
+  options.seed = a.seed;
+  options.threads = a.threads;
+  const std::string mode = a.read ? "read" : a.mode;
+  const osdmap::BalanceMode m = mode == "read"    ? osdmap::BalanceMode::kRead
+                                : mode == "upmap" ? osdmap::BalanceMode::kUpmap
+                                                  : osdmap::BalanceMode::kUpmapRead;
+  absl::StatusOr<osdmap::BalanceRun> run = osdmap::RunBalance(*state, m, options);
+  if (!run.ok()) return CommandFailed("balance", std::string(run.status().message()));
+  absl::StatusOr<std::string> out = osdmap::FormatBalanceRun(*run, a.json, options);
+  if (!out.ok()) return CommandFailed("balance", std::string(out.status().message()));
+  WriteAndFlush(stdout, *out);
   if (!a.output.empty()) {
-    osdmap::ClusterState after = read ? read->state : upmap->state;
-    if ((upmap && (!upmap->changes.empty() || upmap->cleanup.changed())) ||
-        (read && !read->new_pg_upmap_primary.empty())) {
-      ++after.epoch;
-    }
-    absl::StatusOr<std::string> bytes;
-    if (a.osdmap.empty()) {
-      bytes = osdmap::SerializeState(after, osdmap::StateFormatForPath(a.output));
-    } else {
-      // The cluster's own map with the changes, as `osdmaptool --save`
-      // writes it, for Ceph's tools to read.
-      absl::StatusOr<std::string> original = ReadFileBytes(a.osdmap);
-      if (!original.ok()) return CommandFailed("balance", std::string(original.status().message()));
-      osdmap::OsdmaptoolSave save;
-      save.epoch = after.epoch;
-      save.incrementals_applied = after.epoch != state->epoch;
-      save.release = after.ceph_release;
-      bytes = osdmap::SaveLikeOsdmaptool(*original, after, save);
-      if (!bytes.ok()) {
-        return CommandFailed("balance",
-                             "--osdmap " + a.osdmap + ": " + std::string(bytes.status().message()));
-      }
-    }
+    absl::StatusOr<std::string> bytes = BalancedBytes(a, *state, *run);
     if (!bytes.ok()) return CommandFailed("balance", std::string(bytes.status().message()));
     if (absl::Status s = WriteFileAtomically(a.output, *bytes); !s.ok()) {
       return CommandFailed("balance", std::string(s.message()));
