@@ -191,9 +191,8 @@ bool BytesBalancer::Improve(const ClassState& c, std::int32_t anchor, bool lower
   return false;
 }
 
-std::vector<BytesBalancer::Candidate> BytesBalancer::Candidates(
-    std::span<const std::int32_t> partners, std::int32_t anchor,
-    const std::vector<Shard>& anchor_shards, bool lower) const {
+void BytesBalancer::CollectCandidates(std::span<const std::int32_t> partners, std::int32_t anchor,
+                                      const std::vector<Shard>& anchor_shards, bool lower) {
   const double x_anchor = Pct(anchor);
   // How much the anchor gets closer to the middle when `bytes` go from src
   // to dst, without the partner passing the anchor's old fill.
@@ -202,7 +201,8 @@ std::vector<BytesBalancer::Candidate> BytesBalancer::Candidates(
     const double xd = Pct(dst) + bytes / capacity_[Idx(dst)] * 100;
     return lower ? x_anchor - std::max(xs, xd) : std::min(xs, xd) - x_anchor;
   };
-  std::vector<Candidate> cands;
+  std::vector<Candidate>& cands = cands_;
+  cands.clear();
   std::vector<Shard> dst_shards;
   for (std::int32_t partner : partners) {
     const std::int32_t src = lower ? anchor : partner;
@@ -244,7 +244,6 @@ std::vector<BytesBalancer::Candidate> BytesBalancer::Candidates(
       }
     }
   }
-  return cands;
 }
 
 bool BytesBalancer::FitsRule(const Candidate& cand) const {
@@ -257,7 +256,8 @@ bool BytesBalancer::FitsRule(const Candidate& cand) const {
 bool BytesBalancer::TryPartners(std::span<const std::int32_t> partners, std::int32_t anchor,
                                 const std::vector<Shard>& anchor_shards, bool lower, int budget,
                                 int* moves, Block* why) {
-  std::vector<Candidate> cands = Candidates(partners, anchor, anchor_shards, lower);
+  CollectCandidates(partners, anchor, anchor_shards, lower);
+  std::vector<Candidate>& cands = cands_;
   if (cands.empty()) {
     *why = Block::kSinglePg;
     return false;

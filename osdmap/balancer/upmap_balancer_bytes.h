@@ -110,10 +110,10 @@ class BytesBalancer {
   // fullest OSDs' shards to it). Sets *why when there is none.
   bool Improve(const ClassState& c, std::int32_t anchor, bool lower, Block* why, int budget,
                int* moves);
-  // The moves and swaps between `anchor` and each partner that bring the
-  // anchor closer to the middle, unordered.
-  std::vector<Candidate> Candidates(std::span<const std::int32_t> partners, std::int32_t anchor,
-                                    const std::vector<Shard>& anchor_shards, bool lower) const;
+  // Sets cands_ to the moves and swaps between `anchor` and each partner
+  // that bring the anchor closer to the middle, unordered.
+  void CollectCandidates(std::span<const std::int32_t> partners, std::int32_t anchor,
+                         const std::vector<Shard>& anchor_shards, bool lower);
   // Whether the rule allows `cand` (both moves of a swap).
   bool FitsRule(const Candidate& cand) const;
   // Improve() over one group of partners: the candidates in order of gain
@@ -135,7 +135,11 @@ class BytesBalancer {
   std::vector<double> used_;      // bytes, per OSD id
   std::vector<double> used_start_;
   std::vector<ClassState> classes_;
-  std::vector<std::pair<double, std::size_t>> order_;  // TryPartners' heap, kept for its capacity
+  // TryPartners' candidates and their heap, kept for their capacity (tens
+  // of thousands of candidates with 64 partners: reallocating them cost
+  // more in page faults than the search).
+  std::vector<Candidate> cands_;
+  std::vector<std::pair<double, std::size_t>> order_;
 };
 
 }  // namespace crushkit::osdmap::internal
