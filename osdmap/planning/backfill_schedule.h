@@ -14,27 +14,32 @@
 //    (PeeringState WaitLocalBackfillReserved, then WaitRemoteBackfillReserved
 //    over remote_shards_to_reserve_backfill: targets unique per OSD, minus the
 //    primary), keeping what it holds while it waits.
-//  * That hold and wait leaves slots idle: a PG holding its primary's slot
-//    while it waits for a busy target blocks its primary's other PGs, whose
-//    targets may be free. The loopback clusters did not (issue 35,
-//    tools/dev/README.md): on 7 Pacific changes the PGs left Backfilling for
-//    backfill_wait 26 times (Backfilling::react(RemoteReservationRevoked)
-//    and DeferBackfill release every slot and queue the PG again), and a
-//    drain and a rule change ran at the bound of their busiest reserver
-//    (26.6 s and 28.3 s measured; 27.4 s and 27.1 s of work on one target's
-//    remote slot at the calibrated rate, 28.9 s and 28.6 s with the monitor's
-//    delays) where the literal hold and wait took 41.0 s and 39.5 s.
-//    So by default (BackfillOptions::hold_and_wait false) a PG takes its
-//    slots all at once, when its primary's local slot and every target's
-//    remote slot are free, in the reservers' order (priority, then oldest
-//    request), and holds nothing while it waits: work-conserving, the
-//    optimistic side of Ceph. A slot an OSD frees is offered to the first 16
-//    PGs waiting for it, tried together with those of the other OSDs freed
-//    at that instant in the reservers' order; if none of them can take it,
-//    the next 16 are tried at the next event (at once when nothing runs),
-//    which keeps large schedules fast. hold_and_wait true
-//    simulates the literal state machine (the pessimistic side). Both are
-//    deadlock-free.
+//  * That hold and wait is what Ceph does (BackfillOptions::hold_and_wait,
+//    the default of the crushkit commands since issue 35's debug_osd 10
+//    logs of seven Pacific changes, tools/dev/README.md): on a drain PGs
+//    held a local slot 110 s in all while waiting for a target, against 84 s
+//    backfilling; on a host move 320 s against 65 s, and remote slots 184 s
+//    (2/3 of it by PGs still waiting for another target). The spread
+//    changes (add a host, drain, move) ran 1.6-2.1 PGs at a time where the
+//    work-conserving order below runs 2-3, and came out 0.5-0.75x of
+//    measured under it. Two more parts of Ceph's behaviour, both in the
+//    same logs, are modelled with it: a stray deletion preempting a PG that
+//    still waits for a target leaks that PG's local slot (below), and a
+//    primary pushing more backfills than max_backfills shares its recovery
+//    among them (recovery runs through the OSD's one recovery queue:
+//    OSD::do_recovery defers each round by the OSD's recovery sleep,
+//    OSDService::defer_recovery_until; osd_recovery_max_active bounds the
+//    OSD's ops in flight), each at max_backfills / running of its pace.
+//    hold_and_wait false (the library's default, kept for the tests of the
+//    work-conserving order) takes the slots all at once: a PG starts when
+//    its primary's local slot and every target's remote slot are free, in
+//    the reservers' order (priority, then oldest request), and holds
+//    nothing while it waits: the optimistic side of Ceph. A slot an OSD
+//    frees is offered to the first 16 PGs waiting for it, tried together
+//    with those of the other OSDs freed at that instant in the reservers'
+//    order; if none of them can take it, the next 16 are tried at the next
+//    event (at once when nothing runs), which keeps large schedules fast.
+//    Both are deadlock-free.
 //  * Holding everything it backfills for a fixed duration, then releases all.
 //    The primary pushes each object to every target at once, so the PG moves
 //    at the pace of its slowest OSD: duration = max(bytes_per_target / the
@@ -82,11 +87,18 @@
 // OSD_DELETE_PRIORITY_NORMAL (ToDelete's WaitDeleteReserved, priority 179,
 // released at once), so on a full local reserver AsyncReserver::preempt_one
 // revokes the lowest-priority backfill holding a slot there (then the
-// lowest PG id; with hold and wait also one still waiting for a target):
-// the PG gets DeferBackfill(0), releases every slot, keeps
+// lowest PG id): a running PG gets DeferBackfill(0)
+// (Backfilling::react(DeferBackfill)), releases every slot, keeps
 // what it copied (the targets' last_backfill) and asks again at once, at the
 // end of the reservers' order; when it starts again it scans again (the
-// per-PG part of its hold once more). Seen with debug_reserver 10 on a
+// per-PG part of its hold once more). With hold and wait the holder may
+// still be waiting for a target (WaitRemoteBackfillReserved): that state has
+// no reaction to DeferBackfill (PeeringState.h), so the PG drops the event,
+// keeps its remote reservations and its place in the targets' queues, and
+// backfills when they are granted, without a local slot, while the reserver
+// grants the freed slot to the primary's next PG (Pacific 16.2.15, issue 35:
+// "DeferBackfill: delay 0" logged by a PG in backfill_wait that then
+// backfilled beside another PG of its primary). Seen with debug_reserver 10 on a
 // Pacific loopback cluster (issue 35, tools/dev/README.md): 3 preemptions
 // by deletions in a reweight of 13 PGs, the deletions 1.1-2.0 s (mean
 // 1.55 s) after their PG's backfill ended; in the 7 earlier Pacific changes
@@ -240,7 +252,8 @@ struct BackfillOptions {
   // the start delay, not the end delay.
   double start_delay_seconds = 0;
   double end_delay_seconds = 0;
-  // How a PG takes its slots (see the file comment). false (the default): all
+  // How a PG takes its slots (see the file comment). false (this struct's
+  // default; the crushkit commands default to true, as Ceph does): all
   // at once, when its primary's local slot and every target's remote slot are
   // free, holding nothing while it waits. true: Ceph's state machine taken
   // literally, the local slot first, then the remote ones one at a time,

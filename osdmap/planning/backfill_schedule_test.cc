@@ -658,30 +658,38 @@ TEST(BackfillScheduleTest, PreemptedPgQueuesBehindThoseWaiting) {
   }
 }
 
-// Hold and wait: the deletion also revokes a PG holding its primary's local
-// slot while it waits for a target; its queued remote request is dropped,
-// so the target serves the next PG, and the revoked one asks from the start.
-TEST(BackfillScheduleTest, HoldAndWaitDeletionRevokesAWaitingPg) {
+// Hold and wait: a deletion that preempts a PG holding its primary's local
+// slot while it waits for a target frees the slot, but the PG ignores the
+// DeferBackfill (WaitRemoteBackfillReserved has no reaction to it, as
+// Pacific's logs show) and keeps its place in the target's queue; the
+// primary's next PG takes the slot, so the primary ends up pushing two,
+// which share its recovery.
+TEST(BackfillScheduleTest, HoldAndWaitDeletionLeaksAWaitingPgsLocalSlot) {
   BackfillOptions opt = UnitRate();
   opt.hold_and_wait = true;
   opt.stray_delete_delay_seconds = 1;
-  // B (osd.2 -> osd.9, 4 s) holds osd.9; A (osd.0 -> osd.9) holds osd.0's
-  // local slot and waits for osd.9; D (osd.5 -> osd.0, 1 s) leaves a copy on
-  // osd.0 and ends at 1: the deletion at 2 revokes A; E (osd.6 -> osd.9)
-  // asked osd.9 after A, so it is served first when B ends at 4.
+  // B (osd.2 -> osd.9, 4 s) holds osd.9; A (osd.0 -> osd.9, 3 s) holds
+  // osd.0's local slot and waits for osd.9; D (osd.5 -> osd.7, 1 s) leaves a
+  // copy on osd.0 and ends at 1: the deletion at 2 preempts A; E (osd.6 ->
+  // osd.9) asked osd.9 after A; F (osd.0 -> osd.8, 5 s) waits behind A for
+  // osd.0's local slot.
   std::vector<BackfillJob> jobs = {Job(0, 2, {9}, 4, 0), Job(1, 0, {9}, 3, 0), Job(2, 5, {7}, 1, 0),
-                                   Job(3, 6, {9}, 2, 0)};
+                                   Job(3, 6, {9}, 2, 0), Job(4, 0, {8}, 5, 0)};
   jobs[2].leaving = {0};
   const auto s = SimulateBackfill(jobs, {}, opt);
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_EQ(s->preemptions, 1u);
   EXPECT_EQ(s->jobs[1].preemptions, 1u);
-  EXPECT_THAT(Starts(*s), ElementsAre(0.0, 6.0, 0.0, 4.0));
-  EXPECT_THAT(Ends(*s), ElementsAre(4.0, 9.0, 1.0, 6.0));
-  opt.stray_delete_delay_seconds = -1;  // A was first in osd.9's queue
+  // A keeps osd.9's queue and starts at 4; F takes the freed slot at 2. From
+  // 4 osd.0 pushes two backfills with one slot, so they share it: 3 s left
+  // each at half pace, both end at 10; E gets osd.9 then.
+  EXPECT_THAT(Starts(*s), ElementsAre(0.0, 4.0, 0.0, 10.0, 2.0));
+  EXPECT_THAT(Ends(*s), ElementsAre(4.0, 10.0, 1.0, 12.0, 10.0));
+  opt.stray_delete_delay_seconds = -1;  // no deletion: F waits for A
   const auto off = SimulateBackfill(jobs, {}, opt);
   ASSERT_THAT(off.status(), IsOk());
-  EXPECT_THAT(Starts(*off), ElementsAre(0.0, 4.0, 0.0, 7.0));
+  EXPECT_THAT(Starts(*off), ElementsAre(0.0, 4.0, 0.0, 7.0, 7.0));
+  EXPECT_EQ(off->preemptions, 0u);
 }
 
 }  // namespace

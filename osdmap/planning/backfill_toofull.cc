@@ -1,0 +1,101 @@
+#include <cstdint>
+
+#include "osdmap/planning/backfill_simulator.h"
+
+namespace crushkit::osdmap::backfill_internal {
+
+// OSDService::tentative_backfill_full via recalc_full_state: refused when the
+// projected ratio is above the backfillfull ratio (not at it).
+bool Simulator::TooFull(std::uint32_t osd, double bytes) const {
+  const OsdSim& o = osds_[osd];
+  return o.room > 0 && o.projected + bytes > o.room;
+}
+
+// RemoteReservationRejectedTooFull: the PG enters backfill_toofull, gives
+// back its local slot and every remote slot granted so far (with their
+// reserved bytes), and schedules a retry (PeeringState::
+// schedule_backfill_retry(osd_backfill_retry_interval)).
+void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
+  JobSim& s = jobs_[job];
+  BackfillJobTiming& t = timings_[job];
+  Trace(BackfillTraceEvent::Kind::kTooFull, job, osd);
+  if (t.toofull_refusals++ == 0) s.toofull_since = now_;
+  t.toofull_osd = osds_[osd].id;
+  if (s.progress_at_refusal == progress_ && s.futile > 0) {
+    ++s.futile;
+  } else {
+    s.futile = 1;
+    s.progress_at_refusal = progress_;
+  }
+  if (holds_local && s.primary != kNoIndex && !s.local_leaked) {
+    std::erase(osds_[s.primary].local_holders, job);
+    ++osds_[s.primary].local_free;
+    Hold(s.primary, -1);
+    Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
+    MarkDirty(s.primary);
+  }
+  for (std::uint32_t k = s.remote_begin; k < s.next_remote; ++k) {
+    const std::uint32_t r = remotes_[k];
+    ++osds_[r].remote_free;
+    osds_[r].projected -= remote_bytes_[k];
+    Hold(r, -1);
+    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, r);
+    MarkDirty(r);
+  }
+  s.next_remote = s.remote_begin;
+  s.local_leaked = false;
+  s.waiting_retry = true;
+  if (!s.listed) retrying_.push_back(job);
+  s.listed = true;
+  events_.push(Completion{.seconds = now_ + opt_.backfill_retry_seconds,
+                          .job = job,
+                          .kind = Completion::kRetry,
+                          .osd = kNoIndex,
+                          .generation = 0});
+}
+
+// RequestBackfill again: back to WaitLocalBackfillReserved, at the end of the
+// primary's queue for its priority.
+void Simulator::Retry(std::uint32_t job) {
+  JobSim& s = jobs_[job];
+  s.waiting_retry = false;
+  Trace(BackfillTraceEvent::Kind::kRetry, job, s.primary);
+  if (!opt_.hold_and_wait) {
+    Wait(job);
+  } else if (s.primary != kNoIndex) {
+    Enqueue(s.primary, /*local=*/true, job);
+  } else {
+    Advance(job);
+  }
+}
+
+// Nothing runs, so no copy will be deleted and no space freed; every job
+// still waiting was refused at least twice since the last start. A refused
+// job holds nothing, so the next round sees the same space: none can start.
+bool Simulator::NothingCanStart() const {
+  if (running_jobs_ > 0 || retrying_.empty()) return false;
+  std::size_t waiting = 0;
+  for (const std::uint32_t j : retrying_) {
+    if (!jobs_[j].waiting_retry) continue;
+    ++waiting;
+    if (jobs_[j].futile < 2 || jobs_[j].progress_at_refusal != progress_) return false;
+  }
+  return waiting > 0 && waiting == events_.size();
+}
+
+void Simulator::GiveUp() {
+  for (const std::uint32_t j : retrying_) {
+    jobs_[j].listed = false;
+    if (!jobs_[j].waiting_retry) continue;
+    jobs_[j].waiting_retry = false;
+    BackfillJobTiming& t = timings_[j];
+    t.never_starts = true;
+    t.start_seconds = t.end_seconds = now_;
+    t.toofull_seconds = now_ - jobs_[j].toofull_since;
+    ++never_;
+  }
+  retrying_.clear();
+  while (!events_.empty()) events_.pop();
+}
+
+}  // namespace crushkit::osdmap::backfill_internal
