@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
+#include "crush/status_macros.h"
 #include "osdmap/planning/planner.h"
 
 namespace crushkit::osdmap {
@@ -72,16 +74,22 @@ class Fitter {
     s = Simulate(c);
     if (!s.ok()) return s.status();
     *makespan = s->makespan_seconds;
-    // The completion curves, not PG by PG: Ceph grants reservations in an
-    // order the simulation does not know (message arrival), so which PG
-    // ends when differs while how many have ended by when does not.
+    *err = EndError(*s);
+    return c;
+  }
+
+  // The RMS difference between the simulated and the measured completion
+  // curves, not PG by PG: Ceph grants reservations in an order the
+  // simulation does not know (message arrival), so which PG ends when
+  // differs while how many have ended by when does not. 0 without ends.
+  double EndError(const BackfillSchedule& s) {
     std::vector<double> simulated;
     std::vector<double> measured;
     for (std::size_t j = 0; j < in_.jobs.size(); ++j) {
       auto it = in_.measured_end_seconds.find(in_.jobs[j].pg);
       if (it == in_.measured_end_seconds.end()) continue;
       // Measured: when the monitor dropped the PG's pg_temp, after its end.
-      simulated.push_back(s->jobs[j].end_seconds + options_.end_delay_seconds);
+      simulated.push_back(s.jobs[j].end_seconds + options_.end_delay_seconds);
       measured.push_back(it->second);
     }
     std::sort(simulated.begin(), simulated.end());
@@ -93,8 +101,7 @@ class Fitter {
       sum += d * d;
     }
     compared_ = n;
-    *err = n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0;
-    return c;
+    return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0;
   }
 
   std::size_t simulations() const { return simulations_; }
@@ -108,13 +115,9 @@ class Fitter {
   std::size_t compared_ = 0;
 };
 
-}  // namespace
-
-absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input) {
-  if (!(input.measured_seconds > 0) || !std::isfinite(input.measured_seconds)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("calibrate: measured duration ", input.measured_seconds, " s; expected > 0"));
-  }
+// The job totals a fit normalises by: per object and per byte at weight 1
+// are one average job's worth. Errors: nothing moves.
+absl::StatusOr<Units> UnitsOf(const CalibrationInput& input) {
   double objects = 0;
   double bytes = 0;
   std::size_t moving = 0;
@@ -131,54 +134,57 @@ absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input)
   Units u;
   u.per_object = objects > 0 ? static_cast<double>(moving) / objects : 0;
   u.per_byte = bytes > 0 ? static_cast<double>(moving) / bytes : 0;
+  return u;
+}
 
-  Fitter fit(input);
-  CalibrationResult best;
-  double best_err = std::numeric_limits<double>::infinity();
-  auto consider = [&](const std::array<double, 3>& w) -> absl::Status {
+// A cost's figures as weights in the normalised units.
+std::array<double, 3> WeightsOf(const BackfillCost& c, const Units& u) {
+  return {c.per_pg_seconds / u.per_pg, u.per_object > 0 ? c.seconds_per_object / u.per_object : 0,
+          u.per_byte > 0 && c.bytes_per_second > 0 ? 1 / c.bytes_per_second / u.per_byte : 0};
+}
+
+absl::Status CheckMeasured(const CalibrationInput& input) {
+  if (!(input.measured_seconds > 0) || !std::isfinite(input.measured_seconds)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("calibrate: measured duration ", input.measured_seconds, " s; expected > 0"));
+  }
+  return absl::OkStatus();
+}
+
+// The best of the weights tried so far, scaled to the measured duration.
+class ScaledSearch {
+ public:
+  ScaledSearch(const CalibrationInput& in, const Units& u) : fit_(in), u_(u) {}
+
+  absl::Status Consider(const std::array<double, 3>& w) {
     if (w[0] + w[1] + w[2] <= 0) return absl::OkStatus();
     double err = 0;
     double makespan = 0;
-    absl::StatusOr<BackfillCost> c = fit.Match(u, w, &err, &makespan);
+    absl::StatusOr<BackfillCost> c = fit_.Match(u_, w, &err, &makespan);
     if (!c.ok()) return c.status();
-    if (err < best_err - 1e-12) {
-      best_err = err;
-      best.cost = *c;
-      best.simulated_seconds = makespan;
-      best.rms_end_error_seconds = err;
-      best.pgs_compared = fit.compared();
+    if (err < best_err_ - 1e-12) {
+      best_err_ = err;
+      best_.cost = *c;
+      best_.simulated_seconds = makespan;
+      best_.rms_end_error_seconds = err;
+      best_.pgs_compared = fit_.compared();
     }
     return absl::OkStatus();
-  };
+  }
 
-  // The model's proportions in the normalised units.
-  const std::array<double, 3> model = {
-      input.model.per_pg_seconds / u.per_pg,
-      u.per_object > 0 ? input.model.seconds_per_object / u.per_object : 0,
-      u.per_byte > 0 && input.model.bytes_per_second > 0
-          ? 1 / input.model.bytes_per_second / u.per_byte
-          : 0};
-  if (absl::Status s = consider(model); !s.ok()) return s;
-  const CalibrationResult with_model = best;
-  const double model_err = best_err;
-  if (!input.measured_end_seconds.empty() && best.pgs_compared > 0) {
+  // A grid over {0, 1/8 .. 8}^3, then a pattern search in log space around
+  // the best point (a zero weight stays zero unless a step from a small
+  // value finds better).
+  absl::Status FreeFit() {
     static constexpr double kGrid[] = {0, 0.125, 0.25, 0.5, 1, 2, 4, 8};
     for (double a : kGrid) {
       for (double b : kGrid) {
-        for (double c : kGrid) {
-          if (absl::Status s = consider({a, b, c}); !s.ok()) return s;
-        }
+        for (double c : kGrid) CRUSH_RETURN_IF_ERROR(Consider({a, b, c}));
       }
     }
-    // Pattern search around the best grid point, in log space (a zero
-    // weight stays zero unless a step from a small value finds better).
-    const double sum = best.cost.per_pg_seconds / u.per_pg +
-                       (u.per_object > 0 ? best.cost.seconds_per_object / u.per_object : 0) +
-                       (u.per_byte > 0 ? 1 / best.cost.bytes_per_second / u.per_byte : 0);
-    std::array<double, 3> w = {
-        best.cost.per_pg_seconds / u.per_pg / sum,
-        u.per_object > 0 ? best.cost.seconds_per_object / u.per_object / sum : 0,
-        u.per_byte > 0 ? 1 / best.cost.bytes_per_second / u.per_byte / sum : 0};
+    std::array<double, 3> w = WeightsOf(best_.cost, u_);
+    const double sum = w[0] + w[1] + w[2];
+    for (double& x : w) x /= sum;
     for (double step = 0.5; step > 0.01; step /= 2) {
       bool improved = true;
       while (improved) {
@@ -187,9 +193,9 @@ absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input)
           for (double f : {1 + step, 1 / (1 + step)}) {
             std::array<double, 3> t = w;
             t[k] = t[k] > 0 ? t[k] * f : (f > 1 ? 0.01 * step : 0);
-            const double before = best_err;
-            if (absl::Status s = consider(t); !s.ok()) return s;
-            if (best_err < before - 1e-9) {
+            const double before = best_err_;
+            CRUSH_RETURN_IF_ERROR(Consider(t));
+            if (best_err_ < before - 1e-9) {
               w = t;
               improved = true;
             }
@@ -197,6 +203,33 @@ absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input)
         }
       }
     }
+    return absl::OkStatus();
+  }
+
+  const CalibrationResult& best() const { return best_; }
+
+  double best_err() const { return best_err_; }
+
+  std::size_t simulations() const { return fit_.simulations(); }
+
+ private:
+  Fitter fit_;
+  Units u_;
+  CalibrationResult best_;
+  double best_err_ = std::numeric_limits<double>::infinity();
+};
+
+}  // namespace
+
+absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input) {
+  CRUSH_RETURN_IF_ERROR(CheckMeasured(input));
+  CRUSH_ASSIGN_OR_RETURN(const Units u, UnitsOf(input));
+  ScaledSearch search(input, u);
+  CRUSH_RETURN_IF_ERROR(search.Consider(WeightsOf(input.model, u)));
+  const CalibrationResult with_model = search.best();
+  const double model_err = search.best_err();
+  if (!input.measured_end_seconds.empty() && with_model.pgs_compared > 0) {
+    CRUSH_RETURN_IF_ERROR(search.FreeFit());
   }
   // The measured ends are the monitor's commits, about one propose interval
   // apart: a free fit that beats the model's proportions by less than half
@@ -204,50 +237,275 @@ absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input)
   // reweight's ends chose bytes only, 0.8 MB/s, which made an `osd out`
   // through one target 1.7x too long; the proportions, mostly per object,
   // gave 1.06x), so the proportions stay.
-  best.free_fit_rms_seconds = best_err;
-  if (model_err - best_err < kEndRoundingSeconds) {
-    const double free_err = best_err;
+  CalibrationResult best = search.best();
+  best.free_fit_rms_seconds = search.best_err();
+  if (model_err - search.best_err() < kEndRoundingSeconds) {
     best = with_model;
-    best.free_fit_rms_seconds = free_err;
+    best.free_fit_rms_seconds = search.best_err();
     best.model_proportions = true;
   }
-  best.simulations = fit.simulations();
+  best.simulations = search.simulations();
   return best;
 }
 
-absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json) {
-  google::protobuf::Struct root;
-  const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &root);
-  if (!parsed.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result JSON: not a JSON object (", std::string(parsed.message()), ")"));
+namespace {
+
+// The joint fit's objective for one cost: per change, log(simulated /
+// measured)^2 plus a quarter of (completion-curve RMS / measured)^2.
+class JointObjective {
+ public:
+  explicit JointObjective(std::span<const CalibrationInput> inputs) {
+    for (const CalibrationInput& in : inputs) fitters_.emplace_back(in);
+    for (const CalibrationInput& in : inputs) measured_.push_back(in.measured_seconds);
   }
-  ChangeMeasurement m;
-  const auto& f = root.fields();
-  for (const char* key : {"pg_temp_duration_seconds", "duration_seconds"}) {
-    auto it = f.find(key);
-    if (it != f.end() && it->second.has_number_value() && it->second.number_value() > 0) {
-      m.seconds = it->second.number_value();
-      break;
+
+  absl::StatusOr<double> Evaluate(const BackfillCost& c, JointCalibrationResult* out) {
+    double sum = 0;
+    out->simulated_seconds.clear();
+    out->rms_end_error_seconds.clear();
+    for (std::size_t i = 0; i < fitters_.size(); ++i) {
+      CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, fitters_[i].Simulate(c));
+      const double rms = fitters_[i].EndError(s);
+      const double miss = std::log(std::max(s.makespan_seconds, 1e-9) / measured_[i]);
+      sum += miss * miss + 0.25 * (rms / measured_[i]) * (rms / measured_[i]);
+      out->simulated_seconds.push_back(s.makespan_seconds);
+      out->rms_end_error_seconds.push_back(rms);
+    }
+    out->cost = c;
+    return sum;
+  }
+
+  std::size_t simulations() const {
+    std::size_t n = 0;
+    for (const Fitter& f : fitters_) n += f.simulations();
+    return n;
+  }
+
+ private:
+  std::vector<Fitter> fitters_;
+  std::vector<double> measured_;
+};
+
+// The cost from log figures: per-PG seconds, seconds per object, seconds
+// per byte.
+BackfillCost CostFromLogs(const std::array<double, 3>& x) {
+  return BackfillCost{std::exp(x[0]), std::exp(x[1]), 1 / std::exp(x[2])};
+}
+
+// A pattern search in log space from `x` over the per-PG and per-object
+// figures: each alone, both together (the overall speed), and one traded
+// against the other (a funnelled and a spread change pull apart along
+// that), steps from x e down to x 1.01. The bytes figure stays. Returns the
+// best objective.
+absl::StatusOr<double> PatternSearch(JointObjective& objective, std::array<double, 3> x,
+                                     JointCalibrationResult* best) {
+  static constexpr std::array<std::array<int, 2>, 4> kDirections = {
+      {{1, 0}, {0, 1}, {1, 1}, {1, -1}}};
+  CRUSH_ASSIGN_OR_RETURN(double best_j, objective.Evaluate(CostFromLogs(x), best));
+  JointCalibrationResult trial;
+  for (double step = 1.0; step > 0.01; step /= 2) {
+    bool improved = true;
+    while (improved) {
+      improved = false;
+      for (const std::array<int, 2>& dir : kDirections) {
+        for (const double d : {step, -step}) {
+          std::array<double, 3> t = x;
+          t[0] += d * dir[0];
+          t[1] += d * dir[1];
+          CRUSH_ASSIGN_OR_RETURN(const double j, objective.Evaluate(CostFromLogs(t), &trial));
+          if (j < best_j - 1e-12) {
+            best_j = j;
+            *best = trial;
+            x = t;
+            improved = true;
+          }
+        }
+      }
     }
   }
-  if (!(m.seconds > 0)) {
-    return absl::InvalidArgumentError(
-        "result JSON: no pg_temp_duration_seconds or duration_seconds above 0 "
-        "(expected loopback-change.py's result.json)");
+  return best_j;
+}
+
+}  // namespace
+
+absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
+    std::span<const CalibrationInput> inputs) {
+  if (inputs.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
+  for (const CalibrationInput& in : inputs) {
+    CRUSH_RETURN_IF_ERROR(CheckMeasured(in));
+    CRUSH_RETURN_IF_ERROR(UnitsOf(in).status());
   }
-  if (auto it = f.find("pgs"); it != f.end() && it->second.has_list_value()) {
-    for (const google::protobuf::Value& v : it->second.list_value().values()) {
-      if (!v.has_struct_value()) continue;
-      const auto& pf = v.struct_value().fields();
-      auto pg = pf.find("pg");
-      auto end = pf.find("pg_temp_end_seconds");
-      if (pg == pf.end() || end == pf.end() || !end->second.has_number_value()) continue;
-      std::optional<PgId> id = ParsePgId(pg->second.string_value());
-      if (id) m.end_seconds[*id] = end->second.number_value();
+  const BackfillCost& model = inputs[0].model;
+  if (!(model.per_pg_seconds > 0) || !(model.seconds_per_object > 0) ||
+      !(model.bytes_per_second > 0)) {
+    return absl::InvalidArgumentError(
+        "calibrate: fitting changes together needs the model's per-PG, per-object and bytes "
+        "figures above 0");
+  }
+  JointObjective objective(inputs);
+  JointCalibrationResult best;
+  double best_j = std::numeric_limits<double>::infinity();
+  // From the model's figures, and from a tenth of one with ten times the
+  // other (the search then finds the scale); the bandwidth stays the
+  // model's (two changes pin two figures: with the bytes free, a reweight
+  // and a drain on the Pacific loopback cluster were matched by a
+  // bytes-only 0.9 MB/s that made `osd out` 1.5x too long).
+  for (const double tilt : {1.0, 10.0, 0.1}) {
+    const std::array<double, 3> x = {std::log(model.per_pg_seconds * tilt),
+                                     std::log(model.seconds_per_object / tilt),
+                                     std::log(1 / model.bytes_per_second)};
+    JointCalibrationResult found;
+    CRUSH_ASSIGN_OR_RETURN(const double j, PatternSearch(objective, x, &found));
+    if (j < best_j - 1e-12) {
+      best_j = j;
+      best = std::move(found);
     }
   }
-  return m;
+  best.simulations = objective.simulations();
+  return best;
+}
+
+namespace {
+
+// One change made ready to fit: its jobs (owned here; the input's span
+// points into them) and the input without the model's figures.
+struct PreparedChange {
+  std::string name;
+  std::vector<BackfillJob> jobs;
+  CalibrationInput input;
+};
+
+absl::StatusOr<PreparedChange> Prepare(ChangeToCalibrate change, int max_backfills,
+                                       bool hold_and_wait, crush::CephRelease* release) {
+  *release = change.before.ceph_release;
+  PlanOptions plan;
+  plan.schedule = false;
+  plan.movement.keep_moves = true;
+  absl::StatusOr<PlanReport> report =
+      DiffTwoStates(std::move(change.before), std::move(change.after), plan);
+  if (!report.ok()) return report.status();
+  PreparedChange p;
+  p.name = std::move(change.name);
+  p.jobs = JobsFromMoves(report->movement.moves);
+  p.input.osd_info = OsdInfoFromMovement(report->movement);
+  p.input.options.max_backfills = max_backfills;
+  p.input.options.hold_and_wait = hold_and_wait;
+  p.input.measured_seconds = change.measured.seconds;
+  p.input.measured_end_seconds = std::move(change.measured.end_seconds);
+  return p;
+}
+
+// The class most of the moving PGs' targets have ("hdd" when none has one).
+std::string MostTargetsClass(const std::vector<PreparedChange>& changes) {
+  std::map<std::string, std::size_t> votes;
+  for (const PreparedChange& c : changes) {
+    for (const BackfillJob& j : c.jobs) {
+      for (std::int32_t t : j.targets) {
+        const auto k = static_cast<std::size_t>(t);
+        const std::vector<std::string>& classes = c.input.osd_info.device_class;
+        if (k < classes.size() && !classes[k].empty()) ++votes[classes[k]];
+      }
+    }
+  }
+  std::string best = "hdd";
+  std::size_t most = 0;
+  for (const auto& [cls, n] : votes) {
+    if (n > most) {
+      most = n;
+      best = cls;
+    }
+  }
+  return best;
+}
+
+// The model's figures for the class, and the monitor's delays and the stray
+// deletions' delay every input is simulated with.
+absl::Status ApplyModel(const BackfillCostSettings& settings, crush::CephRelease release,
+                        int max_backfills, std::vector<PreparedChange>* changes,
+                        ChangeCalibration* out) {
+  BackfillOptions model_options;
+  model_options.max_backfills = max_backfills;
+  BackfillCostSettings model_settings = settings;
+  model_settings.calibrated.clear();
+  model_settings.overrides.clear();
+  model_settings.overrides[out->device_class];  // the class is among those reported
+  absl::StatusOr<BackfillCostReport> model =
+      ApplyBackfillCost(model_settings, release, &model_options);
+  if (!model.ok()) return model.status();
+  for (const AppliedClassCost& a : model->classes) {
+    if (a.device_class == out->device_class) out->model = a.cost;
+  }
+  for (PreparedChange& c : *changes) {
+    c.input.jobs = c.jobs;
+    c.input.model = out->model;
+    c.input.options.start_delay_seconds = model_options.start_delay_seconds;
+    c.input.options.end_delay_seconds = model_options.end_delay_seconds;
+    c.input.options.stray_delete_delay_seconds = model_options.stray_delete_delay_seconds;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> Makespan(const CalibrationInput& in, const BackfillCost& cost) {
+  BackfillOptions o = in.options;
+  o.class_rates.clear();
+  o.default_rate = RateFromCost(cost);
+  CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(in.jobs, in.osd_info, o));
+  return s.makespan_seconds;
+}
+
+// The fit of one change (FitBackfillCost) or of several (jointly).
+absl::Status Fit(const std::vector<PreparedChange>& changes, ChangeCalibration* out) {
+  if (changes.size() == 1) {
+    CRUSH_ASSIGN_OR_RETURN(out->fit, FitBackfillCost(changes[0].input));
+    out->changes[0].simulated_seconds = out->fit.simulated_seconds;
+    out->changes[0].rms_end_error_seconds = out->fit.rms_end_error_seconds;
+    return absl::OkStatus();
+  }
+  std::vector<CalibrationInput> inputs;
+  for (const PreparedChange& c : changes) inputs.push_back(c.input);
+  CRUSH_ASSIGN_OR_RETURN(const JointCalibrationResult joint, FitBackfillCostJointly(inputs));
+  out->fit.cost = joint.cost;
+  out->fit.simulations = joint.simulations;
+  out->fit.simulated_seconds = joint.simulated_seconds[0];
+  out->fit.rms_end_error_seconds = joint.rms_end_error_seconds[0];
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    out->changes[i].simulated_seconds = joint.simulated_seconds[i];
+    out->changes[i].rms_end_error_seconds = joint.rms_end_error_seconds[i];
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate> changes,
+                                                   const BackfillCostSettings& settings,
+                                                   int max_backfills,
+                                                   const std::string& device_class,
+                                                   bool hold_and_wait) {
+  if (changes.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
+  std::vector<PreparedChange> prepared;
+  crush::CephRelease release{};
+  for (ChangeToCalibrate& c : changes) {
+    CRUSH_ASSIGN_OR_RETURN(PreparedChange p,
+                           Prepare(std::move(c), max_backfills, hold_and_wait, &release));
+    prepared.push_back(std::move(p));
+  }
+  ChangeCalibration out;
+  out.device_class = device_class.empty() ? MostTargetsClass(prepared) : device_class;
+  CRUSH_RETURN_IF_ERROR(ApplyModel(settings, release, max_backfills, &prepared, &out));
+  for (const PreparedChange& p : prepared) {
+    CalibratedChange c;
+    c.name = p.name;
+    c.jobs = p.jobs.size();
+    c.measured_seconds = p.input.measured_seconds;
+    CRUSH_ASSIGN_OR_RETURN(c.model_seconds, Makespan(p.input, out.model));
+    out.changes.push_back(std::move(c));
+  }
+  CRUSH_RETURN_IF_ERROR(Fit(prepared, &out));
+  out.model_seconds = out.changes[0].model_seconds;
+  out.jobs = out.changes[0].jobs;
+  out.measured_seconds = out.changes[0].measured_seconds;
+  return out;
 }
 
 absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterState after,
@@ -256,77 +514,28 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
                                                   int max_backfills,
                                                   const std::string& device_class,
                                                   bool hold_and_wait) {
-  const crush::CephRelease release = before.ceph_release;
-  PlanOptions plan;
-  plan.schedule = false;
-  plan.movement.keep_moves = true;
-  absl::StatusOr<PlanReport> report = DiffTwoStates(std::move(before), std::move(after), plan);
-  if (!report.ok()) return report.status();
-  const std::vector<BackfillJob> jobs = JobsFromMoves(report->movement.moves);
-  CalibrationInput in;
-  in.jobs = jobs;
-  in.osd_info = OsdInfoFromMovement(report->movement);
-  in.options.max_backfills = max_backfills;
-  in.measured_seconds = measured.seconds;
-  in.measured_end_seconds = measured.end_seconds;
-
-  ChangeCalibration out;
-  out.device_class = device_class;
-  if (out.device_class.empty()) {
-    std::map<std::string, std::size_t> votes;
-    for (const BackfillJob& j : jobs) {
-      for (std::int32_t t : j.targets) {
-        const auto k = static_cast<std::size_t>(t);
-        if (k < in.osd_info.device_class.size() && !in.osd_info.device_class[k].empty()) {
-          ++votes[in.osd_info.device_class[k]];
-        }
-      }
-    }
-    out.device_class = "hdd";
-    std::size_t most = 0;
-    for (const auto& [cls, n] : votes) {
-      if (n > most) {
-        most = n;
-        out.device_class = cls;
-      }
-    }
-  }
-  BackfillOptions model_options;
-  model_options.max_backfills = max_backfills;
-  BackfillCostSettings model_settings = settings;
-  model_settings.calibrated.clear();
-  model_settings.overrides.clear();
-  model_settings.overrides[out.device_class];  // the class is among those reported
-  absl::StatusOr<BackfillCostReport> model =
-      ApplyBackfillCost(model_settings, release, &model_options);
-  if (!model.ok()) return model.status();
-  for (const AppliedClassCost& a : model->classes) {
-    if (a.device_class == out.device_class) out.model = a.cost;
-  }
-  in.model = out.model;
-  in.options.start_delay_seconds = model_options.start_delay_seconds;
-  in.options.end_delay_seconds = model_options.end_delay_seconds;
-  in.options.stray_delete_delay_seconds = model_options.stray_delete_delay_seconds;
-  in.options.hold_and_wait = hold_and_wait;
-  {
-    BackfillOptions o = in.options;
-    o.class_rates.clear();
-    o.default_rate = RateFromCost(out.model);
-    absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, in.osd_info, o);
-    if (!s.ok()) return s.status();
-    out.model_seconds = s->makespan_seconds;
-  }
-  absl::StatusOr<CalibrationResult> fit = FitBackfillCost(in);
-  if (!fit.ok()) return fit.status();
-  out.fit = *fit;
-  out.jobs = jobs.size();
-  out.measured_seconds = measured.seconds;
-  return out;
+  std::vector<ChangeToCalibrate> one;
+  one.push_back(ChangeToCalibrate{std::move(before), std::move(after), measured, ""});
+  return CalibrateChanges(std::move(one), settings, max_backfills, device_class, hold_and_wait);
 }
 
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) {
   std::map<std::string, BackfillCost, std::less<>> costs;
   costs[c.device_class] = c.fit.cost;
+  if (c.changes.size() > 1) {
+    std::string comment = absl::StrFormat(
+        "crushkit calibrate: %u changes fitted together (the sum of log(simulated / measured)^2 "
+        "and the completion curves' RMS)",
+        c.changes.size());
+    for (const CalibratedChange& ch : c.changes) {
+      absl::StrAppendFormat(&comment,
+                            "\n%s: %u backfilling PGs, measured %.2f s, simulated %.2f s with "
+                            "these figures (%.2f s with the model's), RMS %.2f s",
+                            ch.name, ch.jobs, ch.measured_seconds, ch.simulated_seconds,
+                            ch.model_seconds, ch.rms_end_error_seconds);
+    }
+    return FormatCalibration(costs, comment);
+  }
   return FormatCalibration(
       costs, absl::StrFormat("crushkit calibrate: %s\n%u backfilling PGs, measured %.2f s, "
                              "simulated %.2f s with these figures (%.2f s with the model's); "

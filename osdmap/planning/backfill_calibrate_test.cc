@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -159,6 +161,67 @@ TEST(BackfillCalibrate, MonitorDelaysDoNotScale) {
   ASSERT_THAT(r, IsOk());
   EXPECT_LT(r->rms_end_error_seconds, 0.02 * s->makespan_seconds);
   EXPECT_THAT(r->cost.per_pg_seconds, DoubleNear(0.4, 0.04));
+}
+
+// Two changes fitted together: one funnelled through a single target (its
+// makespan is the sum of the PGs' holds there) and one spread over every
+// OSD. Both are matched with the figures that made them, where the first
+// alone (ends rounded as the monitor's are) cannot tell per-PG from
+// per-object time.
+TEST(BackfillCalibrate, AFunnelledAndASpreadChangeAreFittedTogether) {
+  const std::vector<BackfillJob> spread = Jobs();
+  std::vector<BackfillJob> funnel;
+  for (std::uint32_t ps = 0; ps < 20; ++ps) {
+    funnel.push_back(BackfillJob{PgId{3, ps},
+                                 static_cast<std::int32_t>(ps % 7),
+                                 {7},
+                                 (1 + ps % 4) * 1024 * 1024,
+                                 10 + ps % 3,
+                                 kBackfillPriority,
+                                 {}});
+  }
+  const BackfillCost truth{1.5, 0.02, 400.0 * 1024 * 1024};
+  std::vector<CalibrationInput> in(2);
+  in[0].jobs = funnel;
+  in[1].jobs = spread;
+  for (CalibrationInput& c : in) {
+    c.measured_seconds =
+        Truth(std::vector<BackfillJob>(c.jobs.begin(), c.jobs.end()), truth).makespan_seconds;
+    c.model = BackfillCost{0.05, 0.1, 150.0 * 1024 * 1024};
+  }
+  absl::StatusOr<JointCalibrationResult> r = FitBackfillCostJointly(in);
+  ASSERT_THAT(r, IsOk());
+  ASSERT_EQ(r->simulated_seconds.size(), 2u);
+  EXPECT_THAT(r->simulated_seconds[0],
+              DoubleNear(in[0].measured_seconds, 0.03 * in[0].measured_seconds));
+  EXPECT_THAT(r->simulated_seconds[1],
+              DoubleNear(in[1].measured_seconds, 0.03 * in[1].measured_seconds));
+  // The funnelled change alone, scaled on the model's proportions (mostly
+  // per object), misses the spread one by more.
+  absl::StatusOr<CalibrationResult> alone = FitBackfillCost(in[0]);
+  ASSERT_THAT(alone, IsOk());
+  BackfillOptions o;
+  o.class_rates.clear();
+  o.default_rate = RateFromCost(alone->cost);
+  absl::StatusOr<BackfillSchedule> s = SimulateBackfill(spread, BackfillOsdInfo{}, o);
+  ASSERT_THAT(s, IsOk());
+  EXPECT_GT(std::abs(s->makespan_seconds / in[1].measured_seconds - 1), 0.1);
+  EXPECT_THAT(FitBackfillCostJointly({}), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(BackfillCalibrate, CalibrationFileNamesEveryChange) {
+  ChangeCalibration c;
+  c.device_class = "hdd";
+  c.fit.cost = BackfillCost{0.5, 0.12, 30e6};
+  c.changes = {CalibratedChange{"a -> b, out.json", 19, 34.5, 27.6, 37.4, 1.2},
+               CalibratedChange{"c -> d, move.json", 33, 42.5, 24.6, 39.1, 2.5}};
+  const std::string file = CalibrationFile(c, "ignored");
+  EXPECT_THAT(file, ::testing::HasSubstr("2 changes fitted together"));
+  EXPECT_THAT(file, ::testing::HasSubstr("a -> b, out.json: 19 backfilling PGs, measured 34.50 s"));
+  EXPECT_THAT(file, ::testing::HasSubstr("c -> d, move.json: 33 backfilling PGs"));
+  absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> parsed = ParseCalibration(file);
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_THAT(parsed->at("hdd").seconds_per_object, DoubleNear(0.12, 1e-9));
 }
 
 TEST(BackfillCalibrate, NothingToFitIsAnError) {

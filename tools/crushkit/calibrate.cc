@@ -1,11 +1,15 @@
-// `crushkit calibrate BEFORE AFTER (--seconds S | --result result.json)`:
-// the per-PG backfill figures that make the simulated backfill of a finished
-// change match what it took (osdmap/planning/backfill_calibrate.h), written as a file
-// `plan` and `diff` take with --calibration.
+// `crushkit calibrate BEFORE AFTER (--seconds S | --result result.json)
+//  [--and BEFORE2 AFTER2 SECONDS|result.json ...]`:
+// the per-PG backfill figures that make the simulated backfill of finished
+// changes match what they took (osdmap/planning/backfill_calibrate.h; several
+// changes are fitted together), written as a file `plan` and `diff` take
+// with --calibration.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -27,8 +31,49 @@ struct CalibrateArgs {
   int max_backfills = 1;
   std::string scheduler;
   std::string profile;
-  std::string reservations = "all-at-once";
+  std::string reservations = "hold-and-wait";
+  std::vector<std::string> more;  // --and: BEFORE AFTER SECONDS|RESULT, by threes
 };
+
+// A duration in seconds, or a result.json to read it (and the PG ends) from.
+std::optional<osdmap::ChangeMeasurement> Measurement(const std::string& seconds_or_result) {
+  char* end = nullptr;
+  const double s = std::strtod(seconds_or_result.c_str(), &end);
+  if (end != seconds_or_result.c_str() && *end == '\0') {
+    if (!(s > 0)) {
+      CommandFailed("calibrate", "duration " + seconds_or_result + ": expected seconds > 0");
+      return std::nullopt;
+    }
+    osdmap::ChangeMeasurement m;
+    m.seconds = s;
+    return m;
+  }
+  absl::StatusOr<std::string> text = ReadFileBytes(seconds_or_result);
+  if (!text.ok()) {
+    CommandFailed("calibrate", seconds_or_result + ": " + std::string(text.status().message()));
+    return std::nullopt;
+  }
+  absl::StatusOr<osdmap::ChangeMeasurement> m = osdmap::ParseChangeResultJson(*text);
+  if (!m.ok()) {
+    CommandFailed("calibrate", seconds_or_result + ": " + std::string(m.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(m);
+}
+
+// One change: its two states, what it took, and its name in the file.
+std::optional<osdmap::ChangeToCalibrate> LoadChange(const std::string& before,
+                                                    const std::string& after,
+                                                    const std::string& measured) {
+  std::optional<osdmap::ChangeMeasurement> m = Measurement(measured);
+  if (!m) return std::nullopt;
+  std::optional<osdmap::ClusterState> b = LoadState("calibrate", before);
+  if (!b) return std::nullopt;
+  std::optional<osdmap::ClusterState> a = LoadState("calibrate", after);
+  if (!a) return std::nullopt;
+  return osdmap::ChangeToCalibrate{*std::move(b), *std::move(a), *std::move(m),
+                                   absl::StrCat(before, " -> ", after, ", ", measured)};
+}
 
 int RunCalibrate(const CalibrateArgs& a) {
   if ((a.seconds > 0) == !a.result.empty()) {
@@ -36,17 +81,8 @@ int RunCalibrate(const CalibrateArgs& a) {
         "calibrate",
         "give the measured duration: --seconds S or --result result.json, one of them");
   }
-  osdmap::ChangeMeasurement measured;
-  if (!a.result.empty()) {
-    absl::StatusOr<std::string> text = ReadFileBytes(a.result);
-    if (!text.ok())
-      return CommandFailed("calibrate", a.result + ": " + std::string(text.status().message()));
-    absl::StatusOr<osdmap::ChangeMeasurement> m = osdmap::ParseChangeResultJson(*text);
-    if (!m.ok())
-      return CommandFailed("calibrate", a.result + ": " + std::string(m.status().message()));
-    measured = *std::move(m);
-  } else {
-    measured.seconds = a.seconds;
+  if (a.more.size() % 3 != 0) {
+    return CommandFailed("calibrate", "--and takes three values: BEFORE AFTER SECONDS|RESULT");
   }
   osdmap::BackfillCostSettings settings;
   if (!a.scheduler.empty()) {
@@ -59,16 +95,23 @@ int RunCalibrate(const CalibrateArgs& a) {
     if (!p.ok()) return CommandFailed("calibrate", std::string(p.status().message()));
     settings.profile = *p;
   }
-  std::optional<osdmap::ClusterState> before = LoadState("calibrate", a.before);
-  if (!before) return 1;
-  std::optional<osdmap::ClusterState> after = LoadState("calibrate", a.after);
-  if (!after) return 1;
+  std::vector<osdmap::ChangeToCalibrate> changes;
+  std::optional<osdmap::ChangeToCalibrate> first =
+      LoadChange(a.before, a.after, a.result.empty() ? absl::StrCat(a.seconds) : a.result);
+  if (!first) return 1;
+  changes.push_back(*std::move(first));
+  for (std::size_t i = 0; i + 2 < a.more.size(); i += 3) {
+    std::optional<osdmap::ChangeToCalibrate> c =
+        LoadChange(a.more[i], a.more[i + 1], a.more[i + 2]);
+    if (!c) return 1;
+    changes.push_back(*std::move(c));
+  }
+  const std::string what = changes[0].name;
   absl::StatusOr<osdmap::ChangeCalibration> c =
-      osdmap::CalibrateChange(*std::move(before), *std::move(after), measured, settings,
-                              a.max_backfills, a.device_class, a.reservations == "hold-and-wait");
+      osdmap::CalibrateChanges(std::move(changes), settings, a.max_backfills, a.device_class,
+                               a.reservations == "hold-and-wait");
   if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
-  const std::string file = osdmap::CalibrationFile(
-      *c, absl::StrCat(a.before, " -> ", a.after, a.result.empty() ? "" : ", ", a.result));
+  const std::string file = osdmap::CalibrationFile(*c, what);
   if (absl::Status s = WriteFileAtomically(a.output, file); !s.ok()) {
     return CommandFailed("calibrate", a.output + ": " + std::string(s.message()));
   }
@@ -91,6 +134,12 @@ void AddCalibrateCommand(CLI::App& app) {
                   "measured duration, from the change to the last pg_temp dropped");
   cmd->add_option("--result", args->result,
                   "loopback-change.py's result.json: the duration and every PG's end");
+  cmd->add_option("--and", args->more,
+                  "another finished change, fitted together with the first: BEFORE AFTER and "
+                  "SECONDS or result.json (repeatable; one change funnelled through an OSD and "
+                  "one spread over all of them tell the figures apart)")
+      ->expected(3)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("-o,--output", args->output, "write the calibration here (default stdout)");
   cmd->add_option("--class", args->device_class,
                   "device class the figures are for (default: that of most targets)");
@@ -102,7 +151,7 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--mclock-profile", args->profile, "osd_mclock_profile (default balanced)");
   cmd->add_option("--reservations", args->reservations,
                   "the simulation's reservation order, as plan's --reservations (default "
-                  "all-at-once)")
+                  "hold-and-wait)")
       ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
   cmd->callback([args]() {
     if (const int rc = RunCalibrate(*args); rc != 0) throw CLI::RuntimeError(rc);
