@@ -48,11 +48,12 @@ absl::StatusOr<SafetyInputs> PrepareSafety(const ClusterState& before, const Clu
 }
 
 absl::StatusOr<ChangeSafety> AssessChangeSafety(const SafetyInputs& in, const Movement& movement,
-                                                const BackfillSchedule* schedule) {
+                                                const BackfillSchedule* schedule,
+                                                const FillTimelineOptions& fill_options) {
   ChangeSafety s;
   s.backfillfull_ratio = std::max(movement.risks.backfillfull_ratio, movement.risks.nearfull_ratio);
   if (schedule != nullptr) {
-    absl::StatusOr<FillTimeline> fill = ComputeFillTimeline(movement, *schedule);
+    absl::StatusOr<FillTimeline> fill = ComputeFillTimeline(movement, *schedule, fill_options);
     if (!fill.ok()) return fill.status();
     s.fill = *std::move(fill);
     s.stalls = schedule->stalls;

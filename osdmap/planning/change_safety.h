@@ -72,12 +72,14 @@ struct SafetyInputs {
 // Errors: MaxAvailModel::Create's, naming the side ("before: ", "after: ").
 absl::StatusOr<SafetyInputs> PrepareSafety(const ClusterState& before, const ClusterState& after);
 
-// The report. `schedule` may be null (no fill timeline, peak = after).
+// The report. `schedule` may be null (no fill timeline, peak = after);
+// `fill_options` say when the copies a PG leaves are deleted.
 // REQUIRES: `schedule` (if any) was simulated from `movement.moves`.
 // Errors: ComputeFillTimeline's. Cost: a fill timeline plus three MAX
 // AVAIL evaluations.
 absl::StatusOr<ChangeSafety> AssessChangeSafety(const SafetyInputs& in, const Movement& movement,
-                                                const BackfillSchedule* schedule);
+                                                const BackfillSchedule* schedule,
+                                                const FillTimelineOptions& fill_options = {});
 
 }  // namespace crushkit::osdmap
 

@@ -22,6 +22,9 @@ struct FillEvent {
 struct OsdFlows {
   double base = 0;  // used_before less the deletions at time 0
   std::vector<FillEvent> events;
+  // Whole bytes gained less lost over the events: the end use exactly, where
+  // integrating the rates piecewise would leave a few bytes of rounding.
+  double net = 0;
 };
 
 double Ratio(double used, std::uint64_t capacity) {
@@ -30,8 +33,34 @@ double Ratio(double used, std::uint64_t capacity) {
 
 std::uint64_t Bytes(double v) { return v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); }
 
+// The leaving copy of `m` on one OSD as PG::do_delete_work removes it: a
+// step per transaction of `per_txn` objects, `sleep` apart, from `at` on.
+void AddDeletion(const PgMove& m, double at, std::uint32_t per_txn, double sleep,
+                 std::vector<FillEvent>* events, double* net) {
+  const auto bytes = static_cast<double>(m.bytes_per_target);
+  const std::uint64_t objects = m.objects_per_target;
+  if (per_txn == 0 || objects <= per_txn) {
+    events->push_back({at, 0, -bytes});
+    *net -= bytes;
+    return;
+  }
+  // Whole bytes freed by the first k transactions, so the steps add up to
+  // the copy exactly.
+  auto freed = [&](std::uint64_t done) {
+    return std::round(bytes * static_cast<double>(done) / static_cast<double>(objects));
+  };
+  std::uint64_t done = 0;
+  for (std::uint64_t k = 0; done < objects; ++k) {
+    const std::uint64_t next = std::min<std::uint64_t>(objects, done + per_txn);
+    events->push_back({at + static_cast<double>(k) * sleep, 0, freed(done) - freed(next)});
+    *net += freed(done) - freed(next);
+    done = next;
+  }
+}
+
 absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& movement,
-                                                            const BackfillSchedule& schedule) {
+                                                            const BackfillSchedule& schedule,
+                                                            const FillTimelineOptions& options) {
   if (schedule.jobs.size() != movement.moves.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the schedule has ", schedule.jobs.size(), " jobs but the movement ",
@@ -39,7 +68,14 @@ absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& move
   }
   std::map<std::int32_t, OsdFlows> flows;
   std::map<std::int32_t, double> leaving_in_moves;
-  for (const OsdMovement& o : movement.osds) flows[o.osd].base = static_cast<double>(o.used_before);
+  std::map<std::int32_t, double> sleep;  // osd_delete_sleep of each OSD
+  for (const OsdMovement& o : movement.osds) {
+    flows[o.osd].base = static_cast<double>(o.used_before);
+    auto it = options.delete_sleep_seconds.find(o.device_class);
+    sleep[o.osd] = it == options.delete_sleep_seconds.end() ? 0 : it->second;
+  }
+  const double delay =
+      options.delete_delay_seconds >= 0 ? options.delete_delay_seconds : schedule.end_delay_seconds;
   for (std::size_t j = 0; j < movement.moves.size(); ++j) {
     const PgMove& m = movement.moves[j];
     const BackfillJobTiming& t = schedule.jobs[j];
@@ -50,6 +86,7 @@ absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& move
       auto it = flows.find(o);
       if (it == flows.end()) continue;
       const double d = t.end_seconds - t.start_seconds;
+      it->second.net += bytes;
       if (d > 0) {
         it->second.events.push_back({t.start_seconds, bytes / d, 0});
         it->second.events.push_back({t.end_seconds, -bytes / d, 0});
@@ -63,7 +100,8 @@ absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& move
     // drops its pg_temp (PeeringState purges strays once clean).
     for (const std::int32_t o : m.leaving) {
       if (auto it = flows.find(o); it != flows.end()) {
-        it->second.events.push_back({t.end_seconds + schedule.end_delay_seconds, 0, -bytes});
+        AddDeletion(m, t.end_seconds + delay, options.delete_objects_per_transaction, sleep[o],
+                    &it->second.events, &it->second.net);
       }
     }
   }
@@ -78,9 +116,20 @@ absl::StatusOr<std::map<std::int32_t, OsdFlows>> BuildFlows(const Movement& move
 
 }  // namespace
 
+FillTimelineOptions CephFillTimelineOptions(RecoveryScheduler scheduler,
+                                            double delete_delay_seconds) {
+  FillTimelineOptions o;
+  o.delete_delay_seconds = delete_delay_seconds;
+  // osd_delete_sleep_hdd's default (src/common/options/global.yaml.in);
+  // mClock overrides every sleep to 0 (mClockScheduler).
+  if (scheduler == RecoveryScheduler::kWpq) o.delete_sleep_seconds.emplace("hdd", 5.0);
+  return o;
+}
+
 absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
-                                                 const BackfillSchedule& schedule) {
-  absl::StatusOr<std::map<std::int32_t, OsdFlows>> flows = BuildFlows(movement, schedule);
+                                                 const BackfillSchedule& schedule,
+                                                 const FillTimelineOptions& options) {
+  absl::StatusOr<std::map<std::int32_t, OsdFlows>> flows = BuildFlows(movement, schedule, options);
   if (!flows.ok()) return flows.status();
   FillTimeline out;
   out.osds.reserve(movement.osds.size());
@@ -113,6 +162,8 @@ absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
         if (f.events[i].step < 0) used += f.events[i].step;
       }
     }
+    used = f.base + f.net;
+    peak = std::max(peak, used);  // the rounding the exact end removed
     p.used_peak = Bytes(peak);
     p.used_after = Bytes(used);
     p.peak_seconds = peak_at;
@@ -133,8 +184,9 @@ absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
 }
 
 absl::StatusOr<std::uint64_t> OsdUsedAt(const Movement& movement, const BackfillSchedule& schedule,
-                                        std::int32_t osd, double seconds) {
-  absl::StatusOr<std::map<std::int32_t, OsdFlows>> flows = BuildFlows(movement, schedule);
+                                        std::int32_t osd, double seconds,
+                                        const FillTimelineOptions& options) {
+  absl::StatusOr<std::map<std::int32_t, OsdFlows>> flows = BuildFlows(movement, schedule, options);
   if (!flows.ok()) return flows.status();
   const bool known = std::any_of(movement.osds.begin(), movement.osds.end(),
                                  [&](const OsdMovement& o) { return o.osd == osd; });

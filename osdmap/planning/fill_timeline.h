@@ -12,13 +12,22 @@
 //     are deleted at time 0;
 //   * each target gains a PG's bytes_per_target evenly over the job's
 //     [start, end];
-//   * each leaving OSD (PgMove::leaving) loses bytes_per_target when the PG
-//     is clean again: at the job's end + schedule.end_delay_seconds (the
-//     monitor's commit of the map that drops its pg_temp; the primary then
-//     purges the stray copy). Measured on the loopback clusters (issue 35,
-//     tools/dev/README.md): `osd df` showed the deletion about 2 s after the
-//     pg_temp drop (1 s of it the mgr's report period), never at the end;
+//   * each leaving OSD (PgMove::leaving) deletes its copy once the PG is
+//     clean again (FillTimelineOptions): the monitor commits the map that
+//     drops the pg_temp, the PG peers, the primary's purge_strays sends
+//     MOSDPGRemove, the stray PG goes to ToDelete (WaitDeleteReserved, then
+//     Deleting); PG::do_delete_work then removes osd_target_transaction_size
+//     (30) objects per transaction, the first at once and each next one
+//     osd_delete_sleep later (Pacific's wpq: osd_delete_sleep_hdd 5 s on a
+//     rotational OSD, 0 on ssd; mClock sets the sleeps to 0). So a PG of n
+//     objects frees its bytes in ceil(n / 30) steps, 30 objects' share each,
+//     from the job's end + the delay on. Measured on Pacific loopback
+//     clusters (issue 35, tools/dev/README.md): the deletion began 1.1-2.0 s
+//     (mean 1.55 s) after the PG's backfill ended and `osd df` showed it about
+//     1 s later (the mgr's report period);
 //   * a job that never starts (backfill_toofull for good) moves nothing.
+// The default options delete a PG's copy in one step at the job's end +
+// schedule.end_delay_seconds; the planner passes CephFillTimelineOptions.
 // Use is piecewise linear and only falls at deletions, so the peak is just
 // before a deletion or at the last event. At one instant the
 // deletions are taken after the arrivals (pessimistic by at most one PG).
@@ -27,11 +36,15 @@
 #define CRUSHKIT_OSDMAP_PLANNING_FILL_TIMELINE_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
 #include "crush/types.h"
+#include "osdmap/planning/backfill_cost.h"
 #include "osdmap/planning/backfill_schedule.h"
 #include "osdmap/planning/movement.h"
 
@@ -50,6 +63,27 @@ struct OsdFillPeak {
   double peak_seconds = 0;  // the first time the peak is reached
 };
 
+// When the copies a PG leaves are deleted (see the file comment).
+struct FillTimelineOptions {
+  // From a job's end to its leaving OSDs' first delete transaction; < 0:
+  // the schedule's end_delay_seconds.
+  double delete_delay_seconds = -1;
+  // osd_target_transaction_size (Ceph's default 30): objects per delete
+  // transaction; 0: a PG's copy goes in one step.
+  std::uint32_t delete_objects_per_transaction = 30;
+  // osd_delete_sleep between two transactions, by the leaving OSD's device
+  // class (OsdMovement::device_class); classes not listed sleep 0.
+  std::map<std::string, double, std::less<>> delete_sleep_seconds;
+};
+
+// Ceph's figures for a release's scheduler: wpq sleeps
+// osd_delete_sleep_hdd (5 s) on "hdd" OSDs (the class CephDeviceDefaults
+// takes as rotational) and osd_delete_sleep_ssd (0) on others, mClock 0;
+// the deletion starts `delete_delay_seconds` after the PG's end
+// (BackfillOptions::stray_delete_delay_seconds, -1: the end delay).
+FillTimelineOptions CephFillTimelineOptions(RecoveryScheduler scheduler,
+                                            double delete_delay_seconds);
+
 struct FillTimeline {
   // Every OSD of the movement report, highest peak fill first (then id).
   std::vector<OsdFillPeak> osds;
@@ -65,13 +99,15 @@ struct FillTimeline {
 // these moves, or the movement was made without keep_moves).
 // Cost: O(moves x (targets + leaving) + events log events).
 absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
-                                                 const BackfillSchedule& schedule);
+                                                 const BackfillSchedule& schedule,
+                                                 const FillTimelineOptions& options = {});
 
 // One OSD's use (bytes) at `seconds` under the same model. Errors: as
 // ComputeFillTimeline; kNotFound if `osd` is not in movement.osds.
 // Cost: O(moves x (targets + leaving)).
 absl::StatusOr<std::uint64_t> OsdUsedAt(const Movement& movement, const BackfillSchedule& schedule,
-                                        std::int32_t osd, double seconds);
+                                        std::int32_t osd, double seconds,
+                                        const FillTimelineOptions& options = {});
 
 }  // namespace crushkit::osdmap
 

@@ -128,6 +128,32 @@ TEST(FillTimelineTest, ReplacedCopyStaysUntilThePgTempIsDropped) {
   EXPECT_EQ(PeakOf(*delayed, 0).used_after, 550u);
 }
 
+// PG::do_delete_work removes 30 objects per transaction and sleeps
+// osd_delete_sleep between them: A's 400 bytes in 70 objects leave osd.0
+// (class hdd, 5 s) in three steps, 30 + 30 + 10 objects, from its end +
+// 1.5 s on; osd.1 (class ssd, no sleep) drops B's 200 bytes at once.
+TEST(FillTimelineTest, DeletionRemovesThirtyObjectsPerTransaction) {
+  Movement m = HandMovement();
+  m.osds[0].device_class = "hdd";
+  m.osds[1].device_class = "ssd";
+  m.moves[0].objects_per_target = 70;
+  m.moves[1].objects_per_target = 70;
+  const BackfillSchedule s = Schedule(m);
+  const FillTimelineOptions o = CephFillTimelineOptions(RecoveryScheduler::kWpq, 1.5);
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 401, o), 700u);           // A ended at 400: nothing deleted yet
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 401.5, o), 700u - 171u);  // 400 x 30 / 70, rounded
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 406.5, o), 700u - 343u);  // 400 x 60 / 70
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 411.4, o), 700u - 343u);
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 411.5, o), 300u);
+  EXPECT_EQ(*OsdUsedAt(m, s, 1, 201.5, o), 400u);  // ssd: B's copy in one go
+  // Under mClock the sleeps are 0: every transaction at once.
+  const FillTimelineOptions mclock = CephFillTimelineOptions(RecoveryScheduler::kMclock, 1.5);
+  EXPECT_EQ(*OsdUsedAt(m, s, 0, 401.5, mclock), 300u);
+  absl::StatusOr<FillTimeline> t = ComputeFillTimeline(m, s, o);
+  ASSERT_THAT(t.status(), IsOk());
+  EXPECT_EQ(PeakOf(*t, 0).used_after, 300u);
+}
+
 TEST(FillTimelineTest, CopiesLeavingWithoutABackfillGoAtOnce) {
   Movement m = HandMovement();
   m.osds[1].bytes_out += 100;  // a PG that only lost its osd.1 member

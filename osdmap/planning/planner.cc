@@ -15,6 +15,7 @@
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/planning/change_warnings.h"
+#include "osdmap/planning/fill_capacity.h"
 
 namespace crushkit::osdmap {
 
@@ -167,6 +168,8 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   MovementOptions movement = options.movement;
   movement.keep_moves = moves;
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
+  // An OSD the change brings in has no size in `ceph osd df` (fill_capacity.h).
+  const std::vector<EstimatedCapacity> estimated = EstimateUnreportedCapacity(&after);
   absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
   if (!safety_inputs.ok()) return safety_inputs.status();
   MappedReport out;
@@ -196,10 +199,15 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
     }
     report.schedule = *std::move(schedule);
   }
-  absl::StatusOr<ChangeSafety> safety =
-      AssessChangeSafety(*safety_inputs, m, report.schedule ? &*report.schedule : nullptr);
+  // Old copies go as the release's OSDs delete them (fill_timeline.h).
+  const RecoveryScheduler scheduler = report.backfill_cost ? report.backfill_cost->scheduler
+                                                           : DefaultScheduler(report.ceph_release);
+  absl::StatusOr<ChangeSafety> safety = AssessChangeSafety(
+      *safety_inputs, m, report.schedule ? &*report.schedule : nullptr,
+      CephFillTimelineOptions(scheduler, report.backfill.stray_delete_delay_seconds));
   if (!safety.ok()) return safety.status();
   report.safety = *std::move(safety);
+  for (const EstimatedCapacity& e : estimated) report.safety->notes.push_back(DescribeEstimate(e));
   report.pgs_degraded_during = static_cast<std::uint32_t>(
       std::count_if(m.moves.begin(), m.moves.end(), [](const PgMove& mv) { return mv.degraded; }));
   report.movement = std::move(m);
