@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 
@@ -304,133 +305,133 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
   return table;
 }
 
-PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
-                            const MapAllOptions& options) {
-  PgTablePair out;
+namespace {
 
-  // Pools of either state, in id order; a pool missing on one side is mapped
-  // on the other alone.
-  struct PoolPair {
-    const Pool* before = nullptr;
-    const Pool* after = nullptr;
-    PoolPgTable* table_before = nullptr;
-    PoolPgTable* table_after = nullptr;
-  };
+// One pool of either state of a paired mapping; a pool missing on one side
+// is mapped on the other alone.
+struct PoolPair {
+  const Pool* before = nullptr;
+  const Pool* after = nullptr;
+  PoolPgTable* table_before = nullptr;
+  PoolPgTable* table_after = nullptr;
+  bool whole = true;  // CrushChangeFilter::PoolWhole (both sides exist)
+};
 
+// The work of one MapAllPgsPaired() call: the pools paired in id order (their
+// tables in `out`), the chunks, the change analysis and the counters.
+struct PairedRun {
+  PairedRun(const MappingSession& b, const MappingSession& a, const MapAllOptions& o)
+      : before(b),
+        after(a),
+        options(o),
+        shared(b.crush_map(), a.crush_map()),
+        filter(b.state(), b.crush_map(), a.state(), a.crush_map()),
+        fatal(VerifyIncrementalFromEnvironment()),
+        verify(o.verify_incremental || fatal) {}
+
+  const MappingSession& before;
+  const MappingSession& after;
+  const MapAllOptions& options;
+  const crush::ChoiceMemo shared;
+  const CrushChangeFilter filter;
+  const bool fatal;
+  const bool verify;
   std::map<std::int64_t, PoolPair> pairs;
-  for (const auto& [id, pool] : before.state().pools) {
-    if (!options.only_pool || *options.only_pool == id) pairs[id].before = &pool;
-  }
-  for (const auto& [id, pool] : after.state().pools) {
-    if (!options.only_pool || *options.only_pool == id) pairs[id].after = &pool;
-  }
-  for (auto& [id, p] : pairs) {
-    if (p.before)
-      out.before.pools.push_back(NewPoolTable(before.state(), *p.before, options.acting));
-    if (p.after) out.after.pools.push_back(NewPoolTable(after.state(), *p.after, options.acting));
-  }
   std::vector<PoolPair*> order;
   std::vector<Chunk> chunks;
+  std::atomic<std::uint64_t> mapped_crush{0}, reused_crush{0}, mismatches{0}, done{0};
+  std::mutex mu;  // first_mismatch, progress
+  PgTablePair out;
+};
+
+// Pairs the pools, makes their tables and cuts the chunks.
+void PreparePairs(PairedRun& run) {
+  const std::optional<std::int64_t>& only = run.options.only_pool;
+  for (const auto& [id, pool] : run.before.state().pools) {
+    if (!only || *only == id) run.pairs[id].before = &pool;
+  }
+  for (const auto& [id, pool] : run.after.state().pools) {
+    if (!only || *only == id) run.pairs[id].after = &pool;
+  }
+  const bool acting = run.options.acting;
+  for (auto& [id, p] : run.pairs) {
+    if (p.before)
+      run.out.before.pools.push_back(NewPoolTable(run.before.state(), *p.before, acting));
+    if (p.after) run.out.after.pools.push_back(NewPoolTable(run.after.state(), *p.after, acting));
+  }
   std::size_t ib = 0, ia = 0;
-  for (auto& [id, p] : pairs) {
-    if (p.before) p.table_before = &out.before.pools[ib++];
-    if (p.after) p.table_after = &out.after.pools[ia++];
+  for (auto& [id, p] : run.pairs) {
+    if (p.before) p.table_before = &run.out.before.pools[ib++];
+    if (p.after) p.table_after = &run.out.after.pools[ia++];
+    if (p.before && p.after) p.whole = run.filter.PoolWhole(p.after->id);
     const std::uint32_t n =
         std::max(p.before ? p.before->pg_num : 0u, p.after ? p.after->pg_num : 0u);
     for (std::uint64_t b = 0; b < n; b += kChunk) {
-      chunks.push_back({order.size(), static_cast<std::uint32_t>(b),
-                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, n))});
+      run.chunks.push_back({run.order.size(), static_cast<std::uint32_t>(b),
+                            static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kChunk, n))});
     }
-    order.push_back(&p);
+    run.order.push_back(&p);
   }
-  const crush::ChoiceMemo shared(before.crush_map(), after.crush_map());
-  const CrushChangeFilter filter(before.state(), before.crush_map(), after.state(),
-                                 after.crush_map());
-  const bool fatal = VerifyIncrementalFromEnvironment();
-  const bool verify = options.verify_incremental || fatal;
-  std::vector<char> whole(order.size(), 1);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    if (order[k]->before && order[k]->after) {
-      whole[k] = filter.PoolWhole(order[k]->after->id) ? 1 : 0;
-    }
-  }
-  std::atomic<std::uint64_t> mapped_crush{0}, reused_crush{0}, mismatches{0};
-  std::mutex mismatch_mu;
+}
 
-  struct Worker {
-    crush::ChoiceMemo memo;
-    std::unique_ptr<MappingSession::Worker> b, a;
-  };
+// One thread's mappers: `b` records the straw2 choices `a` replays.
+struct PairedWorker {
+  crush::ChoiceMemo memo;
+  std::unique_ptr<MappingSession::Worker> b, a;
+};
 
-  const std::uint64_t total = out.before.total_pgs() + out.after.total_pgs();
-  std::atomic<std::uint64_t> done{0};
-  std::mutex progress_mu;
-  const int threads = ResolveThreads(options.threads);
-  std::vector<std::unique_ptr<Worker>> workers(static_cast<std::size_t>(threads));
-  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
-    // Made on the thread that uses it, in parallel with the others.
-    auto& made = workers[static_cast<std::size_t>(slot)];
-    if (made == nullptr) {
-      made = std::make_unique<Worker>(Worker{shared, before.NewWorker(), after.NewWorker()});
-      made->b->placement().RecordChoicesInto(&made->memo);
-      made->a->placement().ReplayChoicesFrom(&made->memo);
+// Maps the PGs of one chunk on both states (the after mapping of a PG right
+// after its before mapping: the memo holds one input).
+void MapPairedChunk(PairedRun& run, PairedWorker& w, const Chunk& c) {
+  const PoolPair& p = *run.order[c.pool];
+  const bool acting = run.options.acting;
+  PgMapping mb, ma, full;
+  CrushResult crush;
+  std::uint64_t mapped = 0, through_crush = 0, reused = 0;
+  for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+    bool have_crush = false;
+    if (p.before && ps < p.before->pg_num) {
+      w.b->mapper().MapPg(*p.before, ps, &mb, &crush);
+      StoreMapping(mb, ps, acting, *p.table_before);
+      have_crush = true;
+      ++mapped;
     }
-    Worker& w = *made;
-    const Chunk& c = chunks[i];
-    const PoolPair& p = *order[c.pool];
-    PgMapping mb, ma, full;
-    CrushResult crush;
-    std::uint64_t mapped = 0, through_crush = 0, reused = 0;
-    const bool pool_whole = whole[c.pool] != 0;
-    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-      // The after mapping must follow the before mapping of the same PG:
-      // the memo holds one input.
-      bool have_crush = false;
-      if (p.before && ps < p.before->pg_num) {
-        w.b->mapper().MapPg(*p.before, ps, &mb, &crush);
-        StoreMapping(mb, ps, options.acting, *p.table_before);
-        have_crush = true;
-        ++mapped;
-      }
-      if (p.after && ps < p.after->pg_num) {
-        if (have_crush && !filter.MayChange(pool_whole, crush.visited)) {
-          w.a->mapper().MapPgFromCrush(*p.after, ps, crush.osds, &ma);
-          ++reused;
-          if (verify) {
-            w.a->mapper().MapPg(*p.after, ps, &full);
-            if (!SamePgMapping(ma, full)) {
-              if (mismatches.fetch_add(1) == 0) {
-                std::lock_guard<std::mutex> lock(mismatch_mu);
-                out.first_mismatch = DescribePgMappingDifference(PgId{p.after->id, ps}, ma, full);
-              }
-            }
-          }
-        } else {
-          w.a->mapper().MapPg(*p.after, ps, &ma);
-          ++through_crush;
+    if (!p.after || ps >= p.after->pg_num) continue;
+    if (have_crush && !run.filter.MayChange(p.whole, crush.visited)) {
+      w.a->mapper().MapPgFromCrush(*p.after, ps, crush.osds, &ma);
+      ++reused;
+      if (run.verify) {
+        w.a->mapper().MapPg(*p.after, ps, &full);
+        if (!SamePgMapping(ma, full) && run.mismatches.fetch_add(1) == 0) {
+          std::lock_guard<std::mutex> lock(run.mu);
+          run.out.first_mismatch = DescribePgMappingDifference(PgId{p.after->id, ps}, ma, full);
         }
-        StoreMapping(ma, ps, options.acting, *p.table_after);
-        ++mapped;
       }
+    } else {
+      w.a->mapper().MapPg(*p.after, ps, &ma);
+      ++through_crush;
     }
-    mapped_crush.fetch_add(through_crush, std::memory_order_relaxed);
-    reused_crush.fetch_add(reused, std::memory_order_relaxed);
-    const std::uint64_t now = done.fetch_add(mapped) + mapped;
-    if (options.progress) {
-      std::lock_guard<std::mutex> lock(progress_mu);
-      options.progress(now, total);
-    }
-  });
-  for (const auto& w : workers) {
-    if (w == nullptr) continue;
-    out.before.diverged_from_ceph += w->b->placement().DivergedFromCeph();
-    out.after.diverged_from_ceph += w->a->placement().DivergedFromCeph();
+    StoreMapping(ma, ps, acting, *p.table_after);
+    ++mapped;
   }
-  out.crush_mapped = mapped_crush.load();
-  out.crush_reused = reused_crush.load();
-  out.verify_mismatches = mismatches.load();
-  if (verify) LogVerifiedIncremental(out);
-  if (fatal && out.verify_mismatches > 0) {
+  run.mapped_crush.fetch_add(through_crush, std::memory_order_relaxed);
+  run.reused_crush.fetch_add(reused, std::memory_order_relaxed);
+  const std::uint64_t now = run.done.fetch_add(mapped) + mapped;
+  if (run.options.progress) {
+    std::lock_guard<std::mutex> lock(run.mu);
+    run.options.progress(now, run.out.before.total_pgs() + run.out.after.total_pgs());
+  }
+}
+
+// The counters into run.out; the verify mode's log line and, under
+// CRUSHKIT_VERIFY_INCREMENTAL, its fatal exit.
+void FinishPaired(PairedRun& run) {
+  PgTablePair& out = run.out;
+  out.crush_mapped = run.mapped_crush.load();
+  out.crush_reused = run.reused_crush.load();
+  out.verify_mismatches = run.mismatches.load();
+  if (run.verify) LogVerifiedIncremental(out);
+  if (run.fatal && out.verify_mismatches > 0) {
     // A bug in the incremental analysis: the differential suites must fail.
     std::fprintf(stderr,
                  "crushkit: CRUSHKIT_VERIFY_INCREMENTAL: the incremental mapping differs from the "
@@ -439,6 +440,34 @@ PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& 
                  out.first_mismatch.c_str());
     std::exit(70);
   }
-  return out;
 }
+
+}  // namespace
+
+PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
+                            const MapAllOptions& options) {
+  PairedRun run(before, after, options);
+  PreparePairs(run);
+  const int threads = ResolveThreads(options.threads);
+  std::vector<std::unique_ptr<PairedWorker>> workers(static_cast<std::size_t>(threads));
+  util::ForEachChunk(run.chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    // Made on the thread that uses it, in parallel with the others.
+    auto& made = workers[static_cast<std::size_t>(slot)];
+    if (made == nullptr) {
+      made = std::make_unique<PairedWorker>(
+          PairedWorker{run.shared, before.NewWorker(), after.NewWorker()});
+      made->b->placement().RecordChoicesInto(&made->memo);
+      made->a->placement().ReplayChoicesFrom(&made->memo);
+    }
+    MapPairedChunk(run, *made, run.chunks[i]);
+  });
+  for (const auto& w : workers) {
+    if (w == nullptr) continue;
+    run.out.before.diverged_from_ceph += w->b->placement().DivergedFromCeph();
+    run.out.after.diverged_from_ceph += w->a->placement().DivergedFromCeph();
+  }
+  FinishPaired(run);
+  return std::move(run.out);
+}
+
 }  // namespace crushkit::osdmap

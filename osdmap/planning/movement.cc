@@ -200,6 +200,109 @@ MovementCounters PoolHeader(const Pool& pb, const Pool& pa) {
   return c;
 }
 
+// One PG's counts that do not depend on its moving: degraded and inactive
+// before and after, totals, the OSDs' PG counts and use before.
+void CountPg(const Pool& pb, const Pool& pa, bool ec, std::span<const std::int32_t> b,
+             std::span<const std::int32_t> a, const PgSize& size, std::uint64_t shard_bytes,
+             OsdTotals& osds, MovementCounters& c) {
+  const int up_after = CountOsds(a);
+  if (up_after < static_cast<int>(pa.size)) ++c.pgs_degraded_after;
+  if (up_after < static_cast<int>(pa.min_size)) ++c.pgs_inactive_after;
+  const int up_before = CountOsds(b);
+  if (up_before < static_cast<int>(pb.size)) ++c.pgs_degraded_before;
+  if (up_before < static_cast<int>(pb.min_size)) ++c.pgs_inactive_before;
+  c.shards_total += pa.size;
+  c.objects_total += size.objects * pa.size;
+  c.bytes_total += shard_bytes * pa.size;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (crush::IsDevice(b[i]) && (ec || !SeenBefore(b, i))) {
+      OsdMovement& m = osds.At(b[i]);
+      ++m.pgs_before;
+      m.used_before += shard_bytes;
+    }
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
+  }
+}
+
+// The OSD that pushes a remapped PG's data to its targets (kNone: none).
+std::int32_t PusherOf(const PoolInputs& in, bool ec, std::uint32_t p,
+                      std::span<const std::int32_t> b, std::span<const std::int32_t> a,
+                      const PgDelta& d) {
+  if (d.num_moves == 0) return kNone;
+  auto is_up = [&](std::int32_t o) { return in.state_after->IsUp(o); };
+  if (ec) return ErasureBackfillPusher(b, a, is_up);
+  if (in.log_tails != nullptr) {
+    const PgId pg{in.after->id, p};
+    return ReplicatedBackfillPusher(b, a, is_up,
+                                    [&](std::int32_t o) { return in.log_tails->Find(pg, o); });
+  }
+  return ReplicatedBackfillPusher(b, a, is_up);
+}
+
+// A moving PG's entry in Movement::moves (leaving filled by AddLeaving).
+PgMove& RecordMove(const PoolInputs& in, std::uint32_t p, std::span<const std::int32_t> b,
+                   std::span<const std::int32_t> a, const PgDelta& d, std::int32_t pusher,
+                   const PgSize& size, std::uint64_t shard_bytes, std::vector<PgMove>& moves) {
+  PgMove& mv = moves.emplace_back();
+  mv.pg = PgId{in.after->id, p};
+  mv.source = !b.empty() ? b[0] : kNone;
+  mv.pusher = pusher;
+  mv.before.assign(b.begin(), b.end());
+  mv.after.assign(a.begin(), a.end());
+  for (int i = 0; i < d.num_moves; ++i)
+    mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
+  mv.bytes_per_target = shard_bytes;
+  mv.objects_per_target = size.objects;
+  mv.degraded = Degraded(b, *in.after, *in.state_after);
+  return mv;
+}
+
+// A moving PG's shards: counters, receiving OSDs, the domain matrices and
+// the network traffic.
+void AddShards(std::span<const std::int32_t> b, std::span<const std::int32_t> a, const PgDelta& d,
+               std::int32_t pusher, int ec_k, const PgSize& size, std::uint64_t shard_bytes,
+               CompareSums& sums, MovementCounters& c) {
+  std::array<std::int32_t, kMaxPgOsds> targets{};
+  for (int i = 0; i < d.num_moves; ++i) {
+    const auto [from, to] = d.moves[static_cast<std::size_t>(i)];
+    ++c.shards_moved;
+    c.objects_to_move += size.objects;
+    c.bytes_to_move += shard_bytes;
+    OsdMovement& t = sums.osds.At(to);
+    ++t.pgs_in;
+    t.bytes_in += shard_bytes;
+    for (DomainIndex& di : sums.domains) di.Add(from, to, shard_bytes);
+    targets[static_cast<std::size_t>(i)] = to;
+  }
+  if (d.num_moves == 0) return;
+  const internal::BackfillFlow flow{
+      b,
+      a,
+      std::span<const std::int32_t>(targets.data(), static_cast<std::size_t>(d.num_moves)),
+      pusher,
+      ec_k,
+      shard_bytes};
+  for (DomainIndex& di : sums.traffic) internal::AddBackfillTraffic(flow, di);
+}
+
+// Every before member absent afterwards gives its copy up, paired or not.
+void AddLeaving(bool ec, std::span<const std::int32_t> b, std::span<const std::int32_t> a,
+                std::uint64_t shard_bytes, OsdTotals& osds, PgMove* move) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const std::int32_t o = b[i];
+    if (!crush::IsDevice(o) || (!ec && SeenBefore(b, i))) continue;
+    const bool kept =
+        ec ? (i < a.size() && a[i] == o) : std::find(a.begin(), a.end(), o) != a.end();
+    if (kept) continue;
+    OsdMovement& m = osds.At(o);
+    ++m.pgs_out;
+    m.bytes_out += shard_bytes;
+    if (move != nullptr) move->leaving.push_back(o);
+  }
+}
+
 // Compares PGs [begin, end) of one pool (of its finer side), adding to
 // `sums` and returning the range's additive counters (MovementCounters::Add).
 MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer,
@@ -207,8 +310,6 @@ MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer
                             std::vector<PgMove>* moves) {
   const Pool& pb = *in.before;
   const Pool& pa = *in.after;
-  OsdTotals& osds = sums.osds;
-  std::vector<DomainIndex>& domains = sums.domains;
   MovementCounters c;
   const bool ec = !pa.CanShiftOsds();
   const std::uint64_t k = ec && pa.ec_k > 0 ? pa.ec_k : 1;
@@ -230,94 +331,20 @@ MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer
     } else {
       CompareReplicated(b, a, &d);
     }
-    const int up_after = CountOsds(a);
-    if (up_after < static_cast<int>(pa.size)) ++c.pgs_degraded_after;
-    if (up_after < static_cast<int>(pa.min_size)) ++c.pgs_inactive_after;
-    const int up_before = CountOsds(b);
-    if (up_before < static_cast<int>(pb.size)) ++c.pgs_degraded_before;
-    if (up_before < static_cast<int>(pb.min_size)) ++c.pgs_inactive_before;
-    c.shards_total += pa.size;
-    c.objects_total += size.objects * pa.size;
-    c.bytes_total += shard_bytes * pa.size;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      if (crush::IsDevice(b[i]) && (ec || !SeenBefore(b, i))) {
-        OsdMovement& m = osds.At(b[i]);
-        ++m.pgs_before;
-        m.used_before += shard_bytes;
-      }
-    }
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
-    }
+    CountPg(pb, pa, ec, b, a, size, shard_bytes, sums.osds, c);
     if (PgPrimary(*in.table_before, bp) != PgPrimary(*in.table_after, ap)) {
       ++c.pgs_primary_changed;
       if (!d.remapped) ++c.pgs_primary_only;
     }
     if (!d.remapped) continue;
     ++c.pgs_remapped;
-    std::int32_t pusher = kNone;
-    if (d.num_moves > 0) {
-      auto is_up = [&](std::int32_t o) { return in.state_after->IsUp(o); };
-      if (ec) {
-        pusher = ErasureBackfillPusher(b, a, is_up);
-      } else if (in.log_tails != nullptr) {
-        const PgId pg{pa.id, p};
-        pusher = ReplicatedBackfillPusher(
-            b, a, is_up, [&](std::int32_t o) { return in.log_tails->Find(pg, o); });
-      } else {
-        pusher = ReplicatedBackfillPusher(b, a, is_up);
-      }
-    }
+    const std::int32_t pusher = PusherOf(in, ec, p, b, a, d);
     PgMove* move = nullptr;
     if (moves != nullptr && d.num_moves > 0) {
-      PgMove& mv = moves->emplace_back();
-      move = &mv;
-      mv.pg = PgId{pa.id, p};
-      mv.source = !b.empty() ? b[0] : kNone;
-      mv.pusher = pusher;
-      mv.before.assign(b.begin(), b.end());
-      mv.after.assign(a.begin(), a.end());
-      for (int i = 0; i < d.num_moves; ++i)
-        mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
-      mv.bytes_per_target = shard_bytes;
-      mv.objects_per_target = size.objects;
-      mv.degraded = Degraded(b, pa, *in.state_after);
+      move = &RecordMove(in, p, b, a, d, pusher, size, shard_bytes, *moves);
     }
-    for (int i = 0; i < d.num_moves; ++i) {
-      const auto [from, to] = d.moves[static_cast<std::size_t>(i)];
-      ++c.shards_moved;
-      c.objects_to_move += size.objects;
-      c.bytes_to_move += shard_bytes;
-      OsdMovement& t = osds.At(to);
-      ++t.pgs_in;
-      t.bytes_in += shard_bytes;
-      for (DomainIndex& di : domains) di.Add(from, to, shard_bytes);
-    }
-    if (d.num_moves > 0) {
-      std::array<std::int32_t, kMaxPgOsds> targets{};
-      for (int i = 0; i < d.num_moves; ++i)
-        targets[static_cast<std::size_t>(i)] = d.moves[static_cast<std::size_t>(i)].second;
-      const internal::BackfillFlow flow{
-          b,
-          a,
-          std::span<const std::int32_t>(targets.data(), static_cast<std::size_t>(d.num_moves)),
-          pusher,
-          ec ? static_cast<int>(k) : 0,
-          shard_bytes};
-      for (DomainIndex& di : sums.traffic) internal::AddBackfillTraffic(flow, di);
-    }
-    // Every before member absent afterwards gives its copy up, paired or not.
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      const std::int32_t o = b[i];
-      if (!crush::IsDevice(o) || (!ec && SeenBefore(b, i))) continue;
-      const bool kept =
-          ec ? (i < a.size() && a[i] == o) : std::find(a.begin(), a.end(), o) != a.end();
-      if (kept) continue;
-      OsdMovement& m = osds.At(o);
-      ++m.pgs_out;
-      m.bytes_out += shard_bytes;
-      if (move != nullptr) move->leaving.push_back(o);
-    }
+    AddShards(b, a, d, pusher, ec ? static_cast<int>(k) : 0, size, shard_bytes, sums, c);
+    AddLeaving(ec, b, a, shard_bytes, sums.osds, move);
   }
   return c;
 }
@@ -365,6 +392,84 @@ absl::Status CheckComparable(const ClusterState& before, const ClusterState& aft
   return absl::OkStatus();
 }
 
+namespace {
+
+// One chunk of a pool's PGs compared on one thread: its counters and moves
+// (merged in PG order, as one thread would give them).
+struct CompareChunk {
+  std::size_t pool = 0;
+  std::uint32_t begin = 0, end = 0;
+  MovementCounters counters;
+  std::vector<PgMove> moves;
+};
+
+// The pools both states and both tables have, as comparison inputs.
+std::vector<PoolInputs> PoolsToCompare(const ClusterState& sb, const ClusterState& sa,
+                                       const PgTable& tb, const PgTable& ta,
+                                       const MovementOptions& options) {
+  std::vector<PoolInputs> pools;
+  for (const auto& [id, pa] : sa.pools) {
+    const Pool* pb = sb.FindPool(id);
+    const PoolPgTable* pool_tb = tb.Find(id);
+    const PoolPgTable* pool_ta = ta.Find(id);
+    if (pb == nullptr || pool_tb == nullptr || pool_ta == nullptr) continue;
+    pools.push_back(MakePoolInputs(*pb, pa, pool_tb, pool_ta, sa, options.log_tails));
+  }
+  return pools;
+}
+
+std::vector<CompareChunk> CompareChunks(const std::vector<PoolInputs>& pools) {
+  constexpr std::uint32_t kComparePgs = 16384;
+  std::vector<CompareChunk> chunks;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const std::uint32_t fine = std::max(pools[i].before->pg_num, pools[i].after->pg_num);
+    for (std::uint64_t b = 0; b < fine; b += kComparePgs) {
+      CompareChunk& c = chunks.emplace_back();
+      c.pool = i;
+      c.begin = static_cast<std::uint32_t>(b);
+      c.end = static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kComparePgs, fine));
+    }
+  }
+  return chunks;
+}
+
+// The chunks' counters and moves per pool into `m`, with each pool's
+// minimum and the totals.
+void MergePools(const ClusterState& sb, const ClusterState& sa,
+                const std::vector<PoolInputs>& pools, std::vector<CompareChunk>& chunks,
+                Movement& m) {
+  const bool bytes_known = m.bytes_source != BytesSource::kUnknown;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const PoolInputs& in = pools[i];
+    MovementCounters c = PoolHeader(*in.before, *in.after);
+    for (; next < chunks.size() && chunks[next].pool == i; ++next) {
+      c.Add(chunks[next].counters);
+      for (PgMove& mv : chunks[next].moves) m.moves.push_back(std::move(mv));
+    }
+    internal::SetMinimum(sb, sa, *in.before, *in.after, bytes_known, &c);
+    m.totals.Add(c);
+    m.pools.push_back(std::move(c));
+  }
+  m.totals.pool_id = -1;
+  m.totals.pool_name = "total";
+  internal::SetTotalAmplification(m.pools, bytes_known, &m.totals);
+}
+
+// The per-OSD sums into `m`: every OSD that exists before or after, also
+// those that hold no PG (the report's fill chart shows all of them).
+void SetOsds(const ClusterState& sb, const ClusterState& sa, OsdTotals& osds, Movement& m) {
+  for (std::int32_t o = 0; o < std::max(sb.max_osd(), sa.max_osd()); ++o) {
+    if (sb.Exists(o) || sa.Exists(o)) osds.At(o);
+  }
+  for (std::size_t i = 0; i < osds.osds.size(); ++i) {
+    if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
+  }
+  internal::FillCapacity(sb, sa, m.bytes_source != BytesSource::kUnknown, &m.osds);
+}
+
+}  // namespace
+
 Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
                              const PgTable& ta, const MovementOptions& options) {
   Movement m;
@@ -379,41 +484,16 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
       empty.domains.push_back(std::move(*di));
     }
   }
-  std::vector<PoolInputs> pools;
-  for (const auto& [id, pa] : sa.pools) {
-    const Pool* pb = sb.FindPool(id);
-    const PoolPgTable* pool_tb = tb.Find(id);
-    const PoolPgTable* pool_ta = ta.Find(id);
-    if (pb == nullptr || pool_tb == nullptr || pool_ta == nullptr) continue;
-    pools.push_back(MakePoolInputs(*pb, pa, pool_tb, pool_ta, sa, options.log_tails));
-  }
-
+  const std::vector<PoolInputs> pools = PoolsToCompare(sb, sa, tb, ta, options);
   // PGs in chunks on all threads: the sums per thread, the counters and
-  // moves per chunk (merged in PG order, as one thread would give them).
-  struct ChunkOut {
-    std::size_t pool = 0;
-    std::uint32_t begin = 0, end = 0;
-    MovementCounters counters;
-    std::vector<PgMove> moves;
-  };
-
-  constexpr std::uint32_t kComparePgs = 16384;
-  std::vector<ChunkOut> chunks;
-  for (std::size_t i = 0; i < pools.size(); ++i) {
-    const std::uint32_t fine = std::max(pools[i].before->pg_num, pools[i].after->pg_num);
-    for (std::uint64_t b = 0; b < fine; b += kComparePgs) {
-      ChunkOut& c = chunks.emplace_back();
-      c.pool = i;
-      c.begin = static_cast<std::uint32_t>(b);
-      c.end = static_cast<std::uint32_t>(std::min<std::uint64_t>(b + kComparePgs, fine));
-    }
-  }
+  // moves per chunk.
+  std::vector<CompareChunk> chunks = CompareChunks(pools);
   const int threads =
       std::max(1, static_cast<int>(std::min<std::size_t>(
                       static_cast<std::size_t>(ResolveThreads(options.threads)), chunks.size())));
   std::vector<CompareSums> sums(static_cast<std::size_t>(threads), empty);
   util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
-    ChunkOut& c = chunks[i];
+    CompareChunk& c = chunks[i];
     c.counters =
         ComparePgs(pools[c.pool], sizer, c.begin, c.end, sums[static_cast<std::size_t>(slot)],
                    options.keep_moves ? &c.moves : nullptr);
@@ -426,31 +506,8 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
     for (std::size_t i = 0; i < domains.size(); ++i) domains[i].Merge(t.domains[i]);
     for (std::size_t i = 0; i < traffic.size(); ++i) traffic[i].Merge(t.traffic[i]);
   }
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < pools.size(); ++i) {
-    const PoolInputs& in = pools[i];
-    MovementCounters c = PoolHeader(*in.before, *in.after);
-    for (; next < chunks.size() && chunks[next].pool == i; ++next) {
-      c.Add(chunks[next].counters);
-      for (PgMove& mv : chunks[next].moves) m.moves.push_back(std::move(mv));
-    }
-    internal::SetMinimum(sb, sa, *in.before, *in.after, m.bytes_source != BytesSource::kUnknown,
-                         &c);
-    m.totals.Add(c);
-    m.pools.push_back(std::move(c));
-  }
-  m.totals.pool_id = -1;
-  m.totals.pool_name = "total";
-  internal::SetTotalAmplification(m.pools, m.bytes_source != BytesSource::kUnknown, &m.totals);
-  // Every OSD that exists before or after, also those that hold no PG (the
-  // report's fill chart shows all of them).
-  for (std::int32_t o = 0; o < std::max(sb.max_osd(), sa.max_osd()); ++o) {
-    if (sb.Exists(o) || sa.Exists(o)) osds.At(o);
-  }
-  for (std::size_t i = 0; i < osds.osds.size(); ++i) {
-    if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
-  }
-  internal::FillCapacity(sb, sa, m.bytes_source != BytesSource::kUnknown, &m.osds);
+  MergePools(sb, sa, pools, chunks, m);
+  SetOsds(sb, sa, osds, m);
   for (DomainIndex& di : domains) m.domains.push_back(di.Finish());
   for (DomainIndex& di : traffic) m.traffic.push_back(di.Finish());
   m.risks = internal::AssessRisks(sa, m);
