@@ -43,10 +43,10 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
                   "osd_max_backfills for the backfill simulation (default 1)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--reservations", args->reservations,
-                  "how the backfill simulation takes reservations: all-at-once (default: a PG "
-                  "starts when its primary's local slot and every target's remote slot are free) "
-                  "or hold-and-wait (Ceph's state machine taken literally: the local slot held "
-                  "while the targets are asked one at a time)")
+                  "how the backfill simulation takes reservations: hold-and-wait (default: "
+                  "Ceph's state machine, the local slot held while the targets are asked one at "
+                  "a time, as the OSD logs show) or all-at-once (a PG starts when its primary's "
+                  "local slot and every target's remote slot are free)")
       ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
   cmd->add_option(
       "--backfill-rate", args->rates,

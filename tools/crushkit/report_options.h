@@ -26,7 +26,7 @@ struct ReportArgs {
   bool keep_upmaps = false;
   bool no_schedule = false;
   int max_backfills = 1;
-  std::string reservations = "all-at-once";  // --reservations all-at-once|hold-and-wait
+  std::string reservations = "hold-and-wait";  // --reservations hold-and-wait|all-at-once
   std::vector<std::string> rates;
 
   std::string recovery_scheduler;  // --recovery-scheduler wpq|mclock
