@@ -365,6 +365,41 @@ absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
   return best;
 }
 
+absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json) {
+  google::protobuf::Struct root;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &root);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("result JSON: not a JSON object (", std::string(parsed.message()), ")"));
+  }
+  ChangeMeasurement m;
+  const auto& f = root.fields();
+  for (const char* key : {"pg_temp_duration_seconds", "duration_seconds"}) {
+    auto it = f.find(key);
+    if (it != f.end() && it->second.has_number_value() && it->second.number_value() > 0) {
+      m.seconds = it->second.number_value();
+      break;
+    }
+  }
+  if (!(m.seconds > 0)) {
+    return absl::InvalidArgumentError(
+        "result JSON: no pg_temp_duration_seconds or duration_seconds above 0 "
+        "(expected loopback-change.py's result.json)");
+  }
+  if (auto it = f.find("pgs"); it != f.end() && it->second.has_list_value()) {
+    for (const google::protobuf::Value& v : it->second.list_value().values()) {
+      if (!v.has_struct_value()) continue;
+      const auto& pf = v.struct_value().fields();
+      auto pg = pf.find("pg");
+      auto end = pf.find("pg_temp_end_seconds");
+      if (pg == pf.end() || end == pf.end() || !end->second.has_number_value()) continue;
+      std::optional<PgId> id = ParsePgId(pg->second.string_value());
+      if (id) m.end_seconds[*id] = end->second.number_value();
+    }
+  }
+  return m;
+}
+
 namespace {
 
 // One change made ready to fit: its jobs (owned here; the input's span

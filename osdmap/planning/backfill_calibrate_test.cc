@@ -224,6 +224,19 @@ TEST(BackfillCalibrate, CalibrationFileNamesEveryChange) {
   EXPECT_THAT(parsed->at("hdd").seconds_per_object, DoubleNear(0.12, 1e-9));
 }
 
+TEST(BackfillCalibrate, ResultJsonGivesTheDurationAndEveryPgsEnd) {
+  absl::StatusOr<ChangeMeasurement> m = ParseChangeResultJson(
+      R"({"duration_seconds": 20, "pg_temp_duration_seconds": 12.5,
+          "pgs": [{"pg": "2.1f", "pg_temp_end_seconds": 3.0}, {"pg": "2.3", "pg_temp_end_seconds": null}]})");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ(m->seconds, 12.5);
+  ASSERT_EQ(m->end_seconds.size(), 1u);
+  EXPECT_EQ(m->end_seconds.at(PgId{2, 0x1f}), 3.0);
+  EXPECT_THAT(ParseChangeResultJson(R"({"pgs": []})"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseChangeResultJson("not json"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(BackfillCalibrate, NothingToFitIsAnError) {
   CalibrationInput in;
   in.measured_seconds = 10;
