@@ -6,7 +6,6 @@
 // deviation 1, as `crushkit balance --max N --deviation 1` runs it.
 #include <benchmark/benchmark.h>
 
-#include "crush/codec.h"
 #include "osdmap/balancer/upmap_balancer.h"
 #include "tests/testing/cluster_builder.h"
 
@@ -23,7 +22,6 @@ ClusterState MakeState() {
   }
   ClusterState s;
   s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.osds.assign(1000, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   const auto add = [&](std::int64_t id, PoolType type, std::uint32_t size, int rule,
                        std::uint32_t pgs) {

@@ -14,7 +14,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include "crush/codec.h"
 #include "crush/map.h"
 #include "osdmap/balancer/upmap_balancer_report.h"
 #include "osdmap/changes/apply_change.h"
@@ -46,7 +45,6 @@ ClusterState UnevenState() {
   }
   ClusterState s = crush_testing::MakeOnePoolState(16, PoolType::kReplicated,
                                                    crush_testing::MakeClusterModel(spec));
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.pools[1].pg_num = s.pools[1].pgp_num = 256;
   Pool ec;
   ec.id = 2;
@@ -484,7 +482,6 @@ TEST(UpmapBalancerTest, ByBytesRuleConstraintIsTheReason) {
   spec.osds_per_host = 2;
   ClusterState s = crush_testing::MakeOnePoolState(6, PoolType::kReplicated,
                                                    crush_testing::MakeClusterModel(spec));
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.pools[1].pg_num = s.pools[1].pgp_num = 64;
   for (std::uint32_t ps = 0; ps < 64; ++ps) s.pg_stats[PgId{1, ps}] = PgStat{1, 1ull << 30, 0};
   for (int o = 0; o < 6; ++o) {

@@ -16,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-#include "crush/codec.h"
 #include "crush/edit/edit.h"
 #include "crush/map.h"
 #include "crush/model.h"
@@ -243,7 +242,6 @@ absl::StatusOr<AppliedChange> ApplyChangeBuilt(const ClusterState& before,
     // CrushWrapper::decode() finalizes, so a monitor holding the new map
     // sees max_devices covering every device.
     crush::FinalizeMaxDevices(st.crush);
-    st.crush_bytes = crush::EncodeCrushMap(st.crush);
     absl::StatusOr<crush::CrushMap> built = crush::CrushMap::Build(st.crush);
     if (!built.ok()) {
       return absl::InternalError(

@@ -3,8 +3,8 @@
 //
 // Every CRUSH edit goes through crush/edit/edit.h (CrushWrapper's edits); after
 // all of a change's edits the device-class shadow trees are rebuilt once
-// (RebuildRootsWithClasses), `crush_bytes` is re-encoded from the model and
-// the result must pass ValidateState() and CrushMap::Build().
+// (RebuildRootsWithClasses), max_devices is finalized and the result must
+// pass ValidateState() and CrushMap::Build().
 //
 // What each operation does (N: an OSD id; errors point at the offending word):
 //   osd crush add-bucket NAME TYPE [LOC]  CreateBucket; NAME must be new.

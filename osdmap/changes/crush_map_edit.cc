@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "crush/codec.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/change_op_table.h"
 #include "osdmap/model/cluster_state.h"
@@ -27,7 +26,6 @@ absl::StatusOr<crush::MapModel> EditCrushMap(const crush::MapModel& map, const C
   ClusterState st;
   st.ceph_release = release;
   st.crush = map;
-  st.crush_bytes = crush::EncodeCrushMap(map);
   st.osds.resize(static_cast<std::size_t>(map.max_devices > 0 ? map.max_devices : 0));
   for (const auto& [id, name] : map.item_names) {
     if (id < 0 || id >= map.max_devices) continue;

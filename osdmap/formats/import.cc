@@ -266,7 +266,6 @@ absl::StatusOr<ClusterState> internal::ImportOsdDumpMessage(const ceph::OsdDump&
   CRUSH_RETURN_IF_ERROR(ImportPgOverrides(dump, &state));
   CRUSH_RETURN_IF_ERROR(ImportPrimaryTemp(dump.primary_temp(), &state));
 
-  state.crush_bytes = crush_bytes;
   auto model = crush::DecodeCrushMap(crush_bytes);
   if (!model.ok()) {
     return absl::Status(model.status().code(),
@@ -284,7 +283,6 @@ absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state
                         absl::StrCat("crush map: ", model.status().message()));
   }
   ClusterState next = *state;
-  next.crush_bytes = crush_bytes;
   next.crush = std::move(*model);
   CRUSH_RETURN_IF_ERROR(ValidateState(next));
   *state = std::move(next);

@@ -50,8 +50,8 @@ crush::CephRelease ReleaseOfOsdDump(const std::string& osd_dump_json);
 absl::StatusOr<ClusterState> ImportCephOsdDump(const std::string& osd_dump_json,
                                                const std::string& crush_bytes);
 
-// Replaces state->crush_bytes and state->crush with the decoded
-// `crush_bytes`, then re-validates. Errors: the codec's (code kept, message
+// Replaces state->crush with the decoded `crush_bytes`, then
+// re-validates. Errors: the codec's (code kept, message
 // prefixed "crush map: "), ValidateState's; the state is then unchanged.
 absl::Status ReplaceCrushMap(const std::string& crush_bytes, ClusterState* state);
 

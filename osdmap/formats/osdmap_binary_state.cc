@@ -143,8 +143,7 @@ absl::StatusOr<ClusterState> ClusterStateFromOsdMap(const OsdMapBinary& map) {
   // The crush map as Ceph holds it after decoding: CrushWrapper::decode
   // normalises (update_choose_args drops the weight sets of non-straw2
   // buckets), and every Ceph encode (--export-crush, --save, getcrushmap)
-  // writes that, not the embedded bytes.
-  state.crush_bytes = crush::EncodeCrushMap(map.crush);
+  // writes that, not the embedded bytes (EncodeCrush(state)).
   state.crush = map.crush;
   CRUSH_RETURN_IF_ERROR(Escaped(ValidateState(state)));
   return state;
@@ -210,8 +209,11 @@ absl::Status ApplyClusterState(const ClusterState& state, OsdMapBinary* map) {
       p.pg_num_pending = pool->pg_num;
     }
   }
-  if (state.crush_bytes != map->crush_bytes) {
-    map->crush_bytes = state.crush_bytes;
+  // Compared as bytes, not models: a map whose embedded bytes are not
+  // Ceph's normalised encoding takes the re-encoded one, as Ceph's save does.
+  std::string crush_bytes = EncodeCrush(state);
+  if (crush_bytes != map->crush_bytes) {
+    map->crush_bytes = std::move(crush_bytes);
     map->crush = state.crush;
   }
   return absl::OkStatus();

@@ -22,9 +22,9 @@ namespace crushkit::osdmap {
 // ceph_release (from require_osd_release as ReleaseOfCluster does), OSDs
 // (only existing ones carry state, weight, affinity; states reduced to
 // exists/up/destroyed), pools (names from pool_name, EC k/m from the
-// profile), upmaps, upmap primaries, temps, crush map (crush_bytes
-// re-encoded from the decoded model, as Ceph re-encodes: its decode
-// normalises, and newer tail groups than the codec knows are dropped).
+// profile), upmaps, upmap primaries, temps, crush map (the decoded model,
+// which re-encodes as Ceph re-encodes: its decode normalises, and newer
+// tail groups than the codec knows are dropped).
 // Errors: kInvalidArgument for a pool type other than replicated/erasure,
 // max_osd out of range, per-OSD vectors shorter than max_osd, then
 // ValidateState failures.
@@ -47,7 +47,8 @@ bool StartsLikeBinaryOsdMap(std::string_view bytes);
 // Writes `state`'s pg_upmap, pg_upmap_items, pg_upmap_primaries, pg_temp,
 // primary_temp, OSD weights, exists/up/destroyed bits (other state bits are
 // kept), primary affinities (the vector is created when one differs from
-// the default) and, if its crush_bytes differ, the crush map onto `map`.
+// the default) and, if EncodeCrush(state) differs from map->crush_bytes,
+// the crush map onto `map`.
 // Of the pools only pg_num is written (with pg_num_pending, as
 // pg_pool_t::set_pg_num; osdmaptool's --pg_num changes it); everything else
 // in `map` is left as it is.

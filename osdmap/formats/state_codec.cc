@@ -230,7 +230,7 @@ void ToProto(const ClusterState& state, proto::ClusterState* out) {
   PoolsToProto(state, out);
   PgOverridesToProto(state, out);
   UsageToProto(state, out);
-  out->set_crush_map(state.crush_bytes);
+  out->set_crush_map(EncodeCrush(state));
   out->set_fsid(state.fsid);
   out->set_ceph_release(std::string(crush::CephReleaseName(state.ceph_release)));
   out->set_nearfull_ratio(state.nearfull_ratio);
@@ -284,8 +284,7 @@ absl::StatusOr<ClusterState> FromProto(const proto::ClusterState& msg) {
         .examples = {m.examples().begin(), m.examples().end()},
     };
   }
-  state.crush_bytes = msg.crush_map();
-  auto model = crush::DecodeCrushMap(state.crush_bytes);
+  auto model = crush::DecodeCrushMap(msg.crush_map());
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat("crush_map: ", model.status().message()));

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "crush/codec.h"
+
 namespace crushkit::osdmap {
 namespace {
 
@@ -57,5 +59,7 @@ absl::Status ValidateState(const ClusterState& state) {
   if (auto s = CheckListLengths(state.pg_temp, "pg_temp"); !s.ok()) return s;
   return absl::OkStatus();
 }
+
+std::string EncodeCrush(const ClusterState& state) { return crush::EncodeCrushMap(state.crush); }
 
 }  // namespace crushkit::osdmap

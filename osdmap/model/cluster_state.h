@@ -1,7 +1,8 @@
 // The cluster state crushkit maps PGs against: pools, OSD states, upmap and
-// temp overrides, and the crush map (kept as Ceph's binary encoding plus its
-// decoded model). This is the in-memory twin of osdmap/proto/state.proto;
-// convert at the edge with osdmap/formats/state_codec.h.
+// temp overrides, and the crush map (its decoded model, once: EncodeCrush()
+// writes Ceph's binary encoding where bytes are needed). This is the
+// in-memory twin of osdmap/proto/state.proto; convert at the edge with
+// osdmap/formats/state_codec.h.
 //
 // Plain value types with public fields (like crush::MapModel): importers and
 // the osdmaptool front edit them directly. Nothing here is validated except
@@ -186,9 +187,9 @@ struct ClusterState {
   std::map<PgId, PgStat> pg_stats;
   std::map<std::int32_t, OsdUsage> osd_usage;    // by OSD id
   std::map<std::int64_t, PoolUsage> pool_usage;  // by pool id
-  // The crush map as Ceph encodes it, and its decoded model. Both are kept
-  // so a state file round-trips the exact bytes the cluster had.
-  std::string crush_bytes;
+  // The crush map. Its bytes are EncodeCrush(state): the codec re-encodes
+  // every map Ceph writes byte for byte (crush/codec.h), so keeping the
+  // bytes the cluster had beside the model would only duplicate it.
   crush::MapModel crush;
   // Set by `crushkit import`; nullopt when nothing was checked.
   std::optional<MappingCheck> mapping_check = std::nullopt;
@@ -227,6 +228,11 @@ struct ClusterState {
 // objects fold with a zero mask) and pgp_num > pg_num. Ceph's monitor never
 // creates such pools.
 absl::Status ValidateState(const ClusterState& state);
+
+// The state's crush map as Ceph encodes it (crush::EncodeCrushMap): what a
+// state file, a binary OSDMap and `osdmaptool --export-crush` carry.
+// Cost: O(crush map size), one allocation.
+std::string EncodeCrush(const ClusterState& state);
 
 }  // namespace crushkit::osdmap
 

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "crush/codec.h"
 #include "osdmap/model/pg_table.h"
 #include "tests/testing/cluster_builder.h"
 
@@ -23,7 +22,6 @@ ClusterState BaseState() {
   spec.osds_per_host = 4;
   spec.racks = 4;
   s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.osds.assign(64, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   s.osds[5].weight = 0;
   s.osds[6].weight = 0;
@@ -79,7 +77,6 @@ struct Outcome {
 // Maps base -> changed paired (incremental) and checks both tables against
 // separate full mappings, with the verify mode on.
 Outcome MapBothWays(const ClusterState& base, ClusterState changed, const std::string& what) {
-  changed.crush_bytes = crush::EncodeCrushMap(changed.crush);
   auto before = MappingSession::Create(base);
   auto after = MappingSession::Create(std::move(changed));
   EXPECT_TRUE(before.ok() && after.ok()) << what;

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <string>
 
-#include "crush/codec.h"
 #include "osdmap/model/crush_placement.h"
 #include "tests/testing/cluster_builder.h"
 
@@ -19,7 +18,6 @@ std::unique_ptr<MappingSession> MakeSession() {
   spec.hosts = 8;
   spec.osds_per_host = 3;
   s.crush = crush_testing::MakeClusterModel(spec);
-  s.crush_bytes = crush::EncodeCrushMap(s.crush);
   s.osds.assign(24, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   s.osds[5].weight = 0;          // out
   s.osds[7].state = kOsdExists;  // down

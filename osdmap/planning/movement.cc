@@ -572,7 +572,6 @@ absl::StatusOr<ClusterState> WithCrushMap(const ClusterState& state, std::string
   if (!model.ok()) return model.status();
   ClusterState out = state;
   out.crush = *std::move(model);
-  out.crush_bytes = std::move(crush_bytes);
   return out;
 }
 

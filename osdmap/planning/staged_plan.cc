@@ -87,7 +87,6 @@ absl::StatusOr<ClusterState> StateAt(const ClusterState& base, const std::vector
   ++st.epoch;
   if (crush_changed) {
     crush::FinalizeMaxDevices(st.crush);
-    st.crush_bytes = crush::EncodeCrushMap(st.crush);
   }
   return st;
 }

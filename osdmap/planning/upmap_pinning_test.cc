@@ -645,7 +645,6 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
   spec.osds_per_host = 25;
   ClusterState before;
   before.crush = crush_testing::MakeClusterModel(spec);
-  before.crush_bytes = crush::EncodeCrushMap(before.crush);
   before.osds.assign(10000, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   Pool rep;
   rep.id = kRep;

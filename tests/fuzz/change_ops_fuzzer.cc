@@ -10,8 +10,8 @@
 //   - ApplyChange returns; an error is kInvalidArgument with diagnostics of
 //     the same form (kInternal would be a crushkit bug: an edit produced a
 //     map that does not build or a state that does not validate);
-//   - a result passes ValidateState, its crush map builds, crush_bytes
-//     decodes to its model, applying again gives the same state, and a few
+//   - a result passes ValidateState, its crush map builds, its encoding
+//     (EncodeCrush) decodes back to its model, applying again gives the same state, and a few
 //     PGs of every pool map to up/acting sets of OSDs below max_osd.
 // The state: root default > rack0 (host0, host1), rack1 (host2, host3), two
 // OSDs per host, classes hdd (even OSDs) and ssd (odd), pools rbd
@@ -53,7 +53,6 @@ const osdmap::ClusterState& FixedState() {
     for (int osd = 0; osd < 8; ++osd) {
       FUZZ_CHECK(crush::SetDeviceClass(st->crush, osd, osd % 2 ? "ssd" : "hdd").ok(), "class");
     }
-    st->crush_bytes = crush::EncodeCrushMap(st->crush);
     st->osds.assign(8, osdmap::OsdInfo{osdmap::kOsdExists | osdmap::kOsdUp, 0x10000,
                                        osdmap::kDefaultPrimaryAffinity});
     st->osds[5].state = osdmap::kOsdExists;
@@ -185,9 +184,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const absl::Status valid = osdmap::ValidateState(*after);
   FUZZ_CHECK(valid.ok(), "result is invalid: " + valid.ToString());
-  auto decoded = crush::DecodeCrushMap(after->crush_bytes);
-  FUZZ_CHECK(decoded.ok(), "crush_bytes do not decode: " + decoded.status().ToString());
-  FUZZ_CHECK(*decoded == after->crush, "crush_bytes do not describe the model");
+  auto decoded = crush::DecodeCrushMap(osdmap::EncodeCrush(*after));
+  FUZZ_CHECK(decoded.ok(), "the crush encoding does not decode: " + decoded.status().ToString());
+  FUZZ_CHECK(*decoded == after->crush, "the crush encoding does not decode to the model");
   auto map = crush::CrushMap::Build(after->crush);
   FUZZ_CHECK(map.ok(), "crush map does not build: " + map.status().ToString());
   auto twice = osdmap::ApplyChange(before, *change);

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <utility>
 
-#include "crush/codec.h"
 #include "crush/model.h"
 #include "osdmap/model/cluster_state.h"
 #include "tests/testing/cluster_builder.h"
@@ -60,7 +59,6 @@ inline crushkit::osdmap::ClusterState MakeTestState(const TestStateSpec& spec) {
   cluster.osds_per_host = spec.osds_per_host;
   ClusterState s;
   s.crush = MakeClusterModel(cluster);
-  s.crush_bytes = crushkit::crush::EncodeCrushMap(s.crush);
   s.osds.assign(static_cast<std::size_t>(spec.hosts * spec.osds_per_host),
                 OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   Pool rep;
@@ -104,7 +102,6 @@ inline crushkit::osdmap::ClusterState MakeRackState(const RackStateSpec& spec) {
   cluster.racks = spec.racks;
   ClusterState s;
   s.crush = MakeClusterModel(cluster);
-  s.crush_bytes = crushkit::crush::EncodeCrushMap(s.crush);
   s.osds.assign(static_cast<std::size_t>(spec.hosts * spec.osds_per_host),
                 OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   Pool rbd;

@@ -206,7 +206,6 @@ class Runner {
         if (ItemWeightInt(state_.crush, i) == 0) {
           auto s = crush::AdjustItemWeight(state_.crush, i, 0x10000);
           if (!s.ok()) return Fail(absl::StrCat(opt_.me, ": ", s.status().message()));
-          crush_edited_ = true;
         }
       }
     }
@@ -272,7 +271,6 @@ class Runner {
       if (!changed.ok() && changed.status().code() != absl::StatusCode::kOutOfRange) {
         return Fail(absl::StrCat(opt_.me, ": ", changed.status().message()));
       }
-      crush_edited_ = true;
       r_.out += absl::StrCat("Adjusted osd.", id, " CRUSH weight to ", FormatCephFloat(w), "\n");
       if (opt_.save) {
         ++state_.epoch;
@@ -556,8 +554,6 @@ class Runner {
     }
     ++state_.epoch;
     state_.crush = std::move(*model);
-    state_.crush_bytes = opt_.import_crush_bytes;
-    crush_edited_ = false;
     mapping_.Invalidate();
     r_.out += absl::StrCat(opt_.me, ": imported ", opt_.import_crush_bytes.size(),
                            " byte crush map from ", *opt_.import_crush_path, "\n");
@@ -567,13 +563,12 @@ class Runner {
 
   bool ExportCrush() {
     if (!opt_.export_crush_path) return true;
-    SyncCrushBytes();
     if (!opt_.write_file) return Fail(opt_.me + ": cannot write files");
     std::string log;
     // Reef and later write their own crush encoding of the map they decoded.
     const std::string bytes =
         !opt_.export_crush_as || *opt_.export_crush_as == crush::CephRelease::kPacific
-            ? state_.crush_bytes
+            ? osdmap::EncodeCrush(state_)
             : crush::EncodeCrushMapAs(state_.crush, *opt_.export_crush_as);
     if (opt_.write_file(*opt_.export_crush_path, bytes, &log) != 0) {
       r_.err += log;
@@ -845,13 +840,6 @@ class Runner {
     r_.out += *tree;
   }
 
-  void SyncCrushBytes() {
-    if (crush_edited_) {
-      state_.crush_bytes = crush::EncodeCrushMap(state_.crush);
-      crush_edited_ = false;
-    }
-  }
-
   // Sizes of r_.out and r_.err.
   struct OutputMark {
     std::size_t out = 0;
@@ -862,16 +850,12 @@ class Runner {
   const OsdmaptoolOptions& opt_;
   Mapping mapping_;
   OsdmaptoolResult r_;
-  bool crush_edited_ = false;
   // The balancers' mappings whose result is crushkit's answer where Ceph's
   // is undefined (they map on their own placements).
   std::uint64_t balancer_diverged_ = 0;
   // Where the output stood when osdmaptool would first write to the upmap
   // file.
   std::optional<OutputMark> first_upmap_write_;
-
- public:
-  void Finish() { SyncCrushBytes(); }
 };
 
 }  // namespace
@@ -879,7 +863,6 @@ class Runner {
 OsdmaptoolResult RunOsdmaptoolActions(ClusterState& state, const OsdmaptoolOptions& options) {
   Runner runner(state, options);
   OsdmaptoolResult r = runner.Run();
-  runner.Finish();
   r.diverged_from_ceph = runner.diverged_from_ceph();
   return r;
 }

@@ -77,7 +77,7 @@ struct OsdmaptoolOptions {
   std::optional<std::string> export_crush_path;
   // The release whose crush encoding --export-crush writes (Reef and later
   // re-encode the map they decoded: crush::EncodeCrushMapAs); unset or
-  // Pacific: the state's crush bytes, as 16.2 writes them.
+  // Pacific: osdmap::EncodeCrush(state), as 16.2 writes them.
   std::optional<crush::CephRelease> export_crush_as;
   std::string test_map_object;
   std::string test_map_pg;
