@@ -209,7 +209,8 @@ class Workspace {
   SlotWalk walks_[2];
   // Straw2 hash kernel for this CPU, chosen once at construction.
   internal::Straw2HashBlockFn straw2_hash_ = nullptr;
-  const std::uint64_t* straw2_n_ = nullptr;  // internal::Straw2NTable()
+  const std::uint64_t* straw2_n_ = nullptr;         // internal::Straw2NTable()
+  const std::uint64_t* straw2_n_bounds_ = nullptr;  // internal::Straw2NBoundsTable()
   // internal::Straw2KeyOrderFacts().ties_lower
   const std::uint64_t* straw2_ties_lower_ = nullptr;
   // Per bucket slot: 1 if a straw2 bucket whose items share one weight w

@@ -124,5 +124,26 @@ TEST(MapperStraw2Test, MixedWeightsMatchCeph) {
   }
 }
 
+// The general path's bounded search (buckets of at most 32 items, no
+// negative weight): zero weights anywhere or everywhere, a "negative" weight
+// (>= 0x80000000: the full scan), and weights so large that quotients of
+// different weights often tie (the lowest index must win).
+TEST(MapperStraw2Test, BoundedSearchEdgesMatchCeph) {
+  std::mt19937 rng(5);
+  for (const std::size_t n : {1, 2, 5, 31, 32, 33}) {
+    ExpectMatchesReference(std::vector<Weight>(n, 0));
+    std::vector<Weight> w(n);
+    for (auto& v : w) v = 0x10000 + rng() % 0x30000;
+    w[0] = 0;
+    ExpectMatchesReference(w);
+    w.back() = 0x80000000u + rng() % 0x1000;
+    ExpectMatchesReference(w);
+    for (auto& v : w) v = 0x7fffffffu - rng() % 4;
+    ExpectMatchesReference(w);
+    for (std::size_t i = 0; i < n; ++i) w[i] = i % 2 == 0 ? Weight{1} : Weight{2};
+    ExpectMatchesReference(w);
+  }
+}
+
 }  // namespace
 }  // namespace crushkit::crush

@@ -92,9 +92,21 @@ class MapperImpl {
   [[gnu::always_inline]] inline std::uint32_t Straw2ChooseIndex(const internal::FlatBucket& b,
                                                                 std::uint32_t r, int position,
                                                                 std::int64_t* draw) const;
+  // Its paths for uniform weights (straw2_uniform_ 1) and for any.
+  [[gnu::always_inline]] inline std::uint32_t Straw2UniformIndex(const internal::FlatBucket& b,
+                                                                 const ItemId* ids, std::uint32_t r,
+                                                                 std::int64_t* draw) const;
+  [[gnu::always_inline]] inline std::uint32_t Straw2GeneralIndex(
+      const internal::FlatBucket& b, const ItemId* ids, const internal::Straw2Divisor* divisors,
+      std::uint32_t r, std::int64_t* draw) const;
+  [[gnu::always_inline]] inline bool Straw2BoundedIndex(std::uint32_t n, const std::uint32_t* u,
+                                                        const internal::Straw2Divisor* divisors,
+                                                        std::uint32_t* high,
+                                                        std::int64_t* draw) const;
   // The straw2 choice, through the workspace's memo when one applies.
   ItemId Straw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
-  // Both defined in mapper.cc, the only translation unit that calls them.
+  // Straw2ChooseIndex and PlainStraw2Choose are defined in
+  // internal/mapper_straw2.h, included by mapper.cc and mapper_straw2_memo.cc.
   [[gnu::always_inline]] inline ItemId PlainStraw2Choose(const internal::FlatBucket& b,
                                                          std::uint32_t r, int position) const;
   std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;

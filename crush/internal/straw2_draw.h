@@ -78,6 +78,20 @@ constexpr std::uint32_t Straw2Key(std::uint32_t u) { return (u << 1) - (u == 0xf
 // of crush_ln's dependent table walk. Defined in straw2_hash.cc.
 const std::uint64_t* Straw2NTable();
 
+// The 64 u of block k = u >> kStraw2NBoundsShift have numerators within
+// [t[2k], t[2k + 1]] of this process-wide table t (the block's smallest and
+// largest Straw2Numerator; 1,024 blocks, 16 KiB, small enough to stay
+// cached where Straw2NTable's 512 KiB misses). Built on first use,
+// immutable, thread-safe. Defined in straw2_hash.cc.
+inline constexpr int kStraw2NBoundsShift = 6;
+const std::uint64_t* Straw2NBoundsTable();
+
+// floor(n / d) for a positive weight's divisor: the magnitude of
+// Straw2DrawFromNumerator(n, div). REQUIRES: div.magic != 0, n <= 2^48.
+constexpr std::uint64_t Straw2Quotient(std::uint64_t n, const Straw2Divisor& div) {
+  return static_cast<std::uint64_t>((Uint128{n} * div.magic) >> div.shift);
+}
+
 // The u whose Straw2Key is `key` (Straw2Key is a bijection).
 constexpr std::uint32_t Straw2KeyToU(std::uint32_t key) {
   return key == 0x1fffbu ? 0xffffu : key >> 1;

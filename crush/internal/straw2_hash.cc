@@ -419,6 +419,22 @@ const std::uint64_t* Straw2NTable() {
   return table;
 }
 
+const std::uint64_t* Straw2NBoundsTable() {
+  static const std::uint64_t* const table = [] {
+    const std::uint64_t* n = Straw2NTable();
+    constexpr std::uint32_t kBlocks = 0x10000u >> kStraw2NBoundsShift;
+    auto* t = new std::uint64_t[2 * kBlocks];  // never freed: process lifetime
+    for (std::uint32_t k = 0; k < kBlocks; ++k) {
+      const std::uint64_t* block = n + (std::size_t{k} << kStraw2NBoundsShift);
+      const auto [lo, hi] = std::minmax_element(block, block + (1u << kStraw2NBoundsShift));
+      t[2 * k] = *lo;
+      t[2 * k + 1] = *hi;
+    }
+    return t;
+  }();
+  return table;
+}
+
 const Straw2KeyOrder& Straw2KeyOrderFacts() {
   static const Straw2KeyOrder* const facts = [] {
     const std::uint64_t* n = Straw2NTable();

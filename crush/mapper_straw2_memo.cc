@@ -1,0 +1,146 @@
+// MapperImpl's straw2 choice through a ChoiceMemo (crush/choice_memo.h):
+// recording the winners on map A, replaying them on map B, and the buckets
+// whose weights differ between the two at a few items only. Cold: DoRule
+// takes this path only when the workspace carries a memo.
+#include <algorithm>
+#include <cstdint>
+
+#include "crush/choice_memo.h"
+#include "crush/hash.h"
+#include "crush/internal/map_access.h"
+#include "crush/internal/mapper_impl.h"
+#include "crush/internal/mapper_straw2.h"
+#include "crush/internal/straw2_draw.h"
+#include "crush/map.h"
+#include "crush/types.h"
+
+namespace crushkit::crush {
+
+// A recording memo applies on its map A and starts a new input; a replaying
+// one applies on its map B only when it holds this very input under the
+// same choose_args index (the shared slots' choose_args entries are equal
+// in every index, so equal indexes mean equal weight sets and ids).
+void MapperImpl::AttachMemo(std::uint64_t layout) {
+  if (ChoiceMemo* m = ws_.memo_record_; m != nullptr && m->layout_a_ == layout) {
+    m->Begin(x_, choose_args_);
+    memo_record_ = m;
+    memo_ = true;
+  } else if (const ChoiceMemo* r = ws_.memo_replay_; r != nullptr && r->layout_b_ == layout &&
+                                                     r->size_ > 0 && r->Matches(x_, choose_args_)) {
+    memo_replay_ = r;
+    memo_ = true;
+  }
+}
+
+// Straw2Choose through the memo. The key is the slot, r and the position
+// Straw2Choose actually uses: the clamped one when the bucket has a weight
+// set in this call's choose_args, else 0 (position is then ignored), so
+// firstn reps at different outpos share entries. Only the choice is taken
+// from the memo; the caller has charged the budget as usual.
+ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
+  const int slot = BucketSlot(b.id);
+  const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
+  const std::uint8_t kind = memo->SlotKind(slot);
+  if (kind == ChoiceMemo::kNotShared) return PlainStraw2Choose(b, r, position);
+  std::uint32_t pos = 0;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+    if (arg.positions != 0) {
+      // A weight set replaces the item weights, which is all a partially
+      // shared bucket differs in; keep it simple and draw normally.
+      if (kind == ChoiceMemo::kPartial) return PlainStraw2Choose(b, r, position);
+      pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
+    }
+  }
+  if (kind == ChoiceMemo::kPartial) return PartialStraw2Choose(b, r, position, *memo);
+  const auto uslot = static_cast<std::uint32_t>(slot);
+  if (memo_replay_ != nullptr) {
+    if (const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, pos); e != nullptr) {
+      ++ws_.memo_hits_;
+      return e->item;
+    }
+    return PlainStraw2Choose(b, r, position);
+  }
+  const ItemId item = PlainStraw2Choose(b, r, position);
+  memo_record_->Record(uslot, r, pos, item);
+  return item;
+}
+
+// PLACEMENT-STABLE: the draw bucket_straw2_choose() gives item `id` (its
+// hash id) with divisor `div`, as Straw2ChooseIndex computes it.
+std::int64_t MapperImpl::Straw2ItemDraw(ItemId id, std::uint32_t r,
+                                        const internal::Straw2Divisor& div) const {
+  const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(id), r) & 0xffffu;
+  return internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], div);
+}
+
+// A bucket whose item weights differ between A and B at the `changed`
+// indexes only, mapped with its own weights (no weight set). Ceph's winner
+// is the item with the largest draw, the lowest index among equal draws
+// (the scan starts with item 0 and replaces only on a strictly larger
+// draw). The unchanged items draw the same on A and B, so A records their
+// winner (index and draw) and B compares only the changed items with it.
+ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
+                                       const ChoiceMemo& memo) {
+  const int slot = BucketSlot(b.id);
+  const auto uslot = static_cast<std::uint32_t>(slot);
+  const ItemId* items = items_ + b.items;
+  const internal::Straw2Divisor* divisors = divisors_ + b.weights;
+  const ItemId* ids = items;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
+  }
+  const std::uint32_t* changed = memo.changed_begin(slot);
+  const std::uint32_t* changed_end = memo.changed_end(slot);
+  if (memo_replay_ != nullptr) {
+    const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, 0);
+    if (e == nullptr) return PlainStraw2Choose(b, r, position);
+    auto high = static_cast<std::uint32_t>(e->item);
+    std::int64_t high_draw = e->draw;
+    for (const std::uint32_t* c = changed; c != changed_end; ++c) {
+      const std::int64_t draw = Straw2ItemDraw(ids[*c], r, divisors[*c]);
+      if (draw > high_draw || (draw == high_draw && *c < high)) {
+        high = *c;
+        high_draw = draw;
+      }
+    }
+    ++ws_.memo_hits_;
+    return items[high];
+  }
+  std::int64_t winner_draw = 0;
+  const std::uint32_t winner = Straw2ChooseIndex(b, r, position, &winner_draw);
+  std::uint32_t best = winner;
+  if (std::find(changed, changed_end, winner) != changed_end) {
+    // Rare (the winner's weight changed): the best unchanged item, hashed a
+    // block at a time as in Straw2ChooseIndex.
+    best = b.size;
+    std::int64_t best_draw = 0;
+    const std::uint32_t* c = changed;
+    constexpr std::uint32_t kBlock = 32;
+    std::uint32_t u[kBlock];
+    for (std::uint32_t base = 0; base < b.size; base += kBlock) {
+      const std::uint32_t n = std::min(kBlock, b.size - base);
+      ws_.straw2_hash_(x_, r, ids + base, n, u);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        const std::uint32_t i = base + j;
+        if (c != changed_end && *c == i) {  // changed_ is ascending
+          ++c;
+          continue;
+        }
+        const std::int64_t draw =
+            internal::Straw2DrawFromNumerator(ws_.straw2_n_[u[j]], divisors[i]);
+        if (best == b.size || draw > best_draw) {
+          best = i;
+          best_draw = draw;
+        }
+      }
+    }
+    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), best_draw);
+  } else {
+    memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), winner_draw);
+  }
+  return items[winner];
+}
+
+}  // namespace crushkit::crush
