@@ -100,6 +100,72 @@ absl::StatusOr<DesiredShares> DesiredPrimaries(
   return desired;
 }
 
+// balance_primaries()'s bookkeeping over one pool's PGs.
+struct PrimaryBook {
+  std::vector<std::int32_t> osds_to_check;  // the OSDs that are primary of something
+  std::map<PgId, bool> changed;             // prim_pgs_to_check: its primary changed
+  std::map<PgId, std::int32_t> orig_prims;  // each PG's primary before
+  DesiredShares desired;                    // desired_prim_dist
+  std::map<std::int32_t, float> scores;     // prim_dist_scores: actual - desired
+};
+
+PrimaryBook StartBook(const PoolPgsByOsd& before) {
+  PrimaryBook book;
+  for (const auto& [osd, pgs] : before.primaries) {
+    book.osds_to_check.push_back(osd);
+    for (const PgId& pg : pgs) {
+      book.changed.emplace(pg, false);
+      book.orig_prims.emplace(pg, osd);
+    }
+  }
+  return book;
+}
+
+// balance_primaries()'s passes over the PGs until one changes nothing:
+// each PG's primary handed to an OSD of its up set that is short of
+// primaries, in `tmp` (which `mapper` maps) and in `pending`.
+void SwapPrimaries(const Pool& pool, PgMapper& mapper, ClusterState& tmp, PrimaryBook& book,
+                   std::map<PgId, std::int32_t>& pending) {
+  UpmapVerifier verifier(tmp.crush);
+  const int rule = pool.crush_rule;
+  const int pool_size = static_cast<int>(pool.size);
+  PgMapping m;
+  for (;;) {
+    int pass_changes = 0;
+    for (auto& [pg, mapped] : book.changed) {
+      mapper.MapPg(pool, pg.ps, &m);
+      const int up_primary = m.up_primary;
+      int best = up_primary;
+      // Ceph looks the scores up with map::operator[]: an OSD never primary
+      // scores 0 and desires 0 primaries, so it is never chosen.
+      const float prim_score = book.scores[up_primary];
+      for (std::int32_t candidate : m.up.span()) {
+        const float candidate_score = book.scores[candidate];
+        // The last OSD of the up set that qualifies wins (not the best one).
+        if (prim_score > 0 && candidate_score < 0 && (prim_score - candidate_score) > 1 &&
+            book.desired[candidate] > 0) {
+          best = candidate;
+        }
+      }
+      const std::int32_t one[1] = {best};
+      if (verifier.Verify(rule, pool_size, one) == UpmapVerdict::kOk && best != up_primary) {
+        book.scores[best] += 1;
+        book.scores[up_primary] -= 1;
+        tmp.pg_upmap_primaries[pg] = best;
+        if (best == book.orig_prims[pg]) {
+          pending.erase(pg);
+          mapped = false;
+        } else {
+          pending[pg] = best;
+          mapped = true;
+        }
+        ++pass_changes;
+      }
+    }
+    if (pass_changes == 0) break;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::int64_t pool_id) {
@@ -130,73 +196,23 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   // No PG maps to an OSD: osdmaptool then checks a score it never computed
   // (uninitialised memory): it aborts or, when the garbage passes its
   // assert, goes on to the -EINVAL below (no OSD to balance).
-  // balance_primaries(): the OSDs that are primary of something, and each
-  // PG's primary before.
-  std::vector<std::int32_t> osds_to_check;
-  std::map<PgId, bool> changed;  // prim_pgs_to_check
-  std::map<PgId, std::int32_t> orig_prims;
-  for (const auto& [osd, pgs] : before.primaries) {
-    osds_to_check.push_back(osd);
-    for (const PgId& pg : pgs) {
-      changed.emplace(pg, false);
-      orig_prims.emplace(pg, osd);
-    }
-  }
+  PrimaryBook book = StartBook(before);
   bool no_distribution = false;
-  CRUSH_ASSIGN_OR_RETURN(DesiredShares desired, DesiredPrimaries(state, *pool, osds_to_check,
-                                                                 before.pgs, &no_distribution));
+  CRUSH_ASSIGN_OR_RETURN(book.desired, DesiredPrimaries(state, *pool, book.osds_to_check,
+                                                        before.pgs, &no_distribution));
   if (no_distribution) {
     r.rc = -EINVAL;
     return finish();
   }
-  std::map<std::int32_t, float> scores;  // prim_dist_scores: actual - desired
-  for (std::int32_t osd : osds_to_check) {
-    scores[osd] = static_cast<float>(before.primaries.at(osd).size()) - desired[osd];
+  for (std::int32_t osd : book.osds_to_check) {
+    book.scores[osd] = static_cast<float>(before.primaries.at(osd).size()) - book.desired[osd];
   }
   if (!r.score_before.info.err_msg.empty()) {
     r.rc = -EINVAL;
     return finish();
   }
   const float score_before = r.score_before.rc >= 0 ? r.score_before.info.adjusted_score : 0.0f;
-
-  UpmapVerifier verifier(tmp.crush);
-  const int rule = pool->crush_rule;
-  const int pool_size = static_cast<int>(pool->size);
-  PgMapping m;
-  for (;;) {
-    int pass_changes = 0;
-    for (auto& [pg, mapped] : changed) {
-      mapper.MapPg(*pool, pg.ps, &m);
-      const int up_primary = m.up_primary;
-      int best = up_primary;
-      // Ceph looks the scores up with map::operator[]: an OSD never primary
-      // scores 0 and desires 0 primaries, so it is never chosen.
-      const float prim_score = scores[up_primary];
-      for (std::int32_t candidate : m.up.span()) {
-        const float candidate_score = scores[candidate];
-        // The last OSD of the up set that qualifies wins (not the best one).
-        if (prim_score > 0 && candidate_score < 0 && (prim_score - candidate_score) > 1 &&
-            desired[candidate] > 0) {
-          best = candidate;
-        }
-      }
-      const std::int32_t one[1] = {best};
-      if (verifier.Verify(rule, pool_size, one) == UpmapVerdict::kOk && best != up_primary) {
-        scores[best] += 1;
-        scores[up_primary] -= 1;
-        tmp.pg_upmap_primaries[pg] = best;
-        if (best == orig_prims[pg]) {
-          r.new_pg_upmap_primary.erase(pg);
-          mapped = false;
-        } else {
-          r.new_pg_upmap_primary[pg] = best;
-          mapped = true;
-        }
-        ++pass_changes;
-      }
-    }
-    if (pass_changes == 0) break;
-  }
+  SwapPrimaries(*pool, mapper, tmp, book, r.new_pg_upmap_primary);
 
   const PoolPgsByOsd after = MapPoolPgsByOsd(*pool, mapper);
   r.primaries_after = PrimaryCounts(after.primaries);
@@ -208,7 +224,7 @@ absl::StatusOr<PrimaryBalance> BalancePrimaries(const ClusterState& state, std::
   const float score_after = r.score_after.rc >= 0 ? r.score_after.info.adjusted_score : 0.0f;
   int num_changes = 0;
   if (score_after < score_before) {
-    for (const auto& [pg, mapped] : changed) num_changes += mapped ? 1 : 0;
+    for (const auto& [pg, mapped] : book.changed) num_changes += mapped ? 1 : 0;
   } else {
     // Tentacle drops the pending entries; Reef leaves them unused. Either
     // way nothing is proposed.
