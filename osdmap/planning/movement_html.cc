@@ -100,7 +100,9 @@ void AddSchedule(const PlanReport& r, HtmlExtras& extras) {
                       r.backfill.max_backfills, FormatDuration(s.makespan_seconds));
   const bool ratio = r.movement.totals.objects_total > 0;
   curve.y_label = ratio ? "misplaced (% of object copies)" : "misplaced (object copies)";
-  curve.y_unit = ratio ? "%" : "";
+  // A new string, not = "%": gcc 12 -O3 flags assigning a one-character
+  // literal as an overlapping copy (-Wrestrict false positive, gcc bug 105329).
+  curve.y_unit = std::string(ratio ? "%" : "");
   for (const MisplacedPoint& p : s.misplaced) {
     curve.points.emplace_back(p.seconds,
                               ratio ? 100 * p.ratio : static_cast<double>(p.objects_misplaced));
@@ -159,7 +161,7 @@ void AddStagedPlan(const PlanReport& r, HtmlExtras& extras) {
       p.steps.empty() ? 0 : p.steps.back().index, 100 * p.max_misplaced,
       FormatDuration(p.total_seconds));
   saw.y_label = "misplaced (% of object copies)";
-  saw.y_unit = "%";
+  saw.y_unit = std::string("%");  // not = "%": gcc bug 105329, as in AddSchedule
   saw.y_line = 100 * p.max_misplaced;
   saw.y_line_label = absl::StrFormat("--max-misplaced %.3g%%", 100 * p.max_misplaced);
   // Each step's misplaced share falls to 0 over its simulated backfill
@@ -220,20 +222,16 @@ void AddUpmapPlan(const PlanReport& r, HtmlExtras& extras) {
   extras.tables.insert(extras.tables.begin() + (r.staged ? 1 : 0), std::move(t));
 }
 
-}  // namespace
+// One row of the headline or assumptions table: its data-key is the
+// JSON's field name, so a test can compare them.
+void KvRow(std::string& h, const char* key, const std::string& label, const std::string& value) {
+  absl::StrAppend(&h, "<tr data-key='", key, "'><th>", HtmlEscape(label), "</th><td>",
+                  HtmlEscape(value), "</td></tr>\n");
+}
 
-// The headline and the assumptions (plan_headline.h), first on the page:
-// a two-column table whose rows carry data-key attributes named as the
-// JSON's headline fields, so a test can compare them.
-static void HeadlineSection(std::string& h, const PlanReport& r) {
-  const PlanHeadline hl = ComputeHeadline(r);
-  const PlanAssumptions a = ComputeAssumptions(r);
-  auto row = [&h](const char* key, const std::string& label, const std::string& value) {
-    absl::StrAppend(&h, "<tr data-key='", key, "'><th>", HtmlEscape(label), "</th><td>",
-                    HtmlEscape(value), "</td></tr>\n");
-  };
-  h += "<section id=headline><h2>Headline</h2>\n<table class=kv>\n";
-  row("moves", "Data to move",
+void AppendHeadlineRows(std::string& h, const PlanHeadline& hl) {
+  KvRow(
+      h, "moves", "Data to move",
       hl.bytes_known
           ? absl::StrFormat("%s, %s objects, %s of %u (%.1f%% of stored)",
                             FormatBytes(static_cast<double>(hl.bytes_to_move)),
@@ -242,71 +240,86 @@ static void HeadlineSection(std::string& h, const PlanReport& r) {
           : absl::StrFormat("%s of %u, %.1f%% of the copies (bytes unknown)",
                             Plural(hl.pgs_remapped, "PG"), hl.pgs_total, 100 * hl.share_of_stored));
   if (!hl.simulated) {
-    row("duration", "Duration", "not simulated (--no-schedule)");
+    KvRow(h, "duration", "Duration", "not simulated (--no-schedule)");
   } else if (hl.seconds_high <= 0) {
-    row("duration", "Duration", "nothing to backfill");
+    KvRow(h, "duration", "Duration", "nothing to backfill");
   } else {
-    row("duration", "Duration",
-        absl::StrCat(hl.seconds_low == hl.seconds_high
-                         ? FormatDuration(hl.seconds_low)
-                         : absl::StrCat(FormatDuration(hl.seconds_low), " .. ",
-                                        FormatDuration(hl.seconds_high)),
-                     " (", hl.duration_basis, ")"));
-    row("duration_assumption", "Assuming", hl.duration_assumption);
+    KvRow(h, "duration", "Duration",
+          absl::StrCat(hl.seconds_low == hl.seconds_high
+                           ? FormatDuration(hl.seconds_low)
+                           : absl::StrCat(FormatDuration(hl.seconds_low), " .. ",
+                                          FormatDuration(hl.seconds_high)),
+                       " (", hl.duration_basis, ")"));
+    KvRow(h, "duration_assumption", "Assuming", hl.duration_assumption);
   }
   if (hl.peak_osd != crush::kItemNone) {
-    row("peak", "Peak fill",
+    KvRow(
+        h, "peak", "Peak fill",
         absl::StrFormat("osd.%d at %.1f%% %s; backfillfull %.0f%%", hl.peak_osd, 100 * hl.peak_fill,
                         PeakWhen(hl.peak_seconds), 100 * hl.backfillfull_ratio));
   }
-  row("upmaps", "Upmaps",
-      absl::StrCat("the monitor would drop ", Plural(hl.upmaps_dropped, "entry", "entries"),
-                   " and trim ", Plural(hl.upmap_items_rewritten, "item")));
-  row("pgs", "PGs short of copies",
-      absl::StrFormat("during: %u degraded/undersized, %u inactive; after: %u "
-                      "degraded/undersized, %u inactive",
-                      hl.pgs_degraded_during, hl.pgs_inactive_during, hl.pgs_degraded_after,
-                      hl.pgs_inactive_after));
+  KvRow(h, "upmaps", "Upmaps",
+        absl::StrCat("the monitor would drop ", Plural(hl.upmaps_dropped, "entry", "entries"),
+                     " and trim ", Plural(hl.upmap_items_rewritten, "item")));
+  KvRow(h, "pgs", "PGs short of copies",
+        absl::StrFormat("during: %u degraded/undersized, %u inactive; after: %u "
+                        "degraded/undersized, %u inactive",
+                        hl.pgs_degraded_during, hl.pgs_inactive_during, hl.pgs_degraded_after,
+                        hl.pgs_inactive_after));
   if (hl.steps > 0) {
-    row("steps", "Steps", StepsText(hl.steps, hl.first_step));
+    KvRow(h, "steps", "Steps", StepsText(hl.steps, hl.first_step));
   }
   if (!hl.first_command.empty()) {
-    row("first_command", "Run first",
-        absl::StrCat(hl.first_command, " (", hl.first_command_note, ")"));
+    KvRow(h, "first_command", "Run first",
+          absl::StrCat(hl.first_command, " (", hl.first_command_note, ")"));
   }
-  h += "</table></section>\n<section id=assumptions><h2>Assumptions</h2>\n<table class=kv>\n";
-  row("ceph_release", "Ceph release", a.ceph_release);
+}
+
+void AppendAssumptionRows(std::string& h, const PlanAssumptions& a) {
+  KvRow(h, "ceph_release", "Ceph release", a.ceph_release);
   if (!a.scheduler.empty()) {
-    row("scheduler", "Recovery scheduler",
-        absl::StrCat(a.scheduler, " (", a.scheduler_source, ")",
-                     a.mclock_profile.empty() ? "" : ", profile " + a.mclock_profile));
+    KvRow(h, "scheduler", "Recovery scheduler",
+          absl::StrCat(a.scheduler, " (", a.scheduler_source, ")",
+                       a.mclock_profile.empty() ? "" : ", profile " + a.mclock_profile));
   }
-  row("max_backfills", "osd_max_backfills", absl::StrCat(a.max_backfills));
+  KvRow(h, "max_backfills", "osd_max_backfills", absl::StrCat(a.max_backfills));
   for (const AssumedRate& rate : a.rates) {
     std::string v = absl::StrCat(FormatBytes(rate.bytes_per_second), "/s");
     if (rate.seconds_per_object > 0)
       absl::StrAppendFormat(&v, ", %.3g s/object", rate.seconds_per_object);
     if (rate.per_pg_seconds > 0) absl::StrAppendFormat(&v, ", %.3g s/PG", rate.per_pg_seconds);
     absl::StrAppend(&v, " per target (", rate.source, ")");
-    row("rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
+    KvRow(h, "rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
   }
-  if (!a.calibration.empty()) row("calibration", "Calibration file", a.calibration);
+  if (!a.calibration.empty()) KvRow(h, "calibration", "Calibration file", a.calibration);
   if (a.backfill_retry_seconds > 0) {
-    row("backfill_retry_seconds", "backfill_toofull retry",
-        absl::StrFormat("every %.3g s (osd_backfill_retry_interval)", a.backfill_retry_seconds));
+    KvRow(h, "backfill_retry_seconds", "backfill_toofull retry",
+          absl::StrFormat("every %.3g s (osd_backfill_retry_interval)", a.backfill_retry_seconds));
   }
   if (a.start_delay_seconds > 0 || a.end_delay_seconds > 0) {
-    row("monitor_delays", "Monitor commits",
-        absl::StrFormat("+%.3g s before the first backfill, +%.3g s after the last",
-                        a.start_delay_seconds, a.end_delay_seconds));
+    KvRow(h, "monitor_delays", "Monitor commits",
+          absl::StrFormat("+%.3g s before the first backfill, +%.3g s after the last",
+                          a.start_delay_seconds, a.end_delay_seconds));
   }
-  row("bytes_source", "Bytes from",
-      a.bytes_source == "pg dump" ? "per-PG stats (ceph pg dump)"
-      : a.bytes_source == "df"    ? "pool totals (ceph df) spread evenly over PGs"
-                                  : "none (no PG stats imported): counts only");
-  row("epoch", "Epochs", absl::StrCat(a.epoch_before, " -> ", a.epoch_after));
+  KvRow(h, "bytes_source", "Bytes from",
+        a.bytes_source == "pg dump" ? "per-PG stats (ceph pg dump)"
+        : a.bytes_source == "df"    ? "pool totals (ceph df) spread evenly over PGs"
+                                    : "none (no PG stats imported): counts only");
+  KvRow(h, "epoch", "Epochs", absl::StrCat(a.epoch_before, " -> ", a.epoch_after));
+}
+
+// The headline and the assumptions (plan_headline.h), first on the page:
+// two two-column tables whose rows carry data-key attributes named as the
+// JSON's headline and assumptions fields.
+void HeadlineSection(std::string& h, const PlanReport& r) {
+  h += "<section id=headline><h2>Headline</h2>\n<table class=kv>\n";
+  AppendHeadlineRows(h, ComputeHeadline(r));
+  h += "</table></section>\n<section id=assumptions><h2>Assumptions</h2>\n<table class=kv>\n";
+  AppendAssumptionRows(h, ComputeAssumptions(r));
   h += "</table></section>\n";
 }
+
+}  // namespace
 
 std::string ReportHtml(const PlanReport& r, HtmlExtras extras) {
   const Movement& m = r.movement;

@@ -184,17 +184,30 @@ void OsdSection(std::string& h, const PlanReport& r) {
   h += "</tbody></table></div>\n";
 }
 
-void HeatMapSection(std::string& h, const DomainMatrix& d, bool bytes, int max_domains,
-                    bool traffic) {
-  auto value = [bytes](const DomainCell& c) {
-    return bytes ? static_cast<double>(c.bytes) : static_cast<double>(c.shards);
-  };
-  std::map<std::string, double> load;
-  for (const std::string& n : d.names) load[n] += 0;
-  for (const DomainCell& c : d.cells) {
-    load[c.from] += value(c);
-    load[c.to] += value(c);
-  }
+namespace {
+
+// A domain matrix as the page shows it: the `max_domains` busiest domains
+// (sent plus received) by name, in natural order with "(new)"/"(none)"
+// last, and the rest summed into one "other N" row and column.
+struct HeatGrid {
+  std::vector<std::string> names;  // rows = columns; "other N" last when folded
+  std::vector<double> cells;       // names.size() squared, row (from) major
+  std::vector<double> rows, cols;  // row and column totals
+  double total = 0;
+  double peak = 0;          // the largest cell
+  std::size_t shown = 0;    // domains shown by name
+  std::size_t domains = 0;  // every domain of the matrix
+  bool has_new = false;     // a "(new)" domain: copies with no previous holder
+  bool has_none = false;    // a "(none)" domain: OSDs in no domain
+};
+
+double HeatValue(const DomainCell& c, bool bytes) {
+  return bytes ? static_cast<double>(c.bytes) : static_cast<double>(c.shards);
+}
+
+// The `max_domains` busiest names of `load` that carry any, in display order.
+std::vector<std::string> BusiestDomains(const std::map<std::string, double>& load,
+                                        int max_domains) {
   std::vector<std::pair<double, std::string>> busiest;
   for (const auto& [name, v] : load) {
     if (v > 0) busiest.emplace_back(-v, name);
@@ -207,25 +220,46 @@ void HeatMapSection(std::string& h, const DomainMatrix& d, bool bytes, int max_d
     if (IsPseudoName(a) != IsPseudoName(b)) return IsPseudoName(b);
     return NaturalLess(a, b);
   });
-  const std::size_t others = load.size() - shown;
+  return names;
+}
+
+HeatGrid FoldHeatMap(const DomainMatrix& d, bool bytes, int max_domains) {
+  std::map<std::string, double> load;
+  for (const std::string& n : d.names) load[n] += 0;
+  for (const DomainCell& c : d.cells) {
+    load[c.from] += HeatValue(c, bytes);
+    load[c.to] += HeatValue(c, bytes);
+  }
+  HeatGrid g;
+  g.names = BusiestDomains(load, max_domains);
+  g.shown = g.names.size();
+  g.domains = load.size();
+  g.has_new = load.contains("(new)");
+  g.has_none = load.contains("(none)");
+  const std::size_t others = load.size() - g.shown;
   std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < names.size(); ++i) index[names[i]] = i;
-  const std::size_t n = names.size() + (others > 0 ? 1 : 0);
-  if (others > 0) names.push_back(absl::StrCat("other ", others));
-  std::vector<double> cells(n * n, 0), rows(n, 0), cols(n, 0);
-  double total = 0;
+  for (std::size_t i = 0; i < g.names.size(); ++i) index[g.names[i]] = i;
+  const std::size_t n = g.names.size() + (others > 0 ? 1 : 0);
+  if (others > 0) g.names.push_back(absl::StrCat("other ", others));
+  g.cells.assign(n * n, 0);
+  g.rows.assign(n, 0);
+  g.cols.assign(n, 0);
   for (const DomainCell& c : d.cells) {
     auto f = index.find(c.from), t = index.find(c.to);
     const std::size_t fi = f != index.end() ? f->second : n - 1;
     const std::size_t ti = t != index.end() ? t->second : n - 1;
-    cells[fi * n + ti] += value(c);
-    rows[fi] += value(c);
-    cols[ti] += value(c);
-    total += value(c);
+    g.cells[fi * n + ti] += HeatValue(c, bytes);
+    g.rows[fi] += HeatValue(c, bytes);
+    g.cols[ti] += HeatValue(c, bytes);
+    g.total += HeatValue(c, bytes);
   }
-  const double peak = *std::max_element(cells.begin(), cells.end());
-  const ValueUnit unit = UnitFor(peak, bytes);
-  const std::string type = HtmlEscape(d.type);
+  g.peak = *std::max_element(g.cells.begin(), g.cells.end());
+  return g;
+}
+
+// The section's title and the paragraph that says how to read it.
+void AppendHeatMapIntro(std::string& h, const std::string& type, bool traffic, bool bytes,
+                        const HeatGrid& g, const ValueUnit& unit) {
   absl::StrAppend(&h, "<h2>", type, " to ", type,
                   traffic ? " network traffic" : " placement of copies", "</h2>\n<p class=muted>",
                   traffic ? absl::StrCat("Each row is the ", type,
@@ -239,42 +273,60 @@ void HeatMapSection(std::string& h, const DomainMatrix& d, bool bytes, int max_d
                   "Cells: ", bytes ? absl::StrCat(unit.name, " moved") : "shards moved",
                   " (darker is more, scale below); the last row and column are totals. "
                   "Names in natural order.");
-  if (load.contains("(new)")) {
+  if (g.has_new) {
     h += " (new): the copy had no previous holder (a hole refilled or a pool growing a copy).";
   }
-  if (load.contains("(none)")) {
+  if (g.has_none) {
     absl::StrAppend(&h, " (none): an OSD in no ", type, ".");
   }
-  if (others > 0) {
-    absl::StrAppend(&h, " Only the ", shown, " busiest of ", load.size(), " are shown; \"",
-                    names.back(), "\" sums the other ", others, ".");
+  if (g.shown < g.domains) {
+    absl::StrAppend(&h, " Only the ", g.shown, " busiest of ", g.domains, " are shown; \"",
+                    g.names.back(), "\" sums the other ", g.domains - g.shown, ".");
   }
-  absl::StrAppend(&h, "</p>\n<div class=tw><table class=heat data-type='", type,
+  h += "</p>\n";
+}
+
+// The matrix with its totals and the colour scale under it.
+void AppendHeatMapTable(std::string& h, const std::string& type, bool traffic, const HeatGrid& g,
+                        const ValueUnit& unit) {
+  const std::size_t n = g.names.size();
+  absl::StrAppend(&h, "<div class=tw><table class=heat data-type='", type,
                   "'><thead><tr><th class=corner>", traffic ? "from \\ to" : "old \\ new", "</th>");
-  for (const std::string& c : names) {
+  for (const std::string& c : g.names) {
     absl::StrAppend(&h, "<th class=col title='", traffic ? "receiving " : "new copy on ", type, " ",
                     HtmlEscape(c), "'>", HtmlEscape(c), "</th>");
   }
   h += "<th class=col>total</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < n; ++i) {
     absl::StrAppend(&h, "<tr><th title='", traffic ? "sending " : "old copy on ", type, " ",
-                    HtmlEscape(names[i]), "'>", HtmlEscape(names[i]), "</th>");
+                    HtmlEscape(g.names[i]), "'>", HtmlEscape(g.names[i]), "</th>");
     for (std::size_t j = 0; j < n; ++j) {
-      const double v = cells[i * n + j];
-      const double a = peak > 0 && v > 0 ? 0.08 + 0.92 * v / peak : 0;
+      const double v = g.cells[i * n + j];
+      const double a = g.peak > 0 && v > 0 ? 0.08 + 0.92 * v / g.peak : 0;
       absl::StrAppendFormat(&h, "<td class=v style='background:rgba(204,51,0,%.3f)%s'>%s</td>", a,
                             a > 0.55 ? ";color:#fff" : "", CellText(v, unit));
     }
-    absl::StrAppend(&h, "<td class='v tot'>", CellText(rows[i], unit), "</td></tr>\n");
+    absl::StrAppend(&h, "<td class='v tot'>", CellText(g.rows[i], unit), "</td></tr>\n");
   }
   h += "<tr class=tot><th>total</th>";
   for (std::size_t j = 0; j < n; ++j) {
-    absl::StrAppend(&h, "<td class='v tot'>", CellText(cols[j], unit), "</td>");
+    absl::StrAppend(&h, "<td class='v tot'>", CellText(g.cols[j], unit), "</td>");
   }
   absl::StrAppend(
-      &h, "<td class='v tot'>", CellText(total, unit),
+      &h, "<td class='v tot'>", CellText(g.total, unit),
       "</td></tr>\n</tbody></table></div>\n<div class=scale>0 <span class=grad></span> ",
-      CellText(peak, unit), " ", unit.name, " (the largest cell)</div>\n");
+      CellText(g.peak, unit), " ", unit.name, " (the largest cell)</div>\n");
+}
+
+}  // namespace
+
+void HeatMapSection(std::string& h, const DomainMatrix& d, bool bytes, int max_domains,
+                    bool traffic) {
+  const HeatGrid grid = FoldHeatMap(d, bytes, max_domains);
+  const ValueUnit unit = UnitFor(grid.peak, bytes);
+  const std::string type = HtmlEscape(d.type);
+  AppendHeatMapIntro(h, type, traffic, bytes, grid, unit);
+  AppendHeatMapTable(h, type, traffic, grid, unit);
 }
 
 void TimeSeriesSection(std::string& h, const HtmlSeries& s, int id) {

@@ -334,6 +334,8 @@ std::string PgMovesCsv(const Movement& m) {
   return out;
 }
 
+namespace {
+
 void AppendSchedule(std::string& out, const PlanReport& r, int top) {
   const BackfillSchedule& s = *r.schedule;
   if (s.makespan_seconds <= 0) return;
@@ -378,18 +380,19 @@ void AppendSchedule(std::string& out, const PlanReport& r, int top) {
   }
 }
 
-std::string ReportSummary(const PlanReport& r, int top) {
+// The change's operations (the first 8) and the planner's warnings.
+void AppendChangeLines(std::string& out, const PlanReport& r) {
   const Movement& m = r.movement;
-  std::string out;
-  const bool bytes = m.bytes_source != BytesSource::kUnknown;
-  absl::StrAppend(&out, FormatHeadline(ComputeHeadline(r)),
-                  FormatAssumptions(ComputeAssumptions(r)), "\n");
   for (std::size_t i = 0; i < m.change.size() && i < 8; ++i) {
     absl::StrAppend(&out, i == 0 ? "change: " : "        ", m.change[i], "\n");
   }
   if (m.change.size() > 8) absl::StrAppend(&out, "        ... (", m.change.size() - 8, " more)\n");
   for (const PlanWarning& w : r.warnings)
     absl::StrAppend(&out, "warning: ", FormatPlanWarning(w), "\n");
+}
+
+// One row per pool, then the totals when there are several pools.
+void AppendPoolTable(std::string& out, const Movement& m, bool bytes) {
   // The pool column as wide as its longest name, from "total"'s 5 up to 29
   // (a longer name gets a line of its own): 100 columns at most.
   int name_width = 5;
@@ -402,39 +405,47 @@ std::string ReportSummary(const PlanReport& r, int top) {
   absl::StrAppend(&out, "    ampl\n");
   for (const MovementCounters& c : m.pools) AppendCounters(&out, c, bytes, name_width);
   if (m.pools.size() > 1) AppendCounters(&out, m.totals, bytes, name_width);
-  // Primary changes on a line of their own: no data moves for them, but
-  // reads go to the new primary and it sources the PG's backfill.
-  if (m.totals.pgs_primary_changed > 0) {
-    std::vector<std::string> pools;
-    for (const MovementCounters& c : m.pools) {
-      if (c.pgs_primary_changed > 0)
-        pools.push_back(absl::StrCat(c.pool_name, " ", c.pgs_primary_changed));
-    }
-    internal::AppendWrapped(
-        out, "",
-        absl::StrCat("primary changes: ", Plural(m.totals.pgs_primary_changed, "PG"),
-                     " get a new acting primary (", m.totals.pgs_primary_only,
-                     " of them without moving data: pg_upmap_primaries, primary affinity); reads "
-                     "and backfill sources move with them",
-                     m.pools.size() > 1 && pools.size() <= 3
-                         ? absl::StrCat(" (", absl::StrJoin(pools, ", "), ")")
-                         : ""),
-        2);
+}
+
+// Primary changes on a line of their own: no data moves for them, but
+// reads go to the new primary and it sources the PG's backfill.
+void AppendPrimaryChanges(std::string& out, const Movement& m) {
+  if (m.totals.pgs_primary_changed == 0) return;
+  std::vector<std::string> pools;
+  for (const MovementCounters& c : m.pools) {
+    if (c.pgs_primary_changed > 0)
+      pools.push_back(absl::StrCat(c.pool_name, " ", c.pgs_primary_changed));
   }
-  if (m.totals.minimum_to_move > 0) {
-    internal::AppendWrapped(
-        out, "",
-        absl::StrCat("theoretical minimum ",
-                     bytes ? FormatBytes(m.totals.minimum_to_move)
-                           : FormatCount(m.totals.minimum_to_move) + " shards",
-                     m.totals.minimum_level.empty()
-                         ? ""
-                         : absl::StrCat(", at the ", m.totals.minimum_level, " level"),
-                     " (ampl = moved / minimum; the minimum is the data that must change "
-                     "buckets at the level where most must, from CRUSH weights x reweights)"),
-        2);
-  }
-  // Each distinct reason once, with its pools: "ampl n/a (a, b): why".
+  internal::AppendWrapped(
+      out, "",
+      absl::StrCat("primary changes: ", Plural(m.totals.pgs_primary_changed, "PG"),
+                   " get a new acting primary (", m.totals.pgs_primary_only,
+                   " of them without moving data: pg_upmap_primaries, primary affinity); reads "
+                   "and backfill sources move with them",
+                   m.pools.size() > 1 && pools.size() <= 3
+                       ? absl::StrCat(" (", absl::StrJoin(pools, ", "), ")")
+                       : ""),
+      2);
+}
+
+// The theoretical minimum the amplification divides by.
+void AppendMinimumToMove(std::string& out, const Movement& m, bool bytes) {
+  if (m.totals.minimum_to_move <= 0) return;
+  internal::AppendWrapped(
+      out, "",
+      absl::StrCat("theoretical minimum ",
+                   bytes ? FormatBytes(m.totals.minimum_to_move)
+                         : FormatCount(m.totals.minimum_to_move) + " shards",
+                   m.totals.minimum_level.empty()
+                       ? ""
+                       : absl::StrCat(", at the ", m.totals.minimum_level, " level"),
+                   " (ampl = moved / minimum; the minimum is the data that must change "
+                   "buckets at the level where most must, from CRUSH weights x reweights)"),
+      2);
+}
+
+// Each distinct reason once, with its pools: "ampl n/a (a, b): why".
+void AppendAmplificationNotes(std::string& out, const Movement& m) {
   std::vector<std::pair<std::string, std::vector<std::string>>> reasons;
   for (const MovementCounters& c : m.pools) {
     if (c.amplification > 0 || c.amplification_note.empty()) continue;
@@ -452,6 +463,10 @@ std::string ReportSummary(const PlanReport& r, int top) {
                         : absl::StrCat(pools.front(), " and ", pools.size() - 1, " more pools"),
                     "): ", why, "\n");
   }
+}
+
+// The OSDs receiving and giving up the most.
+void AppendOsdLists(std::string& out, const Movement& m, bool bytes, int top) {
   std::vector<const OsdMovement*> in, out_list;
   for (const OsdMovement& o : m.osds) {
     if (o.pgs_in > 0) in.push_back(&o);
@@ -462,8 +477,11 @@ std::string ReportSummary(const PlanReport& r, int top) {
                 bytes, top);
   AppendOsdList(&out, absl::StrCat("giving up most (", out_list.size(), " OSDs):").c_str(),
                 out_list, false, bytes, top);
-  // Placement matrices, then the network traffic of the first domain type
-  // (the hosts): enough for a screen.
+}
+
+// Placement matrices, then the network traffic of the first domain type
+// (the hosts): enough for a screen.
+void AppendBusiestPairs(std::string& out, const Movement& m, bool bytes, int top) {
   std::vector<std::pair<const DomainMatrix*, const char*>> matrices;
   for (const DomainMatrix& d : m.domains) matrices.emplace_back(&d, "placement (old copy -> new)");
   if (!m.traffic.empty())
@@ -480,11 +498,10 @@ std::string ReportSummary(const PlanReport& r, int top) {
       absl::StrAppend(&out, "\n");
     }
   }
-  if (r.schedule) AppendSchedule(out, r, top);
-  if (r.staged) internal::AppendStagedPlan(out, *r.staged, bytes);
-  if (r.upmap_plan) internal::AppendUpmapPlan(out, *r.upmap_plan, bytes);
-  if (r.safety) internal::AppendSafety(out, *r.safety, top);
-  const MovementRisks& risks = m.risks;
+}
+
+// OSDs projected past nearfull, dropped upmaps and the risk notes.
+void AppendRisks(std::string& out, const MovementRisks& risks, int top) {
   absl::StrAppend(&out, "\nrisks:\n");
   if (!risks.osds.empty()) {
     absl::StrAppendFormat(&out,
@@ -518,7 +535,10 @@ std::string ReportSummary(const PlanReport& r, int top) {
       risks.upmap_items_rewritten == 0) {
     absl::StrAppend(&out, "  none found (no OSD past nearfull, every PG keeps its size)\n");
   }
-  // Every line within 100 columns: a longer one continues, indented 2 more.
+}
+
+// Every line within 100 columns: a longer one continues, indented 2 more.
+std::string WrapLongLines(const std::string& out) {
   std::string wrapped;
   for (absl::string_view line : absl::StrSplit(out, '\n')) {
     if (line.size() <= 100) {
@@ -531,6 +551,29 @@ std::string ReportSummary(const PlanReport& r, int top) {
   }
   wrapped.pop_back();  // StrSplit's last piece follows the final newline
   return wrapped;
+}
+
+}  // namespace
+
+std::string ReportSummary(const PlanReport& r, int top) {
+  const Movement& m = r.movement;
+  std::string out;
+  const bool bytes = m.bytes_source != BytesSource::kUnknown;
+  absl::StrAppend(&out, FormatHeadline(ComputeHeadline(r)),
+                  FormatAssumptions(ComputeAssumptions(r)), "\n");
+  AppendChangeLines(out, r);
+  AppendPoolTable(out, m, bytes);
+  AppendPrimaryChanges(out, m);
+  AppendMinimumToMove(out, m, bytes);
+  AppendAmplificationNotes(out, m);
+  AppendOsdLists(out, m, bytes, top);
+  AppendBusiestPairs(out, m, bytes, top);
+  if (r.schedule) AppendSchedule(out, r, top);
+  if (r.staged) internal::AppendStagedPlan(out, *r.staged, bytes);
+  if (r.upmap_plan) internal::AppendUpmapPlan(out, *r.upmap_plan, bytes);
+  if (r.safety) internal::AppendSafety(out, *r.safety, top);
+  AppendRisks(out, m.risks, top);
+  return WrapLongLines(out);
 }
 
 }  // namespace crushkit::osdmap

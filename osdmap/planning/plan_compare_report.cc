@@ -81,6 +81,75 @@ std::string Cut(absl::string_view line, std::size_t width) {
   return absl::StrCat(line.substr(0, width - 3), "...");
 }
 
+// One alternative's row of the table (its name on a line of its own when
+// long), or the first lines of its error.
+void AppendAlternativeRow(std::string& out, const AlternativeResult& a) {
+  const std::string rank = a.rank > 0 ? absl::StrCat(a.rank) : "-";
+  if (!a.error.empty()) {
+    absl::StrAppendFormat(&out, "%2s  %s: could not be planned:\n", rank, Cut(a.name, kWidth - 30));
+    int shown = 0;
+    for (absl::string_view l : absl::StrSplit(a.error, '\n', absl::SkipEmpty())) {
+      if (++shown > 6) break;
+      absl::StrAppend(&out, "      ", Cut(l, kWidth - 6), "\n");
+    }
+    return;
+  }
+  std::string name = a.name;
+  if (name.size() > kNameWidth) {
+    absl::StrAppendFormat(&out, "%2s  %s\n", rank, Cut(name, kWidth - 4));
+    name.clear();
+  }
+  absl::StrAppendFormat(&out, "%2s  %-*s %10s %7s %6s %13s %7s %8s %8s\n", name.empty() ? "" : rank,
+                        static_cast<int>(kNameWidth), name, Moved(a),
+                        internal::FormatCount(a.pgs_remapped), Amplification(a),
+                        Duration(a.duration_seconds), Fill(a.peak_fill), Fill(a.fullest_after),
+                        Deviation(a));
+}
+
+// Per pool, each ranked alternative's MAX AVAIL change.
+void AppendMaxAvailChanges(std::string& out, const PlanComparison& c) {
+  const auto pools = PoolNames(c);
+  if (pools.empty()) return;
+  absl::StrAppend(&out, "\nMAX AVAIL after - before, per pool (#: rank):\n");
+  for (const auto& [id, pool_name] : pools) {
+    std::uint64_t before = 0;
+    for (const AlternativeResult& a : c.alternatives) {
+      if (const AlternativePoolAvail* p = FindPool(a, id)) before = p->before;
+    }
+    absl::StrAppend(&out, "  ", Cut(pool_name, kWidth - 30), " (before ",
+                    FormatBytes(static_cast<double>(before)), ")\n");
+    std::string line = "   ";
+    for (const AlternativeResult& a : c.alternatives) {
+      const AlternativePoolAvail* p = FindPool(a, id);
+      if (p == nullptr || a.rank == 0) continue;
+      const std::string cell = absl::StrFormat(" #%d %s", a.rank, SignedBytes(Change(*p)));
+      if (line.size() + cell.size() > kWidth) {
+        absl::StrAppend(&out, line, "\n");
+        line = "   ";
+      }
+      absl::StrAppend(&line, cell);
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+}
+
+// What the best alternative peaks at and leaves, and its warnings.
+void AppendBest(std::string& out, const AlternativeResult& b) {
+  absl::StrAppend(&out, "\n", Cut(absl::StrCat("best: ", b.name), kWidth), "\n");
+  if (b.peak_osd >= 0) {
+    absl::StrAppend(&out, "  peaks at ", Fill(b.peak_fill), " on ", Osd(b.peak_osd));
+    if (b.fullest_osd >= 0)
+      absl::StrAppend(&out, "; fullest after: ", Osd(b.fullest_osd), " ", Fill(b.fullest_after));
+    absl::StrAppend(&out, "\n");
+  }
+  if (b.max_deviation_osd >= 0) {
+    absl::StrAppend(&out, "  largest PG deviation after: ", Osd(b.max_deviation_osd), " ",
+                    Deviation(b), " PGs from its CRUSH target\n");
+  }
+  for (const std::string& w : b.warnings) absl::StrAppend(&out, "  ", Cut(w, kWidth - 2), "\n");
+  absl::StrAppend(&out, "  (its full report: crushkit plan STATE with that change alone)\n");
+}
+
 }  // namespace
 
 std::string ComparisonSummary(const PlanComparison& c, bool rank_by_default) {
@@ -94,73 +163,15 @@ std::string ComparisonSummary(const PlanComparison& c, bool rank_by_default) {
   absl::StrAppendFormat(&out, " #  %-*s %10s %7s %6s %13s %7s %8s %8s\n",
                         static_cast<int>(kNameWidth), "alternative", "moved", "PGs", "ampl",
                         "duration", "peak", "fullest", "max dev");
-  for (const AlternativeResult& a : c.alternatives) {
-    const std::string rank = a.rank > 0 ? absl::StrCat(a.rank) : "-";
-    if (!a.error.empty()) {
-      absl::StrAppendFormat(&out, "%2s  %s: could not be planned:\n", rank,
-                            Cut(a.name, kWidth - 30));
-      int shown = 0;
-      for (absl::string_view l : absl::StrSplit(a.error, '\n', absl::SkipEmpty())) {
-        if (++shown > 6) break;
-        absl::StrAppend(&out, "      ", Cut(l, kWidth - 6), "\n");
-      }
-      continue;
-    }
-    std::string name = a.name;
-    if (name.size() > kNameWidth) {
-      absl::StrAppendFormat(&out, "%2s  %s\n", rank, Cut(name, kWidth - 4));
-      name.clear();
-    }
-    absl::StrAppendFormat(&out, "%2s  %-*s %10s %7s %6s %13s %7s %8s %8s\n",
-                          name.empty() ? "" : rank, static_cast<int>(kNameWidth), name, Moved(a),
-                          internal::FormatCount(a.pgs_remapped), Amplification(a),
-                          Duration(a.duration_seconds), Fill(a.peak_fill), Fill(a.fullest_after),
-                          Deviation(a));
-  }
+  for (const AlternativeResult& a : c.alternatives) AppendAlternativeRow(out, a);
   absl::StrAppend(&out,
                   "\nmoved: data to move (shards 'sh' without PG sizes), summed over stages or "
                   "steps; PGs: remapped;\nampl: moved / the floor; peak: the fullest OSD while "
                   "backfilling; fullest: after;\nmax dev: the largest |PGs - CRUSH target| of an "
                   "OSD after\n");
-  const auto pools = PoolNames(c);
-  if (!pools.empty()) {
-    absl::StrAppend(&out, "\nMAX AVAIL after - before, per pool (#: rank):\n");
-    for (const auto& [id, pool_name] : pools) {
-      std::uint64_t before = 0;
-      for (const AlternativeResult& a : c.alternatives) {
-        if (const AlternativePoolAvail* p = FindPool(a, id)) before = p->before;
-      }
-      absl::StrAppend(&out, "  ", Cut(pool_name, kWidth - 30), " (before ",
-                      FormatBytes(static_cast<double>(before)), ")\n");
-      std::string line = "   ";
-      for (const AlternativeResult& a : c.alternatives) {
-        const AlternativePoolAvail* p = FindPool(a, id);
-        if (p == nullptr || a.rank == 0) continue;
-        const std::string cell = absl::StrFormat(" #%d %s", a.rank, SignedBytes(Change(*p)));
-        if (line.size() + cell.size() > kWidth) {
-          absl::StrAppend(&out, line, "\n");
-          line = "   ";
-        }
-        absl::StrAppend(&line, cell);
-      }
-      absl::StrAppend(&out, line, "\n");
-    }
-  }
+  AppendMaxAvailChanges(out, c);
   if (!c.alternatives.empty() && c.alternatives.front().rank == 1) {
-    const AlternativeResult& b = c.alternatives.front();
-    absl::StrAppend(&out, "\n", Cut(absl::StrCat("best: ", b.name), kWidth), "\n");
-    if (b.peak_osd >= 0) {
-      absl::StrAppend(&out, "  peaks at ", Fill(b.peak_fill), " on ", Osd(b.peak_osd));
-      if (b.fullest_osd >= 0)
-        absl::StrAppend(&out, "; fullest after: ", Osd(b.fullest_osd), " ", Fill(b.fullest_after));
-      absl::StrAppend(&out, "\n");
-    }
-    if (b.max_deviation_osd >= 0) {
-      absl::StrAppend(&out, "  largest PG deviation after: ", Osd(b.max_deviation_osd), " ",
-                      Deviation(b), " PGs from its CRUSH target\n");
-    }
-    for (const std::string& w : b.warnings) absl::StrAppend(&out, "  ", Cut(w, kWidth - 2), "\n");
-    absl::StrAppend(&out, "  (its full report: crushkit plan STATE with that change alone)\n");
+    AppendBest(out, c.alternatives.front());
   }
   return out;
 }

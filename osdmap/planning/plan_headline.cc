@@ -78,21 +78,11 @@ std::string Plural(std::uint64_t n, const std::string& singular, const std::stri
   return absl::StrCat(n, " ", plural.empty() ? singular + "s" : plural);
 }
 
-PlanHeadline ComputeHeadline(const PlanReport& r) {
-  const Movement& m = r.movement;
-  const MovementCounters& t = m.totals;
-  PlanHeadline h;
-  h.bytes_known = m.bytes_source != BytesSource::kUnknown;
-  h.bytes_to_move = t.bytes_to_move;
-  h.objects_to_move = t.objects_to_move;
-  h.pgs_remapped = t.pgs_remapped;
-  h.pgs_total = t.pgs;
-  if (h.bytes_known && t.bytes_total > 0) {
-    h.share_of_stored = static_cast<double>(t.bytes_to_move) / static_cast<double>(t.bytes_total);
-  } else if (!h.bytes_known && t.shards_total > 0) {
-    h.share_of_stored = static_cast<double>(t.shards_moved) / t.shards_total;
-  }
-  // The ways simulated, fastest to slowest.
+namespace {
+
+// The duration: the ways simulated (at once, the staged plan, the upmap
+// way), fastest to slowest.
+void SetDuration(PlanHeadline& h, const PlanReport& r) {
   std::vector<std::pair<double, std::string>> ways;
   if (r.schedule && r.schedule->makespan_seconds > 0) {
     ways.emplace_back(r.schedule->makespan_seconds, "at once");
@@ -121,8 +111,12 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
     h.simulated = true;
     h.duration_basis = "nothing to backfill";
   }
-  // A peak is only a fill when the OSD's capacity and use are known (PG
-  // stats, or its `ceph osd df`); otherwise it is 0% of a guess.
+}
+
+// The peak fill during the move. A peak is only a fill when the OSD's
+// capacity and use are known (PG stats, or its `ceph osd df`); otherwise it
+// is 0% of a guess.
+void SetPeakFill(PlanHeadline& h, const PlanReport& r) {
   auto fill_known = [&](std::int32_t osd) {
     for (const OsdFillPeak& p : r.safety->fill->osds) {
       if (p.osd == osd) return p.capacity_bytes > 0 && (h.bytes_known || p.capacity_from_osd_df);
@@ -135,13 +129,11 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
     h.peak_fill = r.safety->fill->riskiest_fill;
     h.peak_seconds = r.safety->fill->riskiest_seconds;
   }
-  h.backfillfull_ratio = r.safety ? r.safety->backfillfull_ratio : m.risks.backfillfull_ratio;
-  h.upmaps_dropped = m.risks.upmaps_dropped;
-  h.upmap_items_rewritten = m.risks.upmap_items_rewritten;
-  h.pgs_degraded_during = r.pgs_degraded_during;
-  h.pgs_inactive_during = t.pgs_inactive_before;
-  h.pgs_degraded_after = t.pgs_degraded_after;
-  h.pgs_inactive_after = t.pgs_inactive_after;
+}
+
+// The steps, and the first command to run: the staged plan's first, else
+// the change's first operation.
+void SetFirstCommand(PlanHeadline& h, const PlanReport& r) {
   if (r.staged) {
     h.steps = static_cast<std::uint32_t>(r.staged->steps.size());
     if (!r.staged->steps.empty())
@@ -156,12 +148,41 @@ PlanHeadline ComputeHeadline(const PlanReport& r) {
       break;
     }
   }
+  const Movement& m = r.movement;
   if (h.first_command.empty() && r.change_is_operations && !m.change.empty()) {
     h.first_command = m.change.front();
     h.first_command_note = r.staged ? "the change's first operation"
                                     : "the change's first operation, then the rest at once; "
                                       "--max-misplaced plans steps";
   }
+}
+
+}  // namespace
+
+PlanHeadline ComputeHeadline(const PlanReport& r) {
+  const Movement& m = r.movement;
+  const MovementCounters& t = m.totals;
+  PlanHeadline h;
+  h.bytes_known = m.bytes_source != BytesSource::kUnknown;
+  h.bytes_to_move = t.bytes_to_move;
+  h.objects_to_move = t.objects_to_move;
+  h.pgs_remapped = t.pgs_remapped;
+  h.pgs_total = t.pgs;
+  if (h.bytes_known && t.bytes_total > 0) {
+    h.share_of_stored = static_cast<double>(t.bytes_to_move) / static_cast<double>(t.bytes_total);
+  } else if (!h.bytes_known && t.shards_total > 0) {
+    h.share_of_stored = static_cast<double>(t.shards_moved) / t.shards_total;
+  }
+  SetDuration(h, r);
+  SetPeakFill(h, r);
+  h.backfillfull_ratio = r.safety ? r.safety->backfillfull_ratio : m.risks.backfillfull_ratio;
+  h.upmaps_dropped = m.risks.upmaps_dropped;
+  h.upmap_items_rewritten = m.risks.upmap_items_rewritten;
+  h.pgs_degraded_during = r.pgs_degraded_during;
+  h.pgs_inactive_during = t.pgs_inactive_before;
+  h.pgs_degraded_after = t.pgs_degraded_after;
+  h.pgs_inactive_after = t.pgs_inactive_after;
+  SetFirstCommand(h, r);
   return h;
 }
 
