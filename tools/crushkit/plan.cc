@@ -10,6 +10,7 @@
 
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/planning/backfill_pusher.h"
+#include "osdmap/planning/compare_request.h"
 #include "osdmap/planning/movement_report.h"
 #include "osdmap/planning/plan_compare.h"
 #include "osdmap/planning/plan_compare_report.h"
@@ -47,20 +48,23 @@ bool IsComparison(const PlanArgs& a) {
          a.steps > 0;
 }
 
-int RunCompare(const PlanArgs& a) {
+// The flags that do not go with comparing; empty: none.
+std::string CompareFlagsError(const PlanArgs& a) {
   if (!a.max_misplaced.empty() || !a.max_fill.empty() || a.upmap_remapped || !a.commands.empty() ||
       !a.log_tails.empty() || a.report.pgs || !a.report.pgs_csv.empty()) {
-    return CommandFailed("plan",
-                         "comparing alternatives: --max-misplaced, --max-fill, --upmap-remapped, "
-                         "--commands, --log-tails, --pgs and --pgs-csv plan one change (stage "
-                         "alternatives with --steps N)");
+    return "comparing alternatives: --max-misplaced, --max-fill, --upmap-remapped, --commands, "
+           "--log-tails, --pgs and --pgs-csv plan one change (stage alternatives with --steps N)";
   }
   if (a.steps > 0 && (a.ops.size() + (a.do_ops.empty() ? 0 : 1) != 1 || !a.place_hosts.empty() ||
                       !a.drain_order.empty())) {
-    return CommandFailed("plan", "--steps N stages one change: give one change file (or --do)");
+    return "--steps N stages one change: give one change file (or --do)";
   }
+  return "";
+}
+
+absl::StatusOr<osdmap::CompareOptions> MakeCompareOptions(const PlanArgs& a) {
   absl::StatusOr<osdmap::PlanOptions> plan = MakePlanOptions(a.report);
-  if (!plan.ok()) return CommandFailed("plan", std::string(plan.status().message()));
+  if (!plan.ok()) return plan.status();
   osdmap::CompareOptions options;
   options.plan = *std::move(plan);
   options.threads = a.report.threads;
@@ -71,47 +75,85 @@ int RunCompare(const PlanArgs& a) {
                                                      : osdmap::CompareQuestion::kChanges);
   if (!a.rank_by.empty()) {
     absl::StatusOr<osdmap::RankBy> r = osdmap::ParseRankBy(a.rank_by);
-    if (!r.ok()) return CommandFailed("plan", std::string(r.status().message()));
+    if (!r.ok()) return r.status();
     options.rank_by = *r;
   }
-  std::vector<osdmap::PlanAlternative> alternatives;
+  return options;
+}
+
+// The change files, then --do, as alternatives; false after printing why.
+bool LoadGivenAlternatives(const PlanArgs& a, std::vector<osdmap::PlanAlternative>& out) {
   for (const std::string& file : a.ops) {
     std::optional<osdmap::ChangeList> change = LoadChange("plan", file, {});
-    if (!change) return 1;
-    alternatives.push_back(
+    if (!change) return false;
+    out.push_back(
         osdmap::PlanAlternative{.name = file, .stages = {*std::move(change)}, .max_misplaced = {}});
   }
   if (!a.do_ops.empty()) {
     std::optional<osdmap::ChangeList> change = LoadChange("plan", "", a.do_ops);
-    if (!change) return 1;
-    alternatives.push_back(osdmap::PlanAlternative{
+    if (!change) return false;
+    out.push_back(osdmap::PlanAlternative{
         .name = "--do", .stages = {*std::move(change)}, .max_misplaced = {}});
   }
+  return true;
+}
+
+// The comparison as --html, --json or the table; the exit status.
+int PrintComparison(const PlanArgs& a, const osdmap::PlanComparison& c) {
+  const bool rank_default = a.rank_by.empty();
+  if (!a.report.html.empty() && c.best_report) {
+    osdmap::HtmlExtras extras;
+    extras.title = "crushkit plan: which change is best";
+    extras.chart_library = osdmap::DefaultChartLibrary();
+    if (absl::Status s =
+            WriteFileAtomically(a.report.html, osdmap::ComparisonHtml(c, rank_default, extras));
+        !s.ok()) {
+      return CommandFailed("plan", a.report.html + ": " + std::string(s.message()));
+    }
+  }
+  if (a.report.json || a.report.format == "json") {
+    absl::StatusOr<std::string> json = osdmap::ComparisonToJson(c, rank_default);
+    if (!json.ok()) return CommandFailed("plan", std::string(json.status().message()));
+    std::cout << *json;
+  } else {
+    std::cout << osdmap::ComparisonSummary(c, rank_default);
+  }
+  std::cout.flush();
+  if (!std::cout.good()) return 1;
+  // Nothing planned: every alternative's error is printed above.
+  return c.alternatives.empty() || c.alternatives.front().rank != 1 ? 1 : 0;
+}
+
+int RunCompare(const PlanArgs& a) {
+  if (const std::string error = CompareFlagsError(a); !error.empty()) {
+    return CommandFailed("plan", error);
+  }
+  absl::StatusOr<osdmap::CompareOptions> options = MakeCompareOptions(a);
+  if (!options.ok()) return CommandFailed("plan", std::string(options.status().message()));
+  osdmap::CompareRequest request;
+  if (!LoadGivenAlternatives(a, request.given)) return 1;
   std::optional<osdmap::ClusterState> state = LoadState("plan", a.state);
   if (!state) return 1;
   if (!a.place_hosts.empty()) {
-    std::optional<osdmap::ChangeList> hosts = LoadChange("plan", a.place_hosts, {});
-    if (!hosts) return 1;
-    auto more = osdmap::PlaceHostsAlternatives(*state, *hosts);
-    if (!more.ok()) return CommandFailed("plan", std::string(more.status().message()));
-    alternatives.insert(alternatives.end(), more->begin(), more->end());
+    request.place_hosts = LoadChange("plan", a.place_hosts, {});
+    if (!request.place_hosts) return 1;
   }
-  if (!a.drain_order.empty()) {
-    auto more = osdmap::DrainOrderAlternatives(*state, a.drain_order);
-    if (!more.ok()) return CommandFailed("plan", std::string(more.status().message()));
-    alternatives.insert(alternatives.end(), more->begin(), more->end());
-  }
-  if (alternatives.empty()) {
+  request.drain_order = a.drain_order;
+  request.steps = a.steps;
+  absl::StatusOr<std::vector<osdmap::PlanAlternative>> alternatives =
+      osdmap::RequestedAlternatives(*state, request);
+  if (!alternatives.ok())
+    return CommandFailed("plan", std::string(alternatives.status().message()));
+  if (alternatives->empty()) {
     return CommandFailed(
         "plan", "nothing to compare: give change files, --do, --place-hosts or --drain-order");
   }
   Progress progress("alternatives planned");
-  options.progress = [&](int done, int total) {
+  options->progress = [&](int done, int total) {
     progress.Update(static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
   };
   absl::StatusOr<osdmap::PlanComparison> c =
-      a.steps > 0 ? osdmap::CompareStepSweep(*state, alternatives.front(), a.steps, options)
-                  : osdmap::ComparePlans(*state, alternatives, options);
+      osdmap::CompareRequested(*state, request, *alternatives, *options);
   if (!c.ok()) {
     if (c.status().code() == absl::StatusCode::kInvalidArgument &&
         c.status().message().find(": error: ") != std::string::npos) {
@@ -120,28 +162,7 @@ int RunCompare(const PlanArgs& a) {
     }
     return CommandFailed("plan", std::string(c.status().message()));
   }
-  const bool rank_default = a.rank_by.empty();
-  if (!a.report.html.empty() && c->best_report) {
-    osdmap::HtmlExtras extras;
-    extras.title = "crushkit plan: which change is best";
-    extras.chart_library = osdmap::DefaultChartLibrary();
-    if (absl::Status s =
-            WriteFileAtomically(a.report.html, osdmap::ComparisonHtml(*c, rank_default, extras));
-        !s.ok()) {
-      return CommandFailed("plan", a.report.html + ": " + std::string(s.message()));
-    }
-  }
-  if (a.report.json || a.report.format == "json") {
-    absl::StatusOr<std::string> json = osdmap::ComparisonToJson(*c, rank_default);
-    if (!json.ok()) return CommandFailed("plan", std::string(json.status().message()));
-    std::cout << *json;
-  } else {
-    std::cout << osdmap::ComparisonSummary(*c, rank_default);
-  }
-  std::cout.flush();
-  if (!std::cout.good()) return 1;
-  // Nothing planned: every alternative's error is printed above.
-  return c->alternatives.empty() || c->alternatives.front().rank != 1 ? 1 : 0;
+  return PrintComparison(a, *c);
 }
 
 int RunPlan(const PlanArgs& a) {
