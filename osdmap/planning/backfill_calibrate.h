@@ -160,7 +160,7 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
                                                   const BackfillCostSettings& settings,
                                                   int max_backfills,
                                                   const std::string& device_class = "",
-                                                  bool hold_and_wait = false);
+                                                  bool hold_and_wait = true);
 
 // CalibrateChange for one change or more, fitted together
 // (FitBackfillCostJointly) when there are several; the device class is the
@@ -170,7 +170,7 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
                                                    const BackfillCostSettings& settings,
                                                    int max_backfills,
                                                    const std::string& device_class = "",
-                                                   bool hold_and_wait = false);
+                                                   bool hold_and_wait = true);
 
 // The calibration file for `c` (FormatCalibration, with a comment saying
 // what it was fitted on: `what` for one change, every change's name, PGs and

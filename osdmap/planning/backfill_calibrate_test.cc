@@ -98,6 +98,7 @@ TEST(BackfillCalibrate, RoundedEndsKeepTheModelsProportions) {
       Truth(jobs, BackfillCost{2 * model.per_pg_seconds, 2 * model.seconds_per_object,
                                model.bytes_per_second / 2});
   CalibrationInput in;
+  in.options.hold_and_wait = false;  // as Truth() ran
   in.jobs = jobs;
   in.measured_seconds = std::ceil(s.makespan_seconds);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -119,6 +120,7 @@ TEST(BackfillCalibrate, ADurationAloneScalesTheModel) {
   // The cluster ran every part 1.6x slower than the model.
   const BackfillCost truth{0.4, 0.16, 150.0 * 1024 * 1024 / 1.6};
   CalibrationInput in;
+  in.options.hold_and_wait = false;  // as Truth() ran
   in.jobs = jobs;
   in.measured_seconds = Truth(jobs, truth).makespan_seconds;
   in.model = model;
@@ -185,6 +187,7 @@ TEST(BackfillCalibrate, AFunnelledAndASpreadChangeAreFittedTogether) {
   in[0].jobs = funnel;
   in[1].jobs = spread;
   for (CalibrationInput& c : in) {
+    c.options.hold_and_wait = false;  // as Truth() ran
     c.measured_seconds =
         Truth(std::vector<BackfillJob>(c.jobs.begin(), c.jobs.end()), truth).makespan_seconds;
     c.model = BackfillCost{0.05, 0.1, 150.0 * 1024 * 1024};
@@ -201,6 +204,7 @@ TEST(BackfillCalibrate, AFunnelledAndASpreadChangeAreFittedTogether) {
   absl::StatusOr<CalibrationResult> alone = FitBackfillCost(in[0]);
   ASSERT_THAT(alone, IsOk());
   BackfillOptions o;
+  o.hold_and_wait = false;
   o.class_rates.clear();
   o.default_rate = RateFromCost(alone->cost);
   absl::StatusOr<BackfillSchedule> s = SimulateBackfill(spread, BackfillOsdInfo{}, o);

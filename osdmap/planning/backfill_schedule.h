@@ -252,13 +252,12 @@ struct BackfillOptions {
   // the start delay, not the end delay.
   double start_delay_seconds = 0;
   double end_delay_seconds = 0;
-  // How a PG takes its slots (see the file comment). false (this struct's
-  // default; the crushkit commands default to true, as Ceph does): all
-  // at once, when its primary's local slot and every target's remote slot are
-  // free, holding nothing while it waits. true: Ceph's state machine taken
-  // literally, the local slot first, then the remote ones one at a time,
-  // keeping what it holds while it waits.
-  bool hold_and_wait = false;
+  // How a PG takes its slots (see the file comment). true (the default, as
+  // the OSD logs show Ceph does): its state machine taken literally, the
+  // local slot first, then the remote ones one at a time, keeping what it
+  // holds while it waits. false: all at once, when its primary's local slot
+  // and every target's remote slot are free, holding nothing while it waits.
+  bool hold_and_wait = true;
   // Stray deletions preempting backfills (see the file comment): each OSD a PG leaves deletes its
   // old copy this long after the PG's backfill ends, and that deletion revokes the lowest-priority
   // backfill holding the OSD's last local slot. < 0: not modelled.

@@ -23,6 +23,7 @@ using ::testing::HasSubstr;
 BackfillOptions UnitRate(int max_backfills = 1) {
   BackfillOptions o;
   o.max_backfills = max_backfills;
+  o.hold_and_wait = false;  // all at once: the tests of hold and wait set it
   o.class_rates.clear();
   o.default_rate = BackfillRate{1, 0};
   return o;
