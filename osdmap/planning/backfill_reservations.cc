@@ -313,16 +313,22 @@ void Simulator::StrayDeleted(std::uint32_t osd) {
 // backfill_wait that went on to backfill, while its primary backfilled
 // another PG.
 void Simulator::Leak(std::uint32_t job) {
-  JobSim& s = jobs_[job];
+  FreeLocalSlot(job);
+  jobs_[job].local_leaked = true;
+}
+
+// What both ways of preemption do first: count it and give the primary's
+// local slot back.
+void Simulator::FreeLocalSlot(std::uint32_t job) {
+  const std::uint32_t primary = jobs_[job].primary;
   ++timings_[job].preemptions;
   ++preemptions_;
-  Trace(BackfillTraceEvent::Kind::kPreempted, job, s.primary);
-  OsdSim& p = osds_[s.primary];
+  Trace(BackfillTraceEvent::Kind::kPreempted, job, primary);
+  OsdSim& p = osds_[primary];
   std::erase(p.local_holders, job);
   ++p.local_free;
-  Hold(s.primary, -1);
-  MarkDirty(s.primary);
-  s.local_leaked = true;
+  Hold(primary, -1);
+  MarkDirty(primary);
 }
 
 // DeferBackfill(0) from the preempted local reservation: the PG releases
@@ -332,15 +338,9 @@ void Simulator::Leak(std::uint32_t job) {
 // asks again at once, behind every PG already waiting. A running one's next
 // hold is what was left plus the scan again.
 void Simulator::Preempt(std::uint32_t job) {
+  FreeLocalSlot(job);
   JobSim& s = jobs_[job];
-  ++timings_[job].preemptions;
-  ++preemptions_;
-  Trace(BackfillTraceEvent::Kind::kPreempted, job, s.primary);
   OsdSim& p = osds_[s.primary];
-  std::erase(p.local_holders, job);
-  ++p.local_free;
-  Hold(s.primary, -1);
-  MarkDirty(s.primary);
   std::uint32_t granted_end = s.next_remote;
   if (s.remote_outstanding) {
     s.remote_outstanding = false;

@@ -192,6 +192,7 @@ class Simulator {
   void StrayDeleted(std::uint32_t osd);
   void Preempt(std::uint32_t job);
   void Leak(std::uint32_t job);
+  void FreeLocalSlot(std::uint32_t job);
   void ScheduleEnd(std::uint32_t job);
   void Settle(std::uint32_t job);
   void Reshare(std::uint32_t osd, std::uint32_t started);
