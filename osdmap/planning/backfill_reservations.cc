@@ -260,23 +260,12 @@ void Simulator::Finish(std::uint32_t job) {
     Running(s.primary, -1);
     // A slot a deletion took while the PG waited for its targets was freed
     // then (Ceph's cancel of a reservation it no longer has does nothing).
-    if (!s.local_leaked) {
-      OsdSim& p = osds_[s.primary];
-      std::erase(p.local_holders, job);
-      ++p.local_free;
-      Hold(s.primary, -1);
-      Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
-      MarkDirty(s.primary);
-    }
+    if (!s.local_leaked) ReleaseLocal(job);
     s.local_leaked = false;
   }
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
-    const std::uint32_t t = remotes_[k];
-    ++osds_[t].remote_free;
-    Hold(t, -1);
-    Running(t, -1);
-    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
-    MarkDirty(t);
+    Running(remotes_[k], -1);
+    ReleaseRemote(job, k);
   }
 }
 
@@ -315,6 +304,28 @@ void Simulator::StrayDeleted(std::uint32_t osd) {
 void Simulator::Leak(std::uint32_t job) {
   FreeLocalSlot(job);
   jobs_[job].local_leaked = true;
+}
+
+// The primary's local slot given back by `job` (its end, or a toofull
+// retry).
+void Simulator::ReleaseLocal(std::uint32_t job) {
+  const std::uint32_t primary = jobs_[job].primary;
+  OsdSim& p = osds_[primary];
+  std::erase(p.local_holders, job);
+  ++p.local_free;
+  Hold(primary, -1);
+  Trace(BackfillTraceEvent::Kind::kLocalReleased, job, primary);
+  MarkDirty(primary);
+}
+
+// The remote slot remotes_[k] given back by `job`; the caller settles the
+// bytes it projected there (kept when the copy landed).
+void Simulator::ReleaseRemote(std::uint32_t job, std::uint32_t k) {
+  const std::uint32_t t = remotes_[k];
+  ++osds_[t].remote_free;
+  Hold(t, -1);
+  Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
+  MarkDirty(t);
 }
 
 // What both ways of preemption do first: count it and give the primary's
@@ -359,12 +370,8 @@ void Simulator::Preempt(std::uint32_t job) {
     for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) Running(remotes_[k], -1);
   }
   for (std::uint32_t k = s.remote_begin; k < granted_end; ++k) {
-    const std::uint32_t t = remotes_[k];
-    ++osds_[t].remote_free;
-    osds_[t].projected -= remote_bytes_[k];
-    Hold(t, -1);
-    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
-    MarkDirty(t);
+    osds_[remotes_[k]].projected -= remote_bytes_[k];
+    ReleaseRemote(job, k);
   }
   s.next_remote = s.remote_begin;
   if (opt_.hold_and_wait) {

@@ -193,6 +193,8 @@ class Simulator {
   void Preempt(std::uint32_t job);
   void Leak(std::uint32_t job);
   void FreeLocalSlot(std::uint32_t job);
+  void ReleaseLocal(std::uint32_t job);
+  void ReleaseRemote(std::uint32_t job, std::uint32_t k);
   void ScheduleEnd(std::uint32_t job);
   void Settle(std::uint32_t job);
   void Reshare(std::uint32_t osd, std::uint32_t started);

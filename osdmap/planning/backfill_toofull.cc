@@ -27,20 +27,10 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
     s.futile = 1;
     s.progress_at_refusal = progress_;
   }
-  if (holds_local && s.primary != kNoIndex && !s.local_leaked) {
-    std::erase(osds_[s.primary].local_holders, job);
-    ++osds_[s.primary].local_free;
-    Hold(s.primary, -1);
-    Trace(BackfillTraceEvent::Kind::kLocalReleased, job, s.primary);
-    MarkDirty(s.primary);
-  }
+  if (holds_local && s.primary != kNoIndex && !s.local_leaked) ReleaseLocal(job);
   for (std::uint32_t k = s.remote_begin; k < s.next_remote; ++k) {
-    const std::uint32_t r = remotes_[k];
-    ++osds_[r].remote_free;
-    osds_[r].projected -= remote_bytes_[k];
-    Hold(r, -1);
-    Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, r);
-    MarkDirty(r);
+    osds_[remotes_[k]].projected -= remote_bytes_[k];
+    ReleaseRemote(job, k);
   }
   s.next_remote = s.remote_begin;
   s.local_leaked = false;
