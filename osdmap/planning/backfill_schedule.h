@@ -30,8 +30,8 @@
 //    OSD::do_recovery defers each round by the OSD's recovery sleep,
 //    OSDService::defer_recovery_until; osd_recovery_max_active bounds the
 //    OSD's ops in flight), each at max_backfills / running of its pace.
-//    hold_and_wait false (the library's default, kept for the tests of the
-//    work-conserving order) takes the slots all at once: a PG starts when
+//    hold_and_wait false (kept for the tests of the work-conserving order
+//    and as --reservations all-at-once) takes the slots all at once: a PG starts when
 //    its primary's local slot and every target's remote slot are free, in
 //    the reservers' order (priority, then oldest request), and holds
 //    nothing while it waits: the optimistic side of Ceph. A slot an OSD

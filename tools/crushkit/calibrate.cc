@@ -16,6 +16,7 @@
 #include "osdmap/planning/backfill_calibrate.h"
 #include "tools/common/file_io.h"
 #include "tools/crushkit/commands.h"
+#include "tools/crushkit/report_options.h"
 #include "tools/crushkit/state_loading.h"
 
 namespace crushkit::tools {
@@ -31,7 +32,7 @@ struct CalibrateArgs {
   int max_backfills = 1;
   std::string scheduler;
   std::string profile;
-  std::string reservations = "hold-and-wait";
+  bool hold_and_wait = osdmap::BackfillOptions{}.hold_and_wait;
   std::vector<std::string> more;  // --and: BEFORE AFTER SECONDS|RESULT, by threes
 };
 
@@ -107,9 +108,8 @@ int RunCalibrate(const CalibrateArgs& a) {
     changes.push_back(*std::move(c));
   }
   const std::string what = changes[0].name;
-  absl::StatusOr<osdmap::ChangeCalibration> c =
-      osdmap::CalibrateChanges(std::move(changes), settings, a.max_backfills, a.device_class,
-                               a.reservations == "hold-and-wait");
+  absl::StatusOr<osdmap::ChangeCalibration> c = osdmap::CalibrateChanges(
+      std::move(changes), settings, a.max_backfills, a.device_class, a.hold_and_wait);
   if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
   const std::string file = osdmap::CalibrationFile(*c, what);
   if (absl::Status s = WriteFileAtomically(a.output, file); !s.ok()) {
@@ -149,10 +149,8 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--recovery-scheduler", args->scheduler,
                   "wpq or mclock for the model the fit starts from (default: the release's)");
   cmd->add_option("--mclock-profile", args->profile, "osd_mclock_profile (default balanced)");
-  cmd->add_option("--reservations", args->reservations,
-                  "the simulation's reservation order, as plan's --reservations (default "
-                  "hold-and-wait)")
-      ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
+  AddReservationsOption(cmd, &args->hold_and_wait,
+                        "the simulation's reservation order, as plan's --reservations");
   cmd->callback([args]() {
     if (const int rc = RunCalibrate(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

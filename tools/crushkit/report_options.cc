@@ -42,12 +42,11 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
   cmd->add_option("--max-backfills", args->max_backfills,
                   "osd_max_backfills for the backfill simulation (default 1)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--reservations", args->reservations,
-                  "how the backfill simulation takes reservations: hold-and-wait (default: "
-                  "Ceph's state machine, the local slot held while the targets are asked one at "
-                  "a time, as the OSD logs show) or all-at-once (a PG starts when its primary's "
-                  "local slot and every target's remote slot are free)")
-      ->check(CLI::IsMember({"all-at-once", "hold-and-wait"}));
+  AddReservationsOption(cmd, &args->hold_and_wait,
+                        "how the backfill simulation takes reservations: hold-and-wait "
+                        "(Ceph's state machine, the local slot held while the targets are asked "
+                        "one at a time, as the OSD logs show) or all-at-once (a PG starts when "
+                        "its primary's local slot and every target's remote slot are free)");
   cmd->add_option(
       "--backfill-rate", args->rates,
       "CLASS=SPEC (e.g. hdd=50MiB,8obj or ssd=400MiB,0.2s): what one backfill on an OSD of "
@@ -63,6 +62,18 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
                   "backfill figures per device class from `crushkit calibrate`");
 }
 
+CLI::Option* AddReservationsOption(CLI::App* cmd, bool* hold_and_wait, const std::string& what) {
+  constexpr const char* kHoldAndWait = "hold-and-wait";
+  constexpr const char* kAllAtOnce = "all-at-once";
+  const bool by_default = osdmap::BackfillOptions{}.hold_and_wait;
+  return cmd
+      ->add_option_function<std::string>(
+          "--reservations",
+          [hold_and_wait](const std::string& order) { *hold_and_wait = order == kHoldAndWait; },
+          absl::StrCat(what, " (default ", by_default ? kHoldAndWait : kAllAtOnce, ")"))
+      ->check(CLI::IsMember({kAllAtOnce, kHoldAndWait}));
+}
+
 absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   osdmap::PlanOptions plan;
   plan.keep_upmaps = a.keep_upmaps;
@@ -71,7 +82,7 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   plan.schedule = !a.no_schedule;
   plan.movement.keep_moves = plan.movement.keep_moves || a.pgs || !a.pgs_csv.empty();
   plan.backfill.max_backfills = a.max_backfills;
-  plan.backfill.hold_and_wait = a.reservations == "hold-and-wait";
+  plan.backfill.hold_and_wait = a.hold_and_wait;
   osdmap::BackfillCostSettings& cost = plan.backfill_cost.emplace();
   if (absl::Status s = osdmap::ParseBackfillRateWords(a.rates, &cost); !s.ok()) return s;
   if (!a.recovery_scheduler.empty()) {

@@ -26,7 +26,7 @@ struct ReportArgs {
   bool keep_upmaps = false;
   bool no_schedule = false;
   int max_backfills = 1;
-  std::string reservations = "hold-and-wait";  // --reservations hold-and-wait|all-at-once
+  bool hold_and_wait = osdmap::BackfillOptions{}.hold_and_wait;  // --reservations
   std::vector<std::string> rates;
 
   std::string recovery_scheduler;  // --recovery-scheduler wpq|mclock
@@ -36,6 +36,11 @@ struct ReportArgs {
   bool pgs = false;     // --pgs: every moving PG in the JSON
   std::string pgs_csv;  // --pgs-csv FILE
 };
+
+// Registers --reservations hold-and-wait|all-at-once on `cmd`, setting
+// `*hold_and_wait`; the default named in the help is the library's
+// (osdmap::BackfillOptions). `what` starts the help text.
+CLI::Option* AddReservationsOption(CLI::App* cmd, bool* hold_and_wait, const std::string& what);
 
 // Registers the options on `cmd`. `formats` lists what --format accepts
 // beyond "summary" and "json" (`crushkit diff` adds "crushdiff", which it
