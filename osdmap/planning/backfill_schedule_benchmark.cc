@@ -31,7 +31,7 @@ std::vector<BackfillJob> MakeJobs(std::uint32_t pgs, int osds) {
   return jobs;
 }
 
-void BM_SimulateBackfill(benchmark::State& state) {
+void Simulate(benchmark::State& state, bool hold_and_wait) {
   constexpr int kOsds = 10000;
   const std::vector<BackfillJob> jobs = MakeJobs(static_cast<std::uint32_t>(state.range(0)), kOsds);
   BackfillOsdInfo info;
@@ -43,6 +43,7 @@ void BM_SimulateBackfill(benchmark::State& state) {
   }
   BackfillOptions options;
   options.max_backfills = static_cast<int>(state.range(1));
+  options.hold_and_wait = hold_and_wait;
   for (auto _ : state) {
     auto schedule = SimulateBackfill(jobs, info, options);
     benchmark::DoNotOptimize(schedule);
@@ -50,8 +51,22 @@ void BM_SimulateBackfill(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+void BM_SimulateBackfill(benchmark::State& state) { Simulate(state, /*hold_and_wait=*/true); }
+
+// The work-conserving order, the library's default before fa32d1c: what an
+// A/B against older revisions compares with their BM_SimulateBackfill.
+void BM_SimulateBackfillAllAtOnce(benchmark::State& state) {
+  Simulate(state, /*hold_and_wait=*/false);
+}
+
 // 10,000 PGs is the CI smoke case (osdmap/CMakeLists.txt: SMOKE_FILTER).
 BENCHMARK(BM_SimulateBackfill)
+    ->Args({10000, 1})
+    ->Args({100000, 1})
+    ->Args({100000, 3})
+    ->Args({1000000, 1})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateBackfillAllAtOnce)
     ->Args({10000, 1})
     ->Args({100000, 1})
     ->Args({100000, 3})
