@@ -1,5 +1,6 @@
 // One way to print a protobuf message as JSON for every crushkit --json
-// output: indented, proto field names (snake_case), a trailing newline.
+// output: indented, proto field names (snake_case), map entries in key
+// order (the same report prints the same bytes), a trailing newline.
 #ifndef CRUSHKIT_OSDMAP_FORMATS_PROTO_JSON_H_
 #define CRUSHKIT_OSDMAP_FORMATS_PROTO_JSON_H_
 
