@@ -12,6 +12,14 @@ CrushMap.save and ClusterState.save) and each path kind:
   /dev/null, a directory (an error naming it; nothing replaced)
 the bytes written equal those written to a plain new path.
 
+With --bulk-crushkit (CI: the Release binary, while --crushkit is the ASan
+one) the whole writer x path-kind matrix runs on the bulk binary, and the
+crushkit under test writes through every path kind with one cheap writer per
+write function (compile -o: WriteFileAtomically; crushtool -c -o: Ceph's
+write_file), and every other writer to a new path and one path kind in turn:
+every writer and every path kind under ASan at least once, for a third of
+the ASan runs (an ASan run of plan or import costs ~0.7 CPU-s).
+
 Then the issue's own check, in a private mount namespace whose /dev is a
 scratch tmpfs (never the machine's /dev): `crushkit crushtool -c m.txt -o
 /dev/stdout > out` writes the map into out, equal to Ceph's crushtool doing
@@ -56,8 +64,13 @@ def fifo_read(path, sink):
         sink.append(f.read())
 
 
-def check_writer(w, scratch, expected):
-    """Writes through every path kind and compares with `expected`."""
+# The path kinds of check_writer, besides the new file every run starts with.
+PATH_KINDS = ("existing file", "symlink", "symlink chain", "dangling symlink",
+              "/proc/self/fd link", "FIFO", "/dev/null", "directory")
+
+
+def check_writer(w, scratch, expected, kinds=PATH_KINDS):
+    """Writes through each path kind of `kinds` and compares with `expected`."""
     label = w.name
     d = tempfile.mkdtemp(dir=scratch)
 
@@ -70,86 +83,94 @@ def check_writer(w, scratch, expected):
         return p.returncode == 0
 
     # Existing file: replaced, its mode kept.
-    f = os.path.join(d, "existing")
-    with open(f, "wb") as fh:
-        fh.write(b"old contents that are longer than nothing" * 100)
-    os.chmod(f, 0o640)
-    if ok(w.write(f), "existing file"):
-        expect(same(read(f)), f"{label} existing file: wrong bytes")
-        expect(stat.S_IMODE(os.stat(f).st_mode) == 0o640, f"{label}: existing file's mode changed")
+    if "existing file" in kinds:
+        f = os.path.join(d, "existing")
+        with open(f, "wb") as fh:
+            fh.write(b"old contents that are longer than nothing" * 100)
+        os.chmod(f, 0o640)
+        if ok(w.write(f), "existing file"):
+            expect(same(read(f)), f"{label} existing file: wrong bytes")
+            expect(stat.S_IMODE(os.stat(f).st_mode) == 0o640, f"{label}: existing file's mode changed")
 
     # Symlink to a file.
-    target = os.path.join(d, "target")
-    with open(target, "wb") as fh:
-        fh.write(b"old")
-    link = os.path.join(d, "link")
-    os.symlink("target", link)
-    if ok(w.write(link), "symlink"):
-        expect(os.path.islink(link), f"{label}: symlink replaced by a file")
-        expect(same(read(target)), f"{label} symlink: target lacks the output")
+    if "symlink" in kinds:
+        target = os.path.join(d, "target")
+        with open(target, "wb") as fh:
+            fh.write(b"old")
+        link = os.path.join(d, "link")
+        os.symlink("target", link)
+        if ok(w.write(link), "symlink"):
+            expect(os.path.islink(link), f"{label}: symlink replaced by a file")
+            expect(same(read(target)), f"{label} symlink: target lacks the output")
 
     # Chain of relative links across directories: a -> sub/b -> ../c -> abs target2.
-    os.mkdir(os.path.join(d, "sub"))
-    target2 = os.path.join(d, "sub", "target2")
-    os.symlink("sub/b", os.path.join(d, "a"))
-    os.symlink("../c", os.path.join(d, "sub", "b"))
-    os.symlink(target2, os.path.join(d, "c"))
-    if ok(w.write(os.path.join(d, "a")), "symlink chain"):
-        expect(all(os.path.islink(os.path.join(d, x)) for x in ("a", "sub/b", "c")),
-               f"{label}: a link of the chain was replaced")
-        expect(os.path.exists(target2) and same(read(target2)),
-               f"{label} symlink chain: end of the chain lacks the output")
+    if "symlink chain" in kinds:
+        os.mkdir(os.path.join(d, "sub"))
+        target2 = os.path.join(d, "sub", "target2")
+        os.symlink("sub/b", os.path.join(d, "a"))
+        os.symlink("../c", os.path.join(d, "sub", "b"))
+        os.symlink(target2, os.path.join(d, "c"))
+        if ok(w.write(os.path.join(d, "a")), "symlink chain"):
+            expect(all(os.path.islink(os.path.join(d, x)) for x in ("a", "sub/b", "c")),
+                   f"{label}: a link of the chain was replaced")
+            expect(os.path.exists(target2) and same(read(target2)),
+                   f"{label} symlink chain: end of the chain lacks the output")
 
     # Dangling symlink: its target is created.
-    dangling = os.path.join(d, "dangling")
-    os.symlink("made", dangling)
-    if ok(w.write(dangling), "dangling symlink"):
-        expect(os.path.islink(dangling), f"{label}: dangling symlink replaced")
-        made = os.path.join(d, "made")
-        expect(os.path.exists(made) and same(read(made)),
-               f"{label} dangling symlink: target not created with the output")
+    if "dangling symlink" in kinds:
+        dangling = os.path.join(d, "dangling")
+        os.symlink("made", dangling)
+        if ok(w.write(dangling), "dangling symlink"):
+            expect(os.path.islink(dangling), f"{label}: dangling symlink replaced")
+            made = os.path.join(d, "made")
+            expect(os.path.exists(made) and same(read(made)),
+                   f"{label} dangling symlink: target not created with the output")
 
     # /dev/stdout-style link to a descriptor that is a file.
-    fd_file = os.path.join(d, "fd-file")
-    fd = os.open(fd_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    os.write(fd, b"previous")
-    proc_link = os.path.join(d, "stdout")
-    os.symlink(f"/proc/self/fd/{fd}", proc_link)
-    p = w.write(proc_link, pass_fds=(fd,))
-    os.close(fd)
-    if ok(p, "/proc/self/fd link"):
-        expect(os.path.islink(proc_link) and os.readlink(proc_link) == f"/proc/self/fd/{fd}",
-               f"{label}: /dev/stdout-style link replaced")
-        expect(same(read(fd_file)), f"{label} /proc/self/fd link: file lacks the output")
+    if "/proc/self/fd link" in kinds:
+        fd_file = os.path.join(d, "fd-file")
+        fd = os.open(fd_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.write(fd, b"previous")
+        proc_link = os.path.join(d, "stdout")
+        os.symlink(f"/proc/self/fd/{fd}", proc_link)
+        p = w.write(proc_link, pass_fds=(fd,))
+        os.close(fd)
+        if ok(p, "/proc/self/fd link"):
+            expect(os.path.islink(proc_link) and os.readlink(proc_link) == f"/proc/self/fd/{fd}",
+                   f"{label}: /dev/stdout-style link replaced")
+            expect(same(read(fd_file)), f"{label} /proc/self/fd link: file lacks the output")
 
     # FIFO with a reader.
-    fifo = os.path.join(d, "fifo")
-    os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=fifo_read, args=(fifo, got))
-    reader.start()
-    p = w.write(fifo)
-    if p.returncode != 0:
-        # Unblock the reader, which waits for a writer to open the FIFO.
-        with open(fifo, "wb"):
-            pass
-    reader.join(60)
-    if ok(p, "FIFO"):
-        expect(stat.S_ISFIFO(os.lstat(fifo).st_mode), f"{label}: FIFO replaced")
-        expect(got and same(got[0]), f"{label} FIFO: reader got other bytes")
+    if "FIFO" in kinds:
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=fifo_read, args=(fifo, got))
+        reader.start()
+        p = w.write(fifo)
+        if p.returncode != 0:
+            # Unblock the reader, which waits for a writer to open the FIFO.
+            with open(fifo, "wb"):
+                pass
+        reader.join(60)
+        if ok(p, "FIFO"):
+            expect(stat.S_ISFIFO(os.lstat(fifo).st_mode), f"{label}: FIFO replaced")
+            expect(got and same(got[0]), f"{label} FIFO: reader got other bytes")
 
     # /dev/null.
-    ok(w.write("/dev/null"), "/dev/null")
-    expect(stat.S_ISCHR(os.lstat("/dev/null").st_mode), f"{label}: /dev/null replaced")
+    if "/dev/null" in kinds:
+        ok(w.write("/dev/null"), "/dev/null")
+        expect(stat.S_ISCHR(os.lstat("/dev/null").st_mode), f"{label}: /dev/null replaced")
 
     # A directory: an error, the directory untouched, no temporary file left.
-    sub = os.path.join(d, "dir")
-    os.mkdir(sub)
-    p = w.write(sub)
-    expect(p.returncode != 0, f"{label}: writing to a directory exited 0")
-    expect(os.path.isdir(sub), f"{label}: directory replaced")
-    expect(not [x for x in os.listdir(d) if x.startswith(".crushkit")],
-           f"{label}: temporary file left behind: {os.listdir(d)}")
+    if "directory" in kinds:
+        sub = os.path.join(d, "dir")
+        os.mkdir(sub)
+        p = w.write(sub)
+        expect(p.returncode != 0, f"{label}: writing to a directory exited 0")
+        expect(os.path.isdir(sub), f"{label}: directory replaced")
+        expect(not [x for x in os.listdir(d) if x.startswith(".crushkit")],
+               f"{label}: temporary file left behind: {os.listdir(d)}")
     shutil.rmtree(d)
 
 
@@ -203,13 +224,67 @@ fi
     return None
 
 
+def crushkit_writers(k, sample, crush_bin, import_argv, state, balanced, ops):
+    """The crushkit binary `k`'s writers, one per command and output flag."""
+    return [
+        Writer("compile -o", lambda o: [k, "compile", sample, "-o", o]),
+        Writer("decompile -o", lambda o: [k, "decompile", crush_bin, "-o", o]),
+        Writer("edit -o", lambda o: [k, "edit", crush_bin, "-o", o, "--do",
+                                     "osd crush reweight osd.0 0.5"]),
+        Writer("crushtool -c -o", lambda o: [k, "crushtool", "-c", sample, "-o", o]),
+        Writer("strategies -o", lambda o: [k, "strategies", "--nodes", "5", "--add", "1",
+                                           "--keys", "1000", "-o", o], exact=False),
+        Writer("import -o", lambda o: [k] + import_argv + ["-o", o]),
+        Writer("plan --html", lambda o: [k, "plan", state, ops, "--html", o]),
+        Writer("plan --commands", lambda o: [k, "plan", state, ops, "--max-misplaced", "5%",
+                                             "--commands", o]),
+        Writer("balance -o", lambda o: [k, "balance", state, "--max", "5", "-o", o]),
+        Writer("osdmaptool --upmap", lambda o: [k, "osdmaptool", state, "--upmap", o,
+                                                "--upmap-max", "5"]),
+        Writer("osdmaptool --upmap-cleanup", lambda o: [
+            k, "osdmaptool", balanced, "--adjust-crush-weight",
+            ",".join(f"{i}:0" for i in range(5, 11)), "--upmap-cleanup", o]),
+        Writer("osdmaptool --createsimple", lambda o: [k, "osdmaptool", "--createsimple", "6",
+                                                       "--clobber", o], exact=False),
+    ]
+
+
+# The cheapest writer of each write function, which goes through every path
+# kind under ASan when a bulk binary runs the full matrix:
+# WriteFileAtomically (crushkit's commands) and CephWriteFile (the fronts).
+EVERY_PATH_KIND = ("compile -o", "crushtool -c -o")
+
+
+def check_writers(writers, scratch, tag="", kinds=None):
+    """Each writer to a plain new path, then through its path kinds: kinds[i]
+    for writers[i], every kind when `kinds` is None. `tag` goes after each
+    writer's name in the failures (which binary wrote)."""
+    for i, w in enumerate(writers):
+        w.name += tag
+        plain = os.path.join(scratch, "plain.out")
+        p = w.write(plain)
+        if p.returncode != 0:
+            FAILURES.append(f"{w.name} to a new file: exit {p.returncode}\n"
+                            f"{p.stderr.decode(errors='replace')[:600]}")
+            continue
+        expected = read(plain)
+        os.unlink(plain)
+        expect(expected, f"{w.name}: wrote nothing")
+        check_writer(w, scratch, expected, PATH_KINDS if kinds is None else kinds[i])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--crushkit", required=True)
+    ap.add_argument("--bulk-crushkit", default="",
+                    help="a faster build of crushkit for the full writer x path-kind matrix")
     ap.add_argument("--samples", required=True)
     ap.add_argument("--python-path", default="")
     args = ap.parse_args()
     k = os.path.abspath(args.crushkit)
+    bulk = os.path.abspath(args.bulk_crushkit) if args.bulk_crushkit else k
+    if os.path.realpath(bulk) == os.path.realpath(k):
+        bulk = k
     require_oracle = os.environ.get("CRUSHKIT_REQUIRE_ORACLE") == "1"
     sample = os.path.join(args.samples, "3rack-weighted.crush")
 
@@ -219,43 +294,24 @@ def main():
             run(argv(path), check=True)
             return path
 
-        crush_bin = fixture("map.bin", lambda o: [k, "compile", sample, "-o", o])
+        crush_bin = fixture("map.bin", lambda o: [bulk, "compile", sample, "-o", o])
         cluster = os.path.join(args.samples, "cluster")
         dump, crush_txt = os.path.join(cluster, "osd-dump.json"), os.path.join(cluster, "crush.txt")
-        import_argv = [k, "import", "--osdmap", dump, "--crush", crush_txt, "--pg-stats",
+        import_argv = ["import", "--osdmap", dump, "--crush", crush_txt, "--pg-stats",
                        os.path.join(cluster, "pg-dump.json")]
-        state = fixture("state.pb", lambda o: import_argv + ["-o", o])
+        state = fixture("state.pb", lambda o: [bulk] + import_argv + ["-o", o])
         # The balancer's upmaps, some of which --upmap-cleanup cancels once
         # their OSDs lose their CRUSH weight.
-        balanced = fixture("balanced.pb", lambda o: [k, "balance", state, "--max", "5", "-o", o])
-        om = fixture("om", lambda o: [k, "osdmaptool", "--createsimple", "12", "--with-default-pool",
-                                      "--pg-bits", "4", o])
+        balanced = fixture("balanced.pb", lambda o: [bulk, "balance", state, "--max", "5", "-o", o])
+        om = fixture("om", lambda o: [bulk, "osdmaptool", "--createsimple", "12",
+                                      "--with-default-pool", "--pg-bits", "4", o])
         ops = os.path.join(cluster, "reweight.ops")
 
-        writers = [
-            Writer("compile -o", lambda o: [k, "compile", sample, "-o", o]),
-            Writer("decompile -o", lambda o: [k, "decompile", crush_bin, "-o", o]),
-            Writer("edit -o", lambda o: [k, "edit", crush_bin, "-o", o, "--do",
-                                         "osd crush reweight osd.0 0.5"]),
-            Writer("crushtool -c -o", lambda o: [k, "crushtool", "-c", sample, "-o", o]),
-            Writer("strategies -o", lambda o: [k, "strategies", "--nodes", "5", "--add", "1",
-                                               "--keys", "1000", "-o", o], exact=False),
-            Writer("import -o", lambda o: import_argv + ["-o", o]),
-            Writer("plan --html", lambda o: [k, "plan", state, ops, "--html", o]),
-            Writer("plan --commands", lambda o: [k, "plan", state, ops, "--max-misplaced", "5%",
-                                                 "--commands", o]),
-            Writer("balance -o", lambda o: [k, "balance", state, "--max", "5", "-o", o]),
-            Writer("osdmaptool --upmap", lambda o: [k, "osdmaptool", state, "--upmap", o,
-                                                    "--upmap-max", "5"]),
-            Writer("osdmaptool --upmap-cleanup", lambda o: [
-                k, "osdmaptool", balanced, "--adjust-crush-weight",
-                ",".join(f"{i}:0" for i in range(5, 11)), "--upmap-cleanup", o]),
-            Writer("osdmaptool --createsimple", lambda o: [k, "osdmaptool", "--createsimple", "6",
-                                                           "--clobber", o], exact=False),
-        ]
+        check_writers(crushkit_writers(bulk, sample, crush_bin, import_argv, state, balanced, ops),
+                      scratch, "" if bulk == k else " [--bulk-crushkit]")
         if args.python_path:
             prelude = f"import sys; sys.path.insert(0, {args.python_path!r}); import crushkit; "
-            writers += [
+            check_writers([
                 Writer("python CrushMap.save", None, python=prelude +
                        f"crushkit.CrushMap.from_binary(open({crush_bin!r}, 'rb').read())"
                        ".save({out})"),
@@ -264,18 +320,15 @@ def main():
                        ".save({out}, text=True)"),
                 Writer("python ClusterState.save", None, python=prelude +
                        f"crushkit.ClusterState.load({state!r}).save({{out}})"),
-            ]
-        for w in writers:
-            plain = os.path.join(scratch, "plain.out")
-            p = w.write(plain)
-            if p.returncode != 0:
-                FAILURES.append(f"{w.name} to a new file: exit {p.returncode}\n"
-                                f"{p.stderr.decode(errors='replace')[:600]}")
-                continue
-            expected = read(plain)
-            os.unlink(plain)
-            expect(expected, f"{w.name}: wrote nothing")
-            check_writer(w, scratch, expected)
+            ], scratch)
+        if bulk != k:
+            # The binary under test (CI: ASan): every writer to a new path and
+            # one path kind in turn, EVERY_PATH_KIND's writers through all.
+            under_test = crushkit_writers(k, sample, crush_bin, import_argv, state, balanced, ops)
+            others = [w for w in under_test if w.name not in EVERY_PATH_KIND]
+            kinds = [PATH_KINDS if w.name in EVERY_PATH_KIND
+                     else (PATH_KINDS[others.index(w) % len(PATH_KINDS)],) for w in under_test]
+            check_writers(under_test, scratch, " [--crushkit]", kinds)
         check_save_in_place(k, om, scratch)
 
         crushtool = shutil.which("crushtool")
