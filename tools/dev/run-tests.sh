@@ -12,8 +12,10 @@
 #      --benchmark_min_time=0.01 smoke run of each benchmark (each gtest
 #      binary runs as two shards: CRUSH_TEST_SHARDS), the HTML report
 #      in headless Chromium, and the differential, cram, compile and osdmap
-#      suites against Ceph's crushtool and osdmaptool with the ASan crushkit
-#      as the tool under test;
+#      suites against Ceph's crushtool and osdmaptool with the Release
+#      crushkit as the tool under test (it also runs the whole matrices of
+#      crushkit_output_paths and crushkit_input_kinds; the ASan crushkit
+#      every writer, path kind, command and input kind at least once);
 #   2. the threaded commands (crushtool --test, map-pgs, balance) give the
 #      same bytes on one thread and four (tools/dev/check-threaded-cli.sh,
 #      Release crushkit), and the multi-threaded core under TSan: concurrent
