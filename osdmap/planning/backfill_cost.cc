@@ -200,7 +200,8 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
     if (cls == "hdd") options->default_rate = RateFromCost(a.cost);
     report.classes.push_back(std::move(a));
   }
-  options->start_delay_seconds = report.start_delay_seconds = kPaxosProposeIntervalSeconds;
+  // The pg_temp's commit, then the primary's up_thru's (the file comment).
+  options->start_delay_seconds = report.start_delay_seconds = 2 * kPaxosProposeIntervalSeconds;
   options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
   // The stray copies go once their PG is clean in its final interval: the
   // map dropping the pg_temp (the end delay), then peering and the primary's

@@ -54,12 +54,21 @@
 // proposes a map no sooner than paxos_propose_interval (1 s) after its last
 // commit (PaxosService::should_propose). The change's own map is such a
 // commit; its PGs peer, ask for pg_temp (PeeringState::choose_acting) and
-// get it one interval later; no backfill starts before: start delay 1 s.
+// get it one interval later. Under the pg_temp they peer again, and a new
+// interval's primary needs its up_thru recorded in the map before it may
+// activate (PeeringState::GetMissing posts NeedUpThru, WaitUpThru waits for
+// the map; the OSD asks with MOSDAlive, OSD::queue_want_up_thru, and
+// OSDMonitor::prepare_alive commits it): a second interval. No backfill
+// starts before: start delay 2 s. Measured with debug_osd 10 (issue 35,
+// tools/dev/README.md): the first backfills began 2.1-2.5 s after the
+// change on Pacific (1.5 s where the pg_temp came early), 1.6-2.1 s on
+// Tentacle, each PG leaving WaitUpThru for Activating at the commit one
+// interval after its pg_temp (0.96-0.99 s, the median of each change).
 // The change ends when the map dropping the last pg_temp commits, between
 // paxos_min_wait (0.05 s) and one interval after the previous commit (maps
 // commit about every interval while PGs finish): end delay half an interval.
 // Measured on the loopback clusters: pg_temp came 1.00 s after the change's
-// map on both releases (issue 35, tools/dev/README.md).
+// map on both releases, and the maps then committed 1.00 s apart.
 // Not modelled: objects larger than osd_recovery_max_chunk (8 MiB) take one
 // op (and one sleep) per chunk; osd_recovery_sleep_hybrid (0.025 s); client
 // load under wpq.

@@ -93,10 +93,11 @@ TEST(BackfillCost, ApplySaysWhereEveryFigureCameFrom) {
   // The schedule's rates: additive, and the hdd figures for unknown classes.
   EXPECT_TRUE(options.class_rates.at("ssd").additive);
   EXPECT_DOUBLE_EQ(options.default_rate.per_pg_seconds, 1.5);
-  // The monitor's pg_temp commits: one paxos_propose_interval before, half after.
-  EXPECT_DOUBLE_EQ(options.start_delay_seconds, 1.0);
+  // The monitor's commits: two paxos_propose_intervals before (pg_temp, then up_thru),
+  // half one after.
+  EXPECT_DOUBLE_EQ(options.start_delay_seconds, 2.0);
   EXPECT_DOUBLE_EQ(options.end_delay_seconds, 0.5);
-  EXPECT_DOUBLE_EQ(r->start_delay_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(r->start_delay_seconds, 2.0);
 }
 
 TEST(BackfillCost, AScheduleHoldsAPgForItsThreeParts) {
@@ -110,8 +111,8 @@ TEST(BackfillCost, AScheduleHoldsAPgForItsThreeParts) {
   info.device_class = {"hdd", "hdd"};
   absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, info, options);
   ASSERT_THAT(s, IsOk());
-  // The hold, between the monitor's pg_temp commits (1 s before, 0.5 s after).
-  EXPECT_THAT(s->makespan_seconds, DoubleNear(1 + (2 + 20 / 10.0 + 3) + 0.5, 1e-9));
+  // The hold, between the monitor's commits (pg_temp and up_thru 2 s before, 0.5 s after).
+  EXPECT_THAT(s->makespan_seconds, DoubleNear(2 + (2 + 20 / 10.0 + 3) + 0.5, 1e-9));
 }
 
 TEST(BackfillCost, RateWordsAreCheckedAndNamed) {
