@@ -7,7 +7,9 @@
 # simulation) and prints each step's misplaced ratio, measured by
 # re-mapping every PG with that step's weights.
 #
-# Usage: [LIMIT=2%] bench/staged_plan_10k.sh [path/to/crushkit]   (needs ceph-base)
+# UPMAP=1 adds --upmap-remapped (the upmap way too).
+#
+# Usage: [LIMIT=2%] [UPMAP=1] bench/staged_plan_10k.sh [path/to/crushkit]   (needs ceph-base)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_init "${1:-build/tools/crushkit}"
@@ -16,7 +18,8 @@ build_bench_state
 write_add_rack_ops add-rack.ops
 
 /usr/bin/time -f "%e %U %S %M" -o t.txt \
-  "$CRUSHKIT" plan om.pb add-rack.ops --max-misplaced "${LIMIT:-5%}" --json > plan.json 2>/dev/null
+  "$CRUSHKIT" plan om.pb add-rack.ops --max-misplaced "${LIMIT:-5%}" \
+  ${UPMAP:+--upmap-remapped} --json > plan.json 2>/dev/null
 read -r wall user sys rss < t.txt
 python3 - "$wall" "$user" "$sys" "$rss" <<'PY'
 import json, sys

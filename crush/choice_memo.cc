@@ -121,4 +121,115 @@ void ChoiceMemo::Begin(std::uint32_t x, const internal::FlatChooseArgs* args) {
   args_index_ = args != nullptr ? args->index : 0;
 }
 
+ChoiceLog::ChoiceLog(int capacity)
+    : buf_(static_cast<std::size_t>(std::clamp(capacity, 1, kMaxChoiceMemoCapacity))) {}
+
+namespace {
+
+// The replay kinds of ChoiceDelta.
+constexpr std::uint8_t kDeltaNo = 0, kDeltaSame = 1, kDeltaChanged = 2;
+constexpr std::uint32_t kDeltaGone = UINT32_MAX;
+
+// True iff bucket `id` has the same choose_args entry in `a` and `b` under
+// every index of `indexes`, and (when `none` is set) no entry at all.
+bool SameArgs(const MapModel& a, const MapModel& b, ItemId id,
+              const std::set<std::int64_t>& indexes, bool none) {
+  static const ChooseArg kNoArg;
+  for (const std::int64_t index : indexes) {
+    const ChooseArg& arg = ArgOf(a, index, id);
+    if (!(arg == ArgOf(b, index, id))) return false;
+    if (none && !(arg == kNoArg)) return false;
+  }
+  return true;
+}
+
+// B's index of every recorded item of `ba` whose weight B keeps (else
+// kDeltaGone) into *remap, and B's other items into *changed; false unless
+// the kept items stay in their relative order and no item repeats.
+bool MatchItems(const Bucket& ba, const Bucket& bb, std::vector<std::uint32_t>* remap,
+                std::vector<std::uint32_t>* changed) {
+  remap->assign(ba.items.size(), kDeltaGone);
+  changed->clear();
+  if (ba.items == bb.items) {
+    for (std::size_t i = 0; i < ba.items.size(); ++i) {
+      if (ba.item_weights[i] == bb.item_weights[i]) {
+        (*remap)[i] = static_cast<std::uint32_t>(i);
+      } else {
+        changed->push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+    return true;
+  }
+  std::map<ItemId, std::uint32_t> index_in_a;
+  for (std::size_t i = 0; i < ba.items.size(); ++i) {
+    if (!index_in_a.emplace(ba.items[i], static_cast<std::uint32_t>(i)).second) return false;
+  }
+  std::set<ItemId> seen_in_b;
+  std::int64_t last = -1;
+  for (std::size_t j = 0; j < bb.items.size(); ++j) {
+    if (!seen_in_b.insert(bb.items[j]).second) return false;
+    const auto it = index_in_a.find(bb.items[j]);
+    if (it == index_in_a.end() || ba.item_weights[it->second] != bb.item_weights[j]) {
+      changed->push_back(static_cast<std::uint32_t>(j));
+      continue;
+    }
+    if (static_cast<std::int64_t>(it->second) <= last) return false;  // reordered
+    last = it->second;
+    (*remap)[it->second] = static_cast<std::uint32_t>(j);
+  }
+  return true;
+}
+
+// ChoiceDelta's kind of straw2 slot `slot` (see choice_memo.h).
+std::uint8_t CompareForReplay(const MapModel& a, const MapModel& b, std::size_t slot,
+                              const std::set<std::int64_t>& indexes,
+                              std::vector<std::uint32_t>* remap,
+                              std::vector<std::uint32_t>* changed) {
+  const Bucket& ba = a.buckets[slot];
+  const Bucket& bb = b.buckets[slot];
+  if (ba.alg != BucketAlg::kStraw2 || bb.alg != BucketAlg::kStraw2) return kDeltaNo;
+  if (ba.id != bb.id || ba.hash != bb.hash || ba.items.empty() || bb.items.empty() ||
+      ba.item_weights.size() != ba.items.size() || bb.item_weights.size() != bb.items.size()) {
+    return kDeltaNo;
+  }
+  if (!SameArgs(a, b, ba.id, indexes, ba.items != bb.items)) return kDeltaNo;
+  if (!MatchItems(ba, bb, remap, changed)) return kDeltaNo;
+  if (changed->empty() && ba.items.size() == bb.items.size()) return kDeltaSame;
+  const bool any_kept =
+      std::any_of(remap->begin(), remap->end(), [](std::uint32_t j) { return j != kDeltaGone; });
+  if (!any_kept || changed->size() > static_cast<std::size_t>(kMaxChoiceDeltaChanges)) {
+    return kDeltaNo;
+  }
+  return kDeltaChanged;
+}
+
+}  // namespace
+
+ChoiceDelta::ChoiceDelta(const CrushMap& recorded, const CrushMap& b) : layout_b_(b.layout_id()) {
+  const MapModel& ma = recorded.model();
+  const MapModel& mb = b.model();
+  std::set<std::int64_t> indexes;
+  for (const auto& entry : ma.choose_args) indexes.insert(entry.first);
+  for (const auto& entry : mb.choose_args) indexes.insert(entry.first);
+  const std::size_t slots = std::min(static_cast<std::size_t>(recorded.max_buckets()),
+                                     static_cast<std::size_t>(b.max_buckets()));
+  kind_.assign(slots, kNo);
+  remap_at_.assign(slots + 1, 0);
+  changed_at_.assign(slots + 1, 0);
+  std::vector<std::uint32_t> remap, changed;
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    remap_at_[slot] = static_cast<std::uint32_t>(remap_.size());
+    changed_at_[slot] = static_cast<std::uint32_t>(changed_.size());
+    kind_[slot] = CompareForReplay(ma, mb, slot, indexes, &remap, &changed);
+    if (kind_[slot] == kSame) ++same_count_;
+    if (kind_[slot] == kChanged) {
+      ++changed_count_;
+      remap_.insert(remap_.end(), remap.begin(), remap.end());
+      changed_.insert(changed_.end(), changed.begin(), changed.end());
+    }
+  }
+  remap_at_[slots] = static_cast<std::uint32_t>(remap_.size());
+  changed_at_[slots] = static_cast<std::uint32_t>(changed_.size());
+}
+
 }  // namespace crushkit::crush

@@ -49,6 +49,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "crush/map.h"
@@ -193,6 +194,166 @@ class ChoiceMemo {
   std::uint32_t x_ = 0;
   bool has_args_ = false;
   std::int64_t args_index_ = 0;
+};
+
+// One straw2 choice of a recorded descent (a ChoiceLog), 8 bytes: the
+// bucket slot, the r it was drawn with, the winner's index among the
+// bucket's items in the recorded map and the winner's hash u (its draw is
+// straw2's draw of u with the winner's weight).
+struct RecordedChoice {
+  std::uint16_t slot = 0;
+  std::uint16_t r = 0;
+  std::uint16_t winner = 0;
+  std::uint16_t u = 0;
+};
+
+// Choose-args key of a log recorded without choose_args.
+inline constexpr std::int64_t kNoChooseArgsKey = INT64_MIN;
+
+// Default number of choices a ChoiceLog keeps per input (see
+// kDefaultChoiceMemoCapacity).
+inline constexpr int kDefaultChoiceLogCapacity = 256;
+
+// ChoiceLog: every straw2 choice of one DoRule() call, recorded so that the
+// same input can be mapped later on MANY other maps (each through a
+// ChoiceDelta against the recorded map), e.g. the before state of a change
+// recorded once per PG and replayed by every alternative or staged step.
+//
+// Unlike ChoiceMemo (one map pair, the winner among the items unchanged in
+// that pair), a log keeps the winner among ALL the bucket's items: in a map
+// where that winner is unchanged every unchanged item still draws at most
+// its draw, so the winner there is the recorded one or one of the items
+// that map changed (drawn with its weights); where the winner itself
+// changed (its weight, or it is gone) the bucket is drawn in full.
+//
+//   ChoiceLog log;                       // per thread; allocates once
+//   ws_a.RecordChoicesInto(&log);
+//   DoRule(map_a, rule, x, rw_a, ws_a, out, args_a);   // records x
+//   keep log.choices(), log.x(), log.args_key() (an arena per PG, say)
+//   ...
+//   ChoiceDelta delta(map_a, map_b);     // once per after map
+//   ws_b.ReplayChoices(&delta, kept_choices, x, kept_args_key);
+//   DoRule(map_b, rule, x, rw_b, ws_b, out, args_b);   // replays
+//
+// Choices drawn with a weight set (choose_args with positions) are not
+// recorded, nor choices whose slot, r or winner index is above 65535;
+// replay draws those normally. A full log drops the rest of the input's
+// choices (never an allocation while mapping). Results on the replayed map
+// equal its plain results bit for bit (choice_memo_test.cc).
+//
+// Thread-safety: a plain value; a recording workspace writes it, so one
+// log per thread.
+class ChoiceLog {
+ public:
+  explicit ChoiceLog(int capacity = kDefaultChoiceLogCapacity);
+
+  // The choices of the last recorded input, in the order they were made.
+  std::span<const RecordedChoice> choices() const {
+    return {buf_.data(), static_cast<std::size_t>(size_)};
+  }
+
+  // The last recorded input, and its choose_args key (the resolved index,
+  // or kNoChooseArgsKey).
+  std::uint32_t x() const { return x_; }
+
+  std::int64_t args_key() const { return args_key_; }
+
+  // True iff the last input had more choices than the capacity.
+  bool overflowed() const { return overflowed_; }
+
+  int capacity() const { return static_cast<int>(buf_.size()); }
+
+ private:
+  friend class MapperImpl;
+
+  void Begin(std::uint32_t x, const internal::FlatChooseArgs* args) {
+    size_ = 0;
+    overflowed_ = false;
+    x_ = x;
+    args_key_ = args != nullptr ? args->index : kNoChooseArgsKey;
+  }
+
+  void Add(const RecordedChoice& c) {
+    if (static_cast<std::size_t>(size_) < buf_.size()) {
+      buf_[static_cast<std::size_t>(size_++)] = c;
+    } else {
+      overflowed_ = true;
+    }
+  }
+
+  std::vector<RecordedChoice> buf_;
+  int size_ = 0;
+  bool overflowed_ = false;
+  std::uint32_t x_ = 0;
+  std::int64_t args_key_ = kNoChooseArgsKey;
+};
+
+// ChoiceDelta: how each straw2 bucket slot of a map B differs from the
+// recorded map A, for replaying ChoiceLog choices of A on B. A slot is
+// "same" when the bucket is straw2 in both with the same id, hash, items,
+// item weights and choose_args entry in every index of either map (the
+// recorded winner is B's winner); "changed" when it differs only in items
+// B changed: weights changed, items added or removed, the unchanged items
+// in the same relative order and no choose_args entry for the bucket when
+// its items differ (their rows follow the items); at most
+// kMaxChoiceDeltaChanges changed items and not all of them. Everything else
+// is not replayable (drawn in full).
+//
+// Thread-safety: a plain value (const use from any thread).
+inline constexpr int kMaxChoiceDeltaChanges = 16;
+
+class ChoiceDelta {
+ public:
+  // Compares `recorded` and `b` slot by slot; neither is referenced
+  // afterwards (B's layout_id() is kept: replay applies on B and its
+  // copies). Cost: linear in both maps; allocates.
+  ChoiceDelta(const CrushMap& recorded, const CrushMap& b);
+
+  bool SlotSame(int slot) const { return SlotKind(slot) == kSame; }
+
+  bool SlotChanged(int slot) const { return SlotKind(slot) == kChanged; }
+
+  int same_slots() const { return same_count_; }
+
+  int changed_slots() const { return changed_count_; }
+
+ private:
+  friend class MapperImpl;
+
+  static constexpr std::uint8_t kNo = 0;
+  static constexpr std::uint8_t kSame = 1;
+  static constexpr std::uint8_t kChanged = 2;
+  // remap_ value of a recorded item that is gone or changed in B.
+  static constexpr std::uint32_t kGone = UINT32_MAX;
+
+  std::uint8_t SlotKind(int slot) const {
+    return slot >= 0 && static_cast<std::size_t>(slot) < kind_.size()
+               ? kind_[static_cast<std::size_t>(slot)]
+               : kNo;
+  }
+
+  // For a changed slot: B's index of recorded item `i` (kGone if changed).
+  std::uint32_t Remap(int slot, std::uint32_t i) const {
+    const std::size_t s = static_cast<std::size_t>(slot);
+    const std::size_t at = remap_at_[s] + i;
+    return at < remap_at_[s + 1] ? remap_[at] : kGone;
+  }
+
+  // For a changed slot: B's indexes of its changed items, ascending.
+  const std::uint32_t* changed_begin(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot)];
+  }
+
+  const std::uint32_t* changed_end(int slot) const {
+    return changed_.data() + changed_at_[static_cast<std::size_t>(slot) + 1];
+  }
+
+  std::uint64_t layout_b_ = 0;
+  std::vector<std::uint8_t> kind_;
+  std::vector<std::uint32_t> remap_at_, remap_;
+  std::vector<std::uint32_t> changed_at_, changed_;
+  int same_count_ = 0;
+  int changed_count_ = 0;
 };
 
 }  // namespace crushkit::crush

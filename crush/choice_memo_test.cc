@@ -497,5 +497,185 @@ TEST(ChoiceMemoTest, FullMemoStopsRecordingAndStaysExact) {
   EXPECT_GE(hits, 1000u);
 }
 
+// One input recorded on A by a ChoiceLog: what an arena per PG keeps.
+struct Recorded {
+  int rule = 0;
+  std::int64_t pool = 0;
+  std::uint32_t x = 0;
+  std::size_t n = 0;
+  std::int64_t args_key = 0;
+  std::vector<RecordedChoice> choices;
+};
+
+// Records `inputs` inputs per rule and pool on A (checking that recording
+// leaves A's results alone).
+std::vector<Recorded> RecordInputs(const CrushMap& a, const std::vector<Weight>& rw_a, int inputs,
+                                   int capacity) {
+  const int max = static_cast<int>(kResultMax);
+  ChoiceLog log(capacity);
+  Workspace rec(a, max), plain(a, max);
+  rec.RecordChoicesInto(&log);
+  std::vector<Recorded> out;
+  for (int rule = 0; rule < a.max_rules(); ++rule) {
+    for (const std::int64_t pool : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}}) {
+      const ChooseArgsRef args = a.ResolveChooseArgs(pool);
+      for (int i = 0; i < inputs; ++i) {
+        Recorded r{
+            .rule = rule,
+            .pool = pool,
+            .x = static_cast<std::uint32_t>(i) * 2654435761u + static_cast<std::uint32_t>(rule),
+            .n = i % 40 == 0 ? kResultMax : 1 + static_cast<std::size_t>(i) % 4,
+            .args_key = 0,
+            .choices = {}};
+        ItemId ra[kResultMax], pa[kResultMax];
+        const int na = DoRule(a, rule, r.x, rw_a, rec, std::span(ra, r.n), args);
+        const int np = DoRule(a, rule, r.x, rw_a, plain, std::span(pa, r.n), args);
+        EXPECT_EQ(na, np);
+        for (int k = 0; k < std::min(na, np); ++k) EXPECT_EQ(ra[k], pa[k]) << "rule " << rule;
+        EXPECT_EQ(log.x(), r.x);
+        r.args_key = log.args_key();
+        r.choices.assign(log.choices().begin(), log.choices().end());
+        out.push_back(std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
+// Every recorded input mapped on B replaying its choices equals B plain.
+void ExpectReplayExact(const CrushMap& a, const CrushMap& b, const std::vector<Recorded>& recorded,
+                       const std::vector<Weight>& rw_b, const std::string& what,
+                       std::uint64_t* hits) {
+  const ChoiceDelta delta(a, b);
+  const int max = static_cast<int>(kResultMax);
+  Workspace rep(b, max), plain(b, max);
+  for (const Recorded& r : recorded) {
+    if (r.rule >= b.max_rules()) continue;
+    // Now and then B maps x for another pool than A recorded it for:
+    // another choose_args key, so the replay must not apply.
+    const std::int64_t pool = r.x % 7 == 3 ? (r.pool + 1) % 3 : r.pool;
+    const ChooseArgsRef args = b.ResolveChooseArgs(pool);
+    rep.ReplayChoices(&delta, r.choices, r.x, r.args_key);
+    ItemId rb[kResultMax], pb[kResultMax];
+    const int nb = DoRule(b, r.rule, r.x, rw_b, rep, std::span(rb, r.n), args);
+    *hits += rep.memo_hits();
+    const int np = DoRule(b, r.rule, r.x, rw_b, plain, std::span(pb, r.n), args);
+    ASSERT_EQ(nb, np) << what << " rule " << r.rule << " x " << r.x;
+    for (int k = 0; k < nb; ++k) {
+      ASSERT_EQ(rb[k], pb[k]) << what << " rule " << r.rule << " x " << r.x << " pool " << pool
+                              << " pos " << k;
+    }
+    ASSERT_EQ(rep.diverged_from_ceph(), plain.diverged_from_ceph());
+    ASSERT_EQ(rep.visited_buckets(), plain.visited_buckets());
+  }
+}
+
+// A log recorded once on A, replayed on many maps made from A by the edits
+// a change makes (reweights up and down, OSDs added and removed, choose_args
+// weights) and on an unedited copy: bit-exact against plain DoRule on each.
+TEST(ChoiceLogTest, OneRecordReplayedOnManyEditedMapsIsBitExact) {
+  Rng rng(20261207);
+  std::uint64_t hits = 0;
+  for (int iter = 0; iter < 30; ++iter) {
+    const MapModel ma = RandomModel(rng);
+    const CrushMap a = BuildOrDie(ma);
+    const std::vector<Weight> rw_a = RandomReweights(a.max_devices(), rng);
+    const int capacity = Uniform(rng, 0, 4) == 0 ? Uniform(rng, 1, 6) : kDefaultChoiceLogCapacity;
+    const std::vector<Recorded> recorded = RecordInputs(a, rw_a, 120, capacity);
+    if (HasFailure()) return;
+    for (int m = 0; m < 5; ++m) {
+      MapModel mb = ma;
+      std::string what = "iter " + std::to_string(iter) + " map " + std::to_string(m) + ":";
+      const int edits = m == 0 ? 0 : Uniform(rng, 1, 3);
+      for (int e = 0; e < edits; ++e) {
+        what += ' ';
+        what += RandomEdit(mb, rng);
+      }
+      const CrushMap b = BuildOrDie(mb);
+      std::vector<Weight> rw_b = rw_a;
+      rw_b.resize(static_cast<std::size_t>(b.max_devices()), kWeightOne);
+      if (Uniform(rng, 0, 3) == 0) rw_b = RandomReweights(b.max_devices(), rng);
+      ExpectReplayExact(a, b, recorded, rw_b, what, &hits);
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GT(hits, 20000u);  // the log was really used
+}
+
+TEST(ChoiceLogTest, DeltaKindsOfSameChangedAndReplacedBuckets) {
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 8;
+  spec.osds_per_host = 5;
+  spec.racks = 2;
+  const MapModel ma = crush_testing::MakeClusterModel(spec);
+  const CrushMap a = BuildOrDie(ma);
+  // host0 (-4, slot 3): its first OSD reweighted, a new OSD appended and
+  // its last OSD removed; its rack (slot 1) and the root (slot 0) change
+  // weight at one item each.
+  MapModel mb = ma;
+  std::vector<ItemId> items = mb.buckets[3].items;
+  std::vector<Weight> w = mb.buckets[3].item_weights;
+  w[0] = 0x8000;
+  items.pop_back();
+  w.pop_back();
+  items.push_back(40);
+  w.push_back(kWeightOne);
+  ++mb.max_devices;
+  Rebuild(mb, -4, items, w);
+  const ChoiceDelta delta(a, BuildOrDie(mb));
+  for (const int slot : {0, 1, 3}) EXPECT_TRUE(delta.SlotChanged(slot)) << slot;
+  EXPECT_TRUE(delta.SlotSame(2));
+  EXPECT_EQ(delta.same_slots(), 1 + 7);
+  EXPECT_EQ(delta.changed_slots(), 3);
+  // Every item of a bucket changed, or its items reordered: drawn in full.
+  MapModel mc = ma;
+  w = mc.buckets[4].item_weights;
+  for (Weight& v : w) v /= 2;
+  Rebuild(mc, -5, mc.buckets[4].items, w);
+  MapModel md = ma;
+  items = md.buckets[5].items;
+  std::swap(items[0], items[1]);
+  Rebuild(md, -6, items, md.buckets[5].item_weights);
+  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(mc)).SlotChanged(4));
+  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(mc)).SlotSame(4));
+  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(md)).SlotChanged(5));
+  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(md)).SlotSame(5));
+}
+
+// Replay applies only to the input, choose_args key and map it was made for.
+TEST(ChoiceLogTest, ReplayIgnoresAnotherInputAnotherChooseArgsKeyAndForeignMaps) {
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 6;
+  spec.osds_per_host = 4;
+  const CrushMap a = crush_testing::MakeCluster(spec);
+  const CrushMap b = crush_testing::MakeCluster(spec);
+  const CrushMap other = crush_testing::MakeCluster(spec);
+  const std::vector<Weight> rw(24, kWeightOne);
+  ChoiceLog log;
+  Workspace rec(a, 3), rep(b, 3), rep_other(other, 3);
+  rec.RecordChoicesInto(&log);
+  ItemId out[3];
+  ASSERT_EQ(DoRule(a, crush_testing::kReplicatedRule, 11, rw, rec, out), 3);
+  ASSERT_FALSE(log.choices().empty());
+  EXPECT_EQ(log.args_key(), kNoChooseArgsKey);
+  const std::vector<RecordedChoice> kept(log.choices().begin(), log.choices().end());
+  const ChoiceDelta delta(a, b);
+  rep.ReplayChoices(&delta, kept, 11, kNoChooseArgsKey);
+  rep_other.ReplayChoices(&delta, kept, 11, kNoChooseArgsKey);
+  DoRule(b, crush_testing::kReplicatedRule, 12, rw, rep, out);
+  EXPECT_EQ(rep.memo_hits(), 0u);  // another x
+  rep.ReplayChoices(&delta, kept, 11, 3);
+  DoRule(b, crush_testing::kReplicatedRule, 11, rw, rep, out);
+  EXPECT_EQ(rep.memo_hits(), 0u);  // recorded under another key
+  DoRule(other, crush_testing::kReplicatedRule, 11, rw, rep_other, out);
+  EXPECT_EQ(rep_other.memo_hits(), 0u);  // not the delta's map
+  rep.ReplayChoices(&delta, kept, 11, kNoChooseArgsKey);
+  DoRule(b, crush_testing::kReplicatedRule, 11, rw, rep, out);
+  EXPECT_EQ(rep.memo_hits(), static_cast<std::uint32_t>(kept.size()));
+  rep.ClearMemo();
+  DoRule(b, crush_testing::kReplicatedRule, 11, rw, rep, out);
+  EXPECT_EQ(rep.memo_hits(), 0u);
+}
+
 }  // namespace
 }  // namespace crushkit::crush

@@ -55,6 +55,7 @@
 #include <span>
 #include <vector>
 
+#include "crush/choice_memo.h"
 #include "crush/map.h"
 #include "crush/types.h"
 
@@ -68,8 +69,6 @@ namespace internal {
 using Straw2HashBlockFn = std::uint32_t (*)(std::uint32_t x, std::uint32_t r, const ItemId* ids,
                                             std::uint32_t n, std::uint32_t* u);
 }  // namespace internal
-
-class ChoiceMemo;  // crush/choice_memo.h
 
 // Largest result_max a Workspace supports (Ceph pools use <= 255).
 inline constexpr int kMaxWorkspaceResult = 1 << 16;
@@ -128,8 +127,8 @@ class Workspace {
   // the choices made in the buckets the memo shares with B. Results are
   // unchanged. On any other map the memo is ignored.
   void RecordChoicesInto(ChoiceMemo* memo) {
+    ClearMemo();
     memo_record_ = memo;
-    memo_replay_ = nullptr;
   }
 
   // ReplayChoicesFrom(memo): every later DoRule() call on memo's map B for
@@ -138,14 +137,41 @@ class Workspace {
   // Results are unchanged (bit for bit); only the cost drops. Otherwise the
   // call maps normally.
   void ReplayChoicesFrom(const ChoiceMemo* memo) {
-    memo_record_ = nullptr;
+    ClearMemo();
     memo_replay_ = memo;
+  }
+
+  // RecordChoicesInto(log): every later DoRule() call (on any map) starts
+  // a new input in `log` and records its straw2 choices (crush/choice_memo.h
+  // ChoiceLog). Results are unchanged. Clears any other memo setting.
+  void RecordChoicesInto(ChoiceLog* log) {
+    ClearMemo();
+    log_record_ = log;
+  }
+
+  // ReplayChoices(delta, choices, x, args_key): later DoRule() calls on
+  // delta's map B for input `x` under the choose_args key `args_key` (what
+  // a ChoiceLog recorded them under) take `choices`, recorded for x on
+  // delta's recorded map, instead of drawing those buckets again. Results
+  // are unchanged (bit for bit); other calls map normally. `delta` and
+  // `choices` are not owned and must outlive their use. Clears any other
+  // memo setting.
+  void ReplayChoices(const ChoiceDelta* delta, std::span<const RecordedChoice> choices,
+                     std::uint32_t x, std::int64_t args_key) {
+    ClearMemo();
+    log_delta_ = delta;
+    log_choices_ = choices;
+    log_x_ = x;
+    log_args_key_ = args_key;
   }
 
   // Back to plain mapping (no memo).
   void ClearMemo() {
     memo_record_ = nullptr;
     memo_replay_ = nullptr;
+    log_record_ = nullptr;
+    log_delta_ = nullptr;
+    log_choices_ = {};
   }
 
   // Straw2 choices the last DoRule() call took from a replayed memo.
@@ -223,6 +249,13 @@ class Workspace {
   // At most one is set (see RecordChoicesInto / ReplayChoicesFrom).
   ChoiceMemo* memo_record_ = nullptr;
   const ChoiceMemo* memo_replay_ = nullptr;
+  // RecordChoicesInto(ChoiceLog*) / ReplayChoices (at most one of the four
+  // settings is in use).
+  ChoiceLog* log_record_ = nullptr;
+  const ChoiceDelta* log_delta_ = nullptr;
+  std::span<const RecordedChoice> log_choices_;
+  std::uint32_t log_x_ = 0;
+  std::int64_t log_args_key_ = 0;
   std::uint32_t memo_hits_ = 0;
 };
 

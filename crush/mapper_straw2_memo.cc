@@ -1,7 +1,8 @@
 // MapperImpl's straw2 choice through a ChoiceMemo (crush/choice_memo.h):
 // recording the winners on map A, replaying them on map B, and the buckets
-// whose weights differ between the two at a few items only. Cold: DoRule
-// takes this path only when the workspace carries a memo.
+// whose weights differ between the two at a few items only; and through a
+// ChoiceLog recorded once and replayed on many maps (ChoiceDelta). Cold:
+// DoRule takes this path only when the workspace carries a memo.
 #include <algorithm>
 #include <cstdint>
 
@@ -21,6 +22,21 @@ namespace crushkit::crush {
 // same choose_args index (the shared slots' choose_args entries are equal
 // in every index, so equal indexes mean equal weight sets and ids).
 void MapperImpl::AttachMemo(std::uint64_t layout) {
+  if (ChoiceLog* log = ws_.log_record_; log != nullptr) {
+    log->Begin(x_, choose_args_);
+    log_record_ = log;
+    memo_ = true;
+    return;
+  }
+  if (const ChoiceDelta* d = ws_.log_delta_; d != nullptr) {
+    const std::int64_t key = choose_args_ != nullptr ? choose_args_->index : kNoChooseArgsKey;
+    if (d->layout_b_ == layout && ws_.log_x_ == x_ && ws_.log_args_key_ == key &&
+        !ws_.log_choices_.empty()) {
+      log_replay_ = d;
+      memo_ = true;
+    }
+    return;
+  }
   if (ChoiceMemo* m = ws_.memo_record_; m != nullptr && m->layout_a_ == layout) {
     m->Begin(x_, choose_args_);
     memo_record_ = m;
@@ -38,6 +54,8 @@ void MapperImpl::AttachMemo(std::uint64_t layout) {
 // firstn reps at different outpos share entries. Only the choice is taken
 // from the memo; the caller has charged the budget as usual.
 ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
+  if (log_record_ != nullptr) return LogStraw2Choose(b, r, position);
+  if (log_replay_ != nullptr) return ReplayStraw2Choose(b, r, position);
   const int slot = BucketSlot(b.id);
   const ChoiceMemo* memo = memo_record_ != nullptr ? memo_record_ : memo_replay_;
   const std::uint8_t kind = memo->SlotKind(slot);
@@ -141,6 +159,120 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), winner_draw);
   }
   return items[winner];
+}
+
+// The plain choice, recorded with the winner's index and hash u (the
+// draw a replay needs is straw2's draw of u with the winner's weight).
+ItemId MapperImpl::LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
+  std::int64_t draw = 0;
+  const std::uint32_t winner = Straw2ChooseIndex(b, r, position, &draw);
+  const int slot = BucketSlot(b.id);
+  constexpr std::uint32_t kMax = 0xffff;
+  if (static_cast<std::uint32_t>(slot) <= kMax && r <= kMax && winner <= kMax &&
+      !HasWeightSet(slot)) {
+    const ItemId* ids = items_ + b.items;
+    if (choose_args_ != nullptr) {
+      const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+      if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
+    }
+    const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[winner]), r) & 0xffffu;
+    log_record_->Add(RecordedChoice{.slot = static_cast<std::uint16_t>(slot),
+                                    .r = static_cast<std::uint16_t>(r),
+                                    .winner = static_cast<std::uint16_t>(winner),
+                                    .u = static_cast<std::uint16_t>(u)});
+  }
+  return items_[b.items + winner];
+}
+
+// The replayed input's choices are searched from just after the last one
+// found: a replay makes its choices mostly in the recorded order.
+const RecordedChoice* MapperImpl::FindRecorded(std::uint32_t slot, std::uint32_t r) {
+  const std::span<const RecordedChoice> all = ws_.log_choices_;
+  const std::size_t n = all.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = log_cursor_ + k;
+    if (i >= n) i -= n;
+    const RecordedChoice& c = all[i];
+    if (c.slot == slot && c.r == r) {
+      log_cursor_ = i + 1 == n ? 0 : i + 1;
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+// True iff no changed item [begin, end) can beat the kept winner `high`
+// (hash `u`), judged from the 16 KiB numerator bounds alone
+// (Straw2NBoundsTable; the 512 KiB table's loads are likely cache misses):
+// a positive weight's q = floor(n / d) lies within its u block's bounds'
+// quotients, and an item beats the winner only with a smaller q, or an
+// equal one at a lower index, so a lower bound above the winner's upper
+// bound loses. A zero weight never beats a positive one; a negative
+// weight (as an int) may, so it is judged exactly by the caller.
+bool MapperImpl::ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
+                                  std::uint32_t r, std::uint32_t high, std::uint32_t u,
+                                  const std::uint32_t* begin, const std::uint32_t* end) const {
+  const internal::Straw2Divisor& wd = divisors[high];
+  if (wd.negative_weight || wd.magic == 0) return false;
+  const std::uint64_t* bounds = ws_.straw2_n_bounds_;
+  const std::uint64_t high_hi =
+      internal::Straw2Quotient(bounds[2 * (u >> internal::kStraw2NBoundsShift) + 1], wd);
+  for (const std::uint32_t* i = begin; i != end; ++i) {
+    const internal::Straw2Divisor& d = divisors[*i];
+    if (d.negative_weight) return false;
+    if (d.magic == 0) continue;
+    const std::uint32_t ui = Hash32_3(x_, static_cast<std::uint32_t>(ids[*i]), r) & 0xffffu;
+    const std::uint64_t lo =
+        internal::Straw2Quotient(bounds[2 * (ui >> internal::kStraw2NBoundsShift)], d);
+    if (lo <= high_hi) return false;
+  }
+  return true;
+}
+
+// A recorded choice on map B (ChoiceDelta): in a same slot the recorded
+// winner; in a changed slot whose winner B keeps, every item B kept draws
+// what it drew, at most the winner's draw, so B's winner is the recorded
+// one or a changed item. Ceph's winner is the first item of the largest
+// draw (bucket_straw2_choose replaces only on a strictly larger draw), so a
+// changed item wins with a larger draw, or an equal one at a lower index.
+// Anything else (the winner changed, no record, a weight set) draws in full.
+ItemId MapperImpl::ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                      int position) {
+  const int slot = BucketSlot(b.id);
+  const std::uint8_t kind = log_replay_->SlotKind(slot);
+  if (kind == ChoiceDelta::kNo || HasWeightSet(slot)) return PlainStraw2Choose(b, r, position);
+  const RecordedChoice* c = FindRecorded(static_cast<std::uint32_t>(slot), r);
+  if (c == nullptr) return PlainStraw2Choose(b, r, position);
+  const ItemId* items = items_ + b.items;
+  if (kind == ChoiceDelta::kSame) {
+    if (c->winner >= b.size) return PlainStraw2Choose(b, r, position);
+    ++ws_.memo_hits_;
+    return items[c->winner];
+  }
+  std::uint32_t high = log_replay_->Remap(slot, c->winner);
+  if (high >= b.size) return PlainStraw2Choose(b, r, position);
+  const internal::Straw2Divisor* divisors = divisors_ + b.weights;
+  const ItemId* ids = items;
+  if (choose_args_ != nullptr) {
+    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
+  }
+  const std::uint32_t* begin = log_replay_->changed_begin(slot);
+  const std::uint32_t* end = log_replay_->changed_end(slot);
+  if (ChangedItemsLose(ids, divisors, r, high, c->u, begin, end)) {
+    ++ws_.memo_hits_;
+    return items[high];
+  }
+  std::int64_t high_draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[c->u], divisors[high]);
+  for (const std::uint32_t* i = begin; i != end; ++i) {
+    const std::int64_t draw = Straw2ItemDraw(ids[*i], r, divisors[*i]);
+    if (draw > high_draw || (draw == high_draw && *i < high)) {
+      high = *i;
+      high_draw = draw;
+    }
+  }
+  ++ws_.memo_hits_;
+  return items[high];
 }
 
 }  // namespace crushkit::crush

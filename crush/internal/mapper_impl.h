@@ -48,7 +48,8 @@ class MapperImpl {
         ws_(ws),
         choose_args_(choose_args),
         straw2_key_winner_(internal::SelectStraw2KeyWinnerBlock()) {
-    if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr) [[unlikely]] {
+    if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr || ws.log_record_ != nullptr ||
+        ws.log_delta_ != nullptr) [[unlikely]] {
       AttachMemo(map.layout_id());
     }
   }
@@ -116,6 +117,25 @@ class MapperImpl {
   ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
                              const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
+  // The ChoiceLog paths (mapper_straw2_memo.cc): recording every straw2
+  // choice, and replaying them through a ChoiceDelta.
+  // Hot: only the cold MemoStraw2Choose calls them, so GCC would optimise
+  // them for size (the hash out of line) though they run for every PG.
+  [[gnu::hot]] ItemId LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
+  [[gnu::hot]] ItemId ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
+                                         int position);
+  [[gnu::hot]] bool ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
+                                     std::uint32_t r, std::uint32_t high, std::uint32_t u,
+                                     const std::uint32_t* begin, const std::uint32_t* end) const;
+  // The recorded choice for (slot, r) of the replayed input, or nullptr.
+  [[gnu::hot]] const RecordedChoice* FindRecorded(std::uint32_t slot, std::uint32_t r);
+
+  // True iff this call draws bucket slot `slot` with a weight set.
+  bool HasWeightSet(int slot) const {
+    return choose_args_ != nullptr &&
+           choose_args_->slots[static_cast<std::size_t>(slot)].positions != 0;
+  }
+
   ItemId BucketChoose(const internal::FlatBucket& b, std::uint32_t r, int position);
 
   // Adds `b` to the workspace's visited-bucket signature.
@@ -187,6 +207,9 @@ class MapperImpl {
   // most one is set, and memo_ says whether either is.
   ChoiceMemo* memo_record_ = nullptr;
   const ChoiceMemo* memo_replay_ = nullptr;
+  ChoiceLog* log_record_ = nullptr;
+  const ChoiceDelta* log_replay_ = nullptr;
+  std::size_t log_cursor_ = 0;  // where the next FindRecorded starts
   bool memo_ = false;
 };
 

@@ -64,6 +64,17 @@ class CrushPlacement final : public RawPlacement {
 
   void ClearMemo() { ws_.ClearMemo(); }
 
+  // The workspace's ChoiceLog recording and replay (crush::Workspace::
+  // RecordChoicesInto(ChoiceLog*), ReplayChoices): a state's mapping
+  // recorded once and replayed by many others (pg_table_replay.h).
+  void RecordChoicesInto(crush::ChoiceLog* log) { ws_.RecordChoicesInto(log); }
+
+  void ReplayChoices(const crush::ChoiceDelta* delta,
+                     std::span<const crush::RecordedChoice> choices, std::uint32_t x,
+                     std::int64_t args_key) {
+    ws_.ReplayChoices(delta, choices, x, args_key);
+  }
+
   // Straw2 choices the last DoRule() took from a replayed memo.
   std::uint32_t memo_hits() const { return ws_.memo_hits(); }
 

@@ -18,6 +18,8 @@
 #include "crush/util/chunk_pipeline.h"
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/pg_mapping_incremental.h"
+#include "osdmap/model/pg_table_internal.h"
+#include "osdmap/model/pg_table_replay.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -30,29 +32,10 @@ constexpr std::uint32_t kChunk = 2048;
 // (~5 us a PG) works alone for up to 10 ms.
 constexpr std::uint32_t kMinChunk = 64;
 
-struct Chunk {
-  std::size_t pool;  // index into PgTable::pools
-  std::uint32_t begin;
-  std::uint32_t end;
-};
-
-// Chunks covering PGs 0..pg_num-1 of pools[i], i in order: kChunk PGs, or
-// fewer when that gives each of `threads` threads under 16 chunks.
-std::vector<Chunk> ChunksOf(const std::vector<const Pool*>& pools, int threads) {
-  std::uint64_t total = 0;
-  for (const Pool* p : pools) total += p->pg_num;
-  const auto size = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-      total / (16 * static_cast<std::uint64_t>(std::max(threads, 1))), kMinChunk, kChunk));
-  std::vector<Chunk> chunks;
-  for (std::size_t i = 0; i < pools.size(); ++i) {
-    const std::uint32_t n = pools[i]->pg_num;
-    for (std::uint64_t b = 0; b < n; b += size) {
-      chunks.push_back({i, static_cast<std::uint32_t>(b),
-                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + size, n))});
-    }
-  }
-  return chunks;
-}
+using Chunk = internal::PgChunk;
+using internal::ChunksOf;
+using internal::NewPoolTable;
+using internal::StoreMapping;
 
 int PoolWidth(const ClusterState& state, const Pool& pool) {
   int width = static_cast<int>(pool.size);
@@ -70,6 +53,37 @@ void Store(const OsdList& list, int width, std::uint32_t ps, std::vector<std::in
   std::int32_t* dst = slots.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(width);
   for (int i = 0; i < n; ++i) dst[i] = list[i];
   lens[ps] = static_cast<std::uint8_t>(n);
+}
+
+void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t,
+            PgMapping& m) {
+  mapper.MapPg(pool, ps, &m);
+  Store(m.up, t.width, ps, t.up, t.up_len);
+  t.up_primary[ps] = m.up_primary;
+  if (acting) {
+    Store(m.acting, t.width, ps, t.acting, t.acting_len);
+    t.acting_primary[ps] = m.acting_primary;
+  }
+}
+
+}  // namespace
+
+namespace internal {
+
+std::vector<PgChunk> ChunksOf(const std::vector<const Pool*>& pools, int threads) {
+  std::uint64_t total = 0;
+  for (const Pool* p : pools) total += p->pg_num;
+  const auto size = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      total / (16 * static_cast<std::uint64_t>(std::max(threads, 1))), kMinChunk, kChunk));
+  std::vector<PgChunk> chunks;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    const std::uint32_t n = pools[i]->pg_num;
+    for (std::uint64_t b = 0; b < n; b += size) {
+      chunks.push_back({i, static_cast<std::uint32_t>(b),
+                        static_cast<std::uint32_t>(std::min<std::uint64_t>(b + size, n))});
+    }
+  }
+  return chunks;
 }
 
 PoolPgTable NewPoolTable(const ClusterState& state, const Pool& pool, bool acting) {
@@ -99,26 +113,17 @@ void StoreMapping(const PgMapping& m, std::uint32_t ps, bool acting, PoolPgTable
   }
 }
 
-void MapOne(PgMapper& mapper, const Pool& pool, std::uint32_t ps, bool acting, PoolPgTable& t,
-            PgMapping& m) {
-  mapper.MapPg(pool, ps, &m);
-  Store(m.up, t.width, ps, t.up, t.up_len);
-  t.up_primary[ps] = m.up_primary;
-  if (acting) {
-    Store(m.acting, t.width, ps, t.acting, t.acting_len);
-    t.acting_primary[ps] = m.acting_primary;
-  }
-}
+namespace {
 
 // CRUSHKIT_VERIFY_INCREMENTAL_LOG=FILE: one line per verified paired
 // mapping appended to FILE ("incremental reused R mapped M mismatches X"),
 // so a differential run can show how much was reused and checked. One
 // write(2) per line with O_APPEND: lines of concurrent processes do not mix.
-void LogVerifiedIncremental(const PgTablePair& p) {
+void LogVerifiedIncremental(std::uint64_t reused, std::uint64_t mapped, std::uint64_t mismatches) {
   const char* path = std::getenv("CRUSHKIT_VERIFY_INCREMENTAL_LOG");
   if (path == nullptr || *path == '\0') return;
-  const std::string line = absl::StrCat("incremental reused ", p.crush_reused, " mapped ",
-                                        p.crush_mapped, " mismatches ", p.verify_mismatches, "\n");
+  const std::string line = absl::StrCat("incremental reused ", reused, " mapped ", mapped,
+                                        " mismatches ", mismatches, "\n");
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
@@ -126,6 +131,21 @@ void LogVerifiedIncremental(const PgTablePair& p) {
 }
 
 }  // namespace
+
+void FinishVerified(bool verify, bool fatal, std::uint64_t reused, std::uint64_t mapped,
+                    std::uint64_t mismatches, const std::string& first_mismatch) {
+  if (verify) LogVerifiedIncremental(reused, mapped, mismatches);
+  if (fatal && mismatches > 0) {
+    // A bug in the incremental analysis: the differential suites must fail.
+    std::fprintf(stderr,
+                 "crushkit: CRUSHKIT_VERIFY_INCREMENTAL: the incremental mapping differs from the "
+                 "full mapping in %llu PGs; first %s\n",
+                 static_cast<unsigned long long>(mismatches), first_mismatch.c_str());
+    std::exit(70);
+  }
+}
+
+}  // namespace internal
 
 const PoolPgTable* PgTable::Find(std::int64_t pool_id) const {
   for (const PoolPgTable& p : pools) {
@@ -146,6 +166,11 @@ int ResolveThreads(int n) {
 }
 
 PgTable MapAllPgs(const MappingSession& session, const MapAllOptions& options) {
+  if (options.recorded != nullptr) {
+    MapAllOptions plain = options;
+    plain.recorded = nullptr;
+    return MapAllPgsReplayed(*options.recorded, session, plain);
+  }
   const ClusterState& state = session.state();
   PgTable table;
   std::vector<const Pool*> pools;
@@ -430,22 +455,72 @@ void FinishPaired(PairedRun& run) {
   out.crush_mapped = run.mapped_crush.load();
   out.crush_reused = run.reused_crush.load();
   out.verify_mismatches = run.mismatches.load();
-  if (run.verify) LogVerifiedIncremental(out);
-  if (run.fatal && out.verify_mismatches > 0) {
-    // A bug in the incremental analysis: the differential suites must fail.
-    std::fprintf(stderr,
-                 "crushkit: CRUSHKIT_VERIFY_INCREMENTAL: the incremental mapping differs from the "
-                 "full mapping in %llu PGs; first %s\n",
-                 static_cast<unsigned long long>(out.verify_mismatches),
-                 out.first_mismatch.c_str());
-    std::exit(70);
+  internal::FinishVerified(run.verify, run.fatal, out.crush_reused, out.crush_mapped,
+                           out.verify_mismatches, out.first_mismatch);
+}
+
+std::uint64_t PgsOf(const ClusterState& state) {
+  std::uint64_t n = 0;
+  for (const auto& [id, pool] : state.pools) n += pool.pg_num;
+  return n;
+}
+
+// The recording MapAllPgsPaired() maps `before` through: options.recorded
+// when it records before's state, else a new one when options.record asks.
+std::shared_ptr<const RecordedMapping> RecordingFor(const MappingSession& before,
+                                                    const MapAllOptions& options) {
+  if (options.only_pool) return nullptr;
+  const std::shared_ptr<const RecordedMapping>& given = options.recorded;
+  if (given != nullptr && given->acting() == options.acting && given->Records(before.state())) {
+    return given;
   }
+  if (given == nullptr) {
+    if (auto scoped = FindScopedRecording(before.state(), options.acting)) return scoped;
+  }
+  if (!options.record) return nullptr;
+  MapAllOptions mo = options;
+  if (options.progress) {
+    // The recording is the first half of the paired mapping's progress.
+    const std::uint64_t total = 2 * PgsOf(before.state());
+    mo.progress = [&options, total](std::uint64_t done, std::uint64_t) {
+      options.progress(done, total);
+    };
+  }
+  return RecordedMapping::Record(before, mo);
+}
+
+// MapAllPgsPaired() through a recording of the before state: its table,
+// and the after state mapped by MapAllPgsReplayed().
+PgTablePair MapPairedThrough(std::shared_ptr<const RecordedMapping> recorded,
+                             const MappingSession& after, const MapAllOptions& options) {
+  PgTablePair out;
+  out.before = recorded->table();
+  MapAllOptions mo = options;
+  mo.recorded = nullptr;
+  if (options.progress) {
+    const std::uint64_t before_pgs = out.before.total_pgs();
+    const std::uint64_t total = before_pgs + PgsOf(after.state());
+    mo.progress = [&options, before_pgs, total](std::uint64_t done, std::uint64_t) {
+      options.progress(before_pgs + done, total);
+    };
+  }
+  ReplayStats stats;
+  out.after = MapAllPgsReplayed(*recorded, after, mo, &stats);
+  out.crush_reused = stats.crush_reused;
+  out.crush_mapped = stats.crush_replayed + stats.crush_mapped;
+  out.verify_mismatches = stats.verify_mismatches;
+  out.first_mismatch = std::move(stats.first_mismatch);
+  out.recorded = std::move(recorded);
+  return out;
 }
 
 }  // namespace
 
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,
                             const MapAllOptions& options) {
+  if (std::shared_ptr<const RecordedMapping> recorded = RecordingFor(before, options)) {
+    return MapPairedThrough(std::move(recorded), after, options);
+  }
   PairedRun run(before, after, options);
   PreparePairs(run);
   const int threads = ResolveThreads(options.threads);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -67,6 +68,8 @@ struct PgTable {
   std::uint64_t total_pgs() const;
 };
 
+class RecordedMapping;  // osdmap/model/pg_table_replay.h
+
 struct MapAllOptions {
   int threads = 0;                        // 0: one per CPU (capped at 64)
   bool acting = true;                     // also keep acting sets and primaries
@@ -80,6 +83,16 @@ struct MapAllOptions {
   // for every call and makes a difference fatal: a message on stderr and
   // exit status 70 (for the differential suites).
   bool verify_incremental = false;
+  // A recording of the before state (pg_table_replay.h): MapAllPgs() maps
+  // through it (the recorded PG choices replayed), and MapAllPgsPaired()
+  // takes its table as the before table when it records `before`'s state
+  // (RecordedMapping::Records) with the same acting option and no
+  // only_pool; otherwise it is ignored. Same results either way.
+  std::shared_ptr<const RecordedMapping> recorded;
+  // MapAllPgsPaired(): record the before state (RecordedMapping::Record)
+  // and hand it back in PgTablePair::recorded, for more after states to be
+  // mapped through it. Ignored with only_pool.
+  bool record = false;
 };
 
 // Maps every PG of every pool of `session`'s state (pgs 0..pg_num-1, as
@@ -128,7 +141,10 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
 // Same tables as two MapAllPgs() calls, bit for bit; cheaper when the maps
 // are alike (an OSD marked out or down, upmaps: no CRUSH work on `after`;
 // one host reweighted: ~40% less CPU). `progress` counts PGs of both
-// states.
+// states. With a recording of `before` (MapAllOptions::recorded, a live
+// RecordingScope's, or made when MapAllOptions::record asks;
+// pg_table_replay.h) its table is `before`'s and `after` is mapped through
+// it (MapAllPgsReplayed): no CRUSH work on `before` at all.
 struct PgTablePair {
   PgTable before;
   PgTable after;
@@ -139,6 +155,9 @@ struct PgTablePair {
   // differs (0 unless the incremental analysis is wrong), and the first.
   std::uint64_t verify_mismatches = 0;
   std::string first_mismatch;
+  // The before state's recording, when MapAllOptions::recorded served or
+  // MapAllOptions::record made it (else null).
+  std::shared_ptr<const RecordedMapping> recorded;
 };
 
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_table_replay.h"
 #include "tests/testing/cluster_builder.h"
 
 namespace crushkit::osdmap {
@@ -239,6 +240,134 @@ TEST(PgTableTest, PairedMappingEqualsTwoSeparateMappings) {
     ExpectSameTables(paired.before, MapAllPgs(*before, opt));
     ExpectSameTables(paired.after, MapAllPgs(**after, opt));
   }
+}
+
+}  // namespace
+}  // namespace crushkit::osdmap
+
+namespace crushkit::osdmap {
+namespace {
+
+// Sets `item`'s weight in the bucket holding it and carries the change up
+// to the root, as Ceph's adjust_item_weight does.
+void SetCrushWeight(crush::MapModel& m, crush::ItemId item, crush::Weight w) {
+  for (crush::Bucket& b : m.buckets) {
+    for (std::size_t i = 0; i < b.items.size(); ++i) {
+      if (b.items[i] != item) continue;
+      b.item_weights[i] = w;
+      crush_testing::FinishBucket(b);
+      SetCrushWeight(m, b.id, b.weight);
+      return;
+    }
+  }
+}
+
+// Appends `item` at weight `w` to bucket `id` (and up to the root).
+void AddCrushItem(crush::MapModel& m, crush::ItemId id, crush::ItemId item, crush::Weight w) {
+  crush::Bucket& b = m.buckets[static_cast<std::size_t>(crush::BucketSlot(id))];
+  b.items.push_back(item);
+  b.item_weights.push_back(w);
+  crush_testing::FinishBucket(b);
+  SetCrushWeight(m, b.id, b.weight);
+}
+
+// The after states of the test below, each from the recorded state.
+std::vector<ClusterState> ChangedStates(const ClusterState& before) {
+  std::vector<ClusterState> out;
+  ClusterState s = before;  // one OSD reweighted down in CRUSH (a winner changes)
+  SetCrushWeight(s.crush, 4, 0x4000);
+  out.push_back(s);
+  s = before;  // up
+  SetCrushWeight(s.crush, 10, 0x30000);
+  out.push_back(s);
+  s = before;  // a new OSD in host0, an OSD marked out, pool 1 grows
+  AddCrushItem(s.crush, s.crush.buckets[1].id, 24, 0x10000);
+  s.crush.max_devices = 25;
+  s.osds.push_back(OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
+  s.osds[9].weight = 0;
+  s.pools[1].pg_num = 6000;
+  out.push_back(s);
+  s = before;  // an OSD removed from its host, the EC pool dropped
+  crush::Bucket& host = s.crush.buckets[3];
+  host.items.erase(host.items.begin());
+  host.item_weights.erase(host.item_weights.begin());
+  crush_testing::FinishBucket(host);
+  SetCrushWeight(s.crush, host.id, host.weight);
+  s.pools.erase(3);
+  out.push_back(s);
+  out.push_back(before);  // nothing changed
+  return out;
+}
+
+TEST(PgTableReplayTest, OneRecordingMapsManyStatesAsTheirFullMappings) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  MapAllOptions opt;
+  opt.threads = 2;
+  const std::shared_ptr<const RecordedMapping> rec = RecordedMapping::Record(before, opt);
+  ExpectSameTables(rec->table(), MapAllPgs(*before, opt));
+  EXPECT_GT(rec->choices(), 5300u * 3);
+  EXPECT_GT(rec->bytes(), rec->choices() * 8);
+  EXPECT_TRUE(rec->Records(before->state()));
+  std::uint64_t replayed = 0, reused = 0;
+  for (ClusterState& s : ChangedStates(before->state())) {
+    const bool same = rec->Records(s);
+    auto after = MappingSession::Create(std::move(s));
+    ASSERT_TRUE(after.ok()) << after.status();
+    for (int threads : {1, 3}) {
+      MapAllOptions o = opt;
+      o.threads = threads;
+      o.verify_incremental = true;
+      ReplayStats stats;
+      const PgTable through = MapAllPgsReplayed(*rec, **after, o, &stats);
+      o.verify_incremental = false;
+      ExpectSameTables(through, MapAllPgs(**after, o));
+      EXPECT_EQ(stats.verify_mismatches, 0u) << stats.first_mismatch;
+      replayed += stats.crush_replayed;
+      reused += stats.crush_reused;
+      // The paired mapping through the recording: before's table is the
+      // recorded one, after's the same as above.
+      o.recorded = rec;
+      const PgTablePair paired = MapAllPgsPaired(*before, **after, o);
+      EXPECT_EQ(paired.recorded, rec);
+      ExpectSameTables(paired.before, rec->table());
+      ExpectSameTables(paired.after, through);
+      if (same) {
+        EXPECT_EQ(stats.crush_reused, through.total_pgs());
+      }
+    }
+  }
+  EXPECT_GT(replayed, 10000u);
+  EXPECT_GT(reused, 10000u);
+}
+
+TEST(PgTableReplayTest, ScopeAndRecordOptionServeThePairedMapping) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  ClusterState s = before->state();
+  SetCrushWeight(s.crush, 4, 0x4000);
+  auto after = MappingSession::Create(std::move(s));
+  ASSERT_TRUE(after.ok()) << after.status();
+  MapAllOptions opt;
+  opt.threads = 2;
+  const PgTablePair plain = MapAllPgsPaired(*before, **after, opt);
+  EXPECT_EQ(plain.recorded, nullptr);
+  opt.record = true;
+  const PgTablePair recorded = MapAllPgsPaired(*before, **after, opt);
+  ASSERT_NE(recorded.recorded, nullptr);
+  ExpectSameTables(recorded.before, plain.before);
+  ExpectSameTables(recorded.after, plain.after);
+  opt.record = false;
+  {
+    const RecordingScope scope(recorded.recorded);
+    EXPECT_EQ(FindScopedRecording(before->state(), true), recorded.recorded);
+    EXPECT_EQ(FindScopedRecording(before->state(), false), nullptr);  // acting differs
+    EXPECT_EQ(FindScopedRecording((*after)->state(), true), nullptr);
+    const PgTablePair scoped = MapAllPgsPaired(*before, **after, opt);
+    EXPECT_EQ(scoped.recorded, recorded.recorded);
+    ExpectSameTables(scoped.after, plain.after);
+  }
+  EXPECT_EQ(FindScopedRecording(before->state(), true), nullptr);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -16,7 +17,9 @@
 #include "crush/edit/display.h"
 #include "crush/edit/edit.h"
 #include "osdmap/changes/apply_change.h"
+#include "osdmap/model/mapping_session.h"
 #include "osdmap/model/pg_table.h"
+#include "osdmap/model/pg_table_replay.h"
 #include "osdmap/model/rule_weights.h"
 #include "osdmap/planning/staged_plan.h"
 
@@ -340,6 +343,22 @@ void Rank(PlanComparison* c) {
   }
 }
 
+// The before state mapped and recorded once (pg_table_replay.h): while
+// the scope lives, every alternative's paired mapping of its first stage
+// takes this table and replays the recorded choices instead of mapping the
+// before state again. Null when an outer scope already records it, or when
+// the state does not open (each alternative then reports the error).
+std::unique_ptr<RecordingScope> RecordBefore(const ClusterState& before, int threads) {
+  if (FindScopedRecording(before, /*acting=*/false) != nullptr) return nullptr;
+  absl::StatusOr<std::unique_ptr<MappingSession>> session = MappingSession::Create(before);
+  if (!session.ok()) return nullptr;
+  MapAllOptions mo;
+  mo.threads = threads;
+  mo.acting = false;
+  return std::make_unique<RecordingScope>(
+      RecordedMapping::Record(std::shared_ptr<const MappingSession>(*std::move(session)), mo));
+}
+
 }  // namespace
 
 absl::StatusOr<PlanComparison> ComparePlans(const ClusterState& before,
@@ -369,6 +388,7 @@ absl::StatusOr<PlanComparison> ComparePlans(const ClusterState& before,
   base.movement.progress = nullptr;
   base.staging_progress = nullptr;
   base.movement.keep_moves = false;
+  const std::unique_ptr<RecordingScope> recorded = RecordBefore(before, threads);
 
   std::vector<AlternativeResult> results(alternatives.size());
   std::optional<PlanReport> best;
@@ -412,6 +432,9 @@ absl::StatusOr<PlanComparison> CompareStepSweep(const ClusterState& before,
     return absl::InvalidArgumentError(
         absl::StrCat("--steps stages one change; '", change.name, "' has several stages"));
   }
+  // One recording of the before state for both comparisons.
+  const std::unique_ptr<RecordingScope> recorded =
+      RecordBefore(before, ResolveThreads(options.threads));
   PlanAlternative at_once{.name = "at once", .stages = change.stages, .max_misplaced = {}};
   absl::StatusOr<PlanComparison> out = ComparePlans(before, {at_once}, options);
   if (!out.ok()) return out.status();

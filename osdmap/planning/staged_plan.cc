@@ -21,6 +21,7 @@
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/mapping_session.h"
 #include "osdmap/model/pg_table.h"
+#include "osdmap/model/pg_table_replay.h"
 #include "osdmap/planning/movement_report.h"
 #include "osdmap/planning/staged_plan_internal.h"
 
@@ -433,6 +434,28 @@ void SumSteps(StagedPlan* plan) {
   }
 }
 
+// The recording of `before` the steps are mapped through: options', the
+// planner's, a live RecordingScope's, or a new one (one all-PG mapping).
+absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const ClusterState& before,
+                                                                   const StagedPlanOptions& options,
+                                                                   const ChangeAtOnce* mapped) {
+  if (options.recorded != nullptr && options.recorded->Records(before)) return options.recorded;
+  if (mapped != nullptr && mapped->mapped.tables->recorded != nullptr) {
+    return mapped->mapped.tables->recorded;
+  }
+  if (auto scoped = FindScopedRecording(before, /*acting=*/false)) return scoped;
+  std::shared_ptr<const MappingSession> session;
+  if (mapped != nullptr) {
+    session = mapped->mapped.before;
+  } else {
+    CRUSH_ASSIGN_OR_RETURN(session, MappingSession::Create(before));
+  }
+  MapAllOptions mo;
+  mo.threads = options.movement.threads;
+  mo.acting = false;
+  return RecordedMapping::Record(std::move(session), mo);
+}
+
 // PlanStagedChange() of a change mapped at once by the planner (`mapped`)
 // or not (nullptr: the change is applied and `before` mapped here).
 absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeList& change,
@@ -464,12 +487,17 @@ absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeLis
   const ClusterState* target = mapped != nullptr ? &mapped->mapped.after->state() : &*applied;
   const std::vector<Staged> staged = FindStaged(before, *target);
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
-  const StepContext ctx{at_once, options, mapped, *target, staged};
+  StagedPlanOptions recorded_options = options;
+  CRUSH_ASSIGN_OR_RETURN(recorded_options.recorded, RecordingOf(before, options, mapped));
+  const StepContext ctx{at_once, recorded_options, mapped, *target, staged};
   Mapped prev;
   if (mapped != nullptr) {
     prev = BeforeOf(mapped->mapped);
   } else {
-    CRUSH_ASSIGN_OR_RETURN(prev, MapState(before, options, /*clean=*/false));
+    const RecordedMapping& r = *recorded_options.recorded;
+    prev = Mapped{std::make_shared<const ClusterState>(before),
+                  std::shared_ptr<const PgTable>(recorded_options.recorded, &r.table()),
+                  r.table().diverged_from_ceph};
     plan.diverged_from_ceph += prev.diverged_from_ceph;
   }
   if (!structural.ops.empty()) {

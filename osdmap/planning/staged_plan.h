@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,6 +124,10 @@ struct StagedPlanOptions {
   double max_fill = 0;
   // Called after each mapping with (fraction reached, steps so far).
   std::function<void(double, int)> progress;
+  // A recording of the before state (pg_table_replay.h) every step's state
+  // is mapped through; null: the planner's (PgTablePair::recorded), a live
+  // RecordingScope's, or one recorded here.
+  std::shared_ptr<const RecordedMapping> recorded;
 };
 
 // The upmap entries of a state.
@@ -152,8 +157,10 @@ struct ChangeAtOnce {
 // Errors: kInvalidArgument for a limit outside (0, 1], for a change that
 // ApplyChange refuses (its diagnostics), or when more than max_steps steps
 // would be needed; the mapping and simulation errors of the planner.
-// Cost: one all-PG mapping of `before`, one per step tried (about 1.3 per
-// step) and one for step 0, plus one ApplyChange.
+// Cost: one all-PG mapping of `before` (recorded, unless options.recorded
+// or the planner's tables hold a recording), then per step tried (about
+// 1.3 per step) and for step 0 a mapping through that recording (only the
+// straw2 draws the step changes), plus one ApplyChange.
 absl::StatusOr<StagedPlan> PlanStagedChange(const ClusterState& before, const ChangeList& change,
                                             const Movement& at_once,
                                             const StagedPlanOptions& options);

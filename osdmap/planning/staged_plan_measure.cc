@@ -88,6 +88,7 @@ absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& opt
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   mo.acting = false;
+  mo.recorded = options.recorded;  // the steps replay the before state's choices
   std::shared_ptr<const MappingSession> shared = *std::move(session);
   auto table = std::make_shared<const PgTable>(MapAllPgs(*shared, mo));
   diverged += table->diverged_from_ceph;

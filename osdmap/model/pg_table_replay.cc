@@ -1,0 +1,360 @@
+#include "osdmap/model/pg_table_replay.h"
+
+#include <algorithm>
+#include <atomic>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "crush/choice_memo.h"
+#include "crush/util/chunk_pipeline.h"
+#include "osdmap/model/crush_placement.h"
+#include "osdmap/model/pg_mapping_incremental.h"
+#include "osdmap/model/pg_table_internal.h"
+
+namespace crushkit::osdmap {
+namespace {
+
+using internal::PgChunk;
+
+// One recording thread's log and mapper.
+struct RecordWorker {
+  std::unique_ptr<MappingSession::Worker> worker;
+  crush::ChoiceLog log;
+};
+
+RecordedMapping::PoolRecord NewRecordPool(const Pool& pool, std::uint32_t chunk_pgs) {
+  RecordedMapping::PoolRecord p;
+  p.pool_id = pool.id;
+  p.pg_num = pool.pg_num;
+  p.width = std::max<int>(1, static_cast<int>(pool.size));
+  p.crush.assign(static_cast<std::size_t>(pool.pg_num) * static_cast<std::size_t>(p.width),
+                 crush::kItemNone);
+  p.crush_len.assign(pool.pg_num, 0);
+  p.visited.assign(pool.pg_num, ~std::uint64_t{0});
+  p.chunk_pgs = chunk_pgs;
+  p.arenas.resize((std::size_t{pool.pg_num} + chunk_pgs - 1) / chunk_pgs);
+  p.choice_at.assign(pool.pg_num, 0);
+  p.choice_n.assign(pool.pg_num, 0);
+  return p;
+}
+
+// Per chunk: the choose_args key of its first PG, and whether another PG
+// had another (then the pool is not replayed).
+struct ChunkKey {
+  std::int64_t key = crush::kNoChooseArgsKey;
+  bool mixed = false;
+};
+
+// Records PG `ps`: its CRUSH result, signature and choices into `p`.
+void RecordPg(const crush::ChoiceLog& log, const CrushResult& crush, std::uint32_t ps, bool first,
+              RecordedMapping::PoolRecord& p, ChunkKey& key) {
+  if (crush.osds.size() <= p.width) {
+    std::int32_t* dst =
+        p.crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(p.width);
+    for (int i = 0; i < crush.osds.size(); ++i) dst[i] = crush.osds[i];
+    p.crush_len[ps] = static_cast<std::uint8_t>(crush.osds.size());
+    p.visited[ps] = crush.visited;
+  }
+  if (first) key.key = log.args_key();
+  if (log.args_key() != key.key) key.mixed = true;
+  const std::span<const crush::RecordedChoice> made = log.choices();
+  std::vector<crush::RecordedChoice>& arena = p.arenas[ps / p.chunk_pgs];
+  p.choice_at[ps] = static_cast<std::uint32_t>(arena.size());
+  p.choice_n[ps] = static_cast<std::uint16_t>(made.size());
+  arena.insert(arena.end(), made.begin(), made.end());
+}
+
+// Each pool's choose_args key (one for all its PGs, else not replayable).
+void SetPoolKeys(const std::vector<PgChunk>& chunks, const std::vector<ChunkKey>& keys,
+                 std::vector<RecordedMapping::PoolRecord>& pools) {
+  std::vector<bool> keyed(pools.size(), false);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    RecordedMapping::PoolRecord& p = pools[chunks[i].pool];
+    if (!keyed[chunks[i].pool]) {
+      p.args_key = keys[i].key;
+      keyed[chunks[i].pool] = true;
+    }
+    if (keys[i].mixed || keys[i].key != p.args_key) p.replayable = false;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const RecordedMapping> RecordedMapping::Record(
+    std::shared_ptr<const MappingSession> session, const MapAllOptions& options) {
+  std::shared_ptr<RecordedMapping> out(new RecordedMapping());
+  out->session_ = std::move(session);
+  out->acting_ = options.acting;
+  const ClusterState& state = out->session_->state();
+  std::vector<const Pool*> pools;
+  for (const auto& [id, pool] : state.pools) pools.push_back(&pool);
+  const int threads = ResolveThreads(options.threads);
+  const std::vector<PgChunk> chunks = internal::ChunksOf(pools, threads);
+  // ChunksOf cuts every pool at multiples of one size.
+  std::uint32_t chunk_pgs = 1;
+  for (const PgChunk& c : chunks) chunk_pgs = std::max(chunk_pgs, c.end - c.begin);
+  for (const Pool* pool : pools) {
+    out->table_.pools.push_back(internal::NewPoolTable(state, *pool, options.acting));
+    out->pools_.push_back(NewRecordPool(*pool, chunk_pgs));
+  }
+  std::vector<ChunkKey> keys(chunks.size());
+  std::vector<std::unique_ptr<RecordWorker>> workers(static_cast<std::size_t>(threads));
+  const std::uint64_t total = out->table_.total_pgs();
+  std::atomic<std::uint64_t> done{0};
+  std::mutex progress_mu;
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) {
+      w = std::make_unique<RecordWorker>();
+      w->worker = out->session_->NewWorker();
+      w->worker->placement().RecordChoicesInto(&w->log);
+    }
+    const PgChunk& c = chunks[i];
+    PgMapping m;
+    CrushResult crush;
+    PoolRecord& record = out->pools_[c.pool];
+    // About 9 choices a PG for a 3-level replicated descent.
+    record.arenas[c.begin / chunk_pgs].reserve(std::size_t{c.end - c.begin} * 12);
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      w->worker->mapper().MapPg(*pools[c.pool], ps, &m, &crush);
+      internal::StoreMapping(m, ps, options.acting, out->table_.pools[c.pool]);
+      RecordPg(w->log, crush, ps, ps == c.begin, record, keys[i]);
+    }
+    const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      options.progress(now, total);
+    }
+  });
+  for (const auto& w : workers) {
+    if (w != nullptr) out->table_.diverged_from_ceph += w->worker->placement().DivergedFromCeph();
+  }
+  SetPoolKeys(chunks, keys, out->pools_);
+  return out;
+}
+
+std::shared_ptr<const RecordedMapping> RecordedMapping::Record(const MappingSession& session,
+                                                               const MapAllOptions& options) {
+  absl::StatusOr<std::unique_ptr<MappingSession>> copy =
+      MappingSession::Create(session.state(), session.shared_crush_map());
+  // The state was validated when `session` was made: this cannot fail.
+  if (!copy.ok()) return nullptr;
+  return Record(std::shared_ptr<const MappingSession>(*std::move(copy)), options);
+}
+
+bool RecordedMapping::Records(const ClusterState& state) const {
+  const ClusterState& a = session_->state();
+  return a.crush == state.crush && a.osds == state.osds && a.pools == state.pools &&
+         a.pg_upmap == state.pg_upmap && a.pg_upmap_items == state.pg_upmap_items &&
+         a.pg_upmap_primaries == state.pg_upmap_primaries && a.pg_temp == state.pg_temp &&
+         a.primary_temp == state.primary_temp && a.ceph_release == state.ceph_release &&
+         a.max_osd() == state.max_osd();
+}
+
+std::size_t RecordedMapping::bytes() const {
+  std::size_t n = 0;
+  for (const PoolRecord& p : pools_) {
+    n += p.crush.size() * sizeof(std::int32_t) + p.crush_len.size() +
+         p.visited.size() * sizeof(std::uint64_t) + p.choice_at.size() * sizeof(std::uint32_t) +
+         p.choice_n.size() * sizeof(std::uint16_t);
+    for (const auto& arena : p.arenas) n += arena.capacity() * sizeof(crush::RecordedChoice);
+  }
+  return n;
+}
+
+std::uint64_t RecordedMapping::choices() const {
+  std::uint64_t n = 0;
+  for (const PoolRecord& p : pools_) {
+    for (const auto& arena : p.arenas) n += arena.size();
+  }
+  return n;
+}
+
+const RecordedMapping::PoolRecord* RecordedMapping::Find(std::int64_t pool_id) const {
+  for (const PoolRecord& p : pools_) {
+    if (p.pool_id == pool_id) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The work of one MapAllPgsReplayed() call.
+struct ReplayRun {
+  ReplayRun(const RecordedMapping& r, const MappingSession& a, const MapAllOptions& o)
+      : recorded(r),
+        after(a),
+        options(o),
+        delta(r.session().crush_map(), a.crush_map()),
+        filter(r.session().state(), r.session().crush_map(), a.state(), a.crush_map()),
+        fatal(VerifyIncrementalFromEnvironment()),
+        verify(o.verify_incremental || fatal) {}
+
+  const RecordedMapping& recorded;
+  const MappingSession& after;
+  const MapAllOptions& options;
+  const crush::ChoiceDelta delta;
+  const CrushChangeFilter filter;
+  const bool fatal;
+  const bool verify;
+  std::vector<const Pool*> pools;
+  std::vector<const RecordedMapping::PoolRecord*> records;  // parallel to pools; may be null
+  std::vector<bool> whole;                                  // CrushChangeFilter::PoolWhole
+  std::atomic<std::uint64_t> reused{0}, replayed{0}, mapped{0}, mismatches{0}, done{0};
+  std::mutex mu;  // first_mismatch, progress
+  std::string first_mismatch;
+  PgTable table;
+};
+
+// One thread's mapper on the after state (and, to verify, a plain one).
+struct ReplayWorker {
+  std::unique_ptr<MappingSession::Worker> a, full;
+};
+
+// PG `ps` of pools[k] through the record: the recorded CRUSH result when
+// the change cannot touch it, else CRUSH replaying its choices.
+void MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps, PgMapping& m,
+                   OsdList& crush, std::uint64_t counts[3]) {
+  const Pool& pool = *run.pools[k];
+  const RecordedMapping::PoolRecord* rec = run.records[k];
+  if (rec != nullptr && ps < rec->pg_num && !run.filter.MayChange(run.whole[k], rec->visited[ps])) {
+    crush.clear();
+    const std::int32_t* src =
+        rec->crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(rec->width);
+    for (int i = 0; i < rec->crush_len[ps]; ++i) crush.push_back(src[i]);
+    w.a->mapper().MapPgFromCrush(pool, ps, crush, &m);
+    ++counts[0];
+    return;
+  }
+  CrushPlacement& placement = w.a->placement();
+  if (rec != nullptr && ps < rec->pg_num && rec->replayable) {
+    placement.ReplayChoices(&run.delta, rec->Choices(ps), PgMapper::RawPgToPps(pool, ps),
+                            rec->args_key);
+    w.a->mapper().MapPg(pool, ps, &m);
+    placement.ClearMemo();
+    ++counts[1];
+    return;
+  }
+  w.a->mapper().MapPg(pool, ps, &m);
+  ++counts[2];
+}
+
+void MapReplayedChunk(ReplayRun& run, ReplayWorker& w, const PgChunk& c) {
+  PgMapping m, full;
+  OsdList crush;
+  std::uint64_t counts[3] = {0, 0, 0};
+  for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+    MapReplayedPg(run, w, c.pool, ps, m, crush, counts);
+    if (run.verify) {
+      w.full->mapper().MapPg(*run.pools[c.pool], ps, &full);
+      if (!SamePgMapping(m, full) && run.mismatches.fetch_add(1) == 0) {
+        std::lock_guard<std::mutex> lock(run.mu);
+        run.first_mismatch = DescribePgMappingDifference(PgId{run.pools[c.pool]->id, ps}, m, full);
+      }
+    }
+    internal::StoreMapping(m, ps, run.options.acting, run.table.pools[c.pool]);
+  }
+  run.reused.fetch_add(counts[0], std::memory_order_relaxed);
+  run.replayed.fetch_add(counts[1], std::memory_order_relaxed);
+  run.mapped.fetch_add(counts[2], std::memory_order_relaxed);
+  const std::uint64_t now = run.done.fetch_add(c.end - c.begin) + (c.end - c.begin);
+  if (run.options.progress) {
+    std::lock_guard<std::mutex> lock(run.mu);
+    run.options.progress(now, run.table.total_pgs());
+  }
+}
+
+}  // namespace
+
+PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
+                          const MapAllOptions& options, ReplayStats* stats) {
+  ReplayRun run(recorded, after, options);
+  const ClusterState& state = after.state();
+  for (const auto& [id, pool] : state.pools) {
+    if (options.only_pool && *options.only_pool != id) continue;
+    run.table.pools.push_back(internal::NewPoolTable(state, pool, options.acting));
+    run.pools.push_back(&pool);
+    const bool known = recorded.session().state().FindPool(id) != nullptr;
+    run.records.push_back(known ? recorded.Find(id) : nullptr);
+    run.whole.push_back(!known || run.filter.PoolWhole(id));
+  }
+  const int threads = ResolveThreads(options.threads);
+  const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);
+  std::vector<std::unique_ptr<ReplayWorker>> workers(static_cast<std::size_t>(threads));
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr) {
+      w = std::make_unique<ReplayWorker>(
+          ReplayWorker{after.NewWorker(), run.verify ? after.NewWorker() : nullptr});
+    }
+    MapReplayedChunk(run, *w, chunks[i]);
+  });
+  for (const auto& w : workers) {
+    if (w != nullptr) run.table.diverged_from_ceph += w->a->placement().DivergedFromCeph();
+  }
+  internal::FinishVerified(run.verify, run.fatal, run.reused.load(),
+                           run.replayed.load() + run.mapped.load(), run.mismatches.load(),
+                           run.first_mismatch);
+  if (stats != nullptr) {
+    stats->crush_reused = run.reused.load();
+    stats->crush_replayed = run.replayed.load();
+    stats->crush_mapped = run.mapped.load();
+    stats->verify_mismatches = run.mismatches.load();
+    stats->first_mismatch = run.first_mismatch;
+  }
+  return std::move(run.table);
+}
+
+namespace {
+
+// The live scopes' recordings, newest last.
+struct ScopeRegistry {
+  std::mutex mu;
+  std::vector<std::shared_ptr<const RecordedMapping>> live;
+  std::atomic<int> count{0};
+};
+
+ScopeRegistry& Scopes() {
+  static ScopeRegistry* registry = new ScopeRegistry();  // never destroyed
+  return *registry;
+}
+
+}  // namespace
+
+RecordingScope::RecordingScope(std::shared_ptr<const RecordedMapping> recorded)
+    : recorded_(std::move(recorded)) {
+  ScopeRegistry& r = Scopes();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.live.push_back(recorded_);
+  r.count.store(static_cast<int>(r.live.size()));
+}
+
+RecordingScope::~RecordingScope() {
+  ScopeRegistry& r = Scopes();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto it = r.live.rbegin(); it != r.live.rend(); ++it) {
+    if (*it == recorded_) {
+      r.live.erase(std::next(it).base());
+      break;
+    }
+  }
+  r.count.store(static_cast<int>(r.live.size()));
+}
+
+std::shared_ptr<const RecordedMapping> FindScopedRecording(const ClusterState& state, bool acting) {
+  ScopeRegistry& r = Scopes();
+  if (r.count.load() == 0) return nullptr;
+  std::vector<std::shared_ptr<const RecordedMapping>> live;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    live = r.live;
+  }
+  for (auto it = live.rbegin(); it != live.rend(); ++it) {
+    if (*it != nullptr && (*it)->acting() == acting && (*it)->Records(state)) return *it;
+  }
+  return nullptr;
+}
+
+}  // namespace crushkit::osdmap

@@ -1,0 +1,157 @@
+// One state's mapping recorded once and replayed by MANY other states: the
+// before state of a change mapped a single time, with every PG's CRUSH
+// result, visited-bucket signature and straw2 choices (crush::ChoiceLog) in
+// an arena indexed by PG; then each after state (every alternative of a
+// comparison, every step of a staged plan) is mapped through it:
+// - a PG whose descent visited no bucket the after state changed (and
+//   whose pool's CRUSH inputs are unchanged; pg_mapping_incremental.h)
+//   takes the recorded CRUSH result, and only the steps after CRUSH run;
+// - any other PG goes through CRUSH on the after state replaying its
+//   recorded choices (crush::ChoiceDelta): a bucket the after state keeps
+//   gives the recorded winner, one whose items changed draws only the
+//   changed items against the recorded winner, and only a bucket whose
+//   winner changed is drawn in full.
+// Same tables as MapAllPgs() of the after state, bit for bit
+// (MapAllOptions::verify_incremental / CRUSHKIT_VERIFY_INCREMENTAL=1 map
+// every PG in full as well and compare).
+//
+// Memory: RecordedMapping::bytes(); about 8 bytes per straw2 choice (a
+// replicated 3-level descent makes ~9 per PG), plus 4 per CRUSH result
+// slot and 13 per PG, besides the before table itself.
+//
+// Thread-safety: a RecordedMapping is immutable once made; any number of
+// threads may map through it at once.
+#ifndef CRUSHKIT_OSDMAP_MODEL_PG_TABLE_REPLAY_H_
+#define CRUSHKIT_OSDMAP_MODEL_PG_TABLE_REPLAY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "crush/choice_memo.h"
+#include "osdmap/model/cluster_state.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_table.h"
+
+namespace crushkit::osdmap {
+
+class RecordedMapping {
+ public:
+  // Maps every PG of `session`'s state (as MapAllPgs(*session, options):
+  // options.threads, .acting, .progress; every pool) and records them.
+  // Cost: one CRUSH mapping per PG plus the recording; memory as above.
+  static std::shared_ptr<const RecordedMapping> Record(
+      std::shared_ptr<const MappingSession> session, const MapAllOptions& options = {});
+
+  // Same, over a session of its own: `session`'s state copied, its crush
+  // map shared.
+  static std::shared_ptr<const RecordedMapping> Record(const MappingSession& session,
+                                                       const MapAllOptions& options = {});
+
+  const MappingSession& session() const { return *session_; }
+
+  // The recorded state's table (MapAllPgs; acting sets when acting()).
+  const PgTable& table() const { return table_; }
+
+  bool acting() const { return acting_; }
+
+  // True iff `state` maps every PG exactly as the recorded state does
+  // (the same crush map, OSDs, pools and upmaps), so that table() is its
+  // table.
+  bool Records(const ClusterState& state) const;
+
+  // Bytes held beyond table(): CRUSH results, signatures, choices.
+  std::size_t bytes() const;
+
+  // Straw2 choices recorded, over all PGs.
+  std::uint64_t choices() const;
+
+  // One pool's records, PG by PG.
+  struct PoolRecord {
+    std::int64_t pool_id = 0;
+    std::uint32_t pg_num = 0;
+    int width = 0;  // CRUSH result slots per PG
+    // The choose_args key every PG was recorded under; replay only when
+    // `replayable` (one key for the whole pool).
+    std::int64_t args_key = crush::kNoChooseArgsKey;
+    bool replayable = true;
+    std::vector<std::int32_t> crush;  // pg_num x width
+    std::vector<std::uint8_t> crush_len;
+    // Workspace::visited_buckets of the PG's descent; all ones when its
+    // CRUSH result does not fit `width` (never reused).
+    std::vector<std::uint64_t> visited;
+    // The choices of PGs [k * chunk_pgs, (k + 1) * chunk_pgs) in arenas[k]
+    // (one per recording chunk: nothing is copied after mapping); PG ps's
+    // start at choice_at[ps] there, choice_n[ps] of them.
+    std::uint32_t chunk_pgs = 1;
+    std::vector<std::vector<crush::RecordedChoice>> arenas;
+    std::vector<std::uint32_t> choice_at;
+    std::vector<std::uint16_t> choice_n;
+
+    std::span<const crush::RecordedChoice> Choices(std::uint32_t ps) const {
+      return {arenas[ps / chunk_pgs].data() + choice_at[ps], choice_n[ps]};
+    }
+  };
+
+  // The pool's records, or nullptr.
+  const PoolRecord* Find(std::int64_t pool_id) const;
+
+ private:
+  RecordedMapping() = default;
+
+  std::shared_ptr<const MappingSession> session_;
+  PgTable table_;
+  bool acting_ = false;
+  std::vector<PoolRecord> pools_;  // in pool id order, as table_.pools
+};
+
+// How a replayed mapping went (MapAllPgsReplayed).
+struct ReplayStats {
+  std::uint64_t crush_reused = 0;    // PGs that took the recorded CRUSH result
+  std::uint64_t crush_replayed = 0;  // PGs mapped through CRUSH replaying choices
+  std::uint64_t crush_mapped = 0;    // PGs mapped through CRUSH without a record
+  // verify_incremental: PGs whose full mapping differs, and the first.
+  std::uint64_t verify_mismatches = 0;
+  std::string first_mismatch;
+};
+
+// MapAllPgs(after, options) through `recorded` (see above): the same table,
+// bit for bit. options.recorded is ignored. Pools or PGs the record lacks
+// are mapped in full. `stats` may be nullptr. With
+// options.verify_incremental (or CRUSHKIT_VERIFY_INCREMENTAL=1, fatal as
+// in MapAllPgsPaired) every PG is also mapped in full and compared.
+// Cost: per PG a CRUSH descent whose straw2 draws come from the record
+// (changed items only), or no descent at all.
+PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
+                          const MapAllOptions& options, ReplayStats* stats = nullptr);
+
+// Makes a recording available to the mapping passes deep inside a planner
+// run (the comparison's alternatives, each through PlanChange) without
+// threading it through every layer: while a RecordingScope lives, every
+// MapAllPgsPaired() call in the process whose options carry no recording
+// and whose before state the scope's recording Records() maps through it
+// (and hands it back in PgTablePair::recorded). Scopes nest; any thread may
+// map while they live. Make and destroy a scope on one thread.
+class RecordingScope {
+ public:
+  explicit RecordingScope(std::shared_ptr<const RecordedMapping> recorded);
+  ~RecordingScope();
+
+  RecordingScope(const RecordingScope&) = delete;
+  RecordingScope& operator=(const RecordingScope&) = delete;
+
+ private:
+  std::shared_ptr<const RecordedMapping> recorded_;
+};
+
+// The recording of a live RecordingScope that Records() `state` with
+// acting sets as `acting` says, or null. Cost: nothing without a scope;
+// else a comparison of the states (linear in their size).
+std::shared_ptr<const RecordedMapping> FindScopedRecording(const ClusterState& state, bool acting);
+
+}  // namespace crushkit::osdmap
+
+#endif  // CRUSHKIT_OSDMAP_MODEL_PG_TABLE_REPLAY_H_
