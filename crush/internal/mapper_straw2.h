@@ -175,11 +175,19 @@ bool MapperImpl::Straw2BoundedIndex(std::uint32_t n, const std::uint32_t* u,
       ++survivors;
     }
   }
+  if (survivors == 1) {
+    *high = first;
+    // A single survivor wins without its numerator: this load (a likely
+    // cache miss in the 512 KiB table) is dead where the caller drops the
+    // draw (PlainStraw2Choose). Computed before the survivor test, as it
+    // was, GCC kept it on every call: 1/3 of this path's time (perf).
+    *draw_out = -static_cast<std::int64_t>(
+        internal::Straw2Quotient(ws_.straw2_n_[u[first]], divisors[first]));
+    return true;
+  }
   std::uint32_t best = first;
   std::uint64_t q_best = internal::Straw2Quotient(ws_.straw2_n_[u[first]], divisors[first]);
-  // A single survivor wins without its numerator: the load above is dead
-  // where the caller drops the draw (PlainStraw2Choose).
-  for (std::uint32_t j = first + 1; survivors > 1 && j < n; ++j) {
+  for (std::uint32_t j = first + 1; j < n; ++j) {
     if (lo[j] > t) continue;
     const std::uint64_t q = internal::Straw2Quotient(ws_.straw2_n_[u[j]], divisors[j]);
     if (q < q_best) {
