@@ -68,15 +68,26 @@ void PgMapper::PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* ra
 }
 
 void PgMapper::RemoveNonexistent(const Pool& pool, OsdList* raw) const {
+  // ClusterState::Exists on the table itself: one compare covers both
+  // bounds, and a set whose OSDs all exist (nearly every PG) is not written.
+  const OsdInfo* const osds = state_.osds.data();
+  const auto max_osd = static_cast<std::uint32_t>(state_.osds.size());
+  const auto exists = [&](std::int32_t o) {
+    return static_cast<std::uint32_t>(o) < max_osd &&
+           (osds[static_cast<std::uint32_t>(o)].state & kOsdExists) != 0;
+  };
+  int i = 0;
+  while (i < raw->size() && exists((*raw)[i])) ++i;
+  if (i == raw->size()) return;
   if (pool.CanShiftOsds()) {
-    int kept = 0;
-    for (int i = 0; i < raw->size(); ++i) {
-      if (state_.Exists((*raw)[i])) (*raw)[kept++] = (*raw)[i];
+    int kept = i;
+    for (; i < raw->size(); ++i) {
+      if (exists((*raw)[i])) (*raw)[kept++] = (*raw)[i];
     }
     raw->resize(kept);
   } else {
-    for (int i = 0; i < raw->size(); ++i) {
-      if (!state_.Exists((*raw)[i])) (*raw)[i] = crush::kItemNone;
+    for (; i < raw->size(); ++i) {
+      if (!exists((*raw)[i])) (*raw)[i] = crush::kItemNone;
     }
   }
 }

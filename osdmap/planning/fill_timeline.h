@@ -74,6 +74,9 @@ struct FillTimelineOptions {
   // osd_delete_sleep between two transactions, by the leaving OSD's device
   // class (OsdMovement::device_class); classes not listed sleep 0.
   std::map<std::string, double, std::less<>> delete_sleep_seconds;
+  // Threads for the per-OSD sweeps (the result does not depend on it): 0,
+  // one per CPU when there are 100,000 events or more, else one.
+  int threads = 0;
 };
 
 // Ceph's figures for a release's scheduler: wpq sleeps
@@ -97,7 +100,8 @@ struct FillTimeline {
 // the order of `movement.osds`. Errors: kInvalidArgument when
 // schedule.jobs.size() != movement.moves.size() (the schedule is not of
 // these moves, or the movement was made without keep_moves).
-// Cost: O(moves x (targets + leaving) + events log events).
+// Cost: O(moves x (targets + leaving) + events log events), the sort and
+// sweep on options.threads.
 absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
                                                  const BackfillSchedule& schedule,
                                                  const FillTimelineOptions& options = {});

@@ -182,5 +182,57 @@ TEST(FillTimelineTest, ScheduleOfOtherMovesIsAnError) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// 3,000 OSDs, 20,000 moves at scattered times, copies of up to 3,000
+// objects (deleted in steps): the sweeps on four threads give what one gives.
+TEST(FillTimelineTest, ThreadsDoNotChangeTheResult) {
+  Movement m;
+  std::uint64_t x = 12345;
+  auto next = [&](std::uint64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (x >> 33) % n;
+  };
+  for (std::int32_t o = 0; o < 3000; ++o) m.osds.push_back(Osd(o, 100000 + next(100000), 0, 0));
+  BackfillSchedule s;
+  s.end_delay_seconds = 0.5;
+  for (std::uint32_t j = 0; j < 20000; ++j) {
+    PgMove& mv = m.moves.emplace_back();
+    mv.pg = PgId{1, j};
+    mv.targets = {static_cast<std::int32_t>(next(3000))};
+    mv.leaving = {static_cast<std::int32_t>(next(3000))};
+    mv.bytes_per_target = 1 + next(5000);
+    mv.objects_per_target = next(3000);
+    m.osds[static_cast<std::size_t>(mv.targets[0])].bytes_in += mv.bytes_per_target;
+    m.osds[static_cast<std::size_t>(mv.leaving[0])].bytes_out += mv.bytes_per_target;
+    BackfillJobTiming& t = s.jobs.emplace_back();
+    t.start_seconds = static_cast<double>(next(1000));
+    t.end_seconds = t.start_seconds + static_cast<double>(next(3));  // some land at once
+    t.never_starts = next(50) == 0;
+  }
+  FillTimelineOptions one = CephFillTimelineOptions(RecoveryScheduler::kWpq, 1.5);
+  for (OsdMovement& o : m.osds) o.device_class = o.osd % 2 == 0 ? "hdd" : "ssd";
+  one.threads = 1;
+  FillTimelineOptions four = one;
+  four.threads = 4;
+  absl::StatusOr<FillTimeline> a = ComputeFillTimeline(m, s, one);
+  absl::StatusOr<FillTimeline> b = ComputeFillTimeline(m, s, four);
+  ASSERT_THAT(a.status(), IsOk());
+  ASSERT_THAT(b.status(), IsOk());
+  ASSERT_EQ(a->osds.size(), 3000u);
+  ASSERT_EQ(b->osds.size(), 3000u);
+  int peaked = 0;
+  for (std::size_t i = 0; i < a->osds.size(); ++i) {
+    const OsdFillPeak& p = a->osds[i];
+    const OsdFillPeak& q = b->osds[i];
+    EXPECT_EQ(p.osd, q.osd);
+    EXPECT_EQ(p.used_peak, q.used_peak) << "osd." << p.osd;
+    EXPECT_EQ(p.used_after, q.used_after) << "osd." << p.osd;
+    EXPECT_EQ(p.peak_seconds, q.peak_seconds) << "osd." << p.osd;
+    EXPECT_EQ(p.fill_peak, q.fill_peak) << "osd." << p.osd;
+    peaked += p.used_peak > p.used_before ? 1 : 0;
+  }
+  EXPECT_GT(peaked, 1000);  // the example moves most OSDs' peaks
+  EXPECT_EQ(a->riskiest_osd, b->riskiest_osd);
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <span>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-
-#include "crush/codec.h"
 #include "crush/util/chunk_pipeline.h"
 #include "osdmap/model/pg_table.h"
 #include "osdmap/planning/backfill_pusher.h"
@@ -59,11 +56,13 @@ bool SeenBefore(std::span<const std::int32_t> set, std::size_t i) {
 
 void CompareReplicated(std::span<const std::int32_t> before, std::span<const std::int32_t> after,
                        PgDelta* d) {
-  std::array<std::int32_t, kMaxPgOsds> b{}, a{};
+  // Only [0, n) of each is read: left unset, not zeroed per PG (128 bytes
+  // each, a measurable share of the comparison).
+  std::array<std::int32_t, kMaxPgOsds> b, a;
   int nb = 0, na = 0;
   SortedCopy(before, b, &nb);
   SortedCopy(after, a, &na);
-  std::array<std::int32_t, kMaxPgOsds> left{}, arrived{};
+  std::array<std::int32_t, kMaxPgOsds> left, arrived;
   int nl = 0, nr = 0;
   int i = 0, j = 0;
   while (i < nb || j < na) {
@@ -108,38 +107,65 @@ int CountOsds(std::span<const std::int32_t> set) {
   return n;
 }
 
-// Per-OSD accumulators, indexed by OSD id.
-struct OsdTotals {
-  std::vector<OsdMovement> osds;
-  std::vector<bool> seen;
+// Per-OSD sums, indexed by OSD id: what every PG adds (16 bytes an OSD, so
+// the PG loop's random accesses stay in cache) apart from what only moving
+// PGs add.
+struct OsdCounts {
+  std::uint32_t pgs_before = 0;
+  std::uint32_t pgs_after = 0;
+  std::uint64_t used_before = 0;
+};
 
-  OsdMovement& At(std::int32_t o) {
-    const auto i = static_cast<std::size_t>(o);
-    if (i >= osds.size()) {
-      osds.resize(i + 1);
-      seen.resize(i + 1);
-    }
-    if (!seen[i]) {
-      seen[i] = true;
-      osds[i].osd = o;
-    }
-    return osds[i];
+struct OsdMoves {
+  std::uint32_t pgs_in = 0;
+  std::uint32_t pgs_out = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+};
+
+struct OsdTotals {
+  std::vector<OsdCounts> counts;
+  std::vector<OsdMoves> moves;
+
+  explicit OsdTotals(std::size_t osds = 0) : counts(osds), moves(osds) {}
+
+  OsdCounts& Counts(std::int32_t o) {
+    Grow(o);
+    return counts[static_cast<std::size_t>(o)];
+  }
+
+  OsdMoves& Moves(std::int32_t o) {
+    Grow(o);
+    return moves[static_cast<std::size_t>(o)];
+  }
+
+  // Whether any PG counted OSD i (before, after, in or out).
+  bool Seen(std::size_t i) const {
+    return i < counts.size() && (counts[i].pgs_before > 0 || counts[i].pgs_after > 0 ||
+                                 moves[i].pgs_in > 0 || moves[i].pgs_out > 0);
   }
 
   // Adds another thread's per-OSD sums (integers: the order does not matter).
   void Merge(const OsdTotals& o) {
-    for (std::size_t i = 0; i < o.osds.size(); ++i) {
-      if (!o.seen[i]) continue;
-      const OsdMovement& from = o.osds[i];
-      OsdMovement& to = At(static_cast<std::int32_t>(i));
-      to.pgs_before += from.pgs_before;
-      to.used_before += from.used_before;
-      to.pgs_after += from.pgs_after;
-      to.pgs_in += from.pgs_in;
-      to.bytes_in += from.bytes_in;
-      to.pgs_out += from.pgs_out;
-      to.bytes_out += from.bytes_out;
+    if (o.counts.size() > counts.size()) Grow(static_cast<std::int32_t>(o.counts.size() - 1));
+    for (std::size_t i = 0; i < o.counts.size(); ++i) {
+      counts[i].pgs_before += o.counts[i].pgs_before;
+      counts[i].pgs_after += o.counts[i].pgs_after;
+      counts[i].used_before += o.counts[i].used_before;
+      moves[i].pgs_in += o.moves[i].pgs_in;
+      moves[i].pgs_out += o.moves[i].pgs_out;
+      moves[i].bytes_in += o.moves[i].bytes_in;
+      moves[i].bytes_out += o.moves[i].bytes_out;
     }
+  }
+
+ private:
+  // An id above max_osd (no existing OSD) grows the tables.
+  void Grow(std::int32_t o) {
+    const auto i = static_cast<std::size_t>(o);
+    if (i < counts.size()) return;
+    counts.resize(i + 1);
+    moves.resize(i + 1);
   }
 };
 
@@ -150,6 +176,8 @@ struct PoolInputs {
   const PoolPgTable* table_after = nullptr;
   const ClusterState* state_after = nullptr;
   const PgLogTails* log_tails = nullptr;  // MovementOptions::log_tails
+  bool move_sets = true;                  // PgMove::before and after (MoveDetail)
+  internal::PoolFloor floor;              // computed beside the PGs' comparison
   // A split child starts on its parent's OSDs with an even share of its
   // data: PGs of the finer side per before PG (empty without a split).
   std::vector<std::uint32_t> family;
@@ -178,7 +206,7 @@ bool Degraded(std::span<const std::int32_t> before, const Pool& pool, const Clus
 PoolInputs MakePoolInputs(const Pool& pb, const Pool& pa, const PoolPgTable* tb,
                           const PoolPgTable* ta, const ClusterState& after,
                           const PgLogTails* log_tails) {
-  PoolInputs in{&pb, &pa, tb, ta, &after, log_tails, {}};
+  PoolInputs in{&pb, &pa, tb, ta, &after, log_tails, true, {}, {}};
   const std::uint32_t fine = std::max(pb.pg_num, pa.pg_num);
   if (fine > pb.pg_num && pb.pg_num > 0) {
     in.family.assign(pb.pg_num, 0);
@@ -216,13 +244,13 @@ void CountPg(const Pool& pb, const Pool& pa, bool ec, std::span<const std::int32
   c.bytes_total += shard_bytes * pa.size;
   for (std::size_t i = 0; i < b.size(); ++i) {
     if (crush::IsDevice(b[i]) && (ec || !SeenBefore(b, i))) {
-      OsdMovement& m = osds.At(b[i]);
+      OsdCounts& m = osds.Counts(b[i]);
       ++m.pgs_before;
       m.used_before += shard_bytes;
     }
   }
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.At(a[i]).pgs_after;
+    if (crush::IsDevice(a[i]) && (ec || !SeenBefore(a, i))) ++osds.Counts(a[i]).pgs_after;
   }
 }
 
@@ -249,10 +277,12 @@ PgMove& RecordMove(const PoolInputs& in, std::uint32_t p, std::span<const std::i
   mv.pg = PgId{in.after->id, p};
   mv.source = !b.empty() ? b[0] : kNone;
   mv.pusher = pusher;
-  mv.before.assign(b.begin(), b.end());
-  mv.after.assign(a.begin(), a.end());
-  for (int i = 0; i < d.num_moves; ++i)
-    mv.targets.push_back(d.moves[static_cast<std::size_t>(i)].second);
+  if (in.move_sets) {
+    mv.before.assign(b.begin(), b.end());
+    mv.after.assign(a.begin(), a.end());
+  }
+  mv.targets.resize(static_cast<std::size_t>(d.num_moves));
+  for (std::size_t i = 0; i < mv.targets.size(); ++i) mv.targets[i] = d.moves[i].second;
   mv.bytes_per_target = shard_bytes;
   mv.objects_per_target = size.objects;
   mv.degraded = Degraded(b, *in.after, *in.state_after);
@@ -264,13 +294,13 @@ PgMove& RecordMove(const PoolInputs& in, std::uint32_t p, std::span<const std::i
 void AddShards(std::span<const std::int32_t> b, std::span<const std::int32_t> a, const PgDelta& d,
                std::int32_t pusher, int ec_k, const PgSize& size, std::uint64_t shard_bytes,
                CompareSums& sums, MovementCounters& c) {
-  std::array<std::int32_t, kMaxPgOsds> targets{};
+  std::array<std::int32_t, kMaxPgOsds> targets;  // [0, num_moves) set
   for (int i = 0; i < d.num_moves; ++i) {
     const auto [from, to] = d.moves[static_cast<std::size_t>(i)];
     ++c.shards_moved;
     c.objects_to_move += size.objects;
     c.bytes_to_move += shard_bytes;
-    OsdMovement& t = sums.osds.At(to);
+    OsdMoves& t = sums.osds.Moves(to);
     ++t.pgs_in;
     t.bytes_in += shard_bytes;
     for (DomainIndex& di : sums.domains) di.Add(from, to, shard_bytes);
@@ -290,17 +320,20 @@ void AddShards(std::span<const std::int32_t> b, std::span<const std::int32_t> a,
 // Every before member absent afterwards gives its copy up, paired or not.
 void AddLeaving(bool ec, std::span<const std::int32_t> b, std::span<const std::int32_t> a,
                 std::uint64_t shard_bytes, OsdTotals& osds, PgMove* move) {
+  std::array<std::int32_t, kMaxPgOsds> leaving;  // [0, n) set
+  std::size_t n = 0;
   for (std::size_t i = 0; i < b.size(); ++i) {
     const std::int32_t o = b[i];
     if (!crush::IsDevice(o) || (!ec && SeenBefore(b, i))) continue;
     const bool kept =
         ec ? (i < a.size() && a[i] == o) : std::find(a.begin(), a.end(), o) != a.end();
     if (kept) continue;
-    OsdMovement& m = osds.At(o);
+    OsdMoves& m = osds.Moves(o);
     ++m.pgs_out;
     m.bytes_out += shard_bytes;
-    if (move != nullptr) move->leaving.push_back(o);
+    leaving[n++] = o;
   }
+  if (move != nullptr) move->leaving.assign(leaving.begin(), leaving.begin() + n);
 }
 
 // Compares PGs [begin, end) of one pool (of its finer side), adding to
@@ -314,19 +347,23 @@ MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer
   const bool ec = !pa.CanShiftOsds();
   const std::uint64_t k = ec && pa.ec_k > 0 ? pa.ec_k : 1;
   const std::vector<std::uint32_t>& family = in.family;
+  internal::PgSizer::Cursor sizes(sizer, pb);
   PgDelta d;
   for (std::uint32_t p = begin; p < end; ++p) {
     const std::uint32_t bp = p < pb.pg_num ? p : pb.FoldPs(p);
     const std::uint32_t ap = p < pa.pg_num ? p : pa.FoldPs(p);
     const std::span<const std::int32_t> b = in.table_before->Up(bp);
     const std::span<const std::int32_t> a = in.table_after->Up(ap);
-    PgSize size = sizer.Size(pb, bp);
+    PgSize size = sizes.Size(bp);
     if (!family.empty()) {
       size.objects /= family[bp];
       size.bytes /= family[bp];
     }
     const std::uint64_t shard_bytes = size.bytes / k;
-    if (ec) {
+    if (std::equal(b.begin(), b.end(), a.begin(), a.end())) {
+      d.remapped = false;  // most PGs: the same set, nothing to sort
+      d.num_moves = 0;
+    } else if (ec) {
       ComparePositions(b, a, &d);
     } else {
       CompareReplicated(b, a, &d);
@@ -369,29 +406,6 @@ void MovementCounters::Add(const MovementCounters& o) {
   minimum_to_move += o.minimum_to_move;
 }
 
-absl::Status CheckComparable(const ClusterState& before, const ClusterState& after) {
-  if (!before.fsid.empty() && !after.fsid.empty() && before.fsid != after.fsid) {
-    return absl::InvalidArgumentError(absl::StrCat("the states are of different clusters (fsid ",
-                                                   before.fsid, " vs ", after.fsid, ")"));
-  }
-  std::vector<std::int64_t> only_before, only_after;
-  for (const auto& [id, p] : before.pools) {
-    if (!after.pools.contains(id)) only_before.push_back(id);
-  }
-  for (const auto& [id, p] : after.pools) {
-    if (!before.pools.contains(id)) only_after.push_back(id);
-  }
-  if (!only_before.empty() || !only_after.empty()) {
-    std::string msg = "the states have different pools";
-    if (!only_before.empty())
-      absl::StrAppend(&msg, "; only before: ", absl::StrJoin(only_before, ","));
-    if (!only_after.empty())
-      absl::StrAppend(&msg, "; only after: ", absl::StrJoin(only_after, ","));
-    return absl::InvalidArgumentError(msg + " (are they of the same cluster?)");
-  }
-  return absl::OkStatus();
-}
-
 namespace {
 
 // One chunk of a pool's PGs compared on one thread: its counters and moves
@@ -401,6 +415,27 @@ struct CompareChunk {
   std::uint32_t begin = 0, end = 0;
   MovementCounters counters;
   std::vector<PgMove> moves;
+};
+
+// Moves per PG so far, over every thread: a chunk reserves about what it
+// will need, so its moves are not copied and paged in again at each growth
+// (the result does not depend on it).
+class MoveRate {
+ public:
+  std::size_t Expect(std::uint32_t pgs) const {
+    const std::uint64_t seen = pgs_.load(std::memory_order_relaxed);
+    if (seen == 0) return 0;
+    const std::uint64_t moves = moves_.load(std::memory_order_relaxed);
+    return static_cast<std::size_t>(moves * pgs / seen + moves * pgs / seen / 16 + 16);
+  }
+
+  void Add(std::uint64_t pgs, std::uint64_t moves) {
+    pgs_.fetch_add(pgs, std::memory_order_relaxed);
+    moves_.fetch_add(moves, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<std::uint64_t> pgs_{0}, moves_{0};
 };
 
 // The pools both states and both tables have, as comparison inputs.
@@ -439,6 +474,9 @@ void MergePools(const ClusterState& sb, const ClusterState& sa,
                 const std::vector<PoolInputs>& pools, std::vector<CompareChunk>& chunks,
                 Movement& m) {
   const bool bytes_known = m.bytes_source != BytesSource::kUnknown;
+  std::size_t moves = 0;
+  for (const CompareChunk& c : chunks) moves += c.moves.size();
+  m.moves.reserve(moves);
   std::size_t next = 0;
   for (std::size_t i = 0; i < pools.size(); ++i) {
     const PoolInputs& in = pools[i];
@@ -447,7 +485,7 @@ void MergePools(const ClusterState& sb, const ClusterState& sa,
       c.Add(chunks[next].counters);
       for (PgMove& mv : chunks[next].moves) m.moves.push_back(std::move(mv));
     }
-    internal::SetMinimum(sb, sa, *in.before, *in.after, bytes_known, &c);
+    internal::SetMinimum(sb, sa, *in.before, *in.after, in.floor, bytes_known, &c);
     m.totals.Add(c);
     m.pools.push_back(std::move(c));
   }
@@ -458,12 +496,24 @@ void MergePools(const ClusterState& sb, const ClusterState& sa,
 
 // The per-OSD sums into `m`: every OSD that exists before or after, also
 // those that hold no PG (the report's fill chart shows all of them).
-void SetOsds(const ClusterState& sb, const ClusterState& sa, OsdTotals& osds, Movement& m) {
-  for (std::int32_t o = 0; o < std::max(sb.max_osd(), sa.max_osd()); ++o) {
-    if (sb.Exists(o) || sa.Exists(o)) osds.At(o);
-  }
-  for (std::size_t i = 0; i < osds.osds.size(); ++i) {
-    if (osds.seen[i]) m.osds.push_back(std::move(osds.osds[i]));
+void SetOsds(const ClusterState& sb, const ClusterState& sa, const OsdTotals& osds, Movement& m) {
+  const std::size_t n =
+      std::max(osds.counts.size(), static_cast<std::size_t>(std::max(sb.max_osd(), sa.max_osd())));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto o = static_cast<std::int32_t>(i);
+    if (!osds.Seen(i) && !sb.Exists(o) && !sa.Exists(o)) continue;
+    OsdMovement& to = m.osds.emplace_back();
+    to.osd = o;
+    if (i >= osds.counts.size()) continue;
+    const OsdCounts& c = osds.counts[i];
+    const OsdMoves& mv = osds.moves[i];
+    to.pgs_before = c.pgs_before;
+    to.used_before = c.used_before;
+    to.pgs_after = c.pgs_after;
+    to.pgs_in = mv.pgs_in;
+    to.bytes_in = mv.bytes_in;
+    to.pgs_out = mv.pgs_out;
+    to.bytes_out = mv.bytes_out;
   }
   internal::FillCapacity(sb, sa, m.bytes_source != BytesSource::kUnknown, &m.osds);
 }
@@ -472,6 +522,15 @@ void SetOsds(const ClusterState& sb, const ClusterState& sa, OsdTotals& osds, Mo
 
 Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
                              const PgTable& ta, const MovementOptions& options) {
+  return internal::CompareMapped(
+      sb, sa, tb, ta, options,
+      options.keep_moves ? internal::MoveDetail::kFull : internal::MoveDetail::kNone);
+}
+
+namespace internal {
+
+Movement CompareMapped(const ClusterState& sb, const ClusterState& sa, const PgTable& tb,
+                       const PgTable& ta, const MovementOptions& options, MoveDetail detail) {
   Movement m;
   m.epoch_before = sb.epoch;
   m.epoch_after = sa.epoch;
@@ -484,21 +543,32 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
       empty.domains.push_back(std::move(*di));
     }
   }
-  const std::vector<PoolInputs> pools = PoolsToCompare(sb, sa, tb, ta, options);
+  empty.osds = OsdTotals(static_cast<std::size_t>(std::max(sb.max_osd(), sa.max_osd())));
+  std::vector<PoolInputs> pools = PoolsToCompare(sb, sa, tb, ta, options);
+  for (PoolInputs& in : pools) in.move_sets = detail == MoveDetail::kFull;
   // PGs in chunks on all threads: the sums per thread, the counters and
   // moves per chunk.
   std::vector<CompareChunk> chunks = CompareChunks(pools);
-  const int threads =
-      std::max(1, static_cast<int>(std::min<std::size_t>(
-                      static_cast<std::size_t>(ResolveThreads(options.threads)), chunks.size())));
+  const int threads = std::max(1, static_cast<int>(std::min<std::size_t>(
+                                      static_cast<std::size_t>(ResolveThreads(options.threads)),
+                                      chunks.size() + pools.size())));
   std::vector<CompareSums> sums(static_cast<std::size_t>(threads), empty);
-  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
-    CompareChunk& c = chunks[i];
+  MoveRate rate;
+  // Each pool's floor first (from the states alone), then the PGs.
+  util::ForEachChunk(pools.size() + chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    if (i < pools.size()) {
+      PoolInputs& in = pools[i];
+      in.floor = ComputePoolFloor(sb, sa, *in.before, *in.after);
+      return;
+    }
+    CompareChunk& c = chunks[i - pools.size()];
+    if (detail != MoveDetail::kNone) c.moves.reserve(rate.Expect(c.end - c.begin));
     c.counters =
         ComparePgs(pools[c.pool], sizer, c.begin, c.end, sums[static_cast<std::size_t>(slot)],
-                   options.keep_moves ? &c.moves : nullptr);
+                   detail != MoveDetail::kNone ? &c.moves : nullptr);
+    rate.Add(c.end - c.begin, c.moves.size());
   });
-  OsdTotals osds;
+  OsdTotals& osds = empty.osds;
   std::vector<DomainIndex> domains = std::move(empty.domains);
   std::vector<DomainIndex> traffic = std::move(empty.traffic);
   for (const CompareSums& t : sums) {
@@ -514,65 +584,6 @@ Movement CompareMappedStates(const ClusterState& sb, const ClusterState& sa, con
   return m;
 }
 
-absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after) {
-  return OpenSessionPair(std::move(before), std::move(after), nullptr);
-}
-
-absl::StatusOr<SessionPair> OpenSessionPair(ClusterState before, ClusterState after,
-                                            std::shared_ptr<const crush::CrushMap> after_map) {
-  if (absl::Status s = CheckComparable(before, after); !s.ok()) return s;
-  auto sb = MappingSession::Create(std::move(before));
-  if (!sb.ok()) {
-    return absl::Status(sb.status().code(), absl::StrCat("before: ", sb.status().message()));
-  }
-  auto sa = after_map != nullptr ? MappingSession::Create(std::move(after), std::move(after_map))
-                                 : MappingSession::Create(std::move(after));
-  if (!sa.ok()) {
-    return absl::Status(sa.status().code(), absl::StrCat("after: ", sa.status().message()));
-  }
-  return SessionPair{*std::move(sb), *std::move(sa)};
-}
-
-MappedChange MapSessions(SessionPair sessions, const MovementOptions& options) {
-  std::uint64_t all = 0;
-  for (const auto& [id, p] : sessions.before->state().pools) all += p.pg_num;
-  for (const auto& [id, p] : sessions.after->state().pools) all += p.pg_num;
-  MapAllOptions mo;
-  mo.threads = options.threads;
-  mo.acting = false;
-  if (options.progress)
-    mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
-  auto tables =
-      std::make_shared<const PgTablePair>(MapAllPgsPaired(*sessions.before, *sessions.after, mo));
-  return MappedChange{std::move(sessions.before), std::move(sessions.after), std::move(tables)};
-}
-
-absl::StatusOr<MappedChange> MapChange(ClusterState before, ClusterState after,
-                                       const MovementOptions& options,
-                                       std::shared_ptr<const crush::CrushMap> after_map) {
-  auto sessions = OpenSessionPair(std::move(before), std::move(after), std::move(after_map));
-  if (!sessions.ok()) return sessions.status();
-  return MapSessions(*std::move(sessions), options);
-}
-
-Movement CompareChange(const MappedChange& change, const MovementOptions& options) {
-  return CompareMappedStates(change.before->state(), change.after->state(), change.tables->before,
-                             change.tables->after, options);
-}
-
-absl::StatusOr<Movement> DiffStates(ClusterState before, ClusterState after,
-                                    const MovementOptions& options) {
-  absl::StatusOr<MappedChange> mapped = MapChange(std::move(before), std::move(after), options);
-  if (!mapped.ok()) return mapped.status();
-  return CompareChange(*mapped, options);
-}
-
-absl::StatusOr<ClusterState> WithCrushMap(const ClusterState& state, std::string crush_bytes) {
-  absl::StatusOr<crush::MapModel> model = crush::DecodeCrushMap(crush_bytes);
-  if (!model.ok()) return model.status();
-  ClusterState out = state;
-  out.crush = *std::move(model);
-  return out;
-}
+}  // namespace internal
 
 }  // namespace crushkit::osdmap

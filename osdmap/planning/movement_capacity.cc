@@ -51,6 +51,22 @@ PgSize PgSizer::Size(const Pool& pool, std::uint32_t ps) const {
   return {};
 }
 
+PgSizer::Cursor::Cursor(const PgSizer& sizer, const Pool& pool) : sizer_(sizer), pool_(pool) {}
+
+PgSize PgSizer::Cursor::Size(std::uint32_t ps) {
+  if (sizer_.source_ != BytesSource::kPgStats) return sizer_.Size(pool_, ps);
+  const std::map<PgId, PgStat>& stats = sizer_.state_.pg_stats;
+  const PgId id{pool_.id, ps};
+  if (!positioned_ || ps != expect_) next_ = stats.lower_bound(id);
+  positioned_ = true;
+  expect_ = ps + 1;
+  // next_ is the first entry at or after `id`; after this PG, the first at
+  // or after the next one.
+  if (next_ == stats.end() || next_->first != id) return {};
+  const PgStat& st = (next_++)->second;
+  return {st.num_objects, st.num_bytes + st.num_omap_bytes};
+}
+
 std::map<std::int32_t, double> ExpectedShares(const ClusterState& state, const Pool& pool) {
   std::map<std::int32_t, double> shares;
   const crush::MapModel& map = state.crush;
@@ -77,32 +93,50 @@ LevelShares SharesByLevel(const crush::MapModel& map,
   LevelShares out;
   const auto osd_type = map.type_names.find(0);
   const std::string osd_level = osd_type == map.type_names.end() ? "osd" : osd_type->second;
-  // Each OSD's chain of (level, bucket name), then "(none)" for the levels
-  // it lacks, so an OSD leaving every rack still counts at the rack level.
-  std::vector<std::pair<double, std::map<std::string, std::string>>> chains;
-  std::set<std::string> levels;
+  // Each OSD's ancestors, nearest first, one per level (bucket type), as
+  // (type, bucket) ids: the levels an OSD lacks count it under "(none)",
+  // so an OSD leaving every rack still counts at the rack level.
+  std::vector<std::vector<std::pair<int, std::int32_t>>> chains;
+  chains.reserve(shares.size());
+  std::map<int, const std::string*> levels;  // type id -> its name
+  std::map<std::string, double>& osds = out[osd_level];
   for (const auto& [osd, share] : shares) {
-    std::map<std::string, std::string> chain;
+    std::vector<std::pair<int, std::int32_t>>& chain = chains.emplace_back();
     std::int32_t cur = osd;
     for (int guard = 0; guard < 1000; ++guard) {  // a cycle cannot hang the report
       auto p = anc.parents().find(cur);
       if (p == anc.parents().end()) break;
       cur = p->second;
       const crush::Bucket* b = map.FindBucket(cur);
-      auto name = map.item_names.find(cur);
       auto type = b == nullptr ? map.type_names.end() : map.type_names.find(b->type);
-      if (name == map.item_names.end() || type == map.type_names.end()) continue;
-      chain.emplace(type->second, name->second);
-      levels.insert(type->second);
+      if (type == map.type_names.end() || !map.item_names.contains(cur)) continue;
+      const auto same = [&](const auto& e) { return e.first == b->type; };
+      if (std::none_of(chain.begin(), chain.end(), same)) chain.emplace_back(b->type, cur);
+      levels.emplace(b->type, &type->second);
     }
-    out[osd_level][absl::StrCat("osd.", osd)] += share;
-    chains.emplace_back(share, std::move(chain));
+    osds[absl::StrCat("osd.", osd)] += share;
   }
-  for (const auto& [share, chain] : chains) {
-    for (const std::string& level : levels) {
-      auto it = chain.find(level);
-      out[level][it == chain.end() ? "(none)" : it->second] += share;
+  // Per level, each bucket's sum over its OSDs in id order (the order the
+  // shares are added in does not change with the way they are indexed).
+  for (const auto& [type, name] : levels) {
+    std::map<std::int32_t, double> sums;
+    double none = 0;
+    bool any_none = false;
+    std::size_t i = 0;
+    for (const auto& [osd, share] : shares) {
+      const std::vector<std::pair<int, std::int32_t>>& chain = chains[i++];
+      auto it =
+          std::find_if(chain.begin(), chain.end(), [&](const auto& e) { return e.first == type; });
+      if (it == chain.end()) {
+        none += share;
+        any_none = true;
+      } else {
+        sums[it->second] += share;
+      }
     }
+    std::map<std::string, double>& level = out[*name];
+    for (const auto& [id, sum] : sums) level[map.item_names.at(id)] += sum;
+    if (any_none) level["(none)"] += none;
   }
   return out;
 }
@@ -179,16 +213,24 @@ std::string NoFloorReason(const ClusterState& before, const ClusterState& after,
 
 }  // namespace
 
-void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
-                const Pool& pool_after, bool bytes_known, MovementCounters* c) {
+PoolFloor ComputePoolFloor(const ClusterState& before, const ClusterState& after,
+                           const Pool& pool_before, const Pool& pool_after) {
   const auto sb = ExpectedShares(before, pool_before);
   const auto sa = ExpectedShares(after, pool_after);
+  PoolFloor f;
+  f.share =
+      MinimumShareMoved(SharesByLevel(before.crush, sb), SharesByLevel(after.crush, sa), &f.level);
+  return f;
+}
+
+void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
+                const Pool& pool_after, const PoolFloor& floor, bool bytes_known,
+                MovementCounters* c) {
   // The same data before and after: what the pool stores, in the unit moved.
   const double amount =
       bytes_known ? static_cast<double>(c->bytes_total) : static_cast<double>(c->shards_total);
-  c->minimum_to_move = MinimumShareMoved(SharesByLevel(before.crush, sb),
-                                         SharesByLevel(after.crush, sa), &c->minimum_level) *
-                       amount;
+  c->minimum_to_move = floor.share * amount;
+  c->minimum_level = floor.level;
   // Copies a size increase adds are written somewhere whatever the shares.
   if (pool_after.size > pool_before.size && pool_after.size > 0) {
     const double added = amount * (pool_after.size - pool_before.size) / pool_after.size;

@@ -23,9 +23,10 @@ std::map<std::int32_t, std::int32_t> Parents(const crush::MapModel& map) {
   return parent;
 }
 
-// OSD id -> domain index for every device of `map`, adding names as found.
+// OSD id -> domain index for every device of `map`, adding names as found
+// (`known`: name -> index of `names`).
 std::vector<int> IndexOsds(const crush::MapModel& map, const std::string& type,
-                           std::vector<std::string>& names) {
+                           std::vector<std::string>& names, std::map<std::string, int>& known) {
   std::vector<int> index;
   const Ancestry anc(map);
   const std::optional<int> type_id = anc.TypeId(type);
@@ -34,12 +35,11 @@ std::vector<int> IndexOsds(const crush::MapModel& map, const std::string& type,
     if (item < 0) continue;
     const std::string* name = anc.Find(item, *type_id);
     if (name == nullptr) continue;
-    auto pos = std::find(names.begin(), names.end(), *name);
-    const int idx = static_cast<int>(pos - names.begin());
-    if (pos == names.end()) names.push_back(*name);
+    const auto [pos, added] = known.emplace(*name, static_cast<int>(names.size()));
+    if (added) names.push_back(*name);
     if (static_cast<std::size_t>(item) >= index.size())
       index.resize(static_cast<std::size_t>(item) + 1, -1);
-    index[static_cast<std::size_t>(item)] = idx;
+    index[static_cast<std::size_t>(item)] = pos->second;
   }
   return index;
 }
@@ -93,25 +93,40 @@ std::optional<DomainIndex> DomainIndex::Make(const ClusterState& before, const C
                                              const std::string& type) {
   DomainIndex d;
   d.type_ = type;
-  d.before_ = IndexOsds(before.crush, type, d.names_);
-  d.after_ = IndexOsds(after.crush, type, d.names_);
+  std::map<std::string, int> known;
+  d.before_ = IndexOsds(before.crush, type, d.names_, known);
+  d.after_ = IndexOsds(after.crush, type, d.names_, known);
   if (d.before_.empty() && d.after_.empty()) return std::nullopt;
+  d.side_ = d.names_.size() + 2;
   return d;
+}
+
+DomainIndex::Counts& DomainIndex::Cell(int from, int to) {
+  if (side_ * side_ > kMaxDenseCells) return sparse_[{from, to}];
+  // Allocated on the first shard: most copies of an index (one per
+  // comparing thread and matrix) see some, but not all.
+  if (dense_.empty()) dense_.resize(side_ * side_);
+  return dense_[static_cast<std::size_t>(from + 2) * side_ + static_cast<std::size_t>(to + 2)];
 }
 
 void DomainIndex::Add(std::int32_t from, std::int32_t to, std::uint64_t bytes) {
   const int f = from == crush::kItemNone ? -2 : Lookup(before_, from);
-  const int t = Lookup(after_, to);
-  DomainCell& c = cells_[{f, t}];
+  Counts& c = Cell(f, Lookup(after_, to));
   ++c.shards;
   c.bytes += bytes;
 }
 
 void DomainIndex::Merge(const DomainIndex& other) {
-  for (const auto& [key, cell] : other.cells_) {
-    DomainCell& c = cells_[key];
+  for (const auto& [key, cell] : other.sparse_) {
+    Counts& c = sparse_[key];
     c.shards += cell.shards;
     c.bytes += cell.bytes;
+  }
+  if (other.dense_.empty()) return;
+  if (dense_.empty()) dense_.resize(side_ * side_);
+  for (std::size_t i = 0; i < dense_.size(); ++i) {
+    dense_[i].shards += other.dense_[i].shards;
+    dense_[i].bytes += other.dense_[i].bytes;
   }
 }
 
@@ -123,10 +138,13 @@ DomainMatrix DomainIndex::Finish() {
     if (i < 0) return kUnplaced;
     return names_[static_cast<std::size_t>(i)];
   };
-  for (auto& [key, cell] : cells_) {
-    cell.from = name(key.first);
-    cell.to = name(key.second);
-    m.cells.push_back(cell);
+  auto add = [&](int from, int to, const Counts& c) {
+    m.cells.push_back(DomainCell{name(from), name(to), c.shards, c.bytes});
+  };
+  for (const auto& [key, c] : sparse_) add(key.first, key.second, c);
+  for (std::size_t i = 0; i < dense_.size(); ++i) {
+    if (dense_[i].shards == 0) continue;
+    add(static_cast<int>(i / side_) - 2, static_cast<int>(i % side_) - 2, dense_[i]);
   }
   std::sort(m.cells.begin(), m.cells.end(), [](const DomainCell& a, const DomainCell& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;

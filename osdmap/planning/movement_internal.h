@@ -1,6 +1,7 @@
 // Pieces of osdmap/planning/movement.cc, each with one job: PG sizes, failure-domain
-// matrices, capacity and fill, the theoretical minimum and risks. Private to
-// the movement report; not installed.
+// matrices, capacity and fill, the theoretical minimum and risks; the
+// comparison with its moves' detail chosen (the planner). Private to the
+// movement report and the planner; not installed.
 #ifndef CRUSHKIT_OSDMAP_PLANNING_MOVEMENT_INTERNAL_H_
 #define CRUSHKIT_OSDMAP_PLANNING_MOVEMENT_INTERNAL_H_
 
@@ -33,6 +34,23 @@ class PgSizer {
 
   PgSize Size(const Pool& pool, std::uint32_t ps) const;
 
+  // Size() of one pool's PGs asked in increasing order mostly: the next
+  // pg_stats entry is where the last one left off. Cost: O(1) per PG in
+  // order, O(log PGs) otherwise (Size() is O(log PGs) always).
+  class Cursor {
+   public:
+    Cursor(const PgSizer& sizer, const Pool& pool);
+    PgSize Size(std::uint32_t ps);
+
+   private:
+    const PgSizer& sizer_;
+    const Pool& pool_;
+    // lower_bound of {pool, expect_} in pg_stats while expect_ is valid.
+    std::map<PgId, PgStat>::const_iterator next_;
+    std::uint32_t expect_ = 0;
+    bool positioned_ = false;
+  };
+
  private:
   const ClusterState& state_;
   BytesSource source_;
@@ -45,6 +63,7 @@ class DomainIndex {
   // nullopt if neither map defines `type`.
   static std::optional<DomainIndex> Make(const ClusterState& before, const ClusterState& after,
                                          const std::string& type);
+  // Cost: O(1) (one matrix cell), O(log cells) above kMaxDenseCells.
   void Add(std::int32_t from, std::int32_t to, std::uint64_t bytes);
   // Adds the cells of `other`, a copy of this index filled elsewhere (one
   // thread's share of a comparison).
@@ -52,10 +71,24 @@ class DomainIndex {
   DomainMatrix Finish();
 
  private:
+  struct Counts {
+    std::uint32_t shards = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  // Domains + "(new)" + "(none)" squared up to this many cells are one
+  // dense matrix (4 MiB: 510 domains); more go in a map.
+  static constexpr std::size_t kMaxDenseCells = std::size_t{1} << 18;
+
+  // The cell of (from, to) domain indexes, -2 and -1 included.
+  Counts& Cell(int from, int to);
+
   std::string type_;
-  std::vector<std::string> names_;   // domain index -> name
-  std::vector<int> before_, after_;  // OSD id -> domain index (-1: none)
-  std::map<std::pair<int, int>, DomainCell> cells_;
+  std::vector<std::string> names_;                // domain index -> name
+  std::vector<int> before_, after_;               // OSD id -> domain index (-1: none)
+  std::size_t side_ = 0;                          // names_.size() + 2
+  std::vector<Counts> dense_;                     // side_ x side_ once a cell is added
+  std::map<std::pair<int, int>, Counts> sparse_;  // above kMaxDenseCells
 };
 
 // One remapped PG's backfill, as the traffic matrices see it.
@@ -119,10 +152,23 @@ LevelShares SharesByLevel(const crush::MapModel& map, const std::map<std::int32_
 // noise (Ceph's rule weights are floats) and counts as 0.
 double MinimumShareMoved(const LevelShares& before, const LevelShares& after, std::string* level);
 
-// Sets c->minimum_to_move, minimum_level, amplification and, when the
-// amplification means nothing, amplification_note.
+// A pool's floor as a share of its data, and the level it comes from:
+// MinimumShareMoved of both states' expected shares. From the states alone
+// (not the PGs), so it is computed while the PGs are compared.
+struct PoolFloor {
+  double share = 0;
+  std::string level;
+};
+
+PoolFloor ComputePoolFloor(const ClusterState& before, const ClusterState& after,
+                           const Pool& pool_before, const Pool& pool_after);
+
+// Sets c->minimum_to_move (`floor` x the pool's data), minimum_level,
+// amplification and, when the amplification means nothing,
+// amplification_note.
 void SetMinimum(const ClusterState& before, const ClusterState& after, const Pool& pool_before,
-                const Pool& pool_after, bool bytes_known, MovementCounters* c);
+                const Pool& pool_after, const PoolFloor& floor, bool bytes_known,
+                MovementCounters* c);
 
 // Totals over `pools` (after MovementCounters::Add): the amplification of
 // the pools that have a floor, and the note when none has.
@@ -134,6 +180,17 @@ void FillCapacity(const ClusterState& before, const ClusterState& after, bool by
                   std::vector<OsdMovement>* osds);
 
 MovementRisks AssessRisks(const ClusterState& after, const Movement& m);
+
+// What Movement::moves carries: nothing, what the backfill schedule and the
+// fill timeline read (every field but `before` and `after`: the planner's
+// moves when no PG list is printed), or everything (keep_moves).
+enum class MoveDetail { kNone, kForSchedule, kFull };
+
+// CompareMappedStates (movement.h) with the moves as `detail` says
+// (options.keep_moves is not read).
+Movement CompareMapped(const ClusterState& before, const ClusterState& after,
+                       const PgTable& table_before, const PgTable& table_after,
+                       const MovementOptions& options, MoveDetail detail);
 
 }  // namespace crushkit::osdmap::internal
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "crush/codec.h"
+#include "osdmap/planning/movement_internal.h"
 #include "osdmap/planning/movement_report.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/osdmap_state.h"
@@ -276,6 +277,68 @@ TEST(MovementTest, SummarySaysWhatAFillPast100PercentMeans) {
   report.movement.risks.osds.resize(1);
   report.movement.risks.osds[0].fill_after = 0.95;
   EXPECT_THAT(ReportSummary(report), Not(HasSubstr("past 100%")));
+}
+
+// The failure-domain matrix as two threads fill it, against a map of the
+// same shards: dense (30 hosts) and, past 510 domains, a map (600 hosts).
+TEST(MovementTest, DomainMatrixSumsEveryShardWhateverItsStorage) {
+  for (const int hosts : {30, 600}) {
+    const ClusterState s = crush_testing::MakeTestState({.hosts = hosts});
+    std::optional<internal::DomainIndex> index = internal::DomainIndex::Make(s, s, "host");
+    ASSERT_TRUE(index.has_value());
+    internal::DomainIndex one = *index, two = *index;
+    std::map<std::pair<std::string, std::string>, std::pair<std::uint32_t, std::uint64_t>> want;
+    const auto name = [&](std::int32_t o) {
+      if (o == crush::kItemNone) return std::string("(new)");
+      return o < hosts ? "host" + std::to_string(o) : std::string("(none)");
+    };
+    for (int i = 0; i < 5000; ++i) {
+      // OSD ids past the map (hosts + 3) have no host.
+      const std::int32_t from = i % 7 == 0 ? crush::kItemNone : (i * 37) % (hosts + 3);
+      const std::int32_t to = (i * 11 + 5) % (hosts + 3);
+      const std::uint64_t bytes = 100 + static_cast<std::uint64_t>(i % 13);
+      (i % 2 == 0 ? one : two).Add(from, to, bytes);
+      auto& [shards, sum] = want[{name(from), name(to)}];
+      ++shards;
+      sum += bytes;
+    }
+    one.Merge(two);
+    const DomainMatrix m = one.Finish();
+    EXPECT_EQ(m.type, "host");
+    EXPECT_EQ(m.names.size(), static_cast<std::size_t>(hosts));
+    ASSERT_EQ(m.cells.size(), want.size()) << hosts << " hosts";
+    for (std::size_t i = 0; i < m.cells.size(); ++i) {
+      const DomainCell& c = m.cells[i];
+      const auto it = want.find({c.from, c.to});
+      ASSERT_NE(it, want.end()) << c.from << " -> " << c.to;
+      EXPECT_EQ(c.shards, it->second.first) << c.from << " -> " << c.to;
+      EXPECT_EQ(c.bytes, it->second.second) << c.from << " -> " << c.to;
+      if (i > 0) {
+        EXPECT_GE(m.cells[i - 1].bytes, c.bytes);  // largest first
+      }
+    }
+  }
+}
+
+// PG sizes asked in order, out of order and for PGs without stats.
+TEST(MovementTest, PgSizeCursorAgreesWithTheLookup) {
+  ClusterState s = MakeState();
+  for (std::uint32_t ps = 0; ps < 40; ++ps) {
+    if (ps % 3 != 1) s.pg_stats[PgId{kRep, ps}] = PgStat{ps, 1000 + ps, ps % 2};
+  }
+  s.pg_stats[PgId{kEc, 0}] = PgStat{7, 7, 7};
+  const internal::PgSizer sizer(s);
+  const Pool& pool = s.pools.at(kRep);
+  internal::PgSizer::Cursor cursor(sizer, pool);
+  for (const std::uint32_t ps : {0u, 1u, 2u, 3u, 4u, 9u, 10u, 5u, 6u, 38u, 39u, 40u, 41u, 0u}) {
+    const internal::PgSize want = sizer.Size(pool, ps);
+    const internal::PgSize got = cursor.Size(ps);
+    EXPECT_EQ(got.objects, want.objects) << ps;
+    EXPECT_EQ(got.bytes, want.bytes) << ps;
+  }
+  EXPECT_EQ(cursor.Size(2).bytes, 1002u + 0u);
+  EXPECT_EQ(cursor.Size(3).bytes, 1003u + 1u);
+  EXPECT_EQ(cursor.Size(4).bytes, 0u);  // 4 % 3 == 1: no stats
 }
 
 }  // namespace

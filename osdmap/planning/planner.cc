@@ -16,6 +16,7 @@
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/planning/change_warnings.h"
 #include "osdmap/planning/fill_capacity.h"
+#include "osdmap/planning/movement_internal.h"
 
 namespace crushkit::osdmap {
 
@@ -189,7 +190,13 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   out.mapped = *std::move(mapped);
   report.mappings_diverged_from_ceph =
       out.mapped.tables->before.diverged_from_ceph + out.mapped.tables->after.diverged_from_ceph;
-  Movement m = CompareChange(out.mapped, movement);
+  // The PG sets of a move are printed only when the caller keeps the moves.
+  const internal::MoveDetail detail = options.movement.keep_moves ? internal::MoveDetail::kFull
+                                      : moves ? internal::MoveDetail::kForSchedule
+                                              : internal::MoveDetail::kNone;
+  Movement m = internal::CompareMapped(out.mapped.before->state(), out.mapped.after->state(),
+                                       out.mapped.tables->before, out.mapped.tables->after,
+                                       movement, detail);
   // Only the staged plan and the upmap way go on from the mapped change:
   // without them its two PG tables (~44 MiB at 1,280,000 PGs) are given
   // back before the simulation.
