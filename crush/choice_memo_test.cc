@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 
 #include "crush/builder.h"
+#include "crush/hash.h"
 #include "crush/map.h"
 #include "crush/mapper.h"
 #include "crush/model.h"
@@ -675,6 +676,48 @@ TEST(ChoiceLogTest, ReplayIgnoresAnotherInputAnotherChooseArgsKeyAndForeignMaps)
   rep.ClearMemo();
   DoRule(b, crush_testing::kReplicatedRule, 11, rw, rep, out);
   EXPECT_EQ(rep.memo_hits(), 0u);
+}
+
+// Ties as Ceph breaks them: the first item of the largest draw. Two hosts
+// of one huge weight draw alike for every x whose hashes agree; host0 won
+// nothing on A (half the weight), so on B the replay must give host0, the
+// changed item, over the recorded winner host1 at an equal draw (the
+// random maps above rarely tie: dropping the index rule passes them).
+TEST(ChoiceLogTest, EqualDrawGoesToTheLowerIndexAsInCeph) {
+  constexpr Weight kHuge = 0x7fff0000;
+  crush_testing::ClusterSpec spec;
+  spec.hosts = 2;
+  spec.osds_per_host = 1;
+  spec.osd_weights = {kHuge / 2, kHuge};
+  const CrushMap a = crush_testing::MakeCluster(spec);
+  spec.osd_weights = {kHuge, kHuge};
+  const CrushMap b = crush_testing::MakeCluster(spec);
+  const ChoiceDelta delta(a, b);
+  ASSERT_TRUE(delta.SlotChanged(0));
+  const std::vector<Weight> rw(2, kWeightOne);
+  ChoiceLog log;
+  Workspace rec(a, 1), rep(b, 1), plain(b, 1);
+  rec.RecordChoicesInto(&log);
+  int ties = 0;
+  for (std::uint32_t x = 0; x < (1u << 22); ++x) {
+    const ItemId host0 = -2, host1 = -3;
+    if ((Hash32_3(x, static_cast<std::uint32_t>(host0), 0) & 0xffffu) !=
+        (Hash32_3(x, static_cast<std::uint32_t>(host1), 0) & 0xffffu)) {
+      continue;
+    }
+    ++ties;
+    ItemId oa[1], ob[1], op[1];
+    ASSERT_EQ(DoRule(a, crush_testing::kReplicatedRule, x, rw, rec, oa), 1);
+    ASSERT_EQ(oa[0], 1) << x;  // host1's OSD: host0 weighs half
+    const std::vector<RecordedChoice> kept(log.choices().begin(), log.choices().end());
+    rep.ReplayChoices(&delta, kept, x, log.args_key());
+    ASSERT_EQ(DoRule(b, crush_testing::kReplicatedRule, x, rw, rep, ob), 1);
+    ASSERT_EQ(DoRule(b, crush_testing::kReplicatedRule, x, rw, plain, op), 1);
+    ASSERT_EQ(op[0], 0) << x;  // the tie goes to host0
+    ASSERT_EQ(ob[0], op[0]) << x;
+    ASSERT_GT(rep.memo_hits(), 0u);
+  }
+  EXPECT_GT(ties, 20);
 }
 
 }  // namespace

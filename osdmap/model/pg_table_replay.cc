@@ -122,6 +122,8 @@ std::shared_ptr<const RecordedMapping> RecordedMapping::Record(
       internal::StoreMapping(m, ps, options.acting, out->table_.pools[c.pool]);
       RecordPg(w->log, crush, ps, ps == c.begin, record, keys[i]);
     }
+    // The record is kept for many mappings: no slack (a copy of ~150 KB).
+    record.arenas[c.begin / chunk_pgs].shrink_to_fit();
     const std::uint64_t now = done.fetch_add(c.end - c.begin) + (c.end - c.begin);
     if (options.progress) {
       std::lock_guard<std::mutex> lock(progress_mu);
