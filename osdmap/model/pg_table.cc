@@ -474,9 +474,6 @@ std::shared_ptr<const RecordedMapping> RecordingFor(const MappingSession& before
   if (given != nullptr && given->acting() == options.acting && given->Records(before.state())) {
     return given;
   }
-  if (given == nullptr) {
-    if (auto scoped = FindScopedRecording(before.state(), options.acting)) return scoped;
-  }
   if (!options.record) return nullptr;
   MapAllOptions mo = options;
   if (options.progress) {

@@ -142,7 +142,7 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
 // are alike (an OSD marked out or down, upmaps: no CRUSH work on `after`;
 // one host reweighted: ~40% less CPU). `progress` counts PGs of both
 // states. With a recording of `before` (MapAllOptions::recorded, a live
-// RecordingScope's, or made when MapAllOptions::record asks;
+// or made when MapAllOptions::record asks;
 // pg_table_replay.h) its table is `before`'s and `after` is mapped through
 // it (MapAllPgsReplayed): no CRUSH work on `before` at all.
 struct PgTablePair {

@@ -128,30 +128,6 @@ struct ReplayStats {
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
                           const MapAllOptions& options, ReplayStats* stats = nullptr);
 
-// Makes a recording available to the mapping passes deep inside a planner
-// run (the comparison's alternatives, each through PlanChange) without
-// threading it through every layer: while a RecordingScope lives, every
-// MapAllPgsPaired() call in the process whose options carry no recording
-// and whose before state the scope's recording Records() maps through it
-// (and hands it back in PgTablePair::recorded). Scopes nest; any thread may
-// map while they live. Make and destroy a scope on one thread.
-class RecordingScope {
- public:
-  explicit RecordingScope(std::shared_ptr<const RecordedMapping> recorded);
-  ~RecordingScope();
-
-  RecordingScope(const RecordingScope&) = delete;
-  RecordingScope& operator=(const RecordingScope&) = delete;
-
- private:
-  std::shared_ptr<const RecordedMapping> recorded_;
-};
-
-// The recording of a live RecordingScope that Records() `state` with
-// acting sets as `acting` says, or null. Cost: nothing without a scope;
-// else a comparison of the states (linear in their size).
-std::shared_ptr<const RecordedMapping> FindScopedRecording(const ClusterState& state, bool acting);
-
 }  // namespace crushkit::osdmap
 
 #endif  // CRUSHKIT_OSDMAP_MODEL_PG_TABLE_REPLAY_H_

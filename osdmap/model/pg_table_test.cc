@@ -341,7 +341,7 @@ TEST(PgTableReplayTest, OneRecordingMapsManyStatesAsTheirFullMappings) {
   EXPECT_GT(reused, 10000u);
 }
 
-TEST(PgTableReplayTest, ScopeAndRecordOptionServeThePairedMapping) {
+TEST(PgTableReplayTest, RecordedAndRecordOptionsServeThePairedMapping) {
   std::shared_ptr<const MappingSession> before = MakeSession();
   ASSERT_NE(before, nullptr);
   ClusterState s = before->state();
@@ -358,16 +358,16 @@ TEST(PgTableReplayTest, ScopeAndRecordOptionServeThePairedMapping) {
   ExpectSameTables(recorded.before, plain.before);
   ExpectSameTables(recorded.after, plain.after);
   opt.record = false;
-  {
-    const RecordingScope scope(recorded.recorded);
-    EXPECT_EQ(FindScopedRecording(before->state(), true), recorded.recorded);
-    EXPECT_EQ(FindScopedRecording(before->state(), false), nullptr);  // acting differs
-    EXPECT_EQ(FindScopedRecording((*after)->state(), true), nullptr);
-    const PgTablePair scoped = MapAllPgsPaired(*before, **after, opt);
-    EXPECT_EQ(scoped.recorded, recorded.recorded);
-    ExpectSameTables(scoped.after, plain.after);
-  }
-  EXPECT_EQ(FindScopedRecording(before->state(), true), nullptr);
+  opt.recorded = recorded.recorded;
+  const PgTablePair through = MapAllPgsPaired(*before, **after, opt);
+  EXPECT_EQ(through.recorded, recorded.recorded);
+  ExpectSameTables(through.after, plain.after);
+  // A recording of another state, or with other acting sets, is ignored.
+  const PgTablePair swapped = MapAllPgsPaired(**after, *before, opt);
+  EXPECT_EQ(swapped.recorded, nullptr);
+  ExpectSameTables(swapped.after, plain.before);
+  opt.acting = !opt.acting;
+  EXPECT_EQ(MapAllPgsPaired(*before, **after, opt).recorded, nullptr);
 }
 
 }  // namespace

@@ -245,7 +245,8 @@ struct BackfillOptions {
   // The monitor's commits around the backfill (>= 0; see ApplyBackfillCost
   // for Ceph's figures): no PG asks for its reservations before
   // start_delay_seconds (the change's PGs first need their pg_temp, which
-  // the monitor commits in a later map, then peer under it), and the change
+  // the monitor commits in a later map, then peer under it and wait for the
+  // map that records their primary's up_thru: WaitUpThru), and the change
   // ends end_delay_seconds after the last backfill (the monitor's commit of
   // the map that drops the last pg_temp). The misplaced curve still opens at
   // 0; makespan_seconds includes both (0 without jobs); job timings include

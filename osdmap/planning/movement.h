@@ -180,6 +180,13 @@ struct MovementOptions {
   const PgLogTails* log_tails = nullptr;
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // A recording of the before state (osdmap/model/pg_table_replay.h) that
+  // the paired mapping takes instead of mapping it again (MapAllOptions::
+  // recorded: ignored unless it records this before state), and whether
+  // to record one when none is given (MapAllOptions::record), handed back
+  // in PgTablePair::recorded for more after states (a staged plan's steps).
+  std::shared_ptr<const RecordedMapping> recorded;
+  bool record = false;
 };
 
 // The movement between two states whose PGs are already mapped (MapAllPgs

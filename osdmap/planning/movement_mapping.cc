@@ -61,6 +61,8 @@ MappedChange MapSessions(SessionPair sessions, const MovementOptions& options) {
   MapAllOptions mo;
   mo.threads = options.threads;
   mo.acting = false;
+  mo.recorded = options.recorded;
+  mo.record = options.record;
   if (options.progress)
     mo.progress = [&](std::uint64_t done, std::uint64_t) { options.progress(done, all); };
   auto tables =

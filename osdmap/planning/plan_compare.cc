@@ -343,20 +343,21 @@ void Rank(PlanComparison* c) {
   }
 }
 
-// The before state mapped and recorded once (pg_table_replay.h): while
-// the scope lives, every alternative's paired mapping of its first stage
-// takes this table and replays the recorded choices instead of mapping the
-// before state again. Null when an outer scope already records it, or when
-// the state does not open (each alternative then reports the error).
-std::unique_ptr<RecordingScope> RecordBefore(const ClusterState& before, int threads) {
-  if (FindScopedRecording(before, /*acting=*/false) != nullptr) return nullptr;
+// The before state mapped and recorded once (pg_table_replay.h), for
+// MovementOptions::recorded: every alternative's paired mapping of its
+// first stage takes this table and replays the recorded choices instead of
+// mapping the before state again. `given` when it already records `before`;
+// null when the state does not open (each alternative then reports the
+// error).
+std::shared_ptr<const RecordedMapping> RecordBefore(const ClusterState& before, int threads,
+                                                    std::shared_ptr<const RecordedMapping> given) {
+  if (given != nullptr && !given->acting() && given->Records(before)) return given;
   absl::StatusOr<std::unique_ptr<MappingSession>> session = MappingSession::Create(before);
   if (!session.ok()) return nullptr;
   MapAllOptions mo;
   mo.threads = threads;
   mo.acting = false;
-  return std::make_unique<RecordingScope>(
-      RecordedMapping::Record(std::shared_ptr<const MappingSession>(*std::move(session)), mo));
+  return RecordedMapping::Record(std::shared_ptr<const MappingSession>(*std::move(session)), mo);
 }
 
 }  // namespace
@@ -388,7 +389,7 @@ absl::StatusOr<PlanComparison> ComparePlans(const ClusterState& before,
   base.movement.progress = nullptr;
   base.staging_progress = nullptr;
   base.movement.keep_moves = false;
-  const std::unique_ptr<RecordingScope> recorded = RecordBefore(before, threads);
+  base.movement.recorded = RecordBefore(before, threads, base.movement.recorded);
 
   std::vector<AlternativeResult> results(alternatives.size());
   std::optional<PlanReport> best;
@@ -433,10 +434,11 @@ absl::StatusOr<PlanComparison> CompareStepSweep(const ClusterState& before,
         absl::StrCat("--steps stages one change; '", change.name, "' has several stages"));
   }
   // One recording of the before state for both comparisons.
-  const std::unique_ptr<RecordingScope> recorded =
-      RecordBefore(before, ResolveThreads(options.threads));
+  CompareOptions recorded_options = options;
+  recorded_options.plan.movement.recorded =
+      RecordBefore(before, ResolveThreads(options.threads), options.plan.movement.recorded);
   PlanAlternative at_once{.name = "at once", .stages = change.stages, .max_misplaced = {}};
-  absl::StatusOr<PlanComparison> out = ComparePlans(before, {at_once}, options);
+  absl::StatusOr<PlanComparison> out = ComparePlans(before, {at_once}, recorded_options);
   if (!out.ok()) return out.status();
   const AlternativeResult& whole = out->alternatives.front();
   if (!whole.error.empty()) return absl::InvalidArgumentError(whole.error);
@@ -453,7 +455,7 @@ absl::StatusOr<PlanComparison> CompareStepSweep(const ClusterState& before,
         .stages = change.stages,
         .max_misplaced = limit});
   }
-  absl::StatusOr<PlanComparison> more = ComparePlans(before, staged, options);
+  absl::StatusOr<PlanComparison> more = ComparePlans(before, staged, recorded_options);
   if (!more.ok()) return more.status();
   const bool keep_more = more->best_report && !more->alternatives.empty() &&
                          Better(more->alternatives.front(), whole, options.rank_by);

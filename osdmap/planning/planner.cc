@@ -168,6 +168,9 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
                                           const PlanOptions& options, bool moves) {
   MovementOptions movement = options.movement;
   movement.keep_moves = moves;
+  // A staged plan maps its steps through a recording of `before`: the
+  // paired mapping makes it instead of mapping `before` a second time.
+  movement.record = movement.record || options.max_misplaced.has_value();
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
   // An OSD the change brings in has no size in `ceph osd df` (fill_capacity.h).
   const std::vector<EstimatedCapacity> estimated = EstimateUnreportedCapacity(&after);

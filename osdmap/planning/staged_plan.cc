@@ -435,7 +435,7 @@ void SumSteps(StagedPlan* plan) {
 }
 
 // The recording of `before` the steps are mapped through: options', the
-// planner's, a live RecordingScope's, or a new one (one all-PG mapping).
+// planner's, or a new one (one all-PG mapping).
 absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const ClusterState& before,
                                                                    const StagedPlanOptions& options,
                                                                    const ChangeAtOnce* mapped) {
@@ -443,7 +443,6 @@ absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const Cluster
   if (mapped != nullptr && mapped->mapped.tables->recorded != nullptr) {
     return mapped->mapped.tables->recorded;
   }
-  if (auto scoped = FindScopedRecording(before, /*acting=*/false)) return scoped;
   std::shared_ptr<const MappingSession> session;
   if (mapped != nullptr) {
     session = mapped->mapped.before;

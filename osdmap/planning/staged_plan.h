@@ -125,8 +125,8 @@ struct StagedPlanOptions {
   // Called after each mapping with (fraction reached, steps so far).
   std::function<void(double, int)> progress;
   // A recording of the before state (pg_table_replay.h) every step's state
-  // is mapped through; null: the planner's (PgTablePair::recorded), a live
-  // RecordingScope's, or one recorded here.
+  // is mapped through; null: the planner's (PgTablePair::recorded) or one
+  // recorded here.
   std::shared_ptr<const RecordedMapping> recorded;
 };
 
