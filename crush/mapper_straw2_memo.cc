@@ -104,11 +104,7 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
   const auto uslot = static_cast<std::uint32_t>(slot);
   const ItemId* items = items_ + b.items;
   const internal::Straw2Divisor* divisors = divisors_ + b.weights;
-  const ItemId* ids = items;
-  if (choose_args_ != nullptr) {
-    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
-    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
-  }
+  const ItemId* ids = HashIds(b, slot);
   const std::uint32_t* changed = memo.changed_begin(slot);
   const std::uint32_t* changed_end = memo.changed_end(slot);
   if (memo_replay_ != nullptr) {
@@ -170,11 +166,7 @@ ItemId MapperImpl::LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t 
   constexpr std::uint32_t kMax = 0xffff;
   if (static_cast<std::uint32_t>(slot) <= kMax && r <= kMax && winner <= kMax &&
       !HasWeightSet(slot)) {
-    const ItemId* ids = items_ + b.items;
-    if (choose_args_ != nullptr) {
-      const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
-      if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
-    }
+    const ItemId* ids = HashIds(b, slot);
     const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[winner]), r) & 0xffffu;
     log_record_->Add(RecordedChoice{.slot = static_cast<std::uint16_t>(slot),
                                     .r = static_cast<std::uint16_t>(r),
@@ -252,11 +244,7 @@ ItemId MapperImpl::ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32
   std::uint32_t high = log_replay_->Remap(slot, c->winner);
   if (high >= b.size) return PlainStraw2Choose(b, r, position);
   const internal::Straw2Divisor* divisors = divisors_ + b.weights;
-  const ItemId* ids = items;
-  if (choose_args_ != nullptr) {
-    const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
-    if (arg.has_ids) ids = choose_args_->ids.data() + arg.ids;
-  }
+  const ItemId* ids = HashIds(b, slot);
   const std::uint32_t* begin = log_replay_->changed_begin(slot);
   const std::uint32_t* end = log_replay_->changed_end(slot);
   if (ChangedItemsLose(ids, divisors, r, high, c->u, begin, end)) {

@@ -130,6 +130,17 @@ class MapperImpl {
   // The recorded choice for (slot, r) of the replayed input, or nullptr.
   [[gnu::hot]] const RecordedChoice* FindRecorded(std::uint32_t slot, std::uint32_t r);
 
+  // The ids bucket `b` (slot `slot`) hashes its items by: its choose_args
+  // substitutes in this call, else its own items (the memo paths; the
+  // plain straw2 choice reads them with the weight set, in one lookup).
+  const ItemId* HashIds(const internal::FlatBucket& b, int slot) const {
+    if (choose_args_ != nullptr) {
+      const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
+      if (arg.has_ids) return choose_args_->ids.data() + arg.ids;
+    }
+    return items_ + b.items;
+  }
+
   // True iff this call draws bucket slot `slot` with a weight set.
   bool HasWeightSet(int slot) const {
     return choose_args_ != nullptr &&
