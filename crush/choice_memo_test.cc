@@ -270,7 +270,7 @@ std::vector<Weight> RandomReweights(int n, Rng& rng) {
   return rw;
 }
 
-CrushMap BuildOrDie(const MapModel& m) {
+CrushMap BuildMapOrDie(const MapModel& m) {
   auto map = CrushMap::Build(m);
   EXPECT_TRUE(map.ok()) << map.status();
   if (!map.ok()) std::abort();
@@ -333,8 +333,8 @@ TEST(ChoiceMemoTest, ReplayOnRandomEditedMapsIsBitExact) {
       what += ' ';
       what += RandomEdit(mb, rng);
     }
-    const CrushMap a = BuildOrDie(ma);
-    const CrushMap b = BuildOrDie(mb);
+    const CrushMap a = BuildMapOrDie(ma);
+    const CrushMap b = BuildMapOrDie(mb);
     const std::vector<Weight> rw_a = RandomReweights(a.max_devices(), rng);
     std::vector<Weight> rw_b = rw_a;
     rw_b.resize(static_cast<std::size_t>(b.max_devices()), kWeightOne);
@@ -383,8 +383,8 @@ TEST(ChoiceMemoTest, ChangedBucketsAndTheirAncestorsAreNotShared) {
   std::vector<Weight> w = mb.buckets[3].item_weights;
   w[0] = 0x8000;
   Rebuild(mb, -4, mb.buckets[3].items, w);
-  const CrushMap a = BuildOrDie(ma);
-  const CrushMap b = BuildOrDie(mb);
+  const CrushMap a = BuildMapOrDie(ma);
+  const CrushMap b = BuildMapOrDie(mb);
   ChoiceMemo memo(a, b);
   // One item weight differs in host0, rack0 (holds host0) and the root.
   for (const int slot : {0, 1, 3}) {
@@ -409,8 +409,8 @@ TEST(ChoiceMemoTest, ChangedBucketsAndTheirAncestorsAreNotShared) {
   w = md.buckets[4].item_weights;
   for (Weight& v : w) v /= 2;
   Rebuild(md, -5, md.buckets[4].items, w);
-  const CrushMap c = BuildOrDie(mc);
-  const CrushMap d = BuildOrDie(md);
+  const CrushMap c = BuildMapOrDie(mc);
+  const CrushMap d = BuildMapOrDie(md);
   EXPECT_TRUE(ChoiceMemo(a, c).SlotPartiallyShared(3));
   EXPECT_FALSE(ChoiceMemo(a, c).SlotShared(3));
   EXPECT_FALSE(ChoiceMemo(a, d).SlotPartiallyShared(4));
@@ -426,7 +426,7 @@ TEST(ChoiceMemoTest, ChooseArgsDifferenceInAnyIndexUnsharesTheBucket) {
   MapModel mb = ma;
   mb.choose_args[5][-2].weight_set = {{1, 2, 4}};
   mb.choose_args[7][-3].ids = {9, 8, 7};  // index only B has
-  ChoiceMemo memo(BuildOrDie(ma), BuildOrDie(mb));
+  ChoiceMemo memo(BuildMapOrDie(ma), BuildMapOrDie(mb));
   EXPECT_TRUE(memo.SlotShared(0));
   EXPECT_FALSE(memo.SlotShared(1));
   EXPECT_FALSE(memo.SlotShared(2));
@@ -440,9 +440,9 @@ TEST(ChoiceMemoTest, ReplayIgnoresAnotherInputAnotherChooseArgsIndexAndForeignMa
   spec.osds_per_host = 4;
   MapModel ma = crush_testing::MakeClusterModel(spec);
   ma.choose_args[3][-2].weight_set = {{0x10000, 0x20000, 0x10000, 0x8000}};
-  const CrushMap a = BuildOrDie(ma);
-  const CrushMap b = BuildOrDie(ma);
-  const CrushMap other = BuildOrDie(ma);
+  const CrushMap a = BuildMapOrDie(ma);
+  const CrushMap b = BuildMapOrDie(ma);
+  const CrushMap other = BuildMapOrDie(ma);
   const std::vector<Weight> rw(24, kWeightOne);
   ChoiceMemo memo(a, b);
   Workspace rec(a, 3), rep(b, 3), rep_other(other, 3);
@@ -579,7 +579,7 @@ TEST(ChoiceLogTest, OneRecordReplayedOnManyEditedMapsIsBitExact) {
   std::uint64_t hits = 0;
   for (int iter = 0; iter < 30; ++iter) {
     const MapModel ma = RandomModel(rng);
-    const CrushMap a = BuildOrDie(ma);
+    const CrushMap a = BuildMapOrDie(ma);
     const std::vector<Weight> rw_a = RandomReweights(a.max_devices(), rng);
     const int capacity = Uniform(rng, 0, 4) == 0 ? Uniform(rng, 1, 6) : kDefaultChoiceLogCapacity;
     const std::vector<Recorded> recorded = RecordInputs(a, rw_a, 120, capacity);
@@ -592,7 +592,7 @@ TEST(ChoiceLogTest, OneRecordReplayedOnManyEditedMapsIsBitExact) {
         what += ' ';
         what += RandomEdit(mb, rng);
       }
-      const CrushMap b = BuildOrDie(mb);
+      const CrushMap b = BuildMapOrDie(mb);
       std::vector<Weight> rw_b = rw_a;
       rw_b.resize(static_cast<std::size_t>(b.max_devices()), kWeightOne);
       if (Uniform(rng, 0, 3) == 0) rw_b = RandomReweights(b.max_devices(), rng);
@@ -609,7 +609,7 @@ TEST(ChoiceLogTest, DeltaKindsOfSameChangedAndReplacedBuckets) {
   spec.osds_per_host = 5;
   spec.racks = 2;
   const MapModel ma = crush_testing::MakeClusterModel(spec);
-  const CrushMap a = BuildOrDie(ma);
+  const CrushMap a = BuildMapOrDie(ma);
   // host0 (-4, slot 3): its first OSD reweighted, a new OSD appended and
   // its last OSD removed; its rack (slot 1) and the root (slot 0) change
   // weight at one item each.
@@ -623,7 +623,7 @@ TEST(ChoiceLogTest, DeltaKindsOfSameChangedAndReplacedBuckets) {
   w.push_back(kWeightOne);
   ++mb.max_devices;
   Rebuild(mb, -4, items, w);
-  const ChoiceDelta delta(a, BuildOrDie(mb));
+  const ChoiceDelta delta(a, BuildMapOrDie(mb));
   for (const int slot : {0, 1, 3}) EXPECT_TRUE(delta.SlotChanged(slot)) << slot;
   EXPECT_TRUE(delta.SlotSame(2));
   EXPECT_EQ(delta.same_slots(), 1 + 7);
@@ -637,10 +637,10 @@ TEST(ChoiceLogTest, DeltaKindsOfSameChangedAndReplacedBuckets) {
   items = md.buckets[5].items;
   std::swap(items[0], items[1]);
   Rebuild(md, -6, items, md.buckets[5].item_weights);
-  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(mc)).SlotChanged(4));
-  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(mc)).SlotSame(4));
-  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(md)).SlotChanged(5));
-  EXPECT_FALSE(ChoiceDelta(a, BuildOrDie(md)).SlotSame(5));
+  EXPECT_FALSE(ChoiceDelta(a, BuildMapOrDie(mc)).SlotChanged(4));
+  EXPECT_FALSE(ChoiceDelta(a, BuildMapOrDie(mc)).SlotSame(4));
+  EXPECT_FALSE(ChoiceDelta(a, BuildMapOrDie(md)).SlotChanged(5));
+  EXPECT_FALSE(ChoiceDelta(a, BuildMapOrDie(md)).SlotSame(5));
 }
 
 // Replay applies only to the input, choose_args key and map it was made for.

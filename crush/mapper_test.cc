@@ -48,7 +48,7 @@ using ::crush_testing::MakeClusterModel;
 
 using Mappings = std::map<std::uint32_t, std::vector<ItemId>>;
 
-constexpr Weight W(double w) { return static_cast<Weight>(w * 0x10000); }
+constexpr Weight ToWeight(double w) { return static_cast<Weight>(w * 0x10000); }
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -146,23 +146,23 @@ MapModel Classes4HostModel() {
     b.item_weights = std::move(weights);
     FinishBucket(b);
   };
-  add(-2, 1, {0, 1}, {W(1.0), W(0.5)});
-  add(-3, 1, {2, 3}, {W(1.0), W(0.5)});
-  add(-4, 1, {4, 5}, {W(2.0), W(0.5)});
-  add(-5, 1, {6, 7}, {W(1.0), W(1.0)});
-  add(-1, 11, {-2, -3, -4, -5}, {W(1.5), W(1.5), W(2.5), W(2.0)});
+  add(-2, 1, {0, 1}, {ToWeight(1.0), ToWeight(0.5)});
+  add(-3, 1, {2, 3}, {ToWeight(1.0), ToWeight(0.5)});
+  add(-4, 1, {4, 5}, {ToWeight(2.0), ToWeight(0.5)});
+  add(-5, 1, {6, 7}, {ToWeight(1.0), ToWeight(1.0)});
+  add(-1, 11, {-2, -3, -4, -5}, {ToWeight(1.5), ToWeight(1.5), ToWeight(2.5), ToWeight(2.0)});
   // hdd shadow tree
-  add(-6, 1, {0}, {W(1.0)});
-  add(-7, 1, {2}, {W(1.0)});
-  add(-8, 1, {4}, {W(2.0)});
-  add(-9, 1, {6, 7}, {W(1.0), W(1.0)});
-  add(-10, 11, {-6, -7, -8, -9}, {W(1.0), W(1.0), W(2.0), W(2.0)});
+  add(-6, 1, {0}, {ToWeight(1.0)});
+  add(-7, 1, {2}, {ToWeight(1.0)});
+  add(-8, 1, {4}, {ToWeight(2.0)});
+  add(-9, 1, {6, 7}, {ToWeight(1.0), ToWeight(1.0)});
+  add(-10, 11, {-6, -7, -8, -9}, {ToWeight(1.0), ToWeight(1.0), ToWeight(2.0), ToWeight(2.0)});
   // ssd shadow tree
-  add(-11, 1, {1}, {W(0.5)});
-  add(-12, 1, {3}, {W(0.5)});
-  add(-13, 1, {5}, {W(0.5)});
+  add(-11, 1, {1}, {ToWeight(0.5)});
+  add(-12, 1, {3}, {ToWeight(0.5)});
+  add(-13, 1, {5}, {ToWeight(0.5)});
   add(-14, 1, {}, {});
-  add(-15, 11, {-11, -12, -13, -14}, {W(0.5), W(0.5), W(0.5), 0});
+  add(-15, 11, {-11, -12, -13, -14}, {ToWeight(0.5), ToWeight(0.5), ToWeight(0.5), 0});
 
   Rule r0;
   r0.steps = {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 0, 1}, {RuleOp::kEmit, 0, 0}};
@@ -205,9 +205,9 @@ TEST(MapperOracleTest, Classes4HostReweightedMatchesCrushtool) {
   // crushtool --weight 4 0.5 --weight 7 0 --weight 1 0.25
   const CrushMap map = BuildOrDie(Classes4HostModel());
   auto reweights = AllIn(map);
-  reweights[4] = W(0.5);
+  reweights[4] = ToWeight(0.5);
   reweights[7] = 0;
-  reweights[1] = W(0.25);
+  reweights[1] = ToWeight(0.25);
   const Mappings expected = ParseMappings(ExampleFile("classes-4host.mappings-reweighted.txt"), 0);
   EXPECT_EQ(expected.size(), 1024u);
   EXPECT_TRUE(SameMappings(expected, OurMappings(map, 0, 3, 1023, reweights)));
@@ -215,7 +215,8 @@ TEST(MapperOracleTest, Classes4HostReweightedMatchesCrushtool) {
 
 TEST(MapperOracleTest, Classes4HostCompatWeightSetMatchesCrushtool) {
   MapModel model = Classes4HostModel();
-  model.choose_args[kCompatChooseArgs][-1].weight_set = {{W(1.5), W(1.5), 0, W(2.0)}};
+  model.choose_args[kCompatChooseArgs][-1].weight_set = {
+      {ToWeight(1.5), ToWeight(1.5), 0, ToWeight(2.0)}};
   const CrushMap map = BuildOrDie(model);
   // crushtool --test asks for choose_args index 0 and falls back to -1.
   const ChooseArgsRef args = map.ResolveChooseArgs(0);
@@ -473,7 +474,7 @@ std::vector<DiffCase> DiffCases() {
       c.spec.root_alg = a.root;
       c.spec.tunables = TunablesFor(profile);
       if (a.uneven) {
-        for (int i = 0; i < 21; ++i) c.spec.osd_weights.push_back(W(0.25 * (1 + i % 4)));
+        for (int i = 0; i < 21; ++i) c.spec.osd_weights.push_back(ToWeight(0.25 * (1 + i % 4)));
         c.spec.osd_weights[5] = 0;  // a zero-weight device
       }
       cases.push_back(c);
@@ -497,7 +498,8 @@ TEST_P(MapperDiffTest, MatchesCrushtool) {
   ASSERT_TRUE(oracle.compiled()) << ToCrushText(model);
   constexpr std::uint32_t kMaxX = 511;
   // Reweights exercising is_out (partial) and fully-out devices.
-  const std::vector<std::pair<int, Weight>> overrides = {{1, W(0.5)}, {8, 0}, {13, W(0.75)}};
+  const std::vector<std::pair<int, Weight>> overrides = {
+      {1, ToWeight(0.5)}, {8, 0}, {13, ToWeight(0.75)}};
   auto reweighted = AllIn(map);
   for (const auto& [d, w] : overrides) reweighted[static_cast<std::size_t>(d)] = w;
   int checked = 0;
@@ -617,7 +619,7 @@ TEST(MapperOracleTest, Straw2HugeWeightAlwaysWins) {
   root.type = 11;
   root.alg = BucketAlg::kStraw2;
   root.items = {-2, -3};
-  root.item_weights = {W(40000), W(20000)};
+  root.item_weights = {ToWeight(40000), ToWeight(20000)};
   FinishBucket(root);
   Rule r;
   r.steps = {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 1, 1}, {RuleOp::kEmit, 0, 0}};
@@ -683,7 +685,7 @@ TEST(MapperPropertyTest, PlacementIsProportionalToWeight) {
   ClusterSpec spec;
   spec.hosts = 8;
   spec.osds_per_host = 4;
-  for (int i = 0; i < 32; ++i) spec.osd_weights.push_back(W(1 + i % 4));  // 1,2,3,4 per host
+  for (int i = 0; i < 32; ++i) spec.osd_weights.push_back(ToWeight(1 + i % 4));  // 1,2,3,4 per host
   MapModel model = MakeClusterModel(spec);
   Rule one;
   one.steps = {{RuleOp::kTake, -1, 0}, {RuleOp::kChooseleafFirstn, 1, 1}, {RuleOp::kEmit, 0, 0}};
@@ -732,7 +734,7 @@ TEST(MapperPropertyTest, ReweightMovesOnlyMappingsTouchingTheDevice) {
   const CrushMap map = MakeCluster(spec);
   auto before = AllIn(map);
   auto after = before;
-  after[17] = W(0.25);
+  after[17] = ToWeight(0.25);
   int moved = 0;
   for (const int rule : {crush_testing::kReplicatedRule, crush_testing::kEcRule}) {
     for (std::uint32_t x = 0; x < 20000; ++x) {
@@ -761,7 +763,7 @@ TEST(MapperPropertyTest, Straw2WeightChangeMovesOnlyMappingsTouchingTheDevice) {
   model.rules.push_back(flat);
   model.rule_exists.push_back(true);
   const CrushMap before = BuildOrDie(model);
-  model.buckets[1].item_weights[11] = W(2.5);
+  model.buckets[1].item_weights[11] = ToWeight(2.5);
   FinishBucket(model.buckets[1]);
   const CrushMap after = BuildOrDie(model);
   int moved = 0;

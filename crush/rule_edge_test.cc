@@ -77,7 +77,7 @@ class Scratch {
   std::filesystem::path dir_;
 };
 
-std::vector<Weight> AllIn(const CrushMap& map) {
+std::vector<Weight> AllDevicesIn(const CrushMap& map) {
   return std::vector<Weight>(static_cast<std::size_t>(map.max_devices()), kWeightOne);
 }
 
@@ -143,7 +143,7 @@ TEST(ResultMaxZeroTest, RunsTheStepsAndReturnsZero) {
   const MapModel model = NumRepZeroModel();
   auto map = CrushMap::Build(model);
   ASSERT_THAT(map.status(), IsOk());
-  const auto reweights = AllIn(*map);
+  const auto reweights = AllDevicesIn(*map);
   // A zero-capacity workspace, and a non-zero one given an empty `out`.
   Workspace ws0(*map, 0);
   Workspace ws3(*map, 3);
@@ -184,7 +184,7 @@ TEST(ResultMaxZeroTest, ChooseTriesMatchCrushtoolNumRepZero) {
 
     Workspace ws(*map, 0);
     ws.EnableChooseTriesProfile(*map);
-    const auto reweights = AllIn(*map);
+    const auto reweights = AllDevicesIn(*map);
     for (std::uint32_t x = 0; x <= kMaxX; ++x) {
       EXPECT_EQ(DoRule(*map, rule, x, reweights, ws, {}), 0);
     }
@@ -270,7 +270,7 @@ TEST_P(BigRuleIdTest, DecodesBuildsAndMapsLikeCrushtool) {
       << dir.Read("err.txt");
   std::string ours;
   Workspace ws(*map, 3);
-  const auto reweights = AllIn(*map);
+  const auto reweights = AllDevicesIn(*map);
   std::vector<ItemId> out(3);
   for (std::uint32_t x = 0; x <= kMaxX; ++x) {
     const int n = DoRule(*map, id, x, reweights, ws, out);

@@ -17,10 +17,8 @@
 namespace crushkit::crush {
 namespace {
 
-constexpr Weight kOne = kWeightOne;
-
 void AddHost(MapModel& m, ItemId id, const std::string& name, std::vector<ItemId> devices) {
-  const std::vector<Weight> weights(devices.size(), kOne);
+  const std::vector<Weight> weights(devices.size(), kWeightOne);
   auto host = MakeBucket(BucketAlg::kStraw2, kHashRjenkins1, 1, devices, weights, 1);
   ASSERT_TRUE(AddBucket(m, id, *host).ok());
   m.item_names[id] = name;

@@ -353,17 +353,17 @@ TEST(OsdMapBinaryTest, StateCrushBytesAreTheReencodedModel) {
 // erasure pool with snaps, tiers, options, a bloom hit set and metadata; a
 // stretch pool (v30); temps, affinities, blocklists, stretch mode and a
 // range blocklist (OSD section v11).
-std::string Le(std::uint64_t v, int n) {
+std::string LeBytes(std::uint64_t v, int n) {
   std::string s;
   for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
   return s;
 }
 
 // `v2:10.0.0.<last>:6800/<nonce>` in the msgr2 form.
-std::string Addr(int last, std::uint32_t nonce, std::uint32_t type = 2) {
-  return std::string("\x01\x01\x01", 3) + Le(28, 4) + Le(type, 4) + Le(nonce, 4) + Le(16, 4) +
-         Le(2, 2) + std::string("\x1a\x90\x0a\x00\x00", 5) + static_cast<char>(last) +
-         std::string(8, '\0');
+std::string V2Addr(int last, std::uint32_t nonce, std::uint32_t type = 2) {
+  return std::string("\x01\x01\x01", 3) + LeBytes(28, 4) + LeBytes(type, 4) + LeBytes(nonce, 4) +
+         LeBytes(16, 4) + LeBytes(2, 2) + std::string("\x1a\x90\x0a\x00\x00", 5) +
+         static_cast<char>(last) + std::string(8, '\0');
 }
 
 OsdMapBinary FullMap() {
@@ -390,8 +390,8 @@ OsdMapBinary FullMap() {
   ec.tiers = {7};
   ec.properties = {{"k", "v"}};
   ec.hit_set_params.type = 3;
-  ec.hit_set_params.impl =
-      std::string("\x01\x01", 2) + Le(20, 4) + Le(50000, 4) + Le(1000, 8) + Le(9, 8);
+  ec.hit_set_params.impl = std::string("\x01\x01", 2) + LeBytes(20, 4) + LeBytes(50000, 4) +
+                           LeBytes(1000, 8) + LeBytes(9, 8);
   ec.hit_set_period = 3600;
   ec.hit_set_count = 4;
   ec.fast_read = 1;
@@ -415,10 +415,11 @@ OsdMapBinary FullMap() {
   m.primary_temp[PgId{1, 4}] = 2;
   m.pg_upmap[PgId{1, 6}] = {3, 4, 0};
   m.new_removed_snaps[2] = {{5, 2}};
-  m.client_addrs[0] = std::string("\x02", 1) + Le(1, 4) + Addr(1, 1000);
-  m.cluster_addrs[0] = std::string("\x02", 1) + Le(2, 4) + Addr(1, 1001) + Addr(1, 1001, 1);
-  m.blocklist = Le(2, 4) + Addr(9, 1) + Le(1700000100, 4) + Le(0, 4) + Addr(9, 256) +
-                Le(1700000200, 4) + Le(0, 4);
+  m.client_addrs[0] = std::string("\x02", 1) + LeBytes(1, 4) + V2Addr(1, 1000);
+  m.cluster_addrs[0] =
+      std::string("\x02", 1) + LeBytes(2, 4) + V2Addr(1, 1001) + V2Addr(1, 1001, 1);
+  m.blocklist = LeBytes(2, 4) + V2Addr(9, 1) + LeBytes(1700000100, 4) + LeBytes(0, 4) +
+                V2Addr(9, 256) + LeBytes(1700000200, 4) + LeBytes(0, 4);
   m.osd_info[0] = BinaryOsdInfo{1, 2, 3, 4, 5, 0, 0};
   m.osd_xinfo[0].laggy_probability = 123456789;  // Ceph's float round trip: 123456792
   m.osd_xinfo[0].features = 0x3f01cfbffffdffffull;
@@ -437,7 +438,7 @@ OsdMapBinary FullMap() {
   m.stretch_mode_enabled = 1;
   m.stretch_bucket_count = 2;
   m.stretch_mode_bucket = 3;
-  m.range_blocklist = Le(1, 4) + Addr(0, 24, 4) + Le(1700000300, 4) + Le(0, 4);
+  m.range_blocklist = LeBytes(1, 4) + V2Addr(0, 24, 4) + LeBytes(1700000300, 4) + LeBytes(0, 4);
   return m;
 }
 

@@ -29,7 +29,7 @@ using ::testing::HasSubstr;
 constexpr const char* kCaptures[] = {"loopback-pacific", "loopback-pacific-backfill",
                                      "loopback-pacific-weightset", "loopback-tentacle"};
 
-std::string DataFile(const std::string& capture, const std::string& name) {
+std::string CaptureFile(const std::string& capture, const std::string& name) {
   return ReadFileOrEmpty(SourceDir() + "/tests/data/" + capture + "/" + name);
 }
 
@@ -70,20 +70,20 @@ std::string ToJson(const google::protobuf::Struct& s) {
 TEST(ReportImportTest, SameMappingAsOsdDumpWithCrushDumpAndAsBinaryOsdMap) {
   for (const char* capture : kCaptures) {
     SCOPED_TRACE(capture);
-    const std::string report = DataFile(capture, "report.json");
+    const std::string report = CaptureFile(capture, "report.json");
     ASSERT_FALSE(report.empty());
     absl::StatusOr<ImportedReport> imported = ImportCephReport(report, std::nullopt);
     ASSERT_TRUE(imported.ok()) << imported.status();
 
-    const std::string dump = DataFile(capture, "osd-dump.json");
+    const std::string dump = CaptureFile(capture, "osd-dump.json");
     absl::StatusOr<crush::MapModel> crush_model =
-        ReadCrushDumpJson(DataFile(capture, "crush-dump.json"));
+        ReadCrushDumpJson(CaptureFile(capture, "crush-dump.json"));
     ASSERT_TRUE(crush_model.ok()) << crush_model.status();
     absl::StatusOr<ClusterState> from_dumps =
         ImportCephOsdDump(dump, crush::EncodeCrushMapAs(*crush_model, ReleaseOfOsdDump(dump)));
     ASSERT_TRUE(from_dumps.ok()) << from_dumps.status();
     absl::StatusOr<ClusterState> from_binary =
-        ImportCephBinaryOsdMap(DataFile(capture, "osdmap.bin"));
+        ImportCephBinaryOsdMap(CaptureFile(capture, "osdmap.bin"));
     ASSERT_TRUE(from_binary.ok()) << from_binary.status();
 
     const std::vector<std::string> mapping = Mapping(imported->state);
@@ -97,7 +97,7 @@ TEST(ReportImportTest, SameMappingAsOsdDumpWithCrushDumpAndAsBinaryOsdMap) {
 
     // The report's pool figures are `ceph df`'s STORED and OBJECTS.
     ClusterState with_df = *from_dumps;
-    ASSERT_TRUE(ImportCephDf(DataFile(capture, "df.json"), &with_df).ok());
+    ASSERT_TRUE(ImportCephDf(CaptureFile(capture, "df.json"), &with_df).ok());
     EXPECT_EQ(imported->state.pool_usage, with_df.pool_usage);
     EXPECT_TRUE(imported->state.osd_usage.empty());  // a report has none
   }
@@ -107,12 +107,12 @@ TEST(ReportImportTest, SelfCheckAgreesOnEveryRealCapture) {
   for (const char* capture : kCaptures) {
     SCOPED_TRACE(capture);
     absl::StatusOr<ImportedReport> imported =
-        ImportCephReport(DataFile(capture, "report.json"), std::nullopt);
+        ImportCephReport(CaptureFile(capture, "report.json"), std::nullopt);
     ASSERT_TRUE(imported.ok()) << imported.status();
     ASSERT_TRUE(imported->pg_counts.has_value());
     EXPECT_FALSE(imported->pg_counts->up_counts_every_up_slot);
     absl::StatusOr<std::map<PgId, ReportedPg>> pgs =
-        ReadPgDumpPlacement(DataFile(capture, "pg-dump.json"));
+        ReadPgDumpPlacement(CaptureFile(capture, "pg-dump.json"));
     ASSERT_TRUE(pgs.ok()) << pgs.status();
     absl::StatusOr<MappingCheck> check =
         CheckMappingAgainstCluster(imported->state, &*imported->pg_counts, &*pgs);
@@ -129,7 +129,7 @@ TEST(ReportImportTest, SelfCheckAgreesOnEveryRealCapture) {
 
 TEST(ReportImportTest, TheVerdictRoundTripsThroughTheStateFile) {
   absl::StatusOr<ImportedReport> imported =
-      ImportCephReport(DataFile("loopback-pacific", "report.json"), std::nullopt);
+      ImportCephReport(CaptureFile("loopback-pacific", "report.json"), std::nullopt);
   ASSERT_TRUE(imported.ok()) << imported.status();
   ClusterState state = imported->state;
   state.mapping_check = MappingCheck{.pgs = 1234,
@@ -153,7 +153,7 @@ TEST(ReportImportTest, TheVerdictRoundTripsThroughTheStateFile) {
 
 TEST(ReportImportTest, BackfillCaptureActingComesFromPgTemp) {
   absl::StatusOr<ImportedReport> imported =
-      ImportCephReport(DataFile("loopback-pacific-backfill", "report.json"), std::nullopt);
+      ImportCephReport(CaptureFile("loopback-pacific-backfill", "report.json"), std::nullopt);
   ASSERT_TRUE(imported.ok()) << imported.status();
   ASSERT_FALSE(imported->state.pg_temp.empty());
   // Without the pg_temp the acting sets (and the report's counts) differ.
@@ -170,7 +170,7 @@ TEST(ReportImportTest, SelfCheckCatchesACrushMapAlteredAfterTheDump) {
   // Host h1 (osd.1's, bucket -3 and its shadow -7) halved in the report's
   // crush map, as if the map had been edited after the cluster reported its
   // PGs (`ceph osd crush reweight` on a one-OSD host).
-  google::protobuf::Struct report = ParseStruct(DataFile("loopback-pacific", "report.json"));
+  google::protobuf::Struct report = ParseStruct(CaptureFile("loopback-pacific", "report.json"));
   auto* buckets = (*report.mutable_fields())["crushmap"]
                       .mutable_struct_value()
                       ->mutable_fields()
@@ -192,7 +192,7 @@ TEST(ReportImportTest, SelfCheckCatchesACrushMapAlteredAfterTheDump) {
   absl::StatusOr<ImportedReport> imported = ImportCephReport(ToJson(report), std::nullopt);
   ASSERT_TRUE(imported.ok()) << imported.status();
   absl::StatusOr<std::map<PgId, ReportedPg>> pgs =
-      ReadPgDumpPlacement(DataFile("loopback-pacific", "pg-dump.json"));
+      ReadPgDumpPlacement(CaptureFile("loopback-pacific", "pg-dump.json"));
   ASSERT_TRUE(pgs.ok());
 
   absl::StatusOr<MappingCheck> check =
@@ -218,7 +218,7 @@ TEST(ReportImportTest, SelfCheckCatchesACrushMapAlteredAfterTheDump) {
 TEST(ReportImportTest, MimicNumUpPgCountsEveryUpSlot) {
   // Mimic printed num_up_pg (every up slot) where Nautilus+ print
   // num_up_not_acting_pg; on a clean cluster up == acting.
-  google::protobuf::Struct report = ParseStruct(DataFile("loopback-pacific", "report.json"));
+  google::protobuf::Struct report = ParseStruct(CaptureFile("loopback-pacific", "report.json"));
   auto* counts = (*report.mutable_fields())["num_pg_by_osd"].mutable_list_value();
   for (auto& entry : *counts->mutable_values()) {
     auto& fields = *entry.mutable_struct_value()->mutable_fields();
@@ -237,7 +237,7 @@ TEST(ReportImportTest, MimicNumUpPgCountsEveryUpSlot) {
 TEST(ReportImportTest, PerPoolStoreStatsGiveStoredAsCephDf) {
   // Nautilus+ BlueStore: every OSD reports per-pool figures, and STORED is
   // data_stored / raw_used_rate (rbd is 3x: 3 MiB raw -> 1 MiB).
-  google::protobuf::Struct report = ParseStruct(DataFile("loopback-pacific", "report.json"));
+  google::protobuf::Struct report = ParseStruct(CaptureFile("loopback-pacific", "report.json"));
   auto& top = *report.mutable_fields();
   auto& osd_sum = *top["osd_sum"].mutable_struct_value()->mutable_fields();
   osd_sum["num_per_pool_osds"].set_number_value(osd_sum.at("num_osds").number_value());
@@ -254,11 +254,11 @@ TEST(ReportImportTest, PerPoolStoreStatsGiveStoredAsCephDf) {
 }
 
 TEST(ReportImportTest, BadInputIsRefusedWithItsPath) {
-  EXPECT_THAT(ImportCephReport(DataFile("loopback-pacific", "osd-dump.json"), std::nullopt)
+  EXPECT_THAT(ImportCephReport(CaptureFile("loopback-pacific", "osd-dump.json"), std::nullopt)
                   .status()
                   .message(),
               HasSubstr("--report wants 'ceph report'"));
-  google::protobuf::Struct report = ParseStruct(DataFile("loopback-pacific", "report.json"));
+  google::protobuf::Struct report = ParseStruct(CaptureFile("loopback-pacific", "report.json"));
   auto& top = *report.mutable_fields();
   top["num_pg_by_osd"]
       .mutable_list_value()
@@ -268,7 +268,7 @@ TEST(ReportImportTest, BadInputIsRefusedWithItsPath) {
       ->erase("num_up_not_acting_pg");
   EXPECT_THAT(ImportCephReport(ToJson(report), std::nullopt).status().message(),
               HasSubstr("num_pg_by_osd[0].num_up_not_acting_pg: missing"));
-  report = ParseStruct(DataFile("loopback-pacific", "report.json"));
+  report = ParseStruct(CaptureFile("loopback-pacific", "report.json"));
   (*report.mutable_fields())["osdmap"].mutable_struct_value()->mutable_fields()->erase("max_osd");
   EXPECT_THAT(ImportCephReport(ToJson(report), std::nullopt).status().message(),
               HasSubstr("osdmap.max_osd: missing"));

@@ -15,14 +15,14 @@ using crush_testing::StatusIs;
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 TEST(BackfillCost, WpqHddIsGatedByTheRecoverySleep) {
   const BackfillCost c = ModelBackfillCost(CephDeviceDefaults(true), RecoveryScheduler::kWpq,
                                            MclockProfile::kBalanced, 1);
   EXPECT_DOUBLE_EQ(c.seconds_per_object, 0.1);  // osd_recovery_sleep_hdd
   EXPECT_DOUBLE_EQ(c.per_pg_seconds, 0.2 + kPgMessagingSeconds);
-  EXPECT_DOUBLE_EQ(c.bytes_per_second, 150 * kMiB);
+  EXPECT_DOUBLE_EQ(c.bytes_per_second, 150 * kBytesPerMiB);
 }
 
 TEST(BackfillCost, WpqSsdHasNoSleepAndCostsAnIoPerObject) {
@@ -30,7 +30,7 @@ TEST(BackfillCost, WpqSsdHasNoSleepAndCostsAnIoPerObject) {
                                            MclockProfile::kBalanced, 1);
   EXPECT_DOUBLE_EQ(c.seconds_per_object, 1 / 21500.0);
   EXPECT_DOUBLE_EQ(c.per_pg_seconds, kPgMessagingSeconds);
-  EXPECT_DOUBLE_EQ(c.bytes_per_second, 1200 * kMiB);
+  EXPECT_DOUBLE_EQ(c.bytes_per_second, 1200 * kBytesPerMiB);
 }
 
 TEST(BackfillCost, MclockProfilesShareTheDeviceByTheirRecoveryReservation) {
@@ -41,9 +41,9 @@ TEST(BackfillCost, MclockProfilesShareTheDeviceByTheirRecoveryReservation) {
       ModelBackfillCost(hdd, RecoveryScheduler::kMclock, MclockProfile::kBalanced, 1);
   const BackfillCost recovery =
       ModelBackfillCost(hdd, RecoveryScheduler::kMclock, MclockProfile::kHighRecoveryOps, 1);
-  EXPECT_DOUBLE_EQ(client.bytes_per_second, 0.4 * 150 * kMiB);
-  EXPECT_DOUBLE_EQ(balanced.bytes_per_second, 0.5 * 150 * kMiB);
-  EXPECT_DOUBLE_EQ(recovery.bytes_per_second, 0.7 * 150 * kMiB);
+  EXPECT_DOUBLE_EQ(client.bytes_per_second, 0.4 * 150 * kBytesPerMiB);
+  EXPECT_DOUBLE_EQ(balanced.bytes_per_second, 0.5 * 150 * kBytesPerMiB);
+  EXPECT_DOUBLE_EQ(recovery.bytes_per_second, 0.7 * 150 * kBytesPerMiB);
   EXPECT_DOUBLE_EQ(balanced.seconds_per_object, 1 / (0.5 * 315));
   EXPECT_DOUBLE_EQ(balanced.per_pg_seconds, kPgMessagingSeconds);  // sleeps forced to 0
 }
@@ -68,7 +68,7 @@ TEST(BackfillCost, TheReleaseChoosesTheScheduler) {
 
 TEST(BackfillCost, ApplySaysWhereEveryFigureCameFrom) {
   BackfillCostSettings settings;
-  settings.calibrated["hdd"] = BackfillCost{1.5, 0.2, 50 * kMiB};
+  settings.calibrated["hdd"] = BackfillCost{1.5, 0.2, 50 * kBytesPerMiB};
   settings.calibration_source = "cal.txt";
   ASSERT_THAT(ParseBackfillRateWords({"hdd=30MiB", "ssd=400MiB,8obj,0.5s"}, &settings), IsOk());
   BackfillOptions options;
@@ -83,7 +83,7 @@ TEST(BackfillCost, ApplySaysWhereEveryFigureCameFrom) {
   EXPECT_EQ(hdd.per_pg_source, CostSource::kCalibration);
   EXPECT_EQ(hdd.objects_source, CostSource::kCalibration);
   EXPECT_EQ(hdd.bytes_source, CostSource::kFlag);
-  EXPECT_DOUBLE_EQ(hdd.cost.bytes_per_second, 30 * kMiB);
+  EXPECT_DOUBLE_EQ(hdd.cost.bytes_per_second, 30 * kBytesPerMiB);
   EXPECT_DOUBLE_EQ(hdd.cost.per_pg_seconds, 1.5);
   const AppliedClassCost& ssd = r->classes[2];
   EXPECT_EQ(ssd.device_class, "ssd");

@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 
 // One byte per second everywhere and no object limit: a job's duration in
 // seconds is its bytes_per_target.
-BackfillOptions UnitRate(int max_backfills = 1) {
+BackfillOptions UnitRateOptions(int max_backfills = 1) {
   BackfillOptions o;
   o.max_backfills = max_backfills;
   o.hold_and_wait = false;  // all at once: the tests of hold and wait set it
@@ -62,7 +62,7 @@ const OsdBackfillLoad& Osd(const BackfillSchedule& s, std::int32_t id) {
 }
 
 TEST(BackfillScheduleTest, TwoOsdsOnePg) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.objects_total = 20;
   const std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 10, 5)};
   const auto s = SimulateBackfill(jobs, {}, opt);
@@ -86,7 +86,7 @@ TEST(BackfillScheduleTest, TwoOsdsOnePg) {
 // the change ends the end delay after the last backfill; the curve still
 // opens at 0 with everything misplaced.
 TEST(BackfillScheduleTest, MonitorDelaysFrameTheBackfill) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.objects_total = 20;
   opt.start_delay_seconds = 1;
   opt.end_delay_seconds = 0.5;
@@ -116,7 +116,7 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
                                          Job(3, 3, {4}, 7)};
   BackfillOsdInfo info;
   info.host = {"h1", "h1", "h1", "h1", "h2", "", "", "", "", "h2"};
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.hold_and_wait = true;
   const auto s = SimulateBackfill(jobs, info, opt);
   ASSERT_THAT(s.status(), IsOk());
@@ -152,7 +152,7 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
 
   // All at once (the default): the same order on osd.9, but a waiting PG
   // holds nothing, so osd.2 is busy only for its own 5 s.
-  const auto a = SimulateBackfill(jobs, info, UnitRate());
+  const auto a = SimulateBackfill(jobs, info, UnitRateOptions());
   ASSERT_THAT(a.status(), IsOk());
   EXPECT_EQ(a->makespan_seconds, 35);
   EXPECT_THAT(Starts(*a), ElementsAre(0, 10, 30, 0));
@@ -168,10 +168,10 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
 TEST(BackfillScheduleTest, HoldAndWaitLeavesSlotsIdle) {
   const std::vector<BackfillJob> jobs = {Job(0, 0, {9}, 10), Job(1, 1, {9}, 10),
                                          Job(2, 1, {5}, 10)};
-  BackfillOptions hold = UnitRate();
+  BackfillOptions hold = UnitRateOptions();
   hold.hold_and_wait = true;
   const auto h = SimulateBackfill(jobs, {}, hold);
-  const auto a = SimulateBackfill(jobs, {}, UnitRate());
+  const auto a = SimulateBackfill(jobs, {}, UnitRateOptions());
   ASSERT_THAT(h.status(), IsOk());
   ASSERT_THAT(a.status(), IsOk());
   EXPECT_EQ(h->makespan_seconds, 30);
@@ -188,7 +188,7 @@ TEST(BackfillScheduleTest, AFreedSlotReachesPgsPastTheFirstSixteen) {
   std::vector<BackfillJob> jobs = {Job(0, 0, {8}, 10)};
   for (std::uint32_t i = 1; i <= 17; ++i) jobs.push_back(Job(i, 0, {9}, 200));
   jobs.push_back(Job(18, 0, {7}, 5));
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.backfillfull_ratio = 0.9;
   BackfillOsdInfo info;
   info.capacity_bytes.assign(10, 1000);
@@ -208,10 +208,10 @@ TEST(BackfillScheduleTest, MaxBackfillsOneVersusThree) {
   const std::vector<BackfillJob> out = {Job(0, 0, {1}, 10), Job(1, 0, {2}, 10), Job(2, 0, {3}, 10)};
   const std::vector<BackfillJob> in = {Job(0, 4, {9}, 10), Job(1, 5, {9}, 10), Job(2, 6, {9}, 10),
                                        Job(3, 7, {9}, 10)};
-  const auto out1 = SimulateBackfill(out, {}, UnitRate(1));
-  const auto out3 = SimulateBackfill(out, {}, UnitRate(3));
-  const auto in1 = SimulateBackfill(in, {}, UnitRate(1));
-  const auto in3 = SimulateBackfill(in, {}, UnitRate(3));
+  const auto out1 = SimulateBackfill(out, {}, UnitRateOptions(1));
+  const auto out3 = SimulateBackfill(out, {}, UnitRateOptions(3));
+  const auto in1 = SimulateBackfill(in, {}, UnitRateOptions(1));
+  const auto in3 = SimulateBackfill(in, {}, UnitRateOptions(3));
   ASSERT_THAT(out1.status(), IsOk());
   ASSERT_THAT(out3.status(), IsOk());
   ASSERT_THAT(in1.status(), IsOk());
@@ -242,13 +242,13 @@ TEST(BackfillScheduleTest, DegradedBeforeMisplaced) {
   EXPECT_EQ(local[0].priority, kBackfillPriority);
   EXPECT_EQ(local[2].priority, kBackfillDegradedPriority);
   EXPECT_EQ(local[2].pg, (PgId{2, 2}));
-  const auto s = SimulateBackfill(local, {}, UnitRate());
+  const auto s = SimulateBackfill(local, {}, UnitRateOptions());
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_THAT(Starts(*s), ElementsAre(10, 20, 0));
 
   const std::vector<BackfillJob> remote = {Job(0, 1, {9}, 10), Job(1, 2, {9}, 10),
                                            Job(2, 3, {9}, 10, 1, kBackfillDegradedPriority)};
-  const auto r = SimulateBackfill(remote, {}, UnitRate());
+  const auto r = SimulateBackfill(remote, {}, UnitRateOptions());
   ASSERT_THAT(r.status(), IsOk());
   EXPECT_THAT(Starts(*r), ElementsAre(10, 20, 0));
   EXPECT_EQ(r->longest_waits[0].job, 1u);
@@ -259,7 +259,7 @@ TEST(BackfillScheduleTest, DegradedBeforeMisplaced) {
 // one remote slot only (on osd.1) but receive the bytes of every shard.
 TEST(BackfillScheduleTest, DuplicateTargetsAndPrimaryTargetReserveOnce) {
   std::vector<BackfillTraceEvent> trace;
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.trace = [&](const BackfillTraceEvent& e) { trace.push_back(e); };
   const std::vector<BackfillJob> jobs = {Job(0, 0, {1, 0, 1}, 4, 2)};
   const auto s = SimulateBackfill(jobs, {}, opt);
@@ -281,7 +281,7 @@ TEST(BackfillScheduleTest, DuplicateTargetsAndPrimaryTargetReserveOnce) {
 // A PG with no known primary reserves its targets only.
 TEST(BackfillScheduleTest, NoPrimaryReservesTargetsOnly) {
   const std::vector<BackfillJob> jobs = {Job(0, crush::kItemNone, {3}, 5), Job(1, 0, {3}, 5)};
-  const auto s = SimulateBackfill(jobs, {}, UnitRate());
+  const auto s = SimulateBackfill(jobs, {}, UnitRateOptions());
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_EQ(s->makespan_seconds, 10);
   EXPECT_EQ(s->osds.size(), 2u);
@@ -346,7 +346,7 @@ TEST(BackfillScheduleTest, CurveThinnedToMaxPoints) {
   std::vector<BackfillJob> jobs;
   for (std::uint32_t i = 0; i < 10; ++i)
     jobs.push_back(Job(i, 0, {static_cast<std::int32_t>(i + 1)}, 1));
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.curve_max_points = 0;
   const auto all = SimulateBackfill(jobs, {}, opt);
   ASSERT_THAT(all.status(), IsOk());
@@ -359,7 +359,7 @@ TEST(BackfillScheduleTest, CurveThinnedToMaxPoints) {
 }
 
 TEST(BackfillScheduleTest, NoJobsIsAnEmptySchedule) {
-  const auto s = SimulateBackfill({}, {}, UnitRate());
+  const auto s = SimulateBackfill({}, {}, UnitRateOptions());
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_EQ(s->makespan_seconds, 0);
   EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 0u)));
@@ -370,7 +370,7 @@ TEST(BackfillScheduleTest, NoJobsIsAnEmptySchedule) {
 TEST(BackfillScheduleTest, EmptyPgsFinishAtTimeZero) {
   const std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 0, 3), Job(1, 0, {2}, 0, 0),
                                          Job(2, 0, {3}, 5, 2)};
-  const auto s = SimulateBackfill(jobs, {}, UnitRate());
+  const auto s = SimulateBackfill(jobs, {}, UnitRateOptions());
   ASSERT_THAT(s.status(), IsOk());
   EXPECT_EQ(s->makespan_seconds, 5);
   EXPECT_THAT(Ends(*s), ElementsAre(0, 0, 5));
@@ -379,18 +379,18 @@ TEST(BackfillScheduleTest, EmptyPgsFinishAtTimeZero) {
 
 TEST(BackfillScheduleTest, InputsThatCouldNeverFinishAreErrors) {
   const std::vector<BackfillJob> ok = {Job(7, 0, {1}, 10)};
-  EXPECT_THAT(SimulateBackfill(ok, {}, UnitRate(0)).status(),
+  EXPECT_THAT(SimulateBackfill(ok, {}, UnitRateOptions(0)).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_backfills is 0")));
   const std::vector<BackfillJob> no_targets = {Job(7, 0, {}, 10)};
-  EXPECT_THAT(SimulateBackfill(no_targets, {}, UnitRate()).status(),
+  EXPECT_THAT(SimulateBackfill(no_targets, {}, UnitRateOptions()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pg 1.7: no targets")));
   const std::vector<BackfillJob> hole = {Job(7, 0, {crush::kItemNone}, 10)};
-  EXPECT_THAT(SimulateBackfill(hole, {}, UnitRate()).status(),
+  EXPECT_THAT(SimulateBackfill(hole, {}, UnitRateOptions()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
   const std::vector<BackfillJob> negative = {Job(7, -3, {1}, 10)};
-  EXPECT_THAT(SimulateBackfill(negative, {}, UnitRate()).status(),
+  EXPECT_THAT(SimulateBackfill(negative, {}, UnitRateOptions()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("osd id -3")));
-  BackfillOptions zero_rate = UnitRate();
+  BackfillOptions zero_rate = UnitRateOptions();
   zero_rate.class_rates["hdd"] = BackfillRate{0, 0};
   BackfillOsdInfo info;
   info.device_class = {"ssd", "hdd"};
@@ -423,7 +423,7 @@ void CheckReservationLimits(int max_backfills) {
   std::vector<int> local(kOsds), remote(kOsds);
   std::vector<int> job_holds(kPgs);
   int max_local = 0, max_remote = 0, violations = 0;
-  BackfillOptions opt = UnitRate(max_backfills);
+  BackfillOptions opt = UnitRateOptions(max_backfills);
   opt.trace = [&](const BackfillTraceEvent& e) {
     using K = BackfillTraceEvent::Kind;
     switch (e.kind) {
@@ -511,7 +511,7 @@ std::vector<BackfillJob> DrainThenFill() {
 }
 
 TEST(BackfillScheduleTest, TooFullTargetStallsUntilItDrains) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.backfillfull_ratio = 0.9;
   std::vector<std::pair<BackfillTraceEvent::Kind, std::int32_t>> refusals;
   opt.trace = [&](const BackfillTraceEvent& e) {
@@ -537,7 +537,7 @@ TEST(BackfillScheduleTest, TooFullTargetStallsUntilItDrains) {
 }
 
 TEST(BackfillScheduleTest, TooFullTargetThatNeverDrainsNeverStarts) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.backfillfull_ratio = 0.9;
   std::vector<BackfillJob> jobs = DrainThenFill();
   jobs[1].leaving.clear();  // osd.2 keeps its copy: it never drains
@@ -558,8 +558,8 @@ TEST(BackfillScheduleTest, TooFullTargetThatNeverDrainsNeverStarts) {
 
 TEST(BackfillScheduleTest, RoomEnoughChangesNothing) {
   const std::vector<BackfillJob> jobs = DrainThenFill();
-  const auto plain = SimulateBackfill(jobs, {}, UnitRate());
-  BackfillOptions opt = UnitRate();
+  const auto plain = SimulateBackfill(jobs, {}, UnitRateOptions());
+  BackfillOptions opt = UnitRateOptions();
   opt.backfillfull_ratio = 0.9;
   BackfillOsdInfo info = ThreeOsdsOneNearlyFull();
   info.used_bytes[2] = 700;  // 700 + 200 = 900: at the ratio, not above it
@@ -572,7 +572,7 @@ TEST(BackfillScheduleTest, RoomEnoughChangesNothing) {
 }
 
 TEST(BackfillScheduleTest, TooFullNeedsAPositiveRetryInterval) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.backfillfull_ratio = 0.9;
   opt.backfill_retry_seconds = 0;
   EXPECT_THAT(SimulateBackfill(DrainThenFill(), ThreeOsdsOneNearlyFull(), opt).status(),
@@ -586,7 +586,7 @@ TEST(BackfillScheduleTest, TooFullNeedsAPositiveRetryInterval) {
 // A's: A is revoked at 3, asks again at once (every slot is free), and goes
 // on with the 7 s it had left plus its scan again (1 s per PG here).
 TEST(BackfillScheduleTest, StrayDeletionPreemptsTheBackfillHoldingItsOsdsLocalSlot) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.default_rate = BackfillRate{
       .bytes_per_second = 1, .objects_per_second = 0, .per_pg_seconds = 1, .additive = true};
   opt.stray_delete_delay_seconds = 1;
@@ -643,7 +643,7 @@ TEST(BackfillScheduleTest, StrayDeletionPreemptsTheBackfillHoldingItsOsdsLocalSl
 // for osd.0's local slot while A holds it; when the deletion revokes A, C
 // takes the slot and A waits for C to end.
 TEST(BackfillScheduleTest, PreemptedPgQueuesBehindThoseWaiting) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.stray_delete_delay_seconds = 1;
   std::vector<BackfillJob> jobs = {Job(0, 0, {1}, 10, 0), Job(1, 2, {3}, 2, 0),
                                    Job(2, 0, {4}, 5, 0)};
@@ -666,7 +666,7 @@ TEST(BackfillScheduleTest, PreemptedPgQueuesBehindThoseWaiting) {
 // primary's next PG takes the slot, so the primary ends up pushing two,
 // which share its recovery.
 TEST(BackfillScheduleTest, HoldAndWaitDeletionLeaksAWaitingPgsLocalSlot) {
-  BackfillOptions opt = UnitRate();
+  BackfillOptions opt = UnitRateOptions();
   opt.hold_and_wait = true;
   opt.stray_delete_delay_seconds = 1;
   // B (osd.2 -> osd.9, 4 s) holds osd.9; A (osd.0 -> osd.9, 3 s) holds

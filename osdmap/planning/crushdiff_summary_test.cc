@@ -15,7 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr std::int32_t kNone = crush::kItemNone;
+constexpr std::int32_t kNoItem = crush::kItemNone;
 
 // A one-pool table whose acting sets are `sets` (PG i = sets[i]).
 PgTable Table(std::int64_t pool, const std::vector<std::vector<std::int32_t>>& sets) {
@@ -25,7 +25,7 @@ PgTable Table(std::int64_t pool, const std::vector<std::vector<std::int32_t>>& s
   t.width = 4;
   for (const auto& s : sets) {
     for (int i = 0; i < t.width; ++i) {
-      t.acting.push_back(i < static_cast<int>(s.size()) ? s[static_cast<std::size_t>(i)] : kNone);
+      t.acting.push_back(i < static_cast<int>(s.size()) ? s[static_cast<std::size_t>(i)] : kNoItem);
     }
     t.acting_len.push_back(static_cast<std::uint8_t>(s.size()));
   }
@@ -116,7 +116,7 @@ TEST(SummarizeCrushdiffTest, ErasureComparesPositionsAndSplitsBytesByK) {
   const ClusterState st = OnePool(3, 2, "k2m1", 2, 1);
   // PG 0: a hole filled and a swap (three positions differ); PG 1: the
   // same OSDs reordered, which EC counts.
-  const PgTable before = Table(1, {{0, kNone, 2}, {3, 4, 5}});
+  const PgTable before = Table(1, {{0, kNoItem, 2}, {3, 4, 5}});
   const PgTable after = Table(1, {{2, 1, 0}, {5, 4, 3}});
   absl::StatusOr<CrushdiffSummary> s = SummarizeCrushdiff(st, before, after);
   ASSERT_TRUE(s.ok()) << s.status();

@@ -21,7 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr std::uint64_t kPgBytes = 256ull << 20;  // every PG holds 256 MiB
+constexpr std::uint64_t kFillPgBytes = 256ull << 20;  // every PG holds 256 MiB
 constexpr std::uint32_t kPgs = 512;
 constexpr std::uint64_t kCapacityKb = 100ull << 20;  // 100 GiB per OSD
 
@@ -34,14 +34,15 @@ ChangeList Parse(const std::string& text) {
 // `hosts` hosts of `per_host` OSDs, a 3x pool of 512 PGs of 256 MiB (host
 // failure domain), osd.`empty` at CRUSH weight 0, and every OSD's `ceph osd
 // df` use the bytes of the PGs it holds, of 100 GiB.
-ClusterState MakeState(int hosts, int per_host, int empty) {
+ClusterState FillState(int hosts, int per_host, int empty) {
   ClusterState s = crush_testing::MakeTestState(
       {.hosts = hosts, .osds_per_host = per_host, .rep_pg_num = kPgs, .ec_pg_num = 0});
   absl::StatusOr<ClusterState> st =
       ApplyChange(s, Parse(absl::StrCat("osd crush reweight osd.", empty, " 0\n")));
   EXPECT_TRUE(st.ok()) << st.status();
   s = *std::move(st);
-  for (std::uint32_t ps = 0; ps < kPgs; ++ps) s.pg_stats[PgId{1, ps}] = PgStat{100, kPgBytes, 0};
+  for (std::uint32_t ps = 0; ps < kPgs; ++ps)
+    s.pg_stats[PgId{1, ps}] = PgStat{100, kFillPgBytes, 0};
   absl::StatusOr<std::unique_ptr<MappingSession>> session = MappingSession::Create(s);
   EXPECT_TRUE(session.ok()) << session.status();
   MapAllOptions mo;
@@ -49,7 +50,7 @@ ClusterState MakeState(int hosts, int per_host, int empty) {
   const PgTable table = MapAllPgs(**session, mo);
   std::map<std::int32_t, std::uint64_t> used;
   for (std::uint32_t ps = 0; ps < kPgs; ++ps) {
-    for (const std::int32_t o : table.Find(1)->Up(ps)) used[o] += kPgBytes;
+    for (const std::int32_t o : table.Find(1)->Up(ps)) used[o] += kFillPgBytes;
   }
   for (std::int32_t o = 0; o < hosts * per_host; ++o) {
     s.osd_usage[o] = OsdUsage{kCapacityKb, used[o] >> 10, std::nullopt};
@@ -60,18 +61,18 @@ ClusterState MakeState(int hosts, int per_host, int empty) {
 // 9 hosts of one OSD each (placement as in a flat bucket), osd.8 empty:
 // osd.0 is drained while osd.8 is filled, so osd.1-7 both receive osd.0's
 // copies and give copies to osd.8.
-ClusterState FlatState() { return MakeState(9, 1, 8); }
+ClusterState FlatState() { return FillState(9, 1, 8); }
 
 constexpr const char* kFlatSwap = "osd crush reweight osd.0 0\nosd crush reweight osd.8 1\n";
 
 // 3 hosts x 3 OSDs, osd.2 of host0 empty: osd.0 drained into its host while
 // osd.2 is filled.
-ClusterState HostState() { return MakeState(3, 3, 2); }
+ClusterState HostState() { return FillState(3, 3, 2); }
 
 constexpr const char* kHostSwap = "osd crush reweight osd.0 0\nosd crush reweight osd.2 1\n";
 
-PlanReport Plan(const ClusterState& s, const char* ops, std::optional<double> max_fill,
-                bool upmap = false) {
+PlanReport FillPlan(const ClusterState& s, const char* ops, std::optional<double> max_fill,
+                    bool upmap = false) {
   PlanOptions o;
   o.max_misplaced = 1.0;
   o.max_fill = max_fill;
@@ -81,7 +82,7 @@ PlanReport Plan(const ClusterState& s, const char* ops, std::optional<double> ma
   return r.ok() ? *std::move(r) : PlanReport{};
 }
 
-const OsdMovement& Osd(const Movement& m, std::int32_t id) {
+const OsdMovement& MoveOf(const Movement& m, std::int32_t id) {
   for (const OsdMovement& o : m.osds) {
     if (o.osd == id) return o;
   }
@@ -100,8 +101,8 @@ double FinalMax(const Movement& m) {
 
 TEST(FillLimitTest, TrackerBoundsAStepByItsStartPlusEverythingItReceives) {
   const ClusterState s = FlatState();
-  const PlanReport at_once = Plan(s, kFlatSwap, 0.0);
-  const OsdMovement& z = Osd(at_once.movement, 1);
+  const PlanReport at_once = FillPlan(s, kFlatSwap, 0.0);
+  const OsdMovement& z = MoveOf(at_once.movement, 1);
   ASSERT_GT(z.bytes_in, 0u);
   ASSERT_GT(z.bytes_out, 0u);
   FillTracker t(at_once.movement, 0.9);
@@ -118,13 +119,13 @@ TEST(FillLimitTest, TrackerBoundsAStepByItsStartPlusEverythingItReceives) {
 
 TEST(FillLimitTest, StagedPlanRaisesBeforeLoweringToKeepTheGivingOsdUnderTheLimit) {
   const ClusterState s = FlatState();
-  const PlanReport at_once = Plan(s, kFlatSwap, 0.0);
-  const double cap = static_cast<double>(Osd(at_once.movement, 1).capacity_bytes);
+  const PlanReport at_once = FillPlan(s, kFlatSwap, 0.0);
+  const double cap = static_cast<double>(MoveOf(at_once.movement, 1).capacity_bytes);
   // Just above every OSD's final fill, but under the OSDs that hold their
   // own copies and osd.0's at once.
-  const double limit = FinalMax(at_once.movement) + 1.5 * kPgBytes / cap;
+  const double limit = FinalMax(at_once.movement) + 1.5 * kFillPgBytes / cap;
 
-  const PlanReport r = Plan(s, kFlatSwap, limit);
+  const PlanReport r = FillPlan(s, kFlatSwap, limit);
   ASSERT_TRUE(r.staged);
   const StagedPlan& p = *r.staged;
   EXPECT_TRUE(p.fill_checked);
@@ -158,14 +159,15 @@ TEST(FillLimitTest, StagedPlanSplitsStepsToStayUnderTheLimit) {
   // the final state's it takes smaller steps, each under the limit (host0's
   // OSDs both receive osd.0's copies and give copies to osd.2).
   const ClusterState s = HostState();
-  const PlanReport free = Plan(s, kHostSwap, 0.0);
+  const PlanReport free = FillPlan(s, kHostSwap, 0.0);
   ASSERT_TRUE(free.staged);
   EXPECT_EQ(free.staged->steps.size(), 1u);
-  const double limit = FinalMax(free.movement) +
-                       4.0 * kPgBytes / static_cast<double>(Osd(free.movement, 1).capacity_bytes);
+  const double limit =
+      FinalMax(free.movement) +
+      4.0 * kFillPgBytes / static_cast<double>(MoveOf(free.movement, 1).capacity_bytes);
   FillTracker t(free.movement, limit);
   ASSERT_TRUE(t.Over(t.WorstTarget(free.movement.osds)));
-  const PlanReport r = Plan(s, kHostSwap, limit);
+  const PlanReport r = FillPlan(s, kHostSwap, limit);
   ASSERT_TRUE(r.staged);
   EXPECT_GT(r.staged->steps.size(), 2u);
   EXPECT_TRUE(r.staged->fill_feasible);
@@ -174,10 +176,10 @@ TEST(FillLimitTest, StagedPlanSplitsStepsToStayUnderTheLimit) {
 
 TEST(FillLimitTest, FinalStateOverTheLimitIsReportedAsImpossible) {
   const ClusterState s = FlatState();
-  const PlanReport at_once = Plan(s, kFlatSwap, 0.0);
+  const PlanReport at_once = FillPlan(s, kFlatSwap, 0.0);
   const double final_max = FinalMax(at_once.movement);
   const double limit = final_max - 0.02;
-  const PlanReport r = Plan(s, kFlatSwap, limit, /*upmap=*/true);
+  const PlanReport r = FillPlan(s, kFlatSwap, limit, /*upmap=*/true);
   ASSERT_TRUE(r.staged);
   EXPECT_FALSE(r.staged->fill_feasible);
   ASSERT_FALSE(r.staged->fill_problems.empty());
@@ -199,16 +201,16 @@ TEST(FillLimitTest, UpmapBatchesHoldBackPgsUntilTheirTargetHasRoom) {
   // cancels upmaps to an OSD of CRUSH weight 0).
   constexpr const char* kOps = "osd crush reweight osd.0 0.1\nosd crush reweight osd.8 0.9\n";
   const ClusterState s = FlatState();
-  const PlanReport at_once = Plan(s, kOps, 0.0, /*upmap=*/true);
+  const PlanReport at_once = FillPlan(s, kOps, 0.0, /*upmap=*/true);
   ASSERT_TRUE(at_once.upmap_plan);
   // Without a limit: one batch, in PG order.
   EXPECT_EQ(at_once.upmap_plan->batches.size(), 1u);
-  const double cap = static_cast<double>(Osd(at_once.movement, 1).capacity_bytes);
-  const double limit = FinalMax(at_once.movement) + 1.5 * kPgBytes / cap;
+  const double cap = static_cast<double>(MoveOf(at_once.movement, 1).capacity_bytes);
+  const double limit = FinalMax(at_once.movement) + 1.5 * kFillPgBytes / cap;
   FillTracker t(at_once.movement, limit);
   const FillPeak all = t.WorstTarget(at_once.movement.osds);
   ASSERT_TRUE(t.Over(all));
-  const PlanReport r = Plan(s, kOps, limit, /*upmap=*/true);
+  const PlanReport r = FillPlan(s, kOps, limit, /*upmap=*/true);
   ASSERT_TRUE(r.upmap_plan);
   const UpmapPinPlan& u = *r.upmap_plan;
   EXPECT_TRUE(u.fill_checked);

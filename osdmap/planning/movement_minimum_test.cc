@@ -30,7 +30,7 @@ constexpr std::uint64_t kPgBytes = 1 << 20;
 
 // 3 racks of 4 hosts of 2 OSDs (weight 1 each); pool 1 "rbd" replicated
 // size 3 with rack failure domain (rack_rule), 512 PGs of 1 MiB each.
-ClusterState ThreeRacks() {
+ClusterState ThreeRackState() {
   return crush_testing::MakeRackState({.hosts = 12,
                                        .osds_per_host = 2,
                                        .racks = 3,
@@ -48,7 +48,7 @@ ClusterState Applied(const ClusterState& before, const std::string& ops) {
   return after.ok() ? *std::move(after) : before;
 }
 
-Movement Diff(const ClusterState& before, const ClusterState& after) {
+Movement MinimumDiff(const ClusterState& before, const ClusterState& after) {
   MovementOptions opt;
   opt.threads = 2;
   absl::StatusOr<Movement> m = DiffStates(before, after, opt);
@@ -57,10 +57,10 @@ Movement Diff(const ClusterState& before, const ClusterState& after) {
 }
 
 TEST(MovementMinimumTest, HostMovedBetweenRacksHasTheHostsDataAsItsFloor) {
-  const ClusterState before = ThreeRacks();
+  const ClusterState before = ThreeRackState();
   // host1 (osd.2, osd.3) from rack0 to rack2: no OSD's share changes, but
   // rack2's grows by the host's weight.
-  const Movement m = Diff(before, Applied(before, "osd crush move host1 rack=rack2\n"));
+  const Movement m = MinimumDiff(before, Applied(before, "osd crush move host1 rack=rack2\n"));
   const MovementCounters& c = m.pools.at(0);
   std::uint64_t host_bytes = 0;
   for (const OsdMovement& o : m.osds) {
@@ -90,10 +90,10 @@ TEST(MovementMinimumTest, HostMovedBetweenRacksHasTheHostsDataAsItsFloor) {
 }
 
 TEST(MovementMinimumTest, OsdOutKeepsItsShareAsTheFloor) {
-  const ClusterState before = ThreeRacks();
+  const ClusterState before = ThreeRackState();
   ClusterState after = before;
   after.osds[0].weight = 0;
-  const MovementCounters c = Diff(before, after).pools.at(0);
+  const MovementCounters c = MinimumDiff(before, after).pools.at(0);
   // osd.0 held 1/24 of the data; its host peer takes it (host level: 0),
   // but at the OSD level osd.1 grows by that 1/24.
   EXPECT_EQ(c.minimum_level, "osd");
@@ -116,9 +116,9 @@ TEST(MovementMinimumTest, LevelSharesCountAnOsdLeavingEveryRackUnderNone) {
 }
 
 TEST(MovementMinimumTest, TunablesChangeHasNoFloorAndSaysWhyInsteadOfARatio) {
-  const ClusterState before = ThreeRacks();
+  const ClusterState before = ThreeRackState();
   const ClusterState after = Applied(before, "osd crush tunables bobtail\n");
-  const Movement m = Diff(before, after);
+  const Movement m = MinimumDiff(before, after);
   const MovementCounters& c = m.pools.at(0);
   ASSERT_GT(c.bytes_to_move, 0u);
   EXPECT_EQ(c.minimum_to_move, 0);

@@ -13,25 +13,25 @@
 namespace crushkit::osdmap {
 namespace {
 
-constexpr std::int64_t kRep = crush_testing::kRepPool;
-constexpr std::int64_t kEc = crush_testing::kEcPool;
+constexpr std::int64_t kTrafficRep = crush_testing::kRepPool;
+constexpr std::int64_t kTrafficEc = crush_testing::kEcPool;
 
 // 6 hosts of one OSD each (osd.i in the i-th host), both pools of 2 PGs,
 // every PG pinned to {0,1,2} or {3,4,5}.
 ClusterState Before() {
   ClusterState s = crush_testing::MakeTestState({.ec_min_size = 3});
-  for (std::int64_t pool : {kRep, kEc}) {
+  for (std::int64_t pool : {kTrafficRep, kTrafficEc}) {
     s.pg_upmap[PgId{pool, 0}] = {0, 1, 2};
     s.pg_upmap[PgId{pool, 1}] = {3, 4, 5};
   }
-  s.pg_stats[PgId{kRep, 0}] = PgStat{10, 1000, 0};
-  s.pg_stats[PgId{kRep, 1}] = PgStat{10, 1000, 0};
-  s.pg_stats[PgId{kEc, 0}] = PgStat{30, 3000, 0};
-  s.pg_stats[PgId{kEc, 1}] = PgStat{30, 3000, 0};
+  s.pg_stats[PgId{kTrafficRep, 0}] = PgStat{10, 1000, 0};
+  s.pg_stats[PgId{kTrafficRep, 1}] = PgStat{10, 1000, 0};
+  s.pg_stats[PgId{kTrafficEc, 0}] = PgStat{30, 3000, 0};
+  s.pg_stats[PgId{kTrafficEc, 1}] = PgStat{30, 3000, 0};
   return s;
 }
 
-Movement Diff(const ClusterState& before, const ClusterState& after) {
+Movement TrafficDiff(const ClusterState& before, const ClusterState& after) {
   MovementOptions opt;
   opt.threads = 1;
   opt.keep_moves = true;
@@ -66,12 +66,12 @@ std::uint64_t Total(const DomainMatrix& d) {
 
 TEST(MovementTrafficTest, ReplicatedCopyIsSentByThePusherNotTheCopyItReplaces) {
   ClusterState before = Before();
-  before.pg_upmap[PgId{kRep, 0}] = {2, 0, 1};
+  before.pg_upmap[PgId{kTrafficRep, 0}] = {2, 0, 1};
   ClusterState after = before;
   // osd.2 (the old primary) leaves for osd.3, which holds nothing: the
   // lowest holder, osd.0, pushes.
-  after.pg_upmap[PgId{kRep, 0}] = {3, 0, 1};
-  const Movement m = Diff(before, after);
+  after.pg_upmap[PgId{kTrafficRep, 0}] = {3, 0, 1};
+  const Movement m = TrafficDiff(before, after);
   ASSERT_EQ(m.moves.size(), 1u);
   EXPECT_EQ(m.moves[0].pusher, 0);
   EXPECT_EQ(m.moves[0].source, 2);
@@ -89,8 +89,8 @@ TEST(MovementTrafficTest, ErasureRebuildReadsKMinusOneShardsThenPushes) {
   ClusterState after = before;
   // Shard 0 moves from osd.0 to osd.3; osd.0 (still holding it) is the
   // acting primary: it reads shard 1 from osd.1 and pushes shard 0.
-  after.pg_upmap[PgId{kEc, 0}] = {3, 1, 2};
-  const Movement m = Diff(before, after);
+  after.pg_upmap[PgId{kTrafficEc, 0}] = {3, 1, 2};
+  const Movement m = TrafficDiff(before, after);
   ASSERT_EQ(m.moves.size(), 1u);
   EXPECT_EQ(m.moves[0].pusher, 0);
   const std::string h0 = HostOf(after, 0), h1 = HostOf(after, 1), h3 = HostOf(after, 3);
@@ -102,7 +102,7 @@ TEST(MovementTrafficTest, ErasureRebuildReadsKMinusOneShardsThenPushes) {
 
 TEST(MovementTrafficTest, NothingMovesNoTraffic) {
   const ClusterState before = Before();
-  const Movement m = Diff(before, before);
+  const Movement m = TrafficDiff(before, before);
   ASSERT_EQ(m.traffic.size(), 1u);
   EXPECT_TRUE(m.traffic[0].cells.empty());
 }

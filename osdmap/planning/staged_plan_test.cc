@@ -27,24 +27,24 @@ namespace {
 using ::testing::HasSubstr;
 
 // 6 hosts x 4 OSDs, a replicated pool of 256 PGs and an EC 2+1 pool of 128.
-ClusterState MakeState() {
+ClusterState StagedState() {
   return crush_testing::MakeTestState(
       {.hosts = 6, .osds_per_host = 4, .rep_pg_num = 256, .ec_pg_num = 128});
 }
 
-ChangeList Parse(const std::string& text) {
+ChangeList ParseOps(const std::string& text) {
   absl::StatusOr<ChangeList> c = ParseChange(text, "ops");
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? *std::move(c) : ChangeList{};
 }
 
 ClusterState Apply(const ClusterState& s, const std::string& text) {
-  absl::StatusOr<ClusterState> out = ApplyChange(s, Parse(text));
+  absl::StatusOr<ClusterState> out = ApplyChange(s, ParseOps(text));
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? *std::move(out) : s;
 }
 
-Movement Diff(const ClusterState& a, const ClusterState& b) {
+Movement StagedDiff(const ClusterState& a, const ClusterState& b) {
   absl::StatusOr<Movement> m = DiffStates(a, b);
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *std::move(m) : Movement{};
@@ -91,7 +91,7 @@ ClusterState Replay(const ClusterState& start, const StagedPlan& plan, double li
     fraction = step.fraction;
     ClusterState next = Apply(prev, Executable(step));
     EXPECT_TRUE(CleanPgUpmaps(next).ok());
-    const Movement m = Diff(prev, next);
+    const Movement m = StagedDiff(prev, next);
     EXPECT_EQ(m.totals.pgs_remapped, step.totals.pgs_remapped) << "step " << step.index;
     EXPECT_EQ(m.totals.shards_moved, step.totals.shards_moved) << "step " << step.index;
     EXPECT_DOUBLE_EQ(Ratio(m), step.misplaced_ratio) << "step " << step.index;
@@ -109,7 +109,7 @@ ClusterState Replay(const ClusterState& start, const StagedPlan& plan, double li
 }
 
 TEST(WeightTextTest, ConvertsBackToTheSameWeightThroughCephsParser) {
-  ClusterState s = MakeState();
+  ClusterState s = StagedState();
   std::mt19937 rng(7);
   std::vector<crush::Weight> crush_weights = {0, 1, 0x8000, 0x10000, 0x3a3b6, 0x7fffff};
   std::vector<crush::Weight> reweights = {0, 1, 0x8000, 0xd999, 0x10000};
@@ -130,8 +130,8 @@ TEST(WeightTextTest, ConvertsBackToTheSameWeightThroughCephsParser) {
 }
 
 TEST(StagedPlanTest, AddHostStartsAtZeroWeightAndStepsStayUnderTheLimit) {
-  const ClusterState before = MakeState();
-  const ChangeList change = Parse("add-host host6 osds=4 weight=1 root=default\n");
+  const ClusterState before = StagedState();
+  const ChangeList change = ParseOps("add-host host6 osds=4 weight=1 root=default\n");
   const StagedPlan plan = Plan(before, change, 0.05);
   ASSERT_GE(plan.steps.size(), 3u);
   EXPECT_EQ(plan.steps[0].index, 0);
@@ -142,9 +142,9 @@ TEST(StagedPlanTest, AddHostStartsAtZeroWeightAndStepsStayUnderTheLimit) {
   const ClusterState start = Apply(before, "add-host host6 osds=4 weight=0 root=default");
   const ClusterState end = Replay(start, plan, 0.05);
   // Where the change at once lands: nothing left to move.
-  EXPECT_EQ(
-      Diff(end, Apply(before, "add-host host6 osds=4 weight=1 root=default")).totals.pgs_remapped,
-      0u);
+  EXPECT_EQ(StagedDiff(end, Apply(before, "add-host host6 osds=4 weight=1 root=default"))
+                .totals.pgs_remapped,
+            0u);
   double sum = 0;
   for (const PlanStep& s : plan.steps) sum += s.totals.shards_moved;
   EXPECT_DOUBLE_EQ(plan.moved_in_steps, sum);
@@ -153,27 +153,27 @@ TEST(StagedPlanTest, AddHostStartsAtZeroWeightAndStepsStayUnderTheLimit) {
 }
 
 TEST(StagedPlanTest, DrainHasNoStepZeroAndEndsAtWeightZero) {
-  const ClusterState before = MakeState();
-  const StagedPlan plan = Plan(before, Parse("drain host1\n"), 0.04);
+  const ClusterState before = StagedState();
+  const StagedPlan plan = Plan(before, ParseOps("drain host1\n"), 0.04);
   ASSERT_GE(plan.steps.size(), 2u);
   EXPECT_EQ(plan.steps[0].index, 1);
   EXPECT_THAT(plan.staged_osds, ::testing::ElementsAre(4, 5, 6, 7));
   for (const StepOsdWeight& w : plan.steps.back().weights) EXPECT_EQ(w.crush_weight, 0u);
   const ClusterState end = Replay(before, plan, 0.04);
-  EXPECT_EQ(Diff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
+  EXPECT_EQ(StagedDiff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
 }
 
 // PGs of very different sizes: the moves of the big ones cannot fit under
 // the limit; the search still ends, each such step flagged.
 TEST(StagedPlanTest, PgsLargerThanTheLimitGetStepsOfTheirOwn) {
-  ClusterState before = MakeState();
+  ClusterState before = StagedState();
   for (const auto& [id, pool] : before.pools) {
     for (std::uint32_t ps = 0; ps < pool.pg_num; ++ps) {
       const std::uint64_t objects = ps % 17 == 0 ? 100000 : 10;
       before.pg_stats[PgId{id, ps}] = PgStat{objects, objects << 20, 0};
     }
   }
-  const StagedPlan plan = Plan(before, Parse("drain host1\n"), 0.005);
+  const StagedPlan plan = Plan(before, ParseOps("drain host1\n"), 0.005);
   ASSERT_FALSE(plan.steps.empty());
   int flagged = 0;
   for (const PlanStep& s : plan.steps) {
@@ -185,23 +185,23 @@ TEST(StagedPlanTest, PgsLargerThanTheLimitGetStepsOfTheirOwn) {
   }
   EXPECT_GT(flagged, 0);
   const ClusterState end = Replay(before, plan, 0.005);
-  EXPECT_EQ(Diff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
+  EXPECT_EQ(StagedDiff(end, Apply(before, "drain host1")).totals.pgs_remapped, 0u);
 }
 
 TEST(StagedPlanTest, OutIsWalkedAsReweights) {
-  const ClusterState before = MakeState();
-  const StagedPlan plan = Plan(before, Parse("osd out 3\n"), 1.0);
+  const ClusterState before = StagedState();
+  const StagedPlan plan = Plan(before, ParseOps("osd out 3\n"), 1.0);
   ASSERT_EQ(plan.steps.size(), 1u);
   EXPECT_EQ(plan.steps[0].fraction, 1.0);
   EXPECT_THAT(plan.steps[0].commands, ::testing::ElementsAre("ceph osd reweight 3 0"));
-  const StagedPlan small = Plan(before, Parse("osd out 3\n"), 0.01);
+  const StagedPlan small = Plan(before, ParseOps("osd out 3\n"), 0.01);
   EXPECT_GT(small.steps.size(), 1u);
   Replay(before, small, 0.01);
 }
 
 TEST(StagedPlanTest, ChangeWithoutWeightsIsOneStep) {
-  const ClusterState before = MakeState();
-  const StagedPlan plan = Plan(before, Parse("osd pool set rep pg_num 512\n"), 0.05);
+  const ClusterState before = StagedState();
+  const StagedPlan plan = Plan(before, ParseOps("osd pool set rep pg_num 512\n"), 0.05);
   ASSERT_EQ(plan.steps.size(), 1u);
   EXPECT_EQ(plan.steps[0].index, 0);
   EXPECT_THAT(absl::StrJoin(plan.notes, "\n"), HasSubstr("nothing to split"));
@@ -209,11 +209,11 @@ TEST(StagedPlanTest, ChangeWithoutWeightsIsOneStep) {
 }
 
 TEST(StagedPlanTest, RefusesALimitOutsideZeroToOne) {
-  const ClusterState before = MakeState();
+  const ClusterState before = StagedState();
   StagedPlanOptions so;
   for (double bad : {0.0, -0.1, 1.5}) {
     so.max_misplaced = bad;
-    EXPECT_EQ(PlanStagedChange(before, Parse("osd out 3"), Movement{}, so).status().code(),
+    EXPECT_EQ(PlanStagedChange(before, ParseOps("osd out 3"), Movement{}, so).status().code(),
               absl::StatusCode::kInvalidArgument);
   }
 }
@@ -243,7 +243,7 @@ TEST(StagedPlanTest, SampleRackExpansionStepsStayUnderFivePercent) {
       std::regex("weight=[0-9.]+"), "weight=0");
   ClusterState start = Apply(*before, text);
   ASSERT_TRUE(CleanPgUpmaps(start).ok());
-  EXPECT_EQ(Diff(*before, start).totals.pgs_remapped, plan.steps[0].totals.pgs_remapped);
+  EXPECT_EQ(StagedDiff(*before, start).totals.pgs_remapped, plan.steps[0].totals.pgs_remapped);
   for (const PlanStep& s : plan.steps) EXPECT_FALSE(s.over_limit) << "step " << s.index;
   // The planner's path (the change at once mapped first, its upmaps cleaned)
   // plans the same step 0: upmaps only the whole change invalidates stay.
@@ -254,13 +254,13 @@ TEST(StagedPlanTest, SampleRackExpansionStepsStayUnderFivePercent) {
   ASSERT_TRUE(planned.ok()) << planned.status();
   ASSERT_TRUE(planned->staged.has_value());
   EXPECT_EQ(planned->staged->steps[0].totals.pgs_remapped,
-            Diff(*before, start).totals.pgs_remapped);
+            StagedDiff(*before, start).totals.pgs_remapped);
   EXPECT_EQ(planned->staged->steps.size(), plan.steps.size());
   const ClusterState end = Replay(start, plan, 0.05);
   absl::StatusOr<ClusterState> at_once = ApplyChange(*before, *change);
   ASSERT_TRUE(at_once.ok()) << at_once.status();
   ASSERT_TRUE(CleanPgUpmaps(*at_once).ok());
-  EXPECT_EQ(Diff(end, *at_once).totals.pgs_remapped, 0u);
+  EXPECT_EQ(StagedDiff(end, *at_once).totals.pgs_remapped, 0u);
 }
 
 }  // namespace

@@ -42,13 +42,13 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-constexpr std::int64_t kRep = crush_testing::kRepPool;
-constexpr std::int64_t kEc = crush_testing::kEcPool;
+constexpr std::int64_t kPinRep = crush_testing::kRepPool;
+constexpr std::int64_t kPinEc = crush_testing::kEcPool;
 
 // `hosts` hosts of 4 OSDs (osd.i in host i/4); pool 1 replicated size 3 on
 // chooseleaf firstn host, pool 2 EC 2+1 on chooseleaf indep host, 128 PGs
 // each, every PG 100..106 objects of 4 MiB.
-ClusterState MakeState(int hosts) {
+ClusterState PinState(int hosts) {
   ClusterState s = crush_testing::MakeTestState(
       {.hosts = hosts, .osds_per_host = 4, .rep_pg_num = 128, .ec_pg_num = 128});
   s.epoch = 5;
@@ -70,7 +70,7 @@ ClusterState ApplyText(const ClusterState& state, const std::string& text) {
   return out.ok() ? *out : state;
 }
 
-Movement Diff(const ClusterState& before, const ClusterState& after) {
+Movement PinDiff(const ClusterState& before, const ClusterState& after) {
   MovementOptions opt;
   opt.threads = 2;
   opt.keep_moves = true;
@@ -92,7 +92,7 @@ Change MakeChange(const ClusterState& before, const ChangeList& change) {
   EXPECT_THAT(after, IsOk());
   Change c{before, after.ok() ? *std::move(after) : before, {}};
   EXPECT_THAT(CleanPgUpmaps(c.after), IsOk());
-  c.at_once = Diff(c.before, c.after);
+  c.at_once = PinDiff(c.before, c.after);
   return c;
 }
 
@@ -200,7 +200,7 @@ void ExpectPinsHold(const Change& c, const UpmapPinPlan& plan) {
       EXPECT_TRUE(HadHole(c.before, pg)) << FormatPgId(pg);
     }
   }
-  const Movement m = Diff(c.before, state);
+  const Movement m = PinDiff(c.before, state);
   EXPECT_EQ(m.totals.pgs_remapped, exact.size());
 
   auto cleanup = CheckPgUpmaps(state);
@@ -276,7 +276,7 @@ std::set<PgId> PgsOn(const ClusterState& state, std::int32_t osd) {
 }
 
 TEST(UpmapPinningTest, LoweredCrushWeightIsPinnedBackEverywhere) {
-  const Change c = MakeChange(MakeState(3), "osd crush reweight osd.5 0.3\n");
+  const Change c = MakeChange(PinState(3), "osd crush reweight osd.5 0.3\n");
   ASSERT_GT(c.at_once.totals.pgs_remapped, 0u);
   const UpmapPinPlan plan = PlanOk(c);
   EXPECT_THAT(plan.unpinnable, IsEmpty());
@@ -293,7 +293,7 @@ TEST(UpmapPinningTest, LoweredCrushWeightIsPinnedBackEverywhere) {
 // The other PGs the change remaps (host 1 weighs less, so CRUSH reorders
 // hosts for some PGs) are pinned.
 TEST(UpmapPinningTest, ZeroCrushWeightOsdCannotBePinnedTo) {
-  const Change c = MakeChange(MakeState(3), "osd crush reweight osd.5 0\n");
+  const Change c = MakeChange(PinState(3), "osd crush reweight osd.5 0\n");
   ASSERT_GT(c.at_once.totals.pgs_remapped, 0u);
   const UpmapPinPlan plan = PlanOk(c);
   EXPECT_EQ(UnpinnablePgs(plan), PgsOn(c.before, 5));
@@ -311,14 +311,14 @@ TEST(UpmapPinningTest, ZeroCrushWeightOsdCannotBePinnedTo) {
 }
 
 TEST(UpmapPinningTest, NewHostIsPinnedBackIncludingEcPositions) {
-  const Change c = MakeChange(MakeState(3), "add-host host9 osds=4 weight=1 root=default\n");
+  const Change c = MakeChange(PinState(3), "add-host host9 osds=4 weight=1 root=default\n");
   ASSERT_GT(c.at_once.totals.pgs_remapped, 0u);
   const UpmapPinPlan plan = PlanOk(c);
   EXPECT_THAT(plan.unpinnable, IsEmpty());
   ExpectPinsHold(c, plan);
   ExpectPinsGoFromAfterRawToBeforeUp(c, plan);
   int ec_pins = 0;
-  for (const UpmapPin& pin : plan.pins) ec_pins += pin.pg.pool == kEc ? 1 : 0;
+  for (const UpmapPin& pin : plan.pins) ec_pins += pin.pg.pool == kPinEc ? 1 : 0;
   EXPECT_GT(ec_pins, 0);
   // Positional equality for EC, checked PG by PG on the pinned state.
   const ClusterState state = Pinned(c, plan);
@@ -329,8 +329,8 @@ TEST(UpmapPinningTest, NewHostIsPinnedBackIncludingEcPositions) {
   for (std::uint32_t ps = 0; ps < 128; ++ps) {
     PgMapping x;
     PgMapping y;
-    (*before)->mapper().PgToUpActing(PgId{kEc, ps}, &x);
-    (*pinned)->mapper().PgToUpActing(PgId{kEc, ps}, &y);
+    (*before)->mapper().PgToUpActing(PgId{kPinEc, ps}, &x);
+    (*pinned)->mapper().PgToUpActing(PgId{kPinEc, ps}, &y);
     EXPECT_EQ(x.up.ToVector(), y.up.ToVector()) << "2." << ps;
   }
 }
@@ -340,19 +340,19 @@ TEST(UpmapPinningTest, NewHostIsPinnedBackIncludingEcPositions) {
 // falls back to a full pg_upmap. A replicated PG whose order alone changes
 // moves no data and gets no pin.
 TEST(UpmapPinningTest, SwappedEcShardsNeedAFullPgUpmap) {
-  ClusterState before = MakeState(3);
+  ClusterState before = PinState(3);
   auto session = MappingSession::Create(before);
   ASSERT_THAT(session, IsOk());
   PgMapping ec;
   PgMapping rep;
-  (*session)->mapper().PgToUpActing(PgId{kEc, 0}, &ec);
-  (*session)->mapper().PgToUpActing(PgId{kRep, 0}, &rep);
+  (*session)->mapper().PgToUpActing(PgId{kPinEc, 0}, &ec);
+  (*session)->mapper().PgToUpActing(PgId{kPinRep, 0}, &rep);
   std::vector<std::int32_t> swapped = ec.up.ToVector();
   std::swap(swapped[0], swapped[1]);
   std::vector<std::int32_t> reordered = rep.up.ToVector();
   std::swap(reordered[0], reordered[2]);
-  before.pg_upmap[PgId{kEc, 0}] = swapped;
-  before.pg_upmap[PgId{kRep, 0}] = reordered;
+  before.pg_upmap[PgId{kPinEc, 0}] = swapped;
+  before.pg_upmap[PgId{kPinRep, 0}] = reordered;
   ASSERT_FALSE(CheckPgUpmaps(before)->changed());
   const Change c = MakeChange(before, "osd rm-pg-upmap 2.0\nosd rm-pg-upmap 1.0\n");
 
@@ -360,7 +360,7 @@ TEST(UpmapPinningTest, SwappedEcShardsNeedAFullPgUpmap) {
   EXPECT_THAT(plan.unpinnable, IsEmpty());
   ASSERT_EQ(plan.pins.size(), 1u);
   const UpmapPin& pin = plan.pins[0];
-  EXPECT_EQ(pin.pg, (PgId{kEc, 0}));
+  EXPECT_EQ(pin.pg, (PgId{kPinEc, 0}));
   EXPECT_THAT(pin.items, IsEmpty());
   EXPECT_EQ(pin.pg_upmap, swapped);
   EXPECT_THAT(pin.commands, ElementsAre(absl::StrCat("ceph osd pg-upmap 2.0 ", swapped[0], " ",
@@ -375,16 +375,16 @@ TEST(UpmapPinningTest, SwappedEcShardsNeedAFullPgUpmap) {
 // target is still in the set, so r2 -> y must come first, then r1 -> r2,
 // then r0 -> r1.
 TEST(UpmapPinningTest, ShiftedEcShardsArePairedInApplicableOrder) {
-  ClusterState before = MakeState(3);
+  ClusterState before = PinState(3);
   auto session = MappingSession::Create(before);
   ASSERT_THAT(session, IsOk());
   PgMapping ec;
-  (*session)->mapper().PgToUpActing(PgId{kEc, 0}, &ec);
+  (*session)->mapper().PgToUpActing(PgId{kPinEc, 0}, &ec);
   const std::int32_t r0 = ec.up[0];
   const std::int32_t r1 = ec.up[1];
   const std::int32_t r2 = ec.up[2];
   const std::int32_t y = r0 / 4 * 4 + (r0 % 4 + 1) % 4;  // r0's host, another OSD
-  before.pg_upmap[PgId{kEc, 0}] = {r1, r2, y};
+  before.pg_upmap[PgId{kPinEc, 0}] = {r1, r2, y};
   ASSERT_FALSE(CheckPgUpmaps(before)->changed());
   const Change c = MakeChange(before, "osd rm-pg-upmap 2.0\n");
 
@@ -403,7 +403,7 @@ TEST(UpmapPinningTest, ShiftedEcShardsArePairedInApplicableOrder) {
 // leave an extra after OSD; the pin maps back to the raw set with osd.3 in
 // it instead. EC PGs that held it have a hole, left to the after OSD.
 TEST(UpmapPinningTest, DownOsdInBothStatesIsPutBackIntoTheRawSet) {
-  ClusterState before = MakeState(4);
+  ClusterState before = PinState(4);
   before.osds[3].state = kOsdExists;
   const Change c = MakeChange(before, "add-host host9 osds=4 weight=1 root=default\n");
   const UpmapPinPlan plan = PlanOk(c);
@@ -415,13 +415,13 @@ TEST(UpmapPinningTest, DownOsdInBothStatesIsPutBackIntoTheRawSet) {
   }
   EXPECT_GT(to_down, 0);
   for (const PgId& pg : plan.immediate.pgs) {
-    EXPECT_EQ(pg.pool, kEc);
+    EXPECT_EQ(pg.pool, kPinEc);
     EXPECT_TRUE(HadHole(c.before, pg)) << FormatPgId(pg);
   }
 }
 
 TEST(UpmapPinningTest, OutOsdMakesItsPgsUnpinnable) {
-  const ClusterState before = MakeState(4);
+  const ClusterState before = PinState(4);
   const Change c = MakeChange(before, "osd out 6\nosd crush reweight osd.1 0.4\n");
   const UpmapPinPlan plan = PlanOk(c);
   ASSERT_THAT(plan.unpinnable, Not(IsEmpty()));
@@ -443,7 +443,7 @@ TEST(UpmapPinningTest, OutOsdMakesItsPgsUnpinnable) {
 }
 
 TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
-  Change c = MakeChange(MakeState(4), "osd crush reweight osd.2 0.3\n");
+  Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
   // Pick a remapped replicated PG and give it, in `after`, an item moving
   // one OSD of its set to an OSD of the one host it does not use.
   auto session = MappingSession::Create(c.after);
@@ -451,7 +451,7 @@ TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
   PgId chosen{-1, 0};
   UpmapItems item;
   for (const PgMove& m : c.at_once.moves) {
-    if (m.pg.pool != kRep) continue;
+    if (m.pg.pool != kPinRep) continue;
     PgMapping map;
     (*session)->mapper().PgToUpActing(m.pg, &map);
     std::set<int> hosts;
@@ -466,7 +466,7 @@ TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
   c.after.pg_upmap_items[chosen] = item;
   ASSERT_THAT(CheckPgUpmaps(c.after), IsOk());
   EXPECT_FALSE(CheckPgUpmaps(c.after)->changed()) << "the test's item must be valid";
-  c.at_once = Diff(c.before, c.after);
+  c.at_once = PinDiff(c.before, c.after);
 
   const UpmapPinPlan plan = PlanOk(c);
   EXPECT_THAT(plan.unpinnable, IsEmpty());
@@ -487,9 +487,9 @@ TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
 }
 
 TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
-  Change c = MakeChange(MakeState(4), "osd crush reweight osd.2 0.3\n");
+  Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
   PgId chosen = c.at_once.moves.front().pg;
-  ASSERT_EQ(chosen.pool, kRep);
+  ASSERT_EQ(chosen.pool, kPinRep);
   auto session = MappingSession::Create(c.after);
   ASSERT_THAT(session, IsOk());
   PgMapping map;
@@ -500,7 +500,7 @@ TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
   std::swap(up[0], up[2]);
   c.after.pg_upmap[chosen] = up;
   ASSERT_FALSE(CheckPgUpmaps(c.after)->changed());
-  c.at_once = Diff(c.before, c.after);
+  c.at_once = PinDiff(c.before, c.after);
 
   const UpmapPinPlan plan = PlanOk(c);
   ExpectPinsHold(c, plan);
@@ -521,7 +521,7 @@ TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
 }
 
 TEST(UpmapPinningTest, BatchesStayUnderTheLimitInPgOrder) {
-  const Change c = MakeChange(MakeState(4), "add-host host9 osds=4 weight=1 root=default\n");
+  const Change c = MakeChange(PinState(4), "add-host host9 osds=4 weight=1 root=default\n");
   const double limit = 0.01;
   const UpmapPinPlan plan = PlanOk(c, limit);
   ASSERT_THAT(plan.pins, Not(IsEmpty()));
@@ -575,7 +575,7 @@ TEST(UpmapPinningTest, BatchesStayUnderTheLimitInPgOrder) {
 }
 
 TEST(UpmapPinningTest, ShardsAreTheUnitWithoutObjectCounts) {
-  ClusterState before = MakeState(4);
+  ClusterState before = PinState(4);
   before.pg_stats.clear();
   const Change c = MakeChange(before, "add-host host9 osds=4 weight=1 root=default\n");
   ASSERT_EQ(c.at_once.totals.objects_total, 0u);
@@ -591,7 +591,7 @@ TEST(UpmapPinningTest, ShardsAreTheUnitWithoutObjectCounts) {
 }
 
 TEST(UpmapPinningTest, OversizedPgFormsItsOwnFlaggedBatch) {
-  ClusterState before = MakeState(4);
+  ClusterState before = PinState(4);
   const Change probe = MakeChange(before, "add-host host9 osds=4 weight=1 root=default\n");
   ASSERT_THAT(probe.at_once.moves, Not(IsEmpty()));
   const PgId big = probe.at_once.moves[probe.at_once.moves.size() / 2].pg;
@@ -609,23 +609,23 @@ TEST(UpmapPinningTest, OversizedPgFormsItsOwnFlaggedBatch) {
 }
 
 TEST(UpmapPinningTest, ChangedPgNumIsNotPinned) {
-  const Change c = MakeChange(MakeState(3), "osd pool set rep pg_num 256\n");
+  const Change c = MakeChange(PinState(3), "osd pool set rep pg_num 256\n");
   const UpmapPinPlan plan = PlanOk(c);
   EXPECT_THAT(plan.pins, IsEmpty());
   ASSERT_EQ(plan.unpinnable.size(), c.at_once.moves.size());
   for (const UnpinnablePg& u : plan.unpinnable) {
-    EXPECT_EQ(u.pg.pool, kRep);
+    EXPECT_EQ(u.pg.pool, kPinRep);
     EXPECT_THAT(u.reason, HasSubstr("pg_num changes from 128 to 256"));
   }
 }
 
 TEST(UpmapPinningTest, BadLimitAndBadPinsAreRejected) {
-  const Change c = MakeChange(MakeState(3), "osd crush reweight osd.5 0.3\n");
+  const Change c = MakeChange(PinState(3), "osd crush reweight osd.5 0.3\n");
   EXPECT_THAT(
       PlanUpmapPinning(c.before, c.after, c.at_once, 0, {}),
       crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_misplaced")));
   UpmapPinPlan plan;
-  plan.pins.push_back(UpmapPin{PgId{kRep, 999}, {{0, 1}}, {}, false, false, {}, {}});
+  plan.pins.push_back(UpmapPin{PgId{kPinRep, 999}, {{0, 1}}, {}, false, false, {}, {}});
   EXPECT_THAT(ApplyPins(c.after, plan),
               crush_testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1.3e7")));
   plan.pins[0].pg.ps = 1;
@@ -647,11 +647,11 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
   before.crush = crush_testing::MakeClusterModel(spec);
   before.osds.assign(10000, OsdInfo{kOsdExists | kOsdUp, 0x10000, kDefaultPrimaryAffinity});
   Pool rep;
-  rep.id = kRep;
+  rep.id = kPinRep;
   rep.name = "rep";
   rep.crush_rule = crush_testing::kRackRule;
   rep.pg_num = rep.pgp_num = 1280000;
-  before.pools[kRep] = rep;
+  before.pools[kPinRep] = rep;
   const auto t0 = std::chrono::steady_clock::now();
   const Change c = MakeChange(before, "osd crush reweight-subtree rack0 0.5\n");
   const auto t1 = std::chrono::steady_clock::now();
@@ -665,7 +665,7 @@ TEST(UpmapPinningTest, DISABLED_LargeClusterTiming) {
       secs(t0, t1), secs(t1, t2));
   EXPECT_EQ(plan.pins.size(), c.at_once.totals.pgs_remapped);
   const ClusterState pinned = Pinned(c, plan);
-  EXPECT_EQ(Diff(c.before, pinned).totals.pgs_remapped, 0u);
+  EXPECT_EQ(PinDiff(c.before, pinned).totals.pgs_remapped, 0u);
 }
 
 class UpmapPinningSampleTest : public ::testing::Test {

@@ -54,7 +54,7 @@ Result RunCeph(const std::vector<std::string>& args) {
   return r;
 }
 
-std::string Pacific(const std::string& name) {
+std::string PacificFile(const std::string& name) {
   return crush_testing::CompatDir() + "/ceph-cli-tests/pacific/crushtool/" + name;
 }
 
@@ -62,7 +62,7 @@ class CrushtoolVsCephTest : public ::testing::Test {
  protected:
   void SetUp() override {
     CRUSH_TEST_NEEDS_ORACLE("crushtool");
-    if (crush_testing::ReadFileOrEmpty(Pacific("test-map-a.crushmap")).empty()) {
+    if (crush_testing::ReadFileOrEmpty(PacificFile("test-map-a.crushmap")).empty()) {
       GTEST_SKIP() << "compat corpus not found at " << crush_testing::CompatDir();
     }
   }
@@ -71,7 +71,7 @@ class CrushtoolVsCephTest : public ::testing::Test {
 };
 
 TEST_F(CrushtoolVsCephTest, ParsingErrors) {
-  const std::string m = Pacific("test-map-a.crushmap");
+  const std::string m = PacificFile("test-map-a.crushmap");
   ExpectSame({});
   ExpectSame({"-i", m});
   ExpectSame({"-i", m, "--test", "--num-rep", "x"});
@@ -88,7 +88,7 @@ TEST_F(CrushtoolVsCephTest, ParsingErrors) {
 }
 
 TEST_F(CrushtoolVsCephTest, TestOutputs) {
-  const std::string m = Pacific("test-map-a.crushmap");
+  const std::string m = PacificFile("test-map-a.crushmap");
   ExpectSame(
       {"-i", m, "--test", "--show-mappings", "--num-rep", "3", "--min-x", "0", "--max-x", "50"});
   ExpectSame({"-i", m, "--test", "--show-statistics", "--show-utilization", "--rule", "1",
@@ -98,13 +98,13 @@ TEST_F(CrushtoolVsCephTest, TestOutputs) {
               "--weight", "7", "0.25", "--pool-id", "7", "--min-x", "0", "--max-x", "200"});
   ExpectSame({"-i", m, "--test", "--show-statistics", "--min-rule", "1", "--max-rule", "9",
               "--ruleset", "2", "--batches", "3", "--num-rep", "4"});
-  ExpectSame({"-i", Pacific("test-map-indep.crushmap"), "--test", "--show-mappings",
+  ExpectSame({"-i", PacificFile("test-map-indep.crushmap"), "--test", "--show-mappings",
               "--show-statistics", "--min-x", "1", "--max-x", "40", "--num-rep", "6"});
   ExpectSame({"--test", "--show-choose-tries"});
 }
 
 TEST_F(CrushtoolVsCephTest, TunableEditsWriteCephBytes) {
-  const std::string m = Pacific("test-map-a.crushmap");
+  const std::string m = PacificFile("test-map-a.crushmap");
   const crush_testing::TempDir tmp("crushtool_test_out");
   ASSERT_TRUE(tmp.ok());
   const std::string& d = tmp.path();

@@ -25,7 +25,7 @@ namespace {
 using ::crush_testing::RunShell;
 using ::crush_testing::SourceDir;
 
-std::string GoldenDir() { return SourceDir() + "/tests/golden/osdmaptool_write_errors"; }
+std::string WriteErrorsGoldenDir() { return SourceDir() + "/tests/golden/osdmaptool_write_errors"; }
 
 // Runs in a scratch directory holding the inputs, as regenerate.py does.
 class WriteErrorsGoldenTest : public golden::ScratchDirTest {
@@ -53,7 +53,7 @@ bool MachineLikeTheGoldens(const golden::Case& c) {
 }
 
 TEST_F(WriteErrorsGoldenTest, EveryCaseAsOsdmaptool) {
-  const std::vector<golden::Case> cases = golden::ReadCases(GoldenDir());
+  const std::vector<golden::Case> cases = golden::ReadCases(WriteErrorsGoldenDir());
   ASSERT_GE(cases.size(), 25u);
   std::vector<std::string> skipped;
   for (const golden::Case& c : cases) {
@@ -65,7 +65,7 @@ TEST_F(WriteErrorsGoldenTest, EveryCaseAsOsdmaptool) {
     FreshInputs();
     const std::map<std::string, std::string> before = golden::RegularFilesIn(dir_.path());
     const golden::ToolRun got = golden::RunOsdmaptool(c.args);
-    golden::ExpectSameAsGolden(GoldenDir(), c, got, before, dir_.path());
+    golden::ExpectSameAsGolden(WriteErrorsGoldenDir(), c, got, before, dir_.path());
     // Nothing else is left behind (no temporary file of the atomic write).
     std::vector<std::string> names;
     for (const auto& e : std::filesystem::directory_iterator(dir_.path()))
@@ -82,7 +82,7 @@ TEST_F(WriteErrorsGoldenTest, GoldensAreWhatOsdmaptoolDoes) {
   CRUSH_TEST_NEEDS_ORACLE("osdmaptool");
   const crush_testing::TempDir capture("osdmaptool_write_errors_capture");
   ASSERT_TRUE(capture.ok());
-  for (const golden::Case& c : golden::ReadCases(GoldenDir())) {
+  for (const golden::Case& c : golden::ReadCases(WriteErrorsGoldenDir())) {
     SCOPED_TRACE(c.name);
     if (!MachineLikeTheGoldens(c)) continue;
     FreshInputs();
@@ -94,7 +94,7 @@ TEST_F(WriteErrorsGoldenTest, GoldensAreWhatOsdmaptoolDoes) {
              &got.rc);
     got.out = crush_testing::ReadFileOrEmpty(capture.File("out"));
     got.err = crush_testing::ReadFileOrEmpty(capture.File("err"));
-    golden::ExpectSameAsGolden(GoldenDir(), c, got, before, dir_.path());
+    golden::ExpectSameAsGolden(WriteErrorsGoldenDir(), c, got, before, dir_.path());
   }
 }
 
