@@ -4,9 +4,12 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/planning/movement_report.h"
@@ -69,16 +72,74 @@ std::vector<EstimatedCapacity> EstimateUnreportedCapacity(ClusterState* state) {
   return out;
 }
 
-std::string DescribeEstimate(const EstimatedCapacity& e) {
+namespace {
+
+// "osd.3", "osd.188-199, osd.205": consecutive ids as one range, at most
+// eight ranges (then "... N OSDs in all").
+std::string OsdIdList(const std::vector<std::int32_t>& ids) {
+  std::vector<std::string> ranges;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (ranges.size() == 8) {
+      ranges.push_back("...");
+      break;
+    }
+    ranges.push_back(j == i ? absl::StrCat("osd.", ids[i])
+                            : absl::StrCat("osd.", ids[i], "-", ids[j]));
+    i = j + 1;
+  }
+  return absl::StrJoin(ranges, ", ");
+}
+
+std::string DescribeGroup(const EstimatedCapacity& e, const std::vector<std::int32_t>& ids,
+                          bool is_new) {
   const std::string peers =
       e.peers_of_class && !e.device_class.empty()
           ? absl::StrCat(e.peers, " ", e.device_class, " OSDs")
           : absl::StrCat(e.peers, " OSDs", e.device_class.empty() ? "" : " (none of its class)");
+  const bool one = ids.size() == 1;
+  const std::string who =
+      one ? OsdIdList(ids)
+          : absl::StrCat(OsdIdList(ids), " (", ids.size(), is_new ? " new" : "", " OSDs)");
+  const std::string why = is_new ? "new: not in the cluster before the change"
+                                 : "out: the mgr zeroes an out OSD's stats";
   return absl::StrFormat(
-      "osd.%d shows no size in `ceph osd df` (out: the mgr zeroes an out OSD's stats): %s "
-      "assumed, its CRUSH weight %.4g x %s per weight unit (the median of %s), nothing used",
-      e.osd, FormatBytes(static_cast<double>(e.kb) * 1024), e.crush_weight,
+      "%s %s no size in `ceph osd df` (%s): %s%s assumed, %s CRUSH weight %.4g x %s per weight "
+      "unit (the median of %s), nothing used",
+      who, one ? "shows" : "show", why, FormatBytes(static_cast<double>(e.kb) * 1024),
+      one ? "" : " each", one ? "its" : "their", e.crush_weight,
       FormatBytes(e.kb_per_weight * 1024), peers);
+}
+
+}  // namespace
+
+std::vector<std::string> DescribeEstimates(const std::vector<EstimatedCapacity>& estimates,
+                                           const ClusterState& before) {
+  // Estimates made alike (new or out, class, peers, weight) share a line.
+  using Key = std::tuple<bool, std::string, bool, std::uint32_t, double, double, std::uint64_t>;
+  std::map<Key, std::pair<const EstimatedCapacity*, std::vector<std::int32_t>>> groups;
+  for (const EstimatedCapacity& e : estimates) {
+    const Key key{!before.Exists(e.osd),
+                  e.device_class,
+                  e.peers_of_class,
+                  e.peers,
+                  e.kb_per_weight,
+                  e.crush_weight,
+                  e.kb};
+    auto& g = groups[key];
+    if (g.first == nullptr) g.first = &e;
+    g.second.push_back(e.osd);
+  }
+  std::vector<std::pair<std::int32_t, std::string>> lines;  // by first OSD id
+  for (auto& [key, g] : groups) {
+    std::sort(g.second.begin(), g.second.end());
+    lines.emplace_back(g.second.front(), DescribeGroup(*g.first, g.second, std::get<0>(key)));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::vector<std::string> out;
+  for (auto& l : lines) out.push_back(std::move(l.second));
+  return out;
 }
 
 }  // namespace crushkit::osdmap

@@ -47,10 +47,13 @@ struct EstimatedCapacity {
 // Cost: O(OSDs log OSDs + crush buckets).
 std::vector<EstimatedCapacity> EstimateUnreportedCapacity(ClusterState* state);
 
-// One sentence per estimate for the reports ("osd.4 shows no size in `ceph
-// osd df` (out): 256 MiB assumed, its CRUSH weight 1 x 256 MiB per weight
-// unit, the median of 5 hdd OSDs").
-std::string DescribeEstimate(const EstimatedCapacity& e);
+// The reports' sentences, one per group of estimates made alike ("osd.4
+// shows no size in `ceph osd df` (out: ...): 256 MiB assumed, its CRUSH
+// weight 1 x 256 MiB per weight unit (the median of 5 hdd OSDs), nothing
+// used"; "osd.188-199 (12 new OSDs) show ...": a host addition is one line,
+// not one per OSD). An OSD not in `before` is new, not out. By first OSD id.
+std::vector<std::string> DescribeEstimates(const std::vector<EstimatedCapacity>& estimates,
+                                           const ClusterState& before);
 
 }  // namespace crushkit::osdmap
 

@@ -19,6 +19,7 @@ namespace crushkit::osdmap {
 namespace {
 
 using crush_testing::IsOk;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // The sample with osd.3 out, as `ceph osd df` shows it then.
@@ -49,7 +50,35 @@ TEST(FillCapacityTest, OutOsdIsSkippedAndAnInOneWithoutSizeIsEstimated) {
   EXPECT_EQ(s.osd_usage[3].kb, e[0].kb);
   EXPECT_EQ(s.osd_usage[3].kb_used, 0u);
   EXPECT_EQ(s.osd_usage[3].kb_avail, e[0].kb);
-  EXPECT_THAT(DescribeEstimate(e[0]), HasSubstr("osd.3 shows no size"));
+  EXPECT_THAT(DescribeEstimates(e, s),
+              ElementsAre(HasSubstr("osd.3 shows no size in `ceph osd df` (out: ")));
+}
+
+TEST(FillCapacityTest, EstimatesMadeAlikeShareOneLine) {
+  const ClusterState before = SampleWithOsd3Out();
+  EstimatedCapacity hdd{.osd = 0,
+                        .kb = 100,
+                        .crush_weight = 1,
+                        .kb_per_weight = 100,
+                        .device_class = "hdd",
+                        .peers = 5};
+  std::vector<EstimatedCapacity> e;
+  for (std::int32_t osd : {1002, 1000, 1001, 1004}) {
+    e.push_back(hdd);
+    e.back().osd = osd;
+  }
+  e.push_back(hdd);
+  e.back().osd = 3;  // in the cluster before: out, not new
+  e.push_back(hdd);
+  e.back().osd = 1003;  // new but twice the weight: a line of its own
+  e.back().crush_weight = 2;
+  e.back().kb = 200;
+  EXPECT_THAT(DescribeEstimates(e, before),
+              ElementsAre(HasSubstr("osd.3 shows no size in `ceph osd df` (out: "),
+                          HasSubstr("osd.1000-1002, osd.1004 (4 new OSDs) show no size in "
+                                    "`ceph osd df` (new: not in the cluster before the change): "
+                                    "100 KiB each assumed, their CRUSH weight 1 x"),
+                          HasSubstr("osd.1003 shows no size in `ceph osd df` (new: ")));
 }
 
 TEST(FillCapacityTest, NothingWithoutOsdDf) {

@@ -173,7 +173,8 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   movement.record = movement.record || options.max_misplaced.has_value();
   std::vector<PlanWarning> detached = DetachedWarnings(before, after);
   // An OSD the change brings in has no size in `ceph osd df` (fill_capacity.h).
-  const std::vector<EstimatedCapacity> estimated = EstimateUnreportedCapacity(&after);
+  std::vector<std::string> estimate_notes =
+      DescribeEstimates(EstimateUnreportedCapacity(&after), before);
   absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
   if (!safety_inputs.ok()) return safety_inputs.status();
   MappedReport out;
@@ -221,7 +222,7 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
       CephFillTimelineOptions(scheduler, report.backfill.stray_delete_delay_seconds));
   if (!safety.ok()) return safety.status();
   report.safety = *std::move(safety);
-  for (const EstimatedCapacity& e : estimated) report.safety->notes.push_back(DescribeEstimate(e));
+  for (std::string& line : estimate_notes) report.safety->notes.push_back(std::move(line));
   report.pgs_degraded_during = static_cast<std::uint32_t>(
       std::count_if(m.moves.begin(), m.moves.end(), [](const PgMove& mv) { return mv.degraded; }));
   report.movement = std::move(m);
