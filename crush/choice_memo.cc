@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "crush/internal/straw2_draw.h"
 #include "crush/map.h"
 #include "crush/model.h"
 #include "crush/types.h"
@@ -85,6 +86,7 @@ ChoiceMemo::ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity)
                                      static_cast<std::size_t>(b.max_buckets()));
   kind_.assign(slots, kNotShared);
   changed_at_.assign(slots + 1, 0);
+  grown_.assign(slots, 0);
   std::vector<std::uint32_t> changed;
   for (std::size_t slot = 0; slot < slots; ++slot) {
     changed_at_[slot] = static_cast<std::uint32_t>(changed_.size());
@@ -92,7 +94,13 @@ ChoiceMemo::ChoiceMemo(const CrushMap& a, const CrushMap& b, int capacity)
     if (kind_[slot] == kShared) ++shared_count_;
     if (kind_[slot] == kPartial) {
       ++partial_count_;
-      changed_.insert(changed_.end(), changed.begin(), changed.end());
+      const Bucket& bb = mb.buckets[slot];
+      grown_[slot] = static_cast<std::uint32_t>(bb.items.size() - ma.buckets[slot].items.size());
+      for (const std::uint32_t i : changed) {
+        changed_.push_back(i);
+        changed_ids_.push_back(bb.items[i]);
+        changed_divisors_.push_back(internal::MakeStraw2Divisor(bb.item_weights[i]));
+      }
     }
   }
   changed_at_[slots] = static_cast<std::uint32_t>(changed_.size());
@@ -111,6 +119,8 @@ void ChoiceMemo::Clear() {
   }
   size_ = 0;
   has_input_ = false;
+  b_differs_ = false;
+  b_extra_work_ = 0;
 }
 
 void ChoiceMemo::Begin(std::uint32_t x, const internal::FlatChooseArgs* args) {

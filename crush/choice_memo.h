@@ -103,6 +103,19 @@ class ChoiceMemo {
   // Forgets the recorded input. O(1) (amortised).
   void Clear();
 
+  // After a recording DoRule() call on map A (has_input()): true iff the
+  // same call on map B (same rule, input, reweights and choose_args) makes
+  // the same choice in every partially shared bucket this call drew from:
+  // each draw there was recorded, B's changed items all lose to A's winner
+  // (drawn with B's weights, as a replay draws them), and B stays within
+  // the work budget although its larger buckets cost more. A caller that
+  // knows every other bucket the descent visited is the same in B (and the
+  // devices' reweights and validity) may then take A's result as B's.
+  // Cost per partially shared draw while recording: one hash per changed
+  // item (the 512 KiB numerator table only when its 16 KiB bounds cannot
+  // decide).
+  bool partial_choices_hold() const { return has_input_ && !b_differs_; }
+
  private:
   friend class MapperImpl;  // the only reader and writer while mapping
 
@@ -139,6 +152,12 @@ class ChoiceMemo {
 
   // Starts recording input `x` under choose_args `args` (nullptr: none).
   void Begin(std::uint32_t x, const internal::FlatChooseArgs* args);
+
+  // The end of the recorded call: `spent` and `exhausted` are its work
+  // (Workspace), `budget` its limit; B's descent costs b_extra_work_ more.
+  void Finish(std::uint64_t spent, std::uint64_t budget, bool exhausted) {
+    if (exhausted || spent + b_extra_work_ > budget) b_differs_ = true;
+  }
 
   // True iff the recorded input is `x` under the same choose_args index.
   bool Matches(std::uint32_t x, const internal::FlatChooseArgs* args) const {
@@ -181,6 +200,12 @@ class ChoiceMemo {
   // Partially shared slots: changed_[changed_at_[s] .. changed_at_[s + 1]).
   std::vector<std::uint32_t> changed_at_;
   std::vector<std::uint32_t> changed_;
+  // Parallel to changed_: B's item id there (the hash id of an appended
+  // item: such buckets have no choose_args) and its weight's divisor in B.
+  std::vector<ItemId> changed_ids_;
+  std::vector<internal::Straw2Divisor> changed_divisors_;
+  // Per slot: how many more items B's bucket has (partially shared slots).
+  std::vector<std::uint32_t> grown_;
   int shared_count_ = 0;
   int partial_count_ = 0;
   int capacity_ = 0;
@@ -194,6 +219,11 @@ class ChoiceMemo {
   std::uint32_t x_ = 0;
   bool has_args_ = false;
   std::int64_t args_index_ = 0;
+  // partial_choices_hold(): B would choose otherwise in a partially shared
+  // bucket (or a draw there was not checked); and the bucket items B's
+  // descent examines beyond A's.
+  bool b_differs_ = false;
+  std::uint64_t b_extra_work_ = 0;
 };
 
 // One straw2 choice of a recorded descent (a ChoiceLog), 8 bytes: the

@@ -521,12 +521,15 @@ int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weigh
   if (flat.type == RuleType::kMsrFirstn || flat.type == RuleType::kMsrIndep) {
     // Not tracked bucket by bucket (see Workspace::visited_buckets).
     ws.visited_ = ~std::uint64_t{0};
-    return impl.MsrDoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(),
-                          result_max);
+    const int n = impl.MsrDoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(),
+                                 result_max);
+    impl.FinishMemo();
+    return n;
   }
   const int n =
       impl.DoRule(flat, internal::MapAccess::Steps(map), map.tunables(), out.data(), result_max);
   if (ws.exhausted_) ws.visited_ = ~std::uint64_t{0};
+  impl.FinishMemo();
   return n;
 }
 

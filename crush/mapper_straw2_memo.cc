@@ -5,6 +5,7 @@
 // DoRule takes this path only when the workspace carries a memo.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "crush/choice_memo.h"
 #include "crush/hash.h"
@@ -65,8 +66,12 @@ ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t
     const internal::FlatChooseArg& arg = choose_args_->slots[static_cast<std::size_t>(slot)];
     if (arg.positions != 0) {
       // A weight set replaces the item weights, which is all a partially
-      // shared bucket differs in; keep it simple and draw normally.
-      if (kind == ChoiceMemo::kPartial) return PlainStraw2Choose(b, r, position);
+      // shared bucket differs in; keep it simple and draw normally (and
+      // unchecked: ChoiceMemo::partial_choices_hold).
+      if (kind == ChoiceMemo::kPartial) {
+        if (memo_record_ != nullptr) memo_record_->b_differs_ = true;
+        return PlainStraw2Choose(b, r, position);
+      }
       pos = std::min(static_cast<std::uint32_t>(position), arg.positions - 1);
     }
   }
@@ -151,10 +156,48 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
       }
     }
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), best_draw);
+    NoteBChoice(b, r, ids, best, best_draw, winner, memo);
   } else {
     memo_record_->Record(uslot, r, 0, static_cast<ItemId>(best), winner_draw);
+    NoteBChoice(b, r, ids, best, winner_draw, winner, memo);
   }
   return items[winner];
+}
+
+// What B's replay of this choice would give (PartialStraw2Choose's replay
+// path: the changed items, with B's weights, against the best unchanged
+// item `best` and its draw), compared with A's winner; for
+// ChoiceMemo::partial_choices_hold. A changed item of positive weight
+// whose draw is below the best one by its numerator's 16 KiB bounds alone
+// loses without the 512 KiB table's load.
+void MapperImpl::NoteBChoice(const internal::FlatBucket& b, std::uint32_t r, const ItemId* ids,
+                             std::uint32_t best, std::int64_t best_draw, std::uint32_t winner,
+                             const ChoiceMemo& memo) {
+  const int slot = BucketSlot(b.id);
+  const std::size_t begin = memo.changed_at_[static_cast<std::size_t>(slot)];
+  const std::size_t end = memo.changed_at_[static_cast<std::size_t>(slot) + 1];
+  const std::uint64_t* bounds = ws_.straw2_n_bounds_;
+  std::uint32_t high = best;
+  std::int64_t high_draw = best_draw;
+  for (std::size_t k = begin; k < end; ++k) {
+    const std::uint32_t i = memo.changed_[k];
+    const ItemId id = i < b.size ? ids[i] : memo.changed_ids_[k];
+    const internal::Straw2Divisor& d = memo.changed_divisors_[k];
+    const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(id), r) & 0xffffu;
+    if (!d.negative_weight && d.magic != 0 &&
+        high_draw != std::numeric_limits<std::int64_t>::min()) {
+      const std::uint64_t lo =
+          internal::Straw2Quotient(bounds[2 * (u >> internal::kStraw2NBoundsShift)], d);
+      if (-static_cast<std::int64_t>(lo) < high_draw) continue;
+    }
+    const std::int64_t draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], d);
+    if (draw > high_draw || (draw == high_draw && i < high)) {
+      high = i;
+      high_draw = draw;
+    }
+  }
+  if (high != winner) memo_record_->b_differs_ = true;
+  memo_record_->b_extra_work_ += memo.grown_[static_cast<std::size_t>(slot)];
 }
 
 // The plain choice, recorded with the winner's index and hash u (the

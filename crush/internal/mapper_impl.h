@@ -56,6 +56,15 @@ class MapperImpl {
 
   int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
              ItemId* result, int result_max);
+
+  // Ends the input of a recording ChoiceMemo, with this call's work
+  // (ChoiceMemo::partial_choices_hold). Call after DoRule / MsrDoRule.
+  void FinishMemo() {
+    if (memo_record_ != nullptr) [[unlikely]] {
+      memo_record_->Finish(ws_.spent_, ws_.budget_, ws_.exhausted_);
+    }
+  }
+
   // crush_msr_do_rule() for rule types kMsrFirstn / kMsrIndep (mapper_msr.cc).
   int MsrDoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
                 ItemId* result, int result_max);
@@ -116,6 +125,11 @@ class MapperImpl {
                                                        std::uint32_t r, int position);
   ItemId PartialStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position,
                              const ChoiceMemo& memo);
+  // Recording: notes in memo_record_ whether map B would choose `winner`
+  // too, and B's extra work (ChoiceMemo::partial_choices_hold).
+  void NoteBChoice(const internal::FlatBucket& b, std::uint32_t r, const ItemId* ids,
+                   std::uint32_t best, std::int64_t best_draw, std::uint32_t winner,
+                   const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
   // The ChoiceLog paths (mapper_straw2_memo.cc): recording every straw2
   // choice, and replaying them through a ChoiceDelta.

@@ -25,6 +25,15 @@ int ItemType(const crush::MapModel& m, crush::ItemId id) {
   return b == nullptr ? -1 : b->type;
 }
 
+// True iff an item of `a`'s bucket in `slot` is a bucket whose type differs
+// in `b`.
+bool ItemTypesChanged(const crush::MapModel& a, const crush::MapModel& b, const crush::Bucket& ba) {
+  for (crush::ItemId item : ba.items) {
+    if (item < 0 && ItemType(a, item) != ItemType(b, item)) return true;
+  }
+  return false;
+}
+
 // Bucket `slot` draws differently, or its descent continues differently:
 // the bucket itself, the types of its items, or its choose_args entry in
 // any index differ.
@@ -33,9 +42,7 @@ bool BucketChanged(const crush::MapModel& a, const crush::MapModel& b, std::size
   const crush::Bucket* bb = SlotBucket(b, slot);
   if (ba == nullptr || bb == nullptr) return ba != bb;
   if (!(*ba == *bb)) return true;
-  for (crush::ItemId item : ba->items) {
-    if (item < 0 && ItemType(a, item) != ItemType(b, item)) return true;
-  }
+  if (ItemTypesChanged(a, b, *ba)) return true;
   for (const auto& [index, args] : a.choose_args) {
     const auto other = b.choose_args.find(index);
     const auto ea = args.find(ba->id);
@@ -94,11 +101,11 @@ bool PoolChanged(const ClusterState& sb, const Pool& pb, const ClusterState& sa,
 }  // namespace
 
 CrushChangeFilter::CrushChangeFilter(const ClusterState& before, const crush::CrushMap& before_map,
-                                     const ClusterState& after, const crush::CrushMap& after_map) {
+                                     const ClusterState& after, const crush::CrushMap& after_map,
+                                     const crush::ChoiceMemo* memo) {
   const crush::MapModel& mb = before_map.model();
   const crush::MapModel& ma = after_map.model();
-  if (!(mb.tunables == ma.tunables) || mb.max_devices != ma.max_devices ||
-      before.max_osd() != after.max_osd() || before.ceph_release != after.ceph_release ||
+  if (!(mb.tunables == ma.tunables) || before.ceph_release != after.ceph_release ||
       !SameKeys(mb.choose_args, ma.choose_args)) {
     all_ = true;
   }
@@ -111,27 +118,42 @@ CrushChangeFilter::CrushChangeFilter(const ClusterState& before, const crush::Cr
   // Devices whose reweight (what is_out() reads) differs.
   std::vector<bool> reweighted(before.osds.size(), false);
   bool any_reweighted = false;
-  for (std::size_t i = 0; i < before.osds.size(); ++i) {
+  for (std::size_t i = 0; i < before.osds.size() && i < after.osds.size(); ++i) {
     if (before.osds[i].weight != after.osds[i].weight) {
       reweighted[i] = true;
       any_reweighted = true;
     }
   }
+  // A device between the old and the new max_devices (mapper.c skips an
+  // item >= max_devices) or max_osd (is_out() of an item past the weight
+  // vector) is accepted on one side only.
+  const int devices_lo = std::min(mb.max_devices, ma.max_devices);
+  const int devices_hi = std::max(mb.max_devices, ma.max_devices);
+  const int osds_lo = std::min(before.max_osd(), after.max_osd());
+  const int osds_hi = std::max(before.max_osd(), after.max_osd());
+  const auto device_changed = [&](crush::ItemId item) {
+    if ((item >= devices_lo && item < devices_hi) || (item >= osds_lo && item < osds_hi))
+      return true;
+    return static_cast<std::size_t>(item) < reweighted.size() &&
+           reweighted[static_cast<std::size_t>(item)];
+  };
+  const bool limits_changed = devices_lo != devices_hi || osds_lo != osds_hi;
   for (std::size_t slot = 0; slot < bits.size(); ++slot) {
-    if (BucketChanged(mb, ma, slot)) {
-      mask_ |= bits[slot];
+    const crush::Bucket* b = SlotBucket(mb, slot);
+    bool devices = false;
+    if (b != nullptr && (any_reweighted || limits_changed)) {
+      devices = std::any_of(b->items.begin(), b->items.end(),
+                            [&](crush::ItemId item) { return item >= 0 && device_changed(item); });
+    }
+    if (!BucketChanged(mb, ma, slot)) {
+      if (devices) mask_ |= bits[slot];
       continue;
     }
-    if (!any_reweighted) continue;
-    const crush::Bucket* b = SlotBucket(mb, slot);
-    if (b == nullptr) continue;
-    for (crush::ItemId item : b->items) {
-      if (item >= 0 && static_cast<std::size_t>(item) < reweighted.size() &&
-          reweighted[static_cast<std::size_t>(item)]) {
-        mask_ |= bits[slot];
-        break;
-      }
-    }
+    // The memo checks every draw of a partially shared bucket; what it
+    // does not see (its items' types, its devices) must be unchanged.
+    const bool partial = memo != nullptr && memo->SlotPartiallyShared(static_cast<int>(slot)) &&
+                         !devices && !ItemTypesChanged(mb, ma, *b);
+    (partial ? partial_mask_ : mask_) |= bits[slot];
   }
 }
 

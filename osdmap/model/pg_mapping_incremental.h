@@ -14,9 +14,19 @@
 // meets none of their bits keeps its CRUSH result, bit for bit; all other
 // steps (nonexistent OSDs, upmaps, up/down, primary affinity, temps) are
 // recomputed on the new state anyway (PgMapper::MapPgFromCrush), so OSD
-// states and upmaps need no analysis. A changed rule, pool (pps inputs,
-// size, type, rule), tunables, max_devices, max_osd, choose_args index set
-// or Ceph release re-maps the pool, or everything.
+// states and upmaps need no analysis. A changed max_devices or max_osd
+// marks every bucket holding a device on the other side of the old and the
+// new limit (mapper.c rejects an item >= max_devices, is_out() one past the
+// weight vector). A changed rule, pool (pps inputs, size, type, rule),
+// tunables, choose_args index set or Ceph release re-maps the pool, or
+// everything.
+//
+// With the paired mapping's crush::ChoiceMemo, a bucket the memo shares
+// partially (items appended or a few weights changed, e.g. the root when a
+// rack is added) is not marked: a PG whose descent visited it keeps its
+// CRUSH result when the memo says every draw there keeps its winner on
+// the new map (ChoiceMemo::partial_choices_hold), since the descent then
+// makes the same choices everywhere.
 //
 // Proof by test: MapAllOptions::verify_incremental (or the environment
 // variable CRUSHKIT_VERIFY_INCREMENTAL=1) also maps every reused PG in full
@@ -31,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "crush/choice_memo.h"
 #include "crush/map.h"
 #include "osdmap/model/cluster_state.h"
 #include "osdmap/model/pg_mapping.h"
@@ -43,8 +54,13 @@ class CrushChangeFilter {
   // `after` (`after_map`). Neither is referenced afterwards.
   // REQUIRES: ValidateState() of both; each map built from its state.
   // Cost: linear in both maps and OSD tables.
+  // With `memo` (built for (before_map, after_map); nullptr: none), the
+  // slots it shares partially go to partial_mask() instead of mask() when
+  // nothing else about them changed (their items' types, their devices'
+  // reweights and validity).
   CrushChangeFilter(const ClusterState& before, const crush::CrushMap& before_map,
-                    const ClusterState& after, const crush::CrushMap& after_map);
+                    const ClusterState& after, const crush::CrushMap& after_map,
+                    const crush::ChoiceMemo* memo = nullptr);
 
   // True iff every PG of pool `pool_id` (of `after`) must go through CRUSH
   // again: the pool is new or its CRUSH inputs changed, or everything did.
@@ -58,8 +74,20 @@ class CrushChangeFilter {
   // differently through CRUSH on `after`; `pool_whole` is
   // PoolWhole(its pool).
   bool MayChange(bool pool_whole, std::uint64_t visited) const {
-    return pool_whole || (visited & mask_) != 0;
+    return pool_whole || (visited & (mask_ | partial_mask_)) != 0;
   }
+
+  // The same for a PG mapped on `before` recording into the memo given at
+  // construction: `partial_hold` is its ChoiceMemo::partial_choices_hold()
+  // right after. A descent whose signature is all ones (a hopeless proof,
+  // the budget, MSR) may have drawn where the memo did not look.
+  bool MayChange(bool pool_whole, std::uint64_t visited, bool partial_hold) const {
+    if (pool_whole || (visited & mask_) != 0) return true;
+    return (visited & partial_mask_) != 0 && (!partial_hold || visited == ~std::uint64_t{0});
+  }
+
+  // Signature bits of the partially shared buckets (see the constructor).
+  std::uint64_t partial_mask() const { return partial_mask_; }
 
   // True iff nothing can be reused (every pool is whole).
   bool all() const { return all_; }
@@ -67,6 +95,7 @@ class CrushChangeFilter {
  private:
   bool all_ = false;
   std::uint64_t mask_ = 0;
+  std::uint64_t partial_mask_ = 0;
   std::vector<std::int64_t> whole_pools_;  // ascending
 };
 

@@ -350,7 +350,7 @@ struct PairedRun {
         after(a),
         options(o),
         shared(b.crush_map(), a.crush_map()),
-        filter(b.state(), b.crush_map(), a.state(), a.crush_map()),
+        filter(b.state(), b.crush_map(), a.state(), a.crush_map(), &shared),
         fatal(VerifyIncrementalFromEnvironment()),
         verify(o.verify_incremental || fatal) {}
 
@@ -416,13 +416,16 @@ void MapPairedChunk(PairedRun& run, PairedWorker& w, const Chunk& c) {
   for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
     bool have_crush = false;
     if (p.before && ps < p.before->pg_num) {
+      // A memo left from the previous PG must not vouch for this one.
+      w.memo.Clear();
       w.b->mapper().MapPg(*p.before, ps, &mb, &crush);
       StoreMapping(mb, ps, acting, *p.table_before);
       have_crush = true;
       ++mapped;
     }
     if (!p.after || ps >= p.after->pg_num) continue;
-    if (have_crush && !run.filter.MayChange(p.whole, crush.visited)) {
+    if (have_crush &&
+        !run.filter.MayChange(p.whole, crush.visited, w.memo.partial_choices_hold())) {
       w.a->mapper().MapPgFromCrush(*p.after, ps, crush.osds, &ma);
       ++reused;
       if (run.verify) {

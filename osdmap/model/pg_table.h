@@ -135,7 +135,10 @@ PgTable MapRawUpmapSets(const ClusterState& state, const crush::CrushMap& map,
 // `before` and at once on `after` by the same thread. A PG whose CRUSH
 // descent on `before` visited no bucket the change touches (and whose pool,
 // rule, tunables and reweights are unchanged; pg_mapping_incremental.h)
-// keeps its CRUSH result: only the steps after CRUSH run on `after`.
+// keeps its CRUSH result: only the steps after CRUSH run on `after`. So
+// does one whose draws in the buckets `after` only appends to or reweights
+// a few items of (the root when a rack is added) all keep their winner
+// (crush::ChoiceMemo::partial_choices_hold).
 // Others are mapped on `after` replaying the straw2 choices of buckets the
 // two crush maps share (crush/choice_memo.h) instead of hashing them again.
 // Same tables as two MapAllPgs() calls, bit for bit; cheaper when the maps
