@@ -224,6 +224,7 @@ ChoiceDelta::ChoiceDelta(const CrushMap& recorded, const CrushMap& b) : layout_b
   const std::size_t slots = std::min(static_cast<std::size_t>(recorded.max_buckets()),
                                      static_cast<std::size_t>(b.max_buckets()));
   kind_.assign(slots, kNo);
+  grown_.assign(slots, 0);
   remap_at_.assign(slots + 1, 0);
   changed_at_.assign(slots + 1, 0);
   std::vector<std::uint32_t> remap, changed;
@@ -234,6 +235,9 @@ ChoiceDelta::ChoiceDelta(const CrushMap& recorded, const CrushMap& b) : layout_b
     if (kind_[slot] == kSame) ++same_count_;
     if (kind_[slot] == kChanged) {
       ++changed_count_;
+      const std::size_t na = ma.buckets[slot].items.size();
+      const std::size_t nb = mb.buckets[slot].items.size();
+      grown_[slot] = nb > na ? static_cast<std::uint32_t>(nb - na) : 0;
       remap_.insert(remap_.end(), remap.begin(), remap.end());
       changed_.insert(changed_.end(), changed.begin(), changed.end());
     }

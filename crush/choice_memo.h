@@ -291,6 +291,11 @@ class ChoiceLog {
   // True iff the last input had more choices than the capacity.
   bool overflowed() const { return overflowed_; }
 
+  // True iff choices() holds every straw2 choice of the last input (none
+  // dropped: capacity, a weight set, an index above 65535) and the call
+  // used at most half its work budget (RecordedChoicesHold, mapper.h).
+  bool complete() const { return complete_; }
+
   int capacity() const { return static_cast<int>(buf_.size()); }
 
  private:
@@ -299,6 +304,7 @@ class ChoiceLog {
   void Begin(std::uint32_t x, const internal::FlatChooseArgs* args) {
     size_ = 0;
     overflowed_ = false;
+    complete_ = true;
     x_ = x;
     args_key_ = args != nullptr ? args->index : kNoChooseArgsKey;
   }
@@ -308,12 +314,19 @@ class ChoiceLog {
       buf_[static_cast<std::size_t>(size_++)] = c;
     } else {
       overflowed_ = true;
+      complete_ = false;
     }
+  }
+
+  // The end of the recorded call (its work; see complete()).
+  void Finish(std::uint64_t spent, std::uint64_t budget, bool exhausted) {
+    if (exhausted || spent > budget / 2) complete_ = false;
   }
 
   std::vector<RecordedChoice> buf_;
   int size_ = 0;
   bool overflowed_ = false;
+  bool complete_ = true;
   std::uint32_t x_ = 0;
   std::int64_t args_key_ = kNoChooseArgsKey;
 };
@@ -378,8 +391,12 @@ class ChoiceDelta {
     return changed_.data() + changed_at_[static_cast<std::size_t>(slot) + 1];
   }
 
+  // For a changed slot: how many more items B's bucket has (or 0).
+  std::uint32_t Grown(int slot) const { return grown_[static_cast<std::size_t>(slot)]; }
+
   std::uint64_t layout_b_ = 0;
   std::vector<std::uint8_t> kind_;
+  std::vector<std::uint32_t> grown_;
   std::vector<std::uint32_t> remap_at_, remap_;
   std::vector<std::uint32_t> changed_at_, changed_;
   int same_count_ = 0;

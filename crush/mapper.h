@@ -195,6 +195,9 @@ class Workspace {
   friend int DoRule(const CrushMap& map, int rule, std::uint32_t x,
                     std::span<const Weight> reweights, Workspace& ws, std::span<ItemId> out,
                     ChooseArgsRef choose_args);
+  friend bool RecordedChoicesHold(const CrushMap& map, const ChoiceDelta& delta,
+                                  std::span<const RecordedChoice> choices, std::uint32_t x,
+                                  std::int64_t args_key, Workspace& ws, ChooseArgsRef choose_args);
   friend class MapperImpl;
 
   struct PermState {
@@ -299,6 +302,21 @@ std::vector<std::uint64_t> BucketVisitBits(const CrushMap& map);
 // the workspace budget in the worst case.
 int DoRule(const CrushMap& map, int rule, std::uint32_t x, std::span<const Weight> reweights,
            Workspace& ws, std::span<ItemId> out, ChooseArgsRef choose_args = {});
+
+// For a ChoiceLog replay (crush/choice_memo.h): true iff DoRule() on `map`
+// (map B of `delta`) of input `x` with `choose_args` would make every
+// choice `choices` recorded (a complete() log of x on the recorded map,
+// under choose_args key `args_key`) in a changed slot of `delta` the same
+// way (the recorded winner kept, every changed item losing to it), and
+// stay within ws's budget. A caller that knows every other bucket the
+// recorded descent visited is the same in B (and the devices' reweights
+// and validity) may take the recorded result as B's. False for a choice in
+// a slot `delta` does not replay. Never allocates.
+// Cost: one hash per changed item of each such choice.
+// REQUIRES: `ws` was created for `map`.
+bool RecordedChoicesHold(const CrushMap& map, const ChoiceDelta& delta,
+                         std::span<const RecordedChoice> choices, std::uint32_t x,
+                         std::int64_t args_key, Workspace& ws, ChooseArgsRef choose_args = {});
 
 }  // namespace crushkit::crush
 

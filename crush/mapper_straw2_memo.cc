@@ -14,6 +14,7 @@
 #include "crush/internal/mapper_straw2.h"
 #include "crush/internal/straw2_draw.h"
 #include "crush/map.h"
+#include "crush/mapper.h"
 #include "crush/types.h"
 
 namespace crushkit::crush {
@@ -215,6 +216,8 @@ ItemId MapperImpl::LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t 
                                     .r = static_cast<std::uint16_t>(r),
                                     .winner = static_cast<std::uint16_t>(winner),
                                     .u = static_cast<std::uint16_t>(u)});
+  } else {
+    log_record_->complete_ = false;  // replay draws it in full; a hold check cannot
   }
   return items_[b.items + winner];
 }
@@ -304,6 +307,54 @@ ItemId MapperImpl::ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32
   }
   ++ws_.memo_hits_;
   return items[high];
+}
+
+// Every recorded choice of a changed slot judged as ReplayStraw2Choose
+// would draw it; B's descent then repeats the recorded one. Its work grows
+// by the items B's buckets gained, at most half the budget (the recorded
+// call used at most the other half: ChoiceLog::complete).
+bool MapperImpl::RecordedChoicesHold(const ChoiceDelta& delta,
+                                     std::span<const RecordedChoice> choices, std::int64_t args_key,
+                                     std::uint64_t layout) {
+  if (delta.layout_b_ != layout) return false;
+  const std::int64_t key = choose_args_ != nullptr ? choose_args_->index : kNoChooseArgsKey;
+  if (key != args_key) return false;
+  std::uint64_t extra = 0;
+  for (const RecordedChoice& c : choices) {
+    const int slot = c.slot;
+    const std::uint8_t kind = delta.SlotKind(slot);
+    if (kind == ChoiceDelta::kSame) continue;
+    if (kind != ChoiceDelta::kChanged || HasWeightSet(slot)) return false;
+    const internal::FlatBucket& b = buckets_[static_cast<std::size_t>(slot)];
+    const std::uint32_t high = delta.Remap(slot, c.winner);
+    if (high >= b.size) return false;
+    extra += delta.Grown(slot);
+    const internal::Straw2Divisor* divisors = divisors_ + b.weights;
+    const ItemId* ids = HashIds(b, slot);
+    const std::uint32_t* begin = delta.changed_begin(slot);
+    const std::uint32_t* end = delta.changed_end(slot);
+    if (ChangedItemsLose(ids, divisors, c.r, high, c.u, begin, end)) continue;
+    const std::int64_t high_draw =
+        internal::Straw2DrawFromNumerator(ws_.straw2_n_[c.u], divisors[high]);
+    for (const std::uint32_t* i = begin; i != end; ++i) {
+      const std::int64_t draw = Straw2ItemDraw(ids[*i], c.r, divisors[*i]);
+      if (draw > high_draw || (draw == high_draw && *i < high)) return false;
+    }
+  }
+  return extra <= ws_.budget_ / 2;
+}
+
+bool RecordedChoicesHold(const CrushMap& map, const ChoiceDelta& delta,
+                         std::span<const RecordedChoice> choices, std::uint32_t x,
+                         std::int64_t args_key, Workspace& ws, ChooseArgsRef choose_args) {
+  if (ws.layout_id_ != map.layout_id()) return false;
+  // A workspace set to record or replay would start that here.
+  if (ws.memo_record_ != nullptr || ws.memo_replay_ != nullptr || ws.log_record_ != nullptr ||
+      ws.log_delta_ != nullptr) {
+    return false;
+  }
+  MapperImpl impl(map, x, {}, ws, internal::MapAccess::ChooseArgs(map, choose_args));
+  return impl.RecordedChoicesHold(delta, choices, args_key, map.layout_id());
 }
 
 }  // namespace crushkit::crush

@@ -57,11 +57,19 @@ class MapperImpl {
   int DoRule(const internal::FlatRule& rule, const RuleStep* steps, const Tunables& tunables,
              ItemId* result, int result_max);
 
-  // Ends the input of a recording ChoiceMemo, with this call's work
-  // (ChoiceMemo::partial_choices_hold). Call after DoRule / MsrDoRule.
+  // RecordedChoicesHold() (mapper.h) for this call's input and choose_args
+  // on the map of layout_id() `layout`.
+  bool RecordedChoicesHold(const ChoiceDelta& delta, std::span<const RecordedChoice> choices,
+                           std::int64_t args_key, std::uint64_t layout);
+
+  // Ends the input of a recording ChoiceMemo or ChoiceLog, with this call's
+  // work (ChoiceMemo::partial_choices_hold, ChoiceLog::complete). Call after DoRule / MsrDoRule.
   void FinishMemo() {
     if (memo_record_ != nullptr) [[unlikely]] {
       memo_record_->Finish(ws_.spent_, ws_.budget_, ws_.exhausted_);
+    }
+    if (log_record_ != nullptr) [[unlikely]] {
+      log_record_->Finish(ws_.spent_, ws_.budget_, ws_.exhausted_);
     }
   }
 

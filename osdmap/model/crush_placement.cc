@@ -77,13 +77,25 @@ int CrushPlacement::FindRule(int ruleset, int type, int size) const {
   return FindCrushRule(map_.model(), ruleset, type, size, release_);
 }
 
-int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
-                           std::int64_t pool, std::span<std::int32_t> out) {
+bool CrushPlacement::RecordedChoicesHold(const crush::ChoiceDelta& delta,
+                                         std::span<const crush::RecordedChoice> choices,
+                                         std::uint32_t x, std::int64_t args_key,
+                                         std::int64_t pool) {
+  ResolveArgs(pool);
+  return crush::RecordedChoicesHold(map_, delta, choices, x, args_key, ws_, cached_args_);
+}
+
+void CrushPlacement::ResolveArgs(std::int64_t pool) {
   if (!have_cache_ || cached_pool_ != pool) {
     cached_args_ = map_.ResolveChooseArgs(pool);
     cached_pool_ = pool;
     have_cache_ = true;
   }
+}
+
+int CrushPlacement::DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights,
+                           std::int64_t pool, std::span<std::int32_t> out) {
+  ResolveArgs(pool);
   const int n = crush::DoRule(map_, rule, x, weights, ws_, out, cached_args_);
   if (ws_.diverged_from_ceph()) [[unlikely]] {
     ++diverged_;

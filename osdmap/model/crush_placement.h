@@ -78,6 +78,13 @@ class CrushPlacement final : public RawPlacement {
   // Straw2 choices the last DoRule() took from a replayed memo.
   std::uint32_t memo_hits() const { return ws_.memo_hits(); }
 
+  // crush::RecordedChoicesHold() on this placement's map for input `x` of
+  // pool `pool` (its choose_args, as DoRule resolves them).
+  // REQUIRES: no memo set (ClearMemo()).
+  bool RecordedChoicesHold(const crush::ChoiceDelta& delta,
+                           std::span<const crush::RecordedChoice> choices, std::uint32_t x,
+                           std::int64_t args_key, std::int64_t pool);
+
   int FindRule(int ruleset, int type, int size) const override;
   int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights, std::int64_t pool,
              std::span<std::int32_t> out) override;
@@ -101,6 +108,8 @@ class CrushPlacement final : public RawPlacement {
   crush::ChooseArgsRef cached_args_;
   bool have_cache_ = false;
   std::uint64_t diverged_ = 0;
+
+  void ResolveArgs(std::int64_t pool);
 };
 
 }  // namespace crushkit::osdmap

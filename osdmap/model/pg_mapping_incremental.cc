@@ -103,6 +103,21 @@ bool PoolChanged(const ClusterState& sb, const Pool& pb, const ClusterState& sa,
 CrushChangeFilter::CrushChangeFilter(const ClusterState& before, const crush::CrushMap& before_map,
                                      const ClusterState& after, const crush::CrushMap& after_map,
                                      const crush::ChoiceMemo* memo) {
+  Compare(before, before_map, after, after_map,
+          [memo](int slot) { return memo != nullptr && memo->SlotPartiallyShared(slot); });
+}
+
+CrushChangeFilter::CrushChangeFilter(const ClusterState& before, const crush::CrushMap& before_map,
+                                     const ClusterState& after, const crush::CrushMap& after_map,
+                                     const crush::ChoiceDelta& delta) {
+  Compare(before, before_map, after, after_map,
+          [&delta](int slot) { return delta.SlotChanged(slot); });
+}
+
+template <class Partial>
+void CrushChangeFilter::Compare(const ClusterState& before, const crush::CrushMap& before_map,
+                                const ClusterState& after, const crush::CrushMap& after_map,
+                                Partial&& partial_slot) {
   const crush::MapModel& mb = before_map.model();
   const crush::MapModel& ma = after_map.model();
   if (!(mb.tunables == ma.tunables) || before.ceph_release != after.ceph_release ||
@@ -149,10 +164,10 @@ CrushChangeFilter::CrushChangeFilter(const ClusterState& before, const crush::Cr
       if (devices) mask_ |= bits[slot];
       continue;
     }
-    // The memo checks every draw of a partially shared bucket; what it
-    // does not see (its items' types, its devices) must be unchanged.
-    const bool partial = memo != nullptr && memo->SlotPartiallyShared(static_cast<int>(slot)) &&
-                         !devices && !ItemTypesChanged(mb, ma, *b);
+    // The memo (or the replay's check) sees every draw of such a bucket;
+    // what it does not see (its items' types, its devices) must be unchanged.
+    const bool partial =
+        partial_slot(static_cast<int>(slot)) && !devices && !ItemTypesChanged(mb, ma, *b);
     (partial ? partial_mask_ : mask_) |= bits[slot];
   }
 }

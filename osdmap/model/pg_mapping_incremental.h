@@ -62,6 +62,13 @@ class CrushChangeFilter {
                     const ClusterState& after, const crush::CrushMap& after_map,
                     const crush::ChoiceMemo* memo = nullptr);
 
+  // The same for a ChoiceLog replay: the slots `delta` (built for
+  // (before_map, after_map)) replays as changed go to partial_mask(), for
+  // PGs whose recorded choices crush::RecordedChoicesHold().
+  CrushChangeFilter(const ClusterState& before, const crush::CrushMap& before_map,
+                    const ClusterState& after, const crush::CrushMap& after_map,
+                    const crush::ChoiceDelta& delta);
+
   // True iff every PG of pool `pool_id` (of `after`) must go through CRUSH
   // again: the pool is new or its CRUSH inputs changed, or everything did.
   bool PoolWhole(std::int64_t pool_id) const;
@@ -79,7 +86,8 @@ class CrushChangeFilter {
 
   // The same for a PG mapped on `before` recording into the memo given at
   // construction: `partial_hold` is its ChoiceMemo::partial_choices_hold()
-  // right after. A descent whose signature is all ones (a hopeless proof,
+  // right after (with a ChoiceDelta: crush::RecordedChoicesHold() of its
+  // complete record). A descent whose signature is all ones (a hopeless proof,
   // the budget, MSR) may have drawn where the memo did not look.
   bool MayChange(bool pool_whole, std::uint64_t visited, bool partial_hold) const {
     if (pool_whole || (visited & mask_) != 0) return true;
@@ -93,6 +101,11 @@ class CrushChangeFilter {
   bool all() const { return all_; }
 
  private:
+  // The constructors' work; partial(slot): the slot may go to partial_mask_.
+  template <class Partial>
+  void Compare(const ClusterState& before, const crush::CrushMap& before_map,
+               const ClusterState& after, const crush::CrushMap& after_map, Partial&& partial);
+
   bool all_ = false;
   std::uint64_t mask_ = 0;
   std::uint64_t partial_mask_ = 0;

@@ -55,7 +55,9 @@ void RecordPg(const crush::ChoiceLog& log, const CrushResult& crush, std::uint32
         p.crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(p.width);
     for (int i = 0; i < crush.osds.size(); ++i) dst[i] = crush.osds[i];
     p.crush_len[ps] = static_cast<std::uint8_t>(crush.osds.size());
-    p.visited[ps] = crush.visited;
+    // A record missing a choice cannot vouch for the PG
+    // (crush::RecordedChoicesHold): all ones, as if it visited everything.
+    p.visited[ps] = log.complete() ? crush.visited : ~std::uint64_t{0};
   }
   if (first) key.key = log.args_key();
   if (log.args_key() != key.key) key.mixed = true;
@@ -190,7 +192,7 @@ struct ReplayRun {
         after(a),
         options(o),
         delta(r.session().crush_map(), a.crush_map()),
-        filter(r.session().state(), r.session().crush_map(), a.state(), a.crush_map()),
+        filter(r.session().state(), r.session().crush_map(), a.state(), a.crush_map(), delta),
         fatal(VerifyIncrementalFromEnvironment()),
         verify(o.verify_incremental || fatal) {}
 
@@ -215,13 +217,26 @@ struct ReplayWorker {
   std::unique_ptr<MappingSession::Worker> a, full;
 };
 
+// True iff the recorded CRUSH result of PG `ps` (recorded) is its result
+// on the after state: the change cannot touch its descent, or touches only
+// buckets where every recorded choice keeps its winner.
+bool RecordedResultHolds(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps) {
+  const RecordedMapping::PoolRecord& rec = *run.records[k];
+  const std::uint64_t visited = rec.visited[ps];
+  if (!run.filter.MayChange(run.whole[k], visited)) return true;
+  if (!rec.replayable || run.filter.MayChange(run.whole[k], visited, true)) return false;
+  const Pool& pool = *run.pools[k];
+  return w.a->placement().RecordedChoicesHold(
+      run.delta, rec.Choices(ps), PgMapper::RawPgToPps(pool, ps), rec.args_key, pool.id);
+}
+
 // PG `ps` of pools[k] through the record: the recorded CRUSH result when
 // the change cannot touch it, else CRUSH replaying its choices.
 void MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps, PgMapping& m,
                    OsdList& crush, std::uint64_t counts[3]) {
   const Pool& pool = *run.pools[k];
   const RecordedMapping::PoolRecord* rec = run.records[k];
-  if (rec != nullptr && ps < rec->pg_num && !run.filter.MayChange(run.whole[k], rec->visited[ps])) {
+  if (rec != nullptr && ps < rec->pg_num && RecordedResultHolds(run, w, k, ps)) {
     crush.clear();
     const std::int32_t* src =
         rec->crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(rec->width);

@@ -389,6 +389,30 @@ TEST(PgTableTest, PairedMappingReusesPgsTheAddedHostDoesNotWin) {
   }
 }
 
+// The replay's counterpart: a recorded PG whose choices in the changed
+// root all keep their winner with the new host there
+// (crush::RecordedChoicesHold) takes its recorded CRUSH result.
+TEST(PgTableReplayTest, ReplayReusesPgsTheAddedHostDoesNotWin) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  MapAllOptions opt;
+  opt.threads = 2;
+  const std::shared_ptr<const RecordedMapping> rec = RecordedMapping::Record(before, opt);
+  for (const crush::Weight w : {crush::Weight{0x10000}, crush::Weight{0x1000}}) {
+    auto after = MappingSession::Create(WithNewHost(before->state(), w));
+    ASSERT_TRUE(after.ok()) << after.status();
+    MapAllOptions o = opt;
+    o.verify_incremental = true;
+    ReplayStats stats;
+    const PgTable through = MapAllPgsReplayed(*rec, **after, o, &stats);
+    EXPECT_EQ(stats.verify_mismatches, 0u) << stats.first_mismatch;
+    o.verify_incremental = false;
+    ExpectSameTables(through, MapAllPgs(**after, o));
+    EXPECT_GT(stats.crush_reused, 5300u / 2) << w;
+    EXPECT_GT(stats.crush_replayed, 5300u / 100) << w;
+  }
+}
+
 TEST(PgTableReplayTest, RecordedAndRecordOptionsServeThePairedMapping) {
   std::shared_ptr<const MappingSession> before = MakeSession();
   ASSERT_NE(before, nullptr);
