@@ -4,7 +4,9 @@
 // an arena indexed by PG; then each after state (every alternative of a
 // comparison, every step of a staged plan) is mapped through it:
 // - a PG whose descent visited no bucket the after state changed (and
-//   whose pool's CRUSH inputs are unchanged; pg_mapping_incremental.h)
+//   whose pool's CRUSH inputs are unchanged; pg_mapping_incremental.h),
+//   or whose recorded choices in the changed buckets all keep their
+//   winner there (crush::RecordedChoicesHold; its record complete),
 //   takes the recorded CRUSH result, and only the steps after CRUSH run;
 // - any other PG goes through CRUSH on the after state replaying its
 //   recorded choices (crush::ChoiceDelta): a bucket the after state keeps
