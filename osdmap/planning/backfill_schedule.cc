@@ -306,15 +306,20 @@ absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> j
   return sim.Report();
 }
 
-absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
-                                                          BackfillOptions options) {
+BackfillOptions MovementBackfillOptions(const Movement& movement, BackfillOptions options) {
   if (options.objects_total == 0) options.objects_total = movement.totals.objects_total;
   if (!options.backfillfull_ratio) {
     options.backfillfull_ratio =
         std::max(movement.risks.backfillfull_ratio, movement.risks.nearfull_ratio);
   }
+  return options;
+}
+
+absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
+                                                          BackfillOptions options) {
   const std::vector<BackfillJob> jobs = JobsFromMoves(movement.moves);
-  return SimulateBackfill(jobs, OsdInfoFromMovement(movement), options);
+  return SimulateBackfill(jobs, OsdInfoFromMovement(movement),
+                          MovementBackfillOptions(movement, std::move(options)));
 }
 
 }  // namespace crushkit::osdmap

@@ -356,11 +356,15 @@ absl::StatusOr<BackfillSchedule> SimulateBackfill(std::span<const BackfillJob> j
                                                   const BackfillOsdInfo& osd_info,
                                                   const BackfillOptions& options = {});
 
-// The schedule of a movement report made with MovementOptions::keep_moves:
-// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement), when
+// `options` as a movement report's schedule is simulated with: when
 // options.objects_total is 0, movement.totals.objects_total as the ratio's
 // denominator, and when options.backfillfull_ratio is unset,
 // max(backfillfull_ratio, nearfull_ratio) of movement.risks.
+BackfillOptions MovementBackfillOptions(const Movement& movement, BackfillOptions options);
+
+// The schedule of a movement report made with MovementOptions::keep_moves:
+// JobsFromMoves(movement.moves), OsdInfoFromMovement(movement) and
+// MovementBackfillOptions(movement, options).
 // Errors and cost: SimulateBackfill's.
 absl::StatusOr<BackfillSchedule> SimulateMovementBackfill(const Movement& movement,
                                                           BackfillOptions options = {});

@@ -250,6 +250,9 @@ void AppendHeadlineRows(std::string& h, const PlanHeadline& hl) {
                            : absl::StrCat(FormatDuration(hl.seconds_low), " .. ",
                                           FormatDuration(hl.seconds_high)),
                        " (", hl.duration_basis, ")"));
+    if (!hl.duration_orders.empty()) {
+      KvRow(h, "duration_orders", "Over request orders", hl.duration_orders);
+    }
     KvRow(h, "duration_assumption", "Assuming", hl.duration_assumption);
   }
   if (hl.peak_osd != crush::kItemNone) {

@@ -150,6 +150,21 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
   p->set_max_backfills(r.backfill.max_backfills);
   p->set_bytes_total(s.bytes_total);
   p->set_preemptions(s.preemptions);
+  if (r.request_orders) {
+    const RequestOrderRange& o = *r.request_orders;
+    proto::RequestOrders* po = p->mutable_request_orders();
+    po->set_orders_asked(o.orders_asked);
+    po->set_orders(o.orders);
+    po->set_capped(o.capped);
+    po->set_jobs(o.jobs);
+    po->set_max_job_simulations(o.max_job_simulations);
+    po->set_given_seconds(o.given_seconds);
+    po->set_min_seconds(o.min_seconds);
+    po->set_p10_seconds(o.p10_seconds);
+    po->set_median_seconds(o.median_seconds);
+    po->set_p90_seconds(o.p90_seconds);
+    po->set_max_seconds(o.max_seconds);
+  }
   for (const MisplacedPoint& m : s.misplaced) {
     proto::MisplacedPoint* pm = p->add_misplaced();
     pm->set_seconds(m.seconds);

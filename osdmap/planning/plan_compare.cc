@@ -389,6 +389,8 @@ absl::StatusOr<PlanComparison> ComparePlans(const ClusterState& before,
   base.movement.progress = nullptr;
   base.staging_progress = nullptr;
   base.movement.keep_moves = false;
+  // Alternatives are ranked by the one order's duration; the range is the single plan's.
+  base.request_orders.orders = 0;
   base.movement.recorded = RecordBefore(before, threads, base.movement.recorded);
 
   std::vector<AlternativeResult> results(alternatives.size());

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include "osdmap/planning/backfill_orders.h"
 #include "osdmap/planning/movement_report.h"
 #include "osdmap/planning/report_internal.h"
 #include "osdmap/proto/movement.pb.h"
@@ -110,6 +111,10 @@ void SetDuration(PlanHeadline& h, const PlanReport& r) {
   } else if (r.schedule) {
     h.simulated = true;
     h.duration_basis = "nothing to backfill";
+  }
+  if (r.schedule && r.schedule->makespan_seconds > 0 && r.request_orders) {
+    const std::string orders = FormatRequestOrderRange(*r.request_orders);
+    if (!orders.empty()) h.duration_orders = absl::StrCat("at once: ", orders);
   }
 }
 
@@ -260,6 +265,9 @@ std::string FormatHeadline(const PlanHeadline& h) {
             ? FormatDuration(h.seconds_low)
             : absl::StrCat(FormatDuration(h.seconds_low), " .. ", FormatDuration(h.seconds_high));
     absl::StrAppend(&out, "  duration   ", range, " (", h.duration_basis, ")\n");
+    if (!h.duration_orders.empty()) {
+      internal::AppendWrapped(out, "             ", h.duration_orders, 15);
+    }
     internal::AppendWrapped(out, "             if: ", h.duration_assumption, 17);
   }
   if (h.peak_osd != crush::kItemNone) {
@@ -347,6 +355,7 @@ void internal::HeadlineToProto(const PlanHeadline& h, proto::Headline* p) {
   p->set_seconds_high(h.seconds_high);
   p->set_duration_basis(h.duration_basis);
   p->set_duration_assumption(h.duration_assumption);
+  p->set_duration_orders(h.duration_orders);
   p->set_peak_osd(h.peak_osd);
   p->set_peak_fill(h.peak_fill);
   p->set_peak_seconds(h.peak_seconds);

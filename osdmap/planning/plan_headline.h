@@ -41,6 +41,10 @@ struct PlanHeadline {
   double seconds_high = 0;
   std::string duration_basis;  // "at once .. 8 steps in sequence"
   std::string duration_assumption;
+  // The at-once duration over request orders (PlanReport::request_orders,
+  // FormatRequestOrderRange): "at once: 38 s .. 50 s over 32 request
+  // orders (...)"; "" without one.
+  std::string duration_orders;
   // The OSD with the highest peak fill while backfilling and when
   // (kItemNone without a fill timeline).
   std::int32_t peak_osd = crush::kItemNone;

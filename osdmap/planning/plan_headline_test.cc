@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
 #include "osdmap/planning/movement_report.h"
 
 namespace crushkit::osdmap {
@@ -192,6 +195,42 @@ TEST(PlanHeadlineTest, JsonCarriesTheHeadline) {
 
 // A 40-character pool name gets a line of its own; every row's figures
 // start in the same column and no table line passes 100 columns.
+TEST(PlanHeadlineTest, RequestOrderRangeBesideTheAtOnceDuration) {
+  PlanReport r = StagedReport();
+  EXPECT_EQ(ComputeHeadline(r).duration_orders, "");
+  RequestOrderRange& o = r.request_orders.emplace();
+  o.orders_asked = 32;
+  o.orders = 32;
+  o.jobs = 1024;
+  o.given_seconds = 36000;
+  o.min_seconds = 30000;
+  o.p10_seconds = 33000;
+  o.median_seconds = 36600;
+  o.p90_seconds = 39600;
+  o.max_seconds = 45000;
+  const PlanHeadline h = ComputeHeadline(r);
+  const std::string range =
+      "at once: 9 h 10 min .. 11 h over 32 request orders (p10 .. p90; median 10 h 10 min, all 8 h "
+      "20 min .. 12 h 30 min)";
+  EXPECT_EQ(h.duration_orders, range);
+  // The headline's duration stays the order given (PG id order).
+  EXPECT_DOUBLE_EQ(h.seconds_low, 36000);
+  const std::string text = FormatHeadline(h);
+  EXPECT_THAT(text, HasSubstr("             at once: 9 h 10 min .. 11 h over 32 request orders"));
+  for (const absl::string_view line : absl::StrSplit(text, '\n')) EXPECT_LE(line.size(), 100u);
+  absl::StatusOr<std::string> json = ReportToJson(r);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr(absl::StrCat("\"duration_orders\": \"", range, "\"")));
+  EXPECT_THAT(*json, HasSubstr("\"median_seconds\": 36600"));
+  // Over the cap: said instead of a range.
+  o.orders = 0;
+  o.capped = true;
+  o.max_job_simulations = 40000;
+  EXPECT_EQ(ComputeHeadline(r).duration_orders,
+            "at once: request orders not simulated: 1024 PGs x 32 orders is over the cap of 40000 "
+            "PG simulations");
+}
+
 TEST(PlanHeadlineTest, PoolTableAlignsLongNames) {
   PlanReport r = StagedReport();
   r.staged.reset();

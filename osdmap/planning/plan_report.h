@@ -10,6 +10,7 @@
 
 #include "crush/ceph_release.h"
 #include "osdmap/planning/backfill_cost.h"
+#include "osdmap/planning/backfill_orders.h"
 #include "osdmap/planning/backfill_schedule.h"
 #include "osdmap/planning/change_safety.h"
 #include "osdmap/planning/change_warnings.h"
@@ -23,6 +24,8 @@ struct PlanReport {
   Movement movement;
   std::optional<BackfillSchedule> schedule;
   BackfillOptions backfill;  // what the schedule was simulated with
+  // The schedule's makespan over request orders (PlanOptions::request_orders).
+  std::optional<RequestOrderRange> request_orders;
   // Where its rates came from (PlanOptions::backfill_cost); unset: the rates
   // were given as they are.
   std::optional<BackfillCostReport> backfill_cost;

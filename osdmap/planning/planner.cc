@@ -213,6 +213,15 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
                           absl::StrCat("backfill simulation: ", schedule.status().message()));
     }
     report.schedule = *std::move(schedule);
+    if (options.request_orders.orders >= 2) {
+      absl::StatusOr<RequestOrderRange> orders =
+          SimulateMovementRequestOrders(m, report.backfill, options.request_orders);
+      if (!orders.ok()) {
+        return absl::Status(orders.status().code(), absl::StrCat("backfill over request orders: ",
+                                                                 orders.status().message()));
+      }
+      report.request_orders = *std::move(orders);
+    }
   }
   // Old copies go as the release's OSDs delete them (fill_timeline.h).
   const RecoveryScheduler scheduler = report.backfill_cost ? report.backfill_cost->scheduler

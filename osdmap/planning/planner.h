@@ -18,6 +18,7 @@
 #include "osdmap/changes/change_ops.h"
 #include "osdmap/model/cluster_state.h"
 #include "osdmap/planning/backfill_cost.h"
+#include "osdmap/planning/backfill_orders.h"
 #include "osdmap/planning/backfill_schedule.h"
 #include "osdmap/planning/movement.h"
 #include "osdmap/planning/plan_report.h"
@@ -29,6 +30,9 @@ struct PlanOptions {
   // Simulate the backfill of the whole change (PlanReport::schedule).
   bool schedule = true;
   BackfillOptions backfill;
+  // With the schedule, the same jobs in other request orders as well
+  // (PlanReport::request_orders; backfill_orders.h); orders < 2: none.
+  RequestOrderOptions request_orders;
   // When set, the backfill rates come from the per-PG cost model for the
   // before state's release, a calibration and --backfill-rate
   // (backfill_cost.h), replacing backfill.class_rates and default_rate.

@@ -222,6 +222,8 @@ def headline_failures(h, dom):
         want["duration"] = format_duration(h["seconds_low"])
         if format_duration(h["seconds_high"]) != want["duration"]:
             want["duration"] += " .. " + format_duration(h["seconds_high"])
+    if h.get("duration_orders"):
+        want["duration_orders"] = h["duration_orders"]
     for key, text in want.items():
         if text not in rows.get(key, ""):
             failures.append("headline row %s is %r, not the JSON's %r" % (key, rows.get(key), text))

@@ -47,6 +47,16 @@ void AddReportOptions(CLI::App* cmd, ReportArgs* args, const std::vector<std::st
                         "(Ceph's state machine, the local slot held while the targets are asked "
                         "one at a time, as the OSD logs show) or all-at-once (a PG starts when "
                         "its primary's local slot and every target's remote slot are free)");
+  const osdmap::RequestOrderOptions orders;
+  cmd->add_option(
+         "--request-orders", args->request_orders,
+         absl::StrCat("also simulate the backfill at once in this many orders of the PGs' "
+                      "reservation requests (PG id order and shuffles of it, fixed seed; "
+                      "Ceph's order is in no dump) and print the duration's range; 0 or 1: "
+                      "PG id order only (default ",
+                      orders.orders, "; fewer orders, none below ", orders.min_orders,
+                      ", when PGs x orders passes ", orders.max_job_simulations, ")"))
+      ->check(CLI::Range(0, 1000));
   cmd->add_option(
       "--backfill-rate", args->rates,
       "CLASS=SPEC (e.g. hdd=50MiB,8obj or ssd=400MiB,0.2s): what one backfill on an OSD of "
@@ -83,6 +93,7 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
   plan.movement.keep_moves = plan.movement.keep_moves || a.pgs || !a.pgs_csv.empty();
   plan.backfill.max_backfills = a.max_backfills;
   plan.backfill.hold_and_wait = a.hold_and_wait;
+  plan.request_orders.orders = a.request_orders;
   osdmap::BackfillCostSettings& cost = plan.backfill_cost.emplace();
   if (absl::Status s = osdmap::ParseBackfillRateWords(a.rates, &cost); !s.ok()) return s;
   if (!a.recovery_scheduler.empty()) {

@@ -27,6 +27,7 @@ struct ReportArgs {
   bool no_schedule = false;
   int max_backfills = 1;
   bool hold_and_wait = osdmap::BackfillOptions{}.hold_and_wait;  // --reservations
+  int request_orders = osdmap::RequestOrderOptions{}.orders;     // --request-orders
   std::vector<std::string> rates;
 
   std::string recovery_scheduler;  // --recovery-scheduler wpq|mclock
