@@ -416,7 +416,8 @@ def main():
         "predicted": {"duration_seconds": schedule.get("makespan_seconds"), "pgs_remapped": totals["pgs_remapped"],
                       "objects_to_move": int(totals["objects_to_move"]), "bytes_to_move": int(totals["bytes_to_move"]),
                       "misplaced_curve": schedule.get("misplaced", []),
-                      "busiest_osds": schedule.get("busiest_osds", [])},
+                      "busiest_osds": schedule.get("busiest_osds", []),
+                      "request_orders": schedule.get("request_orders")},
         "measured": {"pgs_remapped": len(measured_remapped), "remapped_pgs": measured_remapped,
                      "first_misplaced_objects": first and first["misplaced_objects"],
                      "first_degraded_objects": first and first["degraded_objects"],
@@ -533,6 +534,14 @@ def print_table(r):
           + (f"   x{dur / pd:.2f}" if dur and pd else ""))
     print(f"{'duration to last pg_temp dropped (s)':40}{pd:>12.1f}{(tdur if tdur is not None else nan):>12.1f}"
           + (f"   x{tdur / pd:.2f}" if tdur and pd else ""))
+    orders = p.get("request_orders") or {}
+    if orders.get("orders"):
+        # The same jobs in other reservation request orders (osdmap/planning/backfill_orders.h).
+        lo, hi = orders["p10_seconds"], orders["p90_seconds"]
+        inside = tdur is not None and orders["min_seconds"] <= tdur <= orders["max_seconds"]
+        print(f"{'  over %d request orders: p10 .. p90' % orders['orders']:40}{f'{lo:.1f}..{hi:.1f}':>12}"
+              f"{'':>12}   median {orders['median_seconds']:.1f}, all {orders['min_seconds']:.1f}.."
+              f"{orders['max_seconds']:.1f}: measured {'inside' if inside else 'outside'}")
     if r.get("load"):
         print(f"{'load average (1 min) during the run':40}{'':>12}{r['load']['mean']:>12.2f}"
               f"   (first {r['load']['first']:.2f}, highest {r['load']['max']:.2f}; 2 cores)")
@@ -590,7 +599,8 @@ def replan(outdir, plan_args):
     r["plan_preemptions"] = schedule.get("preemptions", 0)
     r["predicted"].update({"duration_seconds": schedule.get("makespan_seconds"),
                            "misplaced_curve": schedule.get("misplaced", []),
-                           "busiest_osds": schedule.get("busiest_osds", [])})
+                           "busiest_osds": schedule.get("busiest_osds", []),
+                           "request_orders": schedule.get("request_orders")})
     r.update({"plan_pgs": plan.get("pgs", []), "plan_safety": plan.get("safety", {}),
               "plan_traffic": plan.get("traffic", []), "plan_cost": schedule.get("cost", {}),
               "plan_args": plan_args})
