@@ -45,7 +45,12 @@ function(crush_cc_test)
   add_executable(${A_NAME} ${A_SRCS})
   target_link_libraries(${A_NAME} PRIVATE crush_copts ${A_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_options(${A_NAME} PRIVATE ${CRUSH_TEST_COPTS})
-  set_target_properties(${A_NAME} PROPERTIES UNITY_BUILD OFF)
+  # Unity-built like the libraries (CRUSH_UNITY_BUILD, 8 files a batch): each
+  # test file parses the same gtest, gmock and Abseil headers, and batching
+  # them halved the ASan tree's test compile time (405 -> 191 CPU-s). A
+  # file's helpers in its anonymous namespace share the batch's, so their
+  # names differ between the files of a binary (a local that shadows another
+  # file's helper is a -Wshadow error too).
   if(CRUSH_TEST_SHARDS GREATER 0)
     math(EXPR _last "${CRUSH_TEST_SHARDS} - 1")
     foreach(_shard RANGE ${_last})
