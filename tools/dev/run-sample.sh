@@ -8,7 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/dev/setup.sh
-BUILD_TARGETS=crushkit bash tools/dev/build.sh -DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF
+# A fresh tree is configured for the CLI alone; one configured before (a
+# developer's, tests on) keeps its options, so this does not take its tests away.
+flags=()
+[[ -f ${BUILD_DIR:-build}/CMakeCache.txt ]] || flags=(-DCRUSH_BUILD_TESTS=OFF -DCRUSH_BUILD_BENCHMARKS=OFF)
+BUILD_TARGETS=crushkit bash tools/dev/build.sh "${flags[@]}"
 ck=${BUILD_DIR:-build}/tools/crushkit
 s=samples/cluster
 out=${SAMPLE_OUT:-sample-out}
