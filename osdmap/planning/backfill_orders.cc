@@ -104,18 +104,6 @@ absl::StatusOr<RequestOrderRange> SimulateRequestOrders(std::span<const Backfill
   return r;
 }
 
-absl::StatusOr<RequestOrderRange> SimulateMovementRequestOrders(
-    const Movement& movement, BackfillOptions options, const RequestOrderOptions& order_options) {
-  // A change over the cap is told so without building its jobs.
-  CRUSH_ASSIGN_OR_RETURN(const RequestOrderRange planned,
-                         OrdersWithinCap(movement.moves.size(), order_options));
-  if (planned.orders == 0) return planned;
-  const std::vector<BackfillJob> jobs = JobsFromMoves(movement.moves);
-  return SimulateRequestOrders(jobs, OsdInfoFromMovement(movement),
-                               MovementBackfillOptions(movement, std::move(options)),
-                               order_options);
-}
-
 std::string FormatRequestOrderRange(const RequestOrderRange& r) {
   if (r.orders_asked < 2) return "";
   if (r.orders == 0) {

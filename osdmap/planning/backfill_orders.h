@@ -78,11 +78,6 @@ absl::StatusOr<RequestOrderRange> SimulateRequestOrders(std::span<const Backfill
                                                         const BackfillOptions& options,
                                                         const RequestOrderOptions& order_options);
 
-// The same for a movement report made with MovementOptions::keep_moves,
-// with the jobs, OSD facts and options SimulateMovementBackfill uses.
-absl::StatusOr<RequestOrderRange> SimulateMovementRequestOrders(
-    const Movement& movement, BackfillOptions options, const RequestOrderOptions& order_options);
-
 // "38 s .. 50 s over 32 request orders (median 44 s; 31 s .. 55 s in all)",
 // or why none ran ("request orders not simulated: 120000 PGs x 32 orders is
 // over the cap of 40000 PG simulations"); "" when none were asked for.

@@ -117,16 +117,11 @@ std::string DescribeGroup(const EstimatedCapacity& e, const std::vector<std::int
 std::vector<std::string> DescribeEstimates(const std::vector<EstimatedCapacity>& estimates,
                                            const ClusterState& before) {
   // Estimates made alike (new or out, class, peers, weight) share a line.
-  using Key = std::tuple<bool, std::string, bool, std::uint32_t, double, double, std::uint64_t>;
+  using Key = std::tuple<bool, std::string, bool, std::uint32_t, double, double>;
   std::map<Key, std::pair<const EstimatedCapacity*, std::vector<std::int32_t>>> groups;
   for (const EstimatedCapacity& e : estimates) {
-    const Key key{!before.Exists(e.osd),
-                  e.device_class,
-                  e.peers_of_class,
-                  e.peers,
-                  e.kb_per_weight,
-                  e.crush_weight,
-                  e.kb};
+    const Key key{!before.Exists(e.osd), e.device_class, e.peers_of_class, e.peers,
+                  e.kb_per_weight,       e.crush_weight};  // e.kb follows from these two
     auto& g = groups[key];
     if (g.first == nullptr) g.first = &e;
     g.second.push_back(e.osd);

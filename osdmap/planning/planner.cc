@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -207,7 +208,11 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   if (!options.max_misplaced) out.mapped = MappedChange{};
   report.warnings = std::move(detached);
   if (options.schedule) {
-    absl::StatusOr<BackfillSchedule> schedule = SimulateMovementBackfill(m, report.backfill);
+    // One set of jobs for the schedule and its request orders.
+    const std::vector<BackfillJob> jobs = JobsFromMoves(m.moves);
+    const BackfillOsdInfo osd_info = OsdInfoFromMovement(m);
+    const BackfillOptions simulated = MovementBackfillOptions(m, report.backfill);
+    absl::StatusOr<BackfillSchedule> schedule = SimulateBackfill(jobs, osd_info, simulated);
     if (!schedule.ok()) {
       return absl::Status(schedule.status().code(),
                           absl::StrCat("backfill simulation: ", schedule.status().message()));
@@ -215,7 +220,7 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
     report.schedule = *std::move(schedule);
     if (options.request_orders.orders >= 2) {
       absl::StatusOr<RequestOrderRange> orders =
-          SimulateMovementRequestOrders(m, report.backfill, options.request_orders);
+          SimulateRequestOrders(jobs, osd_info, simulated, options.request_orders);
       if (!orders.ok()) {
         return absl::Status(orders.status().code(), absl::StrCat("backfill over request orders: ",
                                                                  orders.status().message()));
