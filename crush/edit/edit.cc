@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,16 +45,74 @@ bool Editor::IsValidName(std::string_view s) {
 }
 
 bool Editor::NameExists(std::string_view name) const {
+  if (sole_writer_) return IndexedName(name) != nullptr;
   return std::any_of(map_.item_names.begin(), map_.item_names.end(),
                      [&](const auto& kv) { return kv.second == name; });
 }
 
 ItemId Editor::ItemIdOf(std::string_view name) const {
+  if (sole_writer_) {
+    const NameEntry* e = IndexedName(name);
+    return e == nullptr ? 0 : e->highest;
+  }
   ItemId id = 0;
   for (const auto& [i, n] : map_.item_names) {
     if (n == name) id = i;
   }
   return id;
+}
+
+const Editor::NameEntry* Editor::IndexedName(std::string_view name) const {
+  if (!names_indexed_) {
+    name_index_.clear();
+    name_index_.reserve(map_.item_names.size());
+    for (const auto& [id, n] : map_.item_names) {
+      NameEntry& e = name_index_[n];
+      e.highest = id;  // ascending ids: the last is the highest
+      ++e.count;
+    }
+    names_indexed_ = true;
+  }
+  auto it = name_index_.find(name);
+  return it == name_index_.end() ? nullptr : &it->second;
+}
+
+void Editor::IndexName(const std::string& name, ItemId id) {
+  if (!names_indexed_) return;
+  NameEntry& e = name_index_[name];
+  e.highest = e.count == 0 ? id : std::max(e.highest, id);
+  ++e.count;
+}
+
+void Editor::UnindexName(const std::string& name, ItemId id) {
+  if (!names_indexed_) return;
+  auto it = name_index_.find(name);
+  if (it == name_index_.end()) {
+    names_indexed_ = false;  // cannot happen while the index is kept
+  } else if (it->second.count == 1) {
+    name_index_.erase(it);
+  } else if (it->second.highest == id) {
+    names_indexed_ = false;  // the next highest is not known: rebuild
+  } else {
+    --it->second.count;
+  }
+}
+
+void Editor::SetItemName(ItemId id, const std::string& name) {
+  auto [it, added] = map_.item_names.try_emplace(id, name);
+  if (!added) {
+    if (it->second == name) return;
+    UnindexName(it->second, id);
+    it->second = name;
+  }
+  IndexName(name, id);
+}
+
+void Editor::EraseItemName(ItemId id) {
+  auto it = map_.item_names.find(id);
+  if (it == map_.item_names.end()) return;
+  UnindexName(it->second, id);
+  map_.item_names.erase(it);
 }
 
 bool Editor::IsShadow(ItemId id) const {
@@ -86,19 +145,31 @@ bool Editor::SubtreeContains(ItemId root, ItemId item) const {
                      [&](ItemId child) { return SubtreeContains(child, item); });
 }
 
-// find_roots(): buckets no bucket holds (one pass over all items rather
-// than Ceph's search per bucket; same set).
+// find_roots(): buckets no bucket holds (one pass over all items, marking
+// bucket slots, rather than Ceph's search per bucket; same set).
 std::set<ItemId> Editor::FindRoots() const {
-  std::set<ItemId> linked;
+  std::vector<bool> linked(map_.buckets.size(), false);
+  std::set<ItemId> linked_beyond;  // ids past the last slot (none in a sound map)
   for (const Bucket& b : map_.buckets) {
     if (b.alg == BucketAlg::kNone) continue;
     for (ItemId item : b.items) {
-      if (item < 0) linked.insert(item);
+      if (item >= 0) continue;
+      const auto slot = static_cast<std::size_t>(BucketSlot(item));
+      if (slot < linked.size()) {
+        linked[slot] = true;
+      } else {
+        linked_beyond.insert(item);
+      }
     }
   }
+  const auto is_linked = [&](ItemId id) {
+    if (id >= 0) return false;
+    const auto slot = static_cast<std::size_t>(BucketSlot(id));
+    return slot < linked.size() ? linked[slot] : linked_beyond.count(id) != 0;
+  };
   std::set<ItemId> roots;
   for (const Bucket& b : map_.buckets) {
-    if (b.alg != BucketAlg::kNone && linked.count(b.id) == 0) roots.insert(b.id);
+    if (b.alg != BucketAlg::kNone && !is_linked(b.id)) roots.insert(b.id);
   }
   return roots;
 }
@@ -264,6 +335,23 @@ void Editor::UpdateChooseArgs() {
   }
 }
 
+// CrushWrapper::update_device_class().
+absl::Status Editor::SetDeviceClass(ItemId id, std::string_view class_name) {
+  auto cur = map_.class_map.find(id);
+  if (cur != map_.class_map.end()) {
+    auto cn = map_.class_names.find(cur->second);
+    if (cn != map_.class_names.end() && cn->second != class_name) {
+      return absl::UnavailableError("item " + std::to_string(id) + " already has class '" +
+                                    cn->second + "'");
+    }
+  }
+  const std::int32_t class_id = GetOrCreateClassId(std::string(class_name));
+  if (id < 0) return absl::InvalidArgumentError("id " + std::to_string(id) + " is negative");
+  if (cur != map_.class_map.end() && cur->second == class_id) return absl::OkStatus();
+  map_.class_map[id] = class_id;
+  return RebuildRootsWithClasses();
+}
+
 }  // namespace internal
 
 int CephErrno(const absl::Status& status) { return util::ErrnoOf(status); }
@@ -328,7 +416,7 @@ absl::StatusOr<ItemId> CreateBucket(MapModel& map, std::string_view name, std::s
   if (!IsValidCrushName(name)) {
     return absl::InvalidArgumentError("bad bucket name: " + std::string(name));
   }
-  map.item_names[id] = std::string(name);
+  editor.SetItemName(id, std::string(name));
   if (!loc.empty() && !editor.CheckItemLoc(id, loc, nullptr)) {
     CRUSH_RETURN_IF_ERROR(editor.MoveBucket(id, loc));
   }
@@ -347,20 +435,30 @@ absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight, st
 }
 
 absl::Status SetDeviceClass(MapModel& map, ItemId id, std::string_view class_name) {
-  internal::Editor editor(map);
-  auto cur = map.class_map.find(id);
-  if (cur != map.class_map.end()) {
-    auto cn = map.class_names.find(cur->second);
-    if (cn != map.class_names.end() && cn->second != class_name) {
-      return absl::UnavailableError("item " + std::to_string(id) + " already has class '" +
-                                    cn->second + "'");
-    }
+  return internal::Editor(map).SetDeviceClass(id, class_name);
+}
+
+EditSession::EditSession(MapModel& map)
+    : editor_(std::make_unique<internal::Editor>(map, /*sole_writer=*/true)) {}
+
+EditSession::~EditSession() = default;
+
+absl::StatusOr<ItemId> EditSession::FindItem(std::string_view name) const {
+  if (!editor_->NameExists(name)) {
+    return absl::NotFoundError("no item named '" + std::string(name) + "'");
   }
-  const std::int32_t class_id = editor.GetOrCreateClassId(std::string(class_name));
-  if (id < 0) return absl::InvalidArgumentError("id " + std::to_string(id) + " is negative");
-  if (cur != map.class_map.end() && cur->second == class_id) return absl::OkStatus();
-  map.class_map[id] = class_id;
-  return editor.RebuildRootsWithClasses();
+  return editor_->ItemIdOf(name);
+}
+
+absl::Status EditSession::InsertItem(ItemId id, float weight, std::string_view name,
+                                     const Location& loc) {
+  editor_->StartCall();
+  return editor_->InsertItem(id, weight, std::string(name), loc, true);
+}
+
+absl::Status EditSession::SetDeviceClass(ItemId id, std::string_view class_name) {
+  editor_->StartCall();
+  return editor_->SetDeviceClass(id, class_name);
 }
 
 absl::Status RebuildRootsWithClasses(MapModel& map) {

@@ -41,6 +41,7 @@
 #define CRUSHKIT_CRUSH_EDIT_EDIT_H_
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -52,6 +53,10 @@
 #include "crush/types.h"
 
 namespace crushkit::crush {
+
+namespace internal {
+class Editor;
+}  // namespace internal
 
 // A CRUSH location as Ceph spells it: type name -> bucket name
 // ("host" -> "node3", "rack" -> "rack1", "root" -> "default").
@@ -187,6 +192,28 @@ absl::StatusOr<bool> CreateOrMoveItem(MapModel& map, ItemId id, float weight, st
 // (created if new) and the shadow trees are rebuilt. Errors: kUnavailable
 // (EBUSY) if it already has another class, kInvalidArgument for a bucket.
 absl::Status SetDeviceClass(MapModel& map, ItemId id, std::string_view class_name);
+
+// Many edits of one map in a row (the change planner's add-host inserts
+// hundreds of devices) through one editor: each call does and returns what
+// the free function of its name does on the map as it is then, but name
+// lookups use an index kept across the calls (O(1) instead of a scan of
+// every name, several per InsertItem) and the map's acyclicity is checked
+// once. REQUIRES: nothing else changes the map while the session lives;
+// `map` outlives it. Thread-compatible.
+class EditSession {
+ public:
+  explicit EditSession(MapModel& map);
+  ~EditSession();
+  EditSession(const EditSession&) = delete;
+  EditSession& operator=(const EditSession&) = delete;
+
+  absl::StatusOr<ItemId> FindItem(std::string_view name) const;
+  absl::Status InsertItem(ItemId id, float weight, std::string_view name, const Location& loc);
+  absl::Status SetDeviceClass(ItemId id, std::string_view class_name);
+
+ private:
+  std::unique_ptr<internal::Editor> editor_;
+};
 
 // CrushWrapper::rebuild_roots_with_classes: drops classes no device or rule
 // uses, deletes every shadow tree, then clones each non-shadow root per class

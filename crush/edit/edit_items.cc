@@ -42,7 +42,12 @@ bool Editor::CheckItemLoc(ItemId item, const Location& loc, Weight* weight) cons
 // insert_item().
 absl::Status Editor::InsertItem(ItemId item, float weight, const std::string& name,
                                 const Location& loc, bool init_weight_sets) {
-  CRUSH_RETURN_IF_ERROR(CheckAcyclic());
+  if (!acyclic_checked_) {
+    CRUSH_RETURN_IF_ERROR(CheckAcyclic());
+    // A sole writer's edits keep the map acyclic (a link that would close
+    // a loop is refused below), so one check serves the Editor's life.
+    acyclic_checked_ = sole_writer_;
+  }
   if (!IsValidName(name)) return ErrnoStatus(22, "invalid name '" + name + "'");
   for (const auto& [k, v] : loc) {
     if (!IsValidName(k) || !IsValidName(v)) {
@@ -53,7 +58,7 @@ absl::Status Editor::InsertItem(ItemId item, float weight, const std::string& na
   if (NameExists(name)) {
     if (ItemIdOf(name) != item) return ErrnoStatus(17, "name '" + name + "' already exists");
   } else {
-    map_.item_names[item] = name;
+    SetItemName(item, name);
   }
   ItemId cur = item;
   for (const auto& [type_id, type_name] : map_.type_names) {
@@ -64,7 +69,7 @@ absl::Status Editor::InsertItem(ItemId item, float weight, const std::string& na
       CRUSH_ASSIGN_OR_RETURN(
           ItemId new_id,
           AddBucket(0, BucketAlg::kNone, static_cast<std::uint16_t>(type_id), {cur}, {0}));
-      map_.item_names[new_id] = q->second;
+      SetItemName(new_id, q->second);
       cur = new_id;
       continue;
     }
@@ -111,7 +116,7 @@ absl::StatusOr<int> Editor::UpdateItem(ItemId item, float weight, const std::str
       return absl::InternalError("item has no name; Ceph builds a string from NULL");
     }
     if (it->second != name) {
-      it->second = name;
+      SetItemName(item, name);
       ret = 1;
     }
     return ret;
@@ -180,7 +185,7 @@ bool Editor::MaybeRemoveLastInstance(ItemId item, bool unlink_only, absl::Status
     UpdateChooseArgs();
   }
   if ((item >= 0 || !unlink_only) && map_.item_names.count(item) != 0) {
-    map_.item_names.erase(item);
+    EraseItemName(item);
     if (item >= 0 && !unlink_only) map_.class_map.erase(item);
   }
   // Ceph ignores the rebuild's result here (a failed rebuild leaves the

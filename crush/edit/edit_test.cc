@@ -175,6 +175,59 @@ TEST(EditTest, DeviceClassesGetShadowTreesWithStableIds) {
   EXPECT_EQ(CephErrno(SetDeviceClass(m, 0, "hdd")), 16);
 }
 
+// The session's index must answer as the scan does while its own edits
+// add names (devices, new buckets, shadow clones that the next rebuild
+// erases and makes again), with duplicated names and errors in between.
+TEST(EditTest, EditSessionEditsAsTheFreeFunctions) {
+  const auto make = [] {
+    MapModel m = TwoHosts();
+    m.item_names[-20] = "host1";  // a bucket-less id sharing a bucket's name
+    m.item_names[8] = "dup";
+    m.item_names[-9] = "dup";
+    return m;
+  };
+  MapModel one = make();
+  MapModel batched = make();
+  EditSession session(batched);
+  const auto both = [&](const auto& free_call, const auto& session_call) {
+    const absl::Status a = free_call(one);
+    const absl::Status b = session_call();
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(one == batched);
+  };
+  const Location in_host1 = {{"host", "host1"}};
+  const Location new_rack = {{"host", "host9"}, {"rack", "rack9"}, {"root", "default"}};
+  for (ItemId id = 4; id < 7; ++id) {
+    const std::string name = "osd." + std::to_string(id);
+    const Location& loc = id == 5 ? new_rack : in_host1;
+    both([&](MapModel& m) { return InsertItem(m, id, 1.0F, name, loc); },
+         [&] { return session.InsertItem(id, 1.0F, name, loc); });
+    both([&](MapModel& m) { return SetDeviceClass(m, id, id == 6 ? "hdd" : "ssd"); },
+         [&] { return session.SetDeviceClass(id, id == 6 ? "hdd" : "ssd"); });
+  }
+  // Errors: a name taken by another id, a location naming a device.
+  both([&](MapModel& m) { return InsertItem(m, 7, 1.0F, "osd.4", in_host1); },
+       [&] { return session.InsertItem(7, 1.0F, "osd.4", in_host1); });
+  both(
+      [&](MapModel& m) {
+        return InsertItem(m, 7, 1.0F, "osd.7", {{"host", "dup"}});
+      },
+      [&] {
+        return session.InsertItem(7, 1.0F, "osd.7", {{"host", "dup"}});
+      });
+  for (const char* name : {"host1", "dup", "host9", "rack9", "host1~ssd", "osd.5", "nosuch"}) {
+    const absl::StatusOr<ItemId> a = FindItem(one, name);
+    const absl::StatusOr<ItemId> b = session.FindItem(name);
+    ASSERT_EQ(a.ok(), b.ok()) << name;
+    if (a.ok()) {
+      EXPECT_EQ(*a, *b) << name;
+    }
+  }
+  EXPECT_EQ(*session.FindItem("host1"), -3);
+  EXPECT_EQ(*session.FindItem("dup"), 8);
+  EXPECT_LT(*session.FindItem("host9~ssd"), 0);
+}
+
 TEST(EditTest, AdjustItemWeightKeepsWeightSetsSumming) {
   MapModel m = TwoHosts();
   ChooseArgMap& args = m.choose_args[kCompatChooseArgs];

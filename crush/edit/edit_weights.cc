@@ -4,7 +4,9 @@
 // builder.c crush_bucket_adjust_item_weight(). Moved here from
 // osdmap/crush_edit.cc. The order in which weight sets are created and summed
 // decides the resulting bytes, so the repeated scans are kept as in Ceph.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -158,9 +160,14 @@ absl::StatusOr<int> Editor::AdjustItemWeightInBucket(ItemId id, Weight weight, I
   CRUSH_RETURN_IF_ERROR(CheckDepth(depth));
   if (!BucketExists(bucket_id)) return 0;
   int changed = 0;
-  for (std::size_t i = 0; i < map_.FindBucket(bucket_id)->items.size(); ++i) {
+  for (std::size_t i = 0;; ++i) {
+    // The bucket is looked up again after each match (the adjustment below
+    // recurses through the map); the scan between matches is a plain find.
     Bucket& b = *map_.FindBucket(bucket_id);
-    if (b.items[i] != id) continue;
+    if (i >= b.items.size()) break;
+    const auto hit = std::find(b.items.begin() + static_cast<std::ptrdiff_t>(i), b.items.end(), id);
+    if (hit == b.items.end()) break;
+    i = static_cast<std::size_t>(hit - b.items.begin());
     CRUSH_RETURN_IF_ERROR(BucketAdjustItemWeight(b, id, weight, update_weight_sets));
     CRUSH_RETURN_IF_ERROR(AdjustItemWeight(bucket_id, b.weight, false, depth + 1).status());
     ++changed;

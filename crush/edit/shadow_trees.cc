@@ -73,7 +73,7 @@ void Editor::RemoveRoot(ItemId item, int depth) {
     if (child < 0) RemoveRoot(child, depth + 1);
   }
   RemoveBucket(item);
-  map_.item_names.erase(item);
+  EraseItemName(item);
   map_.class_buckets.erase(item);
   map_.class_map.erase(item);
   UpdateChooseArgs();
@@ -160,7 +160,7 @@ absl::StatusOr<ItemId> Editor::DeviceClassClone(ItemId original, std::int32_t de
   }
   const ItemId clone = *added;
   map_.class_map[clone] = device_class;
-  map_.item_names[clone] = copy_name;
+  SetItemName(clone, copy_name);
   clone_name_index_[copy_name] = clone;
   map_.class_buckets[original][device_class] = clone;
   CRUSH_RETURN_IF_ERROR(

@@ -223,6 +223,9 @@ bool Applier::AddHost(const ChangeOp& op) {
     return EditFailed(op.name, "cannot add host '" + op.name.text + "'", host.status());
   ++crush_edits_;
   const crush::Location in_host = {{"host", op.name.text}};
+  // One editor for the host's devices: its name index saves a scan of
+  // every item name per lookup (several per insert; crush/edit/edit.h).
+  crush::EditSession edit(st_.crush);
   std::int32_t next = 0;
   for (int i = 0; i < op.osd_count; ++i) {
     while (st_.Exists(next) || st_.crush.item_names.count(next) != 0) ++next;
@@ -230,10 +233,8 @@ bool Applier::AddHost(const ChangeOp& op) {
       return Fail(op.name, "no free OSD id up to " + std::to_string(kMaxChangeOsdId));
     CreateOsd(next);
     const std::string name = OsdName(next);
-    absl::Status s =
-        crush::InsertItem(st_.crush, next, static_cast<float>(op.weight), name, in_host);
-    if (s.ok() && op.device_class.present())
-      s = crush::SetDeviceClass(st_.crush, next, op.device_class.text);
+    absl::Status s = edit.InsertItem(next, static_cast<float>(op.weight), name, in_host);
+    if (s.ok() && op.device_class.present()) s = edit.SetDeviceClass(next, op.device_class.text);
     if (!s.ok()) return EditFailed(op.name, "cannot add " + name, s);
   }
   return true;

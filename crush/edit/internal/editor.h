@@ -8,6 +8,7 @@
 #define CRUSHKIT_CRUSH_EDIT_INTERNAL_EDITOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -43,7 +44,11 @@ Weight FloatToWeightLikeCeph(float weight);
 
 class Editor {
  public:
-  explicit Editor(MapModel& map) : map_(map) {}
+  // `sole_writer`: nothing but this Editor changes `map` while it lives, so
+  // the name index (below) stays right across calls and name lookups use
+  // it; the map's acyclicity, once checked, is trusted too (every edit made
+  // through the Editor keeps it). Otherwise name lookups scan the names.
+  explicit Editor(MapModel& map, bool sole_writer = false) : map_(map), sole_writer_(sole_writer) {}
 
   MapModel& map() { return map_; }
 
@@ -55,6 +60,11 @@ class Editor {
   ItemId ItemIdOf(std::string_view name) const;
 
   bool ItemExists(ItemId id) const { return map_.item_names.count(id) != 0; }
+
+  // The writers of map_.item_names within the Editor (set_item_name and
+  // the erasures): they keep the name index right.
+  void SetItemName(ItemId id, const std::string& name);
+  void EraseItemName(ItemId id);
 
   bool IsShadow(ItemId id) const;
   // split_id_class(): the original bucket of a take step's item ("host~ssd"
@@ -108,6 +118,14 @@ class Editor {
                                        const Location& loc);
   bool CheckItemLoc(ItemId item, const Location& loc, Weight* weight) const;
   absl::Status Reweight();
+
+  // update_device_class() (edit.cc).
+  absl::Status SetDeviceClass(ItemId id, std::string_view class_name);
+
+  // A public call of an EditSession starts: the state Ceph would keep only
+  // within one process (empty_weight_sets_) is forgotten, as a new Editor
+  // per call forgets it.
+  void StartCall() { empty_weight_sets_.clear(); }
 
   // --- shadow trees (shadow_trees.cc) ---
   absl::Status RebuildRootsWithClasses();
@@ -167,8 +185,35 @@ class Editor {
                                            const std::vector<std::size_t>& item_orig_pos,
                                            std::map<ItemId, std::vector<Weight>>& recorded);
 
+  // The name index: name -> the highest id carrying it (what ItemIdOf's
+  // scan finds) and how many ids carry it, used by NameExists / ItemIdOf
+  // when sole_writer_. Built on first use, kept by SetItemName /
+  // EraseItemName; an erasure it cannot follow (the highest id of a
+  // duplicated name) drops it, to be built again when next needed.
+  struct NameEntry {
+    ItemId highest = 0;
+    std::uint32_t count = 0;
+  };
+
+  struct NameHash {
+    using is_transparent = void;
+
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  // The entry of `name` (null if no id carries it), the index built first
+  // if it is not. REQUIRES: sole_writer_.
+  const NameEntry* IndexedName(std::string_view name) const;
+  void IndexName(const std::string& name, ItemId id);
+  void UnindexName(const std::string& name, ItemId id);
+
   MapModel& map_;
-  // During PopulateClasses: name -> highest id (Ceph's name_rmap), so
+  const bool sole_writer_;
+  bool acyclic_checked_ = false;  // when sole_writer_: CheckAcyclic passed
+  mutable bool names_indexed_ = false;
+  mutable std::unordered_map<std::string, NameEntry, NameHash, std::equal_to<>> name_index_;
+  // During PopulateClasses: name -> highest id (Ceph's name_rmap, built
+  // when populate_classes starts and, like Ceph's, not told of renames), so
   // device_class_clone's name_exists is a lookup, and the conflict to report.
   std::unordered_map<std::string, ItemId> clone_name_index_;
   ShadowCloneConflict* conflict_ = nullptr;
