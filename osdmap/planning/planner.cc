@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -308,11 +309,11 @@ void AddChangeWarnings(std::vector<PlanWarning> first, PlanReport& r) {
   r.warnings = std::move(first);
 }
 
-// The staged plan and, with options.upmap_remapped, the upmap way of a
-// change whose at-once report `r` was made from `at_once`.
-absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
-                         std::vector<PlanWarning> warnings, const PlanOptions& options,
-                         PlanReport& r) {
+// The staged plan of a change whose at-once report `r` was made from
+// `at_once`; r.movement and r.backfill are only read.
+absl::Status PlanStaged(const ChangeList& change, const ChangeAtOnce& at_once,
+                        std::vector<PlanWarning> warnings, const PlanOptions& options,
+                        double max_fill, PlanReport& r) {
   StagedPlanOptions so;
   so.max_misplaced = *options.max_misplaced;
   so.movement = options.movement;
@@ -320,7 +321,7 @@ absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
   so.backfill = r.backfill;
   so.keep_upmaps = options.keep_upmaps;
   so.progress = options.staging_progress;
-  so.max_fill = options.max_fill.value_or(r.movement.risks.backfillfull_ratio);
+  so.max_fill = max_fill;
   absl::StatusOr<StagedPlan> staged = PlanStagedChange(at_once, change, r.movement, so);
   if (!staged.ok()) {
     return absl::Status(staged.status().code(),
@@ -342,14 +343,41 @@ absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
   // Every step carries the change's warnings (the end state is the same).
   for (const PlanWarning& w : r.warnings)
     r.staged->notes.push_back("warning: " + FormatPlanWarning(w));
+  return absl::OkStatus();
+}
+
+// The staged plan and, with options.upmap_remapped, the upmap way of a
+// change whose at-once report `r` was made from `at_once`.
+absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
+                         std::vector<PlanWarning> warnings, const PlanOptions& options,
+                         PlanReport& r) {
+  const double max_fill = options.max_fill.value_or(r.movement.risks.backfillfull_ratio);
+  // The upmap way reads only the mapped change and the at-once movement: it
+  // runs beside the staged plan (mostly one thread: pins, batches), whose
+  // serial parts (states, comparisons, simulations) leave a core free.
+  std::optional<absl::StatusOr<UpmapPinPlan>> pins;
+  std::thread upmap_thread;
+  auto plan_upmap = [&] {
+    pins =
+        PlanUpmapPinning(at_once.mapped, r.movement, *options.max_misplaced, r.backfill, max_fill);
+  };
   if (options.upmap_remapped) {
-    absl::StatusOr<UpmapPinPlan> pins = PlanUpmapPinning(
-        at_once.mapped, r.movement, *options.max_misplaced, r.backfill, so.max_fill);
-    if (!pins.ok()) {
-      return absl::Status(pins.status().code(),
-                          absl::StrCat("upmap plan: ", pins.status().message()));
+    if (ResolveThreads(options.movement.threads) > 1) {
+      upmap_thread = std::thread(plan_upmap);
+    } else {
+      plan_upmap();
     }
-    r.upmap_plan = *std::move(pins);
+  }
+  const absl::Status staged_status =
+      PlanStaged(change, at_once, std::move(warnings), options, max_fill, r);
+  if (upmap_thread.joinable()) upmap_thread.join();
+  if (!staged_status.ok()) return staged_status;
+  if (pins) {
+    if (!pins->ok()) {
+      return absl::Status(pins->status().code(),
+                          absl::StrCat("upmap plan: ", pins->status().message()));
+    }
+    r.upmap_plan = **std::move(pins);
     r.mappings_diverged_from_ceph += r.upmap_plan->diverged_from_ceph;
   }
   return absl::OkStatus();
