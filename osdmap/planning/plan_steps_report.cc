@@ -178,11 +178,11 @@ void BatchToProto(const UpmapBatch& b, std::uint32_t index, proto::UpmapBatch* p
 
 void internal::UpmapPlanToProto(const UpmapPinPlan& plan, proto::UpmapPlan* p) {
   p->set_max_misplaced(plan.max_misplaced);
+  // The pins as the command lines that set them: the JSON's largest part
+  // (the unpin commands are the batches').
+  p->set_pinned(static_cast<std::uint32_t>(plan.pins.size()));
   for (const UpmapPin& pin : plan.pins) {
-    proto::UpmapPin* pp = p->add_pins();
-    pp->set_pgid(FormatPgId(pin.pg));
-    for (const std::string& c : pin.commands) pp->add_commands(c);
-    for (const std::string& c : pin.unpin_commands) pp->add_unpin_commands(c);
+    for (const std::string& c : pin.commands) p->add_pin_commands(c);
   }
   for (const UnpinnablePg& u : plan.unpinnable) {
     proto::UnpinnablePg* pu = p->add_unpinnable();

@@ -5,6 +5,8 @@
 // do when parsed and applied like a change file.
 #include "osdmap/planning/upmap_pinning.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include <google/protobuf/struct.pb.h>
 
 #include "crush/codec.h"
 #include "osdmap/changes/apply_change.h"
@@ -24,6 +27,8 @@
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/model/pg_table.h"
 #include "osdmap/planning/movement.h"
+#include "osdmap/planning/movement_report.h"
+#include "osdmap/planning/plan_report.h"
 #include "tests/testing/cluster_builder.h"
 #include "tests/testing/osdmap_state.h"
 #include "tests/testing/sample_cluster.h"
@@ -518,6 +523,59 @@ TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
     return;
   }
   FAIL() << "no pin for " << FormatPgId(chosen);
+}
+
+// The JSON lists the pins as the commands that set them, in PG order (a
+// pin replacing a pg_upmap has two), and their count; the PGs and the
+// unpin commands are the batches'.
+TEST(UpmapPinningTest, JsonListsThePinsAsTheirCommands) {
+  Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
+  const PgId chosen = c.at_once.moves.front().pg;
+  // A pg_upmap in `after` (its set in another order): that PG's pin removes
+  // it first, so its pin has two commands.
+  auto session = MappingSession::Create(c.after);
+  ASSERT_THAT(session, IsOk());
+  PgMapping map;
+  (*session)->mapper().PgToUpActing(chosen, &map);
+  std::vector<std::int32_t> up = map.up.ToVector();
+  std::swap(up[0], up[2]);
+  c.after.pg_upmap[chosen] = up;
+  c.at_once = PinDiff(c.before, c.after);
+  const UpmapPinPlan plan = PlanOk(c, 0.02);
+  ASSERT_GT(plan.batches.size(), 1u);
+  std::vector<std::string> want;
+  for (const UpmapPin& pin : plan.pins)
+    want.insert(want.end(), pin.commands.begin(), pin.commands.end());
+  ASSERT_GT(want.size(), plan.pins.size());  // the chosen PG's pin has two
+
+  PlanReport r;
+  r.movement = c.at_once;
+  r.upmap_plan = plan;
+  absl::StatusOr<std::string> json = ReportToJson(r);
+  ASSERT_THAT(json, IsOk());
+  google::protobuf::Struct doc;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &doc).ok());
+  const google::protobuf::Struct& u = doc.fields().at("upmap_plan").struct_value();
+  EXPECT_EQ(u.fields().count("pins"), 0u);
+  EXPECT_EQ(u.fields().at("pinned").number_value(), static_cast<double>(plan.pins.size()));
+  std::vector<std::string> got;
+  for (const auto& v : u.fields().at("pin_commands").list_value().values())
+    got.push_back(v.string_value());
+  EXPECT_EQ(got, want);
+  std::size_t batched = 0;
+  std::vector<std::string> unpin;
+  for (const auto& b : u.fields().at("batches").list_value().values()) {
+    batched +=
+        static_cast<std::size_t>(b.struct_value().fields().at("pgids").list_value().values_size());
+    for (const auto& v : b.struct_value().fields().at("commands").list_value().values())
+      unpin.push_back(v.string_value());
+  }
+  EXPECT_EQ(batched, plan.pins.size());
+  std::vector<std::string> want_unpin;
+  for (const UpmapBatch& b : plan.batches)
+    want_unpin.insert(want_unpin.end(), b.commands.begin(), b.commands.end());
+  EXPECT_EQ(unpin, want_unpin);
+  EXPECT_THAT(unpin, testing::Contains("ceph osd rm-pg-upmap-items " + FormatPgId(chosen)));
 }
 
 TEST(UpmapPinningTest, BatchesStayUnderTheLimitInPgOrder) {
