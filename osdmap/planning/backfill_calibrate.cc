@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -328,20 +330,11 @@ absl::StatusOr<double> PatternSearch(JointObjective& objective, std::array<doubl
 
 }  // namespace
 
-absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
-    std::span<const CalibrationInput> inputs) {
-  if (inputs.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
-  for (const CalibrationInput& in : inputs) {
-    CRUSH_RETURN_IF_ERROR(CheckMeasured(in));
-    CRUSH_RETURN_IF_ERROR(UnitsOf(in).status());
-  }
+namespace {
+
+// The joint search at the inputs' own slowdown.
+absl::StatusOr<JointCalibrationResult> FitAtSlowdown(std::span<const CalibrationInput> inputs) {
   const BackfillCost& model = inputs[0].model;
-  if (!(model.per_pg_seconds > 0) || !(model.seconds_per_object > 0) ||
-      !(model.bytes_per_second > 0)) {
-    return absl::InvalidArgumentError(
-        "calibrate: fitting changes together needs the model's per-PG, per-object and bytes "
-        "figures above 0");
-  }
   JointObjective objective(inputs);
   JointCalibrationResult best;
   double best_j = std::numeric_limits<double>::infinity();
@@ -361,7 +354,63 @@ absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
       best = std::move(found);
     }
   }
+  best.objective = best_j;
+  best.concurrency_slowdown = inputs[0].options.concurrency_slowdown;
   best.simulations = objective.simulations();
+  return best;
+}
+
+}  // namespace
+
+absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
+    std::span<const CalibrationInput> inputs, const JointFitOptions& options) {
+  if (inputs.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
+  for (const CalibrationInput& in : inputs) {
+    CRUSH_RETURN_IF_ERROR(CheckMeasured(in));
+    CRUSH_RETURN_IF_ERROR(UnitsOf(in).status());
+  }
+  const BackfillCost& model = inputs[0].model;
+  if (!(model.per_pg_seconds > 0) || !(model.seconds_per_object > 0) ||
+      !(model.bytes_per_second > 0)) {
+    return absl::InvalidArgumentError(
+        "calibrate: fitting changes together needs the model's per-PG, per-object and bytes "
+        "figures above 0");
+  }
+  if (!options.fit_slowdown) return FitAtSlowdown(inputs);
+  std::vector<CalibrationInput> at(inputs.begin(), inputs.end());
+  std::size_t simulations = 0;
+  std::map<double, JointCalibrationResult> tried;
+  auto fit = [&](double k) -> absl::Status {
+    k = std::clamp(k, 0.0, kMaxConcurrencySlowdown);
+    if (tried.contains(k)) return absl::OkStatus();
+    for (CalibrationInput& in : at) in.options.concurrency_slowdown = k;
+    CRUSH_ASSIGN_OR_RETURN(JointCalibrationResult r, FitAtSlowdown(at));
+    simulations += r.simulations;
+    tried.emplace(k, std::move(r));
+    return absl::OkStatus();
+  };
+  auto best_k = [&] {
+    double k = 0;
+    double j = std::numeric_limits<double>::infinity();
+    for (const auto& [tk, r] : tried) {  // ascending k: a tie keeps the smaller
+      if (r.objective < j - 1e-12) {
+        j = r.objective;
+        k = tk;
+      }
+    }
+    return k;
+  };
+  constexpr int kSteps = 10;
+  for (int i = 0; i <= kSteps; ++i) {
+    CRUSH_RETURN_IF_ERROR(fit(kMaxConcurrencySlowdown * i / kSteps));
+  }
+  for (double step = kMaxConcurrencySlowdown / kSteps / 2; step > 0.01; step /= 2) {
+    const double k = best_k();
+    CRUSH_RETURN_IF_ERROR(fit(k - step));
+    CRUSH_RETURN_IF_ERROR(fit(k + step));
+  }
+  JointCalibrationResult best = std::move(tried.at(best_k()));
+  best.simulations = simulations;
   return best;
 }
 
@@ -462,6 +511,7 @@ absl::Status ApplyModel(const BackfillCostSettings& settings, crush::CephRelease
   model_options.max_backfills = max_backfills;
   BackfillCostSettings model_settings = settings;
   model_settings.calibrated.clear();
+  model_settings.concurrency_slowdown.reset();
   model_settings.overrides.clear();
   model_settings.overrides[out->device_class];  // the class is among those reported
   absl::StatusOr<BackfillCostReport> model =
@@ -480,16 +530,19 @@ absl::Status ApplyModel(const BackfillCostSettings& settings, crush::CephRelease
   return absl::OkStatus();
 }
 
-absl::StatusOr<double> Makespan(const CalibrationInput& in, const BackfillCost& cost) {
+// The change simulated with `cost`, at the input's own slowdown.
+absl::StatusOr<BackfillSchedule> Schedule(const CalibrationInput& in, const BackfillCost& cost) {
   BackfillOptions o = in.options;
   o.class_rates.clear();
   o.default_rate = RateFromCost(cost);
-  CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(in.jobs, in.osd_info, o));
-  return s.makespan_seconds;
+  o.curve_max_points = 2;
+  o.top_waits = 0;
+  return SimulateBackfill(in.jobs, in.osd_info, o);
 }
 
 // The fit of one change (FitBackfillCost) or of several (jointly).
-absl::Status Fit(const std::vector<PreparedChange>& changes, ChangeCalibration* out) {
+absl::Status Fit(const std::vector<PreparedChange>& changes, bool fit_slowdown,
+                 ChangeCalibration* out) {
   if (changes.size() == 1) {
     CRUSH_ASSIGN_OR_RETURN(out->fit, FitBackfillCost(changes[0].input));
     out->changes[0].simulated_seconds = out->fit.simulated_seconds;
@@ -498,8 +551,10 @@ absl::Status Fit(const std::vector<PreparedChange>& changes, ChangeCalibration* 
   }
   std::vector<CalibrationInput> inputs;
   for (const PreparedChange& c : changes) inputs.push_back(c.input);
-  CRUSH_ASSIGN_OR_RETURN(const JointCalibrationResult joint, FitBackfillCostJointly(inputs));
+  CRUSH_ASSIGN_OR_RETURN(const JointCalibrationResult joint,
+                         FitBackfillCostJointly(inputs, {.fit_slowdown = fit_slowdown}));
   out->fit.cost = joint.cost;
+  out->concurrency_slowdown = joint.concurrency_slowdown;
   out->fit.simulations = joint.simulations;
   out->fit.simulated_seconds = joint.simulated_seconds[0];
   out->fit.rms_end_error_seconds = joint.rms_end_error_seconds[0];
@@ -516,7 +571,7 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
                                                    const BackfillCostSettings& settings,
                                                    int max_backfills,
                                                    const std::string& device_class,
-                                                   bool hold_and_wait) {
+                                                   bool hold_and_wait, bool fit_slowdown) {
   if (changes.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
   std::vector<PreparedChange> prepared;
   crush::CephRelease release{};
@@ -533,10 +588,14 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
     c.name = p.name;
     c.jobs = p.jobs.size();
     c.measured_seconds = p.input.measured_seconds;
-    CRUSH_ASSIGN_OR_RETURN(c.model_seconds, Makespan(p.input, out.model));
+    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, Schedule(p.input, out.model));
+    c.model_seconds = s.makespan_seconds;
+    c.mean_running = s.mean_running;
+    c.spread = s.mean_running >= kFunnelledMeanRunning;
     out.changes.push_back(std::move(c));
   }
-  CRUSH_RETURN_IF_ERROR(Fit(prepared, &out));
+  out.slowdown_fitted = DecideSlowdownFit(out.changes, fit_slowdown, &out.slowdown_note);
+  CRUSH_RETURN_IF_ERROR(Fit(prepared, out.slowdown_fitted, &out));
   out.model_seconds = out.changes[0].model_seconds;
   out.jobs = out.changes[0].jobs;
   out.measured_seconds = out.changes[0].measured_seconds;
@@ -554,9 +613,38 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
   return CalibrateChanges(std::move(one), settings, max_backfills, device_class, hold_and_wait);
 }
 
+bool DecideSlowdownFit(std::span<const CalibratedChange> changes, bool asked, std::string* note) {
+  std::size_t spread = 0;
+  for (const CalibratedChange& c : changes) spread += c.spread ? 1 : 0;
+  const std::size_t funnelled = changes.size() - spread;
+  const std::string kinds = absl::StrFormat(
+      "%u funnelled and %u spread (fewer than %.3g backfills running at once on average, or "
+      "more, with the model's figures)",
+      funnelled, spread, kFunnelledMeanRunning);
+  if (!asked) {
+    *note = "concurrency slowdown k = 0: not fitted (--no-slowdown)";
+    return false;
+  }
+  if (changes.size() < 3 || funnelled == 0 || spread == 0) {
+    *note = absl::StrFormat(
+        "concurrency slowdown k = 0: fitting it needs three or more changes, at least one "
+        "funnelled and one spread; given %u, %s",
+        changes.size(), kinds);
+    return false;
+  }
+  *note = absl::StrFormat(
+      "concurrency slowdown k fitted within 0 .. %.3g with the figures on %u changes, %s: every "
+      "backfill runs at 1 / (1 + k (n - 1)) of its pace while n run in the cluster",
+      kMaxConcurrencySlowdown, changes.size(), kinds);
+  return true;
+}
+
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) {
-  std::map<std::string, BackfillCost, std::less<>> costs;
-  costs[c.device_class] = c.fit.cost;
+  Calibration file;
+  file.costs[c.device_class] = c.fit.cost;
+  file.concurrency_slowdown = c.concurrency_slowdown;
+  std::string slowdown = c.slowdown_note;
+  if (c.slowdown_fitted) absl::StrAppendFormat(&slowdown, ": k = %.3g", c.concurrency_slowdown);
   if (c.changes.size() > 1) {
     std::string comment = absl::StrFormat(
         "crushkit calibrate: %u changes fitted together (the sum of log(simulated / measured)^2 "
@@ -565,23 +653,26 @@ std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) 
     for (const CalibratedChange& ch : c.changes) {
       absl::StrAppendFormat(&comment,
                             "\n%s: %u backfilling PGs, measured %.2f s, simulated %.2f s with "
-                            "these figures (%.2f s with the model's), RMS %.2f s",
+                            "these figures (%.2f s with the model's), RMS %.2f s; %.2f at once, %s",
                             ch.name, ch.jobs, ch.measured_seconds, ch.simulated_seconds,
-                            ch.model_seconds, ch.rms_end_error_seconds);
+                            ch.model_seconds, ch.rms_end_error_seconds, ch.mean_running,
+                            ch.spread ? "spread" : "funnelled");
     }
-    return FormatCalibration(costs, comment);
+    absl::StrAppend(&comment, "\n", slowdown);
+    return FormatCalibration(file, comment);
   }
   return FormatCalibration(
-      costs, absl::StrFormat("crushkit calibrate: %s\n%u backfilling PGs, measured %.2f s, "
-                             "simulated %.2f s with these figures (%.2f s with the model's); "
-                             "%u PG ends compared, RMS %.2f s%s",
-                             std::string(what), c.jobs, c.measured_seconds, c.fit.simulated_seconds,
-                             c.model_seconds, c.fit.pgs_compared, c.fit.rms_end_error_seconds,
-                             c.fit.model_proportions && c.fit.pgs_compared > 0
-                                 ? absl::StrFormat("\nthe model's proportions scaled: a free fit "
-                                                   "(RMS %.2f s) is not half a second better",
-                                                   c.fit.free_fit_rms_seconds)
-                                 : std::string()));
+      file, absl::StrFormat("crushkit calibrate: %s\n%u backfilling PGs, measured %.2f s, "
+                            "simulated %.2f s with these figures (%.2f s with the model's); "
+                            "%u PG ends compared, RMS %.2f s%s\n%s",
+                            std::string(what), c.jobs, c.measured_seconds, c.fit.simulated_seconds,
+                            c.model_seconds, c.fit.pgs_compared, c.fit.rms_end_error_seconds,
+                            c.fit.model_proportions && c.fit.pgs_compared > 0
+                                ? absl::StrFormat("\nthe model's proportions scaled: a free fit "
+                                                  "(RMS %.2f s) is not half a second better",
+                                                  c.fit.free_fit_rms_seconds)
+                                : std::string(),
+                            slowdown));
 }
 
 }  // namespace crushkit::osdmap

@@ -93,17 +93,42 @@ absl::StatusOr<CalibrationResult> FitBackfillCost(const CalibrationInput& input)
 // free, two changes were matched by a bytes-only figure that predicted the
 // others 1.5x too long. Deterministic; a few hundred simulations of each
 // change.
+//
+// With fit_slowdown the cluster-wide concurrency slowdown k
+// (BackfillOptions::concurrency_slowdown) is fitted with the figures: the
+// search above for each k of 0, 0.05 .. kMaxConcurrencySlowdown, then at
+// +-0.025 and +-0.0125 around the best; the k and figures with the lowest
+// objective win (about 15 times the cost). Bounded: on the Tentacle
+// loopback clusters (issue 35, tools/dev/README.md) k settled at 0.1-0.5
+// fitted from six changes, while pairs ran to the grid's edge (>= 1.0),
+// absorbing whatever else told the two changes apart. Without it every
+// input keeps its options' k.
+struct JointFitOptions {
+  bool fit_slowdown = false;
+};
+
 struct JointCalibrationResult {
   BackfillCost cost;
+  double concurrency_slowdown = 0;            // fitted, or inputs[0]'s options' k
   std::vector<double> simulated_seconds;      // per input, with `cost`
   std::vector<double> rms_end_error_seconds;  // per input; 0 without ends
+  double objective = 0;                       // the sum above, at the result
   std::size_t simulations = 0;
 };
 
 // Errors (kInvalidArgument): no inputs, a model figure not > 0, and
 // FitBackfillCost's for any input.
 absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
-    std::span<const CalibrationInput> inputs);
+    std::span<const CalibrationInput> inputs, const JointFitOptions& options = {});
+
+// A change is funnelled when its backfills run, on average, fewer than this
+// many at once (BackfillSchedule::mean_running with the model's figures and
+// no slowdown), spread otherwise. On the Pacific and Tentacle loopback
+// series (issue 35, tools/dev/README.md): `osd out`/`osd in` of one OSD 1.00
+// (every PG through that OSD's one slot), a reweight of one OSD to 0.5
+// 1.31-1.33 (most PGs leave it), a host added, drained or moved and a pool's
+// rule changed 1.68-2.34.
+inline constexpr double kFunnelledMeanRunning = 1.5;
 
 // A finished change of a cluster, as `crushkit calibrate` takes it.
 struct ChangeMeasurement {
@@ -124,6 +149,10 @@ struct CalibratedChange {
   double model_seconds = 0;      // the makespan with the model's figures
   double simulated_seconds = 0;  // with the fitted ones
   double rms_end_error_seconds = 0;
+  // Backfills running at once on average (model's figures, no slowdown),
+  // and whether that makes it spread (>= kFunnelledMeanRunning).
+  double mean_running = 0;
+  bool spread = false;
 };
 
 struct ChangeCalibration {
@@ -137,6 +166,11 @@ struct ChangeCalibration {
   std::size_t jobs = 0;
   double measured_seconds = 0;
   std::vector<CalibratedChange> changes;  // every change fitted, in order
+  // The cluster-wide slowdown k fitted with the figures (CalibrateChanges),
+  // 0 when it was not fitted, and why or how (for the file's comment).
+  double concurrency_slowdown = 0;
+  bool slowdown_fitted = false;
+  std::string slowdown_note;
 };
 
 // A change for CalibrateChanges.
@@ -164,17 +198,27 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
 
 // CalibrateChange for one change or more, fitted together
 // (FitBackfillCostJointly) when there are several; the device class is the
-// one most targets of all of them have. Errors: CalibrateChange's, and
-// kInvalidArgument without changes.
-absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate> changes,
-                                                   const BackfillCostSettings& settings,
-                                                   int max_backfills,
-                                                   const std::string& device_class = "",
-                                                   bool hold_and_wait = true);
+// one most targets of all of them have. The concurrency slowdown k is fitted
+// with the figures (JointFitOptions::fit_slowdown) only when fit_slowdown
+// is set and there are three or more changes, at least one funnelled and
+// one spread (CalibratedChange::spread): one funnelled and one spread change
+// do not determine it (the fitted k depended on which spread change was
+// paired, issue 35), and without a funnelled change nothing separates k from
+// the per-PG figures. Otherwise k is 0 and slowdown_note says why. Errors:
+// CalibrateChange's, and kInvalidArgument without changes.
+absl::StatusOr<ChangeCalibration> CalibrateChanges(
+    std::vector<ChangeToCalibrate> changes, const BackfillCostSettings& settings, int max_backfills,
+    const std::string& device_class = "", bool hold_and_wait = true, bool fit_slowdown = true);
+
+// Whether CalibrateChanges fits the slowdown for these changes (their
+// `spread` set): `asked` and three or more changes, at least one funnelled
+// and one spread. *note says why or why not, naming the counts.
+bool DecideSlowdownFit(std::span<const CalibratedChange> changes, bool asked, std::string* note);
 
 // The calibration file for `c` (FormatCalibration, with a comment saying
-// what it was fitted on: `what` for one change, every change's name, PGs and
-// durations for several).
+// what it was fitted on: `what` for one change, every change's name, PGs,
+// durations and backfills at once for several; and the slowdown's line
+// with slowdown_note).
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what);
 
 }  // namespace crushkit::osdmap

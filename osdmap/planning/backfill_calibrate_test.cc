@@ -223,9 +223,11 @@ TEST(BackfillCalibrate, CalibrationFileNamesEveryChange) {
   EXPECT_THAT(file, ::testing::HasSubstr("2 changes fitted together"));
   EXPECT_THAT(file, ::testing::HasSubstr("a -> b, out.json: 19 backfilling PGs, measured 34.50 s"));
   EXPECT_THAT(file, ::testing::HasSubstr("c -> d, move.json: 33 backfilling PGs"));
-  absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> parsed = ParseCalibration(file);
+  absl::StatusOr<Calibration> parsed = ParseCalibration(file);
   ASSERT_THAT(parsed, IsOk());
-  EXPECT_THAT(parsed->at("hdd").seconds_per_object, DoubleNear(0.12, 1e-9));
+  EXPECT_THAT(parsed->costs.at("hdd").seconds_per_object, DoubleNear(0.12, 1e-9));
+  ASSERT_TRUE(parsed->concurrency_slowdown.has_value());
+  EXPECT_EQ(*parsed->concurrency_slowdown, 0);
 }
 
 TEST(BackfillCalibrate, ResultJsonGivesTheDurationAndEveryPgsEnd) {
@@ -249,6 +251,113 @@ TEST(BackfillCalibrate, NothingToFitIsAnError) {
   in.jobs = jobs;
   in.measured_seconds = 0;
   EXPECT_THAT(FitBackfillCost(in), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Three changes simulated with known figures and a known slowdown k 0.3 (a
+// funnelled one, through one target, and two spread over 8 and 16 OSDs):
+// the joint fit with the slowdown finds k and matches every change; without
+// it (k 0) it cannot match them all.
+TEST(BackfillCalibrate, ThreeChangesRecoverAKnownSlowdown) {
+  std::vector<std::vector<BackfillJob>> changes(3);
+  for (std::uint32_t ps = 0; ps < 20; ++ps) {
+    changes[0].push_back(BackfillJob{PgId{3, ps},
+                                     static_cast<std::int32_t>(ps % 7),
+                                     {7},
+                                     (1 + ps % 4) * 1024 * 1024,
+                                     10 + ps % 3,
+                                     kBackfillPriority,
+                                     {}});
+  }
+  changes[1] = Jobs();
+  std::mt19937 rng(11);
+  for (std::uint32_t ps = 0; ps < 40; ++ps) {
+    const auto primary = static_cast<std::int32_t>(rng() % 16);
+    const auto target = static_cast<std::int32_t>((primary + 1 + rng() % 15) % 16);
+    changes[2].push_back(BackfillJob{PgId{4, ps},
+                                     primary,
+                                     {target},
+                                     (1 + rng() % 32) * 256 * 1024,
+                                     1 + rng() % 30,
+                                     kBackfillPriority,
+                                     {}});
+  }
+  const BackfillCost truth{1.5, 0.02, 400.0 * 1024 * 1024};
+  constexpr double kTruthK = 0.3;
+  std::vector<CalibrationInput> in(3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    BackfillOptions o;
+    o.hold_and_wait = true;
+    o.class_rates.clear();
+    o.default_rate = RateFromCost(truth);
+    o.concurrency_slowdown = kTruthK;
+    absl::StatusOr<BackfillSchedule> s = SimulateBackfill(changes[i], BackfillOsdInfo{}, o);
+    ASSERT_THAT(s, IsOk());
+    in[i].jobs = changes[i];
+    in[i].options.hold_and_wait = true;
+    in[i].measured_seconds = s->makespan_seconds;
+    for (std::size_t j = 0; j < changes[i].size(); ++j) {
+      in[i].measured_end_seconds[changes[i][j].pg] = s->jobs[j].end_seconds;
+    }
+    in[i].model = BackfillCost{0.05, 0.1, truth.bytes_per_second};
+    if (i == 0) {
+      EXPECT_LT(s->mean_running, kFunnelledMeanRunning);
+    } else {
+      EXPECT_GE(s->mean_running, kFunnelledMeanRunning);
+    }
+  }
+  absl::StatusOr<JointCalibrationResult> r = FitBackfillCostJointly(in, {.fit_slowdown = true});
+  ASSERT_THAT(r, IsOk());
+  EXPECT_THAT(r->concurrency_slowdown, DoubleNear(kTruthK, 0.05));
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_THAT(r->simulated_seconds[i],
+                DoubleNear(in[i].measured_seconds, 0.03 * in[i].measured_seconds))
+        << i;
+  }
+  EXPECT_THAT(r->cost.per_pg_seconds, DoubleNear(truth.per_pg_seconds, 0.15));
+  absl::StatusOr<JointCalibrationResult> flat = FitBackfillCostJointly(in);
+  ASSERT_THAT(flat, IsOk());
+  EXPECT_EQ(flat->concurrency_slowdown, 0);
+  EXPECT_GT(flat->objective, 4 * r->objective);
+}
+
+TEST(BackfillCalibrate, TheSlowdownNeedsThreeChangesOfBothKinds) {
+  auto change = [](bool spread) {
+    CalibratedChange c;
+    c.mean_running = spread ? 2.2 : 1.0;
+    c.spread = spread;
+    return c;
+  };
+  std::string note;
+  EXPECT_FALSE(DecideSlowdownFit(std::vector{change(false), change(true)}, true, &note));
+  EXPECT_THAT(note, ::testing::HasSubstr("k = 0: fitting it needs three or more changes"));
+  EXPECT_THAT(note, ::testing::HasSubstr("given 2, 1 funnelled and 1 spread"));
+  EXPECT_FALSE(
+      DecideSlowdownFit(std::vector{change(true), change(true), change(true)}, true, &note));
+  EXPECT_THAT(note, ::testing::HasSubstr("given 3, 0 funnelled and 3 spread"));
+  EXPECT_FALSE(
+      DecideSlowdownFit(std::vector{change(false), change(false), change(false)}, true, &note));
+  EXPECT_TRUE(
+      DecideSlowdownFit(std::vector{change(false), change(true), change(true)}, true, &note));
+  EXPECT_THAT(note, ::testing::HasSubstr("fitted within 0 .. 0.5"));
+  EXPECT_FALSE(
+      DecideSlowdownFit(std::vector{change(false), change(true), change(true)}, false, &note));
+  EXPECT_THAT(note, ::testing::HasSubstr("--no-slowdown"));
+
+  // The file says k and why, and plan reads it back.
+  ChangeCalibration c;
+  c.device_class = "hdd";
+  c.fit.cost = BackfillCost{0.5, 0.12, 30e6};
+  c.changes = {change(false), change(true), change(true)};
+  c.slowdown_fitted = DecideSlowdownFit(c.changes, true, &c.slowdown_note);
+  c.concurrency_slowdown = 0.25;
+  const std::string file = CalibrationFile(c, "ignored");
+  EXPECT_THAT(file, ::testing::HasSubstr("# concurrency slowdown k fitted within 0 .. 0.5"));
+  EXPECT_THAT(file, ::testing::HasSubstr("k = 0.25\n"));
+  EXPECT_THAT(file, ::testing::HasSubstr("1.00 at once, funnelled"));
+  absl::StatusOr<Calibration> parsed = ParseCalibration(file);
+  ASSERT_THAT(parsed, IsOk());
+  ASSERT_TRUE(parsed->concurrency_slowdown.has_value());
+  EXPECT_DOUBLE_EQ(*parsed->concurrency_slowdown, 0.25);
 }
 
 }  // namespace

@@ -203,6 +203,16 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
   // The pg_temp's commit, then the primary's up_thru's (the file comment).
   options->start_delay_seconds = report.start_delay_seconds = 2 * kPaxosProposeIntervalSeconds;
   options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
+  if (settings.concurrency_slowdown) {
+    const double k = *settings.concurrency_slowdown;
+    if (!(k >= 0 && k <= kMaxConcurrencySlowdown)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("concurrency slowdown ", k, ": expected 0 .. ", kMaxConcurrencySlowdown));
+    }
+    options->concurrency_slowdown = k;
+    report.concurrency_slowdown_calibrated = true;
+  }
+  report.concurrency_slowdown = options->concurrency_slowdown;
   // The stray copies go once their PG is clean in its final interval: the
   // map dropping the pg_temp (the end delay), then peering and the primary's
   // purge, about one more interval (measured 1.1-2.0 s, mean 1.55 s).
@@ -262,9 +272,8 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
       "--mclock-profile '", text, "': expected high_client_ops, balanced or high_recovery_ops"));
 }
 
-absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> ParseCalibration(
-    absl::string_view text) {
-  std::map<std::string, BackfillCost, std::less<>> out;
+absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
+  Calibration out;
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
@@ -277,8 +286,20 @@ absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> ParseCalibratio
     auto fail = [&](absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           "calibration line ", line_no, ": ", why,
-          "; expected CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B"));
+          "; expected CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B or "
+          "concurrency_slowdown=K"));
     };
+    if (absl::StartsWith(fields[0], "concurrency_slowdown=")) {
+      double k = 0;
+      if (fields.size() != 1 || !absl::SimpleAtod(fields[0].substr(fields[0].find('=') + 1), &k) ||
+          !(k >= 0 && k <= kMaxConcurrencySlowdown)) {
+        return fail(absl::StrCat("'", line, "': the slowdown must be a number in 0 .. ",
+                                 kMaxConcurrencySlowdown));
+      }
+      if (out.concurrency_slowdown) return fail("a second concurrency_slowdown");
+      out.concurrency_slowdown = k;
+      continue;
+    }
     BackfillCost c;
     int seen = 0;
     for (std::size_t i = 1; i < fields.size(); ++i) {
@@ -300,22 +321,24 @@ absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> ParseCalibratio
     }
     if (seen != 3) return fail("three figures needed");
     if (absl::Status s = CheckCost(fields[0], c); !s.ok()) return fail(s.message());
-    out[std::string(fields[0])] = c;
+    out.costs[std::string(fields[0])] = c;
   }
-  if (out.empty()) return absl::InvalidArgumentError("calibration: no device class line");
+  if (out.costs.empty()) return absl::InvalidArgumentError("calibration: no device class line");
   return out;
 }
 
-std::string FormatCalibration(const std::map<std::string, BackfillCost, std::less<>>& costs,
-                              absl::string_view comment) {
+std::string FormatCalibration(const Calibration& c, absl::string_view comment) {
   std::string out;
   for (absl::string_view line : absl::StrSplit(comment, '\n')) {
     if (!line.empty()) absl::StrAppend(&out, "# ", line, "\n");
   }
-  for (const auto& [cls, c] : costs) {
+  for (const auto& [cls, cost] : c.costs) {
     absl::StrAppendFormat(
         &out, "%s per_pg_seconds=%.10g seconds_per_object=%.10g bytes_per_second=%.10g\n", cls,
-        c.per_pg_seconds, c.seconds_per_object, c.bytes_per_second);
+        cost.per_pg_seconds, cost.seconds_per_object, cost.bytes_per_second);
+  }
+  if (c.concurrency_slowdown) {
+    absl::StrAppendFormat(&out, "concurrency_slowdown=%.10g\n", *c.concurrency_slowdown);
   }
   return out;
 }

@@ -153,6 +153,10 @@ struct BackfillCostSettings {
   // A `crushkit calibrate` file (ParseCalibration); calibration_source names it.
   std::map<std::string, BackfillCost, std::less<>> calibrated;
   std::string calibration_source;
+  // The calibration's cluster-wide slowdown k (BackfillOptions::
+  // concurrency_slowdown); unset (a file from before it, or none): the
+  // options' own k stays.
+  std::optional<double> concurrency_slowdown;
 };
 
 enum class CostSource { kModel, kCalibration, kFlag };
@@ -180,12 +184,17 @@ struct BackfillCostReport {
   // deleted this long after its backfill ends, and the deletion preempts the
   // backfill holding that OSD's local slot (backfill_schedule.h).
   double stray_delete_delay_seconds = -1;
+  // BackfillOptions::concurrency_slowdown as simulated, and whether the
+  // calibration file gave it (calibration_source names the file).
+  double concurrency_slowdown = 0;
+  bool concurrency_slowdown_calibrated = false;
 };
 
 // Fills options->class_rates and default_rate (the "hdd" figures) from the
 // model, then the calibration, then the overrides, for max_backfills of
-// *options, and the monitor's start and end delays. Errors
-// (kInvalidArgument): a figure not > 0 (per-PG: < 0).
+// *options, the monitor's start and end delays, and the calibration's
+// concurrency slowdown when it has one. Errors (kInvalidArgument): a figure
+// not > 0 (per-PG: < 0), a slowdown not within [0, kMaxConcurrencySlowdown].
 absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings& settings,
                                                      crush::CephRelease release,
                                                      BackfillOptions* options);
@@ -199,13 +208,26 @@ absl::Status ParseBackfillRateWords(const std::vector<std::string>& words,
 absl::StatusOr<RecoveryScheduler> ParseScheduler(absl::string_view text);  // wpq | mclock
 absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text);
 
+// The largest cluster-wide slowdown k a calibration may give (backfill_calibrate.h
+// fits within [0, this]).
+inline constexpr double kMaxConcurrencySlowdown = 0.5;
+
+// A calibration file's content.
+struct Calibration {
+  std::map<std::string, BackfillCost, std::less<>> costs;
+  // The concurrency_slowdown= line; unset in files written before it.
+  std::optional<double> concurrency_slowdown;
+};
+
 // A calibration file: '#' comments and lines
 //   CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B
+// and at most one
+//   concurrency_slowdown=K      (0 <= K <= kMaxConcurrencySlowdown)
 // Errors name the line.
-absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> ParseCalibration(
-    absl::string_view text);
-std::string FormatCalibration(const std::map<std::string, BackfillCost, std::less<>>& costs,
-                              absl::string_view comment);
+absl::StatusOr<Calibration> ParseCalibration(absl::string_view text);
+// The lines for `c` after `comment`'s lines as '#' comments; the slowdown
+// line only when c.concurrency_slowdown is set.
+std::string FormatCalibration(const Calibration& c, absl::string_view comment);
 
 }  // namespace crushkit::osdmap
 

@@ -14,6 +14,7 @@ using crush_testing::IsOk;
 using crush_testing::StatusIs;
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -128,17 +129,60 @@ TEST(BackfillCost, RateWordsAreCheckedAndNamed) {
 }
 
 TEST(BackfillCost, CalibrationFilesRoundTripAndBadLinesAreNamed) {
-  std::map<std::string, BackfillCost, std::less<>> costs;
-  costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
-  const std::string text = FormatCalibration(costs, "from a test");
-  absl::StatusOr<std::map<std::string, BackfillCost, std::less<>>> back = ParseCalibration(text);
+  Calibration c;
+  c.costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
+  const std::string text = FormatCalibration(c, "from a test");
+  EXPECT_THAT(text, Not(HasSubstr("concurrency_slowdown")));
+  absl::StatusOr<Calibration> back = ParseCalibration(text);
   ASSERT_THAT(back, IsOk());
-  EXPECT_DOUBLE_EQ(back->at("hdd").per_pg_seconds, 0.75);
-  EXPECT_DOUBLE_EQ(back->at("hdd").seconds_per_object, 0.125);
-  EXPECT_DOUBLE_EQ(back->at("hdd").bytes_per_second, 12345678);
+  EXPECT_DOUBLE_EQ(back->costs.at("hdd").per_pg_seconds, 0.75);
+  EXPECT_DOUBLE_EQ(back->costs.at("hdd").seconds_per_object, 0.125);
+  EXPECT_DOUBLE_EQ(back->costs.at("hdd").bytes_per_second, 12345678);
+  EXPECT_FALSE(back->concurrency_slowdown.has_value());
   EXPECT_THAT(ParseCalibration("# c\nhdd per_pg_seconds=1 seconds_per_object=x\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 2")));
   EXPECT_THAT(ParseCalibration("# only a comment\n"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// The slowdown line round-trips, is bounded to [0, 0.5], once per file,
+// and reaches the options and the report through ApplyBackfillCost.
+TEST(BackfillCost, CalibrationFilesCarryTheConcurrencySlowdown) {
+  Calibration c;
+  c.costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
+  c.concurrency_slowdown = 0.3;
+  const std::string text = FormatCalibration(c, "k");
+  EXPECT_THAT(text, HasSubstr("\nconcurrency_slowdown=0.3\n"));
+  absl::StatusOr<Calibration> back = ParseCalibration(text);
+  ASSERT_THAT(back, IsOk());
+  ASSERT_TRUE(back->concurrency_slowdown.has_value());
+  EXPECT_DOUBLE_EQ(*back->concurrency_slowdown, 0.3);
+  const std::string line = "hdd per_pg_seconds=1 seconds_per_object=1 bytes_per_second=1\n";
+  for (const char* bad : {"concurrency_slowdown=0.6\n", "concurrency_slowdown=-0.1\n",
+                          "concurrency_slowdown=x\n", "concurrency_slowdown=0.1 more\n",
+                          "concurrency_slowdown=0.1\nconcurrency_slowdown=0.2\n"}) {
+    EXPECT_THAT(ParseCalibration(line + bad),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line")))
+        << bad;
+  }
+  BackfillCostSettings settings;
+  settings.calibrated = back->costs;
+  settings.concurrency_slowdown = back->concurrency_slowdown;
+  BackfillOptions options;
+  absl::StatusOr<BackfillCostReport> r =
+      ApplyBackfillCost(settings, crush::CephRelease::kPacific, &options);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_DOUBLE_EQ(options.concurrency_slowdown, 0.3);
+  EXPECT_DOUBLE_EQ(r->concurrency_slowdown, 0.3);
+  EXPECT_TRUE(r->concurrency_slowdown_calibrated);
+  settings.concurrency_slowdown.reset();
+  BackfillOptions plain;
+  r = ApplyBackfillCost(settings, crush::CephRelease::kPacific, &plain);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(plain.concurrency_slowdown, 0);
+  EXPECT_FALSE(r->concurrency_slowdown_calibrated);
+  settings.concurrency_slowdown = 0.7;
+  EXPECT_THAT(ApplyBackfillCost(settings, crush::CephRelease::kPacific, &plain),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -42,14 +43,14 @@ void Simulator::Advance(std::uint32_t job) {
     }
   }
   ++progress_;
-  ++running_jobs_;
+  CountRunning(+1);
   s.running = true;
   Trace(BackfillTraceEvent::Kind::kStarted, job, s.primary);
   if (s.primary != kNoIndex) Running(s.primary, +1);
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) Running(remotes_[k], +1);
   s.work_left = s.hold;
   s.pace = 1;
-  s.since = now_;
+  s.since = Clock();
   if (s.primary == kNoIndex) {
     ScheduleEnd(job);
   } else {
@@ -61,6 +62,10 @@ void Simulator::Advance(std::uint32_t job) {
 void Simulator::ScheduleEnd(std::uint32_t job) {
   JobSim& s = jobs_[job];
   ++s.generation;
+  if (k_ > 0) {
+    ends_.push(ClockEnd{Clock() + s.work_left / s.pace, job, s.generation});
+    return;
+  }
   s.ends_at = now_ + s.work_left / s.pace;
   events_.push(Completion{.seconds = s.ends_at,
                           .job = job,
@@ -72,8 +77,9 @@ void Simulator::ScheduleEnd(std::uint32_t job) {
 // The work a running job has done since its pace last changed.
 void Simulator::Settle(std::uint32_t job) {
   JobSim& s = jobs_[job];
-  s.work_left = std::max(0.0, s.work_left - (now_ - s.since) * s.pace);
-  s.since = now_;
+  const double clock = Clock();
+  s.work_left = std::max(0.0, s.work_left - (clock - s.since) * s.pace);
+  s.since = clock;
 }
 
 // A primary pushes its backfills through one recovery queue: OSD::
@@ -96,6 +102,58 @@ void Simulator::Reshare(std::uint32_t osd, std::uint32_t started) {
     jobs_[j].pace = pace;
     ScheduleEnd(j);
   }
+}
+
+// running_jobs_ changes by delta; the time integral behind
+// BackfillSchedule::mean_running follows it, and with the cluster-wide
+// slowdown (BackfillOptions::concurrency_slowdown k) the clock's rate:
+// every running job at 1 / (1 + k (n - 1)) of its pace. The clock is read
+// and re-based here, so no job's end moves: O(1) per start and end.
+void Simulator::CountRunning(int delta) {
+  if (running_jobs_ > 0) {
+    running_integral_ += static_cast<double>(running_jobs_) * (now_ - running_since_);
+    running_busy_ += now_ - running_since_;
+  }
+  running_since_ = now_;
+  if (k_ > 0) {
+    clock_ = Clock();
+    clock_at_ = now_;
+  }
+  running_jobs_ = static_cast<std::uint32_t>(static_cast<int>(running_jobs_) + delta);
+  if (k_ > 0) {
+    contention_ = 1 / (1 + k_ * std::max(0.0, static_cast<double>(running_jobs_) - 1));
+  }
+}
+
+// The running jobs' clock now: real time without the slowdown.
+double Simulator::Clock() const {
+  return k_ > 0 ? clock_ + (now_ - clock_at_) * contention_ : now_;
+}
+
+// The real time at which the slowdown's clock reads `clock`, if nothing
+// starts or ends before.
+double Simulator::RealTimeOf(double clock) const {
+  return clock_at_ + (clock - clock_) / contention_;
+}
+
+bool Simulator::NoEventsLeft() const { return events_.empty() && ends_.empty(); }
+
+// With the slowdown: the next job whose end is due now (its clock end
+// reached, within rounding), stale generations dropped.
+bool Simulator::PopDueEnd(std::uint32_t* job) {
+  const double clock = Clock();
+  while (!ends_.empty()) {
+    const ClockEnd e = ends_.top();
+    if (e.generation != jobs_[e.job].generation) {
+      ends_.pop();
+      continue;
+    }
+    if (e.clock > clock + 1e-9 * std::max(1.0, std::abs(clock))) return false;
+    ends_.pop();
+    *job = e.job;
+    return true;
+  }
+  return false;
 }
 
 // Grants free slots to queue heads until nothing changes (AsyncReserver::
@@ -239,7 +297,7 @@ void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
   timings_[job].end_seconds = now_;
   last_end_ = now_;
-  --running_jobs_;
+  CountRunning(-1);
   misplaced_ -= s.misplaced;
   // The old copies go once the PG is clean (the primary purges its strays).
   s.running = false;
@@ -363,7 +421,7 @@ void Simulator::Preempt(std::uint32_t job) {
     Settle(job);
     ++s.generation;
     s.hold = s.work_left + s.rescan;
-    --running_jobs_;
+    CountRunning(-1);
     std::erase(p.pushing, job);
     Reshare(s.primary, kNoIndex);
     Running(s.primary, -1);

@@ -125,6 +125,11 @@ absl::Status Simulator::Setup() {
           absl::StrCat("start/end delay ", d, " s: must be a finite number >= 0"));
     }
   }
+  if (!(opt_.concurrency_slowdown >= 0) || !std::isfinite(opt_.concurrency_slowdown)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "concurrency slowdown ", opt_.concurrency_slowdown, ": must be a finite number >= 0"));
+  }
+  k_ = opt_.concurrency_slowdown;
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));
@@ -211,13 +216,34 @@ absl::Status Simulator::Run() {
     PumpAllAtOnce();
     // Nothing running: every slot is free, so each parked PG starts or is
     // refused; try them all now rather than at an event that may not come.
-    while ((events_.empty() || running_jobs_ == 0) && !unsettled_.empty()) PumpAllAtOnce();
+    while ((NoEventsLeft() || running_jobs_ == 0) && !unsettled_.empty()) PumpAllAtOnce();
   };
   pump();
   std::size_t finished = 0;
-  while (!events_.empty()) {
-    now_ = events_.top().seconds;
+  while (!NoEventsLeft()) {
+    // With the slowdown the ends wait on its clock (ends_), the rest here.
+    double next = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().seconds;
+    while (!ends_.empty() && ends_.top().generation != jobs_[ends_.top().job].generation) {
+      ends_.pop();
+    }
+    if (!ends_.empty()) next = std::min(next, std::max(now_, RealTimeOf(ends_.top().clock)));
+    if (next == std::numeric_limits<double>::infinity()) break;
+    now_ = next;
     bool ended = false;
+    for (std::uint32_t job = 0; PopDueEnd(&job);) {  // ends first, as below
+      Finish(job);
+      ++finished;
+      ended = true;
+    }
+    if (!ended && !ends_.empty() && (events_.empty() || events_.top().seconds > now_)) {
+      // The earliest end was chosen but its clock reading rounded short of
+      // it: end it now rather than loop.
+      const std::uint32_t job = ends_.top().job;
+      ends_.pop();
+      Finish(job);
+      ++finished;
+      ended = true;
+    }
     while (!events_.empty() && events_.top().seconds == now_) {
       const Completion e = events_.top();
       events_.pop();

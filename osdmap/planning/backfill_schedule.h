@@ -264,6 +264,19 @@ struct BackfillOptions {
   // backfill holding the OSD's last local slot. < 0: not modelled.
   // ApplyBackfillCost sets the monitor's end delay + one propose interval.
   double stray_delete_delay_seconds = -1;
+  // A cluster-wide slowdown k (issue 35): while n backfills run anywhere in
+  // the cluster, each runs at 1 / (1 + k (n - 1)) of its pace (after its
+  // primary's share), re-timed whenever n changes. It stands for time spent
+  // outside the backfills that grows with how many run at once (peering,
+  // reservation round trips, the monitor, a loaded host); a change
+  // funnelled through one OSD runs one at a time and does not feel it.
+  // `crushkit calibrate` fits it from three or more changes
+  // (backfill_calibrate.h). 0 (the default): none, the schedule is exactly
+  // the one without it. The running jobs' work advances on a clock that
+  // runs at 1 / (1 + k (n - 1)) of real time, so a change of n moves no
+  // end: O(1) per start and end beside the event queue's O(log jobs).
+  // Must be finite and >= 0.
+  double concurrency_slowdown = 0;
 };
 
 struct MisplacedPoint {
@@ -340,6 +353,10 @@ struct BackfillSchedule {
   std::vector<BackfillStall> stalls;
   std::uint32_t jobs_never_starting = 0;
   std::uint32_t preemptions = 0;  // sum of jobs[].preemptions
+  // The mean number of backfills running at once over the time at least
+  // one runs (1 for a change funnelled through one OSD's slot; 0 without
+  // jobs). backfill_calibrate.h tells funnelled from spread changes by it.
+  double mean_running = 0;
 };
 
 // Simulates the backfill of `jobs` under Ceph's reservation throttle (see the

@@ -34,6 +34,7 @@ BackfillSchedule Simulator::Report() {
   r.end_delay_seconds = jobs_.empty() ? 0 : opt_.end_delay_seconds;
   r.jobs_never_starting = never_;
   r.preemptions = preemptions_;
+  r.mean_running = running_busy_ > 0 ? running_integral_ / running_busy_ : 0;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();
   r.osds.reserve(osds_.size());

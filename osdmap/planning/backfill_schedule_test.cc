@@ -15,6 +15,7 @@ namespace {
 
 using crush_testing::IsOk;
 using crush_testing::StatusIs;
+using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -691,6 +692,80 @@ TEST(BackfillScheduleTest, HoldAndWaitDeletionLeaksAWaitingPgsLocalSlot) {
   ASSERT_THAT(off.status(), IsOk());
   EXPECT_THAT(Starts(*off), ElementsAre(0.0, 4.0, 0.0, 7.0, 7.0));
   EXPECT_EQ(off->preemptions, 0u);
+}
+
+// The cluster-wide slowdown k (BackfillOptions::concurrency_slowdown): with
+// n backfills running, each at 1 / (1 + k (n - 1)) of its pace. A and B (10
+// s each) and C (4 s) on their own OSDs: at k 0.5 the three run at half
+// pace until C ends at 8, then A and B at 1 / 1.5 with 6 s left: 17.
+TEST(BackfillScheduleTest, ConcurrencySlowdownLengthensSpreadChangesOnly) {
+  BackfillOptions opt = UnitRateOptions();
+  const std::vector<BackfillJob> spread = {Job(0, 0, {1}, 10, 0), Job(1, 2, {3}, 10, 0),
+                                           Job(2, 4, {5}, 4, 0)};
+  for (const bool hold : {false, true}) {
+    opt.hold_and_wait = hold;
+    opt.concurrency_slowdown = 0;
+    const auto none = SimulateBackfill(spread, {}, opt);
+    ASSERT_THAT(none.status(), IsOk());
+    EXPECT_THAT(Ends(*none), ElementsAre(10.0, 10.0, 4.0));
+    EXPECT_DOUBLE_EQ(none->mean_running, 2.4);  // (3 x 4 + 2 x 6) / 10
+    opt.concurrency_slowdown = 0.5;
+    const auto slow = SimulateBackfill(spread, {}, opt);
+    ASSERT_THAT(slow.status(), IsOk());
+    EXPECT_THAT(Ends(*slow),
+                ElementsAre(DoubleNear(17, 1e-9), DoubleNear(17, 1e-9), DoubleNear(8, 1e-9)))
+        << "hold_and_wait " << hold;
+    EXPECT_NEAR(slow->makespan_seconds, 17, 1e-9);
+  }
+  // Funnelled through osd.9's one remote slot: one runs at a time, k or not.
+  const std::vector<BackfillJob> funnel = {Job(0, 0, {9}, 10, 0), Job(1, 1, {9}, 10, 0),
+                                           Job(2, 2, {9}, 10, 0)};
+  for (const double k : {0.0, 0.5}) {
+    opt.concurrency_slowdown = k;
+    const auto s = SimulateBackfill(funnel, {}, opt);
+    ASSERT_THAT(s.status(), IsOk());
+    EXPECT_THAT(Ends(*s), ElementsAre(10.0, 20.0, 30.0)) << "k " << k;
+    EXPECT_DOUBLE_EQ(s->mean_running, 1);
+  }
+  for (const double bad :
+       {-0.1, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    opt.concurrency_slowdown = bad;
+    EXPECT_THAT(SimulateBackfill(spread, {}, opt).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("slowdown")));
+  }
+}
+
+// k 0 is the schedule without the slowdown, and a vanishing k tends to it
+// through the slowdown's own re-timing, also where a primary shares its
+// recovery (Reshare), a deletion preempts and a leaked slot runs two
+// backfills on one primary.
+TEST(BackfillScheduleTest, VanishingConcurrencySlowdownIsTheScheduleWithout) {
+  BackfillOptions opt = UnitRateOptions();
+  opt.hold_and_wait = true;
+  opt.stray_delete_delay_seconds = 1;
+  opt.default_rate = BackfillRate{
+      .bytes_per_second = 1, .objects_per_second = 0, .per_pg_seconds = 0.5, .additive = true};
+  std::vector<BackfillJob> jobs = {Job(0, 2, {9}, 4, 0), Job(1, 0, {9}, 3, 0), Job(2, 5, {7}, 1, 0),
+                                   Job(3, 6, {9}, 2, 0), Job(4, 0, {8}, 5, 0), Job(5, 3, {4}, 7, 0),
+                                   Job(6, 4, {3}, 6, 0)};
+  jobs[2].leaving = {0};
+  jobs[5].leaving = {4};
+  const auto base = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(base.status(), IsOk());
+  EXPECT_GE(base->preemptions, 1u);
+  opt.concurrency_slowdown = 1e-9;
+  const auto tiny = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(tiny.status(), IsOk());
+  ASSERT_EQ(tiny->jobs.size(), base->jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_NEAR(tiny->jobs[j].start_seconds, base->jobs[j].start_seconds, 1e-6) << j;
+    EXPECT_NEAR(tiny->jobs[j].end_seconds, base->jobs[j].end_seconds, 1e-6) << j;
+  }
+  EXPECT_EQ(tiny->preemptions, base->preemptions);
+  opt.concurrency_slowdown = 0.2;
+  const auto slow = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(slow.status(), IsOk());
+  EXPECT_GT(slow->makespan_seconds, base->makespan_seconds + 1);
 }
 
 }  // namespace

@@ -118,6 +118,8 @@ struct JobSim {
   // While it runs: the hold still to do at full pace, its pace (1, or less
   // while its primary pushes more than max_backfills: Simulator::Reshare),
   // and since when.
+  // With the slowdown (k > 0) `since` and the end are on the slowdown's
+  // clock (Simulator::Clock) instead of the real one.
   double work_left = 0;
   double pace = 1;
   double since = 0;
@@ -198,6 +200,11 @@ class Simulator {
   void ScheduleEnd(std::uint32_t job);
   void Settle(std::uint32_t job);
   void Reshare(std::uint32_t osd, std::uint32_t started);
+  void CountRunning(int delta);
+  double Clock() const;
+  double RealTimeOf(double clock) const;
+  bool NoEventsLeft() const;
+  bool PopDueEnd(std::uint32_t* job);
   bool TooFull(std::uint32_t osd, double bytes) const;
   void Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local);
   void Retry(std::uint32_t job);
@@ -238,6 +245,32 @@ class Simulator {
   double last_end_ = 0;
   std::uint32_t never_ = 0;
   std::uint32_t preemptions_ = 0;
+
+  // BackfillOptions::concurrency_slowdown k. With k > 0 the running jobs'
+  // work advances on the slowdown's clock, which runs at contention_ = 1 /
+  // (1 + k (n - 1)) of real time for the n running; it read clock_ at real
+  // time clock_at_. Their ends wait in ends_ on that clock (a change of n
+  // moves no end), the earliest first; stale generations are skipped.
+  struct ClockEnd {
+    double clock = 0;
+    std::uint32_t job = 0;
+    std::uint32_t generation = 0;
+
+    bool operator>(const ClockEnd& o) const {
+      return clock != o.clock ? clock > o.clock : job > o.job;
+    }
+  };
+
+  double k_ = 0;
+  double contention_ = 1;
+  double clock_ = 0;
+  double clock_at_ = 0;
+  std::priority_queue<ClockEnd, std::vector<ClockEnd>, std::greater<>> ends_;
+  // BackfillSchedule::mean_running: the integral of running_jobs_ over time,
+  // the time with at least one running, and since when they are counted.
+  double running_integral_ = 0;
+  double running_busy_ = 0;
+  double running_since_ = 0;
 };
 
 // "pg 2.1f", for error messages.

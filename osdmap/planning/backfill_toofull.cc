@@ -86,6 +86,7 @@ void Simulator::GiveUp() {
   }
   retrying_.clear();
   while (!events_.empty()) events_.pop();
+  while (!ends_.empty()) ends_.pop();
 }
 
 }  // namespace crushkit::osdmap::backfill_internal

@@ -295,6 +295,12 @@ void AppendAssumptionRows(std::string& h, const PlanAssumptions& a) {
     KvRow(h, "rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
   }
   if (!a.calibration.empty()) KvRow(h, "calibration", "Calibration file", a.calibration);
+  if (!a.concurrency_slowdown_source.empty()) {
+    KvRow(h, "concurrency_slowdown", "Concurrency slowdown",
+          absl::StrFormat("k %.3g (%s): every backfill at 1 / (1 + k (n - 1)) of its pace while "
+                          "n run in the cluster",
+                          a.concurrency_slowdown, a.concurrency_slowdown_source));
+  }
   if (a.backfill_retry_seconds > 0) {
     KvRow(h, "backfill_retry_seconds", "backfill_toofull retry",
           absl::StrFormat("every %.3g s (osd_backfill_retry_interval)", a.backfill_retry_seconds));

@@ -208,6 +208,8 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
     pc->set_scheduler_source(c.scheduler_from_release ? "release" : "--recovery-scheduler");
     pc->set_mclock_profile(std::string(ProfileName(c.profile)));
     pc->set_calibration(c.calibration_source);
+    pc->set_concurrency_slowdown(c.concurrency_slowdown);
+    pc->set_concurrency_slowdown_calibrated(c.concurrency_slowdown_calibrated);
     for (const AppliedClassCost& a : c.classes) {
       proto::BackfillClassCost* pa = pc->add_classes();
       pa->set_device_class(a.device_class);

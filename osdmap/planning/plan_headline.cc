@@ -219,6 +219,12 @@ PlanAssumptions ComputeAssumptions(const PlanReport& r) {
     a.calibration = c.calibration_source;
     a.start_delay_seconds = c.start_delay_seconds;
     a.end_delay_seconds = c.end_delay_seconds;
+    a.concurrency_slowdown = c.concurrency_slowdown;
+    if (c.concurrency_slowdown_calibrated) {
+      a.concurrency_slowdown_source = absl::StrCat("calibration ", c.calibration_source);
+    } else if (c.concurrency_slowdown > 0) {
+      a.concurrency_slowdown_source = "option";
+    }
     for (const AppliedClassCost& cls : c.classes) {
       a.rates.push_back({.device_class = cls.device_class,
                          .bytes_per_second = cls.cost.bytes_per_second,
@@ -327,6 +333,14 @@ std::string FormatAssumptions(const PlanAssumptions& a) {
     }
     internal::AppendWrapped(out, "  reservations ", order, 4);
   }
+  if (!a.concurrency_slowdown_source.empty()) {
+    internal::AppendWrapped(
+        out, "  concurrency slowdown ",
+        absl::StrFormat("k %.3g (%s): every backfill at 1 / (1 + k (n - 1)) of its pace while n "
+                        "run in the cluster",
+                        a.concurrency_slowdown, a.concurrency_slowdown_source),
+        4);
+  }
   absl::StrAppend(&out, "  backfill per target OSD");
   if (a.backfill_retry_seconds > 0) {
     absl::StrAppendFormat(&out, " (toofull retry %.3g s", a.backfill_retry_seconds);
@@ -393,6 +407,8 @@ void internal::AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* 
   p->set_end_delay_seconds(a.end_delay_seconds);
   p->set_reservation_order(a.reservation_order);
   p->set_stray_delete_delay_seconds(a.stray_delete_delay_seconds);
+  p->set_concurrency_slowdown(a.concurrency_slowdown);
+  p->set_concurrency_slowdown_source(a.concurrency_slowdown_source);
   p->set_epoch_before(a.epoch_before);
   p->set_epoch_after(a.epoch_after);
 }

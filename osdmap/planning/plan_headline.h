@@ -98,6 +98,10 @@ struct PlanAssumptions {
   // after its end, preempting (< 0: not modelled).
   std::string reservation_order;
   double stray_delete_delay_seconds = -1;
+  // BackfillOptions::concurrency_slowdown and its source ("calibration FILE",
+  // "option"; "" when 0 and not from a calibration: not printed).
+  double concurrency_slowdown = 0;
+  std::string concurrency_slowdown_source;
   std::uint32_t epoch_before = 0;
   std::uint32_t epoch_after = 0;
 };

@@ -2,8 +2,8 @@
 //  [--and BEFORE2 AFTER2 SECONDS|result.json ...]`:
 // the per-PG backfill figures that make the simulated backfill of finished
 // changes match what they took (osdmap/planning/backfill_calibrate.h; several
-// changes are fitted together), written as a file `plan` and `diff` take
-// with --calibration.
+// changes are fitted together, with the concurrency slowdown k from three or
+// more), written as a file `plan` and `diff` take with --calibration.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -33,6 +33,7 @@ struct CalibrateArgs {
   std::string scheduler;
   std::string profile;
   bool hold_and_wait = osdmap::BackfillOptions{}.hold_and_wait;
+  bool no_slowdown = false;
   std::vector<std::string> more;  // --and: BEFORE AFTER SECONDS|RESULT, by threes
 };
 
@@ -109,7 +110,8 @@ int RunCalibrate(const CalibrateArgs& a) {
   }
   const std::string what = changes[0].name;
   absl::StatusOr<osdmap::ChangeCalibration> c = osdmap::CalibrateChanges(
-      std::move(changes), settings, a.max_backfills, a.device_class, a.hold_and_wait);
+      std::move(changes), settings, a.max_backfills, a.device_class, a.hold_and_wait,
+      /*fit_slowdown=*/!a.no_slowdown);
   if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
   const std::string file = osdmap::CalibrationFile(*c, what);
   if (absl::Status s = WriteFileAtomically(a.output, file); !s.ok()) {
@@ -149,6 +151,9 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--recovery-scheduler", args->scheduler,
                   "wpq or mclock for the model the fit starts from (default: the release's)");
   cmd->add_option("--mclock-profile", args->profile, "osd_mclock_profile (default balanced)");
+  cmd->add_flag("--no-slowdown", args->no_slowdown,
+                "keep the concurrency slowdown k at 0 (it is fitted with the figures from three "
+                "or more changes, at least one funnelled and one spread)");
   AddReservationsOption(cmd, &args->hold_and_wait,
                         "the simulation's reservation order, as plan's --reservations");
   cmd->callback([args]() {

@@ -114,7 +114,8 @@ absl::StatusOr<osdmap::PlanOptions> MakePlanOptions(const ReportArgs& a) {
       return absl::InvalidArgumentError(
           absl::StrCat(a.calibration, ": ", calibrated.status().message()));
     }
-    cost.calibrated = *std::move(calibrated);
+    cost.calibrated = std::move(calibrated->costs);
+    cost.concurrency_slowdown = calibrated->concurrency_slowdown;
     cost.calibration_source = a.calibration;
   }
   return plan;

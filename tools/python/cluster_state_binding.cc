@@ -201,7 +201,9 @@ py::object Plan(const PyClusterState& state,
   options.backfill.max_backfills = max_backfills;
   osdmap::BackfillCostSettings& cost = options.backfill_cost.emplace();
   if (calibration) {
-    cost.calibrated = ValueOrThrow(osdmap::ParseCalibration(*calibration));
+    osdmap::Calibration parsed = ValueOrThrow(osdmap::ParseCalibration(*calibration));
+    cost.calibrated = std::move(parsed.costs);
+    cost.concurrency_slowdown = parsed.concurrency_slowdown;
     cost.calibration_source = "crushkit.plan(calibration=...)";
   }
   if (max_fill && !max_misplaced) {
