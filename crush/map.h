@@ -11,6 +11,7 @@
 #define CRUSHKIT_CRUSH_MAP_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,9 @@ struct Straw2Divisor {
   std::uint64_t magic = 0;  // 0: weight 0 (never chosen unless all are 0)
   std::uint8_t shift = 0;
   bool negative_weight = false;  // (int)w < 0: draws are >= 0
+  // 1 / |(int)w| rounded to float (+inf for weight 0): only for bounding
+  // quotients (internal::Straw2Candidates), never for a draw itself.
+  float inverse = std::numeric_limits<float>::infinity();
 };
 
 // One bucket slot, flattened. Offsets index the CrushMap's shared arrays.

@@ -240,6 +240,7 @@ class Workspace {
   internal::Straw2HashBlockFn straw2_hash_ = nullptr;
   const std::uint64_t* straw2_n_ = nullptr;         // internal::Straw2NTable()
   const std::uint64_t* straw2_n_bounds_ = nullptr;  // internal::Straw2NBoundsTable()
+  const float* straw2_n_bounds_f_ = nullptr;        // internal::Straw2NBoundsFloatTable()
   // internal::Straw2KeyOrderFacts().ties_lower
   const std::uint64_t* straw2_ties_lower_ = nullptr;
   // Per bucket slot: 1 if a straw2 bucket whose items share one weight w

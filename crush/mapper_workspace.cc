@@ -40,6 +40,7 @@ Workspace::Workspace(const CrushMap& map, int max_result)
       straw2_hash_(internal::SelectStraw2HashBlock()),
       straw2_n_(internal::Straw2NTable()),
       straw2_n_bounds_(internal::Straw2NBoundsTable()),
+      straw2_n_bounds_f_(internal::Straw2NBoundsFloatTable()),
       straw2_ties_lower_(internal::Straw2KeyOrderFacts().ties_lower),
       straw2_uniform_(static_cast<std::size_t>(map.max_buckets()), 0),
       visit_bits_(BucketVisitBits(map)) {

@@ -57,5 +57,82 @@ TEST(Straw2DrawTest, EqualsDivisionForAllInputs) {
   }
 }
 
+// Straw2Candidates trusts these floats to hold every numerator of their
+// u block (rounded outwards, not to nearest).
+TEST(Straw2DrawTest, FloatBoundsHoldEveryNumerator) {
+  const float* t = Straw2NBoundsFloatTable();
+  for (std::uint32_t u = 0; u <= 0xffff; ++u) {
+    const std::uint32_t k = u >> kStraw2NBoundsShift;
+    const std::uint64_t n = Straw2Numerator(u);
+    ASSERT_LE(static_cast<std::uint64_t>(t[2 * k]), n) << "u=" << u;
+    ASSERT_GE(static_cast<std::uint64_t>(t[2 * k + 1]), n) << "u=" << u;
+  }
+}
+
+// Straw2Candidates at its tightest: item a's u gives its block's smallest
+// numerator and item b's u its block's largest, with weights that make
+// a's lower bound and b's upper bound equal to within 2^-31, so float
+// rounding decides which side of the threshold they fall on without the
+// slack. The exact winner (smallest floor(n / d), lowest index among
+// equals) must be a candidate, whichever item comes first.
+TEST(Straw2DrawTest, CandidatesHoldTheWinnerAtNearTies) {
+  const float* bounds = Straw2NBoundsFloatTable();
+  constexpr std::uint32_t kBlock = 1u << kStraw2NBoundsShift;
+  auto extreme_u = [](std::uint32_t k, bool smallest) {
+    std::uint32_t best = k * kBlock;
+    for (std::uint32_t u = k * kBlock; u < (k + 1) * kBlock; ++u) {
+      const bool better = smallest ? Straw2Numerator(u) < Straw2Numerator(best)
+                                   : Straw2Numerator(u) > Straw2Numerator(best);
+      if (better) best = u;
+    }
+    return best;
+  };
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (std::uint32_t ka = 0; ka < 0x10000u / kBlock; ++ka) {
+    const std::uint32_t ua = extreme_u(ka, true);
+    for (const std::uint32_t kb : {ka, (ka * 7 + 13) % (0x10000u / kBlock)}) {
+      const std::uint32_t ub = extreme_u(kb, false);
+      const std::uint64_t na = Straw2Numerator(ua);
+      const std::uint64_t nb = Straw2Numerator(ub);
+      for (int i = 0; i < 4; ++i) {
+        const std::uint64_t db = 2 + rng() % 0x7ffffff0u;
+        const std::uint64_t da0 = static_cast<std::uint64_t>(Uint128{db} * na / nb);
+        for (const std::uint64_t da : {da0 - 1, da0, da0 + 1}) {
+          if (da < 1 || da > 0x7fffffff) continue;
+          const Straw2Divisor a = MakeStraw2Divisor(static_cast<Weight>(da));
+          const Straw2Divisor b = MakeStraw2Divisor(static_cast<Weight>(db));
+          for (const bool a_first : {true, false}) {
+            const std::uint32_t u[3] = {a_first ? ua : ub, a_first ? ub : ua, 0};
+            const Straw2Divisor div[3] = {a_first ? a : b, a_first ? b : a, Straw2Divisor{}};
+            const std::uint64_t q0 = Straw2Numerator(u[0]) / (a_first ? da : db);
+            const std::uint64_t q1 = Straw2Numerator(u[1]) / (a_first ? db : da);
+            const std::uint32_t winner = q1 < q0 ? 1 : 0;
+            std::uint32_t mask = 0;
+            ASSERT_TRUE(Straw2Candidates(3, u, div, bounds, &mask));
+            ASSERT_NE(mask & (1u << winner), 0u)
+                << "ua=" << ua << " ub=" << ub << " da=" << da << " db=" << db;
+            EXPECT_EQ(mask & 4u, 0u);  // weight 0 never
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 20000);
+}
+
+// A negative (as int) weight leaves the search to the full scan; all
+// weights 0 give no candidate.
+TEST(Straw2DrawTest, CandidatesRefuseNegativeAndFlagAllZero) {
+  const std::uint32_t u[2] = {100, 200};
+  const Straw2Divisor negative[2] = {MakeStraw2Divisor(0x10000), MakeStraw2Divisor(0x80000000u)};
+  const Straw2Divisor zero[2] = {};
+  std::uint32_t mask = 7;
+  EXPECT_FALSE(Straw2Candidates(2, u, negative, Straw2NBoundsFloatTable(), &mask));
+  ASSERT_TRUE(Straw2Candidates(2, u, zero, Straw2NBoundsFloatTable(), &mask));
+  EXPECT_EQ(mask, 0u);
+}
+
 }  // namespace
 }  // namespace crushkit::crush::internal

@@ -6,6 +6,7 @@
 #define CRUSHKIT_CRUSH_INTERNAL_MAPPER_STRAW2_H_
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -137,58 +138,37 @@ std::uint32_t MapperImpl::Straw2GeneralIndex(const internal::FlatBucket& b, cons
 }
 
 // Straw2GeneralIndex for n <= 32 items whose hashes u[] are known, when no
-// weight is negative as an int (else false, nothing set). Each positive
-// weight's quotient q = floor(n(u) / d) lies within the quotients of its
-// u block's numerator bounds (floor(n / d) does not decrease with n), so
-// the item of the smallest q (Ceph's largest draw -q, lowest index among
-// equals) is among those whose lower bound is at most the least upper
-// bound, T: the winner's q is at most every item's q, hence at most T.
-// Those (nearly always one) are the candidates; only when there are two
-// or more do they load their exact numerators, a likely cache miss each. Zero weights
-// never win (draw INT64_MIN) unless all weigh 0: then item 0, as Ceph.
+// weight is negative as an int (else false, nothing set): the winner is
+// among internal::Straw2Candidates (nearly always one); only when there are
+// two or more do they load their exact numerators, a likely cache miss
+// each. Zero weights never win unless all weigh 0: then item 0, as Ceph.
 bool MapperImpl::Straw2BoundedIndex(std::uint32_t n, const std::uint32_t* u,
                                     const internal::Straw2Divisor* divisors, std::uint32_t* high,
                                     std::int64_t* draw_out) const {
-  constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  const std::uint64_t* bounds = ws_.straw2_n_bounds_;
-  std::uint64_t lo[32];
-  std::uint64_t t = kNone;
-  for (std::uint32_t j = 0; j < n; ++j) {
-    const internal::Straw2Divisor& div = divisors[j];
-    if (div.negative_weight) return false;
-    const std::uint32_t k = u[j] >> internal::kStraw2NBoundsShift;
-    lo[j] = div.magic == 0 ? kNone : internal::Straw2Quotient(bounds[2 * k], div);
-    const std::uint64_t hi =
-        div.magic == 0 ? kNone : internal::Straw2Quotient(bounds[2 * k + 1], div);
-    t = std::min(t, hi);
+  std::uint32_t candidates = 0;
+  if (!internal::Straw2Candidates(n, u, divisors, ws_.straw2_n_bounds_f_, &candidates)) {
+    return false;
   }
-  if (t == kNone) {  // every weight 0
+  if (candidates == 0) {  // every weight 0
     *high = 0;
     *draw_out = std::numeric_limits<std::int64_t>::min();
     return true;
   }
-  std::uint32_t first = n;
-  std::uint32_t survivors = 0;
-  for (std::uint32_t j = 0; j < n; ++j) {
-    if (lo[j] <= t) {
-      first = survivors == 0 ? j : first;
-      ++survivors;
-    }
-  }
-  if (survivors == 1) {
-    *high = first;
-    // A single survivor wins without its numerator: this load (a likely
+  std::uint32_t best = static_cast<std::uint32_t>(std::countr_zero(candidates));
+  candidates &= candidates - 1;
+  if (candidates == 0) {
+    *high = best;
+    // A single candidate wins without its numerator: this load (a likely
     // cache miss in the 512 KiB table) is dead where the caller drops the
-    // draw (PlainStraw2Choose). Computed before the survivor test, as it
+    // draw (PlainStraw2Choose). Computed before the candidate test, as it
     // was, GCC kept it on every call: 1/3 of this path's time (perf).
     *draw_out = -static_cast<std::int64_t>(
-        internal::Straw2Quotient(ws_.straw2_n_[u[first]], divisors[first]));
+        internal::Straw2Quotient(ws_.straw2_n_[u[best]], divisors[best]));
     return true;
   }
-  std::uint32_t best = first;
-  std::uint64_t q_best = internal::Straw2Quotient(ws_.straw2_n_[u[first]], divisors[first]);
-  for (std::uint32_t j = first + 1; j < n; ++j) {
-    if (lo[j] > t) continue;
+  std::uint64_t q_best = internal::Straw2Quotient(ws_.straw2_n_[u[best]], divisors[best]);
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const auto j = static_cast<std::uint32_t>(std::countr_zero(candidates));
     const std::uint64_t q = internal::Straw2Quotient(ws_.straw2_n_[u[j]], divisors[j]);
     if (q < q_best) {
       best = j;

@@ -17,6 +17,7 @@
 #ifndef CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_
 #define CRUSHKIT_CRUSH_INTERNAL_STRAW2_DRAW_H_
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -45,6 +46,7 @@ constexpr Straw2Divisor MakeStraw2Divisor(Weight w) {
   const Uint128 pow = Uint128{1} << k;
   div.magic = static_cast<std::uint64_t>((pow + d - 1) / d);
   div.shift = static_cast<std::uint8_t>(k);
+  div.inverse = 1.0f / static_cast<float>(d);
   return div;
 }
 
@@ -86,10 +88,50 @@ const std::uint64_t* Straw2NTable();
 inline constexpr int kStraw2NBoundsShift = 6;
 const std::uint64_t* Straw2NBoundsTable();
 
+// Straw2NBoundsTable() as floats (8 KiB): t[2k] is the largest float at
+// most the block's smallest numerator, t[2k + 1] the smallest float at
+// least its largest. Built on first use, immutable, thread-safe. Defined
+// in straw2_hash.cc.
+const float* Straw2NBoundsFloatTable();
+
 // floor(n / d) for a positive weight's divisor: the magnitude of
 // Straw2DrawFromNumerator(n, div). REQUIRES: div.magic != 0, n <= 2^48.
 constexpr std::uint64_t Straw2Quotient(std::uint64_t n, const Straw2Divisor& div) {
   return static_cast<std::uint64_t>((Uint128{n} * div.magic) >> div.shift);
+}
+
+// The items of n <= 32 that can win a straw2 draw, as bit j of *mask, from
+// their hashes u[j] and divisors alone, without loading a numerator; false
+// (nothing set) if a weight is negative as an int. *mask is 0 if every
+// weight is 0, else it holds the winner (the smallest q = floor(n(u) / d),
+// lowest index among equals) and nearly always nothing else.
+// Why: each q lies within its u block's numerator bounds times 1 / d
+// (floor(n / d) does not decrease with n). In floats (bounds from
+// Straw2NBoundsFloatTable, rounded outwards; 1 / d and each product round
+// by at most 2^-24 each way) the exact n / d lies within [L (1 - 2^-22),
+// H (1 + 2^-22)] of the computed L and H. The winner's q is at most every
+// item's q, so at most T (1 + 2^-22) with T the least H, and its n / d <
+// q + 1, so its L is at most T (1 + 2^-18) + 2 (the slack also covers that
+// sum's own rounding): the items whose L is at most that are the mask.
+// Float multiplies, not 128-bit ones, and no branch per item: the 128-bit
+// search had been 1/5 of the mixed-weight replicated mapping (perf).
+// REQUIRES: bounds is Straw2NBoundsFloatTable(); 1 <= n <= 32.
+inline bool Straw2Candidates(std::uint32_t n, const std::uint32_t* u, const Straw2Divisor* divisors,
+                             const float* bounds, std::uint32_t* mask) {
+  float lo[32];
+  float t = std::numeric_limits<float>::infinity();
+  for (std::uint32_t j = 0; j < n; ++j) {
+    const Straw2Divisor& div = divisors[j];
+    if (div.negative_weight) return false;
+    const std::uint32_t k = u[j] >> kStraw2NBoundsShift;
+    lo[j] = bounds[2 * k] * div.inverse;
+    t = std::min(t, bounds[2 * k + 1] * div.inverse);
+  }
+  *mask = 0;
+  if (t == std::numeric_limits<float>::infinity()) return true;  // every weight 0
+  t = t * (1.0f + 0x1p-18f) + 2.0f;
+  for (std::uint32_t j = 0; j < n; ++j) *mask |= std::uint32_t{lo[j] <= t} << j;
+  return true;
 }
 
 // The u whose Straw2Key is `key` (Straw2Key is a bijection).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -429,6 +430,25 @@ const std::uint64_t* Straw2NBoundsTable() {
       const auto [lo, hi] = std::minmax_element(block, block + (1u << kStraw2NBoundsShift));
       t[2 * k] = *lo;
       t[2 * k + 1] = *hi;
+    }
+    return t;
+  }();
+  return table;
+}
+
+const float* Straw2NBoundsFloatTable() {
+  static const float* const table = [] {
+    const std::uint64_t* bounds = Straw2NBoundsTable();
+    constexpr std::uint32_t kBlocks = 0x10000u >> kStraw2NBoundsShift;
+    auto* t = new float[2 * kBlocks];  // never freed: process lifetime
+    for (std::uint32_t k = 0; k < kBlocks; ++k) {
+      // Numerators are below 2^49, so a float converts back exactly.
+      float lo = static_cast<float>(bounds[2 * k]);
+      if (static_cast<std::uint64_t>(lo) > bounds[2 * k]) lo = std::nextafter(lo, 0.0f);
+      float hi = static_cast<float>(bounds[2 * k + 1]);
+      if (static_cast<std::uint64_t>(hi) < bounds[2 * k + 1]) hi = std::nextafter(hi, 1e30f);
+      t[2 * k] = lo;
+      t[2 * k + 1] = hi;
     }
     return t;
   }();
