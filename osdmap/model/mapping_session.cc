@@ -6,7 +6,7 @@ namespace crushkit::osdmap {
 
 MappingSession::MappingSession(ClusterState state, std::shared_ptr<const crush::CrushMap> map)
     : state_(std::move(state)), map_(std::move(map)), placement_(*map_, state_.ceph_release) {
-  mapper_ = std::make_unique<PgMapper>(state_, placement_);
+  mapper_ = std::make_unique<PgMapper>(state_, placement_, StateUse::kFixed);
 }
 
 absl::StatusOr<std::unique_ptr<MappingSession>> MappingSession::Create(ClusterState state) {

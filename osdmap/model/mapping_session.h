@@ -53,7 +53,8 @@ class MappingSession {
   class Worker {
    public:
     explicit Worker(const MappingSession& s)
-        : placement_(*s.map_, s.state_.ceph_release), mapper_(s.state_, placement_) {}
+        : placement_(*s.map_, s.state_.ceph_release),
+          mapper_(s.state_, placement_, StateUse::kFixed) {}
 
     PgMapper& mapper() { return mapper_; }
 

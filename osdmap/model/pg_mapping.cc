@@ -19,12 +19,16 @@ std::string FormatOsdList(std::span<const std::int32_t> osds) {
   return s;
 }
 
-PgMapper::PgMapper(const ClusterState& state, RawPlacement& placement)
+PgMapper::PgMapper(const ClusterState& state, RawPlacement& placement, StateUse use)
     : state_(state), placement_(placement), max_osd_(state.max_osd()) {
   weights_.reserve(state.osds.size());
+  if (use == StateUse::kFixed) osd_state_.reserve(state.osds.size());
   any_affinity_ = false;
   for (const OsdInfo& o : state.osds) {
     weights_.push_back(o.weight);
+    if (use == StateUse::kFixed) {
+      osd_state_.push_back(static_cast<std::uint8_t>(o.state & (kOsdExists | kOsdUp)));
+    }
     if (o.primary_affinity != kDefaultPrimaryAffinity) any_affinity_ = true;
   }
 }
@@ -68,14 +72,26 @@ void PgMapper::PgToRawOsdsInternal(const Pool& pool, const PgId& pg, OsdList* ra
 }
 
 void PgMapper::RemoveNonexistent(const Pool& pool, OsdList* raw) const {
+  if (!osd_state_.empty()) {
+    RemoveNonexistentBy(pool, raw, [this](std::int32_t o) {
+      return static_cast<std::uint32_t>(o) < osd_state_.size() &&
+             (osd_state_[static_cast<std::uint32_t>(o)] & kOsdExists) != 0;
+    });
+    return;
+  }
   // ClusterState::Exists on the table itself: one compare covers both
-  // bounds, and a set whose OSDs all exist (nearly every PG) is not written.
+  // bounds.
   const OsdInfo* const osds = state_.osds.data();
   const auto max_osd = static_cast<std::uint32_t>(state_.osds.size());
-  const auto exists = [&](std::int32_t o) {
+  RemoveNonexistentBy(pool, raw, [osds, max_osd](std::int32_t o) {
     return static_cast<std::uint32_t>(o) < max_osd &&
            (osds[static_cast<std::uint32_t>(o)].state & kOsdExists) != 0;
-  };
+  });
+}
+
+template <typename Exists>
+void PgMapper::RemoveNonexistentBy(const Pool& pool, OsdList* raw, Exists exists) {
+  // A set whose OSDs all exist (nearly every PG) is not written.
   int i = 0;
   while (i < raw->size() && exists((*raw)[i])) ++i;
   if (i == raw->size()) return;
@@ -166,16 +182,24 @@ void PgMapper::ApplyUpmap(const Pool& /*pool*/, const PgId& folded, OsdList* raw
   }
 }
 
+bool PgMapper::IsUp(std::int32_t osd) const {
+  if (osd_state_.empty()) return state_.IsUp(osd);
+  // ClusterState::IsUp: exists and up.
+  return static_cast<std::uint32_t>(osd) < osd_state_.size() &&
+         (osd_state_[static_cast<std::uint32_t>(osd)] & (kOsdExists | kOsdUp)) ==
+             (kOsdExists | kOsdUp);
+}
+
 void PgMapper::RawToUp(const Pool& pool, const OsdList& raw, OsdList* up) const {
   // OSDMap::_raw_to_up_osds().
   up->clear();
   if (pool.CanShiftOsds()) {
     for (int i = 0; i < raw.size(); ++i) {
-      if (state_.IsUp(raw[i])) up->push_back(raw[i]);
+      if (IsUp(raw[i])) up->push_back(raw[i]);
     }
   } else {
     for (int i = 0; i < raw.size(); ++i) {
-      up->push_back(state_.IsUp(raw[i]) ? raw[i] : crush::kItemNone);
+      up->push_back(IsUp(raw[i]) ? raw[i] : crush::kItemNone);
     }
   }
 }
@@ -223,7 +247,7 @@ void PgMapper::GetTempOsds(const Pool& pool, const PgId& folded, OsdList* temp,
     auto p = state_.pg_temp.find(folded);
     if (p != state_.pg_temp.end()) {
       for (std::int32_t o : p->second) {
-        if (!state_.IsUp(o)) {
+        if (!IsUp(o)) {
           if (!pool.CanShiftOsds()) temp->push_back(crush::kItemNone);
         } else {
           temp->push_back(o);

@@ -118,12 +118,19 @@ std::string FormatOsdList(std::span<const std::int32_t> osds);
 // CrushMap). So after changing `state`, a mapper that already exists sees
 // new pools, upmaps, temps and up/down/existence, but keeps the old max_osd
 // and reweights (and skips affinity if it started with none): build a new
-// PgMapper after changing those.
+// PgMapper after changing those. A mapper made with StateUse::kFixed, for a
+// state that does not change while it lives (a MappingSession's), snapshots
+// OSD existence and up/down too: a byte per OSD, which stays in cache while
+// every PG is mapped, where the 12-byte OsdInfo per OSD does not (its reads
+// were ~4% of `plan`'s CPU on the 10k cluster).
+enum class StateUse { kLive, kFixed };
+
 class PgMapper {
  public:
-  // Both referents must outlive the mapper. REQUIRES: ValidateState(state).
+  // Both referents must outlive the mapper. REQUIRES: ValidateState(state);
+  // with kFixed, `state` does not change while the mapper lives.
   // Cost: O(max_osd) to build the reweight vector.
-  PgMapper(const ClusterState& state, RawPlacement& placement);
+  PgMapper(const ClusterState& state, RawPlacement& placement, StateUse use = StateUse::kLive);
 
   PgMapper(const PgMapper&) = delete;
   PgMapper& operator=(const PgMapper&) = delete;
@@ -172,6 +179,8 @@ class PgMapper {
   // Returns whether the pool has a rule (DoRule ran).
   bool CrushStep(const Pool& pool, std::uint32_t pps, OsdList* raw);
   void RemoveNonexistent(const Pool& pool, OsdList* raw) const;
+  template <typename Exists>
+  static void RemoveNonexistentBy(const Pool& pool, OsdList* raw, Exists exists);
   void FinishMapPg(const Pool& pool, std::uint32_t ps, std::uint32_t pps, PgMapping* out) const;
   void ApplyUpmap(const Pool& pool, const PgId& folded, OsdList* raw) const;
   void RawToUp(const Pool& pool, const OsdList& raw, OsdList* up) const;
@@ -186,6 +195,10 @@ class PgMapper {
   RawPlacement& placement_;
   int max_osd_;
   std::vector<crush::Weight> weights_;
+  // kFixed: each OSD's kOsdExists | kOsdUp bits (max_osd_ entries); empty
+  // for kLive.
+  std::vector<std::uint8_t> osd_state_;
+  bool IsUp(std::int32_t osd) const;
   bool any_affinity_;
 };
 

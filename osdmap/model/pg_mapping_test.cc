@@ -135,6 +135,45 @@ TEST(PgMappingTest, DownOsdsShiftForReplicatedAndHoleForErasure) {
   }
 }
 
+// A mapper over a state that does not change (StateUse::kFixed) reads OSD
+// existence and up/down from its own snapshot: the same answers.
+TEST(PgMappingTest, FixedStateMapsAsTheLiveState) {
+  for (PoolType t : {PoolType::kReplicated, PoolType::kErasure}) {
+    ClusterState s = MakeState(t);
+    s.osds[0].state = 0;           // does not exist
+    s.osds[1].state = kOsdExists;  // down
+    s.osds[4].state = kOsdExists;  // down
+    s.pg_temp[{1, 1}] = {5, 4, 6};
+    for (const std::vector<std::int32_t>& raw :
+         {std::vector<std::int32_t>{0, 1, 2}, {7, 4, 3}, {2, 1, 40}}) {
+      FakePlacement f;
+      f.result = raw;
+      PgMapper live(s, f);
+      PgMapper fixed(s, f, StateUse::kFixed);
+      for (std::uint32_t ps = 0; ps < 3; ++ps) {
+        PgMapping a, b;
+        live.PgToUpActing({1, ps}, &a);
+        fixed.PgToUpActing({1, ps}, &b);
+        EXPECT_EQ(V(a.raw), V(b.raw));
+        EXPECT_EQ(V(a.up), V(b.up));
+        EXPECT_EQ(V(a.acting), V(b.acting));
+        EXPECT_EQ(a.up_primary, b.up_primary);
+        EXPECT_EQ(a.acting_primary, b.acting_primary);
+      }
+    }
+    // What both say for {0, 1, 2}: osd.0 gone, osd.1 down.
+    FakePlacement f;
+    PgMapper fixed(s, f, StateUse::kFixed);
+    PgMapping r;
+    fixed.PgToUpActing({1, 0}, &r);
+    if (t == PoolType::kReplicated) {
+      EXPECT_THAT(V(r.up), ElementsAre(2));
+    } else {
+      EXPECT_THAT(V(r.up), ElementsAre(kNone, kNone, 2));
+    }
+  }
+}
+
 TEST(PgMappingTest, PgUpmapReplacesUnlessATargetIsOut) {
   ClusterState s = MakeState(PoolType::kReplicated);
   s.pools[1].pg_num = 12;  // mask 15: ps 13 folds to 5
