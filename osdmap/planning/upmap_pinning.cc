@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <unordered_map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -211,6 +213,73 @@ std::vector<Candidate> Candidates(const ClusterState& after, const Pool& pool, O
   return out;
 }
 
+// The Pinner maps each remapped PG of its copy of `after` about three times
+// with the same CRUSH inputs (its raw set for the candidates, each
+// candidate's check, the monitor's cleanup check): only upmap entries
+// differ, and CRUSH does not read them. This placement keeps each DoRule()
+// result of the one state it serves and answers a repeated call from it,
+// counting a kept result's divergence from Ceph again, so DivergedFromCeph()
+// is what mapping every time would give. REQUIRES: the state's CRUSH map
+// and OSD weights do not change while it is used.
+class RememberingPlacement final : public RawPlacement {
+ public:
+  explicit RememberingPlacement(CrushPlacement& inner) : inner_(inner) {}
+
+  int FindRule(int ruleset, int type, int size) const override {
+    return inner_.FindRule(ruleset, type, size);
+  }
+
+  int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights, std::int64_t pool,
+             std::span<std::int32_t> out) override {
+    const std::uint64_t key = (static_cast<std::uint64_t>(pool) << 32) | x;
+    if (auto it = kept_.find(key); it != kept_.end()) {
+      const Kept& k = it->second;
+      if (k.pool == pool && k.rule == rule && k.weights == weights.data() &&
+          k.capacity == out.size()) {
+        std::copy(k.osds.begin(), k.osds.end(), out.begin());
+        if (k.diverged) ++repeated_diverged_;
+        visited_ = k.visited;
+        return k.n;
+      }
+    }
+    const std::uint64_t diverged = inner_.DivergedFromCeph();
+    const int n = inner_.DoRule(rule, x, weights, pool, out);
+    Kept& k = kept_[key];
+    k.pool = pool;
+    k.rule = rule;
+    k.weights = weights.data();
+    k.capacity = out.size();
+    k.n = n;
+    k.osds.assign(out.begin(), out.begin() + std::max(n, 0));
+    k.diverged = inner_.DivergedFromCeph() != diverged;
+    k.visited = visited_ = inner_.LastVisitedBuckets();
+    return n;
+  }
+
+  std::uint64_t LastVisitedBuckets() const override { return visited_; }
+
+  std::uint64_t DivergedFromCeph() const override {
+    return inner_.DivergedFromCeph() + repeated_diverged_;
+  }
+
+ private:
+  struct Kept {
+    std::int64_t pool = 0;
+    int rule = 0;
+    const crush::Weight* weights = nullptr;
+    std::size_t capacity = 0;
+    int n = 0;
+    std::vector<std::int32_t> osds;
+    bool diverged = false;
+    std::uint64_t visited = 0;
+  };
+
+  CrushPlacement& inner_;
+  std::unordered_map<std::uint64_t, Kept> kept_;  // by pool and input x
+  std::uint64_t repeated_diverged_ = 0;
+  std::uint64_t visited_ = ~std::uint64_t{0};
+};
+
 // Builds the pins on a working copy of `after`, mapping PGs with the
 // candidate entries in place (the copy is what the checks map, so nothing
 // here relies on reasoning about _apply_upmap alone).
@@ -220,7 +289,8 @@ class Pinner {
       : after_(after),
         work_(after),
         placement_(map, after.ceph_release),
-        mapper_(work_, placement_) {}
+        remembered_(placement_),
+        mapper_(work_, remembered_) {}
 
   // Sets the first candidate from index `first` on that maps `task.pg` to
   // its before up set; returns its index, or nullopt (the PG's entries of
@@ -278,7 +348,7 @@ class Pinner {
   }
 
   // Its mappings whose result is crushkit's answer where Ceph's is undefined.
-  std::uint64_t diverged_from_ceph() const { return placement_.DivergedFromCeph(); }
+  std::uint64_t diverged_from_ceph() const { return remembered_.DivergedFromCeph(); }
 
  private:
   void Set(const PgId& pg, const Candidate& c) {
@@ -310,6 +380,7 @@ class Pinner {
   const ClusterState& after_;
   ClusterState work_;
   CrushPlacement placement_;
+  RememberingPlacement remembered_;
   PgMapper mapper_;
   std::map<PgId, Candidate> chosen_;
 };
