@@ -1,12 +1,12 @@
 #include "osdmap/planning/upmap_pinning.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,11 +36,24 @@ bool Contains(OsdSpan osds, std::int32_t osd) {
 // position, a hole in `want` matching anything (nothing there to keep).
 bool SameUp(const Pool& pool, OsdSpan want, OsdSpan up) {
   if (pool.CanShiftOsds()) {
-    std::vector<std::int32_t> a(want.begin(), want.end());
-    std::vector<std::int32_t> b(up.begin(), up.end());
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    return a == b;
+    // Called for every PG of the cluster: most keep their set in order, and
+    // the others are sorted on the stack.
+    if (want.size() != up.size()) return false;
+    if (std::equal(want.begin(), want.end(), up.begin())) return true;
+    if (want.size() > static_cast<std::size_t>(kMaxPgOsds)) {
+      std::vector<std::int32_t> a(want.begin(), want.end());
+      std::vector<std::int32_t> b(up.begin(), up.end());
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      return a == b;
+    }
+    std::array<std::int32_t, kMaxPgOsds> a;
+    std::array<std::int32_t, kMaxPgOsds> b;
+    const auto end_a = std::copy(want.begin(), want.end(), a.begin());
+    const auto end_b = std::copy(up.begin(), up.end(), b.begin());
+    std::sort(a.begin(), end_a);
+    std::sort(b.begin(), end_b);
+    return std::equal(a.begin(), end_a, b.begin());
   }
   if (want.size() != up.size()) return false;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -223,7 +236,7 @@ std::vector<Candidate> Candidates(const ClusterState& after, const Pool& pool, O
 // and OSD weights do not change while it is used.
 class RememberingPlacement final : public RawPlacement {
  public:
-  explicit RememberingPlacement(CrushPlacement& inner) : inner_(inner) {}
+  explicit RememberingPlacement(CrushPlacement& inner) : inner_(inner), slots_(1024) {}
 
   int FindRule(int ruleset, int type, int size) const override {
     return inner_.FindRule(ruleset, type, size);
@@ -231,28 +244,29 @@ class RememberingPlacement final : public RawPlacement {
 
   int DoRule(int rule, std::uint32_t x, std::span<const crush::Weight> weights, std::int64_t pool,
              std::span<std::int32_t> out) override {
-    const std::uint64_t key = (static_cast<std::uint64_t>(pool) << 32) | x;
-    if (auto it = kept_.find(key); it != kept_.end()) {
-      const Kept& k = it->second;
-      if (k.pool == pool && k.rule == rule && k.weights == weights.data() &&
-          k.capacity == out.size()) {
-        std::copy(k.osds.begin(), k.osds.end(), out.begin());
-        if (k.diverged) ++repeated_diverged_;
-        visited_ = k.visited;
-        return k.n;
-      }
+    Slot& k = Find(pool, x);
+    if (k.used && k.rule == rule && k.weights == weights.data() && k.capacity == out.size()) {
+      std::copy_n(osds_.begin() + k.offset, std::max(k.n, 0), out.begin());
+      if (k.diverged) ++repeated_diverged_;
+      visited_ = k.visited;
+      return k.n;
     }
     const std::uint64_t diverged = inner_.DivergedFromCeph();
     const int n = inner_.DoRule(rule, x, weights, pool, out);
-    Kept& k = kept_[key];
-    k.pool = pool;
-    k.rule = rule;
-    k.weights = weights.data();
-    k.capacity = out.size();
-    k.n = n;
-    k.osds.assign(out.begin(), out.begin() + std::max(n, 0));
-    k.diverged = inner_.DivergedFromCeph() != diverged;
-    k.visited = visited_ = inner_.LastVisitedBuckets();
+    if (!k.used) ++used_;
+    k = Slot{.pool = pool,
+             .x = x,
+             .used = true,
+             .diverged = inner_.DivergedFromCeph() != diverged,
+             .rule = rule,
+             .n = n,
+             .weights = weights.data(),
+             .capacity = out.size(),
+             .offset = osds_.size(),
+             .visited = inner_.LastVisitedBuckets()};
+    osds_.insert(osds_.end(), out.begin(), out.begin() + std::max(n, 0));
+    visited_ = k.visited;
+    if (2 * used_ > slots_.size()) Grow();
     return n;
   }
 
@@ -263,19 +277,45 @@ class RememberingPlacement final : public RawPlacement {
   }
 
  private:
-  struct Kept {
+  // One kept result, in an open-addressed table by (pool, x); its OSDs in
+  // osds_ from `offset`.
+  struct Slot {
     std::int64_t pool = 0;
+    std::uint32_t x = 0;
+    bool used = false;
+    bool diverged = false;
     int rule = 0;
+    int n = 0;
     const crush::Weight* weights = nullptr;
     std::size_t capacity = 0;
-    int n = 0;
-    std::vector<std::int32_t> osds;
-    bool diverged = false;
+    std::size_t offset = 0;
     std::uint64_t visited = 0;
   };
 
+  // The slot of (pool, x), or the free slot where it goes (linear probing;
+  // the table is at most half full).
+  Slot& Find(std::int64_t pool, std::uint32_t x) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(
+        ((static_cast<std::uint64_t>(pool) << 32 | x) * 0x9E3779B97F4A7C15ULL) >> 20);
+    for (;; ++i) {
+      Slot& slot = slots_[i & mask];
+      if (!slot.used || (slot.pool == pool && slot.x == x)) return slot;
+    }
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old) {
+      if (slot.used) Find(slot.pool, slot.x) = slot;
+    }
+  }
+
   CrushPlacement& inner_;
-  std::unordered_map<std::uint64_t, Kept> kept_;  // by pool and input x
+  std::vector<Slot> slots_;  // a power of two
+  std::size_t used_ = 0;
+  std::vector<std::int32_t> osds_;
   std::uint64_t repeated_diverged_ = 0;
   std::uint64_t visited_ = ~std::uint64_t{0};
 };
