@@ -3,7 +3,6 @@
 // misplaced and fill limits, each batch's backfill simulated.
 #include <algorithm>
 #include <map>
-#include <set>
 #include <span>
 #include <vector>
 
@@ -50,19 +49,20 @@ class BatchBuilder {
 
   // Fills the counters, ratio and simulated time of `batch` from `moves`.
   absl::Status Finish(std::span<const PgMove* const> moves, UpmapBatch* batch) const {
-    std::vector<PgMove> owned;
+    // Each move's job made from the move in place (no copy of its PG sets).
+    std::vector<BackfillJob> jobs;
+    jobs.reserve(moves.size());
     std::uint64_t cost = 0;
     for (const PgMove* m : moves) {
       batch->shards += static_cast<std::uint32_t>(m->targets.size());
       batch->objects += m->objects_per_target * m->targets.size();
       batch->bytes += m->bytes_per_target * m->targets.size();
       cost += Cost(m);
-      owned.push_back(*m);
+      for (BackfillJob& j : JobsFromMoves({m, 1})) jobs.push_back(std::move(j));
     }
     batch->misplaced_ratio =
         total_ == 0 ? 0 : static_cast<double>(cost) / static_cast<double>(total_);
-    if (owned.empty()) return absl::OkStatus();
-    const std::vector<BackfillJob> jobs = JobsFromMoves(owned);
+    if (jobs.empty()) return absl::OkStatus();
     CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(jobs, info_, options_));
     batch->seconds = s.makespan_seconds;
     return absl::OkStatus();
@@ -172,12 +172,16 @@ absl::Status MakeBatches(const BatchBuilder& b, double max_misplaced, FillTracke
 // The moves of PGs without a pin: they start as soon as the change lands.
 absl::Status MakeImmediate(const BatchBuilder& b, double max_misplaced, FillTracker& tracker,
                            bool enforce, UpmapPinPlan* plan) {
-  std::set<PgId> pinned;
-  for (const UpmapPin& pin : plan->pins) pinned.insert(pin.pg);
+  // plan->pins are in PG order.
+  auto pinned = [&pins = plan->pins](const PgId& pg) {
+    auto it = std::lower_bound(pins.begin(), pins.end(), pg,
+                               [](const UpmapPin& p, const PgId& g) { return p.pg < g; });
+    return it != pins.end() && it->pg == pg;
+  };
   std::vector<const PgMove*> moves;
   std::uint64_t cost = 0;
   for (const PgMove* m : b.moves()) {
-    if (pinned.count(m->pg)) continue;
+    if (pinned(m->pg)) continue;
     moves.push_back(m);
     plan->immediate.pgs.push_back(m->pg);
     cost += b.Cost(m);
