@@ -530,9 +530,12 @@ absl::Status ApplyModel(const BackfillCostSettings& settings, crush::CephRelease
   return absl::OkStatus();
 }
 
-// The change simulated with `cost`, at the input's own slowdown.
-absl::StatusOr<BackfillSchedule> Schedule(const CalibrationInput& in, const BackfillCost& cost) {
+// The change simulated with `cost` at slowdown k (uncapped).
+absl::StatusOr<BackfillSchedule> Schedule(const CalibrationInput& in, const BackfillCost& cost,
+                                          double k) {
   BackfillOptions o = in.options;
+  o.concurrency_slowdown = k;
+  o.concurrency_slowdown_max_running = 0;
   o.class_rates.clear();
   o.default_rate = RateFromCost(cost);
   o.curve_max_points = 2;
@@ -588,7 +591,7 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
     c.name = p.name;
     c.jobs = p.jobs.size();
     c.measured_seconds = p.input.measured_seconds;
-    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, Schedule(p.input, out.model));
+    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, Schedule(p.input, out.model, 0));
     c.model_seconds = s.makespan_seconds;
     c.mean_running = s.mean_running;
     c.spread = s.mean_running >= kFunnelledMeanRunning;
@@ -596,6 +599,14 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
   }
   out.slowdown_fitted = DecideSlowdownFit(out.changes, fit_slowdown, &out.slowdown_note);
   CRUSH_RETURN_IF_ERROR(Fit(prepared, out.slowdown_fitted, &out));
+  // The range k was fitted on: the most backfills at once each change ran
+  // with the fitted figures and k (a plan holds the slowdown there beyond).
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s,
+                           Schedule(prepared[i].input, out.fit.cost, out.concurrency_slowdown));
+    out.changes[i].max_running = s.max_running;
+    out.slowdown_max_running = std::max(out.slowdown_max_running, s.max_running);
+  }
   out.model_seconds = out.changes[0].model_seconds;
   out.jobs = out.changes[0].jobs;
   out.measured_seconds = out.changes[0].measured_seconds;
@@ -642,9 +653,16 @@ bool DecideSlowdownFit(std::span<const CalibratedChange> changes, bool asked, st
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) {
   Calibration file;
   file.costs[c.device_class] = c.fit.cost;
-  file.concurrency_slowdown = c.concurrency_slowdown;
+  file.concurrency_slowdown =
+      ConcurrencySlowdown{.k = c.concurrency_slowdown, .max_running = c.slowdown_max_running};
   std::string slowdown = c.slowdown_note;
-  if (c.slowdown_fitted) absl::StrAppendFormat(&slowdown, ": k = %.3g", c.concurrency_slowdown);
+  if (c.slowdown_fitted) {
+    absl::StrAppendFormat(&slowdown,
+                          ": k = %.3g, fitted with up to %u backfills at once "
+                          "(concurrency_slowdown_max_running): a plan running more holds the "
+                          "slowdown at its value there",
+                          c.concurrency_slowdown, c.slowdown_max_running);
+  }
   if (c.changes.size() > 1) {
     std::string comment = absl::StrFormat(
         "crushkit calibrate: %u changes fitted together (the sum of log(simulated / measured)^2 "
@@ -653,10 +671,11 @@ std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) 
     for (const CalibratedChange& ch : c.changes) {
       absl::StrAppendFormat(&comment,
                             "\n%s: %u backfilling PGs, measured %.2f s, simulated %.2f s with "
-                            "these figures (%.2f s with the model's), RMS %.2f s; %.2f at once, %s",
+                            "these figures (%.2f s with the model's), RMS %.2f s; %.2f at once "
+                            "(%s), at most %u",
                             ch.name, ch.jobs, ch.measured_seconds, ch.simulated_seconds,
                             ch.model_seconds, ch.rms_end_error_seconds, ch.mean_running,
-                            ch.spread ? "spread" : "funnelled");
+                            ch.spread ? "spread" : "funnelled", ch.max_running);
     }
     absl::StrAppend(&comment, "\n", slowdown);
     return FormatCalibration(file, comment);

@@ -35,6 +35,7 @@
 #ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_
 #define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_CALIBRATE_H_
 
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
@@ -153,6 +154,8 @@ struct CalibratedChange {
   // and whether that makes it spread (>= kFunnelledMeanRunning).
   double mean_running = 0;
   bool spread = false;
+  // The most backfills at once with the fitted figures and slowdown.
+  std::uint32_t max_running = 0;
 };
 
 struct ChangeCalibration {
@@ -171,6 +174,10 @@ struct ChangeCalibration {
   double concurrency_slowdown = 0;
   bool slowdown_fitted = false;
   std::string slowdown_note;
+  // The range k was fitted on: the most of changes[].max_running. The file
+  // records it (concurrency_slowdown_max_running) and a plan holds the
+  // slowdown at n = this beyond it.
+  std::uint32_t slowdown_max_running = 0;
 };
 
 // A change for CalibrateChanges.
@@ -217,8 +224,8 @@ bool DecideSlowdownFit(std::span<const CalibratedChange> changes, bool asked, st
 
 // The calibration file for `c` (FormatCalibration, with a comment saying
 // what it was fitted on: `what` for one change, every change's name, PGs,
-// durations and backfills at once for several; and the slowdown's line
-// with slowdown_note).
+// durations and backfills at once for several; and the slowdown's lines,
+// k and its range slowdown_max_running, with slowdown_note).
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what);
 
 }  // namespace crushkit::osdmap

@@ -227,7 +227,7 @@ TEST(BackfillCalibrate, CalibrationFileNamesEveryChange) {
   ASSERT_THAT(parsed, IsOk());
   EXPECT_THAT(parsed->costs.at("hdd").seconds_per_object, DoubleNear(0.12, 1e-9));
   ASSERT_TRUE(parsed->concurrency_slowdown.has_value());
-  EXPECT_EQ(*parsed->concurrency_slowdown, 0);
+  EXPECT_EQ(parsed->concurrency_slowdown->k, 0);
 }
 
 TEST(BackfillCalibrate, ResultJsonGivesTheDurationAndEveryPgsEnd) {
@@ -350,14 +350,19 @@ TEST(BackfillCalibrate, TheSlowdownNeedsThreeChangesOfBothKinds) {
   c.changes = {change(false), change(true), change(true)};
   c.slowdown_fitted = DecideSlowdownFit(c.changes, true, &c.slowdown_note);
   c.concurrency_slowdown = 0.25;
+  c.changes[1].max_running = 4;
+  c.slowdown_max_running = 4;
   const std::string file = CalibrationFile(c, "ignored");
   EXPECT_THAT(file, ::testing::HasSubstr("# concurrency slowdown k fitted within 0 .. 0.5"));
-  EXPECT_THAT(file, ::testing::HasSubstr("k = 0.25\n"));
-  EXPECT_THAT(file, ::testing::HasSubstr("1.00 at once, funnelled"));
+  EXPECT_THAT(file, ::testing::HasSubstr("k = 0.25, fitted with up to 4 backfills at once"));
+  EXPECT_THAT(file, ::testing::HasSubstr("1.00 at once (funnelled), at most 0"));
+  EXPECT_THAT(file, ::testing::HasSubstr("2.20 at once (spread), at most 4"));
+  EXPECT_THAT(file, ::testing::HasSubstr("\nconcurrency_slowdown_max_running=4\n"));
   absl::StatusOr<Calibration> parsed = ParseCalibration(file);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_TRUE(parsed->concurrency_slowdown.has_value());
-  EXPECT_DOUBLE_EQ(*parsed->concurrency_slowdown, 0.25);
+  EXPECT_DOUBLE_EQ(parsed->concurrency_slowdown->k, 0.25);
+  EXPECT_EQ(parsed->concurrency_slowdown->max_running, 4u);
 }
 
 }  // namespace

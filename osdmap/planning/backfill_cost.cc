@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -204,15 +205,23 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
   options->start_delay_seconds = report.start_delay_seconds = 2 * kPaxosProposeIntervalSeconds;
   options->end_delay_seconds = report.end_delay_seconds = kPaxosProposeIntervalSeconds / 2;
   if (settings.concurrency_slowdown) {
-    const double k = *settings.concurrency_slowdown;
+    const auto [k, max_running] = *settings.concurrency_slowdown;
     if (!(k >= 0 && k <= kMaxConcurrencySlowdown)) {
       return absl::InvalidArgumentError(
           absl::StrCat("concurrency slowdown ", k, ": expected 0 .. ", kMaxConcurrencySlowdown));
     }
+    if (k > 0 && !(max_running >= 1 && max_running <= kMaxSlowdownRange)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "concurrency slowdown ", k, " with a range of ", max_running,
+          " backfills at once: expected 1 .. ", kMaxSlowdownRange,
+          " (the most at once it was fitted with; without it k would be extrapolated)"));
+    }
     options->concurrency_slowdown = k;
+    options->concurrency_slowdown_max_running = max_running;
     report.concurrency_slowdown_calibrated = true;
   }
   report.concurrency_slowdown = options->concurrency_slowdown;
+  report.concurrency_slowdown_max_running = options->concurrency_slowdown_max_running;
   // The stray copies go once their PG is clean in its final interval: the
   // map dropping the pg_temp (the end delay), then peering and the primary's
   // purge, about one more interval (measured 1.1-2.0 s, mean 1.55 s).
@@ -274,6 +283,9 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
 
 absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
   Calibration out;
+  ConcurrencySlowdown slowdown;
+  int k_line = 0;  // the lines that gave them, 0: none
+  int range_line = 0;
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
@@ -284,10 +296,10 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
         absl::StrSplit(absl::StripAsciiWhitespace(line), ' ', absl::SkipEmpty());
     if (fields.empty()) continue;
     auto fail = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "calibration line ", line_no, ": ", why,
-          "; expected CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B or "
-          "concurrency_slowdown=K"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("calibration line ", line_no, ": ", why,
+                       "; expected CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B, "
+                       "concurrency_slowdown=K or concurrency_slowdown_max_running=N"));
     };
     if (absl::StartsWith(fields[0], "concurrency_slowdown=")) {
       double k = 0;
@@ -296,8 +308,21 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
         return fail(absl::StrCat("'", line, "': the slowdown must be a number in 0 .. ",
                                  kMaxConcurrencySlowdown));
       }
-      if (out.concurrency_slowdown) return fail("a second concurrency_slowdown");
-      out.concurrency_slowdown = k;
+      if (k_line > 0) return fail("a second concurrency_slowdown");
+      k_line = line_no;
+      slowdown.k = k;
+      continue;
+    }
+    if (absl::StartsWith(fields[0], "concurrency_slowdown_max_running=")) {
+      std::uint32_t n = 0;
+      if (fields.size() != 1 || !absl::SimpleAtoi(fields[0].substr(fields[0].find('=') + 1), &n) ||
+          n < 1 || n > kMaxSlowdownRange) {
+        return fail(absl::StrCat("'", line, "': the range must be a whole number in 1 .. ",
+                                 kMaxSlowdownRange));
+      }
+      if (range_line > 0) return fail("a second concurrency_slowdown_max_running");
+      range_line = line_no;
+      slowdown.max_running = n;
       continue;
     }
     BackfillCost c;
@@ -324,6 +349,23 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
     out.costs[std::string(fields[0])] = c;
   }
   if (out.costs.empty()) return absl::InvalidArgumentError("calibration: no device class line");
+  if (range_line > 0 && k_line == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("calibration line ", range_line,
+                     ": concurrency_slowdown_max_running without a concurrency_slowdown=K line"));
+  }
+  if (slowdown.k > 0 && range_line == 0) {
+    // A k without the range it was fitted on would be applied to any number
+    // of backfills at once: the 8-OSD cluster's k made 10,000 OSDs' backfill
+    // tens of times longer (issue 35).
+    return absl::InvalidArgumentError(absl::StrCat(
+        "calibration line ", k_line, ": concurrency_slowdown=", slowdown.k,
+        " without concurrency_slowdown_max_running=N, the most backfills at once it was fitted "
+        "with (a file from before crushkit recorded it): without it k would be extrapolated to "
+        "any number at once; run crushkit calibrate again (it writes both lines), add the line, "
+        "or set concurrency_slowdown=0"));
+  }
+  if (k_line > 0) out.concurrency_slowdown = slowdown;
   return out;
 }
 
@@ -338,7 +380,11 @@ std::string FormatCalibration(const Calibration& c, absl::string_view comment) {
         cost.per_pg_seconds, cost.seconds_per_object, cost.bytes_per_second);
   }
   if (c.concurrency_slowdown) {
-    absl::StrAppendFormat(&out, "concurrency_slowdown=%.10g\n", *c.concurrency_slowdown);
+    absl::StrAppendFormat(&out, "concurrency_slowdown=%.10g\n", c.concurrency_slowdown->k);
+    if (c.concurrency_slowdown->max_running > 0) {
+      absl::StrAppend(
+          &out, "concurrency_slowdown_max_running=", c.concurrency_slowdown->max_running, "\n");
+    }
   }
   return out;
 }

@@ -77,6 +77,7 @@
 #ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_COST_H_
 #define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_COST_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -145,6 +146,16 @@ struct BackfillRateOverride {
   std::optional<double> per_pg_seconds;
 };
 
+// A calibration's cluster-wide concurrency slowdown (BackfillOptions::
+// concurrency_slowdown) and the range of n it was fitted on: the most
+// backfills the calibrating changes' simulations ran at once
+// (BackfillOptions::concurrency_slowdown_max_running; the slowdown is held
+// at its value there beyond it).
+struct ConcurrencySlowdown {
+  double k = 0;                   // 0 .. kMaxConcurrencySlowdown
+  std::uint32_t max_running = 0;  // >= 1 when k > 0; 0: not recorded
+};
+
 struct BackfillCostSettings {
   std::optional<RecoveryScheduler> scheduler;        // unset: DefaultScheduler(release)
   MclockProfile profile = MclockProfile::kBalanced;  // osd_mclock_profile's default since 17.2.6
@@ -153,10 +164,10 @@ struct BackfillCostSettings {
   // A `crushkit calibrate` file (ParseCalibration); calibration_source names it.
   std::map<std::string, BackfillCost, std::less<>> calibrated;
   std::string calibration_source;
-  // The calibration's cluster-wide slowdown k (BackfillOptions::
-  // concurrency_slowdown); unset (a file from before it, or none): the
-  // options' own k stays.
-  std::optional<double> concurrency_slowdown;
+  // The calibration's cluster-wide slowdown k and its range (BackfillOptions::
+  // concurrency_slowdown and _max_running); unset (a file from before it, or
+  // none): the options' own stay.
+  std::optional<ConcurrencySlowdown> concurrency_slowdown;
 };
 
 enum class CostSource { kModel, kCalibration, kFlag };
@@ -184,17 +195,21 @@ struct BackfillCostReport {
   // deleted this long after its backfill ends, and the deletion preempts the
   // backfill holding that OSD's local slot (backfill_schedule.h).
   double stray_delete_delay_seconds = -1;
-  // BackfillOptions::concurrency_slowdown as simulated, and whether the
-  // calibration file gave it (calibration_source names the file).
+  // BackfillOptions::concurrency_slowdown and _max_running as simulated (0:
+  // no cap), and whether the calibration file gave them (calibration_source
+  // names the file).
   double concurrency_slowdown = 0;
+  std::uint32_t concurrency_slowdown_max_running = 0;
   bool concurrency_slowdown_calibrated = false;
 };
 
 // Fills options->class_rates and default_rate (the "hdd" figures) from the
 // model, then the calibration, then the overrides, for max_backfills of
 // *options, the monitor's start and end delays, and the calibration's
-// concurrency slowdown when it has one. Errors (kInvalidArgument): a figure
-// not > 0 (per-PG: < 0), a slowdown not within [0, kMaxConcurrencySlowdown].
+// concurrency slowdown and its range when it has one. Errors
+// (kInvalidArgument): a figure not > 0 (per-PG: < 0), a slowdown not within
+// [0, kMaxConcurrencySlowdown], a slowdown above 0 without its range
+// (max_running 0: it would be extrapolated to any number at once).
 absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings& settings,
                                                      crush::CephRelease release,
                                                      BackfillOptions* options);
@@ -211,22 +226,32 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text);
 // The largest cluster-wide slowdown k a calibration may give (backfill_calibrate.h
 // fits within [0, this]).
 inline constexpr double kMaxConcurrencySlowdown = 0.5;
+// The largest range a calibration file may record (the OSD ids' bound).
+inline constexpr std::uint32_t kMaxSlowdownRange = 1u << 24;
 
 // A calibration file's content.
 struct Calibration {
   std::map<std::string, BackfillCost, std::less<>> costs;
-  // The concurrency_slowdown= line; unset in files written before it.
-  std::optional<double> concurrency_slowdown;
+  // The concurrency_slowdown= and concurrency_slowdown_max_running= lines;
+  // unset in files written before them.
+  std::optional<ConcurrencySlowdown> concurrency_slowdown;
 };
 
 // A calibration file: '#' comments and lines
 //   CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B
-// and at most one
-//   concurrency_slowdown=K      (0 <= K <= kMaxConcurrencySlowdown)
-// Errors name the line.
+// and at most one each of
+//   concurrency_slowdown=K                (0 <= K <= kMaxConcurrencySlowdown)
+//   concurrency_slowdown_max_running=N    (1 <= N <= kMaxSlowdownRange)
+// A K above 0 needs its N (the most backfills at once it was fitted with):
+// a file written between the two lines' introductions (a2600f6, issue 35)
+// or by hand with K alone is refused, naming the line to add, rather than
+// read as a slowdown that grows without bound with the backfills at once
+// (k 0.25 fitted with 4 at once would make 380 at once 96x slower). A file
+// without K (older, or hand-written) keeps working: no slowdown. N alone is
+// refused too. Errors (kInvalidArgument) name the line.
 absl::StatusOr<Calibration> ParseCalibration(absl::string_view text);
 // The lines for `c` after `comment`'s lines as '#' comments; the slowdown
-// line only when c.concurrency_slowdown is set.
+// lines only when c.concurrency_slowdown is set (its range when above 0).
 std::string FormatCalibration(const Calibration& c, absl::string_view comment);
 
 }  // namespace crushkit::osdmap

@@ -12,6 +12,7 @@ namespace {
 
 using crush_testing::IsOk;
 using crush_testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::DoubleNear;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -144,26 +145,49 @@ TEST(BackfillCost, CalibrationFilesRoundTripAndBadLinesAreNamed) {
   EXPECT_THAT(ParseCalibration("# only a comment\n"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-// The slowdown line round-trips, is bounded to [0, 0.5], once per file,
-// and reaches the options and the report through ApplyBackfillCost.
-TEST(BackfillCost, CalibrationFilesCarryTheConcurrencySlowdown) {
+// The slowdown's lines (k and the most backfills at once it was fitted
+// with) round-trip, are bounded, once per file, and reach the options and the
+// report through ApplyBackfillCost; a k above 0 without its range is refused
+// (it would be extrapolated to any number at once), a k of 0 or no slowdown
+// line (files written before it) is read as before.
+TEST(BackfillCost, CalibrationFilesCarryTheConcurrencySlowdownAndItsRange) {
   Calibration c;
   c.costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
-  c.concurrency_slowdown = 0.3;
+  c.concurrency_slowdown = ConcurrencySlowdown{.k = 0.3, .max_running = 4};
   const std::string text = FormatCalibration(c, "k");
-  EXPECT_THAT(text, HasSubstr("\nconcurrency_slowdown=0.3\n"));
+  EXPECT_THAT(text, HasSubstr("\nconcurrency_slowdown=0.3\nconcurrency_slowdown_max_running=4\n"));
   absl::StatusOr<Calibration> back = ParseCalibration(text);
   ASSERT_THAT(back, IsOk());
   ASSERT_TRUE(back->concurrency_slowdown.has_value());
-  EXPECT_DOUBLE_EQ(*back->concurrency_slowdown, 0.3);
+  EXPECT_DOUBLE_EQ(back->concurrency_slowdown->k, 0.3);
+  EXPECT_EQ(back->concurrency_slowdown->max_running, 4u);
   const std::string line = "hdd per_pg_seconds=1 seconds_per_object=1 bytes_per_second=1\n";
-  for (const char* bad : {"concurrency_slowdown=0.6\n", "concurrency_slowdown=-0.1\n",
-                          "concurrency_slowdown=x\n", "concurrency_slowdown=0.1 more\n",
-                          "concurrency_slowdown=0.1\nconcurrency_slowdown=0.2\n"}) {
+  for (const char* bad :
+       {"concurrency_slowdown=0.6\n", "concurrency_slowdown=-0.1\n", "concurrency_slowdown=x\n",
+        "concurrency_slowdown=0.1 more\nconcurrency_slowdown_max_running=4\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown=0.2\nconcurrency_slowdown_max_running=4\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown_max_running=0\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown_max_running=2.5\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown_max_running=-3\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown_max_running=99999999999\n",
+        "concurrency_slowdown=0.1\nconcurrency_slowdown_max_running=4\n"
+        "concurrency_slowdown_max_running=5\n",
+        "concurrency_slowdown_max_running=4\n"}) {
     EXPECT_THAT(ParseCalibration(line + bad),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line")))
         << bad;
   }
+  // a2600f6's files: k without its range.
+  EXPECT_THAT(ParseCalibration(line + "# k\nconcurrency_slowdown=0.25\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("line 3"), HasSubstr("concurrency_slowdown_max_running=N"),
+                             HasSubstr("extrapolated"))));
+  absl::StatusOr<Calibration> zero = ParseCalibration(line + "concurrency_slowdown=0\n");
+  ASSERT_THAT(zero, IsOk());
+  ASSERT_TRUE(zero->concurrency_slowdown.has_value());
+  EXPECT_EQ(zero->concurrency_slowdown->k, 0);
+  EXPECT_EQ(zero->concurrency_slowdown->max_running, 0u);
+
   BackfillCostSettings settings;
   settings.calibrated = back->costs;
   settings.concurrency_slowdown = back->concurrency_slowdown;
@@ -172,17 +196,23 @@ TEST(BackfillCost, CalibrationFilesCarryTheConcurrencySlowdown) {
       ApplyBackfillCost(settings, crush::CephRelease::kPacific, &options);
   ASSERT_THAT(r, IsOk());
   EXPECT_DOUBLE_EQ(options.concurrency_slowdown, 0.3);
+  EXPECT_EQ(options.concurrency_slowdown_max_running, 4u);
   EXPECT_DOUBLE_EQ(r->concurrency_slowdown, 0.3);
+  EXPECT_EQ(r->concurrency_slowdown_max_running, 4u);
   EXPECT_TRUE(r->concurrency_slowdown_calibrated);
   settings.concurrency_slowdown.reset();
   BackfillOptions plain;
   r = ApplyBackfillCost(settings, crush::CephRelease::kPacific, &plain);
   ASSERT_THAT(r, IsOk());
   EXPECT_EQ(plain.concurrency_slowdown, 0);
+  EXPECT_EQ(plain.concurrency_slowdown_max_running, 0u);
   EXPECT_FALSE(r->concurrency_slowdown_calibrated);
-  settings.concurrency_slowdown = 0.7;
+  settings.concurrency_slowdown = ConcurrencySlowdown{.k = 0.7, .max_running = 4};
   EXPECT_THAT(ApplyBackfillCost(settings, crush::CephRelease::kPacific, &plain),
               StatusIs(absl::StatusCode::kInvalidArgument));
+  settings.concurrency_slowdown = ConcurrencySlowdown{.k = 0.3, .max_running = 0};
+  EXPECT_THAT(ApplyBackfillCost(settings, crush::CephRelease::kPacific, &plain),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("extrapolated")));
 }
 
 }  // namespace

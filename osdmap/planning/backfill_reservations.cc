@@ -105,9 +105,10 @@ void Simulator::Reshare(std::uint32_t osd, std::uint32_t started) {
 }
 
 // running_jobs_ changes by delta; the time integral behind
-// BackfillSchedule::mean_running follows it, and with the cluster-wide
-// slowdown (BackfillOptions::concurrency_slowdown k) the clock's rate:
-// every running job at 1 / (1 + k (n - 1)) of its pace. The clock is read
+// BackfillSchedule::mean_running and the peak follow it, and with the
+// cluster-wide slowdown (BackfillOptions::concurrency_slowdown k) the
+// clock's rate: every running job at 1 / (1 + k (min(n, cap) - 1)) of its
+// pace, the cap being the most at once k was fitted with. The clock is read
 // and re-based here, so no job's end moves: O(1) per start and end.
 void Simulator::CountRunning(int delta) {
   if (running_jobs_ > 0) {
@@ -120,8 +121,10 @@ void Simulator::CountRunning(int delta) {
     clock_at_ = now_;
   }
   running_jobs_ = static_cast<std::uint32_t>(static_cast<int>(running_jobs_) + delta);
+  max_running_ = std::max(max_running_, running_jobs_);
   if (k_ > 0) {
-    contention_ = 1 / (1 + k_ * std::max(0.0, static_cast<double>(running_jobs_) - 1));
+    const std::uint32_t n = std::min(running_jobs_, slowdown_cap_);
+    contention_ = 1 / (1 + k_ * std::max(0.0, static_cast<double>(n) - 1));
   }
 }
 

@@ -130,6 +130,9 @@ absl::Status Simulator::Setup() {
         "concurrency slowdown ", opt_.concurrency_slowdown, ": must be a finite number >= 0"));
   }
   k_ = opt_.concurrency_slowdown;
+  slowdown_cap_ = opt_.concurrency_slowdown_max_running > 0
+                      ? opt_.concurrency_slowdown_max_running
+                      : std::numeric_limits<std::uint32_t>::max();
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));

@@ -277,6 +277,13 @@ struct BackfillOptions {
   // end: O(1) per start and end beside the event queue's O(log jobs).
   // Must be finite and >= 0.
   double concurrency_slowdown = 0;
+  // The most backfills at once the slowdown is applied for: with n running
+  // each runs at 1 / (1 + k (min(n, this) - 1)) of its pace, so a k fitted
+  // on a small cluster (a few at once) is never extrapolated to hundreds
+  // (issue 35: k 0.1 fitted on 8 OSDs made 10,000 OSDs' backfill 48x long).
+  // `crushkit calibrate` records the most its changes' simulations ran at
+  // once (backfill_cost.h, ConcurrencySlowdown::max_running). 0: no cap.
+  std::uint32_t concurrency_slowdown_max_running = 0;
 };
 
 struct MisplacedPoint {
@@ -357,6 +364,10 @@ struct BackfillSchedule {
   // one runs (1 for a change funnelled through one OSD's slot; 0 without
   // jobs). backfill_calibrate.h tells funnelled from spread changes by it.
   double mean_running = 0;
+  // The most backfills running at once at any instant (0 without jobs):
+  // what `crushkit calibrate` records as the slowdown's fitted range, and
+  // what a plan compares with it.
+  std::uint32_t max_running = 0;
 };
 
 // Simulates the backfill of `jobs` under Ceph's reservation throttle (see the

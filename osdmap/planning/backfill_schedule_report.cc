@@ -35,6 +35,7 @@ BackfillSchedule Simulator::Report() {
   r.jobs_never_starting = never_;
   r.preemptions = preemptions_;
   r.mean_running = running_busy_ > 0 ? running_integral_ / running_busy_ : 0;
+  r.max_running = max_running_;
   r.bytes_total = bytes_total_;
   r.misplaced = ThinCurve();
   r.osds.reserve(osds_.size());

@@ -768,5 +768,49 @@ TEST(BackfillScheduleTest, VanishingConcurrencySlowdownIsTheScheduleWithout) {
   EXPECT_GT(slow->makespan_seconds, base->makespan_seconds + 1);
 }
 
+// BackfillOptions::concurrency_slowdown_max_running N holds the slowdown at
+// its value for N running: six backfills of 2, 4 .. 12 s on their own OSDs
+// at k 0.5. N 3: half pace while three or more run (ends 4, 8, 12, 16), then
+// 1 / 1.5 for two (2 s left: 19), then full pace (21). Uncapped: 1 / 3.5
+// for six, 1 / 3 for five ... (7, 13, 18, 22, 25, 27). An N at or above the
+// peak changes nothing; N 1 is no slowdown.
+TEST(BackfillScheduleTest, ConcurrencySlowdownIsHeldAtItsFittedRange) {
+  BackfillOptions opt = UnitRateOptions();
+  std::vector<BackfillJob> jobs;
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    jobs.push_back(Job(i, static_cast<std::int32_t>(2 * i), {static_cast<std::int32_t>(2 * i + 1)},
+                       2 * (i + 1), 0));
+  }
+  for (const bool hold : {false, true}) {
+    opt.hold_and_wait = hold;
+    opt.concurrency_slowdown = 0.5;
+    opt.concurrency_slowdown_max_running = 0;
+    const auto uncapped = SimulateBackfill(jobs, {}, opt);
+    ASSERT_THAT(uncapped.status(), IsOk());
+    EXPECT_THAT(Ends(*uncapped),
+                ElementsAre(DoubleNear(7, 1e-9), DoubleNear(13, 1e-9), DoubleNear(18, 1e-9),
+                            DoubleNear(22, 1e-9), DoubleNear(25, 1e-9), DoubleNear(27, 1e-9)));
+    EXPECT_EQ(uncapped->max_running, 6u);
+    opt.concurrency_slowdown_max_running = 3;
+    const auto capped = SimulateBackfill(jobs, {}, opt);
+    ASSERT_THAT(capped.status(), IsOk());
+    EXPECT_THAT(Ends(*capped),
+                ElementsAre(DoubleNear(4, 1e-9), DoubleNear(8, 1e-9), DoubleNear(12, 1e-9),
+                            DoubleNear(16, 1e-9), DoubleNear(19, 1e-9), DoubleNear(21, 1e-9)))
+        << "hold_and_wait " << hold;
+    EXPECT_EQ(capped->max_running, 6u);
+    for (const std::uint32_t n : {6u, 100u}) {
+      opt.concurrency_slowdown_max_running = n;
+      const auto at_peak = SimulateBackfill(jobs, {}, opt);
+      ASSERT_THAT(at_peak.status(), IsOk());
+      EXPECT_EQ(Ends(*at_peak), Ends(*uncapped)) << "N " << n;
+    }
+    opt.concurrency_slowdown_max_running = 1;
+    const auto one = SimulateBackfill(jobs, {}, opt);
+    ASSERT_THAT(one.status(), IsOk());
+    EXPECT_THAT(Ends(*one), ElementsAre(2.0, 4.0, 6.0, 8.0, 10.0, 12.0));
+  }
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

@@ -248,7 +248,7 @@ class Simulator {
 
   // BackfillOptions::concurrency_slowdown k. With k > 0 the running jobs'
   // work advances on the slowdown's clock, which runs at contention_ = 1 /
-  // (1 + k (n - 1)) of real time for the n running; it read clock_ at real
+  // (1 + k (min(n, slowdown_cap_) - 1)) of real time for the n running; it read clock_ at real
   // time clock_at_. Their ends wait in ends_ on that clock (a change of n
   // moves no end), the earliest first; stale generations are skipped.
   struct ClockEnd {
@@ -262,6 +262,9 @@ class Simulator {
   };
 
   double k_ = 0;
+  // BackfillOptions::concurrency_slowdown_max_running (the uint32 maximum
+  // when 0: no cap).
+  std::uint32_t slowdown_cap_ = 0;
   double contention_ = 1;
   double clock_ = 0;
   double clock_at_ = 0;
@@ -271,6 +274,7 @@ class Simulator {
   double running_integral_ = 0;
   double running_busy_ = 0;
   double running_since_ = 0;
+  std::uint32_t max_running_ = 0;  // BackfillSchedule::max_running
 };
 
 // "pg 2.1f", for error messages.

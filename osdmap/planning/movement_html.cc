@@ -298,8 +298,14 @@ void AppendAssumptionRows(std::string& h, const PlanAssumptions& a) {
   if (!a.concurrency_slowdown_source.empty()) {
     KvRow(h, "concurrency_slowdown", "Concurrency slowdown",
           absl::StrFormat("k %.3g (%s): every backfill at 1 / (1 + k (n - 1)) of its pace while "
-                          "n run in the cluster",
-                          a.concurrency_slowdown, a.concurrency_slowdown_source));
+                          "n run in the cluster%s",
+                          a.concurrency_slowdown, a.concurrency_slowdown_source,
+                          a.concurrency_slowdown_max_running > 0
+                              ? absl::StrFormat(", n up to %u", a.concurrency_slowdown_max_running)
+                              : std::string()));
+  }
+  if (!a.concurrency_slowdown_note.empty()) {
+    KvRow(h, "concurrency_slowdown_note", "Concurrency slowdown held", a.concurrency_slowdown_note);
   }
   if (a.backfill_retry_seconds > 0) {
     KvRow(h, "backfill_retry_seconds", "backfill_toofull retry",

@@ -210,6 +210,7 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
     pc->set_calibration(c.calibration_source);
     pc->set_concurrency_slowdown(c.concurrency_slowdown);
     pc->set_concurrency_slowdown_calibrated(c.concurrency_slowdown_calibrated);
+    pc->set_concurrency_slowdown_max_running(c.concurrency_slowdown_max_running);
     for (const AppliedClassCost& a : c.classes) {
       proto::BackfillClassCost* pa = pc->add_classes();
       pa->set_device_class(a.device_class);

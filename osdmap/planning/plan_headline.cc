@@ -225,6 +225,17 @@ PlanAssumptions ComputeAssumptions(const PlanReport& r) {
     } else if (c.concurrency_slowdown > 0) {
       a.concurrency_slowdown_source = "option";
     }
+    a.concurrency_slowdown_max_running = c.concurrency_slowdown_max_running;
+    if (r.schedule) a.backfills_at_once_max = r.schedule->max_running;
+    const std::uint32_t range = a.concurrency_slowdown_max_running;
+    if (a.concurrency_slowdown > 0 && range > 0 && a.backfills_at_once_max > range) {
+      a.concurrency_slowdown_note = absl::StrFormat(
+          "k = %.3g fitted with up to %u backfills at once; this plan runs up to %u: the slowdown "
+          "is held at its fitted value (each backfill at %.2f of its pace while %u or more run), "
+          "not extrapolated (how the cluster slows beyond %u at once was not measured)",
+          a.concurrency_slowdown, range, a.backfills_at_once_max,
+          1 / (1 + a.concurrency_slowdown * (range - 1)), range, range);
+    }
     for (const AppliedClassCost& cls : c.classes) {
       a.rates.push_back({.device_class = cls.device_class,
                          .bytes_per_second = cls.cost.bytes_per_second,
@@ -337,9 +348,15 @@ std::string FormatAssumptions(const PlanAssumptions& a) {
     internal::AppendWrapped(
         out, "  concurrency slowdown ",
         absl::StrFormat("k %.3g (%s): every backfill at 1 / (1 + k (n - 1)) of its pace while n "
-                        "run in the cluster",
-                        a.concurrency_slowdown, a.concurrency_slowdown_source),
+                        "run in the cluster%s",
+                        a.concurrency_slowdown, a.concurrency_slowdown_source,
+                        a.concurrency_slowdown_max_running > 0
+                            ? absl::StrFormat(", n up to %u", a.concurrency_slowdown_max_running)
+                            : std::string()),
         4);
+  }
+  if (!a.concurrency_slowdown_note.empty()) {
+    internal::AppendWrapped(out, "  NOTE ", a.concurrency_slowdown_note, 4);
   }
   absl::StrAppend(&out, "  backfill per target OSD");
   if (a.backfill_retry_seconds > 0) {
@@ -409,6 +426,9 @@ void internal::AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* 
   p->set_stray_delete_delay_seconds(a.stray_delete_delay_seconds);
   p->set_concurrency_slowdown(a.concurrency_slowdown);
   p->set_concurrency_slowdown_source(a.concurrency_slowdown_source);
+  p->set_concurrency_slowdown_max_running(a.concurrency_slowdown_max_running);
+  p->set_backfills_at_once_max(a.backfills_at_once_max);
+  p->set_concurrency_slowdown_note(a.concurrency_slowdown_note);
   p->set_epoch_before(a.epoch_before);
   p->set_epoch_after(a.epoch_after);
 }

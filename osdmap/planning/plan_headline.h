@@ -102,6 +102,13 @@ struct PlanAssumptions {
   // "option"; "" when 0 and not from a calibration: not printed).
   double concurrency_slowdown = 0;
   std::string concurrency_slowdown_source;
+  // The most backfills at once k applies for (BackfillOptions::
+  // concurrency_slowdown_max_running; 0: no cap), the schedule's most at
+  // once, and when k > 0 and the schedule runs more than the range the
+  // sentence saying the slowdown is held at its fitted value ("" otherwise).
+  std::uint32_t concurrency_slowdown_max_running = 0;
+  std::uint32_t backfills_at_once_max = 0;
+  std::string concurrency_slowdown_note;
   std::uint32_t epoch_before = 0;
   std::uint32_t epoch_after = 0;
 };

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include "osdmap/planning/movement_html.h"
 #include "osdmap/planning/movement_report.h"
 
 namespace crushkit::osdmap {
@@ -182,6 +183,39 @@ TEST(PlanHeadlineTest, AssumptionsNameEverySource) {
   EXPECT_THAT(text, HasSubstr("mclock scheduler (--recovery-scheduler)"));
   EXPECT_THAT(text, HasSubstr("osd_max_backfills 3"));
   EXPECT_THAT(text, HasSubstr("hdd    100 MiB/s, 0.01 s/object, 0.5 s/PG"));
+}
+
+// A calibrated slowdown whose plan runs more backfills at once than it was
+// fitted with says so (held, not extrapolated) in the terminal, JSON and
+// HTML assumptions; within its range it does not.
+TEST(PlanHeadlineTest, SlowdownBeyondItsFittedRangeIsNoted) {
+  PlanReport r = StagedReport();
+  BackfillCostReport& cost = r.backfill_cost.emplace();
+  cost.calibration_source = "cal.txt";
+  cost.concurrency_slowdown = 0.25;
+  cost.concurrency_slowdown_max_running = 4;
+  cost.concurrency_slowdown_calibrated = true;
+  r.schedule->max_running = 380;
+  const PlanAssumptions a = ComputeAssumptions(r);
+  EXPECT_EQ(a.concurrency_slowdown_max_running, 4u);
+  EXPECT_EQ(a.backfills_at_once_max, 380u);
+  EXPECT_THAT(a.concurrency_slowdown_note,
+              HasSubstr("k = 0.25 fitted with up to 4 backfills at once; this plan runs up to "
+                        "380: the slowdown is held at its fitted value (each backfill at 0.57 of "
+                        "its pace while 4 or more run)"));
+  const std::string text = FormatAssumptions(a);
+  EXPECT_THAT(text, HasSubstr("k 0.25 (calibration cal.txt)"));
+  EXPECT_THAT(text, HasSubstr("n up to 4"));
+  EXPECT_THAT(text, HasSubstr("NOTE k = 0.25 fitted with up to 4 backfills at once"));
+  absl::StatusOr<std::string> json = ReportToJson(r);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"concurrency_slowdown_max_running\": 4"));
+  EXPECT_THAT(*json, HasSubstr("\"backfills_at_once_max\": 380"));
+  EXPECT_THAT(*json, HasSubstr("\"concurrency_slowdown_note\": \"k = 0.25 fitted"));
+  EXPECT_THAT(ReportHtml(r), HasSubstr("data-key='concurrency_slowdown_note'"));
+  r.schedule->max_running = 4;
+  EXPECT_EQ(ComputeAssumptions(r).concurrency_slowdown_note, "");
+  EXPECT_THAT(ReportHtml(r), Not(HasSubstr("concurrency_slowdown_note")));
 }
 
 TEST(PlanHeadlineTest, JsonCarriesTheHeadline) {
