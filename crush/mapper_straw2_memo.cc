@@ -90,12 +90,48 @@ ItemId MapperImpl::MemoStraw2Choose(const internal::FlatBucket& b, std::uint32_t
   return item;
 }
 
-// PLACEMENT-STABLE: the draw bucket_straw2_choose() gives item `id` (its
-// hash id) with divisor `div`, as Straw2ChooseIndex computes it.
-std::int64_t MapperImpl::Straw2ItemDraw(ItemId id, std::uint32_t r,
-                                        const internal::Straw2Divisor& div) const {
-  const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(id), r) & 0xffffu;
-  return internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], div);
+// PLACEMENT-STABLE: Ceph's straw2 winner between `high`, the best of the
+// bucket's other items drawing `high_draw`, and its `count` changed items
+// changed_at(0 .. count - 1). bucket_straw2_choose() scans from item 0 and
+// replaces only on a strictly larger draw, so a changed item wins with a
+// larger draw, or an equal one at a lower index. A changed item of positive
+// weight whose draw is below the best one by its numerator's 16 KiB bounds
+// alone (Straw2NBoundsTable) loses without the 512 KiB table's load.
+template <typename ChangedAt>
+std::uint32_t MapperImpl::ChangedItemsWinner(std::uint32_t r, std::uint32_t high,
+                                             std::int64_t high_draw, std::size_t count,
+                                             ChangedAt changed_at) const {
+  const std::uint64_t* bounds = ws_.straw2_n_bounds_;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Straw2ChangedItem c = changed_at(k);
+    const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(c.id), r) & 0xffffu;
+    if (!c.div->negative_weight && c.div->magic != 0 &&
+        high_draw != std::numeric_limits<std::int64_t>::min()) {
+      const std::uint64_t lo =
+          internal::Straw2Quotient(bounds[2 * (u >> internal::kStraw2NBoundsShift)], *c.div);
+      if (-static_cast<std::int64_t>(lo) < high_draw) continue;
+    }
+    const std::int64_t draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], *c.div);
+    if (draw > high_draw || (draw == high_draw && c.index < high)) {
+      high = c.index;
+      high_draw = draw;
+    }
+  }
+  return high;
+}
+
+// ChangedItemsWinner over the changed indexes [begin, end) of a bucket
+// hashing its items by `ids`, weighing them by `divisors`.
+std::uint32_t MapperImpl::ChangedItemsWinner(std::uint32_t r, std::uint32_t high,
+                                             std::int64_t high_draw, const ItemId* ids,
+                                             const internal::Straw2Divisor* divisors,
+                                             const std::uint32_t* begin,
+                                             const std::uint32_t* end) const {
+  return ChangedItemsWinner(r, high, high_draw, static_cast<std::size_t>(end - begin),
+                            [&](std::size_t k) {
+                              const std::uint32_t i = begin[k];
+                              return Straw2ChangedItem{i, ids[i], &divisors[i]};
+                            });
 }
 
 // A bucket whose item weights differ between A and B at the `changed`
@@ -116,15 +152,8 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
   if (memo_replay_ != nullptr) {
     const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, 0);
     if (e == nullptr) return PlainStraw2Choose(b, r, position);
-    auto high = static_cast<std::uint32_t>(e->item);
-    std::int64_t high_draw = e->draw;
-    for (const std::uint32_t* c = changed; c != changed_end; ++c) {
-      const std::int64_t draw = Straw2ItemDraw(ids[*c], r, divisors[*c]);
-      if (draw > high_draw || (draw == high_draw && *c < high)) {
-        high = *c;
-        high_draw = draw;
-      }
-    }
+    const std::uint32_t high = ChangedItemsWinner(r, static_cast<std::uint32_t>(e->item), e->draw,
+                                                  ids, divisors, changed, changed_end);
     ++ws_.memo_hits_;
     return items[high];
   }
@@ -168,35 +197,20 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
 // What B's replay of this choice would give (PartialStraw2Choose's replay
 // path: the changed items, with B's weights, against the best unchanged
 // item `best` and its draw), compared with A's winner; for
-// ChoiceMemo::partial_choices_hold. A changed item of positive weight
-// whose draw is below the best one by its numerator's 16 KiB bounds alone
-// loses without the 512 KiB table's load.
+// ChoiceMemo::partial_choices_hold.
 void MapperImpl::NoteBChoice(const internal::FlatBucket& b, std::uint32_t r, const ItemId* ids,
                              std::uint32_t best, std::int64_t best_draw, std::uint32_t winner,
                              const ChoiceMemo& memo) {
   const int slot = BucketSlot(b.id);
   const std::size_t begin = memo.changed_at_[static_cast<std::size_t>(slot)];
   const std::size_t end = memo.changed_at_[static_cast<std::size_t>(slot) + 1];
-  const std::uint64_t* bounds = ws_.straw2_n_bounds_;
-  std::uint32_t high = best;
-  std::int64_t high_draw = best_draw;
-  for (std::size_t k = begin; k < end; ++k) {
-    const std::uint32_t i = memo.changed_[k];
-    const ItemId id = i < b.size ? ids[i] : memo.changed_ids_[k];
-    const internal::Straw2Divisor& d = memo.changed_divisors_[k];
-    const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(id), r) & 0xffffu;
-    if (!d.negative_weight && d.magic != 0 &&
-        high_draw != std::numeric_limits<std::int64_t>::min()) {
-      const std::uint64_t lo =
-          internal::Straw2Quotient(bounds[2 * (u >> internal::kStraw2NBoundsShift)], d);
-      if (-static_cast<std::int64_t>(lo) < high_draw) continue;
-    }
-    const std::int64_t draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], d);
-    if (draw > high_draw || (draw == high_draw && i < high)) {
-      high = i;
-      high_draw = draw;
-    }
-  }
+  // B's changed items: indexes past A's size are items B gained.
+  const std::uint32_t high =
+      ChangedItemsWinner(r, best, best_draw, end - begin, [&](std::size_t k) {
+        const std::uint32_t i = memo.changed_[begin + k];
+        return Straw2ChangedItem{i, i < b.size ? ids[i] : memo.changed_ids_[begin + k],
+                                 &memo.changed_divisors_[begin + k]};
+      });
   if (high != winner) memo_record_->b_differs_ = true;
   memo_record_->b_extra_work_ += memo.grown_[static_cast<std::size_t>(slot)];
 }
@@ -267,6 +281,19 @@ bool MapperImpl::ChangedItemsLose(const ItemId* ids, const internal::Straw2Divis
   return true;
 }
 
+// B's winner of a recorded choice in a changed slot whose winner B keeps,
+// at index `high` (no changed item: ChoiceDelta::Remap) with hash `u`:
+// ChangedItemsLose's judgement from the bounds, else the exact draws.
+std::uint32_t MapperImpl::RecordedWinner(const ItemId* ids, const internal::Straw2Divisor* divisors,
+                                         std::uint32_t r, std::uint32_t high, std::uint32_t u,
+                                         const std::uint32_t* begin,
+                                         const std::uint32_t* end) const {
+  if (ChangedItemsLose(ids, divisors, r, high, u, begin, end)) return high;
+  const std::int64_t high_draw =
+      internal::Straw2DrawFromNumerator(ws_.straw2_n_[u], divisors[high]);
+  return ChangedItemsWinner(r, high, high_draw, ids, divisors, begin, end);
+}
+
 // A recorded choice on map B (ChoiceDelta): in a same slot the recorded
 // winner; in a changed slot whose winner B keeps, every item B kept draws
 // what it drew, at most the winner's draw, so B's winner is the recorded
@@ -287,26 +314,14 @@ ItemId MapperImpl::ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32
     ++ws_.memo_hits_;
     return items[c->winner];
   }
-  std::uint32_t high = log_replay_->Remap(slot, c->winner);
+  const std::uint32_t high = log_replay_->Remap(slot, c->winner);
   if (high >= b.size) return PlainStraw2Choose(b, r, position);
   const internal::Straw2Divisor* divisors = divisors_ + b.weights;
   const ItemId* ids = HashIds(b, slot);
   const std::uint32_t* begin = log_replay_->changed_begin(slot);
   const std::uint32_t* end = log_replay_->changed_end(slot);
-  if (ChangedItemsLose(ids, divisors, r, high, c->u, begin, end)) {
-    ++ws_.memo_hits_;
-    return items[high];
-  }
-  std::int64_t high_draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[c->u], divisors[high]);
-  for (const std::uint32_t* i = begin; i != end; ++i) {
-    const std::int64_t draw = Straw2ItemDraw(ids[*i], r, divisors[*i]);
-    if (draw > high_draw || (draw == high_draw && *i < high)) {
-      high = *i;
-      high_draw = draw;
-    }
-  }
   ++ws_.memo_hits_;
-  return items[high];
+  return items[RecordedWinner(ids, divisors, r, high, c->u, begin, end)];
 }
 
 // Every recorded choice of a changed slot judged as ReplayStraw2Choose
@@ -333,13 +348,7 @@ bool MapperImpl::RecordedChoicesHold(const ChoiceDelta& delta,
     const ItemId* ids = HashIds(b, slot);
     const std::uint32_t* begin = delta.changed_begin(slot);
     const std::uint32_t* end = delta.changed_end(slot);
-    if (ChangedItemsLose(ids, divisors, c.r, high, c.u, begin, end)) continue;
-    const std::int64_t high_draw =
-        internal::Straw2DrawFromNumerator(ws_.straw2_n_[c.u], divisors[high]);
-    for (const std::uint32_t* i = begin; i != end; ++i) {
-      const std::int64_t draw = Straw2ItemDraw(ids[*i], c.r, divisors[*i]);
-      if (draw > high_draw || (draw == high_draw && *i < high)) return false;
-    }
+    if (RecordedWinner(ids, divisors, c.r, high, c.u, begin, end) != high) return false;
   }
   return extra <= ws_.budget_ / 2;
 }

@@ -127,7 +127,27 @@ class MapperImpl {
   // internal/mapper_straw2.h, included by mapper.cc and mapper_straw2_memo.cc.
   [[gnu::always_inline]] inline ItemId PlainStraw2Choose(const internal::FlatBucket& b,
                                                          std::uint32_t r, int position) const;
-  std::int64_t Straw2ItemDraw(ItemId id, std::uint32_t r, const internal::Straw2Divisor& div) const;
+
+  // One changed item of a straw2 bucket: its index, the id it hashes by
+  // and its weight's divisor (ChangedItemsWinner).
+  struct Straw2ChangedItem {
+    std::uint32_t index;
+    ItemId id;
+    const internal::Straw2Divisor* div;
+  };
+
+  // The memo paths' straw2 winner: `high` (drawing high_draw) against the
+  // changed items changed_at(0 .. count - 1) (mapper_straw2_memo.cc).
+  template <typename ChangedAt>
+  [[gnu::hot]] std::uint32_t ChangedItemsWinner(std::uint32_t r, std::uint32_t high,
+                                                std::int64_t high_draw, std::size_t count,
+                                                ChangedAt changed_at) const;
+  // The same over a bucket's changed indexes [begin, end).
+  [[gnu::hot]] std::uint32_t ChangedItemsWinner(std::uint32_t r, std::uint32_t high,
+                                                std::int64_t high_draw, const ItemId* ids,
+                                                const internal::Straw2Divisor* divisors,
+                                                const std::uint32_t* begin,
+                                                const std::uint32_t* end) const;
   // Out of line and cold: keeps the plain path's code as it was.
   [[gnu::noinline, gnu::cold]] ItemId MemoStraw2Choose(const internal::FlatBucket& b,
                                                        std::uint32_t r, int position);
@@ -149,6 +169,13 @@ class MapperImpl {
   [[gnu::hot]] bool ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
                                      std::uint32_t r, std::uint32_t high, std::uint32_t u,
                                      const std::uint32_t* begin, const std::uint32_t* end) const;
+  // B's winner of a recorded choice B keeps: ChangedItemsLose, else
+  // ChangedItemsWinner (ReplayStraw2Choose, RecordedChoicesHold).
+  [[gnu::hot]] std::uint32_t RecordedWinner(const ItemId* ids,
+                                            const internal::Straw2Divisor* divisors,
+                                            std::uint32_t r, std::uint32_t high, std::uint32_t u,
+                                            const std::uint32_t* begin,
+                                            const std::uint32_t* end) const;
   // The recorded choice for (slot, r) of the replayed input, or nullptr.
   [[gnu::hot]] const RecordedChoice* FindRecorded(std::uint32_t slot, std::uint32_t r);
 
