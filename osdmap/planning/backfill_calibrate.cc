@@ -7,6 +7,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "google/protobuf/util/json_util.h"
 
 #include "crush/status_macros.h"
+#include "osdmap/formats/input_sniff.h"
 #include "osdmap/planning/planner.h"
 
 namespace crushkit::osdmap {
@@ -418,8 +420,10 @@ absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json) 
   google::protobuf::Struct root;
   const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &root);
   if (!parsed.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result JSON: not a JSON object (", std::string(parsed.message()), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "result JSON: not a JSON object (",
+        LocateJsonError(std::string_view(json.data(), json.size()), std::string(parsed.message())),
+        ")"));
   }
   ChangeMeasurement m;
   const auto& f = root.fields();

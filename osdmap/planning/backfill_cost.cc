@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -10,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+
+#include "crush/util/text_excerpt.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -31,6 +35,11 @@ double RecoveryShare(MclockProfile p) {
 }
 
 bool Rotational(absl::string_view device_class) { return device_class == "hdd"; }
+
+// What the user wrote, for a message: at most ~80 bytes, control bytes escaped.
+std::string Excerpt(absl::string_view text) {
+  return util::TerminalExcerpt(std::string_view(text.data(), text.size()));
+}
 
 // "150MiB", "2GiB", "1e8", "150 MB": bytes; nullopt if not a positive size.
 std::optional<double> ParseBytes(absl::string_view text) {
@@ -66,8 +75,8 @@ absl::Status CheckCost(absl::string_view cls, const BackfillCost& c) {
       !(c.seconds_per_object >= 0) || !std::isfinite(c.seconds_per_object) ||
       !(c.per_pg_seconds >= 0) || !std::isfinite(c.per_pg_seconds)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("backfill cost of class '", cls, "': per-PG ", c.per_pg_seconds, " s, ",
-                     c.seconds_per_object, " s per object, ", c.bytes_per_second,
+        absl::StrCat("backfill cost of class '", Excerpt(cls), "': per-PG ", c.per_pg_seconds,
+                     " s, ", c.seconds_per_object, " s per object, ", c.bytes_per_second,
                      " bytes/s; expected a bytes rate > 0 and times >= 0"));
   }
   return absl::OkStatus();
@@ -238,7 +247,7 @@ absl::Status ParseBackfillRateWords(const std::vector<std::string>& words,
     const std::string spec = eq == std::string::npos ? w : w.substr(eq + 1);
     auto fail = [&](absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--backfill-rate '", w, "': ", why,
+          "--backfill-rate '", Excerpt(w), "': ", why,
           "; expected [CLASS=]SPEC, SPEC a comma list of a bytes rate per second (150MiB, "
           "2GiB), an objects rate per second (8obj) and a per-PG hold (1.5s), e.g. "
           "hdd=50MiB,8obj"));
@@ -258,7 +267,7 @@ absl::Status ParseBackfillRateWords(const std::vector<std::string>& words,
       } else if (std::optional<double> b = ParseBytes(part)) {
         o.bytes_per_second = *b;
       } else {
-        return fail(absl::StrCat("'", part, "' is no rate"));
+        return fail(absl::StrCat("'", Excerpt(part), "' is no rate"));
       }
     }
   }
@@ -269,7 +278,7 @@ absl::StatusOr<RecoveryScheduler> ParseScheduler(absl::string_view text) {
   if (text == "wpq") return RecoveryScheduler::kWpq;
   if (text == "mclock" || text == "mclock_scheduler") return RecoveryScheduler::kMclock;
   return absl::InvalidArgumentError(
-      absl::StrCat("--recovery-scheduler '", text, "': expected wpq or mclock"));
+      absl::StrCat("--recovery-scheduler '", Excerpt(text), "': expected wpq or mclock"));
 }
 
 absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
@@ -277,8 +286,9 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
        {MclockProfile::kHighClientOps, MclockProfile::kBalanced, MclockProfile::kHighRecoveryOps}) {
     if (text == ProfileName(p)) return p;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--mclock-profile '", text, "': expected high_client_ops, balanced or high_recovery_ops"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--mclock-profile '", Excerpt(text),
+                   "': expected high_client_ops, balanced or high_recovery_ops"));
 }
 
 absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
@@ -305,7 +315,7 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
       double k = 0;
       if (fields.size() != 1 || !absl::SimpleAtod(fields[0].substr(fields[0].find('=') + 1), &k) ||
           !(k >= 0 && k <= kMaxConcurrencySlowdown)) {
-        return fail(absl::StrCat("'", line, "': the slowdown must be a number in 0 .. ",
+        return fail(absl::StrCat("'", Excerpt(line), "': the slowdown must be a number in 0 .. ",
                                  kMaxConcurrencySlowdown));
       }
       if (k_line > 0) return fail("a second concurrency_slowdown");
@@ -317,7 +327,7 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
       std::uint32_t n = 0;
       if (fields.size() != 1 || !absl::SimpleAtoi(fields[0].substr(fields[0].find('=') + 1), &n) ||
           n < 1 || n > kMaxSlowdownRange) {
-        return fail(absl::StrCat("'", line, "': the range must be a whole number in 1 .. ",
+        return fail(absl::StrCat("'", Excerpt(line), "': the range must be a whole number in 1 .. ",
                                  kMaxSlowdownRange));
       }
       if (range_line > 0) return fail("a second concurrency_slowdown_max_running");
@@ -331,7 +341,7 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
       std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(fields[i], '=');
       double v = 0;
       if (!absl::SimpleAtod(kv.second, &v) || !std::isfinite(v)) {
-        return fail(absl::StrCat("'", fields[i], "' is not NAME=NUMBER"));
+        return fail(absl::StrCat("'", Excerpt(fields[i]), "' is not NAME=NUMBER"));
       }
       if (kv.first == "per_pg_seconds") {
         c.per_pg_seconds = v;
@@ -340,7 +350,7 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
       } else if (kv.first == "bytes_per_second") {
         c.bytes_per_second = v;
       } else {
-        return fail(absl::StrCat("unknown figure '", kv.first, "'"));
+        return fail(absl::StrCat("unknown figure '", Excerpt(kv.first), "'"));
       }
       ++seen;
     }

@@ -101,6 +101,16 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
       *osds_[s.primary != kNoIndex ? s.primary : remotes_[s.remote_begin]].rate;
   s.duration = lead.additive ? lead.per_pg_seconds + objects_time + bytes_time
                              : std::max(bytes_time, objects_time);
+  // Rates accepted one by one can still make a hold no clock reaches (a
+  // bytes rate of 1e-320 is above 0); beyond this every sum of holds stays
+  // finite, as the event loop needs.
+  if (!(s.duration <= kMaxHoldSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        PgName(job), ": its backfill would hold its reservations ", s.duration, " s (",
+        job.bytes_per_target, " bytes at ", bytes_rate, " bytes/s, ", job.objects_per_target,
+        " objects at ", objects_rate, " /s, ", lead.per_pg_seconds,
+        " s per PG): a rate too small; expected at most ", kMaxHoldSeconds, " s"));
+  }
   s.hold = s.duration;
   s.rescan = lead.additive ? lead.per_pg_seconds : 0;
   misplaced_ += s.misplaced;

@@ -370,13 +370,18 @@ struct BackfillSchedule {
   std::uint32_t max_running = 0;
 };
 
+// The longest one PG's backfill may hold its reservations (31 million
+// years): any sum of such holds, slowed by any slowdown, stays finite.
+inline constexpr double kMaxHoldSeconds = 1e15;
+
 // Simulates the backfill of `jobs` under Ceph's reservation throttle (see the
 // file comment). Deterministic: the same input gives the same schedule.
 // Errors (kInvalidArgument, naming the PG where there is one): max_backfills
 // < 1 (nothing could ever be reserved), backfill_retry_seconds not > 0 with
 // a ratio set, a job without targets, an OSD id that
 // is negative (other than a kItemNone primary) or above 2^24, a bytes rate
-// that is not > 0 or an objects rate < 0 for an OSD a job uses.
+// that is not > 0 or an objects rate < 0 for an OSD a job uses, a job whose
+// hold would pass kMaxHoldSeconds.
 // Cost: O((jobs x targets) log jobs) time, O(jobs x targets + max OSD id)
 // memory; for 100,000 jobs on 1,000 OSDs ~0.2 s with hold_and_wait, ~1 s
 // all at once (16 tries per freed slot).

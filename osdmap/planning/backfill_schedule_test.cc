@@ -397,6 +397,18 @@ TEST(BackfillScheduleTest, InputsThatCouldNeverFinishAreErrors) {
   info.device_class = {"ssd", "hdd"};
   EXPECT_THAT(SimulateBackfill(ok, info, zero_rate).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("osd.1 (class 'hdd')")));
+  // A rate above 0 can still make a hold no clock reaches (found by
+  // backfill_inputs_fuzzer: --backfill-rate 895e-324 stalled the simulation).
+  BackfillOptions tiny_rate = UnitRateOptions();
+  tiny_rate.default_rate = BackfillRate{895e-324, 0};
+  EXPECT_THAT(SimulateBackfill(ok, {}, tiny_rate).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("pg 1.7: its backfill would hold its reservations inf s")));
+  tiny_rate.default_rate = BackfillRate{2e-14, 0};  // 5e14 s: within kMaxHoldSeconds
+  EXPECT_THAT(SimulateBackfill(ok, {}, tiny_rate).status(), IsOk());
+  tiny_rate.default_rate = BackfillRate{0.9e-14, 0};
+  EXPECT_THAT(SimulateBackfill(ok, {}, tiny_rate).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a rate too small")));
 }
 
 // 100,000 PGs among 10,000 OSDs (1-3 targets, some degraded, some EC-like
