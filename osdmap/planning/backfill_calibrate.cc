@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -279,6 +281,13 @@ class JointObjective {
     return sum;
   }
 
+  // Evaluate at log figures x (CostFromLogs), remembered: the pattern
+  // search comes back to points it has tried (the reverse of a step taken,
+  // a sweep that found nothing at a step the next one repeats, another
+  // start converging), which were half its simulations. Points within 1e-9
+  // in log space are the same point.
+  absl::StatusOr<double> EvaluateAt(const std::array<double, 3>& x, JointCalibrationResult* out);
+
   std::size_t simulations() const {
     std::size_t n = 0;
     for (const Fitter& f : fitters_) n += f.simulations();
@@ -288,12 +297,26 @@ class JointObjective {
  private:
   std::vector<Fitter> fitters_;
   std::vector<double> measured_;
+  std::map<std::array<std::int64_t, 3>, std::pair<double, JointCalibrationResult>> tried_;
 };
 
 // The cost from log figures: per-PG seconds, seconds per object, seconds
 // per byte.
 BackfillCost CostFromLogs(const std::array<double, 3>& x) {
   return BackfillCost{std::exp(x[0]), std::exp(x[1]), 1 / std::exp(x[2])};
+}
+
+absl::StatusOr<double> JointObjective::EvaluateAt(const std::array<double, 3>& x,
+                                                  JointCalibrationResult* out) {
+  std::array<std::int64_t, 3> key;
+  for (std::size_t i = 0; i < 3; ++i) key[i] = std::llround(x[i] * 1e9);
+  if (auto it = tried_.find(key); it != tried_.end()) {
+    *out = it->second.second;
+    return it->second.first;
+  }
+  CRUSH_ASSIGN_OR_RETURN(const double j, Evaluate(CostFromLogs(x), out));
+  tried_.emplace(key, std::pair(j, *out));
+  return j;
 }
 
 // A pattern search in log space from `x` over the per-PG and per-object
@@ -305,7 +328,7 @@ absl::StatusOr<double> PatternSearch(JointObjective& objective, std::array<doubl
                                      JointCalibrationResult* best) {
   static constexpr std::array<std::array<int, 2>, 4> kDirections = {
       {{1, 0}, {0, 1}, {1, 1}, {1, -1}}};
-  CRUSH_ASSIGN_OR_RETURN(double best_j, objective.Evaluate(CostFromLogs(x), best));
+  CRUSH_ASSIGN_OR_RETURN(double best_j, objective.EvaluateAt(x, best));
   JointCalibrationResult trial;
   for (double step = 1.0; step > 0.01; step /= 2) {
     bool improved = true;
@@ -316,7 +339,7 @@ absl::StatusOr<double> PatternSearch(JointObjective& objective, std::array<doubl
           std::array<double, 3> t = x;
           t[0] += d * dir[0];
           t[1] += d * dir[1];
-          CRUSH_ASSIGN_OR_RETURN(const double j, objective.Evaluate(CostFromLogs(t), &trial));
+          CRUSH_ASSIGN_OR_RETURN(const double j, objective.EvaluateAt(t, &trial));
           if (j < best_j - 1e-12) {
             best_j = j;
             *best = trial;
