@@ -5,8 +5,7 @@
 #   tools/dev/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   tools/dev/fuzz.sh list
 #
-# TARGET is one of: decode mapper msr_mapper compile osdmap_import osdmap_binary crushtool_args
-# change_ops.
+# TARGET is one of tests/fuzz/TARGET_fuzzer.cc (`tools/dev/fuzz.sh list` names them).
 # SECONDS defaults to 600 (the documented long run: 10 minutes on one core).
 # The committed seeds (tests/fuzz/corpus/TARGET) are read-only; new corpus
 # entries go to ${FUZZ_WORK:-/tmp/crushkit-fuzz}/TARGET/corpus and crashes to
@@ -16,12 +15,18 @@
 # (ctest then replays it with every build: TARGET_fuzzer_replay).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-targets=(decode mapper msr_mapper compile osdmap_import osdmap_binary crushtool_args change_ops)
+# Every fuzz target of the tree, so a new one needs no edit here.
+targets=()
+for f in tests/fuzz/*_fuzzer.cc; do
+  f=${f##*/}
+  targets+=("${f%_fuzzer.cc}")
+done
 if [[ ${1:-} == list || $# -lt 1 ]]; then
   echo "usage: $0 TARGET [SECONDS] [libFuzzer flags...]; targets: ${targets[*]}" >&2
   [[ ${1:-} == list ]] && exit 0 || exit 2
 fi
 target=$1
+[[ " ${targets[*]} " == *" $target "* ]] || { echo "$0: no fuzz target '$target'; targets: ${targets[*]}" >&2; exit 2; }
 seconds=${2:-600}
 shift $(($# >= 2 ? 2 : 1))
 
