@@ -491,21 +491,28 @@ TEST(UpmapPinningTest, PinReplacesAnExistingItemAndTheUnpinRestoresIt) {
   EXPECT_EQ(unpinned.pg_upmap_items.at(chosen), item);
 }
 
-TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
-  Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
-  PgId chosen = c.at_once.moves.front().pg;
-  ASSERT_EQ(chosen.pool, kPinRep);
+// Gives `pg` a pg_upmap in c.after listing its after up set in another
+// order (first and last swapped: valid, not redundant unless CRUSH gave that
+// order), sets *up to it and rediffs c.at_once.
+void UpmapInAnotherOrder(Change& c, const PgId& pg, std::vector<std::int32_t>* up) {
   auto session = MappingSession::Create(c.after);
   ASSERT_THAT(session, IsOk());
   PgMapping map;
-  (*session)->mapper().PgToUpActing(chosen, &map);
-  // A pg_upmap listing the after set in another order: valid, not redundant
-  // unless CRUSH gave that order.
-  std::vector<std::int32_t> up = map.up.ToVector();
-  std::swap(up[0], up[2]);
-  c.after.pg_upmap[chosen] = up;
-  ASSERT_FALSE(CheckPgUpmaps(c.after)->changed());
+  (*session)->mapper().PgToUpActing(pg, &map);
+  *up = map.up.ToVector();
+  ASSERT_GE(up->size(), 3u);
+  std::swap((*up)[0], (*up)[2]);
+  c.after.pg_upmap[pg] = *up;
   c.at_once = PinDiff(c.before, c.after);
+}
+
+TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
+  Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
+  const PgId chosen = c.at_once.moves.front().pg;
+  ASSERT_EQ(chosen.pool, kPinRep);
+  std::vector<std::int32_t> up;
+  ASSERT_NO_FATAL_FAILURE(UpmapInAnotherOrder(c, chosen, &up));
+  ASSERT_FALSE(CheckPgUpmaps(c.after)->changed());
 
   const UpmapPinPlan plan = PlanOk(c);
   ExpectPinsHold(c, plan);
@@ -531,16 +538,10 @@ TEST(UpmapPinningTest, PgUpmapInAfterIsRemovedFirstAndRestoredAfter) {
 TEST(UpmapPinningTest, JsonListsThePinsAsTheirCommands) {
   Change c = MakeChange(PinState(4), "osd crush reweight osd.2 0.3\n");
   const PgId chosen = c.at_once.moves.front().pg;
-  // A pg_upmap in `after` (its set in another order): that PG's pin removes
-  // it first, so its pin has two commands.
-  auto session = MappingSession::Create(c.after);
-  ASSERT_THAT(session, IsOk());
-  PgMapping map;
-  (*session)->mapper().PgToUpActing(chosen, &map);
-  std::vector<std::int32_t> up = map.up.ToVector();
-  std::swap(up[0], up[2]);
-  c.after.pg_upmap[chosen] = up;
-  c.at_once = PinDiff(c.before, c.after);
+  // A pg_upmap in `after`: that PG's pin removes it first, so its pin has
+  // two commands.
+  std::vector<std::int32_t> up;
+  ASSERT_NO_FATAL_FAILURE(UpmapInAnotherOrder(c, chosen, &up));
   const UpmapPinPlan plan = PlanOk(c, 0.02);
   ASSERT_GT(plan.batches.size(), 1u);
   std::vector<std::string> want;
