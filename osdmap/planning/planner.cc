@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "crush/map.h"
+#include "crush/status_macros.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/planning/change_warnings.h"
@@ -148,10 +150,19 @@ absl::Status CleanUpmapsAfterChange(ClusterState& after, const PlanOptions& opti
 namespace {
 
 // A change's report and the mapped change it was made from (the staged
-// plan and the upmap way go on from it).
+// plan and the upmap way go on from it). Kept on the heap and never moved
+// while the upmap way runs: its thread reads report.movement and
+// report.backfill in place (the movement's PG moves by address).
 struct MappedReport {
   PlanReport report;
   MappedChange mapped;
+  // With options.upmap_remapped in a staged plan: the upmap way, started
+  // as soon as the at-once movement exists, on its own thread when
+  // options.movement.threads resolves to more than one (beside the at-once
+  // simulation, the safety and the staged plan), else run by get(). Last
+  // member: destroyed first, so a thread still running is waited for
+  // before what it reads goes.
+  std::future<absl::StatusOr<UpmapPinPlan>> upmap_way;
 };
 
 // Whether a report needs every PG's move: the schedule simulates them, the
@@ -163,11 +174,13 @@ bool NeedsMoves(const PlanOptions& options, bool staged) {
 }
 
 // Maps `before` and `after` (`after_map`, when not null, is after.crush
-// built) and reports: the movement (with the PGs' moves when `moves`), the
-// schedule, the safety.
-absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState after,
-                                          std::shared_ptr<const crush::CrushMap> after_map,
-                                          const PlanOptions& options, bool moves) {
+// built) and reports: the movement (with the PGs' moves when `moves`, and
+// the upmap cleanup's counts of `cleaned`), the schedule, the safety; with
+// `upmap_way` (a staged plan with options.upmap_remapped) it starts the
+// upmap way (MappedReport::upmap_way).
+absl::StatusOr<std::unique_ptr<MappedReport>> MapAndReport(
+    ClusterState before, ClusterState after, std::shared_ptr<const crush::CrushMap> after_map,
+    const PlanOptions& options, bool moves, const MovementRisks& cleaned, bool upmap_way) {
   MovementOptions movement = options.movement;
   movement.keep_moves = moves;
   // A staged plan maps its steps through a recording of `before`: the
@@ -179,8 +192,8 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
       DescribeEstimates(EstimateUnreportedCapacity(&after), before);
   absl::StatusOr<SafetyInputs> safety_inputs = PrepareSafety(before, after);
   if (!safety_inputs.ok()) return safety_inputs.status();
-  MappedReport out;
-  PlanReport& report = out.report;
+  auto out = std::make_unique<MappedReport>();
+  PlanReport& report = out->report;
   report.backfill = options.backfill;
   report.ceph_release = before.ceph_release;
   if (options.backfill_cost) {
@@ -193,20 +206,33 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   absl::StatusOr<MappedChange> mapped =
       MapChange(std::move(before), std::move(after), movement, std::move(after_map));
   if (!mapped.ok()) return mapped.status();
-  out.mapped = *std::move(mapped);
+  out->mapped = *std::move(mapped);
   report.mappings_diverged_from_ceph =
-      out.mapped.tables->before.diverged_from_ceph + out.mapped.tables->after.diverged_from_ceph;
+      out->mapped.tables->before.diverged_from_ceph + out->mapped.tables->after.diverged_from_ceph;
   // The PG sets of a move are printed only when the caller keeps the moves.
   const internal::MoveDetail detail = options.movement.keep_moves ? internal::MoveDetail::kFull
                                       : moves ? internal::MoveDetail::kForSchedule
                                               : internal::MoveDetail::kNone;
-  Movement m = internal::CompareMapped(out.mapped.before->state(), out.mapped.after->state(),
-                                       out.mapped.tables->before, out.mapped.tables->after,
-                                       movement, detail);
+  report.movement = internal::CompareMapped(out->mapped.before->state(), out->mapped.after->state(),
+                                            out->mapped.tables->before, out->mapped.tables->after,
+                                            movement, detail);
+  report.movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
+  report.movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
+  const Movement& m = report.movement;
+  // The movement is complete: from here on it is only read, so the upmap
+  // way (which reads it, the mapped change and report.backfill) can start.
+  if (upmap_way) {
+    const double max_fill = options.max_fill.value_or(m.risks.backfillfull_ratio);
+    out->upmap_way = std::async(
+        ResolveThreads(options.movement.threads) > 1 ? std::launch::async : std::launch::deferred,
+        [mapped = out->mapped, &m, max_misplaced = *options.max_misplaced,
+         &backfill = report.backfill,
+         max_fill] { return PlanUpmapPinning(mapped, m, max_misplaced, backfill, max_fill); });
+  }
   // Only the staged plan and the upmap way go on from the mapped change:
   // without them its two PG tables (~44 MiB at 1,280,000 PGs) are given
   // back before the simulation.
-  if (!options.max_misplaced) out.mapped = MappedChange{};
+  if (!options.max_misplaced) out->mapped = MappedChange{};
   report.warnings = std::move(detached);
   if (options.schedule) {
     // One set of jobs for the schedule and its request orders.
@@ -240,7 +266,6 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
   for (std::string& line : estimate_notes) report.safety->notes.push_back(std::move(line));
   report.pgs_degraded_during = static_cast<std::uint32_t>(
       std::count_if(m.moves.begin(), m.moves.end(), [](const PgMove& mv) { return mv.degraded; }));
-  report.movement = std::move(m);
   return out;
 }
 
@@ -248,27 +273,28 @@ absl::StatusOr<MappedReport> MapAndReport(ClusterState before, ClusterState afte
 // and reported. Every entry point (DiffTwoStates, DiffNewCrushMap,
 // PlanChange) goes through here, so `diff A B`, `diff A --crush-after` and
 // `plan` clean with one function.
-absl::StatusOr<MappedReport> ReportChange(ClusterState before, ClusterState after,
-                                          std::shared_ptr<const crush::CrushMap> after_map,
-                                          const PlanOptions& options, bool moves) {
+absl::StatusOr<std::unique_ptr<MappedReport>> ReportChange(
+    ClusterState before, ClusterState after, std::shared_ptr<const crush::CrushMap> after_map,
+    const PlanOptions& options, bool moves, bool upmap_way = false) {
   MovementRisks cleaned;
   std::uint64_t diverged = 0;
   if (absl::Status s = CleanAfterChange(after, options, after_map, &cleaned, &diverged); !s.ok())
     return s;
-  absl::StatusOr<MappedReport> r =
-      MapAndReport(std::move(before), std::move(after), std::move(after_map), options, moves);
+  absl::StatusOr<std::unique_ptr<MappedReport>> r =
+      MapAndReport(std::move(before), std::move(after), std::move(after_map), options, moves,
+                   cleaned, upmap_way);
   if (!r.ok()) return r.status();
-  r->report.movement.risks.upmaps_dropped = cleaned.upmaps_dropped;
-  r->report.movement.risks.upmap_items_rewritten = cleaned.upmap_items_rewritten;
-  r->report.mappings_diverged_from_ceph += diverged;
+  (*r)->report.mappings_diverged_from_ceph += diverged;
   return r;
 }
 
 // The report alone, PG moves kept only when asked for.
-absl::StatusOr<PlanReport> ReportOnly(absl::StatusOr<MappedReport> r, const PlanOptions& options) {
+absl::StatusOr<PlanReport> ReportOnly(absl::StatusOr<std::unique_ptr<MappedReport>> r,
+                                      const PlanOptions& options) {
   if (!r.ok()) return r.status();
-  if (!options.movement.keep_moves) r->report.movement.moves.clear();
-  return std::move(r->report);
+  PlanReport& report = (*r)->report;
+  if (!options.movement.keep_moves) report.movement.moves.clear();
+  return std::move(report);
 }
 
 }  // namespace
@@ -276,7 +302,7 @@ absl::StatusOr<PlanReport> ReportOnly(absl::StatusOr<MappedReport> r, const Plan
 absl::StatusOr<PlanReport> Report(ClusterState before, ClusterState after,
                                   const PlanOptions& options) {
   return ReportOnly(MapAndReport(std::move(before), std::move(after), nullptr, options,
-                                 NeedsMoves(options, false)),
+                                 NeedsMoves(options, false), MovementRisks{}, false),
                     options);
 }
 
@@ -347,37 +373,23 @@ absl::Status PlanStaged(const ChangeList& change, const ChangeAtOnce& at_once,
 }
 
 // The staged plan and, with options.upmap_remapped, the upmap way of a
-// change whose at-once report `r` was made from `at_once`.
+// change whose at-once report `r` was made from `at_once`; `upmap_way`, when
+// valid, is the upmap way MapAndReport started.
 absl::Status PlanInSteps(const ChangeList& change, const ChangeAtOnce& at_once,
                          std::vector<PlanWarning> warnings, const PlanOptions& options,
-                         PlanReport& r) {
+                         std::future<absl::StatusOr<UpmapPinPlan>>& upmap_way, PlanReport& r) {
   const double max_fill = options.max_fill.value_or(r.movement.risks.backfillfull_ratio);
-  // The upmap way reads only the mapped change and the at-once movement: it
-  // runs beside the staged plan (mostly one thread: pins, batches), whose
-  // serial parts (states, comparisons, simulations) leave a core free.
-  std::optional<absl::StatusOr<UpmapPinPlan>> pins;
-  std::thread upmap_thread;
-  auto plan_upmap = [&] {
-    pins =
-        PlanUpmapPinning(at_once.mapped, r.movement, *options.max_misplaced, r.backfill, max_fill);
-  };
-  if (options.upmap_remapped) {
-    if (ResolveThreads(options.movement.threads) > 1) {
-      upmap_thread = std::thread(plan_upmap);
-    } else {
-      plan_upmap();
+  // The upmap way (mostly one thread: pins, batches) has been running since
+  // the movement existed; the staged plan's serial parts (states,
+  // comparisons, simulations) leave it a core.
+  CRUSH_RETURN_IF_ERROR(PlanStaged(change, at_once, std::move(warnings), options, max_fill, r));
+  if (upmap_way.valid()) {
+    absl::StatusOr<UpmapPinPlan> pins = upmap_way.get();
+    if (!pins.ok()) {
+      return absl::Status(pins.status().code(),
+                          absl::StrCat("upmap plan: ", pins.status().message()));
     }
-  }
-  const absl::Status staged_status =
-      PlanStaged(change, at_once, std::move(warnings), options, max_fill, r);
-  if (upmap_thread.joinable()) upmap_thread.join();
-  if (!staged_status.ok()) return staged_status;
-  if (pins) {
-    if (!pins->ok()) {
-      return absl::Status(pins->status().code(),
-                          absl::StrCat("upmap plan: ", pins->status().message()));
-    }
-    r.upmap_plan = **std::move(pins);
+    r.upmap_plan = *std::move(pins);
     r.mappings_diverged_from_ceph += r.upmap_plan->diverged_from_ceph;
   }
   return absl::OkStatus();
@@ -394,24 +406,27 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   // staged plan's step 0 is cleaned on its own).
   UpmapEntries after_upmaps{after->state.pg_upmap, after->state.pg_upmap_items,
                             after->state.pg_upmap_primaries};
-  absl::StatusOr<MappedReport> r =
+  absl::StatusOr<std::unique_ptr<MappedReport>> r =
       ReportChange(std::move(before), std::move(after->state), std::move(after->crush_map), options,
-                   NeedsMoves(options, options.max_misplaced.has_value()));
+                   NeedsMoves(options, options.max_misplaced.has_value()),
+                   options.max_misplaced.has_value() && options.upmap_remapped);
   if (!r.ok()) return r.status();
-  PlanReport& report = r->report;
-  for (const ChangeOp& op : change.ops) report.movement.change.push_back(DescribeChangeOp(op));
+  PlanReport& report = (*r)->report;
   report.change_is_operations = true;
   if (!options.max_misplaced) {
     AddChangeWarnings(std::move(warnings), report);
   } else {
     std::optional<double> seconds;
     if (report.schedule) seconds = report.schedule->makespan_seconds;
-    const ChangeAtOnce at_once{r->mapped, seconds, std::move(after_upmaps)};
-    if (absl::Status s = PlanInSteps(change, at_once, std::move(warnings), options, report);
+    const ChangeAtOnce at_once{(*r)->mapped, seconds, std::move(after_upmaps)};
+    if (absl::Status s =
+            PlanInSteps(change, at_once, std::move(warnings), options, (*r)->upmap_way, report);
         !s.ok()) {
       return s;
     }
   }
+  // After the upmap way is done with the movement (PlanInSteps).
+  for (const ChangeOp& op : change.ops) report.movement.change.push_back(DescribeChangeOp(op));
   if (!options.movement.keep_moves) report.movement.moves.clear();
   return std::move(report);
 }
