@@ -10,7 +10,7 @@ namespace crushkit::osdmap::backfill_internal {
 // A request made during a grant phase waits in pending_ until the phase ends,
 // so what a phase grants never depends on the order it visits OSDs in.
 void Simulator::Enqueue(std::uint32_t osd, bool local, std::uint32_t job) {
-  pending_.push_back(Pending{osd, local, Request{in_[job].priority, seq_++, job}});
+  pending_.push_back(Pending{osd, local, Request{jobs_[job].priority, seq_++, job}});
 }
 
 // The job's next step after a grant: ask the next target for its remote slot
@@ -204,7 +204,7 @@ void Simulator::Pump() {
 // nothing, for its primary's local slot and every target's remote slot; it
 // is tried at the next grant phase.
 void Simulator::Wait(std::uint32_t job) {
-  jobs_[job].wait_key = Request{in_[job].priority, seq_++, job};
+  jobs_[job].wait_key = Request{jobs_[job].priority, seq_++, job};
   candidates_.push_back(jobs_[job].wait_key);
 }
 
@@ -306,7 +306,7 @@ void Simulator::Finish(std::uint32_t job) {
   s.running = false;
   const bool deletions = opt_.stray_delete_delay_seconds >= 0;
   for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
-    osds_[leaving_[k]].projected -= static_cast<double>(in_[job].bytes_per_target);
+    osds_[leaving_[k]].projected -= s.leaving_bytes;
     if (deletions) {
       events_.push(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
                               .job = job,
@@ -338,13 +338,14 @@ void Simulator::StrayDeleted(std::uint32_t osd) {
   const OsdSim& o = osds_[osd];
   if (o.local_free > 0 || o.local_holders.empty()) return;
   std::uint32_t victim = o.local_holders.front();
-  for (const std::uint32_t j : o.local_holders) {
-    if (in_[j].priority < in_[victim].priority ||
-        (in_[j].priority == in_[victim].priority && in_[j].pg < in_[victim].pg)) {
+  for (std::size_t i = 1; i < o.local_holders.size(); ++i) {
+    const std::uint32_t j = o.local_holders[i];
+    if (jobs_[j].priority < jobs_[victim].priority ||
+        (jobs_[j].priority == jobs_[victim].priority && in_[j].pg < in_[victim].pg)) {
       victim = j;
     }
   }
-  if (in_[victim].priority >= kDeletePriority) return;
+  if (jobs_[victim].priority >= kDeletePriority) return;
   if (jobs_[victim].running) {
     Preempt(victim);
   } else {

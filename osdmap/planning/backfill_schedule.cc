@@ -59,6 +59,8 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
   const BackfillJob& job = in_[j];
   if (job.targets.empty()) return absl::InvalidArgumentError(PgName(job) + ": no targets");
   JobSim& s = jobs_[j];
+  s.priority = job.priority;
+  s.leaving_bytes = static_cast<double>(job.bytes_per_target);
   double bytes_rate = std::numeric_limits<double>::infinity();
   double objects_rate = 0;
   if (job.primary != crush::kItemNone) {

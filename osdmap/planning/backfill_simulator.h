@@ -104,6 +104,9 @@ struct HostSim {
 // A job flattened: OSDs are dense indices into Simulator::osds_.
 struct JobSim {
   std::uint32_t primary = kNoIndex;
+  // BackfillJob::priority and bytes_per_target, kept here: the event loop
+  // reads them at every request and end, and the job is a cache miss.
+  int priority = 0;
   std::uint32_t remote_begin = 0;  // remotes_[remote_begin, remote_end): ascending OSD id
   std::uint32_t remote_end = 0;
   std::uint32_t next_remote = 0;
@@ -136,6 +139,7 @@ struct JobSim {
   std::uint64_t remote_seq = 0;
   std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
   std::uint32_t leaving_end = 0;
+  double leaving_bytes = 0;  // projected use each of them gives back at the end
   // backfill_toofull bookkeeping: when first refused, how many refusals in
   // a row saw no job start in between (progress_ at the last one).
   double toofull_since = 0;
