@@ -206,6 +206,8 @@ struct ReplayRun {
   std::vector<const Pool*> pools;
   std::vector<const RecordedMapping::PoolRecord*> records;  // parallel to pools; may be null
   std::vector<bool> whole;                                  // CrushChangeFilter::PoolWhole
+  // Parallel to pools: KeptPgs' bytes for the pool, or null.
+  std::vector<const std::vector<std::uint8_t>*> kept;
   std::atomic<std::uint64_t> reused{0}, replayed{0}, mapped{0}, mismatches{0}, done{0};
   std::mutex mu;  // first_mismatch, progress
   std::string first_mismatch;
@@ -236,7 +238,10 @@ void MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t
                    OsdList& crush, std::uint64_t counts[3]) {
   const Pool& pool = *run.pools[k];
   const RecordedMapping::PoolRecord* rec = run.records[k];
-  if (rec != nullptr && ps < rec->pg_num && RecordedResultHolds(run, w, k, ps)) {
+  const std::vector<std::uint8_t>* kept = run.kept[k];
+  if (rec != nullptr && ps < rec->pg_num &&
+      ((kept != nullptr && ps < kept->size() && (*kept)[ps] != 0) ||
+       RecordedResultHolds(run, w, k, ps))) {
     crush.clear();
     const std::int32_t* src =
         rec->crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(rec->width);
@@ -283,20 +288,127 @@ void MapReplayedChunk(ReplayRun& run, ReplayWorker& w, const PgChunk& c) {
   }
 }
 
+// The after state's pools (options.only_pool) with their records, and
+// their tables when `tables`.
+void AddPools(ReplayRun& run, const KeptPgs* kept, bool tables) {
+  const ClusterState& state = run.after.state();
+  for (const auto& [id, pool] : state.pools) {
+    if (run.options.only_pool && *run.options.only_pool != id) continue;
+    if (tables) run.table.pools.push_back(internal::NewPoolTable(state, pool, run.options.acting));
+    run.pools.push_back(&pool);
+    const bool known = run.recorded.session().state().FindPool(id) != nullptr;
+    run.records.push_back(known ? run.recorded.Find(id) : nullptr);
+    run.whole.push_back(!known || run.filter.PoolWhole(id));
+    run.kept.push_back(kept != nullptr ? kept->ForPool(id) : nullptr);
+  }
+}
+
+// The bucket of `r` with `t`'s id gives item `id` weight `w`.
+bool RecordedWeighs(const crush::MapModel& r, const crush::Bucket& t, crush::ItemId id,
+                    crush::Weight w) {
+  const crush::Bucket* b = r.FindBucket(t.id);
+  if (b == nullptr || b->alg != t.alg) return false;
+  for (std::size_t i = 0; i < b->items.size(); ++i) {
+    if (b->items[i] == id) return i < b->item_weights.size() && b->item_weights[i] == w;
+  }
+  return false;
+}
+
+// `s` is `t` but for straw2 item weights, each lower than in `t` and on an
+// item `t` weighs otherwise than `r` (KeptPgs::Covers); no choose_args.
+bool WeightsBelowTarget(const crush::MapModel& r, const crush::MapModel& s,
+                        const crush::MapModel& t) {
+  if (!r.choose_args.empty() || !s.choose_args.empty() || !t.choose_args.empty() ||
+      s.rules != t.rules || s.rule_exists != t.rule_exists || s.max_devices != t.max_devices ||
+      !(s.tunables == t.tunables) || s.class_map != t.class_map ||
+      s.class_buckets != t.class_buckets || s.buckets.size() != t.buckets.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < t.buckets.size(); ++i) {
+    const crush::Bucket& sb = s.buckets[i];
+    const crush::Bucket& tb = t.buckets[i];
+    if (sb.alg != crush::BucketAlg::kStraw2 || tb.alg != crush::BucketAlg::kStraw2) {
+      if (!(sb == tb)) return false;
+      continue;
+    }
+    if (sb.id != tb.id || sb.type != tb.type || sb.hash != tb.hash || sb.items != tb.items ||
+        sb.item_weights.size() != tb.item_weights.size()) {
+      return false;
+    }
+    for (std::size_t j = 0; j < tb.item_weights.size(); ++j) {
+      if (sb.item_weights[j] == tb.item_weights[j]) continue;
+      if (sb.item_weights[j] > tb.item_weights[j] ||
+          RecordedWeighs(r, tb, tb.items[j], tb.item_weights[j])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
-PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
-                          const MapAllOptions& options, ReplayStats* stats) {
-  ReplayRun run(recorded, after, options);
-  const ClusterState& state = after.state();
-  for (const auto& [id, pool] : state.pools) {
-    if (options.only_pool && *options.only_pool != id) continue;
-    run.table.pools.push_back(internal::NewPoolTable(state, pool, options.acting));
-    run.pools.push_back(&pool);
-    const bool known = recorded.session().state().FindPool(id) != nullptr;
-    run.records.push_back(known ? recorded.Find(id) : nullptr);
-    run.whole.push_back(!known || run.filter.PoolWhole(id));
+std::shared_ptr<const KeptPgs> KeptPgs::Find(std::shared_ptr<const RecordedMapping> recorded,
+                                             std::shared_ptr<const MappingSession> target,
+                                             const MapAllOptions& options) {
+  std::shared_ptr<KeptPgs> out(new KeptPgs());
+  MapAllOptions mo;
+  mo.threads = options.threads;
+  mo.acting = false;
+  ReplayRun run(*recorded, *target, mo);
+  AddPools(run, nullptr, /*tables=*/false);
+  for (const Pool* pool : run.pools) {
+    out->pool_ids_.push_back(pool->id);
+    out->kept_.emplace_back(pool->pg_num, 0);
   }
+  const int threads = ResolveThreads(mo.threads);
+  const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);
+  std::vector<std::unique_ptr<ReplayWorker>> workers(static_cast<std::size_t>(threads));
+  util::ForEachChunk(chunks.size(), threads, [&](int slot, std::uint64_t i) {
+    auto& w = workers[static_cast<std::size_t>(slot)];
+    if (w == nullptr)
+      w = std::make_unique<ReplayWorker>(ReplayWorker{target->NewWorker(), nullptr});
+    const PgChunk& c = chunks[i];
+    const RecordedMapping::PoolRecord* rec = run.records[c.pool];
+    std::vector<std::uint8_t>& kept = out->kept_[c.pool];
+    for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
+      if (rec != nullptr && ps < rec->pg_num && RecordedResultHolds(run, *w, c.pool, ps)) {
+        kept[ps] = 1;
+      }
+    }
+  });
+  out->recorded_ = std::move(recorded);
+  out->target_ = std::move(target);
+  return out;
+}
+
+bool KeptPgs::Covers(const RecordedMapping& recorded, const ClusterState& state) const {
+  if (&recorded != recorded_.get()) return false;
+  const ClusterState& t = target_->state();
+  if (state.osds != t.osds || state.pools != t.pools || state.ceph_release != t.ceph_release) {
+    return false;
+  }
+  return WeightsBelowTarget(recorded.session().state().crush, state.crush, t.crush);
+}
+
+const std::vector<std::uint8_t>* KeptPgs::ForPool(std::int64_t pool_id) const {
+  for (std::size_t i = 0; i < pool_ids_.size(); ++i) {
+    if (pool_ids_[i] == pool_id) return &kept_[i];
+  }
+  return nullptr;
+}
+
+std::uint64_t KeptPgs::count() const {
+  std::uint64_t n = 0;
+  for (const auto& k : kept_) n += static_cast<std::uint64_t>(std::count(k.begin(), k.end(), 1));
+  return n;
+}
+
+PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
+                          const MapAllOptions& options, ReplayStats* stats, const KeptPgs* kept) {
+  ReplayRun run(recorded, after, options);
+  if (kept != nullptr && !kept->Covers(recorded, after.state())) kept = nullptr;
+  AddPools(run, kept, /*tables=*/true);
   const int threads = ResolveThreads(options.threads);
   const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);
   std::vector<std::unique_ptr<ReplayWorker>> workers(static_cast<std::size_t>(threads));

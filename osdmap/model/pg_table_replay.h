@@ -120,15 +120,62 @@ struct ReplayStats {
   std::string first_mismatch;
 };
 
+// The PGs whose recorded CRUSH result holds on a target state (decided as
+// MapAllPgsReplayed decides it, once), so that the states on the way from
+// the recorded state to the target (a staged plan's steps, weights walked
+// up) need not decide again for each. Exact on a state the target Covers():
+// its crush map differs from the target's only in straw2 item weights, each
+// lower than the target's and on an item the target changed from the
+// recorded map, and its OSDs, pools and release are the target's. There a
+// kept PG's descent makes the target's choices: in a bucket the target keeps
+// nothing differs either; in a changed one the recorded winner is an item
+// the target did not change (so neither does the state) and every other
+// item draws at most what it draws in the target, where it lost (a straw2
+// draw never decreases as the weight grows; ties go to the lower index in
+// both maps alike).
+//
+// Memory: a byte per PG. Thread-safety: immutable once made.
+class KeptPgs {
+ public:
+  // Decides every recorded PG on `target` (options.threads; the rest of
+  // `options` is ignored). Cost: as the decision part of one
+  // MapAllPgsReplayed() call (no descents, no tables).
+  static std::shared_ptr<const KeptPgs> Find(std::shared_ptr<const RecordedMapping> recorded,
+                                             std::shared_ptr<const MappingSession> target,
+                                             const MapAllOptions& options = {});
+
+  // True iff the kept PGs keep their recorded CRUSH result on `state` too
+  // (see above), for a mapping through `recorded`. Cost: linear in the
+  // crush maps.
+  bool Covers(const RecordedMapping& recorded, const ClusterState& state) const;
+
+  // One byte per PG of pool `pool_id` (non-zero: kept), or nullptr.
+  const std::vector<std::uint8_t>* ForPool(std::int64_t pool_id) const;
+
+  // Kept PGs, over all pools.
+  std::uint64_t count() const;
+
+ private:
+  KeptPgs() = default;
+
+  std::shared_ptr<const RecordedMapping> recorded_;
+  std::shared_ptr<const MappingSession> target_;
+  std::vector<std::int64_t> pool_ids_;
+  std::vector<std::vector<std::uint8_t>> kept_;  // parallel to pool_ids_
+};
+
 // MapAllPgs(after, options) through `recorded` (see above): the same table,
 // bit for bit. options.recorded is ignored. Pools or PGs the record lacks
 // are mapped in full. `stats` may be nullptr. With
 // options.verify_incremental (or CRUSHKIT_VERIFY_INCREMENTAL=1, fatal as
 // in MapAllPgsPaired) every PG is also mapped in full and compared.
 // Cost: per PG a CRUSH descent whose straw2 draws come from the record
-// (changed items only), or no descent at all.
+// (changed items only), or no descent at all. With `kept` (found for
+// `recorded`) where kept->Covers() `after`, its kept PGs take the recorded
+// CRUSH result without a decision; otherwise it is ignored.
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
-                          const MapAllOptions& options, ReplayStats* stats = nullptr);
+                          const MapAllOptions& options, ReplayStats* stats = nullptr,
+                          const KeptPgs* kept = nullptr);
 
 }  // namespace crushkit::osdmap
 

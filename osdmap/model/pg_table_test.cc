@@ -413,6 +413,43 @@ TEST(PgTableReplayTest, ReplayReusesPgsTheAddedHostDoesNotWin) {
   }
 }
 
+// KeptPgs: the PGs whose recorded result holds with the new host at full
+// weight keep it on the way there (the host's OSDs lighter), so a replay
+// that takes them undecided equals the full mapping; a state past the
+// target, or another recording, is not covered.
+TEST(PgTableReplayTest, KeptPgsOfTheTargetServeTheStatesOnTheWay) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  MapAllOptions opt;
+  opt.threads = 2;
+  const std::shared_ptr<const RecordedMapping> rec = RecordedMapping::Record(before, opt);
+  auto target = MappingSession::Create(WithNewHost(before->state(), 0x10000));
+  ASSERT_TRUE(target.ok()) << target.status();
+  const std::shared_ptr<const KeptPgs> kept =
+      KeptPgs::Find(rec, std::shared_ptr<const MappingSession>(*std::move(target)), opt);
+  EXPECT_GT(kept->count(), 5300u / 2);
+  EXPECT_LT(kept->count(), 5300u - 5300u / 100);
+  for (const crush::Weight w :
+       {crush::Weight{0}, crush::Weight{0x400}, crush::Weight{0x8000}, crush::Weight{0x10000}}) {
+    auto step = MappingSession::Create(WithNewHost(before->state(), w));
+    ASSERT_TRUE(step.ok()) << step.status();
+    EXPECT_TRUE(kept->Covers(*rec, (*step)->state())) << w;
+    MapAllOptions o = opt;
+    o.verify_incremental = true;
+    ReplayStats stats;
+    const PgTable through = MapAllPgsReplayed(*rec, **step, o, &stats, kept.get());
+    EXPECT_EQ(stats.verify_mismatches, 0u) << stats.first_mismatch;
+    EXPECT_GE(stats.crush_reused, kept->count()) << w;
+    o.verify_incremental = false;
+    ExpectSameTables(through, MapAllPgs(**step, o));
+  }
+  auto past = MappingSession::Create(WithNewHost(before->state(), 0x40000));
+  ASSERT_TRUE(past.ok()) << past.status();
+  EXPECT_FALSE(kept->Covers(*rec, (*past)->state()));
+  const ClusterState half = WithNewHost(before->state(), 0x8000);
+  EXPECT_FALSE(kept->Covers(*RecordedMapping::Record(before, opt), half));
+}
+
 TEST(PgTableReplayTest, RecordedAndRecordOptionsServeThePairedMapping) {
   std::shared_ptr<const MappingSession> before = MakeSession();
   ASSERT_NE(before, nullptr);

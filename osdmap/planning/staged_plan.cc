@@ -488,6 +488,23 @@ absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeLis
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
   StagedPlanOptions recorded_options = options;
   CRUSH_ASSIGN_OR_RETURN(recorded_options.recorded, RecordingOf(before, options, mapped));
+  recorded_options.kept = nullptr;
+  // Only the steps of a walk that raises CRUSH weights alone lie between
+  // the recording and the target as KeptPgs::Covers() asks.
+  const bool raises_crush_weights = std::all_of(staged.begin(), staged.end(), [](const Staged& s) {
+    return s.crush && !s.reweight && s.crush_to >= s.crush_from;
+  });
+  if (!staged.empty() && raises_crush_weights) {
+    std::shared_ptr<const MappingSession> target_session;
+    if (mapped != nullptr) {
+      target_session = mapped->mapped.after;
+    } else {
+      CRUSH_ASSIGN_OR_RETURN(target_session, MappingSession::Create(*target));
+    }
+    MapAllOptions mo;
+    mo.threads = options.movement.threads;
+    recorded_options.kept = KeptPgs::Find(recorded_options.recorded, std::move(target_session), mo);
+  }
   const StepContext ctx{at_once, recorded_options, mapped, *target, staged};
   Mapped prev;
   if (mapped != nullptr) {

@@ -111,6 +111,8 @@ struct StagedPlan {
   std::uint64_t diverged_from_ceph = 0;
 };
 
+class KeptPgs;  // osdmap/model/pg_table_replay.h
+
 struct StagedPlanOptions {
   double max_misplaced = 0.05;  // in (0, 1]
   MovementOptions movement;     // threads; domain types are not used
@@ -128,6 +130,11 @@ struct StagedPlanOptions {
   // is mapped through; null: the planner's (PgTablePair::recorded) or one
   // recorded here.
   std::shared_ptr<const RecordedMapping> recorded;
+  // Set by PlanStagedChange itself (a given one is replaced): the PGs whose
+  // recorded CRUSH result holds on the change's target (KeptPgs,
+  // pg_table_replay.h), which the steps walking weights up then keep
+  // without deciding again.
+  std::shared_ptr<const KeptPgs> kept;
 };
 
 // The upmap entries of a state.

@@ -11,6 +11,7 @@
 #include "osdmap/changes/upmap_cleanup.h"
 #include "osdmap/model/crush_placement.h"
 #include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_table_replay.h"
 #include "osdmap/planning/staged_plan_internal.h"
 
 namespace crushkit::osdmap::internal {
@@ -88,9 +89,12 @@ absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& opt
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   mo.acting = false;
-  mo.recorded = options.recorded;  // the steps replay the before state's choices
   std::shared_ptr<const MappingSession> shared = *std::move(session);
-  auto table = std::make_shared<const PgTable>(MapAllPgs(*shared, mo));
+  // The steps replay the before state's choices.
+  auto table = std::make_shared<const PgTable>(
+      options.recorded != nullptr
+          ? MapAllPgsReplayed(*options.recorded, *shared, mo, nullptr, options.kept.get())
+          : MapAllPgs(*shared, mo));
   diverged += table->diverged_from_ceph;
   return Mapped{std::shared_ptr<const ClusterState>(shared, &shared->state()), std::move(table),
                 diverged};
