@@ -291,6 +291,34 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
                    "': expected high_client_ops, balanced or high_recovery_ops"));
 }
 
+namespace {
+
+// A calibration line's figures, fields[1 ..] (fields[0] is its class): each
+// of the three as NAME=NUMBER. Returns why they are not, else "".
+std::string ParseCostFigures(const std::vector<absl::string_view>& fields, BackfillCost* c) {
+  int seen = 0;
+  for (std::size_t i = 1; i < fields.size(); ++i) {
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(fields[i], '=');
+    double v = 0;
+    if (!absl::SimpleAtod(kv.second, &v) || !std::isfinite(v)) {
+      return absl::StrCat("'", Excerpt(fields[i]), "' is not NAME=NUMBER");
+    }
+    if (kv.first == "per_pg_seconds") {
+      c->per_pg_seconds = v;
+    } else if (kv.first == "seconds_per_object") {
+      c->seconds_per_object = v;
+    } else if (kv.first == "bytes_per_second") {
+      c->bytes_per_second = v;
+    } else {
+      return absl::StrCat("unknown figure '", Excerpt(kv.first), "'");
+    }
+    ++seen;
+  }
+  return seen == 3 ? "" : "three figures needed";
+}
+
+}  // namespace
+
 absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
   Calibration out;
   ConcurrencySlowdown slowdown;
@@ -336,25 +364,7 @@ absl::StatusOr<Calibration> ParseCalibration(absl::string_view text) {
       continue;
     }
     BackfillCost c;
-    int seen = 0;
-    for (std::size_t i = 1; i < fields.size(); ++i) {
-      std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(fields[i], '=');
-      double v = 0;
-      if (!absl::SimpleAtod(kv.second, &v) || !std::isfinite(v)) {
-        return fail(absl::StrCat("'", Excerpt(fields[i]), "' is not NAME=NUMBER"));
-      }
-      if (kv.first == "per_pg_seconds") {
-        c.per_pg_seconds = v;
-      } else if (kv.first == "seconds_per_object") {
-        c.seconds_per_object = v;
-      } else if (kv.first == "bytes_per_second") {
-        c.bytes_per_second = v;
-      } else {
-        return fail(absl::StrCat("unknown figure '", Excerpt(kv.first), "'"));
-      }
-      ++seen;
-    }
-    if (seen != 3) return fail("three figures needed");
+    if (std::string why = ParseCostFigures(fields, &c); !why.empty()) return fail(why);
     if (absl::Status s = CheckCost(fields[0], c); !s.ok()) return fail(s.message());
     out.costs[std::string(fields[0])] = c;
   }

@@ -199,21 +199,21 @@ void Simulator::MarkDirty(std::uint32_t osd) {
   dirty_.push_back(osd);
 }
 
-absl::Status Simulator::Run() {
-  const auto total = static_cast<double>(opt_.objects_total);
-  auto point = [&] {
-    const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) / total : 0;
-    // One point per instant, but the opening (0, everything) stays even when
-    // empty PGs finish at time 0.
-    if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
-    if (!curve_.empty() && curve_.back().seconds == now_ &&
-        curve_.back().objects_misplaced == misplaced_) {
-      return;
-    }
-    curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
-  };
-  point();
-  now_ = opt_.start_delay_seconds;
+void Simulator::CurvePoint() {
+  const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) /
+                                                    static_cast<double>(opt_.objects_total)
+                                              : 0;
+  // One point per instant, but the opening (0, everything) stays even when
+  // empty PGs finish at time 0.
+  if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
+  if (!curve_.empty() && curve_.back().seconds == now_ &&
+      curve_.back().objects_misplaced == misplaced_) {
+    return;
+  }
+  curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
+}
+
+void Simulator::AskAll() {
   // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
   // to its remote reservations. All at once: every PG waits for all its slots.
@@ -226,6 +226,12 @@ absl::Status Simulator::Run() {
       Advance(j);
     }
   }
+}
+
+absl::Status Simulator::Run() {
+  CurvePoint();
+  now_ = opt_.start_delay_seconds;
+  AskAll();
   const auto pump = [&] {
     if (opt_.hold_and_wait) return Pump();
     PumpAllAtOnce();
@@ -272,7 +278,7 @@ absl::Status Simulator::Run() {
         ended = true;
       }
     }
-    if (ended) point();
+    if (ended) CurvePoint();
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {

@@ -187,6 +187,10 @@ class Simulator {
   void Hold(std::uint32_t osd, int delta);
   void Running(std::uint32_t osd, int delta);
   void MarkDirty(std::uint32_t osd);
+  // Run's parts: a point of the misplaced curve at now_ (one per instant),
+  // and every PG's first reservation request at the start delay.
+  void CurvePoint();
+  void AskAll();
   void Enqueue(std::uint32_t osd, bool local, std::uint32_t job);
   void Advance(std::uint32_t job);
   void Pump();

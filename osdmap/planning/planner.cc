@@ -173,6 +173,31 @@ bool NeedsMoves(const PlanOptions& options, bool staged) {
   return options.movement.keep_moves || options.schedule || staged;
 }
 
+// The at-once backfill schedule of movement `m` and, with
+// options.request_orders, its range over request orders, into `report`
+// (whose backfill settings they use).
+absl::Status ScheduleBackfill(const Movement& m, const PlanOptions& options, PlanReport& report) {
+  // One set of jobs for the schedule and its request orders.
+  const std::vector<BackfillJob> jobs = JobsFromMoves(m.moves);
+  const BackfillOsdInfo osd_info = OsdInfoFromMovement(m);
+  const BackfillOptions simulated = MovementBackfillOptions(m, report.backfill);
+  absl::StatusOr<BackfillSchedule> schedule = SimulateBackfill(jobs, osd_info, simulated);
+  if (!schedule.ok()) {
+    return absl::Status(schedule.status().code(),
+                        absl::StrCat("backfill simulation: ", schedule.status().message()));
+  }
+  report.schedule = *std::move(schedule);
+  if (options.request_orders.orders < 2) return absl::OkStatus();
+  absl::StatusOr<RequestOrderRange> orders =
+      SimulateRequestOrders(jobs, osd_info, simulated, options.request_orders);
+  if (!orders.ok()) {
+    return absl::Status(orders.status().code(),
+                        absl::StrCat("backfill over request orders: ", orders.status().message()));
+  }
+  report.request_orders = *std::move(orders);
+  return absl::OkStatus();
+}
+
 // Maps `before` and `after` (`after_map`, when not null, is after.crush
 // built) and reports: the movement (with the PGs' moves when `moves`, and
 // the upmap cleanup's counts of `cleaned`), the schedule, the safety; with
@@ -234,27 +259,7 @@ absl::StatusOr<std::unique_ptr<MappedReport>> MapAndReport(
   // back before the simulation.
   if (!options.max_misplaced) out->mapped = MappedChange{};
   report.warnings = std::move(detached);
-  if (options.schedule) {
-    // One set of jobs for the schedule and its request orders.
-    const std::vector<BackfillJob> jobs = JobsFromMoves(m.moves);
-    const BackfillOsdInfo osd_info = OsdInfoFromMovement(m);
-    const BackfillOptions simulated = MovementBackfillOptions(m, report.backfill);
-    absl::StatusOr<BackfillSchedule> schedule = SimulateBackfill(jobs, osd_info, simulated);
-    if (!schedule.ok()) {
-      return absl::Status(schedule.status().code(),
-                          absl::StrCat("backfill simulation: ", schedule.status().message()));
-    }
-    report.schedule = *std::move(schedule);
-    if (options.request_orders.orders >= 2) {
-      absl::StatusOr<RequestOrderRange> orders =
-          SimulateRequestOrders(jobs, osd_info, simulated, options.request_orders);
-      if (!orders.ok()) {
-        return absl::Status(orders.status().code(), absl::StrCat("backfill over request orders: ",
-                                                                 orders.status().message()));
-      }
-      report.request_orders = *std::move(orders);
-    }
-  }
+  if (options.schedule) CRUSH_RETURN_IF_ERROR(ScheduleBackfill(m, options, report));
   // Old copies go as the release's OSDs delete them (fill_timeline.h).
   const RecoveryScheduler scheduler = report.backfill_cost ? report.backfill_cost->scheduler
                                                            : DefaultScheduler(report.ceph_release);

@@ -455,6 +455,29 @@ absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const Cluster
   return RecordedMapping::Record(std::move(session), mo);
 }
 
+// The PGs the walk's steps may take as kept (KeptPgs, decided on `target`
+// through options.recorded), or null: only the steps of a walk that raises
+// CRUSH weights alone lie between the recording and the target as
+// KeptPgs::Covers() asks.
+absl::StatusOr<std::shared_ptr<const KeptPgs>> KeptOnTheWay(const std::vector<Staged>& staged,
+                                                            const ClusterState& target,
+                                                            const StagedPlanOptions& options,
+                                                            const ChangeAtOnce* mapped) {
+  const bool raises_crush_weights = std::all_of(staged.begin(), staged.end(), [](const Staged& s) {
+    return s.crush && !s.reweight && s.crush_to >= s.crush_from;
+  });
+  if (staged.empty() || !raises_crush_weights) return nullptr;
+  std::shared_ptr<const MappingSession> target_session;
+  if (mapped != nullptr) {
+    target_session = mapped->mapped.after;
+  } else {
+    CRUSH_ASSIGN_OR_RETURN(target_session, MappingSession::Create(target));
+  }
+  MapAllOptions mo;
+  mo.threads = options.movement.threads;
+  return KeptPgs::Find(options.recorded, std::move(target_session), mo);
+}
+
 // PlanStagedChange() of a change mapped at once by the planner (`mapped`)
 // or not (nullptr: the change is applied and `before` mapped here).
 absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeList& change,
@@ -488,23 +511,8 @@ absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeLis
   for (const Staged& s : staged) plan.staged_osds.push_back(s.osd);
   StagedPlanOptions recorded_options = options;
   CRUSH_ASSIGN_OR_RETURN(recorded_options.recorded, RecordingOf(before, options, mapped));
-  recorded_options.kept = nullptr;
-  // Only the steps of a walk that raises CRUSH weights alone lie between
-  // the recording and the target as KeptPgs::Covers() asks.
-  const bool raises_crush_weights = std::all_of(staged.begin(), staged.end(), [](const Staged& s) {
-    return s.crush && !s.reweight && s.crush_to >= s.crush_from;
-  });
-  if (!staged.empty() && raises_crush_weights) {
-    std::shared_ptr<const MappingSession> target_session;
-    if (mapped != nullptr) {
-      target_session = mapped->mapped.after;
-    } else {
-      CRUSH_ASSIGN_OR_RETURN(target_session, MappingSession::Create(*target));
-    }
-    MapAllOptions mo;
-    mo.threads = options.movement.threads;
-    recorded_options.kept = KeptPgs::Find(recorded_options.recorded, std::move(target_session), mo);
-  }
+  CRUSH_ASSIGN_OR_RETURN(recorded_options.kept,
+                         KeptOnTheWay(staged, *target, recorded_options, mapped));
   const StepContext ctx{at_once, recorded_options, mapped, *target, staged};
   Mapped prev;
   if (mapped != nullptr) {
