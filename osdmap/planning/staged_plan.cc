@@ -434,6 +434,14 @@ void SumSteps(StagedPlan* plan) {
   }
 }
 
+// `state`'s mapping session: the planner's (`mapped`, when it mapped the
+// change) or a new one.
+absl::StatusOr<std::shared_ptr<const MappingSession>> SessionOf(
+    const ClusterState& state, std::shared_ptr<const MappingSession> mapped) {
+  if (mapped != nullptr) return mapped;
+  return MappingSession::Create(state);
+}
+
 // The recording of `before` the steps are mapped through: options', the
 // planner's, or a new one (one all-PG mapping).
 absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const ClusterState& before,
@@ -443,12 +451,8 @@ absl::StatusOr<std::shared_ptr<const RecordedMapping>> RecordingOf(const Cluster
   if (mapped != nullptr && mapped->mapped.tables->recorded != nullptr) {
     return mapped->mapped.tables->recorded;
   }
-  std::shared_ptr<const MappingSession> session;
-  if (mapped != nullptr) {
-    session = mapped->mapped.before;
-  } else {
-    CRUSH_ASSIGN_OR_RETURN(session, MappingSession::Create(before));
-  }
+  CRUSH_ASSIGN_OR_RETURN(std::shared_ptr<const MappingSession> session,
+                         SessionOf(before, mapped != nullptr ? mapped->mapped.before : nullptr));
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   mo.acting = false;
@@ -467,12 +471,8 @@ absl::StatusOr<std::shared_ptr<const KeptPgs>> KeptOnTheWay(const std::vector<St
     return s.crush && !s.reweight && s.crush_to >= s.crush_from;
   });
   if (staged.empty() || !raises_crush_weights) return nullptr;
-  std::shared_ptr<const MappingSession> target_session;
-  if (mapped != nullptr) {
-    target_session = mapped->mapped.after;
-  } else {
-    CRUSH_ASSIGN_OR_RETURN(target_session, MappingSession::Create(target));
-  }
+  CRUSH_ASSIGN_OR_RETURN(std::shared_ptr<const MappingSession> target_session,
+                         SessionOf(target, mapped != nullptr ? mapped->mapped.after : nullptr));
   MapAllOptions mo;
   mo.threads = options.movement.threads;
   return KeptPgs::Find(options.recorded, std::move(target_session), mo);
