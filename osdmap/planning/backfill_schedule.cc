@@ -31,11 +31,13 @@ absl::StatusOr<std::uint32_t> Simulator::Dense(std::int32_t osd, const BackfillJ
   const auto it = opt_.class_rates.find(cls);
   o.rate = cls.empty() || it == opt_.class_rates.end() ? &opt_.default_rate : &it->second;
   if (!(o.rate->bytes_per_second > 0) || !std::isfinite(o.rate->bytes_per_second) ||
-      !(o.rate->objects_per_second >= 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
-                     o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
-                     " objects/s: bytes/s must be > 0 and objects/s >= 0"));
+      !(o.rate->objects_per_second >= 0) || !(o.rate->ec_hold_factor > 0) ||
+      !std::isfinite(o.rate->ec_hold_factor)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
+        o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
+        " objects/s, EC hold factor ", o.rate->ec_hold_factor,
+        ": bytes/s must be > 0, objects/s >= 0 and the factor a finite number > 0"));
   }
   if (check_space_ && id < info_.capacity_bytes.size() && info_.capacity_bytes[id] > 0) {
     o.room = *opt_.backfillfull_ratio * static_cast<double>(info_.capacity_bytes[id]);
@@ -103,6 +105,8 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
       *osds_[s.primary != kNoIndex ? s.primary : remotes_[s.remote_begin]].rate;
   s.duration = lead.additive ? lead.per_pg_seconds + objects_time + bytes_time
                              : std::max(bytes_time, objects_time);
+  const double ec_factor = job.erasure ? lead.ec_hold_factor : 1;
+  s.duration *= ec_factor;
   // Rates accepted one by one can still make a hold no clock reaches (a
   // bytes rate of 1e-320 is above 0); beyond this every sum of holds stays
   // finite, as the event loop needs.
@@ -114,7 +118,7 @@ absl::Status Simulator::Flatten(std::uint32_t j) {
         " s per PG): a rate too small; expected at most ", kMaxHoldSeconds, " s"));
   }
   s.hold = s.duration;
-  s.rescan = lead.additive ? lead.per_pg_seconds : 0;
+  s.rescan = lead.additive ? lead.per_pg_seconds * ec_factor : 0;
   misplaced_ += s.misplaced;
   bytes_total_ += job.bytes_per_target * job.targets.size();
   return absl::OkStatus();
@@ -199,20 +203,6 @@ void Simulator::MarkDirty(std::uint32_t osd) {
   dirty_.push_back(osd);
 }
 
-void Simulator::CurvePoint() {
-  const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) /
-                                                    static_cast<double>(opt_.objects_total)
-                                              : 0;
-  // One point per instant, but the opening (0, everything) stays even when
-  // empty PGs finish at time 0.
-  if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
-  if (!curve_.empty() && curve_.back().seconds == now_ &&
-      curve_.back().objects_misplaced == misplaced_) {
-    return;
-  }
-  curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
-}
-
 void Simulator::AskAll() {
   // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
@@ -229,7 +219,6 @@ void Simulator::AskAll() {
 }
 
 absl::Status Simulator::Run() {
-  CurvePoint();
   now_ = opt_.start_delay_seconds;
   AskAll();
   const auto pump = [&] {
@@ -278,7 +267,6 @@ absl::Status Simulator::Run() {
         ended = true;
       }
     }
-    if (ended) CurvePoint();
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {
@@ -309,7 +297,7 @@ std::vector<BackfillJob> JobsFromMoves(std::span<const PgMove> moves) {
   for (const PgMove& m : moves) {
     jobs.push_back(BackfillJob{m.pg, m.pusher, m.targets, m.bytes_per_target, m.objects_per_target,
                                m.degraded ? kBackfillDegradedPriority : kBackfillPriority,
-                               m.leaving});
+                               m.leaving, m.erasure});
   }
   return jobs;
 }

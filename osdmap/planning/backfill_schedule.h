@@ -158,6 +158,9 @@ struct BackfillJob {
   // bytes_per_target each (PgMove::leaving); only the backfill_toofull check
   // reads them.
   std::vector<std::int32_t> leaving;
+  // An erasure-coded pool's PG: its hold is BackfillRate::ec_hold_factor
+  // times a replicated one's of the same objects and bytes.
+  bool erasure = false;
 };
 
 // One job per move: primary = the move's pusher (the primary peering picks,
@@ -176,6 +179,10 @@ struct BackfillRate {
   // (additive) instead of the larger of the two rates' times.
   double per_pg_seconds = 0;
   bool additive = false;
+  // An erasure-coded PG's hold (BackfillJob::erasure) is this times the
+  // above, the rescan after a preemption too (the lead OSD's rate: the
+  // primary's, or the first target's; backfill_cost.h). Must be > 0.
+  double ec_hold_factor = 1;
 };
 
 // The assumed per-class figures (assumptions, not measurements; override

@@ -379,6 +379,7 @@ MovementCounters ComparePgs(const PoolInputs& in, const internal::PgSizer& sizer
     PgMove* move = nullptr;
     if (moves != nullptr && d.num_moves > 0) {
       move = &RecordMove(in, p, b, a, d, pusher, size, shard_bytes, *moves);
+      move->erasure = ec;
     }
     AddShards(b, a, d, pusher, ec ? static_cast<int>(k) : 0, size, shard_bytes, sums, c);
     AddLeaving(ec, b, a, shard_bytes, sums.osds, move);

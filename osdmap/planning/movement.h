@@ -146,6 +146,9 @@ struct PgMove {
   // Ceph deletes it once the PG is clean again, i.e. when its backfill ends
   // (fill_timeline.h). An OSD appears once per shard it gives up.
   std::vector<std::int32_t> leaving;
+  // An erasure-coded pool's PG (its backfill reads shards from other OSDs to
+  // rebuild each object: BackfillRate::ec_hold_factor).
+  bool erasure = false;
 };
 
 struct Movement {
