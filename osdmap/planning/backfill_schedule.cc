@@ -203,6 +203,20 @@ void Simulator::MarkDirty(std::uint32_t osd) {
   dirty_.push_back(osd);
 }
 
+void Simulator::CurvePoint() {
+  const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) /
+                                                    static_cast<double>(opt_.objects_total)
+                                              : 0;
+  // One point per instant, but the opening (0, everything) stays even when
+  // empty PGs finish at time 0.
+  if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
+  if (!curve_.empty() && curve_.back().seconds == now_ &&
+      curve_.back().objects_misplaced == misplaced_) {
+    return;
+  }
+  curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
+}
+
 void Simulator::AskAll() {
   // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
@@ -219,6 +233,7 @@ void Simulator::AskAll() {
 }
 
 absl::Status Simulator::Run() {
+  CurvePoint();
   now_ = opt_.start_delay_seconds;
   AskAll();
   const auto pump = [&] {
@@ -267,6 +282,7 @@ absl::Status Simulator::Run() {
         ended = true;
       }
     }
+    if (ended) CurvePoint();
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {
