@@ -33,11 +33,11 @@ absl::StatusOr<std::uint32_t> Simulator::Dense(std::int32_t osd, const BackfillJ
   if (!(o.rate->bytes_per_second > 0) || !std::isfinite(o.rate->bytes_per_second) ||
       !(o.rate->objects_per_second >= 0) || !(o.rate->ec_hold_factor > 0) ||
       !std::isfinite(o.rate->ec_hold_factor)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
-        o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
-        " objects/s, EC hold factor ", o.rate->ec_hold_factor,
-        ": bytes/s must be > 0, objects/s >= 0 and the factor a finite number > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(PgName(job), ": osd.", osd, " (class '", cls, "') has backfill rate ",
+                     o.rate->bytes_per_second, " bytes/s, ", o.rate->objects_per_second,
+                     " objects/s, EC hold factor ", o.rate->ec_hold_factor,
+                     ": bytes/s must be > 0, objects/s >= 0 and the factor a finite number > 0"));
   }
   if (check_space_ && id < info_.capacity_bytes.size() && info_.capacity_bytes[id] > 0) {
     o.room = *opt_.backfillfull_ratio * static_cast<double>(info_.capacity_bytes[id]);
@@ -203,20 +203,6 @@ void Simulator::MarkDirty(std::uint32_t osd) {
   dirty_.push_back(osd);
 }
 
-void Simulator::CurvePoint() {
-  const double ratio = opt_.objects_total > 0 ? static_cast<double>(misplaced_) /
-                                                    static_cast<double>(opt_.objects_total)
-                                              : 0;
-  // One point per instant, but the opening (0, everything) stays even when
-  // empty PGs finish at time 0.
-  if (curve_.size() > 1 && curve_.back().seconds == now_) curve_.pop_back();
-  if (!curve_.empty() && curve_.back().seconds == now_ &&
-      curve_.back().objects_misplaced == misplaced_) {
-    return;
-  }
-  curve_.push_back(MisplacedPoint{now_, misplaced_, ratio});
-}
-
 void Simulator::AskAll() {
   // Every PG asks at the start delay, in input order: the primary's local reserver
   // first (WaitLocalBackfillReserved); a PG without a primary goes straight
@@ -233,7 +219,6 @@ void Simulator::AskAll() {
 }
 
 absl::Status Simulator::Run() {
-  CurvePoint();
   now_ = opt_.start_delay_seconds;
   AskAll();
   const auto pump = [&] {
@@ -282,7 +267,6 @@ absl::Status Simulator::Run() {
         ended = true;
       }
     }
-    if (ended) CurvePoint();
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {

@@ -76,9 +76,10 @@
 //    do_scan's check_backfill_full; a reservation counting the PG's bytes
 //    whole makes that rare), EC shards count their bytes without Ceph's
 //    per-object chunk padding, and client writes do not grow any OSD;
-//  * a PG's misplaced objects disappear when its backfill ends (Ceph counts
-//    them down object by object), so the curve is a staircase that lags the
-//    real one by at most one PG duration per OSD.
+//  * the misplaced curve counts a PG's objects down evenly while it pushes
+//    (Ceph counts them down object by object: update_calc_stats), between
+//    the halves of its per-PG part; a preempted PG is counted down over its
+//    first start to its end, the pause included.
 // Stray deletions preempt backfills (BackfillOptions::
 // stray_delete_delay_seconds): when a PG's backfill ends, every OSD it
 // leaves deletes its old copy once the PG is clean in its final interval
@@ -236,8 +237,10 @@ struct BackfillOptions {
   // (Movement::totals.objects_total, Ceph's sum of num_object_copies); 0:
   // ratios are reported as 0.
   std::uint64_t objects_total = 0;
-  // The curve keeps at most this many points (evenly spaced in time, always
-  // the first and last); 0 keeps one point per completion time.
+  // The curve keeps at most this many points (the first point at or after
+  // each of evenly spaced instants, always the first and last); 0 keeps
+  // every point where it bends. 1 or 2: its two ends only, without the
+  // O(jobs log jobs) sort that builds the rest.
   std::size_t curve_max_points = 1000;
   std::size_t top_waits = 20;                            // how many longest-waiting PGs to report
   std::function<void(const BackfillTraceEvent&)> trace;  // optional
@@ -293,10 +296,14 @@ struct BackfillOptions {
   std::uint32_t concurrency_slowdown_max_running = 0;
 };
 
+// A point of the misplaced curve; the curve is linear between two points
+// (two points at one instant: a drop at once).
 struct MisplacedPoint {
   double seconds = 0;
-  std::uint64_t objects_misplaced = 0;  // sum over unfinished PGs of objects x targets
-  double ratio = 0;                     // objects_misplaced / objects_total
+  // Over the PGs not finished: objects x targets, less what a running PG
+  // has pushed (rounded to the nearest object).
+  std::uint64_t objects_misplaced = 0;
+  double ratio = 0;  // objects_misplaced / objects_total
 };
 
 struct OsdBackfillLoad {
@@ -356,7 +363,7 @@ struct BackfillSchedule {
   // after its end (osdmap/planning/fill_timeline.h deletes the copies it replaced then).
   double end_delay_seconds = 0;
   std::uint64_t bytes_total = 0;            // sum of bytes_per_target x targets
-  std::vector<MisplacedPoint> misplaced;    // starts at (0, all); ends at (last end, 0)
+  std::vector<MisplacedPoint> misplaced;    // (0, all) .. (last end, what never started)
   std::vector<OsdBackfillLoad> osds;        // every OSD taking part, busiest first
   std::vector<HostBackfillLoad> hosts;      // busiest first; empty without hosts
   std::vector<BackfillWait> longest_waits;  // longest first, then job order

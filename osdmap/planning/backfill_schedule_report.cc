@@ -7,25 +7,6 @@
 
 namespace crushkit::osdmap::backfill_internal {
 
-// At most curve_max_points points: the first, then the first point at or
-// after each of evenly spaced instants, and always the last.
-std::vector<MisplacedPoint> Simulator::ThinCurve() const {
-  const std::size_t max = std::max<std::size_t>(opt_.curve_max_points, 2);
-  if (opt_.curve_max_points == 0 || curve_.size() <= max) return curve_;
-  std::vector<MisplacedPoint> out;
-  out.reserve(max);
-  const double step = curve_.back().seconds / static_cast<double>(max - 1);
-  double next = 0;
-  for (std::size_t i = 0; i + 1 < curve_.size(); ++i) {
-    if (curve_[i].seconds < next) continue;
-    out.push_back(curve_[i]);
-    next = step * static_cast<double>(out.size());
-    if (out.size() + 1 == max) break;
-  }
-  out.push_back(curve_.back());
-  return out;
-}
-
 BackfillSchedule Simulator::Report() {
   BackfillSchedule r;
   // The last end (deletions may come after it; never-starting jobs end the
@@ -37,7 +18,7 @@ BackfillSchedule Simulator::Report() {
   r.mean_running = running_busy_ > 0 ? running_integral_ / running_busy_ : 0;
   r.max_running = max_running_;
   r.bytes_total = bytes_total_;
-  r.misplaced = ThinCurve();
+  r.misplaced = MisplacedCurve();
   r.osds.reserve(osds_.size());
   for (const OsdSim& o : osds_) {
     r.osds.push_back(

@@ -97,7 +97,9 @@ TEST(BackfillScheduleTest, MonitorDelaysFrameTheBackfill) {
   EXPECT_EQ(s->makespan_seconds, 15.5);  // 1 + 10 + 4 (one local slot on osd.0) + 0.5
   EXPECT_THAT(Ends(*s), ElementsAre(11.0, 15.0));
   EXPECT_EQ(s->jobs[0].start_seconds, 1);
-  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 8u), std::pair(11.0, 3u), std::pair(15.0, 0u)));
+  // Job 0 counts down from its start at 1 s to 11 s, job 1 from 11 s to 15 s.
+  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 8u), std::pair(1.0, 8u), std::pair(11.0, 3u),
+                                     std::pair(15.0, 0u)));
   EXPECT_EQ(Osd(*s, 0).busy_seconds, 14);  // the delays hold no reservation
   opt.end_delay_seconds = -1;
   EXPECT_THAT(SimulateBackfill(jobs, {}, opt).status(),
@@ -124,7 +126,9 @@ TEST(BackfillScheduleTest, ChainWithOneBottleneckOsd) {
   EXPECT_EQ(s->makespan_seconds, 35);
   EXPECT_THAT(Starts(*s), ElementsAre(0, 10, 30, 0));
   EXPECT_THAT(Ends(*s), ElementsAre(10, 30, 35, 7));
-  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 4u), std::pair(7.0, 3u), std::pair(10.0, 2u),
+  // One object each, counted down while it is pushed: at 7 s job 3's is in
+  // and 0.3 of job 0's is left (2.3, rounded).
+  EXPECT_THAT(Curve(*s), ElementsAre(std::pair(0.0, 4u), std::pair(7.0, 2u), std::pair(10.0, 2u),
                                      std::pair(30.0, 1u), std::pair(35.0, 0u)));
   std::vector<std::int32_t> order;
   for (const OsdBackfillLoad& o : s->osds) order.push_back(o.osd);

@@ -187,9 +187,7 @@ class Simulator {
   void Hold(std::uint32_t osd, int delta);
   void Running(std::uint32_t osd, int delta);
   void MarkDirty(std::uint32_t osd);
-  // Run's parts: a point of the misplaced curve at now_ (one per instant),
-  // and every PG's first reservation request at the start delay.
-  void CurvePoint();
+  // Run's part: every PG's first reservation request at the start delay.
   void AskAll();
   void Enqueue(std::uint32_t osd, bool local, std::uint32_t job);
   void Advance(std::uint32_t job);
@@ -218,7 +216,11 @@ class Simulator {
   void Retry(std::uint32_t job);
   bool NothingCanStart() const;
   void GiveUp();
-  std::vector<MisplacedPoint> ThinCurve() const;
+  // Report's parts (backfill_curve.cc): the misplaced curve from the jobs'
+  // starts and ends, each PG counted down while it pushes, thinned to
+  // curve_max_points.
+  std::vector<MisplacedPoint> MisplacedCurve() const;
+  std::vector<MisplacedPoint> ThinCurve(std::vector<MisplacedPoint> curve) const;
 
   std::span<const BackfillJob> in_;
   const BackfillOsdInfo& info_;
@@ -240,9 +242,8 @@ class Simulator {
   std::vector<std::uint32_t> unsettled_;  // all-at-once: free slot, PGs still parked
   std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
-  std::vector<MisplacedPoint> curve_;
   std::uint64_t seq_ = 0;
-  std::uint64_t misplaced_ = 0;
+  std::uint64_t misplaced_ = 0;  // of the jobs not finished
   std::uint64_t bytes_total_ = 0;
   double now_ = 0;
   // backfill_toofull: jobs started (progress_), running, waiting to retry.
