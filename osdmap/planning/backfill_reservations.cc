@@ -10,7 +10,7 @@ namespace crushkit::osdmap::backfill_internal {
 // A request made during a grant phase waits in pending_ until the phase ends,
 // so what a phase grants never depends on the order it visits OSDs in.
 void Simulator::Enqueue(std::uint32_t osd, bool local, std::uint32_t job) {
-  pending_.push_back(Pending{osd, local, Request{jobs_[job].priority, seq_++, job}});
+  pending_.push_back(Pending{osd, local, Request{jobs_[job].priority, job, seq_++}});
 }
 
 // The job's next step after a grant: ask the next target for its remote slot
@@ -37,10 +37,8 @@ void Simulator::Advance(std::uint32_t job) {
   }
   if (!s.started) {
     s.started = true;
-    timings_[job].start_seconds = now_;
-    if (timings_[job].toofull_refusals > 0) {
-      timings_[job].toofull_seconds = now_ - s.toofull_since;
-    }
+    s.start_seconds = now_;
+    if (s.refused) timings_[job].toofull_seconds = now_ - s.toofull_since;
   }
   ++progress_;
   CountRunning(+1);
@@ -66,8 +64,7 @@ void Simulator::ScheduleEnd(std::uint32_t job) {
     ends_.push(ClockEnd{Clock() + s.work_left / s.pace, job, s.generation});
     return;
   }
-  s.ends_at = now_ + s.work_left / s.pace;
-  events_.push(Completion{.seconds = s.ends_at,
+  events_.push(Completion{.seconds = now_ + s.work_left / s.pace,
                           .job = job,
                           .kind = Completion::kEnd,
                           .osd = kNoIndex,
@@ -204,7 +201,7 @@ void Simulator::Pump() {
 // nothing, for its primary's local slot and every target's remote slot; it
 // is tried at the next grant phase.
 void Simulator::Wait(std::uint32_t job) {
-  jobs_[job].wait_key = Request{jobs_[job].priority, seq_++, job};
+  jobs_[job].wait_key = Request{jobs_[job].priority, job, seq_++};
   candidates_.push_back(jobs_[job].wait_key);
 }
 
@@ -298,7 +295,7 @@ void Simulator::PumpAllAtOnce() {
 
 void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
-  timings_[job].end_seconds = now_;
+  s.end_seconds = now_;
   last_end_ = now_;
   CountRunning(-1);
   misplaced_ -= s.misplaced;
@@ -394,7 +391,7 @@ void Simulator::ReleaseRemote(std::uint32_t job, std::uint32_t k) {
 // local slot back.
 void Simulator::FreeLocalSlot(std::uint32_t job) {
   const std::uint32_t primary = jobs_[job].primary;
-  ++timings_[job].preemptions;
+  ++jobs_[job].preemptions;
   ++preemptions_;
   Trace(BackfillTraceEvent::Kind::kPreempted, job, primary);
   OsdSim& p = osds_[primary];
@@ -440,6 +437,16 @@ void Simulator::Preempt(std::uint32_t job) {
     Enqueue(s.primary, /*local=*/true, job);
   } else {
     Wait(job);
+  }
+}
+
+// The starts, ends and preemptions the event loop kept in jobs_, into the
+// report's timings (one pass in job order after the loop).
+void Simulator::Record() {
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    timings_[j].start_seconds = jobs_[j].start_seconds;
+    timings_[j].end_seconds = jobs_[j].end_seconds;
+    timings_[j].preemptions = jobs_[j].preemptions;
   }
 }
 

@@ -277,6 +277,7 @@ absl::Status Simulator::Run() {
       if (NothingCanStart()) GiveUp();
     }
   }
+  Record();
   if (finished + never_ != jobs_.size()) {
     // Unreachable: reservations are taken in one global order (local first,
     // then remotes by ascending OSD id), or all at once, so some holder can

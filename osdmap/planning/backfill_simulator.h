@@ -36,10 +36,10 @@ inline constexpr int kAllAtOnceTries = 16;
 // A request queued on a reserver. AsyncReserver::do_queues grants the highest
 // priority first and, within a priority, the oldest request (`seq` counts
 // requests in the order they were made).
-struct Request {
+struct Request {  // 16 bytes: the reservers' heaps hold one per waiting PG
   int priority = 0;
-  std::uint64_t seq = 0;
   std::uint32_t job = 0;
+  std::uint64_t seq = 0;
 };
 
 struct RequestAfter {  // std::priority_queue puts the "largest" on top
@@ -102,31 +102,23 @@ struct HostSim {
 };
 
 // A job flattened: OSDs are dense indices into Simulator::osds_.
-struct JobSim {
+// The event loop visits a job at each grant, start, end and preemption, long
+// after the last visit: every visit is a cache miss. So what the loop reads
+// sits in the first two cache lines (alignas: one miss for the first, the
+// adjacent line prefetched with it), what only set-up, backfill_toofull,
+// all-at-once and the report read after them; and the loop writes a job's
+// start, end and preemptions here, not to timings_ (Simulator::Record).
+struct alignas(64) JobSim {
+  // First line: every grant, start, end and preemption.
   std::uint32_t primary = kNoIndex;
-  // BackfillJob::priority and bytes_per_target, kept here: the event loop
-  // reads them at every request and end, and the job is a cache miss.
+  // BackfillJob::priority, kept here: the event loop reads it at every
+  // request and stray deletion, and the BackfillJob is a cache miss.
   int priority = 0;
   std::uint32_t remote_begin = 0;  // remotes_[remote_begin, remote_end): ascending OSD id
   std::uint32_t remote_end = 0;
   std::uint32_t next_remote = 0;
-  std::uint64_t misplaced = 0;  // objects x targets
-  double duration = 0;
-  // Stray deletions: the hold of its next start (duration, or what is left
-  // after a preemption plus the scan again), when the running hold ends,
-  // the rescan's cost, and a generation that makes a revoked hold's end
-  // event stale.
-  double hold = 0;
-  double ends_at = 0;
-  // While it runs: the hold still to do at full pace, its pace (1, or less
-  // while its primary pushes more than max_backfills: Simulator::Reshare),
-  // and since when.
-  // With the slowdown (k > 0) `since` and the end are on the slowdown's
-  // clock (Simulator::Clock) instead of the real one.
-  double work_left = 0;
-  double pace = 1;
-  double since = 0;
-  double rescan = 0;
+  // Stray deletions: a generation that makes a revoked hold's end event
+  // stale.
   std::uint32_t generation = 0;
   bool started = false;
   bool running = false;
@@ -136,10 +128,32 @@ struct JobSim {
   // Hold and wait: its request to remotes_[next_remote - 1] is queued, with
   // this seq (a preemption revokes it; the reserver then skips it).
   bool remote_outstanding = false;
+  bool refused = false;  // backfill_toofull refused it at least once
   std::uint64_t remote_seq = 0;
+  // While it runs: the hold still to do at full pace, its pace (1, or less
+  // while its primary pushes more than max_backfills: Simulator::Reshare),
+  // and since when.
+  // With the slowdown (k > 0) `since` and the end are on the slowdown's
+  // clock (Simulator::Clock) instead of the real one.
+  double work_left = 0;
+  double pace = 1;
+  double since = 0;
+  // Second line: starts, ends, preemptions.
   std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
   std::uint32_t leaving_end = 0;
-  double leaving_bytes = 0;  // projected use each of them gives back at the end
+  std::uint64_t misplaced = 0;  // objects x targets
+  double leaving_bytes = 0;     // projected use each of them gives back at the end
+  // The hold of its next start (duration, or what is left after a
+  // preemption plus the scan again) and the rescan's cost.
+  double hold = 0;
+  double rescan = 0;
+  // BackfillJobTiming's start_seconds, end_seconds and preemptions until
+  // Simulator::Record copies them.
+  double start_seconds = 0;
+  double end_seconds = 0;
+  std::uint32_t preemptions = 0;
+  // The rest: set-up, backfill_toofull and all at once.
+  double duration = 0;
   // backfill_toofull bookkeeping: when first refused, how many refusals in
   // a row saw no job start in between (progress_ at the last one).
   double toofull_since = 0;
@@ -207,6 +221,7 @@ class Simulator {
   void Settle(std::uint32_t job);
   void Reshare(std::uint32_t osd, std::uint32_t started);
   void CountRunning(int delta);
+  void Record();
   double Clock() const;
   double RealTimeOf(double clock) const;
   bool NoEventsLeft() const;

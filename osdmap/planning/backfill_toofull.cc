@@ -20,6 +20,7 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
   BackfillJobTiming& t = timings_[job];
   Trace(BackfillTraceEvent::Kind::kTooFull, job, osd);
   if (t.toofull_refusals++ == 0) s.toofull_since = now_;
+  s.refused = true;
   t.toofull_osd = osds_[osd].id;
   if (s.progress_at_refusal == progress_ && s.futile > 0) {
     ++s.futile;
@@ -80,7 +81,7 @@ void Simulator::GiveUp() {
     jobs_[j].waiting_retry = false;
     BackfillJobTiming& t = timings_[j];
     t.never_starts = true;
-    t.start_seconds = t.end_seconds = now_;
+    jobs_[j].start_seconds = jobs_[j].end_seconds = now_;
     t.toofull_seconds = now_ - jobs_[j].toofull_since;
     ++never_;
   }
