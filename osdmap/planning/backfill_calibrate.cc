@@ -56,6 +56,7 @@ class Fitter {
     ++simulations_;
     options_.class_rates.clear();
     options_.default_rate = RateFromCost(c);
+    options_.default_rate.ec_hold_factor = in_.ec_hold_factor;
     return SimulateBackfill(in_.jobs, in_.osd_info, options_);
   }
 
@@ -439,6 +440,47 @@ absl::StatusOr<JointCalibrationResult> FitBackfillCostJointly(
   return best;
 }
 
+namespace {
+
+// result.json's samples[]: each {t, pgs: {PG: [state, up, acting, primary]}}.
+// Counts, for every PG with an end, the samples whose state has
+// "backfilling" (not backfill_wait or backfill_toofull), and the mean time
+// between samples; nothing without two samples with a time.
+void ReadBackfillingSamples(const google::protobuf::ListValue& samples, ChangeMeasurement* m) {
+  std::map<std::string, std::uint32_t, std::less<>> counts;
+  std::vector<double> times;
+  for (const google::protobuf::Value& v : samples.values()) {
+    if (!v.has_struct_value()) continue;
+    const auto& sf = v.struct_value().fields();
+    auto t = sf.find("t");
+    if (t == sf.end() || !t->second.has_number_value() ||
+        !std::isfinite(t->second.number_value())) {
+      continue;
+    }
+    times.push_back(t->second.number_value());
+    auto pgs = sf.find("pgs");
+    if (pgs == sf.end() || !pgs->second.has_struct_value()) continue;
+    for (const auto& [pg, state] : pgs->second.struct_value().fields()) {
+      const google::protobuf::Value* s = &state;
+      if (s->has_list_value() && s->list_value().values_size() > 0) s = &s->list_value().values(0);
+      if (s->has_string_value() && s->string_value().find("backfilling") != std::string::npos) {
+        ++counts[pg];
+      }
+    }
+  }
+  if (times.size() < 2) return;
+  const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+  const double interval = (*hi - *lo) / static_cast<double>(times.size() - 1);
+  if (!(interval > 0) || !std::isfinite(interval)) return;
+  m->sample_interval_seconds = interval;
+  for (const auto& [pg, end] : m->end_seconds) {
+    auto c = counts.find(FormatPgId(pg));
+    m->backfilling_samples[pg] = c == counts.end() ? 0 : c->second;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json) {
   google::protobuf::Struct root;
   const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &root);
@@ -472,6 +514,9 @@ absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json) 
       std::optional<PgId> id = ParsePgId(pg->second.string_value());
       if (id) m.end_seconds[*id] = end->second.number_value();
     }
+  }
+  if (auto it = f.find("samples"); it != f.end() && it->second.has_list_value()) {
+    ReadBackfillingSamples(it->second.list_value(), &m);
   }
   return m;
 }

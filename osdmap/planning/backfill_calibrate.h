@@ -61,6 +61,9 @@ struct CalibrationInput {
   std::map<PgId, double> measured_end_seconds;
   // The model's proportions, used when there are no per-PG ends.
   BackfillCost model;
+  // Every simulation's EC hold factor (BackfillRate::ec_hold_factor); the
+  // fitted cost carries it.
+  double ec_hold_factor = 1;
 };
 
 struct CalibrationResult {
@@ -135,12 +138,54 @@ inline constexpr double kFunnelledMeanRunning = 1.5;
 struct ChangeMeasurement {
   double seconds = 0;                  // to the last pg_temp dropped
   std::map<PgId, double> end_seconds;  // per PG, optional
+  // The PG state samples, when recorded: for every PG with an end, how many
+  // samples showed it backfilling (0 for a backfill between two samples),
+  // and the mean time between samples (0: no samples).
+  std::map<PgId, std::uint32_t> backfilling_samples;
+  double sample_interval_seconds = 0;
 };
 
 // loopback-change.py's result.json: pg_temp_duration_seconds (else
-// duration_seconds) and every pgs[].pg_temp_end_seconds that is a number.
+// duration_seconds), every pgs[].pg_temp_end_seconds that is a number, and
+// from samples[] (t, pgs: PG -> [state, ...]) the backfilling counts and
+// interval when there are two samples or more.
 // Errors (kInvalidArgument): not JSON, no duration.
 absl::StatusOr<ChangeMeasurement> ParseChangeResultJson(absl::string_view json);
+
+// One PG's measured backfill hold, for FitEcHoldFactor.
+struct PgHoldSample {
+  double objects = 0;  // per target
+  bool erasure = false;
+  double hold_seconds = 0;  // backfilling samples x the sampling interval
+};
+
+// The EC hold factor (BackfillCost::ec_hold_factor) from sampled holds:
+// the replicated PGs' holds regressed on their objects (least squares, the
+// slope kept >= 0), then the EC PGs' total hold over what that line gives
+// for their objects. Sampled about once a second, a hold is coarse (most of
+// Tentacle's backfills fell between two samples), so the factor is fitted
+// only when there are kMinPgsPerKindForEcFit PGs or more of each kind, each
+// kind sampled backfilling at least once, and the estimate's standard error
+// in log (the delta method over both kinds' scatter) is at most
+// kMaxEcFactorLogError; it is then held within [1, kMaxFittedEcHoldFactor].
+// Otherwise the factor is 1. `note` says which, with the counts. O(PGs).
+struct EcHoldFactorFit {
+  double factor = 1;
+  bool fitted = false;
+  double estimate = 0;  // before the bounds; 0: none
+  double log_standard_error = 0;
+  std::size_t replicated = 0;
+  std::size_t erasure = 0;
+  double replicated_mean_hold = 0;  // seconds
+  double erasure_mean_hold = 0;
+  std::string note;
+};
+
+inline constexpr std::size_t kMinPgsPerKindForEcFit = 8;
+inline constexpr double kMaxEcFactorLogError = 0.2;
+inline constexpr double kMaxFittedEcHoldFactor = 3;
+
+EcHoldFactorFit FitEcHoldFactor(std::span<const PgHoldSample> pgs);
 
 // One change as the calibration saw it.
 struct CalibratedChange {
@@ -178,6 +223,10 @@ struct ChangeCalibration {
   // records it (concurrency_slowdown_max_running) and a plan holds the
   // slowdown at n = this beyond it.
   std::uint32_t slowdown_max_running = 0;
+  // The EC hold factor, from every change's sampled holds pooled
+  // (FitEcHoldFactor), fit.cost.ec_hold_factor; the figures and k are fitted
+  // with it.
+  EcHoldFactorFit ec;
 };
 
 // A change for CalibrateChanges.
@@ -211,11 +260,14 @@ absl::StatusOr<ChangeCalibration> CalibrateChange(ClusterState before, ClusterSt
 // one spread (CalibratedChange::spread): one funnelled and one spread change
 // do not determine it (the fitted k depended on which spread change was
 // paired, issue 35), and without a funnelled change nothing separates k from
-// the per-PG figures. Otherwise k is 0 and slowdown_note says why. Errors:
+// the per-PG figures. Otherwise k is 0 and slowdown_note says why. With
+// fit_ec_factor the EC hold factor is fitted first (FitEcHoldFactor on the
+// changes' sampled holds, ChangeCalibration::ec), else it is 1. Errors:
 // CalibrateChange's, and kInvalidArgument without changes.
 absl::StatusOr<ChangeCalibration> CalibrateChanges(
     std::vector<ChangeToCalibrate> changes, const BackfillCostSettings& settings, int max_backfills,
-    const std::string& device_class = "", bool hold_and_wait = true, bool fit_slowdown = true);
+    const std::string& device_class = "", bool hold_and_wait = true, bool fit_slowdown = true,
+    bool fit_ec_factor = true);
 
 // Whether CalibrateChanges fits the slowdown for these changes (their
 // `spread` set): `asked` and three or more changes, at least one funnelled

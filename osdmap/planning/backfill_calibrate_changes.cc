@@ -35,6 +35,8 @@ struct PreparedChange {
   std::string name;
   std::vector<BackfillJob> jobs;
   CalibrationInput input;
+  std::map<PgId, std::uint32_t> backfilling_samples;  // ChangeMeasurement's
+  double sample_interval_seconds = 0;
 };
 
 absl::StatusOr<PreparedChange> Prepare(ChangeToCalibrate change, int max_backfills,
@@ -54,7 +56,25 @@ absl::StatusOr<PreparedChange> Prepare(ChangeToCalibrate change, int max_backfil
   p.input.options.hold_and_wait = hold_and_wait;
   p.input.measured_seconds = change.measured.seconds;
   p.input.measured_end_seconds = std::move(change.measured.end_seconds);
+  p.backfilling_samples = std::move(change.measured.backfilling_samples);
+  p.sample_interval_seconds = change.measured.sample_interval_seconds;
   return p;
+}
+
+// Every change's sampled PGs with objects, pooled.
+std::vector<PgHoldSample> SampledHolds(const std::vector<PreparedChange>& changes) {
+  std::vector<PgHoldSample> out;
+  for (const PreparedChange& c : changes) {
+    if (!(c.sample_interval_seconds > 0)) continue;
+    for (const BackfillJob& j : c.jobs) {
+      auto it = c.backfilling_samples.find(j.pg);
+      if (j.objects_per_target == 0 || it == c.backfilling_samples.end()) continue;
+      out.push_back({.objects = static_cast<double>(j.objects_per_target),
+                     .erasure = j.erasure,
+                     .hold_seconds = it->second * c.sample_interval_seconds});
+    }
+  }
+  return out;
 }
 
 // The class most of the moving PGs' targets have ("hdd" when none has one).
@@ -148,11 +168,9 @@ absl::Status Fit(const std::vector<PreparedChange>& changes, bool fit_slowdown,
 
 }  // namespace
 
-absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate> changes,
-                                                   const BackfillCostSettings& settings,
-                                                   int max_backfills,
-                                                   const std::string& device_class,
-                                                   bool hold_and_wait, bool fit_slowdown) {
+absl::StatusOr<ChangeCalibration> CalibrateChanges(
+    std::vector<ChangeToCalibrate> changes, const BackfillCostSettings& settings, int max_backfills,
+    const std::string& device_class, bool hold_and_wait, bool fit_slowdown, bool fit_ec_factor) {
   if (changes.empty()) return absl::InvalidArgumentError("calibrate: no change to fit");
   std::vector<PreparedChange> prepared;
   crush::CephRelease release{};
@@ -164,6 +182,12 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
   ChangeCalibration out;
   out.device_class = device_class.empty() ? MostTargetsClass(prepared) : device_class;
   CRUSH_RETURN_IF_ERROR(ApplyModel(settings, release, max_backfills, &prepared, &out));
+  if (fit_ec_factor) {
+    out.ec = FitEcHoldFactor(SampledHolds(prepared));
+  } else {
+    out.ec.note = "EC hold factor 1: not fitted (--no-ec-factor)";
+  }
+  for (PreparedChange& p : prepared) p.input.ec_hold_factor = out.ec.factor;
   for (const PreparedChange& p : prepared) {
     CalibratedChange c;
     c.name = p.name;
@@ -177,6 +201,7 @@ absl::StatusOr<ChangeCalibration> CalibrateChanges(std::vector<ChangeToCalibrate
   }
   out.slowdown_fitted = DecideSlowdownFit(out.changes, fit_slowdown, &out.slowdown_note);
   CRUSH_RETURN_IF_ERROR(Fit(prepared, out.slowdown_fitted, &out));
+  out.fit.cost.ec_hold_factor = out.ec.factor;
   // The range k was fitted on: the most backfills at once each change ran
   // with the fitted figures and k (a plan holds the slowdown there beyond).
   for (std::size_t i = 0; i < prepared.size(); ++i) {
@@ -228,6 +253,103 @@ bool DecideSlowdownFit(std::span<const CalibratedChange> changes, bool asked, st
   return true;
 }
 
+namespace {
+
+// The replicated PGs' hold against their objects: least squares, the slope
+// kept >= 0 and the intercept >= 0 (a line through 0 and the means then).
+std::pair<double, double> ReplicatedLine(std::span<const PgHoldSample> pgs) {
+  double n = 0, so = 0, sh = 0;
+  for (const PgHoldSample& p : pgs) {
+    if (p.erasure) continue;
+    n += 1;
+    so += p.objects;
+    sh += p.hold_seconds;
+  }
+  const double mo = so / n;
+  const double mh = sh / n;
+  double sxx = 0, sxy = 0;
+  for (const PgHoldSample& p : pgs) {
+    if (p.erasure) continue;
+    sxx += (p.objects - mo) * (p.objects - mo);
+    sxy += (p.objects - mo) * (p.hold_seconds - mh);
+  }
+  double b = sxx > 0 ? std::max(sxy / sxx, 0.0) : 0;
+  double a = mh - b * mo;
+  if (a < 0) {
+    a = 0;
+    b = mo > 0 ? mh / mo : 0;
+  }
+  return {a, b};
+}
+
+// One kind's share of the estimate's squared standard error in log: the
+// variance of its holds about `predicted` (times scale) over n x mean^2.
+double LogVarianceOf(std::span<const PgHoldSample> pgs, bool erasure, double a, double b,
+                     double scale, double mean, double n) {
+  double sum = 0;
+  for (const PgHoldSample& p : pgs) {
+    if (p.erasure != erasure) continue;
+    const double d = p.hold_seconds - scale * (a + b * p.objects);
+    sum += d * d;
+  }
+  return sum / n / (n * mean * mean);
+}
+
+}  // namespace
+
+EcHoldFactorFit FitEcHoldFactor(std::span<const PgHoldSample> pgs) {
+  EcHoldFactorFit f;
+  double rep_hold = 0, ec_hold = 0;
+  std::size_t rep_seen = 0, ec_seen = 0;  // sampled backfilling at least once
+  for (const PgHoldSample& p : pgs) {
+    (p.erasure ? f.erasure : f.replicated) += 1;
+    (p.erasure ? ec_hold : rep_hold) += p.hold_seconds;
+    if (p.hold_seconds > 0) (p.erasure ? ec_seen : rep_seen) += 1;
+  }
+  const std::string rule = absl::StrFormat(
+      "the EC hold factor is fitted from the sampled backfill holds when there are %u PGs or more "
+      "of each kind, each kind seen backfilling, and its standard error in log is at most %.2g",
+      kMinPgsPerKindForEcFit, kMaxEcFactorLogError);
+  if (f.replicated < kMinPgsPerKindForEcFit || f.erasure < kMinPgsPerKindForEcFit ||
+      rep_seen == 0 || ec_seen == 0) {
+    f.note = absl::StrFormat(
+        "EC hold factor 1: %u replicated and %u EC PGs sampled (%u and %u "
+        "seen backfilling); %s",
+        f.replicated, f.erasure, rep_seen, ec_seen, rule);
+    return f;
+  }
+  const double nr = static_cast<double>(f.replicated);
+  const double ne = static_cast<double>(f.erasure);
+  f.replicated_mean_hold = rep_hold / nr;
+  f.erasure_mean_hold = ec_hold / ne;
+  const auto [a, b] = ReplicatedLine(pgs);
+  double line_ec = 0;
+  for (const PgHoldSample& p : pgs) {
+    if (p.erasure) line_ec += a + b * p.objects;
+  }
+  f.estimate = line_ec > 0 ? ec_hold / line_ec : 0;
+  f.log_standard_error =
+      std::sqrt(LogVarianceOf(pgs, false, a, b, 1, f.replicated_mean_hold, nr) +
+                LogVarianceOf(pgs, true, a, b, f.estimate, f.erasure_mean_hold, ne));
+  const std::string counts = absl::StrFormat(
+      "%u EC PGs held %.2f s on average, %u replicated ones %.2f s (%.3g s + %.3g s per object)",
+      f.erasure, f.erasure_mean_hold, f.replicated, f.replicated_mean_hold, a, b);
+  if (!(f.estimate > 0) || !(f.log_standard_error <= kMaxEcFactorLogError)) {
+    f.note = absl::StrFormat(
+        "EC hold factor 1: the estimate %.3g has a standard error of %.2f in "
+        "log; %s; %s",
+        f.estimate, f.log_standard_error, counts, rule);
+    return f;
+  }
+  f.fitted = true;
+  f.factor = std::clamp(f.estimate, 1.0, kMaxFittedEcHoldFactor);
+  f.note = absl::StrFormat(
+      "EC hold factor %.3g (estimate %.3g, standard error %.2f in log, held within 1 .. %.3g): "
+      "%s; %s",
+      f.factor, f.estimate, f.log_standard_error, kMaxFittedEcHoldFactor, counts, rule);
+  return f;
+}
+
 std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) {
   Calibration file;
   file.costs[c.device_class] = c.fit.cost;
@@ -255,13 +377,13 @@ std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) 
                             ch.model_seconds, ch.rms_end_error_seconds, ch.mean_running,
                             ch.spread ? "spread" : "funnelled", ch.max_running);
     }
-    absl::StrAppend(&comment, "\n", slowdown);
+    absl::StrAppend(&comment, "\n", slowdown, "\n", c.ec.note);
     return FormatCalibration(file, comment);
   }
   return FormatCalibration(
       file, absl::StrFormat("crushkit calibrate: %s\n%u backfilling PGs, measured %.2f s, "
                             "simulated %.2f s with these figures (%.2f s with the model's); "
-                            "%u PG ends compared, RMS %.2f s%s\n%s",
+                            "%u PG ends compared, RMS %.2f s%s\n%s\n%s",
                             std::string(what), c.jobs, c.measured_seconds, c.fit.simulated_seconds,
                             c.model_seconds, c.fit.pgs_compared, c.fit.rms_end_error_seconds,
                             c.fit.model_proportions && c.fit.pgs_compared > 0
@@ -269,7 +391,7 @@ std::string CalibrationFile(const ChangeCalibration& c, absl::string_view what) 
                                                   "(RMS %.2f s) is not half a second better",
                                                   c.fit.free_fit_rms_seconds)
                                 : std::string(),
-                            slowdown));
+                            slowdown, c.ec.note));
 }
 
 }  // namespace crushkit::osdmap

@@ -365,5 +365,108 @@ TEST(BackfillCalibrate, TheSlowdownNeedsThreeChangesOfBothKinds) {
   EXPECT_EQ(parsed->concurrency_slowdown->max_running, 4u);
 }
 
+// Sampled holds: how many instants k x interval + phase fall in each job's
+// [start, end) of a simulated schedule, times the interval (as
+// loopback-change.py's samples count a PG backfilling).
+std::vector<PgHoldSample> Sampled(const std::vector<BackfillJob>& jobs, const BackfillSchedule& s,
+                                  double interval, double phase) {
+  std::vector<PgHoldSample> out;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const double from = std::ceil((s.jobs[j].start_seconds - phase) / interval);
+    const double to = std::ceil((s.jobs[j].end_seconds - phase) / interval);
+    out.push_back({.objects = static_cast<double>(jobs[j].objects_per_target),
+                   .erasure = jobs[j].erasure,
+                   .hold_seconds = std::max(to - from, 0.0) * interval});
+  }
+  return out;
+}
+
+// 200 PGs, every third erasure-coded, simulated with a known EC hold factor
+// of 1.6 and sampled every 0.5 s: the fit finds it within its standard
+// error, and a schedule without the factor gives about 1.
+TEST(BackfillCalibrate, SampledHoldsRecoverAKnownEcFactor) {
+  std::mt19937 rng(11);
+  std::vector<BackfillJob> jobs;
+  for (std::uint32_t ps = 0; ps < 200; ++ps) {
+    const std::int32_t primary = static_cast<std::int32_t>(rng() % 16);
+    const std::int32_t target = static_cast<std::int32_t>((primary + 1 + rng() % 15) % 16);
+    BackfillJob j{PgId{2, ps}, primary, {target}, 1 << 20, 5 + rng() % 30, kBackfillPriority, {}};
+    j.erasure = ps % 3 == 0;
+    jobs.push_back(j);
+  }
+  BackfillCost cost{0.4, 0.1, 100e6};
+  cost.ec_hold_factor = 1.6;
+  const BackfillSchedule with = Truth(jobs, cost);
+  const EcHoldFactorFit fit = FitEcHoldFactor(Sampled(jobs, with, 0.5, 0.21));
+  EXPECT_TRUE(fit.fitted) << fit.note;
+  EXPECT_NEAR(fit.factor, 1.6, 0.1) << fit.note;
+  EXPECT_EQ(fit.erasure, 67u);
+  EXPECT_EQ(fit.replicated, 133u);
+  EXPECT_LE(fit.log_standard_error, kMaxEcFactorLogError);
+  cost.ec_hold_factor.reset();
+  const EcHoldFactorFit none = FitEcHoldFactor(Sampled(jobs, Truth(jobs, cost), 0.5, 0.21));
+  EXPECT_TRUE(none.fitted) << none.note;
+  EXPECT_NEAR(none.factor, 1.0, 0.1) << none.note;
+}
+
+// Too few EC PGs, EC PGs never seen backfilling, or an estimate too noisy
+// keep the factor at 1 and say why; an estimate below 1 is held at 1.
+TEST(BackfillCalibrate, TheEcFactorNeedsEnoughPgsOfBothKinds) {
+  std::vector<PgHoldSample> pgs;
+  for (int i = 0; i < 20; ++i) pgs.push_back({.objects = 10, .erasure = false, .hold_seconds = 2});
+  for (int i = 0; i < 7; ++i) pgs.push_back({.objects = 10, .erasure = true, .hold_seconds = 4});
+  EcHoldFactorFit f = FitEcHoldFactor(pgs);
+  EXPECT_FALSE(f.fitted);
+  EXPECT_EQ(f.factor, 1);
+  EXPECT_THAT(f.note, ::testing::HasSubstr("20 replicated and 7 EC PGs"));
+  pgs.push_back({.objects = 10, .erasure = true, .hold_seconds = 4});
+  f = FitEcHoldFactor(pgs);
+  EXPECT_TRUE(f.fitted) << f.note;
+  EXPECT_DOUBLE_EQ(f.factor, 2);
+  for (PgHoldSample& p : pgs) {
+    if (p.erasure) p.hold_seconds = 0;
+  }
+  f = FitEcHoldFactor(pgs);
+  EXPECT_FALSE(f.fitted);
+  EXPECT_THAT(f.note, ::testing::HasSubstr("0 seen backfilling"));
+  for (std::size_t i = 0; i < pgs.size(); ++i) {
+    if (pgs[i].erasure) pgs[i].hold_seconds = i % 4 == 0 ? 9 : 0;  // two of eight seen
+  }
+  f = FitEcHoldFactor(pgs);
+  EXPECT_FALSE(f.fitted);
+  EXPECT_GT(f.log_standard_error, kMaxEcFactorLogError);
+  EXPECT_THAT(f.note, ::testing::HasSubstr("standard error"));
+  for (PgHoldSample& p : pgs) {
+    if (p.erasure) p.hold_seconds = 1.5;
+  }
+  f = FitEcHoldFactor(pgs);
+  EXPECT_TRUE(f.fitted) << f.note;
+  EXPECT_DOUBLE_EQ(f.estimate, 0.75);
+  EXPECT_EQ(f.factor, 1);
+}
+
+// result.json's samples: per PG with an end, the samples showing it
+// backfilling (0 when none did), and the mean interval.
+TEST(BackfillCalibrate, ResultJsonSamplesCountEachPgBackfilling) {
+  absl::StatusOr<ChangeMeasurement> m = ParseChangeResultJson(R"({"pg_temp_duration_seconds": 5,
+      "pgs": [{"pg": "2.1f", "pg_temp_end_seconds": 3.0}, {"pg": "3.0", "pg_temp_end_seconds": 4.0}],
+      "samples": [
+        {"t": 1.0, "pgs": {"2.1f": ["active+remapped+backfill_wait", [1], [2], 1]}},
+        {"t": 2.0, "pgs": {"2.1f": ["active+remapped+backfilling", [1], [2], 1],
+                           "2.2": ["active+remapped+backfilling", [1], [2], 1]}},
+        {"t": 4.0, "pgs": {"2.1f": ["active+remapped+backfilling", [1], [2], 1],
+                           "3.0": ["active+remapped+backfill_toofull", [1], [2], 1]}}]})");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_DOUBLE_EQ(m->sample_interval_seconds, 1.5);
+  ASSERT_EQ(m->backfilling_samples.size(), 2u);
+  EXPECT_EQ(m->backfilling_samples.at(PgId{2, 0x1f}), 2u);
+  EXPECT_EQ(m->backfilling_samples.at(PgId{3, 0}), 0u);
+  absl::StatusOr<ChangeMeasurement> none =
+      ParseChangeResultJson(R"({"pg_temp_duration_seconds": 5, "samples": [{"t": 1}]})");
+  ASSERT_THAT(none, IsOk());
+  EXPECT_EQ(none->sample_interval_seconds, 0);
+  EXPECT_TRUE(none->backfilling_samples.empty());
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

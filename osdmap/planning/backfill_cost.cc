@@ -79,6 +79,12 @@ absl::Status CheckCost(absl::string_view cls, const BackfillCost& c) {
                      " s, ", c.seconds_per_object, " s per object, ", c.bytes_per_second,
                      " bytes/s; expected a bytes rate > 0 and times >= 0"));
   }
+  if (c.ec_hold_factor &&
+      !(*c.ec_hold_factor >= kMinEcHoldFactor && *c.ec_hold_factor <= kMaxEcHoldFactor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backfill cost of class '", Excerpt(cls), "': EC hold factor ",
+                     *c.ec_hold_factor, "; expected ", kMinEcHoldFactor, " .. ", kMaxEcHoldFactor));
+  }
   return absl::OkStatus();
 }
 
@@ -160,6 +166,7 @@ BackfillRate RateFromCost(const BackfillCost& cost) {
   r.objects_per_second = cost.seconds_per_object > 0 ? 1 / cost.seconds_per_object : 0;
   r.per_pg_seconds = cost.per_pg_seconds;
   r.additive = true;
+  r.ec_hold_factor = cost.ec_hold_factor.value_or(1);
   return r;
 }
 
@@ -187,6 +194,7 @@ absl::StatusOr<BackfillCostReport> ApplyBackfillCost(const BackfillCostSettings&
     if (auto it = settings.calibrated.find(cls); it != settings.calibrated.end()) {
       a.cost = it->second;
       a.per_pg_source = a.objects_source = a.bytes_source = CostSource::kCalibration;
+      if (a.cost.ec_hold_factor) a.ec_source = CostSource::kCalibration;
     }
     for (const absl::string_view key : {absl::string_view(), absl::string_view(cls)}) {
       auto it = settings.overrides.find(key);
@@ -294,7 +302,8 @@ absl::StatusOr<MclockProfile> ParseProfile(absl::string_view text) {
 namespace {
 
 // A calibration line's figures, fields[1 ..] (fields[0] is its class): each
-// of the three as NAME=NUMBER. Returns why they are not, else "".
+// of the three, and optionally ec_hold_factor, as NAME=NUMBER, once each.
+// Returns why they are not, else "".
 std::string ParseCostFigures(const std::vector<absl::string_view>& fields, BackfillCost* c) {
   int seen = 0;
   for (std::size_t i = 1; i < fields.size(); ++i) {
@@ -309,6 +318,10 @@ std::string ParseCostFigures(const std::vector<absl::string_view>& fields, Backf
       c->seconds_per_object = v;
     } else if (kv.first == "bytes_per_second") {
       c->bytes_per_second = v;
+    } else if (kv.first == "ec_hold_factor") {
+      if (c->ec_hold_factor) return "a second ec_hold_factor";
+      c->ec_hold_factor = v;
+      continue;
     } else {
       return absl::StrCat("unknown figure '", Excerpt(kv.first), "'");
     }
@@ -395,9 +408,13 @@ std::string FormatCalibration(const Calibration& c, absl::string_view comment) {
     if (!line.empty()) absl::StrAppend(&out, "# ", line, "\n");
   }
   for (const auto& [cls, cost] : c.costs) {
-    absl::StrAppendFormat(
-        &out, "%s per_pg_seconds=%.10g seconds_per_object=%.10g bytes_per_second=%.10g\n", cls,
-        cost.per_pg_seconds, cost.seconds_per_object, cost.bytes_per_second);
+    absl::StrAppendFormat(&out,
+                          "%s per_pg_seconds=%.10g seconds_per_object=%.10g "
+                          "bytes_per_second=%.10g",
+                          cls, cost.per_pg_seconds, cost.seconds_per_object, cost.bytes_per_second);
+    if (cost.ec_hold_factor)
+      absl::StrAppendFormat(&out, " ec_hold_factor=%.10g", *cost.ec_hold_factor);
+    out += "\n";
   }
   if (c.concurrency_slowdown) {
     absl::StrAppendFormat(&out, "concurrency_slowdown=%.10g\n", c.concurrency_slowdown->k);

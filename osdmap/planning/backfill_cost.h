@@ -47,6 +47,20 @@
 // N / (1 + (N - 1) x kParallelEfficiency), so N backfills move
 // 1 + (N - 1) x 0.75 times as much as one (measured 1.75x for N = 2 on
 // Pacific, issue 35); the per-PG part is not shared.
+// Both schedulers, erasure-coded PGs: an EC object's recovery first reads
+// the shards it needs from the other OSDs holding them
+// (ECBackend::continue_recovery_op: get_min_avail_to_read_shards, the
+// sub-reads, the decode, then the push), a replicated one reads the
+// primary's own store (ReplicatedBackend::prep_push): more work per object,
+// some of it on OSDs that hold no reservation for the PG. The model has no
+// figure for it (Ceph's options give none): an EC PG's hold is
+// ec_hold_factor x the above, 1 unless a calibration fitted it
+// (backfill_calibrate.h: the loopback clusters' EC PGs held their
+// reservations 1.1-1.6x as long as replicated ones of as many objects,
+// issue 35). A factor on the whole hold, not on the per-object part alone:
+// the records cannot tell the per-PG from the per-object part (every PG
+// held 9-11 or 26-32 objects) and Tentacle's calibrated per-object part is
+// a few percent of the hold.
 // Both schedulers: stray deletions preempting backfills one propose interval
 // after the end delay (BackfillOptions::stray_delete_delay_seconds).
 // Both schedulers: the monitor's commits around the backfill
@@ -129,7 +143,15 @@ struct BackfillCost {
   double per_pg_seconds = 0;
   double seconds_per_object = 0;
   double bytes_per_second = 0;  // > 0
+  // An erasure-coded PG's hold over a replicated one's (file comment),
+  // within [kMinEcHoldFactor, kMaxEcHoldFactor]; unset: the model's 1.
+  std::optional<double> ec_hold_factor = std::nullopt;
 };
+
+// The range a calibration file's EC hold factor may take (a fit keeps within [1,
+// kMaxFittedEcHoldFactor], backfill_calibrate.h).
+inline constexpr double kMinEcHoldFactor = 0.1;
+inline constexpr double kMaxEcHoldFactor = 10;
 
 // The model's figures for one backfill on an OSD of these options.
 // max_backfills >= 1.
@@ -179,6 +201,7 @@ struct AppliedClassCost {
   CostSource per_pg_source = CostSource::kModel;
   CostSource objects_source = CostSource::kModel;
   CostSource bytes_source = CostSource::kModel;
+  CostSource ec_source = CostSource::kModel;  // cost.ec_hold_factor's
 };
 
 // What the schedule was simulated with, for the reports.
@@ -238,7 +261,8 @@ struct Calibration {
 };
 
 // A calibration file: '#' comments and lines
-//   CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B
+//   CLASS per_pg_seconds=S seconds_per_object=S bytes_per_second=B [ec_hold_factor=F]
+// (F within [kMinEcHoldFactor, kMaxEcHoldFactor]; without it the model's 1)
 // and at most one each of
 //   concurrency_slowdown=K                (0 <= K <= kMaxConcurrencySlowdown)
 //   concurrency_slowdown_max_running=N    (1 <= N <= kMaxSlowdownRange)
@@ -250,8 +274,9 @@ struct Calibration {
 // without K (older, or hand-written) keeps working: no slowdown. N alone is
 // refused too. Errors (kInvalidArgument) name the line.
 absl::StatusOr<Calibration> ParseCalibration(absl::string_view text);
-// The lines for `c` after `comment`'s lines as '#' comments; the slowdown
-// lines only when c.concurrency_slowdown is set (its range when above 0).
+// The lines for `c` after `comment`'s lines as '#' comments; a class's
+// ec_hold_factor only when set, the slowdown lines only when
+// c.concurrency_slowdown is set (its range when above 0).
 std::string FormatCalibration(const Calibration& c, absl::string_view comment);
 
 }  // namespace crushkit::osdmap

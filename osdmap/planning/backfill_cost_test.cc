@@ -215,5 +215,54 @@ TEST(BackfillCost, CalibrationFilesCarryTheConcurrencySlowdownAndItsRange) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("extrapolated")));
 }
 
+// The EC hold factor: a class line's optional fourth figure, round-tripped,
+// bounded, reported with its source, and an EC PG's hold (not a replicated
+// one's) multiplied by it.
+TEST(BackfillCost, CalibrationFilesCarryTheEcHoldFactor) {
+  Calibration c;
+  c.costs["hdd"] = BackfillCost{0.75, 0.125, 12345678};
+  c.costs["hdd"].ec_hold_factor = 1.5;
+  c.costs["ssd"] = BackfillCost{0.5, 0.01, 12345678};
+  const std::string text = FormatCalibration(c, "ec");
+  EXPECT_THAT(text, HasSubstr("bytes_per_second=12345678 ec_hold_factor=1.5\n"));
+  absl::StatusOr<Calibration> back = ParseCalibration(text);
+  ASSERT_THAT(back, IsOk());
+  ASSERT_TRUE(back->costs.at("hdd").ec_hold_factor.has_value());
+  EXPECT_DOUBLE_EQ(*back->costs.at("hdd").ec_hold_factor, 1.5);
+  EXPECT_FALSE(back->costs.at("ssd").ec_hold_factor.has_value());
+  EXPECT_EQ(FormatCalibration(*back, "ec"), text);
+  const std::string line = "hdd per_pg_seconds=1 seconds_per_object=1 bytes_per_second=1";
+  for (const char* bad : {" ec_hold_factor=0", " ec_hold_factor=11", " ec_hold_factor=-1",
+                          " ec_hold_factor=x", " ec_hold_factor=2 ec_hold_factor=2"}) {
+    EXPECT_THAT(ParseCalibration(line + std::string(bad)),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 1")))
+        << bad;
+  }
+
+  BackfillCostSettings settings;
+  settings.calibrated = back->costs;
+  BackfillOptions options;
+  absl::StatusOr<BackfillCostReport> r =
+      ApplyBackfillCost(settings, crush::CephRelease::kPacific, &options);
+  ASSERT_THAT(r, IsOk());
+  for (const AppliedClassCost& a : r->classes) {
+    EXPECT_EQ(a.ec_source, a.device_class == "hdd" ? CostSource::kCalibration : CostSource::kModel);
+  }
+  EXPECT_DOUBLE_EQ(options.class_rates.at("hdd").ec_hold_factor, 1.5);
+  EXPECT_DOUBLE_EQ(options.class_rates.at("nvme").ec_hold_factor, 1);
+  BackfillJob rep{PgId{1, 0}, 0, {1}, 0, 8, kBackfillPriority, {}};
+  BackfillJob ec = rep;
+  ec.pg = PgId{2, 0};
+  ec.erasure = true;
+  BackfillOsdInfo info;
+  info.device_class = {"hdd", "hdd"};
+  for (const auto& [job, hold] : {std::pair{rep, 0.75 + 1.0}, std::pair{ec, 1.5 * (0.75 + 1.0)}}) {
+    const std::vector<BackfillJob> jobs = {job};
+    absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, info, options);
+    ASSERT_THAT(s, IsOk());
+    EXPECT_THAT(s->makespan_seconds, DoubleNear(2 + hold + 0.5, 1e-9));
+  }
+}
+
 }  // namespace
 }  // namespace crushkit::osdmap

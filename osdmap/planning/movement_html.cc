@@ -292,6 +292,10 @@ void AppendAssumptionRows(std::string& h, const PlanAssumptions& a) {
       absl::StrAppendFormat(&v, ", %.3g s/object", rate.seconds_per_object);
     if (rate.per_pg_seconds > 0) absl::StrAppendFormat(&v, ", %.3g s/PG", rate.per_pg_seconds);
     absl::StrAppend(&v, " per target (", rate.source, ")");
+    if (rate.ec_hold_factor != 1 || rate.ec_hold_factor_source != "model") {
+      absl::StrAppendFormat(&v, "; EC PGs x%.3g (%s)", rate.ec_hold_factor,
+                            rate.ec_hold_factor_source);
+    }
     KvRow(h, "rate", absl::StrCat("Backfill rate, ", rate.device_class), v);
   }
   if (!a.calibration.empty()) KvRow(h, "calibration", "Calibration file", a.calibration);

@@ -143,6 +143,29 @@ void ToProto(const Movement& m, proto::MovementReport* p) {
   p->set_epoch_after(m.epoch_after);
 }
 
+// The cost model's figures and where each came from.
+void CostToProto(const BackfillCostReport& c, proto::BackfillCostApplied* pc) {
+  pc->set_scheduler(std::string(SchedulerName(c.scheduler)));
+  pc->set_scheduler_source(c.scheduler_from_release ? "release" : "--recovery-scheduler");
+  pc->set_mclock_profile(std::string(ProfileName(c.profile)));
+  pc->set_calibration(c.calibration_source);
+  pc->set_concurrency_slowdown(c.concurrency_slowdown);
+  pc->set_concurrency_slowdown_calibrated(c.concurrency_slowdown_calibrated);
+  pc->set_concurrency_slowdown_max_running(c.concurrency_slowdown_max_running);
+  for (const AppliedClassCost& a : c.classes) {
+    proto::BackfillClassCost* pa = pc->add_classes();
+    pa->set_device_class(a.device_class);
+    pa->set_per_pg_seconds(a.cost.per_pg_seconds);
+    pa->set_seconds_per_object(a.cost.seconds_per_object);
+    pa->set_bytes_per_second(a.cost.bytes_per_second);
+    pa->set_per_pg_source(std::string(CostSourceName(a.per_pg_source)));
+    pa->set_objects_source(std::string(CostSourceName(a.objects_source)));
+    pa->set_bytes_source(std::string(CostSourceName(a.bytes_source)));
+    pa->set_ec_hold_factor(a.cost.ec_hold_factor.value_or(1));
+    pa->set_ec_source(std::string(CostSourceName(a.ec_source)));
+  }
+}
+
 void ToProto(const PlanReport& r, proto::Schedule* p) {
   const BackfillSchedule& s = *r.schedule;
   constexpr std::size_t kTop = 20;
@@ -201,27 +224,7 @@ void ToProto(const PlanReport& r, proto::Schedule* p) {
   for (const auto& [cls, rate] : r.backfill.class_rates) {
     (*p->mutable_rates_bytes_per_second())[cls] = rate.bytes_per_second;
   }
-  if (r.backfill_cost) {
-    const BackfillCostReport& c = *r.backfill_cost;
-    proto::BackfillCostApplied* pc = p->mutable_cost();
-    pc->set_scheduler(std::string(SchedulerName(c.scheduler)));
-    pc->set_scheduler_source(c.scheduler_from_release ? "release" : "--recovery-scheduler");
-    pc->set_mclock_profile(std::string(ProfileName(c.profile)));
-    pc->set_calibration(c.calibration_source);
-    pc->set_concurrency_slowdown(c.concurrency_slowdown);
-    pc->set_concurrency_slowdown_calibrated(c.concurrency_slowdown_calibrated);
-    pc->set_concurrency_slowdown_max_running(c.concurrency_slowdown_max_running);
-    for (const AppliedClassCost& a : c.classes) {
-      proto::BackfillClassCost* pa = pc->add_classes();
-      pa->set_device_class(a.device_class);
-      pa->set_per_pg_seconds(a.cost.per_pg_seconds);
-      pa->set_seconds_per_object(a.cost.seconds_per_object);
-      pa->set_bytes_per_second(a.cost.bytes_per_second);
-      pa->set_per_pg_source(std::string(CostSourceName(a.per_pg_source)));
-      pa->set_objects_source(std::string(CostSourceName(a.objects_source)));
-      pa->set_bytes_source(std::string(CostSourceName(a.bytes_source)));
-    }
-  }
+  if (r.backfill_cost) CostToProto(*r.backfill_cost, p->mutable_cost());
 }
 
 std::string Percent(double part, double whole) {

@@ -35,6 +35,9 @@ std::string RateText(const AssumedRate& r) {
   if (r.seconds_per_object > 0)
     absl::StrAppendFormat(&out, ", %.3g s/object", r.seconds_per_object);
   if (r.per_pg_seconds > 0) absl::StrAppendFormat(&out, ", %.3g s/PG", r.per_pg_seconds);
+  if (r.ec_hold_factor != 1 || r.ec_hold_factor_source != "model") {
+    absl::StrAppendFormat(&out, ", EC PGs x%.3g (%s)", r.ec_hold_factor, r.ec_hold_factor_source);
+  }
   return out;
 }
 
@@ -237,11 +240,16 @@ PlanAssumptions ComputeAssumptions(const PlanReport& r) {
           1 / (1 + a.concurrency_slowdown * (range - 1)), range, range);
     }
     for (const AppliedClassCost& cls : c.classes) {
-      a.rates.push_back({.device_class = cls.device_class,
-                         .bytes_per_second = cls.cost.bytes_per_second,
-                         .seconds_per_object = cls.cost.seconds_per_object,
-                         .per_pg_seconds = cls.cost.per_pg_seconds,
-                         .source = CostSources(cls, c.calibration_source)});
+      a.rates.push_back(
+          {.device_class = cls.device_class,
+           .bytes_per_second = cls.cost.bytes_per_second,
+           .seconds_per_object = cls.cost.seconds_per_object,
+           .per_pg_seconds = cls.cost.per_pg_seconds,
+           .source = CostSources(cls, c.calibration_source),
+           .ec_hold_factor = cls.cost.ec_hold_factor.value_or(1),
+           .ec_hold_factor_source = cls.ec_source == CostSource::kCalibration
+                                        ? absl::StrCat("calibration ", c.calibration_source)
+                                        : std::string(CostSourceName(cls.ec_source))});
     }
   } else {
     const auto defaults = DefaultBackfillRates();
@@ -416,6 +424,8 @@ void internal::AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* 
     pr->set_seconds_per_object(r.seconds_per_object);
     pr->set_per_pg_seconds(r.per_pg_seconds);
     pr->set_source(r.source);
+    pr->set_ec_hold_factor(r.ec_hold_factor);
+    pr->set_ec_hold_factor_source(r.ec_hold_factor_source);
   }
   p->set_calibration(a.calibration);
   p->set_bytes_source(a.bytes_source);

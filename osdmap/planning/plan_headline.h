@@ -77,6 +77,10 @@ struct AssumedRate {
   double seconds_per_object = 0;  // 0: no per-object cost
   double per_pg_seconds = 0;
   std::string source;  // "default", "--backfill-rate", "calibration FILE", "model", ...
+  // An erasure-coded PG's hold over a replicated one's (backfill_cost.h) and
+  // where it came from ("model" or "calibration FILE").
+  double ec_hold_factor = 1;
+  std::string ec_hold_factor_source = "model";
 };
 
 struct PlanAssumptions {

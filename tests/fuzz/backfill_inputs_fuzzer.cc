@@ -14,14 +14,16 @@
 // "none"; an accepted misplaced limit is in (0, 1] and the fill limit agrees
 // with it. An accepted calibration has a class, figures ApplyBackfillCost
 // takes, a slowdown k in [0, kMaxConcurrencySlowdown] with its range when
-// above 0, and formats to a file that parses to what it formats again (the
-// first formatting rounds to 10 digits). Accepted rate words leave
-// ApplyBackfillCost either applying them or refusing. Either then drives
-// SimulateBackfill (its k and range from the input) over eight PGs, six on
-// OSDs of their own: it succeeds, or refuses figures that make a hold too
-// long; every PG ends, at or after its start, and those six end no sooner
-// with the slowdown than without and no later with its range than without. An accepted result.json
-// has a duration above 0.
+// above 0, EC hold factors in [kMinEcHoldFactor, kMaxEcHoldFactor], and formats to a file that
+// parses to what it formats again (the first formatting rounds to 10 digits). Accepted rate words
+// leave ApplyBackfillCost either applying them or refusing. Either then drives SimulateBackfill
+// (its k and range from the input) over eight PGs, six on OSDs of their own: it succeeds, or
+// refuses figures that make a hold too long; every PG ends, at or after its start, and those six
+// end no sooner with the slowdown than without and no later with its range than without; every odd
+// PG is erasure-coded (its hold times the class's EC hold factor). An accepted result.json has a
+// duration above 0, a sampling interval that is 0 or a finite number above 0, backfilling counts
+// only for PGs with an end, and FitEcHoldFactor over them returns a factor in [1,
+// kMaxFittedEcHoldFactor].
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -78,7 +80,7 @@ void CheckNames(const std::string& text) {
 }
 
 // Eight PGs of 1 MiB and 10 objects: six on OSDs of their own (0..11), two
-// more through osd.12's remote slot.
+// more through osd.12's remote slot; the odd ones erasure-coded.
 std::vector<osdmap::BackfillJob> Jobs() {
   std::vector<osdmap::BackfillJob> jobs;
   for (std::uint32_t i = 0; i < 8; ++i) {
@@ -86,6 +88,7 @@ std::vector<osdmap::BackfillJob> Jobs() {
     const std::int32_t target = i < 6 ? primary + 1 : 12;
     jobs.push_back(osdmap::BackfillJob{
         osdmap::PgId{1, i}, primary, {target}, 1 << 20, 10, osdmap::kBackfillPriority, {}});
+    jobs.back().erasure = i % 2 == 1;
   }
   return jobs;
 }
@@ -129,6 +132,9 @@ void CheckCostApplies(const osdmap::BackfillCostSettings& settings, const std::s
   for (const auto& [cls, rate] : options.class_rates) {
     FUZZ_CHECK(rate.bytes_per_second > 0 && std::isfinite(rate.bytes_per_second), cls);
     FUZZ_CHECK(rate.objects_per_second >= 0 && rate.per_pg_seconds >= 0, cls);
+    FUZZ_CHECK(rate.ec_hold_factor >= osdmap::kMinEcHoldFactor &&
+                   rate.ec_hold_factor <= osdmap::kMaxEcHoldFactor,
+               cls);
   }
   const std::optional<osdmap::BackfillSchedule> slowed = Simulate(options);
   if (!slowed || options.concurrency_slowdown == 0) return;
@@ -160,6 +166,11 @@ void CheckCalibration(const std::string& text) {
     FUZZ_CHECK(k.k == 0 || (k.max_running >= 1 && k.max_running <= osdmap::kMaxSlowdownRange),
                "a slowdown without its range");
   }
+  for (const auto& [cls, cost] : c->costs) {
+    FUZZ_CHECK(!cost.ec_hold_factor || (*cost.ec_hold_factor >= osdmap::kMinEcHoldFactor &&
+                                        *cost.ec_hold_factor <= osdmap::kMaxEcHoldFactor),
+               cls);
+  }
   const std::string once = osdmap::FormatCalibration(*c, "fuzz");
   absl::StatusOr<osdmap::Calibration> again = osdmap::ParseCalibration(once);
   FUZZ_CHECK(again.ok(), again.status().ToString() + "\n" + once);
@@ -188,6 +199,19 @@ void CheckResultJson(const std::string& text) {
     return;
   }
   FUZZ_CHECK(m->seconds > 0, "a result without a duration");
+  FUZZ_CHECK(m->sample_interval_seconds == 0 ||
+                 (m->sample_interval_seconds > 0 && std::isfinite(m->sample_interval_seconds)),
+             "a sampling interval below 0 or not finite");
+  std::vector<osdmap::PgHoldSample> holds;
+  for (const auto& [pg, n] : m->backfilling_samples) {
+    FUZZ_CHECK(m->end_seconds.contains(pg), "samples for a PG without an end");
+    holds.push_back({.objects = static_cast<double>(pg.ps % 7),
+                     .erasure = pg.pool % 2 == 1,
+                     .hold_seconds = n * m->sample_interval_seconds});
+  }
+  const osdmap::EcHoldFactorFit f = osdmap::FitEcHoldFactor(holds);
+  FUZZ_CHECK(f.factor >= 1 && f.factor <= osdmap::kMaxFittedEcHoldFactor, f.note);
+  FUZZ_CHECK(f.fitted || f.factor == 1, f.note);
 }
 
 }  // namespace

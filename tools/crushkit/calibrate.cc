@@ -3,7 +3,8 @@
 // the per-PG backfill figures that make the simulated backfill of finished
 // changes match what they took (osdmap/planning/backfill_calibrate.h; several
 // changes are fitted together, with the concurrency slowdown k from three or
-// more), written as a file `plan` and `diff` take with --calibration.
+// more, and the EC hold factor from the PG state samples), written as a file
+// `plan` and `diff` take with --calibration.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -34,6 +35,7 @@ struct CalibrateArgs {
   std::string profile;
   bool hold_and_wait = osdmap::BackfillOptions{}.hold_and_wait;
   bool no_slowdown = false;
+  bool no_ec_factor = false;
   std::vector<std::string> more;  // --and: BEFORE AFTER SECONDS|RESULT, by threes
 };
 
@@ -111,7 +113,7 @@ int RunCalibrate(const CalibrateArgs& a) {
   const std::string what = changes[0].name;
   absl::StatusOr<osdmap::ChangeCalibration> c = osdmap::CalibrateChanges(
       std::move(changes), settings, a.max_backfills, a.device_class, a.hold_and_wait,
-      /*fit_slowdown=*/!a.no_slowdown);
+      /*fit_slowdown=*/!a.no_slowdown, /*fit_ec_factor=*/!a.no_ec_factor);
   if (!c.ok()) return CommandFailed("calibrate", std::string(c.status().message()));
   const std::string file = osdmap::CalibrationFile(*c, what);
   if (absl::Status s = WriteFileAtomically(a.output, file); !s.ok()) {
@@ -154,6 +156,9 @@ void AddCalibrateCommand(CLI::App& app) {
   cmd->add_flag("--no-slowdown", args->no_slowdown,
                 "keep the concurrency slowdown k at 0 (it is fitted with the figures from three "
                 "or more changes, at least one funnelled and one spread)");
+  cmd->add_flag("--no-ec-factor", args->no_ec_factor,
+                "keep the EC hold factor at 1 (it is fitted from result.json's PG state samples "
+                "when they hold enough sampled backfills of EC and replicated PGs)");
   AddReservationsOption(cmd, &args->hold_and_wait,
                         "the simulation's reservation order, as plan's --reservations");
   cmd->callback([args]() {
