@@ -208,6 +208,11 @@ struct ReplayRun {
   std::vector<bool> whole;                                  // CrushChangeFilter::PoolWhole
   // Parallel to pools: KeptPgs' bytes for the pool, or null.
   std::vector<const std::vector<std::uint8_t>*> kept;
+  // Parallel to pools: the target's table kept PGs copy their rows from
+  // (KeptPgs::RowsForPool), or null; and a byte per PG whose upmap entries
+  // differ between the after state and the target (empty: none differ).
+  std::vector<const PoolPgTable*> kept_rows;
+  std::vector<std::vector<std::uint8_t>> upmaps_differ;
   std::atomic<std::uint64_t> reused{0}, replayed{0}, mapped{0}, mismatches{0}, done{0};
   std::mutex mu;  // first_mismatch, progress
   std::string first_mismatch;
@@ -232,23 +237,48 @@ bool RecordedResultHolds(ReplayRun& run, ReplayWorker& w, std::size_t k, std::ui
       run.delta, rec.Choices(ps), PgMapper::RawPgToPps(pool, ps), rec.args_key, pool.id);
 }
 
+// Copies kept PG `ps`'s row from the target's table (run.kept_rows[k])
+// into the run's table when its upmaps are the target's; false otherwise.
+bool CopyKeptRow(ReplayRun& run, std::size_t k, std::uint32_t ps) {
+  const PoolPgTable* from = run.kept_rows[k];
+  const std::vector<std::uint8_t>& differ = run.upmaps_differ[k];
+  if (from == nullptr || (!differ.empty() && differ[ps] != 0)) return false;
+  PoolPgTable& to = run.table.pools[k];
+  // The PG's list is as long in both states: the row fits (checked all the
+  // same, a row never spills into the next).
+  if (from->up_len[ps] > to.width) return false;
+  const std::span<const std::int32_t> up = from->Up(ps);
+  std::copy(
+      up.begin(), up.end(),
+      to.up.begin() + static_cast<std::ptrdiff_t>(ps) * static_cast<std::ptrdiff_t>(to.width));
+  to.up_len[ps] = from->up_len[ps];
+  to.up_primary[ps] = from->up_primary[ps];
+  return true;
+}
+
 // PG `ps` of pools[k] through the record: the recorded CRUSH result when
-// the change cannot touch it, else CRUSH replaying its choices.
-void MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps, PgMapping& m,
+// the change cannot touch it, else CRUSH replaying its choices. Returns
+// true when the PG's row was copied into the run's table (CopyKeptRow)
+// and `m` is not set.
+bool MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps, PgMapping& m,
                    OsdList& crush, std::uint64_t counts[3]) {
   const Pool& pool = *run.pools[k];
   const RecordedMapping::PoolRecord* rec = run.records[k];
   const std::vector<std::uint8_t>* kept = run.kept[k];
-  if (rec != nullptr && ps < rec->pg_num &&
-      ((kept != nullptr && ps < kept->size() && (*kept)[ps] != 0) ||
-       RecordedResultHolds(run, w, k, ps))) {
+  const bool is_kept = rec != nullptr && ps < rec->pg_num && kept != nullptr && ps < kept->size() &&
+                       (*kept)[ps] != 0;
+  if (is_kept && CopyKeptRow(run, k, ps)) {
+    ++counts[0];
+    return true;
+  }
+  if (rec != nullptr && ps < rec->pg_num && (is_kept || RecordedResultHolds(run, w, k, ps))) {
     crush.clear();
     const std::int32_t* src =
         rec->crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(rec->width);
     for (int i = 0; i < rec->crush_len[ps]; ++i) crush.push_back(src[i]);
     w.a->mapper().MapPgFromCrush(pool, ps, crush, &m);
     ++counts[0];
-    return;
+    return false;
   }
   CrushPlacement& placement = w.a->placement();
   if (rec != nullptr && ps < rec->pg_num && rec->replayable) {
@@ -257,10 +287,31 @@ void MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t
     w.a->mapper().MapPg(pool, ps, &m);
     placement.ClearMemo();
     ++counts[1];
-    return;
+    return false;
   }
   w.a->mapper().MapPg(pool, ps, &m);
   ++counts[2];
+  return false;
+}
+
+// The verify mode's check of a copied row: PG `ps`'s up set and primary
+// in the run's table against its full mapping.
+void VerifyCopiedRow(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t ps,
+                     PgMapping& full) {
+  w.full->mapper().MapPg(*run.pools[k], ps, &full);
+  const PoolPgTable& t = run.table.pools[k];
+  const std::span<const std::int32_t> up = t.Up(ps);
+  const std::span<const std::int32_t> want = full.up.span();
+  if (std::equal(up.begin(), up.end(), want.begin(), want.end()) &&
+      t.up_primary[ps] == full.up_primary) {
+    return;
+  }
+  if (run.mismatches.fetch_add(1) != 0) return;
+  PgMapping copied = full;
+  copied.up.assign(up);
+  copied.up_primary = t.up_primary[ps];
+  std::lock_guard<std::mutex> lock(run.mu);
+  run.first_mismatch = DescribePgMappingDifference(PgId{run.pools[k]->id, ps}, copied, full);
 }
 
 void MapReplayedChunk(ReplayRun& run, ReplayWorker& w, const PgChunk& c) {
@@ -268,7 +319,10 @@ void MapReplayedChunk(ReplayRun& run, ReplayWorker& w, const PgChunk& c) {
   OsdList crush;
   std::uint64_t counts[3] = {0, 0, 0};
   for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-    MapReplayedPg(run, w, c.pool, ps, m, crush, counts);
+    if (MapReplayedPg(run, w, c.pool, ps, m, crush, counts)) {
+      if (run.verify) VerifyCopiedRow(run, w, c.pool, ps, full);
+      continue;
+    }
     if (run.verify) {
       w.full->mapper().MapPg(*run.pools[c.pool], ps, &full);
       if (!SamePgMapping(m, full) && run.mismatches.fetch_add(1) == 0) {
@@ -301,6 +355,44 @@ void AddPools(ReplayRun& run, const KeptPgs* kept, bool tables) {
     run.whole.push_back(!known || run.filter.PoolWhole(id));
     run.kept.push_back(kept != nullptr ? kept->ForPool(id) : nullptr);
   }
+}
+
+// Marks in run.upmaps_differ the PGs of run.pools whose entries in the
+// upmap maps `a` and `b` differ (present in one only, or unequal).
+template <typename UpmapMap>
+void MarkUpmapsDiffering(const UpmapMap& a, const UpmapMap& b, ReplayRun& run) {
+  auto mark = [&run](const PgId& pg) {
+    for (std::size_t k = 0; k < run.pools.size(); ++k) {
+      if (run.pools[k]->id != pg.pool || pg.ps >= run.pools[k]->pg_num) continue;
+      std::vector<std::uint8_t>& differ = run.upmaps_differ[k];
+      if (differ.empty()) differ.assign(run.pools[k]->pg_num, 0);
+      differ[pg.ps] = 1;
+    }
+  };
+  for (const auto& [pg, v] : a) {
+    const auto it = b.find(pg);
+    if (it == b.end() || !(it->second == v)) mark(pg);
+  }
+  for (const auto& [pg, v] : b) {
+    if (!a.contains(pg)) mark(pg);
+  }
+}
+
+// The target's rows the kept PGs copy (KeptPgs::RowsForPool), and the PGs
+// whose upmaps keep them from it; none with options.acting (the rows hold
+// up sets only).
+void AddKeptRows(ReplayRun& run, const KeptPgs* kept) {
+  run.kept_rows.assign(run.pools.size(), nullptr);
+  run.upmaps_differ.assign(run.pools.size(), {});
+  if (kept == nullptr || run.options.acting) return;
+  for (std::size_t k = 0; k < run.pools.size(); ++k) {
+    if (run.kept[k] != nullptr) run.kept_rows[k] = kept->RowsForPool(run.pools[k]->id);
+  }
+  const ClusterState& a = run.after.state();
+  const ClusterState& t = kept->target();
+  MarkUpmapsDiffering(a.pg_upmap, t.pg_upmap, run);
+  MarkUpmapsDiffering(a.pg_upmap_items, t.pg_upmap_items, run);
+  MarkUpmapsDiffering(a.pg_upmap_primaries, t.pg_upmap_primaries, run);
 }
 
 // The bucket of `r` with `t`'s id gives item `id` weight `w`.
@@ -350,8 +442,10 @@ bool WeightsBelowTarget(const crush::MapModel& r, const crush::MapModel& s,
 
 std::shared_ptr<const KeptPgs> KeptPgs::Find(std::shared_ptr<const RecordedMapping> recorded,
                                              std::shared_ptr<const MappingSession> target,
-                                             const MapAllOptions& options) {
+                                             const MapAllOptions& options,
+                                             std::shared_ptr<const PgTable> target_rows) {
   std::shared_ptr<KeptPgs> out(new KeptPgs());
+  out->rows_ = std::move(target_rows);
   MapAllOptions mo;
   mo.threads = options.threads;
   mo.acting = false;
@@ -398,6 +492,17 @@ const std::vector<std::uint8_t>* KeptPgs::ForPool(std::int64_t pool_id) const {
   return nullptr;
 }
 
+const PoolPgTable* KeptPgs::RowsForPool(std::int64_t pool_id) const {
+  if (rows_ == nullptr) return nullptr;
+  const PoolPgTable* t = rows_->Find(pool_id);
+  const Pool* pool = target_->state().FindPool(pool_id);
+  if (t == nullptr || pool == nullptr || t->pg_num != pool->pg_num ||
+      t->up_len.size() != pool->pg_num) {
+    return nullptr;
+  }
+  return t;
+}
+
 std::uint64_t KeptPgs::count() const {
   std::uint64_t n = 0;
   for (const auto& k : kept_) n += static_cast<std::uint64_t>(std::count(k.begin(), k.end(), 1));
@@ -409,6 +514,7 @@ PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession&
   ReplayRun run(recorded, after, options);
   if (kept != nullptr && !kept->Covers(recorded, after.state())) kept = nullptr;
   AddPools(run, kept, /*tables=*/true);
+  AddKeptRows(run, kept);
   const int threads = ResolveThreads(options.threads);
   const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);
   std::vector<std::unique_ptr<ReplayWorker>> workers(static_cast<std::size_t>(threads));

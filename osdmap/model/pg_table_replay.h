@@ -134,15 +134,24 @@ struct ReplayStats {
 // draw never decreases as the weight grows; ties go to the lower index in
 // both maps alike).
 //
+// With the target's table (`target_rows`), a kept PG's up set and primary
+// on such a state are its row there wherever its upmap entries are the
+// target's (the steps after CRUSH read only the PG's CRUSH result, upmaps,
+// pool and the OSDs, all equal): MapAllPgsReplayed() copies that row
+// instead of mapping the PG from its CRUSH result.
+//
 // Memory: a byte per PG. Thread-safety: immutable once made.
 class KeptPgs {
  public:
   // Decides every recorded PG on `target` (options.threads; the rest of
-  // `options` is ignored). Cost: as the decision part of one
-  // MapAllPgsReplayed() call (no descents, no tables).
+  // `options` is ignored). `target_rows`, when not null, is MapAllPgs() of
+  // `target`'s state (up sets; acting ignored), shared with the caller.
+  // Cost: as the decision part of one MapAllPgsReplayed() call (no
+  // descents, no tables).
   static std::shared_ptr<const KeptPgs> Find(std::shared_ptr<const RecordedMapping> recorded,
                                              std::shared_ptr<const MappingSession> target,
-                                             const MapAllOptions& options = {});
+                                             const MapAllOptions& options = {},
+                                             std::shared_ptr<const PgTable> target_rows = nullptr);
 
   // True iff the kept PGs keep their recorded CRUSH result on `state` too
   // (see above), for a mapping through `recorded`. Cost: linear in the
@@ -155,6 +164,13 @@ class KeptPgs {
   // Kept PGs, over all pools.
   std::uint64_t count() const;
 
+  // The target's table of pool `pool_id` (Find's `target_rows`), or
+  // nullptr (none given, or not of the target's pg_num).
+  const PoolPgTable* RowsForPool(std::int64_t pool_id) const;
+
+  // The state the kept PGs were decided on.
+  const ClusterState& target() const { return target_->state(); }
+
  private:
   KeptPgs() = default;
 
@@ -162,6 +178,7 @@ class KeptPgs {
   std::shared_ptr<const MappingSession> target_;
   std::vector<std::int64_t> pool_ids_;
   std::vector<std::vector<std::uint8_t>> kept_;  // parallel to pool_ids_
+  std::shared_ptr<const PgTable> rows_;          // Find's target_rows; may be null
 };
 
 // MapAllPgs(after, options) through `recorded` (see above): the same table,
@@ -172,7 +189,9 @@ class KeptPgs {
 // Cost: per PG a CRUSH descent whose straw2 draws come from the record
 // (changed items only), or no descent at all. With `kept` (found for
 // `recorded`) where kept->Covers() `after`, its kept PGs take the recorded
-// CRUSH result without a decision; otherwise it is ignored.
+// CRUSH result without a decision, and those whose upmaps are the
+// target's copy its row (KeptPgs::RowsForPool; not with options.acting);
+// otherwise it is ignored.
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
                           const MapAllOptions& options, ReplayStats* stats = nullptr,
                           const KeptPgs* kept = nullptr);

@@ -475,7 +475,9 @@ absl::StatusOr<std::shared_ptr<const KeptPgs>> KeptOnTheWay(const std::vector<St
                          SessionOf(target, mapped != nullptr ? mapped->mapped.after : nullptr));
   MapAllOptions mo;
   mo.threads = options.movement.threads;
-  return KeptPgs::Find(options.recorded, std::move(target_session), mo);
+  // The kept PGs copy their rows from the planner's table of the target.
+  return KeptPgs::Find(options.recorded, std::move(target_session), mo,
+                       mapped != nullptr ? AfterOf(mapped->mapped).table : nullptr);
 }
 
 // PlanStagedChange() of a change mapped at once by the planner (`mapped`)
