@@ -5,6 +5,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include "osdmap/planning/planner.h"
+#include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
 
 namespace crushkit::osdmap {
@@ -261,6 +263,33 @@ TEST(BackfillCost, CalibrationFilesCarryTheEcHoldFactor) {
     absl::StatusOr<BackfillSchedule> s = SimulateBackfill(jobs, info, options);
     ASSERT_THAT(s, IsOk());
     EXPECT_THAT(s->makespan_seconds, DoubleNear(2 + hold + 0.5, 1e-9));
+  }
+}
+
+// The planner marks every move of an erasure-coded pool's PG (the jobs'
+// EC hold factor applies to those only): the sample cluster's reweight moves
+// PGs of its replicated pools and of its EC pool.
+TEST(BackfillCost, MovesOfErasureCodedPoolsAreMarked) {
+  absl::StatusOr<ClusterState> before = crush_testing::LoadSampleCluster();
+  ASSERT_THAT(before.status(), IsOk());
+  absl::StatusOr<ChangeList> change = crush_testing::LoadSampleChange("reweight.ops");
+  ASSERT_THAT(change.status(), IsOk());
+  PlanOptions po;
+  po.movement.keep_moves = true;
+  po.schedule = false;
+  absl::StatusOr<PlanReport> r = PlanChange(*before, *change, po);
+  ASSERT_THAT(r.status(), IsOk());
+  std::size_t ec = 0;
+  for (const PgMove& m : r->movement.moves) {
+    const Pool* pool = before->FindPool(m.pg.pool);
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(m.erasure, !pool->CanShiftOsds()) << FormatPgId(m.pg);
+    ec += m.erasure ? 1 : 0;
+  }
+  EXPECT_GT(ec, 0u);
+  EXPECT_LT(ec, r->movement.moves.size());
+  for (const BackfillJob& j : JobsFromMoves(r->movement.moves)) {
+    EXPECT_EQ(j.erasure, !before->FindPool(j.pg.pool)->CanShiftOsds());
   }
 }
 
