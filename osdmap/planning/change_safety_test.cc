@@ -9,6 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "osdmap/planning/planner.h"
 #include "tests/testing/sample_cluster.h"
@@ -24,12 +29,13 @@ struct Planned {
   PlanReport report;
 };
 
-Planned PlanSample(const char* ops, float backfillfull) {
+Planned PlanSample(const char* ops, float backfillfull, std::uint32_t epoch = 0) {
   absl::StatusOr<ClusterState> before = crush_testing::LoadSampleCluster();
   EXPECT_THAT(before.status(), IsOk());
   if (!before.ok()) return {};
   before->nearfull_ratio = std::min(before->nearfull_ratio, backfillfull);
   before->backfillfull_ratio = backfillfull;
+  if (epoch > 0) before->epoch = epoch;
   absl::StatusOr<ChangeList> change = crush_testing::LoadSampleChange(ops);
   EXPECT_THAT(change.status(), IsOk());
   PlanOptions po;
@@ -116,6 +122,99 @@ TEST(ChangeSafetyTest, LowBackfillfullRatioStallsTheDrain) {
   EXPECT_TRUE(normal.report.safety->stalls.empty());
   RecordProperty("stalls", static_cast<int>(s.stalls.size()));
   RecordProperty("never_starting", static_cast<int>(s.pgs_never_starting));
+}
+
+// `ceph osd getmap` of the loopback clusters (tools/dev/README.md, issue 35)
+// against the estimate of the full map: its crush map's bytes, max_osd and
+// pools. Pacific 16.2.15: 4 OSDs and 2 replicated pools (3,254 bytes), 6
+// OSDs with an EC pool (5,130), 8 OSDs (6,083); Tentacle 20.2: 5,124 and
+// 6,077.
+TEST(OsdmapGrowthTest, EstimateMatchesTheLoopbackMaps) {
+  struct Map {
+    OsdmapSizeInputs in;
+    double bytes;
+  };
+
+  const Map maps[] = {{{762, 4, 2, 0, 0, 0}, 3254},
+                      {{1334, 6, 3, 1, 0, 0}, 5130},
+                      {{1567, 8, 3, 1, 0, 0}, 6083},
+                      {{1342, 6, 3, 1, 0, 0}, 5124},
+                      {{1575, 8, 3, 1, 0, 0}, 6077}};
+  for (const Map& m : maps) {
+    // Less the incremental: the full map alone.
+    const double full = static_cast<double>(EstimateOsdmapEpochBytes(m.in)) - 500;
+    EXPECT_NEAR(full, m.bytes, 0.01 * m.bytes) << m.in.crush_bytes;
+  }
+  // What every uninvolved OSD grew by per epoch of a change (its `osd df`
+  // after less before, over the change's epochs): Pacific `osd out 4` (19
+  // PGs, 174 KiB over 31 epochs) and the rule change (26 PGs, 172 KiB over
+  // 26), Tentacle `osd out 4` (68 KiB over 12) and the rule change (75 KiB
+  // over 11).
+  const Map changes[] = {{{1334, 6, 3, 1, 0, 19}, 174.0 * 1024 / 31},
+                         {{1567, 8, 3, 1, 0, 26}, 172.0 * 1024 / 26},
+                         {{1342, 6, 3, 1, 0, 19}, 68.0 * 1024 / 12},
+                         {{1575, 8, 3, 1, 0, 26}, 75.0 * 1024 / 11}};
+  for (const Map& m : changes) {
+    EXPECT_NEAR(static_cast<double>(EstimateOsdmapEpochBytes(m.in)), m.bytes, 0.025 * m.bytes)
+        << m.in.crush_bytes;
+  }
+}
+
+// The estimate on the sample's reweight (three OSDs, ~275 epochs): the
+// monitor's commits in the schedule's seconds, every one kept by a young
+// cluster's monitor, some near mon_min_osdmap_epochs, none past it, and what
+// is kept lowers MAX AVAIL after.
+TEST(OsdmapGrowthTest, EpochsOfTheScheduleAndWhatTheMonitorKeeps) {
+  const Planned young = PlanSample("reweight.ops", 0.9f, 100);
+  ASSERT_TRUE(young.report.safety.has_value() && young.report.schedule.has_value());
+  const ChangeSafety& s = *young.report.safety;
+  ASSERT_TRUE(s.osdmaps.has_value());
+  const OsdmapGrowth& g = *s.osdmaps;
+  // Each PG's pg_temp drop and the up_thru after it, a second apart, and the
+  // three maps before any backfill: here more PGs end than there are seconds
+  // in some stretches, so fewer epochs than 3 + 2 x PGs.
+  const BackfillSchedule& sched = *young.report.schedule;
+  std::set<long long> seconds = {0, 1, 2};
+  for (const BackfillJobTiming& j : sched.jobs) {
+    const long long k = std::llround(j.end_seconds + sched.end_delay_seconds);
+    seconds.insert({k, k + 1});
+  }
+  EXPECT_EQ(g.epochs, seconds.size());
+  EXPECT_LE(g.epochs, 3 + 2 * sched.jobs.size());
+  ASSERT_LT(100 + g.epochs, kMonMinOsdmapEpochs);
+  EXPECT_EQ(g.epochs_kept, g.epochs);
+  OsdmapSizeInputs size = OsdmapSizeInputsOf(young.before);
+  size.moving_pgs = young.report.movement.moves.size();
+  // The reweight changes no OSD count or pool: the after map's estimate is
+  // the before map's within its crush weights' bytes.
+  EXPECT_NEAR(static_cast<double>(g.bytes_per_epoch),
+              static_cast<double>(EstimateOsdmapEpochBytes(size)), 64);
+  ASSERT_EQ(g.max_avail_after.size(), s.pools.size());
+  bool lower = false;
+  for (std::size_t i = 0; i < s.pools.size(); ++i) {
+    EXPECT_LE(g.max_avail_after[i], s.pools[i].after) << s.pools[i].pool_name;
+    lower = lower || g.max_avail_after[i] < s.pools[i].after;
+  }
+  EXPECT_TRUE(lower);
+  EXPECT_TRUE(std::any_of(s.notes.begin(), s.notes.end(), [&](const std::string& n) {
+    return n.find(absl::StrCat("~", g.epochs, " epochs")) != std::string::npos &&
+           n.find("not in the figures") != std::string::npos;
+  }));
+
+  // 10 epochs short of 500: the monitor trims the rest once the PGs are clean.
+  const Planned near = PlanSample("reweight.ops", 0.9f, kMonMinOsdmapEpochs - 10);
+  ASSERT_TRUE(near.report.safety.has_value() && near.report.safety->osdmaps.has_value());
+  EXPECT_EQ(near.report.safety->osdmaps->epochs, g.epochs);
+  EXPECT_EQ(near.report.safety->osdmaps->epochs_kept, 10u);
+  // Past it: nothing kept, MAX AVAIL after as the data leave it.
+  const Planned old = PlanSample("reweight.ops", 0.9f, 5000);
+  ASSERT_TRUE(old.report.safety.has_value() && old.report.safety->osdmaps.has_value());
+  const ChangeSafety& o = *old.report.safety;
+  EXPECT_EQ(o.osdmaps->epochs_kept, 0u);
+  ASSERT_EQ(o.osdmaps->max_avail_after.size(), o.pools.size());
+  for (std::size_t i = 0; i < o.pools.size(); ++i) {
+    EXPECT_EQ(o.osdmaps->max_avail_after[i], o.pools[i].after) << o.pools[i].pool_name;
+  }
 }
 
 }  // namespace
