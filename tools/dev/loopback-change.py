@@ -747,19 +747,44 @@ def print_comparisons(r, quiet=False):
     print(f"  largest peak difference {worst_fill:.2f} points")
 
     print("\nMAX AVAIL per pool (MiB), predicted / `ceph df`:")
-    worst_avail = 0
+    worst = {"before": 0, "after": 0}
     for pool in safety.get("pools", []):
         name = pool["name"]
         b = (int(pool["max_avail_before"]), r["max_avail"]["before"].get(name))
         a = (int(pool["max_avail_after"]), r["max_avail"]["after"].get(name))
-        for p_, m_ in (b, a):
+        for side, (p_, m_) in (("before", b), ("after", a)):
             if m_ is not None:
-                worst_avail = max(worst_avail, abs(p_ - m_))
+                worst[side] = max(worst[side], abs(p_ - m_))
         print(f"  {name:24} before {mib(b[0])} / {mib(b[1] or 0)}   after {mib(a[0])} / {mib(a[1] or 0)}"
               f"   lowest during {mib(int(pool['max_avail_peak']))}")
-    out["max_avail_worst_bytes"] = worst_avail
-    print(f"  largest difference {worst_avail} bytes")
+    out["max_avail_worst_bytes"] = max(worst.values())
+    out["max_avail_before_worst_bytes"], out["max_avail_after_worst_bytes"] = worst["before"], worst["after"]
+    print(f"  largest difference {out['max_avail_worst_bytes']} bytes (before {worst['before']}, after "
+          f"{worst['after']})")
+    out.update(print_osdmap_growth(r, peak_pred, after))
     return out
+
+
+def print_osdmap_growth(r, peak_pred, after):
+    """What `osd df` holds after the change beyond the plan's data: the osdmap epochs every OSD stores (the plan's
+    MAX AVAIL counts data only and estimates them in a note, osdmap/planning/change_safety.h OsdmapGrowth)."""
+    history = r.get("osdmap_history") or []
+    epochs = history[-1]["epoch"] - history[0]["epoch"] if len(history) > 1 else 0
+    # KiB each OSD ends above the plan's after: its `osd df` utilization against the plan's fill, on the plan's size
+    above = {o: (after[o] / 100 - p["fill_after"]) * int(p["capacity_bytes"]) / 1024
+             for o, p in peak_pred.items() if after.get(o) and int(p.get("capacity_bytes", 0))}  # 0: out
+    if not above:
+        return {}
+    ordered = sorted(above.values())
+    median = ordered[len(ordered) // 2]
+    print(f"osdmaps: the change made {epochs} epochs; every OSD's use after is above the plan's by a median "
+          f"{median:.0f} KiB" + (f" ({median / epochs:.2f} KiB per epoch)" if epochs else "")
+          + f", {ordered[0]:.0f} .. {ordered[-1]:.0f} KiB (OSDs that got or gave EC shards: each shard's padding)")
+    for note in r["plan_safety"].get("notes", []):
+        if "osdmap epoch" in note:
+            print(f"  the plan: {note}")
+    return {"osdmap_epochs": epochs, "after_above_plan_median_kib": round(median, 1),
+            "after_above_plan_kib": [round(ordered[0], 1), round(ordered[-1], 1)]}
 
 
 if __name__ == "__main__":
