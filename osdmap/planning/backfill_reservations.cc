@@ -136,7 +136,59 @@ double Simulator::RealTimeOf(double clock) const {
   return clock_at_ + (clock - clock_) / contention_;
 }
 
-bool Simulator::NoEventsLeft() const { return events_.empty() && ends_.empty(); }
+bool Simulator::NoEventsLeft() const {
+  return events_.empty() && ends_.empty() && deletes_.empty();
+}
+
+// The next event due at now_ (events_ and deletes_ merged in Completion
+// order, as one queue would give them), or false. A stray deletion is
+// known long before it comes: the next few are fetched into the cache while
+// the events before them run (PrefetchDeletions); so is the next event's
+// job.
+bool Simulator::NextEventNow(Completion* e) {
+  const bool event = !events_.empty() && events_.top().seconds == now_;
+  const bool deletion = !deletes_.empty() && deletes_.front().seconds == now_;
+  if (deletion && (!event || events_.top() > deletes_.front())) {
+    *e = deletes_.front();
+    deletes_.pop_front();
+    PrefetchDeletions();
+    return true;
+  }
+  if (!event) return false;
+  *e = events_.top();
+  events_.pop();
+  if (!events_.empty()) __builtin_prefetch(&jobs_[events_.top().job]);
+  return true;
+}
+
+// Deletions are due in the order they are pushed but for ties (one end's
+// leaving OSDs, ends at one instant out of job order) and rounding: those
+// go in their place, found from the back.
+void Simulator::PushDeletion(const Completion& e) {
+  if (deletes_.empty() || !(deletes_.back() > e)) {
+    deletes_.push_back(e);
+    return;
+  }
+  const auto at = std::upper_bound(deletes_.begin(), deletes_.end(), e,
+                                   [](const Completion& a, const Completion& b) { return b > a; });
+  deletes_.insert(at, e);
+}
+
+// A stray deletion reads its OSD, the OSD's local holders and the first
+// holder's job, each from a miss: three deletions ahead the OSD is fetched,
+// two ahead its holders, one ahead the job (each from the line fetched one
+// step before).
+void Simulator::PrefetchDeletions() const {
+  constexpr std::size_t kPrefetchStep = 3;
+  const std::size_t n = deletes_.size();
+  if (n > 2 * kPrefetchStep) __builtin_prefetch(&osds_[deletes_[2 * kPrefetchStep].osd]);
+  if (n > kPrefetchStep)
+    __builtin_prefetch(osds_[deletes_[kPrefetchStep].osd].local_holders.data());
+  if (n > 0) {
+    const std::vector<std::uint32_t>& holders = osds_[deletes_[0].osd].local_holders;
+    if (!holders.empty()) __builtin_prefetch(&jobs_[holders.front()]);
+  }
+}
 
 // With the slowdown: the next job whose end is due now (its clock end
 // reached, within rounding), stale generations dropped.
@@ -295,6 +347,10 @@ void Simulator::PumpAllAtOnce() {
 
 void Simulator::Finish(std::uint32_t job) {
   JobSim& s = jobs_[job];
+  // What the end reads, each a miss: fetched together, not one by one.
+  if (s.leaving_begin < s.leaving_end) __builtin_prefetch(&leaving_[s.leaving_begin]);
+  if (s.remote_begin < s.remote_end) __builtin_prefetch(&remotes_[s.remote_begin]);
+  if (s.primary != kNoIndex) __builtin_prefetch(&osds_[s.primary]);
   s.end_seconds = now_;
   last_end_ = now_;
   CountRunning(-1);
@@ -305,7 +361,7 @@ void Simulator::Finish(std::uint32_t job) {
   for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
     osds_[leaving_[k]].projected -= s.leaving_bytes;
     if (deletions) {
-      events_.push(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
+      PushDeletion(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
                               .job = job,
                               .kind = Completion::kDelete,
                               .osd = leaving_[k],
@@ -372,6 +428,7 @@ void Simulator::ReleaseLocal(std::uint32_t job) {
   OsdSim& p = osds_[primary];
   std::erase(p.local_holders, job);
   ++p.local_free;
+  PrefetchNextGrant(p.local_queue);
   Hold(primary, -1);
   Trace(BackfillTraceEvent::Kind::kLocalReleased, job, primary);
   MarkDirty(primary);
@@ -382,6 +439,7 @@ void Simulator::ReleaseLocal(std::uint32_t job) {
 void Simulator::ReleaseRemote(std::uint32_t job, std::uint32_t k) {
   const std::uint32_t t = remotes_[k];
   ++osds_[t].remote_free;
+  PrefetchNextGrant(osds_[t].remote_queue);
   Hold(t, -1);
   Trace(BackfillTraceEvent::Kind::kRemoteReleased, job, t);
   MarkDirty(t);
@@ -397,8 +455,15 @@ void Simulator::FreeLocalSlot(std::uint32_t job) {
   OsdSim& p = osds_[primary];
   std::erase(p.local_holders, job);
   ++p.local_free;
+  PrefetchNextGrant(p.local_queue);
   Hold(primary, -1);
   MarkDirty(primary);
+}
+
+// A freed slot goes to the head of the queue at the next grant phase: its
+// job is fetched into the cache meanwhile.
+void Simulator::PrefetchNextGrant(const RequestQueue& queue) const {
+  if (!queue.empty()) __builtin_prefetch(&jobs_[queue.top().job]);
 }
 
 // DeferBackfill(0) from the preempted local reservation: the PG releases

@@ -233,6 +233,7 @@ absl::Status Simulator::Run() {
   while (!NoEventsLeft()) {
     // With the slowdown the ends wait on its clock (ends_), the rest here.
     double next = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().seconds;
+    if (!deletes_.empty()) next = std::min(next, deletes_.front().seconds);
     while (!ends_.empty() && ends_.top().generation != jobs_[ends_.top().job].generation) {
       ends_.pop();
     }
@@ -245,7 +246,8 @@ absl::Status Simulator::Run() {
       ++finished;
       ended = true;
     }
-    if (!ended && !ends_.empty() && (events_.empty() || events_.top().seconds > now_)) {
+    if (!ended && !ends_.empty() && (events_.empty() || events_.top().seconds > now_) &&
+        (deletes_.empty() || deletes_.front().seconds > now_)) {
       // The earliest end was chosen but its clock reading rounded short of
       // it: end it now rather than loop.
       const std::uint32_t job = ends_.top().job;
@@ -254,9 +256,7 @@ absl::Status Simulator::Run() {
       ++finished;
       ended = true;
     }
-    while (!events_.empty() && events_.top().seconds == now_) {
-      const Completion e = events_.top();
-      events_.pop();
+    for (Completion e; NextEventNow(&e);) {
       if (e.kind == Completion::kRetry) {
         Retry(e.job);
       } else if (e.kind == Completion::kDelete) {

@@ -13,6 +13,7 @@
 #define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_SIMULATOR_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -58,38 +59,41 @@ struct Pending {
   Request request;
 };
 
-// One OSD taking part: its two reservers, and the clocks of its load.
-struct OsdSim {
-  std::int32_t id = 0;
-  const BackfillRate* rate = nullptr;
-  std::uint32_t host = kNoIndex;
+// One OSD taking part: its two reservers, and the clocks of its load. What
+// a grant, a release and a stray deletion read comes first (a stray
+// deletion reads one line for local_free and local_holders), what set-up,
+// all at once and the report read last.
+struct alignas(64) OsdSim {
   int local_free = 0;
   int remote_free = 0;
-  RequestQueue local_queue;
-  RequestQueue remote_queue;
-  // All at once: PGs waiting for this OSD's local / remote slot (parked on
-  // the first OSD that lacks the slot they need).
-  RequestQueue parked_local;
-  RequestQueue parked_remote;
   bool dirty = false;  // queued for the next grant phase
-  int held = 0;        // reservations held (local + remote)
-  double held_since = 0;
-  double busy = 0;
-  int running = 0;  // its backfills moving data
-  double running_since = 0;
-  double transfer = 0;
-  std::uint32_t jobs_as_primary = 0;
-  std::uint32_t jobs_as_target = 0;
-  std::uint64_t bytes_in = 0;
+  std::uint32_t host = kNoIndex;
   // The jobs holding its local slots (waiting for remote slots with hold and
   // wait, else running): a stray deletion preempts one of them.
   std::vector<std::uint32_t> local_holders;
-  // Its running backfills as primary (they share its recovery: Reshare).
-  std::vector<std::uint32_t> pushing;
   // backfill_toofull: capacity x ratio (0: never refuses) and the projected
   // use the target's check adds a request's bytes to.
   double room = 0;
   double projected = 0;
+  int held = 0;     // reservations held (local + remote)
+  int running = 0;  // its backfills moving data
+  RequestQueue local_queue;
+  RequestQueue remote_queue;
+  // Its running backfills as primary (they share its recovery: Reshare).
+  std::vector<std::uint32_t> pushing;
+  double held_since = 0;
+  double busy = 0;
+  double running_since = 0;
+  double transfer = 0;
+  std::int32_t id = 0;
+  const BackfillRate* rate = nullptr;
+  // All at once: PGs waiting for this OSD's local / remote slot (parked on
+  // the first OSD that lacks the slot they need).
+  RequestQueue parked_local;
+  RequestQueue parked_remote;
+  std::uint32_t jobs_as_primary = 0;
+  std::uint32_t jobs_as_target = 0;
+  std::uint64_t bytes_in = 0;
 };
 
 struct HostSim {
@@ -225,6 +229,10 @@ class Simulator {
   double Clock() const;
   double RealTimeOf(double clock) const;
   bool NoEventsLeft() const;
+  bool NextEventNow(Completion* e);
+  void PushDeletion(const Completion& e);
+  void PrefetchDeletions() const;
+  void PrefetchNextGrant(const RequestQueue& queue) const;
   bool PopDueEnd(std::uint32_t* job);
   bool TooFull(std::uint32_t osd, double bytes) const;
   void Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local);
@@ -257,6 +265,10 @@ class Simulator {
   std::vector<std::uint32_t> unsettled_;  // all-at-once: free slot, PGs still parked
   std::vector<std::int32_t> scratch_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> events_;
+  // The stray deletions, in Completion order: pushed at the end time plus a
+  // fixed delay, so nearly always at the back (PushDeletion). Run takes the
+  // next event from here or events_, whichever comes first in that order.
+  std::deque<Completion> deletes_;
   std::uint64_t seq_ = 0;
   std::uint64_t misplaced_ = 0;  // of the jobs not finished
   std::uint64_t bytes_total_ = 0;

@@ -71,7 +71,7 @@ bool Simulator::NothingCanStart() const {
     ++waiting;
     if (jobs_[j].futile < 2 || jobs_[j].progress_at_refusal != progress_) return false;
   }
-  return waiting > 0 && waiting == events_.size();
+  return waiting > 0 && waiting == events_.size() + deletes_.size();
 }
 
 void Simulator::GiveUp() {
@@ -87,6 +87,7 @@ void Simulator::GiveUp() {
   }
   retrying_.clear();
   while (!events_.empty()) events_.pop();
+  deletes_.clear();
   while (!ends_.empty()) ends_.pop();
 }
 
