@@ -38,7 +38,7 @@ void Simulator::Advance(std::uint32_t job) {
   if (!s.started) {
     s.started = true;
     s.start_seconds = now_;
-    if (s.refused) timings_[job].toofull_seconds = now_ - s.toofull_since;
+    if (s.refused) timings_[job].toofull_seconds = now_ - toofull_[job].since;
   }
   ++progress_;
   CountRunning(+1);
@@ -253,8 +253,8 @@ void Simulator::Pump() {
 // nothing, for its primary's local slot and every target's remote slot; it
 // is tried at the next grant phase.
 void Simulator::Wait(std::uint32_t job) {
-  jobs_[job].wait_key = Request{jobs_[job].priority, job, seq_++};
-  candidates_.push_back(jobs_[job].wait_key);
+  wait_keys_[job] = Request{jobs_[job].priority, job, seq_++};
+  candidates_.push_back(wait_keys_[job]);
 }
 
 // Starts the PG when every slot it needs is free, else parks it on the first
@@ -265,12 +265,12 @@ void Simulator::Wait(std::uint32_t job) {
 void Simulator::Place(std::uint32_t job) {
   JobSim& s = jobs_[job];
   if (s.primary != kNoIndex && osds_[s.primary].local_free <= 0) {
-    osds_[s.primary].parked_local.push(s.wait_key);
+    osds_[s.primary].parked_local.push(wait_keys_[job]);
     return;
   }
   for (std::uint32_t k = s.remote_begin; k < s.remote_end; ++k) {
     if (osds_[remotes_[k]].remote_free <= 0) {
-      osds_[remotes_[k]].parked_remote.push(s.wait_key);
+      osds_[remotes_[k]].parked_remote.push(wait_keys_[job]);
       return;
     }
   }
@@ -354,7 +354,7 @@ void Simulator::Finish(std::uint32_t job) {
   s.end_seconds = now_;
   last_end_ = now_;
   CountRunning(-1);
-  misplaced_ -= s.misplaced;
+  s.finished = true;
   // The old copies go once the PG is clean (the primary purges its strays).
   s.running = false;
   const bool deletions = opt_.stray_delete_delay_seconds >= 0;
@@ -506,12 +506,15 @@ void Simulator::Preempt(std::uint32_t job) {
 }
 
 // The starts, ends and preemptions the event loop kept in jobs_, into the
-// report's timings (one pass in job order after the loop).
+// report's timings, and the objects still misplaced (one pass in job order
+// after the loop).
 void Simulator::Record() {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    timings_[j].start_seconds = jobs_[j].start_seconds;
-    timings_[j].end_seconds = jobs_[j].end_seconds;
-    timings_[j].preemptions = jobs_[j].preemptions;
+    const JobSim& s = jobs_[j];
+    timings_[j].start_seconds = s.start_seconds;
+    timings_[j].end_seconds = s.end_seconds;
+    timings_[j].preemptions = s.preemptions;
+    if (s.finished) misplaced_ -= s.misplaced;
   }
 }
 

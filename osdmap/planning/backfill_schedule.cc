@@ -151,6 +151,8 @@ absl::Status Simulator::Setup() {
                       : std::numeric_limits<std::uint32_t>::max();
   jobs_.resize(in_.size());
   timings_.resize(in_.size());
+  if (check_space_) toofull_.resize(in_.size());
+  if (!opt_.hold_and_wait) wait_keys_.resize(in_.size());
   for (std::uint32_t j = 0; j < in_.size(); ++j) CRUSH_RETURN_IF_ERROR(Flatten(j));
   if (!(opt_.stray_delete_delay_seconds < std::numeric_limits<double>::infinity())) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -270,8 +272,8 @@ absl::Status Simulator::Run() {
     pump();
     if (!retrying_.empty()) {
       std::erase_if(retrying_, [&](std::uint32_t j) {
-        if (jobs_[j].waiting_retry) return false;
-        jobs_[j].listed = false;
+        if (toofull_[j].waiting_retry) return false;
+        toofull_[j].listed = false;
         return true;
       });
       if (NothingCanStart()) GiveUp();

@@ -40,7 +40,7 @@ BackfillSchedule Simulator::Report() {
     const BackfillJobTiming& t = timings_[j];
     if (t.toofull_refusals == 0) continue;
     r.stalls.push_back(BackfillStall{j, in_[j].pg, t.toofull_osd, t.toofull_refusals,
-                                     jobs_[j].toofull_since, t.toofull_seconds, t.never_starts});
+                                     toofull_[j].since, t.toofull_seconds, t.never_starts});
   }
   std::stable_sort(r.stalls.begin(), r.stalls.end(),
                    [](const BackfillStall& a, const BackfillStall& b) {

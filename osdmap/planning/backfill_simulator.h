@@ -107,11 +107,12 @@ struct HostSim {
 
 // A job flattened: OSDs are dense indices into Simulator::osds_.
 // The event loop visits a job at each grant, start, end and preemption, long
-// after the last visit: every visit is a cache miss. So what the loop reads
-// sits in the first two cache lines (alignas: one miss for the first, the
-// adjacent line prefetched with it), what only set-up, backfill_toofull,
-// all-at-once and the report read after them; and the loop writes a job's
-// start, end and preemptions here, not to timings_ (Simulator::Record).
+// after the last visit: every visit is a cache miss. So a job is two cache
+// lines (alignas: one miss for the first, the adjacent line fetched with
+// it), what a grant reads in the first; backfill_toofull's and all at
+// once's bookkeeping is apart (Simulator::toofull_, wait_keys_), made only
+// when the simulation can need it. The loop writes a job's start, end and
+// preemptions here, not to timings_ (Simulator::Record).
 struct alignas(64) JobSim {
   // First line: every grant, start, end and preemption.
   std::uint32_t primary = kNoIndex;
@@ -124,15 +125,17 @@ struct alignas(64) JobSim {
   // Stray deletions: a generation that makes a revoked hold's end event
   // stale.
   std::uint32_t generation = 0;
-  bool started = false;
-  bool running = false;
+  bool started : 1 = false;
+  bool running : 1 = false;
+  bool finished : 1 = false;  // Finish ran: its objects are no longer misplaced
   // Hold and wait: a stray deletion took its local slot while it waited for
   // a target (Simulator::Leak); it goes on without one.
-  bool local_leaked = false;
+  bool local_leaked : 1 = false;
   // Hold and wait: its request to remotes_[next_remote - 1] is queued, with
-  // this seq (a preemption revokes it; the reserver then skips it).
-  bool remote_outstanding = false;
-  bool refused = false;  // backfill_toofull refused it at least once
+  // remote_seq (a preemption revokes it; the reserver then skips it).
+  bool remote_outstanding : 1 = false;
+  bool refused : 1 = false;       // backfill_toofull refused it at least once
+  std::uint32_t preemptions = 0;  // BackfillJobTiming::preemptions until Record
   std::uint64_t remote_seq = 0;
   // While it runs: the hold still to do at full pace, its pace (1, or less
   // while its primary pushes more than max_backfills: Simulator::Reshare),
@@ -145,27 +148,28 @@ struct alignas(64) JobSim {
   // Second line: starts, ends, preemptions.
   std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
   std::uint32_t leaving_end = 0;
-  std::uint64_t misplaced = 0;  // objects x targets
-  double leaving_bytes = 0;     // projected use each of them gives back at the end
+  double leaving_bytes = 0;  // projected use each of them gives back at the end
   // The hold of its next start (duration, or what is left after a
   // preemption plus the scan again) and the rescan's cost.
   double hold = 0;
   double rescan = 0;
-  // BackfillJobTiming's start_seconds, end_seconds and preemptions until
-  // Simulator::Record copies them.
+  // BackfillJobTiming's start_seconds and end_seconds until Record.
   double start_seconds = 0;
   double end_seconds = 0;
-  std::uint32_t preemptions = 0;
-  // The rest: set-up, backfill_toofull and all at once.
+  std::uint64_t misplaced = 0;  // objects x targets
   double duration = 0;
-  // backfill_toofull bookkeeping: when first refused, how many refusals in
-  // a row saw no job start in between (progress_ at the last one).
-  double toofull_since = 0;
+};
+
+static_assert(sizeof(JobSim) == 128);
+
+// backfill_toofull bookkeeping of a job: when first refused, how many
+// refusals in a row saw no job start in between (progress_ at the last one).
+struct TooFullSim {
+  double since = 0;
   std::uint32_t futile = 0;
   std::uint64_t progress_at_refusal = 0;
   bool waiting_retry = false;
   bool listed = false;  // in Simulator::retrying_
-  Request wait_key;     // all at once: its place in the reservers' order
 };
 
 // A job's end, a stray deletion on `osd`, or (retry) a refused job asking
@@ -254,6 +258,10 @@ class Simulator {
   std::vector<HostSim> hosts_;
   std::map<std::string, std::uint32_t, std::less<>> host_index_;
   std::vector<JobSim> jobs_;
+  // Per job, made by Setup only when needed: with the backfillfull check
+  // (check_space_), and all at once (its place in the reservers' order).
+  std::vector<TooFullSim> toofull_;
+  std::vector<Request> wait_keys_;
   std::vector<std::uint32_t> remotes_;
   std::vector<double> remote_bytes_;  // per remotes_ entry: bytes_per_target x its shards there
   std::vector<std::uint32_t> leaving_;

@@ -19,14 +19,15 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
   JobSim& s = jobs_[job];
   BackfillJobTiming& t = timings_[job];
   Trace(BackfillTraceEvent::Kind::kTooFull, job, osd);
-  if (t.toofull_refusals++ == 0) s.toofull_since = now_;
+  TooFullSim& f = toofull_[job];
+  if (t.toofull_refusals++ == 0) f.since = now_;
   s.refused = true;
   t.toofull_osd = osds_[osd].id;
-  if (s.progress_at_refusal == progress_ && s.futile > 0) {
-    ++s.futile;
+  if (f.progress_at_refusal == progress_ && f.futile > 0) {
+    ++f.futile;
   } else {
-    s.futile = 1;
-    s.progress_at_refusal = progress_;
+    f.futile = 1;
+    f.progress_at_refusal = progress_;
   }
   if (holds_local && s.primary != kNoIndex && !s.local_leaked) ReleaseLocal(job);
   for (std::uint32_t k = s.remote_begin; k < s.next_remote; ++k) {
@@ -35,9 +36,9 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
   }
   s.next_remote = s.remote_begin;
   s.local_leaked = false;
-  s.waiting_retry = true;
-  if (!s.listed) retrying_.push_back(job);
-  s.listed = true;
+  f.waiting_retry = true;
+  if (!f.listed) retrying_.push_back(job);
+  f.listed = true;
   events_.push(Completion{.seconds = now_ + opt_.backfill_retry_seconds,
                           .job = job,
                           .kind = Completion::kRetry,
@@ -49,7 +50,7 @@ void Simulator::Refuse(std::uint32_t job, std::uint32_t osd, bool holds_local) {
 // primary's queue for its priority.
 void Simulator::Retry(std::uint32_t job) {
   JobSim& s = jobs_[job];
-  s.waiting_retry = false;
+  toofull_[job].waiting_retry = false;
   Trace(BackfillTraceEvent::Kind::kRetry, job, s.primary);
   if (!opt_.hold_and_wait) {
     Wait(job);
@@ -67,22 +68,22 @@ bool Simulator::NothingCanStart() const {
   if (running_jobs_ > 0 || retrying_.empty()) return false;
   std::size_t waiting = 0;
   for (const std::uint32_t j : retrying_) {
-    if (!jobs_[j].waiting_retry) continue;
+    if (!toofull_[j].waiting_retry) continue;
     ++waiting;
-    if (jobs_[j].futile < 2 || jobs_[j].progress_at_refusal != progress_) return false;
+    if (toofull_[j].futile < 2 || toofull_[j].progress_at_refusal != progress_) return false;
   }
   return waiting > 0 && waiting == events_.size() + deletes_.size();
 }
 
 void Simulator::GiveUp() {
   for (const std::uint32_t j : retrying_) {
-    jobs_[j].listed = false;
-    if (!jobs_[j].waiting_retry) continue;
-    jobs_[j].waiting_retry = false;
+    toofull_[j].listed = false;
+    if (!toofull_[j].waiting_retry) continue;
+    toofull_[j].waiting_retry = false;
     BackfillJobTiming& t = timings_[j];
     t.never_starts = true;
     jobs_[j].start_seconds = jobs_[j].end_seconds = now_;
-    t.toofull_seconds = now_ - jobs_[j].toofull_since;
+    t.toofull_seconds = now_ - toofull_[j].since;
     ++never_;
   }
   retrying_.clear();
