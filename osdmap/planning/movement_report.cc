@@ -338,7 +338,7 @@ absl::StatusOr<std::string> ReportToJson(const PlanReport& r, bool with_pgs) {
   if (r.safety) internal::SafetyToProto(*r.safety, msg.mutable_safety());
   internal::HeadlineToProto(ComputeHeadline(r), msg.mutable_headline());
   internal::AssumptionsToProto(ComputeAssumptions(r), msg.mutable_assumptions());
-  absl::StatusOr<std::string> out = ProtoToJson(msg, /*print_defaults=*/true);
+  absl::StatusOr<std::string> out = ProtoToJsonApart(&msg, "upmap_plan", "batches");
   if (!out.ok())
     return absl::InternalError(absl::StrCat("cannot print the report: ", out.status().message()));
   return out;
