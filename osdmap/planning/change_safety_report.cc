@@ -90,6 +90,11 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
       }
       absl::StrAppend(&out, "\n");
     }
+    // What the figures leave out (the osdmaps, ChangeSafety::osdmaps) goes
+    // under them.
+    for (const std::string& n : s.notes) {
+      if (n.starts_with("MAX AVAIL")) absl::StrAppend(&out, "  ", n, "\n");
+    }
   }
   if (s.fill && !s.fill->osds.empty()) {
     const FillTimeline& f = *s.fill;
@@ -120,7 +125,9 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
                           "  no PG stalls in backfill_toofull (targets refuse above %.0f%%)\n",
                           100 * s.backfillfull_ratio);
   }
-  for (const std::string& n : s.notes) absl::StrAppend(&out, "  ", n, "\n");
+  for (const std::string& n : s.notes) {
+    if (s.pools.empty() || !n.starts_with("MAX AVAIL")) absl::StrAppend(&out, "  ", n, "\n");
+  }
 }
 
 void AddSafetyTables(const ChangeSafety& s, HtmlExtras& extras) {

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "osdmap/planning/change_safety_report.h"
 #include "osdmap/planning/planner.h"
 #include "tests/testing/sample_cluster.h"
 #include "tests/testing/status_matchers.h"
@@ -215,6 +216,24 @@ TEST(OsdmapGrowthTest, EpochsOfTheScheduleAndWhatTheMonitorKeeps) {
   for (std::size_t i = 0; i < o.pools.size(); ++i) {
     EXPECT_EQ(o.osdmaps->max_avail_after[i], o.pools[i].after) << o.pools[i].pool_name;
   }
+}
+
+// The terminal report prints the osdmap note once, under the MAX AVAIL table
+// whose figures it qualifies, before the fill lines.
+TEST(OsdmapGrowthTest, NoteSitsUnderTheMaxAvailTable) {
+  const Planned p = PlanSample("reweight.ops", 0.9f, 100);
+  ASSERT_TRUE(p.report.safety.has_value());
+  std::string out;
+  internal::AppendSafety(out, *p.report.safety, 5);
+  const std::size_t table = out.find("MAX AVAIL per pool");
+  const std::size_t note = out.find("MAX AVAIL counts data only");
+  const std::size_t fill = out.find("fullest during the move");
+  ASSERT_NE(table, std::string::npos);
+  ASSERT_NE(note, std::string::npos);
+  ASSERT_NE(fill, std::string::npos);
+  EXPECT_LT(table, note);
+  EXPECT_LT(note, fill);
+  EXPECT_EQ(out.find("MAX AVAIL counts data only", note + 1), std::string::npos) << out;
 }
 
 }  // namespace
