@@ -124,13 +124,19 @@ class ChoiceMemo {
   static constexpr std::uint8_t kPartial = 2;
 
   // The recorded choice: for a shared slot the item; for a partially shared
-  // one the index of the best unchanged item and its draw.
+  // one the index of the best unchanged item and its draw, or instead its
+  // hash u (draw: straw2's draw of u with the item's weight, which B shares),
+  // left for a replay to compute: most recorded draws are never replayed,
+  // and each costs a load from the 512 KiB numerator table.
+  static constexpr std::uint32_t kDrawKnown = 0xffffffffu;
+
   struct Entry {
     std::uint32_t stamp = 0;  // live iff == stamp_
     std::uint32_t slot = 0;
     std::uint32_t r = 0;
     std::uint32_t pos = 0;
     ItemId item = 0;
+    std::uint32_t u = kDrawKnown;  // kDrawKnown: `draw` holds the draw
     std::int64_t draw = 0;
   };
 
@@ -181,12 +187,12 @@ class ChoiceMemo {
 
   // Records a choice unless the memo is full or already has (slot, r, pos).
   void Record(std::uint32_t slot, std::uint32_t r, std::uint32_t pos, ItemId item,
-              std::int64_t draw = 0) {
+              std::int64_t draw = 0, std::uint32_t u = kDrawKnown) {
     if (size_ >= capacity_) return;
     for (std::size_t i = Home(slot, r, pos);; i = (i + 1) & mask_) {
       Entry& e = table_[i];
       if (e.stamp != stamp_) {
-        e = Entry{stamp_, slot, r, pos, item, draw};
+        e = Entry{stamp_, slot, r, pos, item, u, draw};
         ++size_;
         return;
       }

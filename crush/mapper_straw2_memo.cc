@@ -152,10 +152,27 @@ ItemId MapperImpl::PartialStraw2Choose(const internal::FlatBucket& b, std::uint3
   if (memo_replay_ != nullptr) {
     const ChoiceMemo::Entry* e = memo_replay_->Find(uslot, r, 0);
     if (e == nullptr) return PlainStraw2Choose(b, r, position);
-    const std::uint32_t high = ChangedItemsWinner(r, static_cast<std::uint32_t>(e->item), e->draw,
-                                                  ids, divisors, changed, changed_end);
+    const auto best = static_cast<std::uint32_t>(e->item);
+    // An unchanged item: B weighs it as A did, so its draw is A's.
+    const std::int64_t best_draw =
+        e->u == ChoiceMemo::kDrawKnown
+            ? e->draw
+            : internal::Straw2DrawFromNumerator(ws_.straw2_n_[e->u], divisors[best]);
+    const std::uint32_t high =
+        ChangedItemsWinner(r, best, best_draw, ids, divisors, changed, changed_end);
     ++ws_.memo_hits_;
     return items[high];
+  }
+  if (!HasWeightSet(slot) && ws_.straw2_uniform_[static_cast<std::size_t>(slot)] == 2) {
+    // Straw2ChooseIndex's kernel for one weight, the winner's draw left to
+    // a replay (ChoiceMemo::Entry::u) and to NoteBChoiceOfHash.
+    const std::uint32_t won = straw2_key_winner_(x_, r, ids, b.size, ws_.straw2_ties_lower_);
+    if (std::find(changed, changed_end, won) == changed_end) {
+      const std::uint32_t u = Hash32_3(x_, static_cast<std::uint32_t>(ids[won]), r) & 0xffffu;
+      memo_record_->Record(uslot, r, 0, static_cast<ItemId>(won), 0, u);
+      NoteBChoiceOfHash(b, r, ids, won, u, memo);
+      return items[won];
+    }
   }
   std::int64_t winner_draw = 0;
   const std::uint32_t winner = Straw2ChooseIndex(b, r, position, &winner_draw);
@@ -215,6 +232,29 @@ void MapperImpl::NoteBChoice(const internal::FlatBucket& b, std::uint32_t r, con
   memo_record_->b_extra_work_ += memo.grown_[static_cast<std::size_t>(slot)];
 }
 
+// Most of A's winners keep their place in B (every changed item loses by
+// the bounds alone), so most never need their draw: its load from the
+// 512 KiB table was a likely cache miss per partially shared choice.
+void MapperImpl::NoteBChoiceOfHash(const internal::FlatBucket& b, std::uint32_t r,
+                                   const ItemId* ids, std::uint32_t best, std::uint32_t best_u,
+                                   const ChoiceMemo& memo) {
+  const int slot = BucketSlot(b.id);
+  const std::size_t begin = memo.changed_at_[static_cast<std::size_t>(slot)];
+  const std::size_t end = memo.changed_at_[static_cast<std::size_t>(slot) + 1];
+  const internal::Straw2Divisor& wd = divisors_[b.weights + best];
+  const bool lose = ChangedItemsLoseTo(r, wd, best_u, end - begin, [&](std::size_t k) {
+    const std::uint32_t i = memo.changed_[begin + k];
+    return Straw2ChangedItem{i, i < b.size ? ids[i] : memo.changed_ids_[begin + k],
+                             &memo.changed_divisors_[begin + k]};
+  });
+  if (lose) {
+    memo_record_->b_extra_work_ += memo.grown_[static_cast<std::size_t>(slot)];
+    return;
+  }
+  const std::int64_t draw = internal::Straw2DrawFromNumerator(ws_.straw2_n_[best_u], wd);
+  NoteBChoice(b, r, ids, best, draw, best, memo);
+}
+
 // The plain choice, recorded with the winner's index and hash u (the
 // draw a replay needs is straw2's draw of u with the winner's weight).
 ItemId MapperImpl::LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position) {
@@ -253,32 +293,46 @@ const RecordedChoice* MapperImpl::FindRecorded(std::uint32_t slot, std::uint32_t
   return nullptr;
 }
 
-// True iff no changed item [begin, end) can beat the kept winner `high`
-// (hash `u`), judged from the 16 KiB numerator bounds alone
+// True iff no changed item changed_at(0 .. count - 1) can beat the kept
+// winner (weight divisor `wd`, hash `u`), judged from the 16 KiB numerator
+// bounds alone
 // (Straw2NBoundsTable; the 512 KiB table's loads are likely cache misses):
 // a positive weight's q = floor(n / d) lies within its u block's bounds'
 // quotients, and an item beats the winner only with a smaller q, or an
 // equal one at a lower index, so a lower bound above the winner's upper
 // bound loses. A zero weight never beats a positive one; a negative
 // weight (as an int) may, so it is judged exactly by the caller.
-bool MapperImpl::ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
-                                  std::uint32_t r, std::uint32_t high, std::uint32_t u,
-                                  const std::uint32_t* begin, const std::uint32_t* end) const {
-  const internal::Straw2Divisor& wd = divisors[high];
+template <typename ChangedAt>
+bool MapperImpl::ChangedItemsLoseTo(std::uint32_t r, const internal::Straw2Divisor& wd,
+                                    std::uint32_t u, std::size_t count,
+                                    ChangedAt changed_at) const {
   if (wd.negative_weight || wd.magic == 0) return false;
   const std::uint64_t* bounds = ws_.straw2_n_bounds_;
   const std::uint64_t high_hi =
       internal::Straw2Quotient(bounds[2 * (u >> internal::kStraw2NBoundsShift) + 1], wd);
-  for (const std::uint32_t* i = begin; i != end; ++i) {
-    const internal::Straw2Divisor& d = divisors[*i];
+  for (std::size_t k = 0; k < count; ++k) {
+    const Straw2ChangedItem c = changed_at(k);
+    const internal::Straw2Divisor& d = *c.div;
     if (d.negative_weight) return false;
     if (d.magic == 0) continue;
-    const std::uint32_t ui = Hash32_3(x_, static_cast<std::uint32_t>(ids[*i]), r) & 0xffffu;
+    const std::uint32_t ui = Hash32_3(x_, static_cast<std::uint32_t>(c.id), r) & 0xffffu;
     const std::uint64_t lo =
         internal::Straw2Quotient(bounds[2 * (ui >> internal::kStraw2NBoundsShift)], d);
     if (lo <= high_hi) return false;
   }
   return true;
+}
+
+// ChangedItemsLoseTo for the winner at index `high` and the changed
+// indexes [begin, end) of a bucket hashing by `ids`, weighing by `divisors`.
+bool MapperImpl::ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
+                                  std::uint32_t r, std::uint32_t high, std::uint32_t u,
+                                  const std::uint32_t* begin, const std::uint32_t* end) const {
+  return ChangedItemsLoseTo(r, divisors[high], u, static_cast<std::size_t>(end - begin),
+                            [&](std::size_t k) {
+                              const std::uint32_t i = begin[k];
+                              return Straw2ChangedItem{i, ids[i], &divisors[i]};
+                            });
 }
 
 // B's winner of a recorded choice in a changed slot whose winner B keeps,

@@ -158,6 +158,11 @@ class MapperImpl {
   void NoteBChoice(const internal::FlatBucket& b, std::uint32_t r, const ItemId* ids,
                    std::uint32_t best, std::int64_t best_draw, std::uint32_t winner,
                    const ChoiceMemo& memo);
+  // NoteBChoice for A's winner `best` (an unchanged item, no weight set)
+  // known by its hash `best_u` alone: its draw is loaded only when the
+  // numerator bounds cannot decide (ChangedItemsLoseTo).
+  void NoteBChoiceOfHash(const internal::FlatBucket& b, std::uint32_t r, const ItemId* ids,
+                         std::uint32_t best, std::uint32_t best_u, const ChoiceMemo& memo);
   void AttachMemo(std::uint64_t layout);
   // The ChoiceLog paths (mapper_straw2_memo.cc): recording every straw2
   // choice, and replaying them through a ChoiceDelta.
@@ -166,6 +171,13 @@ class MapperImpl {
   [[gnu::hot]] ItemId LogStraw2Choose(const internal::FlatBucket& b, std::uint32_t r, int position);
   [[gnu::hot]] ItemId ReplayStraw2Choose(const internal::FlatBucket& b, std::uint32_t r,
                                          int position);
+  // True iff no changed item changed_at(0 .. count - 1) can beat a winner
+  // of weight divisor `wd` and hash `u`, judged from the 16 KiB numerator
+  // bounds alone (ChangedItemsLose).
+  template <typename ChangedAt>
+  [[gnu::hot]] bool ChangedItemsLoseTo(std::uint32_t r, const internal::Straw2Divisor& wd,
+                                       std::uint32_t u, std::size_t count,
+                                       ChangedAt changed_at) const;
   [[gnu::hot]] bool ChangedItemsLose(const ItemId* ids, const internal::Straw2Divisor* divisors,
                                      std::uint32_t r, std::uint32_t high, std::uint32_t u,
                                      const std::uint32_t* begin, const std::uint32_t* end) const;
