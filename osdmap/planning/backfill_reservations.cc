@@ -89,10 +89,23 @@ void Simulator::Settle(std::uint32_t job) {
 // they share the primary: each runs at max_backfills / running of its pace.
 // Called when the count changes: every running job's end moves.
 // `started` (or kNoIndex) has just joined and needs its end scheduled.
+// Every job in `pushing` runs at the OSD's pace (OsdSim::pace): when the
+// count leaves it unchanged (up to max_backfills it is 1), only `started`
+// needs its end, and the others (each a cache miss) are not visited.
 void Simulator::Reshare(std::uint32_t osd, std::uint32_t started) {
-  const std::vector<std::uint32_t>& jobs = osds_[osd].pushing;
+  OsdSim& o = osds_[osd];
+  const std::vector<std::uint32_t>& jobs = o.pushing;
   const double pace = std::min(1.0, static_cast<double>(opt_.max_backfills) /
                                         static_cast<double>(std::max<std::size_t>(jobs.size(), 1)));
+  if (pace == o.pace) {
+    if (started != kNoIndex) {
+      Settle(started);
+      jobs_[started].pace = pace;
+      ScheduleEnd(started);
+    }
+    return;
+  }
+  o.pace = pace;
   for (const std::uint32_t j : jobs) {
     if (j != started && jobs_[j].pace == pace) continue;
     Settle(j);
@@ -359,7 +372,9 @@ void Simulator::Finish(std::uint32_t job) {
   s.running = false;
   const bool deletions = opt_.stray_delete_delay_seconds >= 0;
   for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
-    osds_[leaving_[k]].projected -= s.leaving_bytes;
+    // Only the backfillfull check reads projected use: without it the
+    // leaving OSD is not touched (a cache miss) for it.
+    if (check_space_) osds_[leaving_[k]].projected -= s.leaving_bytes;
     if (deletions) {
       PushDeletion(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
                               .job = job,

@@ -81,6 +81,7 @@ struct alignas(64) OsdSim {
   RequestQueue remote_queue;
   // Its running backfills as primary (they share its recovery: Reshare).
   std::vector<std::uint32_t> pushing;
+  double pace = 1;  // theirs: min(1, max_backfills / pushing.size())
   double held_since = 0;
   double busy = 0;
   double running_since = 0;
