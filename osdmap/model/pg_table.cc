@@ -505,7 +505,8 @@ PgTablePair MapPairedThrough(std::shared_ptr<const RecordedMapping> recorded,
     };
   }
   ReplayStats stats;
-  out.after = MapAllPgsReplayed(*recorded, after, mo, &stats);
+  out.after = MapAllPgsReplayed(*recorded, after, mo, &stats, nullptr,
+                                options.record && !options.only_pool ? &out.held : nullptr);
   out.crush_reused = stats.crush_reused;
   out.crush_mapped = stats.crush_replayed + stats.crush_mapped;
   out.verify_mismatches = stats.verify_mismatches;

@@ -161,6 +161,10 @@ struct PgTablePair {
   // The before state's recording, when MapAllOptions::recorded served or
   // MapAllOptions::record made it (else null).
   std::shared_ptr<const RecordedMapping> recorded;
+  // With MapAllOptions::record: per pool of `after` (id order) a byte per
+  // PG, 1 where it took its recorded CRUSH result (MapAllPgsReplayed's
+  // `held`, for KeptPgs::FromHeld); else empty.
+  std::vector<std::vector<std::uint8_t>> held;
 };
 
 PgTablePair MapAllPgsPaired(const MappingSession& before, const MappingSession& after,

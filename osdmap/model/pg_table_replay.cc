@@ -213,6 +213,8 @@ struct ReplayRun {
   // differ between the after state and the target (empty: none differ).
   std::vector<const PoolPgTable*> kept_rows;
   std::vector<std::vector<std::uint8_t>> upmaps_differ;
+  // MapAllPgsReplayed's `held`, parallel to pools, or null.
+  std::vector<std::vector<std::uint8_t>>* held = nullptr;
   std::atomic<std::uint64_t> reused{0}, replayed{0}, mapped{0}, mismatches{0}, done{0};
   std::mutex mu;  // first_mismatch, progress
   std::string first_mismatch;
@@ -318,8 +320,12 @@ void MapReplayedChunk(ReplayRun& run, ReplayWorker& w, const PgChunk& c) {
   PgMapping m, full;
   OsdList crush;
   std::uint64_t counts[3] = {0, 0, 0};
+  std::uint8_t* held = run.held != nullptr ? (*run.held)[c.pool].data() : nullptr;
   for (std::uint32_t ps = c.begin; ps < c.end; ++ps) {
-    if (MapReplayedPg(run, w, c.pool, ps, m, crush, counts)) {
+    const std::uint64_t reused = counts[0];
+    const bool copied = MapReplayedPg(run, w, c.pool, ps, m, crush, counts);
+    if (held != nullptr && counts[0] != reused) held[ps] = 1;
+    if (copied) {
       if (run.verify) VerifyCopiedRow(run, w, c.pool, ps, full);
       continue;
     }
@@ -492,6 +498,25 @@ const std::vector<std::uint8_t>* KeptPgs::ForPool(std::int64_t pool_id) const {
   return nullptr;
 }
 
+std::shared_ptr<const KeptPgs> KeptPgs::FromHeld(std::shared_ptr<const RecordedMapping> recorded,
+                                                 std::shared_ptr<const MappingSession> target,
+                                                 std::vector<std::vector<std::uint8_t>> held,
+                                                 std::shared_ptr<const PgTable> target_rows) {
+  std::shared_ptr<KeptPgs> out(new KeptPgs());
+  std::size_t k = 0;
+  for (const auto& [id, pool] : target->state().pools) {
+    if (k >= held.size() || held[k].size() != pool.pg_num) return nullptr;
+    out->pool_ids_.push_back(id);
+    ++k;
+  }
+  if (k != held.size()) return nullptr;
+  out->kept_ = std::move(held);
+  out->recorded_ = std::move(recorded);
+  out->target_ = std::move(target);
+  out->rows_ = std::move(target_rows);
+  return out;
+}
+
 const PoolPgTable* KeptPgs::RowsForPool(std::int64_t pool_id) const {
   if (rows_ == nullptr) return nullptr;
   const PoolPgTable* t = rows_->Find(pool_id);
@@ -510,11 +535,17 @@ std::uint64_t KeptPgs::count() const {
 }
 
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
-                          const MapAllOptions& options, ReplayStats* stats, const KeptPgs* kept) {
+                          const MapAllOptions& options, ReplayStats* stats, const KeptPgs* kept,
+                          std::vector<std::vector<std::uint8_t>>* held) {
   ReplayRun run(recorded, after, options);
   if (kept != nullptr && !kept->Covers(recorded, after.state())) kept = nullptr;
   AddPools(run, kept, /*tables=*/true);
   AddKeptRows(run, kept);
+  if (held != nullptr) {
+    held->clear();
+    for (const Pool* pool : run.pools) held->emplace_back(pool->pg_num, 0);
+    run.held = held;
+  }
   const int threads = ResolveThreads(options.threads);
   const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);
   std::vector<std::unique_ptr<ReplayWorker>> workers(static_cast<std::size_t>(threads));

@@ -153,6 +153,16 @@ class KeptPgs {
                                              const MapAllOptions& options = {},
                                              std::shared_ptr<const PgTable> target_rows = nullptr);
 
+  // The KeptPgs Find() makes, from the decisions a mapping of `target`
+  // through `recorded` made already: `held` as MapAllPgsReplayed(*recorded,
+  // *target, options, stats, nullptr, &held) leaves it (no only_pool).
+  // nullptr when `held` does not fit target's pools. Cost: none beyond
+  // the moves.
+  static std::shared_ptr<const KeptPgs> FromHeld(std::shared_ptr<const RecordedMapping> recorded,
+                                                 std::shared_ptr<const MappingSession> target,
+                                                 std::vector<std::vector<std::uint8_t>> held,
+                                                 std::shared_ptr<const PgTable> target_rows);
+
   // True iff the kept PGs keep their recorded CRUSH result on `state` too
   // (see above), for a mapping through `recorded`. Cost: linear in the
   // crush maps.
@@ -191,10 +201,13 @@ class KeptPgs {
 // `recorded`) where kept->Covers() `after`, its kept PGs take the recorded
 // CRUSH result without a decision, and those whose upmaps are the
 // target's copy its row (KeptPgs::RowsForPool; not with options.acting);
-// otherwise it is ignored.
+// otherwise it is ignored. With `held`, *held is set to one vector per
+// pool mapped (in id order) of a byte per PG, 1 where the PG took its
+// recorded CRUSH result (KeptPgs::FromHeld).
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
                           const MapAllOptions& options, ReplayStats* stats = nullptr,
-                          const KeptPgs* kept = nullptr);
+                          const KeptPgs* kept = nullptr,
+                          std::vector<std::vector<std::uint8_t>>* held = nullptr);
 
 }  // namespace crushkit::osdmap
 

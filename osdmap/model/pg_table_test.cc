@@ -500,6 +500,35 @@ TEST(PgTableReplayTest, KeptPgsCopyTheTargetsRowsWhereTheUpmapsAgree) {
   }
 }
 
+// The paired mapping that records (a staged plan follows) keeps which PGs
+// held their recorded result on the after state: the KeptPgs made from it
+// are Find()'s, PG for PG; without MapAllOptions::record nothing is kept.
+TEST(PgTableReplayTest, PairedMappingKeepsTheDecisionsKeptPgsFindMakes) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  auto made = MappingSession::Create(WithNewHost(before->state(), 0x10000));
+  ASSERT_TRUE(made.ok()) << made.status();
+  const std::shared_ptr<const MappingSession> target(*std::move(made));
+  MapAllOptions opt;
+  opt.threads = 2;
+  EXPECT_TRUE(MapAllPgsPaired(*before, *target, opt).held.empty());
+  opt.record = true;
+  const PgTablePair pair = MapAllPgsPaired(*before, *target, opt);
+  ASSERT_NE(pair.recorded, nullptr);
+  ASSERT_EQ(pair.held.size(), 2u);  // pools 1 and 3
+  const std::shared_ptr<const KeptPgs> found = KeptPgs::Find(pair.recorded, target, opt);
+  const std::shared_ptr<const KeptPgs> held =
+      KeptPgs::FromHeld(pair.recorded, target, pair.held, nullptr);
+  ASSERT_NE(held, nullptr);
+  EXPECT_GT(found->count(), 5300u / 2);
+  EXPECT_EQ(held->count(), found->count());
+  for (const std::int64_t pool : {1, 3}) {
+    ASSERT_NE(held->ForPool(pool), nullptr);
+    EXPECT_EQ(*held->ForPool(pool), *found->ForPool(pool)) << pool;
+  }
+  EXPECT_EQ(KeptPgs::FromHeld(pair.recorded, target, {pair.held[0]}, nullptr), nullptr);
+}
+
 TEST(PgTableReplayTest, RecordedAndRecordOptionsServeThePairedMapping) {
   std::shared_ptr<const MappingSession> before = MakeSession();
   ASSERT_NE(before, nullptr);

@@ -473,11 +473,20 @@ absl::StatusOr<std::shared_ptr<const KeptPgs>> KeptOnTheWay(const std::vector<St
   if (staged.empty() || !raises_crush_weights) return nullptr;
   CRUSH_ASSIGN_OR_RETURN(std::shared_ptr<const MappingSession> target_session,
                          SessionOf(target, mapped != nullptr ? mapped->mapped.after : nullptr));
+  // The kept PGs copy their rows from the planner's table of the target,
+  // and are the PGs its mapping of the target through this recording
+  // found holding (when it was asked to keep them: MovementOptions::record).
+  std::shared_ptr<const PgTable> rows = mapped != nullptr ? AfterOf(mapped->mapped).table : nullptr;
+  if (mapped != nullptr && mapped->mapped.tables->recorded == options.recorded &&
+      !mapped->mapped.tables->held.empty()) {
+    if (std::shared_ptr<const KeptPgs> kept = KeptPgs::FromHeld(
+            options.recorded, target_session, mapped->mapped.tables->held, rows)) {
+      return kept;
+    }
+  }
   MapAllOptions mo;
   mo.threads = options.movement.threads;
-  // The kept PGs copy their rows from the planner's table of the target.
-  return KeptPgs::Find(options.recorded, std::move(target_session), mo,
-                       mapped != nullptr ? AfterOf(mapped->mapped).table : nullptr);
+  return KeptPgs::Find(options.recorded, std::move(target_session), mo, std::move(rows));
 }
 
 // PlanStagedChange() of a change mapped at once by the planner (`mapped`)
