@@ -15,46 +15,103 @@
 #include "crush/types.h"
 
 namespace crushkit::osdmap {
+namespace {
+
+bool Holds(std::span<const std::int32_t> before, std::int32_t osd) {
+  return crush::IsDevice(osd) && std::find(before.begin(), before.end(), osd) != before.end();
+}
+
+// PeeringState::find_best_info over the holders that are up, all with the
+// same last_update (the PG was clean): the oldest log_tail ("prefer longer
+// tail"), then `current` (the OSD running peering: "prefer current
+// primary"), then the first in pg_shard_t order (the lowest id). `tail`
+// null: every tail taken as equal.
+std::int32_t BestInfo(std::span<const std::int32_t> before,
+                      const std::function<bool(std::int32_t)>& is_up,
+                      const std::function<std::optional<LogVersion>(std::int32_t)>* tail,
+                      std::int32_t current) {
+  // A peer's tail in `pg query` is the primary's peer_info, set when the
+  // PG last peered and not moved by the trims since (merge_new_log_entries
+  // advances peer_info's last_update only). 0'0 there while another holder
+  // has trimmed means the PG peered before its first trim: every replica
+  // has trimmed with the primary since (each repop carries pg_trim_to), so
+  // it counts as the newest tail given, the primary's own.
+  std::optional<LogVersion> newest;
+  if (tail != nullptr) {
+    for (std::int32_t o : before) {
+      if (!crush::IsDevice(o) || !is_up(o)) continue;
+      const std::optional<LogVersion> t = (*tail)(o);
+      if (!t) return BestInfo(before, is_up, nullptr, current);
+      if (!newest || *t > *newest) newest = t;
+    }
+  }
+  std::int32_t best = crush::kItemNone;
+  LogVersion best_tail;
+  for (std::int32_t o : before) {
+    if (!crush::IsDevice(o) || !is_up(o)) continue;
+    LogVersion t;
+    if (newest) {
+      t = *(*tail)(o);
+      if (t == LogVersion{}) t = *newest;
+    }
+    const bool better = best == crush::kItemNone || t < best_tail ||
+                        (t == best_tail && best != current && (o == current || o < best));
+    if (better) {
+      best = o;
+      best_tail = t;
+    }
+  }
+  return best;
+}
+
+std::int32_t Pusher(std::span<const std::int32_t> before, std::span<const std::int32_t> after_up,
+                    const std::function<bool(std::int32_t)>& is_up,
+                    const std::function<std::optional<LogVersion>(std::int32_t)>* tail,
+                    std::int32_t current) {
+  const auto first_up = std::find_if(after_up.begin(), after_up.end(), crush::IsDevice);
+  if (first_up == after_up.end()) return crush::kItemNone;
+  // select_replicated_primary keeps the up primary when its own info is
+  // complete, which a clean holder's is.
+  if (Holds(before, *first_up) && is_up(*first_up)) return *first_up;
+  return BestInfo(before, is_up, tail, current);
+}
+
+}  // namespace
+
 std::int32_t ReplicatedBackfillPusher(std::span<const std::int32_t> before,
                                       std::span<const std::int32_t> after_up,
                                       const std::function<bool(std::int32_t)>& is_up) {
-  const auto first_up = std::find_if(after_up.begin(), after_up.end(), crush::IsDevice);
-  if (first_up == after_up.end()) return crush::kItemNone;
-  // calc_replicated_acting keeps the up primary when its own info is
-  // complete, which a clean holder's is.
-  if (std::find(before.begin(), before.end(), *first_up) != before.end() && is_up(*first_up)) {
-    return *first_up;
-  }
-  // find_best_info over equal infos: the first in pg_shard_t order.
-  std::int32_t best = crush::kItemNone;
-  for (std::int32_t o : before) {
-    if (crush::IsDevice(o) && is_up(o) && (best == crush::kItemNone || o < best)) best = o;
-  }
-  return best;
+  return Pusher(before, after_up, is_up, nullptr, crush::kItemNone);
 }
 
 std::int32_t ReplicatedBackfillPusher(
     std::span<const std::int32_t> before, std::span<const std::int32_t> after_up,
     const std::function<bool(std::int32_t)>& is_up,
+    const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail,
+    std::int32_t current_primary) {
+  return Pusher(before, after_up, is_up, &log_tail, current_primary);
+}
+
+std::int32_t ReplicatedBackfillPusherInSteps(
+    std::span<const std::int32_t> before, std::span<const std::vector<std::int32_t>> steps,
+    const std::function<bool(std::int32_t)>& is_up,
     const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail) {
-  const std::int32_t plain = ReplicatedBackfillPusher(before, after_up, is_up);
-  const auto first_up = std::find_if(after_up.begin(), after_up.end(), crush::IsDevice);
-  if (plain == crush::kItemNone || plain == *first_up) return plain;
-  // find_best_info: among infos with the same last_update, "prefer longer
-  // tail" (an older log_tail) before anything else; iteration order (the
-  // lowest id) breaks ties.
-  std::int32_t best = crush::kItemNone;
-  LogVersion best_tail;
-  for (std::int32_t o : before) {
-    if (!crush::IsDevice(o) || !is_up(o)) continue;
-    const std::optional<LogVersion> tail = log_tail(o);
-    if (!tail) return plain;
-    if (best == crush::kItemNone || *tail < best_tail || (*tail == best_tail && o < best)) {
-      best = o;
-      best_tail = *tail;
-    }
+  if (steps.empty()) return crush::kItemNone;
+  std::int32_t current = crush::kItemNone;
+  for (std::size_t k = 0; k + 1 < steps.size() && current == crush::kItemNone; ++k) {
+    const std::span<const std::int32_t> up = steps[k];
+    if (std::equal(up.begin(), up.end(), before.begin(), before.end())) continue;
+    // The first interval whose up set changed peers before the next command's
+    // map is acted on: its primary asks for a pg_temp headed by the one it
+    // chose (choose_acting), unless its up set already holds every copy.
+    const std::int32_t chosen = Pusher(before, up, is_up, &log_tail, crush::kItemNone);
+    const auto first_up = std::find_if(up.begin(), up.end(), crush::IsDevice);
+    const bool all_hold = std::all_of(up.begin(), up.end(), [&](std::int32_t o) {
+      return !crush::IsDevice(o) || Holds(before, o);
+    });
+    if (chosen != crush::kItemNone && !(all_hold && chosen == *first_up)) current = chosen;
   }
-  return best;
+  return Pusher(before, steps.back(), is_up, &log_tail, current);
 }
 
 std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,

@@ -26,6 +26,11 @@
 // (the overload taking log_tail) the rule named the pusher of every
 // replicated PG of the loopback runs that recorded them (issue 35,
 // tools/dev/README.md); without them it falls back to the lowest id.
+// Two refinements from the 21 "Fresh runs" and Tentacle's backfill_toofull
+// run: a peer's tail `pg query` shows as 0'0 is stale (the replica trimmed
+// with the primary since), and a change of several commands leaves the
+// first changed interval's primary in charge (a pg_temp), which wins the
+// ties of the last interval (ReplicatedBackfillPusherInSteps).
 // Pure functions; thread-safe.
 #ifndef CRUSHKIT_OSDMAP_PLANNING_BACKFILL_PUSHER_H_
 #define CRUSHKIT_OSDMAP_PLANNING_BACKFILL_PUSHER_H_
@@ -37,10 +42,12 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
+#include "crush/types.h"
 #include "osdmap/model/pg_id.h"
 
 namespace crushkit::osdmap {
@@ -65,11 +72,33 @@ struct LogVersion {
 
 // The same with each holder's log_tail (`pg query`: info.log_tail of the
 // primary, peer_info[].log_tail of the others): when the new up primary
-// does not hold the PG, the up holder with the oldest log_tail pushes (the
-// lowest id among equal tails). When `log_tail` has no answer for some up
-// holder, the result is the overload's above (lowest id).
+// does not hold the PG, the up holder with the oldest log_tail pushes;
+// among equal tails `current_primary` (the OSD that runs peering in the
+// last interval: find_best_info's "prefer current primary") when it is one
+// of them, else the lowest id. A tail of 0'0 while another holder's is
+// newer counts as the newest given: peer_info keeps the tail of the PG's
+// last peering, and 0'0 there means every write, and every trim, came
+// after it (the replicas trimmed with the primary). When `log_tail` has no
+// answer for some up holder, all tails count as equal.
 std::int32_t ReplicatedBackfillPusher(
     std::span<const std::int32_t> before, std::span<const std::int32_t> after_up,
+    const std::function<bool(std::int32_t)>& is_up,
+    const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail,
+    std::int32_t current_primary = crush::kItemNone);
+
+// A change of several commands applied one after another (each its own
+// osdmap epoch, as an operator types them, e.g. a host's OSDs added one by
+// one under nobackfill): `steps` holds the PG's up set after each command,
+// the last the change's result. The first interval whose up set differs
+// from `before` peers before the later maps are acted on and leaves a
+// pg_temp headed by the primary it chose (unless its up set holds every
+// copy already); that OSD then runs peering in the last interval, and wins
+// find_best_info's ties there (measured: PG 2.17 [1,5,0] -> [5,4,0] ->
+// [6,5,4] was pushed by osd.5 on both releases, not by the lowest id 0).
+// One step is the overload above. kItemNone when `steps` is empty.
+// `is_up` is the last state's for every step.
+std::int32_t ReplicatedBackfillPusherInSteps(
+    std::span<const std::int32_t> before, std::span<const std::vector<std::int32_t>> steps,
     const std::function<bool(std::int32_t)>& is_up,
     const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail);
 

@@ -64,6 +64,58 @@ TEST(BackfillPusherTest, LongerLogTailWinsWhenTheUpPrimaryHoldsNothing) {
   EXPECT_EQ(ReplicatedBackfillPusher({{6, 5, 0}}, {{3, 6, 5}}, not5, tails), 0);
 }
 
+// Tentacle's backfill_toofull run (issue 35): PG 2.11 [0,1,2] -> [6,1,2]
+// was pushed by osd.0. `pg query` gave osd.0's own tail 38'20 and 0'0 for
+// osd.1 and osd.2: peer_info from before the PG's first write, the replicas
+// having trimmed with osd.0 since. Taken at their word, 0'0 made osd.1 the
+// pusher.
+TEST(BackfillPusherTest, AStaleNullPeerTailCountsAsThePrimarysTail) {
+  auto tails = [](std::int32_t o) -> std::optional<LogVersion> {
+    if (o == 0) return LogVersion{38, 20};
+    return LogVersion{};
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{0, 1, 2}}, {{6, 1, 2}}, AllUp, tails), 0);
+  // 2.1 [3,4,5] -> [6,4,5], osd.3's tail 38'20, the others 0'0: osd.3.
+  EXPECT_EQ(ReplicatedBackfillPusher({{3, 4, 5}}, {{6, 4, 5}}, AllUp, tails), 3);
+  // Every tail 0'0 (no holder ever trimmed): equal, the lowest id.
+  auto none = [](std::int32_t) -> std::optional<LogVersion> { return LogVersion{}; };
+  EXPECT_EQ(ReplicatedBackfillPusher({{3, 4, 5}}, {{6, 4, 5}}, AllUp, none), 3);
+  // A real older tail still wins over the primary's.
+  auto older = [](std::int32_t o) -> std::optional<LogVersion> {
+    return o == 5 ? LogVersion{45, 70} : LogVersion{45, 73};
+  };
+  EXPECT_EQ(ReplicatedBackfillPusher({{4, 5, 6}}, {{7, 3, 5}}, AllUp, older), 5);
+}
+
+// PG 2.17 of every add-host run (issue 35): osd.6 then osd.7 added one
+// command at a time, [1,5,0] -> [5,4,0] -> [6,5,4]. The first map made
+// osd.5 (a holder) the up primary; it asked for pg_temp [5,0,1] and, as the
+// current primary when the last map peered, won find_best_info's tie with
+// osd.0 (tails 45'50 both, osd.1's 45'54). Measured: osd.5 pushed.
+TEST(BackfillPusherTest, TheFirstStepsPrimaryWinsTiesInTheLast) {
+  auto tails = [](std::int32_t o) -> std::optional<LogVersion> {
+    return o == 1 ? LogVersion{45, 54} : LogVersion{45, 50};
+  };
+  const std::vector<std::vector<std::int32_t>> steps = {{5, 4, 0}, {6, 5, 4}};
+  EXPECT_EQ(ReplicatedBackfillPusherInSteps({{1, 5, 0}}, steps, AllUp, tails), 5);
+  // At once (one step), or told nothing of the first step: the lowest id.
+  EXPECT_EQ(ReplicatedBackfillPusher({{1, 5, 0}}, {{6, 5, 4}}, AllUp, tails), 0);
+  EXPECT_EQ(ReplicatedBackfillPusherInSteps({{1, 5, 0}}, {{steps[1]}}, AllUp, tails), 0);
+  // The current primary's tie-break comes after the longer tail.
+  EXPECT_EQ(ReplicatedBackfillPusher({{1, 5, 0}}, {{6, 5, 4}}, AllUp, tails, 1), 0);
+  EXPECT_EQ(ReplicatedBackfillPusher({{1, 5, 0}}, {{6, 5, 4}}, AllUp, tails, 5), 5);
+  // A first step whose up set holds every copy leaves no pg_temp: its
+  // primary does not peer the last interval.
+  const std::vector<std::vector<std::int32_t>> reordered = {{5, 1, 0}, {6, 5, 4}};
+  EXPECT_EQ(ReplicatedBackfillPusherInSteps({{1, 5, 0}}, reordered, AllUp, tails), 0);
+  // 2.4: [3,2,4] -> [6,0,4] (osd.6 holds nothing: the lowest holder osd.2
+  // takes the pg_temp) -> [6,0,2]: osd.2 again.
+  const std::vector<std::vector<std::int32_t>> s24 = {{6, 0, 4}, {6, 0, 2}};
+  auto equal = [](std::int32_t) -> std::optional<LogVersion> { return LogVersion{45, 53}; };
+  EXPECT_EQ(ReplicatedBackfillPusherInSteps({{3, 2, 4}}, s24, AllUp, equal), 2);
+  EXPECT_EQ(ReplicatedBackfillPusherInSteps({{3, 2, 4}}, {}, AllUp, equal), kNone);
+}
+
 TEST(BackfillPusherTest, HoldersThatAreDownCannotPush) {
   const std::set<std::int32_t> down = {4};
   auto is_up = [&](std::int32_t o) { return down.count(o) == 0; };
@@ -248,6 +300,55 @@ TEST(BackfillLogTailsTest, TailsNameEveryPusherOfTheRecordedRuns) {
   EXPECT_EQ(total, 85);
   EXPECT_EQ(with_tails, 85);
   EXPECT_EQ(without, 80);
+}
+
+// Every replicated PG backfilled by the four two-command runs
+// (tests/data/loopback-log-tails/steps.txt: Pacific's and both Tentacle
+// clusters' add host, Tentacle's backfill_toofull swap): with each command's
+// up set and the recorded tails the rule names every pusher. Planned at once
+// with the tails taken at their word (before issue 35's fix) it missed 2.17
+// of each add host and five PGs of the swap.
+TEST(BackfillLogTailsTest, StepsAndTailsNameEveryPusherOfTheTwoCommandRuns) {
+  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-log-tails/";
+  const std::string text = crush_testing::ReadFileOrEmpty(dir + "steps.txt");
+  ASSERT_FALSE(text.empty());
+  std::map<std::string, PgLogTails> runs;
+  int total = 0;
+  int in_steps = 0;
+  int at_once = 0;
+  std::vector<std::string> wrong;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    ASSERT_GE(f.size(), 5u) << line;
+    const std::string run(f[0]);
+    if (!runs.contains(run)) {
+      absl::StatusOr<PgLogTails> t =
+          ParseLogTailsJson(crush_testing::ReadFileOrEmpty(dir + run + ".json"));
+      ASSERT_THAT(t.status(), crush_testing::IsOk()) << run;
+      runs[run] = *std::move(t);
+    }
+    const std::optional<PgId> pg = ParsePgId(std::string_view(f[1].data(), f[1].size()));
+    ASSERT_TRUE(pg.has_value()) << line;
+    const std::vector<std::int32_t> before = ParseSet(f[2]);
+    std::vector<std::vector<std::int32_t>> steps;
+    for (std::size_t i = 3; i + 1 < f.size(); ++i) steps.push_back(ParseSet(f[i]));
+    std::int32_t pushed = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f.back(), &pushed)) << line;
+    const PgLogTails& tails = runs[run];
+    const auto tail = [&](std::int32_t o) { return tails.Find(*pg, o); };
+    ++total;
+    if (ReplicatedBackfillPusherInSteps(before, steps, AllUp, tail) == pushed) {
+      ++in_steps;
+    } else {
+      wrong.emplace_back(line);
+    }
+    at_once += ReplicatedBackfillPusher(before, steps.back(), AllUp, tail) == pushed ? 1 : 0;
+  }
+  EXPECT_EQ(total, 101);
+  EXPECT_EQ(in_steps, total) << testing::PrintToString(wrong);
+  // At once: 2.17 of the three add-host runs.
+  EXPECT_EQ(at_once, total - 3);
 }
 
 }  // namespace
