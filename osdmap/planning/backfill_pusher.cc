@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -13,6 +15,9 @@
 
 #include "crush/status_macros.h"
 #include "crush/types.h"
+#include "osdmap/changes/apply_change.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_table.h"
 
 namespace crushkit::osdmap {
 namespace {
@@ -112,6 +117,75 @@ std::int32_t ReplicatedBackfillPusherInSteps(
     if (chosen != crush::kItemNone && !(all_hold && chosen == *first_up)) current = chosen;
   }
   return Pusher(before, steps.back(), is_up, &log_tail, current);
+}
+
+const std::vector<std::vector<std::int32_t>>* PgStepUps::Find(const PgId& pg) const {
+  const auto it = ups.find(pg);
+  return it == ups.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<PgStepUps> MapPusherSteps(const ClusterState& before, const ChangeList& change,
+                                         int threads) {
+  PgStepUps out;
+  if (change.ops.size() < 2 || change.ops.size() > kMaxPusherSteps) return out;
+  std::uint64_t pgs = 0;
+  for (const auto& [id, pool] : before.pools) pgs += pool.pg_num;
+  if (pgs * change.ops.size() > kMaxPusherStepPgs) return out;
+  MapAllOptions mo;
+  mo.threads = threads;
+  mo.acting = false;
+  CRUSH_ASSIGN_OR_RETURN(std::unique_ptr<MappingSession> bs, MappingSession::Create(before));
+  const PgTable tb = MapAllPgs(*bs, mo);
+  const std::size_t n = change.ops.size();
+  for (std::size_t k = 1; k < n; ++k) {
+    ChangeList prefix = change;
+    prefix.ops.resize(k);
+    CRUSH_ASSIGN_OR_RETURN(AppliedChange applied, ApplyChangeBuilt(before, prefix));
+    CRUSH_ASSIGN_OR_RETURN(
+        std::unique_ptr<MappingSession> session,
+        MappingSession::Create(std::move(applied.state), std::move(applied.crush_map)));
+    const PgTable tk = MapAllPgs(*session, mo);
+    for (const PoolPgTable& pb : tb.pools) {
+      const Pool* pool = before.FindPool(pb.pool_id);
+      const PoolPgTable* pk = tk.Find(pb.pool_id);
+      if (pool == nullptr || pool->type != PoolType::kReplicated || pk == nullptr ||
+          pk->pg_num != pb.pg_num) {
+        continue;
+      }
+      for (std::uint32_t ps = 0; ps < pb.pg_num; ++ps) {
+        const std::span<const std::int32_t> b = pb.Up(ps);
+        const std::span<const std::int32_t> u = pk->Up(ps);
+        const PgId pg{pb.pool_id, ps};
+        auto it = out.ups.find(pg);
+        if (it == out.ups.end()) {
+          if (std::equal(b.begin(), b.end(), u.begin(), u.end())) continue;
+          // The steps before this one kept the before set.
+          it = out.ups
+                   .emplace(pg, std::vector<std::vector<std::int32_t>>(
+                                    k - 1, std::vector<std::int32_t>(b.begin(), b.end())))
+                   .first;
+        }
+        it->second.emplace_back(u.begin(), u.end());
+      }
+    }
+  }
+  return out;
+}
+
+std::int32_t ReplicatedPusherOf(const PgId& pg, std::span<const std::int32_t> before,
+                                std::span<const std::int32_t> after_up,
+                                const std::function<bool(std::int32_t)>& is_up,
+                                const PgLogTails* tails, const PgStepUps* steps) {
+  const std::function<std::optional<LogVersion>(std::int32_t)> tail =
+      [&](std::int32_t o) -> std::optional<LogVersion> {
+    if (tails == nullptr) return std::nullopt;
+    return tails->Find(pg, o);
+  };
+  const std::vector<std::vector<std::int32_t>>* ups = steps != nullptr ? steps->Find(pg) : nullptr;
+  if (ups == nullptr) return ReplicatedBackfillPusher(before, after_up, is_up, tail);
+  std::vector<std::vector<std::int32_t>> all = *ups;
+  all.emplace_back(after_up.begin(), after_up.end());
+  return ReplicatedBackfillPusherInSteps(before, all, is_up, tail);
 }
 
 std::int32_t ErasureBackfillPusher(std::span<const std::int32_t> before,

@@ -48,9 +48,13 @@
 #include "absl/strings/string_view.h"
 
 #include "crush/types.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/model/cluster_state.h"
 #include "osdmap/model/pg_id.h"
 
 namespace crushkit::osdmap {
+
+struct PgLogTails;
 
 // The OSD that pushes a replicated PG's backfill: `after_up[0]` (the up
 // primary; Ceph orders a replicated up set primary first) when it is among
@@ -101,6 +105,42 @@ std::int32_t ReplicatedBackfillPusherInSteps(
     std::span<const std::int32_t> before, std::span<const std::vector<std::int32_t>> steps,
     const std::function<bool(std::int32_t)>& is_up,
     const std::function<std::optional<LogVersion>(std::int32_t)>& log_tail);
+
+// The up sets a change of several commands passes through, for
+// ReplicatedBackfillPusherInSteps: per replicated PG whose up set after
+// some command but the last differs from before's, its up set after each
+// command but the last (the last is the change's result).
+struct PgStepUps {
+  std::map<PgId, std::vector<std::vector<std::int32_t>>> ups;
+
+  // The PG's up sets before the last command; nullptr when it kept its
+  // before set until the last command (or the change has one command).
+  const std::vector<std::vector<std::int32_t>>* Find(const PgId& pg) const;
+};
+
+// Maps every replicated PG of `before` and of `before` with each proper
+// prefix of `change`'s operations applied (each command its own osdmap
+// epoch, as typed). Nothing (an empty map) for one operation, more than
+// kMaxPusherSteps (a change file of many commands is not planned command by
+// command) or more than kMaxPusherStepPgs PGs x operations (a large
+// cluster's plan does not pay a full mapping per command: its pushers are
+// the change's at once); a pool whose pg_num a prefix changes is left out.
+// Errors: a prefix that cannot be applied or mapped (ApplyChangeBuilt's,
+// MappingSession's). Cost: one all-PG mapping per command (the last
+// excluded) plus before's, on `threads` threads (0: one per CPU).
+inline constexpr std::size_t kMaxPusherSteps = 16;
+inline constexpr std::uint64_t kMaxPusherStepPgs = 1'000'000;
+absl::StatusOr<PgStepUps> MapPusherSteps(const ClusterState& before, const ChangeList& change,
+                                         int threads = 0);
+
+// The pusher of replicated PG `pg` moving from `before` to `after_up`: the
+// overloads above with `tails` (when not null) and the PG's steps in
+// `steps` (when not null and it has some). What the movement comparison
+// calls.
+std::int32_t ReplicatedPusherOf(const PgId& pg, std::span<const std::int32_t> before,
+                                std::span<const std::int32_t> after_up,
+                                const std::function<bool(std::int32_t)>& is_up,
+                                const PgLogTails* tails, const PgStepUps* steps);
 
 // The OSD that pushes an erasure-coded PG's backfill: the first real OSD,
 // in shard order, of the acting set peering wants: position i keeps

@@ -1,7 +1,9 @@
 #include "osdmap/planning/backfill_pusher.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +17,11 @@
 #include "gtest/gtest.h"
 
 #include "crush/types.h"
+#include "osdmap/changes/apply_change.h"
+#include "osdmap/changes/change_ops.h"
+#include "osdmap/model/mapping_session.h"
+#include "osdmap/model/pg_table.h"
+#include "tests/testing/osdmap_state.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/status_matchers.h"
 
@@ -114,6 +121,68 @@ TEST(BackfillPusherTest, TheFirstStepsPrimaryWinsTiesInTheLast) {
   auto equal = [](std::int32_t) -> std::optional<LogVersion> { return LogVersion{45, 53}; };
   EXPECT_EQ(ReplicatedBackfillPusherInSteps({{3, 2, 4}}, s24, AllUp, equal), 2);
   EXPECT_EQ(ReplicatedBackfillPusherInSteps({{3, 2, 4}}, {}, AllUp, equal), kNone);
+}
+
+// The planner's side: every replicated PG whose up set the first of two
+// commands changes gets that step's up set (the mapping of the state with
+// the first command applied); one command gives none.
+TEST(BackfillPusherTest, MapsTheUpSetsOfEveryCommandButTheLast) {
+  const ClusterState before = crush_testing::MakeRackState({});
+  absl::StatusOr<ChangeList> two =
+      ParseChange("osd crush reweight osd.0 0\nosd crush reweight osd.2 0\n", "--do");
+  ASSERT_THAT(two, crush_testing::IsOk());
+  absl::StatusOr<PgStepUps> steps = MapPusherSteps(before, *two, 1);
+  ASSERT_THAT(steps, crush_testing::IsOk());
+  ChangeList first = *two;
+  first.ops.resize(1);
+  absl::StatusOr<ClusterState> mid = ApplyChange(before, first);
+  ASSERT_THAT(mid, crush_testing::IsOk());
+  absl::StatusOr<std::unique_ptr<MappingSession>> bs = MappingSession::Create(before);
+  absl::StatusOr<std::unique_ptr<MappingSession>> ms = MappingSession::Create(*mid);
+  ASSERT_THAT(bs, crush_testing::IsOk());
+  ASSERT_THAT(ms, crush_testing::IsOk());
+  const PgTable tb = MapAllPgs(**bs);
+  const PgTable tm = MapAllPgs(**ms);
+  std::size_t changed = 0;
+  for (const PoolPgTable& pb : tb.pools) {
+    for (std::uint32_t ps = 0; ps < pb.pg_num; ++ps) {
+      const auto b = pb.Up(ps);
+      const auto m = tm.Find(pb.pool_id)->Up(ps);
+      const auto* ups = steps->Find(PgId{pb.pool_id, ps});
+      if (std::equal(b.begin(), b.end(), m.begin(), m.end())) {
+        EXPECT_EQ(ups, nullptr);
+        continue;
+      }
+      ++changed;
+      ASSERT_NE(ups, nullptr);
+      ASSERT_EQ(ups->size(), 1u);
+      EXPECT_THAT((*ups)[0], testing::ElementsAreArray(m.begin(), m.end()));
+    }
+  }
+  EXPECT_GT(changed, 0u);
+  EXPECT_EQ(steps->ups.size(), changed);
+  first.ops.resize(1);
+  absl::StatusOr<PgStepUps> one = MapPusherSteps(before, first, 1);
+  ASSERT_THAT(one, crush_testing::IsOk());
+  EXPECT_TRUE(one->ups.empty());
+  // A large cluster's plan skips the per-command mappings (kMaxPusherStepPgs).
+  ClusterState large = before;
+  large.pools.begin()->second.pg_num = 600'000;
+  absl::StatusOr<PgStepUps> skipped = MapPusherSteps(large, *two, 1);
+  ASSERT_THAT(skipped, crush_testing::IsOk());
+  EXPECT_TRUE(skipped->ups.empty());
+  // ReplicatedPusherOf hands a PG's steps to the rule in steps.
+  PgStepUps s217;
+  s217.ups[PgId{2, 0x17}] = {{5, 4, 0}};
+  const std::vector<std::int32_t> b217 = {1, 5, 0};
+  const std::vector<std::int32_t> a217 = {6, 5, 4};
+  absl::StatusOr<PgLogTails> tails =
+      ParseLogTailsJson(R"({"2.17": {"1": "45'54", "0": "45'50", "5": "45'50"}})");
+  ASSERT_THAT(tails, crush_testing::IsOk());
+  EXPECT_EQ(ReplicatedPusherOf(PgId{2, 0x17}, b217, a217, AllUp, &*tails, &s217), 5);
+  EXPECT_EQ(ReplicatedPusherOf(PgId{2, 0x17}, b217, a217, AllUp, &*tails, nullptr), 0);
+  EXPECT_EQ(ReplicatedPusherOf(PgId{2, 0x17}, b217, a217, AllUp, nullptr, &s217), 5);
+  EXPECT_EQ(ReplicatedPusherOf(PgId{2, 0x16}, b217, a217, AllUp, nullptr, &s217), 0);
 }
 
 TEST(BackfillPusherTest, HoldersThatAreDownCannotPush) {

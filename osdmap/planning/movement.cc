@@ -175,9 +175,10 @@ struct PoolInputs {
   const PoolPgTable* table_before = nullptr;
   const PoolPgTable* table_after = nullptr;
   const ClusterState* state_after = nullptr;
-  const PgLogTails* log_tails = nullptr;  // MovementOptions::log_tails
-  bool move_sets = true;                  // PgMove::before and after (MoveDetail)
-  internal::PoolFloor floor;              // computed beside the PGs' comparison
+  const PgLogTails* log_tails = nullptr;    // MovementOptions::log_tails
+  const PgStepUps* pusher_steps = nullptr;  // MovementOptions::pusher_steps
+  bool move_sets = true;                    // PgMove::before and after (MoveDetail)
+  internal::PoolFloor floor;                // computed beside the PGs' comparison
   // A split child starts on its parent's OSDs with an even share of its
   // data: PGs of the finer side per before PG (empty without a split).
   std::vector<std::uint32_t> family;
@@ -206,7 +207,7 @@ bool Degraded(std::span<const std::int32_t> before, const Pool& pool, const Clus
 PoolInputs MakePoolInputs(const Pool& pb, const Pool& pa, const PoolPgTable* tb,
                           const PoolPgTable* ta, const ClusterState& after,
                           const PgLogTails* log_tails) {
-  PoolInputs in{&pb, &pa, tb, ta, &after, log_tails, true, {}, {}};
+  PoolInputs in{&pb, &pa, tb, ta, &after, log_tails, nullptr, true, {}, {}};
   const std::uint32_t fine = std::max(pb.pg_num, pa.pg_num);
   if (fine > pb.pg_num && pb.pg_num > 0) {
     in.family.assign(pb.pg_num, 0);
@@ -261,12 +262,10 @@ std::int32_t PusherOf(const PoolInputs& in, bool ec, std::uint32_t p,
   if (d.num_moves == 0) return kNone;
   auto is_up = [&](std::int32_t o) { return in.state_after->IsUp(o); };
   if (ec) return ErasureBackfillPusher(b, a, is_up);
-  if (in.log_tails != nullptr) {
-    const PgId pg{in.after->id, p};
-    return ReplicatedBackfillPusher(b, a, is_up,
-                                    [&](std::int32_t o) { return in.log_tails->Find(pg, o); });
+  if (in.log_tails == nullptr && in.pusher_steps == nullptr) {
+    return ReplicatedBackfillPusher(b, a, is_up);
   }
-  return ReplicatedBackfillPusher(b, a, is_up);
+  return ReplicatedPusherOf(PgId{in.after->id, p}, b, a, is_up, in.log_tails, in.pusher_steps);
 }
 
 // A moving PG's entry in Movement::moves (leaving filled by AddLeaving).
@@ -450,6 +449,7 @@ std::vector<PoolInputs> PoolsToCompare(const ClusterState& sb, const ClusterStat
     const PoolPgTable* pool_ta = ta.Find(id);
     if (pb == nullptr || pool_tb == nullptr || pool_ta == nullptr) continue;
     pools.push_back(MakePoolInputs(*pb, pa, pool_tb, pool_ta, sa, options.log_tails));
+    pools.back().pusher_steps = options.pusher_steps;
   }
   return pools;
 }

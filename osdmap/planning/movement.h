@@ -27,6 +27,7 @@
 namespace crushkit::osdmap {
 
 struct PgLogTails;  // osdmap/planning/backfill_pusher.h
+struct PgStepUps;   // osdmap/planning/backfill_pusher.h
 
 enum class BytesSource { kUnknown = 0, kPgStats = 1, kPoolTotals = 2 };
 
@@ -181,6 +182,11 @@ struct MovementOptions {
   // replicated PGs whose new up primary holds nothing; nullptr: the lowest
   // up holder. Not owned; must outlive the comparison.
   const PgLogTails* log_tails = nullptr;
+  // The up sets a change of several commands passes through
+  // (MapPusherSteps), for the same pusher rule: the first changed interval's
+  // primary wins the last one's ties. nullptr: the change at once. Not
+  // owned; must outlive the comparison.
+  const PgStepUps* pusher_steps = nullptr;
   // Progress of the two all-PG mappings, (done, total) over both.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   // A recording of the before state (osdmap/model/pg_table_replay.h) that

@@ -18,6 +18,7 @@
 #include "crush/status_macros.h"
 #include "osdmap/changes/apply_change.h"
 #include "osdmap/changes/upmap_cleanup.h"
+#include "osdmap/planning/backfill_pusher.h"
 #include "osdmap/planning/change_warnings.h"
 #include "osdmap/planning/fill_capacity.h"
 #include "osdmap/planning/movement_internal.h"
@@ -406,14 +407,20 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
                                       const PlanOptions& options) {
   absl::StatusOr<AppliedChange> after = ApplyChangeBuilt(before, change);
   if (!after.ok()) return after.status();
+  // Several commands are applied one epoch each: the pusher depends on the
+  // up sets in between (backfill_pusher.h, ReplicatedBackfillPusherInSteps).
+  absl::StatusOr<PgStepUps> steps = MapPusherSteps(before, change, options.movement.threads);
+  if (!steps.ok()) return steps.status();
+  PlanOptions at_once_options = options;
+  if (!steps->ups.empty()) at_once_options.movement.pusher_steps = &*steps;
   std::vector<PlanWarning> warnings = NewBucketWarnings(before, change);
   // The change's upmaps as it left them, before the monitor's cleanup (the
   // staged plan's step 0 is cleaned on its own).
   UpmapEntries after_upmaps{after->state.pg_upmap, after->state.pg_upmap_items,
                             after->state.pg_upmap_primaries};
   absl::StatusOr<std::unique_ptr<MappedReport>> r =
-      ReportChange(std::move(before), std::move(after->state), std::move(after->crush_map), options,
-                   NeedsMoves(options, options.max_misplaced.has_value()),
+      ReportChange(std::move(before), std::move(after->state), std::move(after->crush_map),
+                   at_once_options, NeedsMoves(options, options.max_misplaced.has_value()),
                    options.max_misplaced.has_value() && options.upmap_remapped);
   if (!r.ok()) return r.status();
   PlanReport& report = (*r)->report;
