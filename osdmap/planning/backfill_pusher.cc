@@ -127,10 +127,17 @@ const std::vector<std::vector<std::int32_t>>* PgStepUps::Find(const PgId& pg) co
 absl::StatusOr<PgStepUps> MapPusherSteps(const ClusterState& before, const ChangeList& change,
                                          int threads) {
   PgStepUps out;
-  if (change.ops.size() < 2 || change.ops.size() > kMaxPusherSteps) return out;
+  if (change.ops.size() < 2) return out;
   std::uint64_t pgs = 0;
   for (const auto& [id, pool] : before.pools) pgs += pool.pg_num;
-  if (pgs * change.ops.size() > kMaxPusherStepPgs) return out;
+  if (change.ops.size() > kMaxPusherSteps || pgs * change.ops.size() > kMaxPusherStepPgs) {
+    out.not_mapped = absl::StrCat(
+        "pushers from the change at once, not command by command (", change.ops.size(),
+        " commands x ", pgs, " PGs is over the cap of ", kMaxPusherSteps, " commands or ",
+        kMaxPusherStepPgs,
+        " PG mappings): a PG that moves at an earlier command may be pushed by another OSD");
+    return out;
+  }
   MapAllOptions mo;
   mo.threads = threads;
   mo.acting = false;

@@ -42,6 +42,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -112,6 +113,9 @@ std::int32_t ReplicatedBackfillPusherInSteps(
 // command but the last (the last is the change's result).
 struct PgStepUps {
   std::map<PgId, std::vector<std::vector<std::int32_t>>> ups;
+  // Why a change of several commands was not mapped command by command
+  // (over a cap below), for the plan's assumptions; "" otherwise.
+  std::string not_mapped;
 
   // The PG's up sets before the last command; nullptr when it kept its
   // before set until the last command (or the change has one command).
@@ -124,7 +128,8 @@ struct PgStepUps {
 // kMaxPusherSteps (a change file of many commands is not planned command by
 // command) or more than kMaxPusherStepPgs PGs x operations (a large
 // cluster's plan does not pay a full mapping per command: its pushers are
-// the change's at once); a pool whose pg_num a prefix changes is left out.
+// the change's at once, and `not_mapped` says so); a pool whose pg_num a
+// prefix changes is left out.
 // Errors: a prefix that cannot be applied or mapped (ApplyChangeBuilt's,
 // MappingSession's). Cost: one all-PG mapping per command (the last
 // excluded) plus before's, on `threads` threads (0: one per CPU).

@@ -171,6 +171,9 @@ TEST(BackfillPusherTest, MapsTheUpSetsOfEveryCommandButTheLast) {
   absl::StatusOr<PgStepUps> skipped = MapPusherSteps(large, *two, 1);
   ASSERT_THAT(skipped, crush_testing::IsOk());
   EXPECT_TRUE(skipped->ups.empty());
+  EXPECT_THAT(skipped->not_mapped, testing::HasSubstr("2 commands x 600000 PGs is over the cap"));
+  EXPECT_EQ(steps->not_mapped, "");
+  EXPECT_EQ(one->not_mapped, "");
   // ReplicatedPusherOf hands a PG's steps to the rule in steps.
   PgStepUps s217;
   s217.ups[PgId{2, 0x17}] = {{5, 4, 0}};

@@ -203,6 +203,7 @@ PlanAssumptions ComputeAssumptions(const PlanReport& r) {
   a.stray_delete_delay_seconds = r.backfill.stray_delete_delay_seconds;
   a.epoch_before = r.movement.epoch_before;
   a.epoch_after = r.movement.epoch_after;
+  a.pushers_note = r.pushers_note;
   switch (r.movement.bytes_source) {
     case BytesSource::kPgStats:
       a.bytes_source = "pg dump";
@@ -366,6 +367,7 @@ std::string FormatAssumptions(const PlanAssumptions& a) {
   if (!a.concurrency_slowdown_note.empty()) {
     internal::AppendWrapped(out, "  NOTE ", a.concurrency_slowdown_note, 4);
   }
+  if (!a.pushers_note.empty()) internal::AppendWrapped(out, "  NOTE ", a.pushers_note, 4);
   absl::StrAppend(&out, "  backfill per target OSD");
   if (a.backfill_retry_seconds > 0) {
     absl::StrAppendFormat(&out, " (toofull retry %.3g s", a.backfill_retry_seconds);
@@ -439,6 +441,7 @@ void internal::AssumptionsToProto(const PlanAssumptions& a, proto::Assumptions* 
   p->set_concurrency_slowdown_max_running(a.concurrency_slowdown_max_running);
   p->set_backfills_at_once_max(a.backfills_at_once_max);
   p->set_concurrency_slowdown_note(a.concurrency_slowdown_note);
+  p->set_pushers_note(a.pushers_note);
   p->set_epoch_before(a.epoch_before);
   p->set_epoch_after(a.epoch_after);
 }

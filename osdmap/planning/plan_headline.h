@@ -113,6 +113,7 @@ struct PlanAssumptions {
   std::uint32_t concurrency_slowdown_max_running = 0;
   std::uint32_t backfills_at_once_max = 0;
   std::string concurrency_slowdown_note;
+  std::string pushers_note;  // PlanReport::pushers_note
   std::uint32_t epoch_before = 0;
   std::uint32_t epoch_after = 0;
 };

@@ -215,6 +215,14 @@ TEST(PlanHeadlineTest, SlowdownBeyondItsFittedRangeIsNoted) {
   EXPECT_THAT(ReportHtml(r), HasSubstr("data-key='concurrency_slowdown_note'"));
   r.schedule->max_running = 4;
   EXPECT_EQ(ComputeAssumptions(r).concurrency_slowdown_note, "");
+  // A change planned from the change at once says so (backfill_pusher.h).
+  EXPECT_THAT(FormatAssumptions(ComputeAssumptions(r)), Not(HasSubstr("pushers")));
+  r.pushers_note = "pushers from the change at once";
+  EXPECT_THAT(FormatAssumptions(ComputeAssumptions(r)),
+              HasSubstr("NOTE pushers from the change at once"));
+  absl::StatusOr<std::string> noted = ReportToJson(r);
+  ASSERT_TRUE(noted.ok()) << noted.status();
+  EXPECT_THAT(*noted, HasSubstr("\"pushers_note\": \"pushers from the change at once\""));
   EXPECT_THAT(ReportHtml(r), Not(HasSubstr("concurrency_slowdown_note")));
 }
 

@@ -48,6 +48,8 @@ struct PlanReport {
   // Ceph's is undefined (CrushPlacement::DivergedFromCeph): the tools say
   // so on stderr.
   std::uint64_t mappings_diverged_from_ceph = 0;
+  // PgStepUps::not_mapped of a change of several commands ("" otherwise).
+  std::string pushers_note;
 };
 
 }  // namespace crushkit::osdmap

@@ -425,6 +425,7 @@ absl::StatusOr<PlanReport> PlanChange(ClusterState before, const ChangeList& cha
   if (!r.ok()) return r.status();
   PlanReport& report = (*r)->report;
   report.change_is_operations = true;
+  report.pushers_note = steps->not_mapped;
   if (!options.max_misplaced) {
     AddChangeWarnings(std::move(warnings), report);
   } else {
