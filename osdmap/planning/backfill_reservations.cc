@@ -373,12 +373,23 @@ void Simulator::Finish(std::uint32_t job) {
   const bool deletions = opt_.stray_delete_delay_seconds >= 0;
   for (std::uint32_t k = s.leaving_begin; k < s.leaving_end; ++k) {
     // Only the backfillfull check reads projected use: without it the
-    // leaving OSD is not touched (a cache miss) for it.
-    if (check_space_) osds_[leaving_[k]].projected -= s.leaving_bytes;
-    if (deletions) {
-      PushDeletion(Completion{.seconds = now_ + opt_.stray_delete_delay_seconds,
+    // leaving OSD is not touched (a cache miss) for it. A target's check
+    // reads its statfs, which drops only once the stray copy is deleted and
+    // the OSD has refreshed its stats (Freed), not at the PG's end.
+    if (!deletions) {
+      if (check_space_) osds_[leaving_[k]].projected -= s.leaving_bytes;
+      continue;
+    }
+    const double deleted = now_ + opt_.stray_delete_delay_seconds;
+    PushDeletion(Completion{.seconds = deleted,
+                            .job = job,
+                            .kind = Completion::kDelete,
+                            .osd = leaving_[k],
+                            .generation = 0});
+    if (check_space_) {
+      PushDeletion(Completion{.seconds = deleted + opt_.stray_freed_lag_seconds,
                               .job = job,
-                              .kind = Completion::kDelete,
+                              .kind = Completion::kFreed,
                               .osd = leaving_[k],
                               .generation = 0});
     }

@@ -158,6 +158,11 @@ absl::Status Simulator::Setup() {
     return absl::InvalidArgumentError(absl::StrCat(
         "stray_delete_delay_seconds ", opt_.stray_delete_delay_seconds, ": must be finite"));
   }
+  if (!(opt_.stray_freed_lag_seconds >= 0 &&
+        opt_.stray_freed_lag_seconds < std::numeric_limits<double>::infinity())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stray_freed_lag_seconds ", opt_.stray_freed_lag_seconds, ": must be finite and >= 0"));
+  }
   if (!check_space_ && opt_.stray_delete_delay_seconds < 0) return absl::OkStatus();
   // A copy deleted when its PG finishes frees space, and its deletion
   // preempts, only on an OSD taking part; others are not tracked.
@@ -263,6 +268,8 @@ absl::Status Simulator::Run() {
         Retry(e.job);
       } else if (e.kind == Completion::kDelete) {
         StrayDeleted(e.osd);
+      } else if (e.kind == Completion::kFreed) {
+        Freed(e.job, e.osd);
       } else if (e.generation == jobs_[e.job].generation) {  // else revoked meanwhile
         Finish(e.job);
         ++finished;

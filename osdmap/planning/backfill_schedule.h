@@ -274,6 +274,13 @@ struct BackfillOptions {
   // backfill holding the OSD's last local slot. < 0: not modelled.
   // ApplyBackfillCost sets the monitor's end delay + one propose interval.
   double stray_delete_delay_seconds = -1;
+  // From a stray deletion to when a target's backfillfull check sees the
+  // space it freed (>= 0; with stray deletions modelled): the check reads
+  // the OSD's osd_stat, which OSD::heartbeat refreshes from the store's
+  // statfs every 0.5 + U{0, 0.1, .., 0.9} x osd_heartbeat_interval (6 s), so
+  // a deletion waits ~2 s on average for the next refresh. Without stray
+  // deletions a leaving copy's bytes are given back at its PG's end.
+  double stray_freed_lag_seconds = 2;
   // A cluster-wide slowdown k (issue 35): while n backfills run anywhere in
   // the cluster, each runs at 1 / (1 + k (n - 1)) of its pace (after its
   // primary's share), re-timed whenever n changes. It stands for time spent

@@ -149,7 +149,7 @@ struct alignas(64) JobSim {
   // Second line: starts, ends, preemptions.
   std::uint32_t leaving_begin = 0;  // leaving_[leaving_begin, leaving_end): dense OSDs
   std::uint32_t leaving_end = 0;
-  double leaving_bytes = 0;  // projected use each of them gives back at the end
+  double leaving_bytes = 0;  // projected use each of them gives back (Freed)
   // The hold of its next start (duration, or what is left after a
   // preemption plus the scan again) and the rescan's cost.
   double hold = 0;
@@ -164,7 +164,8 @@ struct alignas(64) JobSim {
 static_assert(sizeof(JobSim) == 128);
 
 // backfill_toofull bookkeeping of a job: when first refused, how many
-// refusals in a row saw no job start in between (progress_ at the last one).
+// refusals in a row saw no job start and no space freed in between
+// (progress_ at the last one).
 struct TooFullSim {
   double since = 0;
   std::uint32_t futile = 0;
@@ -173,16 +174,17 @@ struct TooFullSim {
   bool listed = false;  // in Simulator::retrying_
 };
 
-// A job's end, a stray deletion on `osd`, or (retry) a refused job asking
-// again. At one instant ends come first, so a retry sees the copies deleted
-// at that instant, then deletions, then retries.
+// A job's end, a stray deletion on `osd`, the space it freed reaching that
+// OSD's backfillfull check (freed), or (retry) a refused job asking again.
+// At one instant ends come first, then deletions and frees, so a retry sees
+// the space freed at that instant, then retries.
 struct Completion {
-  enum Kind : std::uint8_t { kEnd, kDelete, kRetry };
+  enum Kind : std::uint8_t { kEnd, kDelete, kFreed, kRetry };
 
   double seconds = 0;
   std::uint32_t job = 0;
   Kind kind = kEnd;
-  std::uint32_t osd = kNoIndex;  // kDelete
+  std::uint32_t osd = kNoIndex;  // kDelete, kFreed
   std::uint32_t generation = 0;  // kEnd: the job's generation when it started
 
   bool operator>(const Completion& o) const {
@@ -221,6 +223,7 @@ class Simulator {
   void PumpAllAtOnce();
   void Finish(std::uint32_t job);
   void StrayDeleted(std::uint32_t osd);
+  void Freed(std::uint32_t job, std::uint32_t osd);
   void Preempt(std::uint32_t job);
   void Leak(std::uint32_t job);
   void FreeLocalSlot(std::uint32_t job);
@@ -282,7 +285,8 @@ class Simulator {
   std::uint64_t misplaced_ = 0;  // of the jobs not finished
   std::uint64_t bytes_total_ = 0;
   double now_ = 0;
-  // backfill_toofull: jobs started (progress_), running, waiting to retry.
+  // backfill_toofull: jobs started and copies freed (progress_), running,
+  // waiting to retry.
   bool check_space_ = false;
   std::uint64_t progress_ = 0;
   std::uint32_t running_jobs_ = 0;

@@ -11,6 +11,18 @@ bool Simulator::TooFull(std::uint32_t osd, double bytes) const {
   return o.room > 0 && o.projected + bytes > o.room;
 }
 
+// The stray copy of `job` on `osd` is deleted and OSD::heartbeat has
+// refreshed the statfs the check reads (BackfillOptions::
+// stray_freed_lag_seconds): its bytes leave the projected use. A PG of more
+// than osd_target_transaction_size objects frees them over several delete
+// transactions (osd_delete_sleep apart on wpq's hdd OSDs, fill_timeline.h);
+// the check counts them gone after the first (optimistic).
+// A refusal before it is no longer futile.
+void Simulator::Freed(std::uint32_t job, std::uint32_t osd) {
+  osds_[osd].projected -= jobs_[job].leaving_bytes;
+  ++progress_;
+}
+
 // RemoteReservationRejectedTooFull: the PG enters backfill_toofull, gives
 // back its local slot and every remote slot granted so far (with their
 // reserved bytes), and schedules a retry (PeeringState::
@@ -61,9 +73,10 @@ void Simulator::Retry(std::uint32_t job) {
   }
 }
 
-// Nothing runs, so no copy will be deleted and no space freed; every job
-// still waiting was refused at least twice since the last start. A refused
-// job holds nothing, so the next round sees the same space: none can start.
+// Nothing runs and no free is pending, so no space will come back; every
+// job still waiting was refused at least twice since the last start or
+// free. A refused job holds nothing, so the next round sees the same
+// space: none can start.
 bool Simulator::NothingCanStart() const {
   if (running_jobs_ > 0 || retrying_.empty()) return false;
   std::size_t waiting = 0;

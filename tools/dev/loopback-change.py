@@ -601,6 +601,8 @@ def replan(outdir, plan_args):
                            "misplaced_curve": schedule.get("misplaced", []), "curve_shape": "linear",
                            "busiest_osds": schedule.get("busiest_osds", []),
                            "request_orders": schedule.get("request_orders")})
+    if "toofull" in r:  # the predicted stalls are the new plan's, the seen ones stay
+        r["toofull"] = toofull_summary(r["samples"], plan)
     r.update({"plan_pgs": plan.get("pgs", []), "plan_safety": plan.get("safety", {}),
               "plan_traffic": plan.get("traffic", []), "plan_cost": schedule.get("cost", {}),
               "plan_args": plan_args})
