@@ -53,16 +53,17 @@
 //    (PG::try_reserve_recovery_space -> OSDService::tentative_backfill_full):
 //    its use now (what `ceph osd df` showed, plus every backfill into it that
 //    has reserved since, counted whole from its reservation as Ceph's
-//    pg_stat_adjust does, minus the copies deleted so far) plus this PG's
-//    bytes for it (all at once: when the PG would start); above
-//    `backfillfull_ratio` x capacity it refuses. The PG
-//    releases everything it holds (WaitRemoteBackfillReserved's
+//    pg_stat_adjust does, minus the copies deleted so far, each from its
+//    deletion + stray_freed_lag_seconds, when the OSD's statfs shows it)
+//    plus this PG's bytes for it (all at once: when the PG would start);
+//    above `backfillfull_ratio` x capacity it refuses. The PG releases
+//    everything it holds (WaitRemoteBackfillReserved's
 //    RemoteReservationRejectedTooFull -> retry) and asks again from the start
 //    after osd_backfill_retry_interval (30 s). A PG's old copies are deleted
-//    when its backfill ends (the primary purges strays once the PG is clean),
+//    after its backfill ends (the primary purges strays once the PG is clean),
 //    which is what lets a stalled PG proceed. When nothing runs any more and
-//    every waiting PG has been refused twice with nothing started in between,
-//    the rest can never proceed: they are reported and left unscheduled.
+//    every waiting PG has been refused twice with nothing started or freed in
+//    between, the rest can never proceed: they are reported and left unscheduled.
 // Simplifications, each on the optimistic or the neutral side:
 //  * concurrent backfills on one OSD do not share its bandwidth (each runs at
 //    its full rate, so max_backfills N allows N times the throughput);
