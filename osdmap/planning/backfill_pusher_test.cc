@@ -334,42 +334,69 @@ TEST(BackfillLogTailsTest, ErrorsNameWhatIsWrong) {
   }
 }
 
+// One PG of a recorded loopback run (tests/data/loopback-log-tails/FILE,
+// lines "RUN PG BEFORE [STEP...] AFTER PUSHER"): its run's log tails, its up
+// sets (before, then each command's; the last is the change's result), the
+// OSD that pushed it, and the line for messages.
+struct RecordedPg {
+  const PgLogTails* tails = nullptr;
+  PgId pg;
+  std::vector<std::int32_t> before;
+  std::vector<std::vector<std::int32_t>> steps;
+  std::int32_t pushed = 0;
+  std::string line;
+};
+
+std::vector<RecordedPg> ReadRecordedPgs(const std::string& file,
+                                        std::map<std::string, PgLogTails>& runs) {
+  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-log-tails/";
+  const std::string text = crush_testing::ReadFileOrEmpty(dir + file);
+  EXPECT_FALSE(text.empty()) << file;
+  std::vector<RecordedPg> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (f.size() < 5) {
+      ADD_FAILURE() << "fewer than 5 fields: " << line;
+      continue;
+    }
+    const std::string run(f[0]);
+    if (!runs.contains(run)) {
+      absl::StatusOr<PgLogTails> t =
+          ParseLogTailsJson(crush_testing::ReadFileOrEmpty(dir + run + ".json"));
+      EXPECT_THAT(t.status(), crush_testing::IsOk()) << run;
+      runs[run] = t.ok() ? *std::move(t) : PgLogTails{};
+    }
+    const std::optional<PgId> pg = ParsePgId(std::string_view(f[1].data(), f[1].size()));
+    RecordedPg r;
+    r.tails = &runs[run];
+    r.pg = pg.value_or(PgId{});
+    r.line = std::string(line);
+    EXPECT_TRUE(pg.has_value()) << line;
+    r.before = ParseSet(f[2]);
+    for (std::size_t i = 3; i + 1 < f.size(); ++i) r.steps.push_back(ParseSet(f[i]));
+    EXPECT_TRUE(absl::SimpleAtoi(f.back(), &r.pushed)) << line;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 // The loopback runs that recorded every holder's log tail (tests/data/
 // loopback-log-tails: two changes on each release): with the tails the rule
 // names the OSD that pushed every replicated PG; without them it misses 5
 // of the 85 (the holder with the longer log pushed, not the lowest id).
 TEST(BackfillLogTailsTest, TailsNameEveryPusherOfTheRecordedRuns) {
-  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-log-tails/";
-  const std::string text = crush_testing::ReadFileOrEmpty(dir + "pushers.txt");
-  ASSERT_FALSE(text.empty());
   std::map<std::string, PgLogTails> runs;
-  int total = 0;
+  const std::vector<RecordedPg> pgs = ReadRecordedPgs("pushers.txt", runs);
   int with_tails = 0;
   int without = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
-    if (absl::StartsWith(line, "#")) continue;
-    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    ASSERT_EQ(f.size(), 5u) << line;
-    const std::string run(f[0]);
-    if (!runs.contains(run)) {
-      absl::StatusOr<PgLogTails> t =
-          ParseLogTailsJson(crush_testing::ReadFileOrEmpty(dir + run + ".json"));
-      ASSERT_THAT(t.status(), crush_testing::IsOk()) << run;
-      runs[run] = *std::move(t);
-    }
-    const std::optional<PgId> pg = ParsePgId(std::string_view(f[1].data(), f[1].size()));
-    ASSERT_TRUE(pg.has_value()) << line;
-    const std::vector<std::int32_t> before = ParseSet(f[2]);
-    const std::vector<std::int32_t> after = ParseSet(f[3]);
-    std::int32_t pushed = 0;
-    ASSERT_TRUE(absl::SimpleAtoi(f[4], &pushed)) << line;
-    const PgLogTails& tails = runs[run];
-    ++total;
-    const auto tail = [&](std::int32_t o) { return tails.Find(*pg, o); };
-    with_tails += ReplicatedBackfillPusher(before, after, AllUp, tail) == pushed ? 1 : 0;
-    without += ReplicatedBackfillPusher(before, after, AllUp) == pushed ? 1 : 0;
+  for (const RecordedPg& r : pgs) {
+    ASSERT_EQ(r.steps.size(), 1u) << r.line;
+    const auto tail = [&](std::int32_t o) { return r.tails->Find(r.pg, o); };
+    with_tails += ReplicatedBackfillPusher(r.before, r.steps[0], AllUp, tail) == r.pushed ? 1 : 0;
+    without += ReplicatedBackfillPusher(r.before, r.steps[0], AllUp) == r.pushed ? 1 : 0;
   }
-  EXPECT_EQ(total, 85);
+  EXPECT_EQ(pgs.size(), 85u);
   EXPECT_EQ(with_tails, 85);
   EXPECT_EQ(without, 80);
 }
@@ -381,46 +408,24 @@ TEST(BackfillLogTailsTest, TailsNameEveryPusherOfTheRecordedRuns) {
 // with the tails taken at their word (before issue 35's fix) it missed 2.17
 // of each add host and five PGs of the swap.
 TEST(BackfillLogTailsTest, StepsAndTailsNameEveryPusherOfTheTwoCommandRuns) {
-  const std::string dir = crush_testing::SourceDir() + "/tests/data/loopback-log-tails/";
-  const std::string text = crush_testing::ReadFileOrEmpty(dir + "steps.txt");
-  ASSERT_FALSE(text.empty());
   std::map<std::string, PgLogTails> runs;
-  int total = 0;
+  const std::vector<RecordedPg> pgs = ReadRecordedPgs("steps.txt", runs);
   int in_steps = 0;
   int at_once = 0;
   std::vector<std::string> wrong;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
-    if (absl::StartsWith(line, "#")) continue;
-    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    ASSERT_GE(f.size(), 5u) << line;
-    const std::string run(f[0]);
-    if (!runs.contains(run)) {
-      absl::StatusOr<PgLogTails> t =
-          ParseLogTailsJson(crush_testing::ReadFileOrEmpty(dir + run + ".json"));
-      ASSERT_THAT(t.status(), crush_testing::IsOk()) << run;
-      runs[run] = *std::move(t);
-    }
-    const std::optional<PgId> pg = ParsePgId(std::string_view(f[1].data(), f[1].size()));
-    ASSERT_TRUE(pg.has_value()) << line;
-    const std::vector<std::int32_t> before = ParseSet(f[2]);
-    std::vector<std::vector<std::int32_t>> steps;
-    for (std::size_t i = 3; i + 1 < f.size(); ++i) steps.push_back(ParseSet(f[i]));
-    std::int32_t pushed = 0;
-    ASSERT_TRUE(absl::SimpleAtoi(f.back(), &pushed)) << line;
-    const PgLogTails& tails = runs[run];
-    const auto tail = [&](std::int32_t o) { return tails.Find(*pg, o); };
-    ++total;
-    if (ReplicatedBackfillPusherInSteps(before, steps, AllUp, tail) == pushed) {
+  for (const RecordedPg& r : pgs) {
+    const auto tail = [&](std::int32_t o) { return r.tails->Find(r.pg, o); };
+    if (ReplicatedBackfillPusherInSteps(r.before, r.steps, AllUp, tail) == r.pushed) {
       ++in_steps;
     } else {
-      wrong.emplace_back(line);
+      wrong.push_back(r.line);
     }
-    at_once += ReplicatedBackfillPusher(before, steps.back(), AllUp, tail) == pushed ? 1 : 0;
+    at_once += ReplicatedBackfillPusher(r.before, r.steps.back(), AllUp, tail) == r.pushed ? 1 : 0;
   }
-  EXPECT_EQ(total, 101);
-  EXPECT_EQ(in_steps, total) << testing::PrintToString(wrong);
+  EXPECT_EQ(pgs.size(), 101u);
+  EXPECT_EQ(in_steps, 101) << testing::PrintToString(wrong);
   // At once: 2.17 of the three add-host runs.
-  EXPECT_EQ(at_once, total - 3);
+  EXPECT_EQ(at_once, 101 - 3);
 }
 
 }  // namespace
