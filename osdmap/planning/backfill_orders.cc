@@ -71,27 +71,40 @@ absl::StatusOr<RequestOrderRange> OrdersWithinCap(std::size_t jobs,
 absl::StatusOr<RequestOrderRange> SimulateRequestOrders(std::span<const BackfillJob> jobs,
                                                         const BackfillOsdInfo& osd_info,
                                                         const BackfillOptions& options,
-                                                        const RequestOrderOptions& order_options) {
+                                                        const RequestOrderOptions& order_options,
+                                                        const EachOrderSchedule& each_order) {
   CRUSH_ASSIGN_OR_RETURN(RequestOrderRange r, OrdersWithinCap(jobs.size(), order_options));
   const int orders = r.orders;
   r.orders = 0;
   if (orders == 0) return r;
-  // Only the makespan is read: no trace, no curve, no waits list.
+  // Only the makespan and the jobs' times are read: no trace, no curve
+  // beyond its two ends, no waits list.
   BackfillOptions o = options;
   o.trace = nullptr;
   o.curve_max_points = 2;
   o.top_waits = 0;
+  // perm[i]: the index in `jobs` of the i-th job to ask.
+  std::vector<std::size_t> perm(jobs.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = i;
   std::vector<BackfillJob> order(jobs.begin(), jobs.end());
+  std::vector<BackfillJobTiming> given_order;
   std::vector<double> seconds;
   seconds.reserve(static_cast<std::size_t>(orders));
   OrderShuffleRng rng(order_options.seed);
   for (int k = 0; k < orders; ++k) {
     if (k > 0) {
       // A shuffle of the previous order is as uniform as one of the first.
-      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+      for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.Below(i)]);
+      for (std::size_t i = 0; i < perm.size(); ++i) order[i] = jobs[perm[i]];
     }
-    CRUSH_ASSIGN_OR_RETURN(const BackfillSchedule s, SimulateBackfill(order, osd_info, o));
+    CRUSH_ASSIGN_OR_RETURN(BackfillSchedule s, SimulateBackfill(order, osd_info, o));
     seconds.push_back(s.makespan_seconds);
+    if (each_order) {
+      given_order.resize(s.jobs.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) given_order[perm[i]] = s.jobs[i];
+      s.jobs.swap(given_order);
+      CRUSH_RETURN_IF_ERROR(each_order(s));
+    }
   }
   r.orders = orders;
   r.given_seconds = seconds.front();

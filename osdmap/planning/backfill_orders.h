@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -70,13 +71,19 @@ struct RequestOrderRange {
 // with `options` but no trace and no curve beyond its two ends, and reports
 // the makespans' spread. With fewer than 2 orders asked, or when the cap
 // leaves fewer than min_orders, nothing is simulated (orders = 0).
+// With `each_order`, every simulated order's schedule is handed to it, its
+// jobs put back in the order of `jobs` (schedule.jobs[i] is jobs[i]'s timing,
+// whatever order they asked in), the order given first: the planner reads
+// each order's peak fill from it (fill_timeline.h FillPeakRange).
 // Errors: SimulateBackfill's (the first order's); kInvalidArgument for
-// min_orders < 2.
-// Cost: `orders` x SimulateBackfill(jobs) (orders x jobs <= the cap).
+// min_orders < 2; the first error `each_order` returns.
+// Cost: `orders` x (SimulateBackfill(jobs) + O(jobs) + each_order).
+using EachOrderSchedule = std::function<absl::Status(const BackfillSchedule&)>;
 absl::StatusOr<RequestOrderRange> SimulateRequestOrders(std::span<const BackfillJob> jobs,
                                                         const BackfillOsdInfo& osd_info,
                                                         const BackfillOptions& options,
-                                                        const RequestOrderOptions& order_options);
+                                                        const RequestOrderOptions& order_options,
+                                                        const EachOrderSchedule& each_order = {});
 
 // "38 s .. 50 s over 32 request orders (median 44 s; 31 s .. 55 s in all)",
 // or why none ran ("request orders not simulated: 120000 PGs x 32 orders is

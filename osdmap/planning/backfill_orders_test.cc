@@ -82,6 +82,46 @@ TEST(RequestOrdersTest, TheOrderGivenIsTheSimulationsAndInsideTheRange) {
   EXPECT_GT(r->p90_seconds, r->p10_seconds * 1.05);
 }
 
+TEST(RequestOrdersTest, EachOrderSeesItsJobsInTheOrderGiven) {
+  const std::vector<BackfillJob> jobs = SpreadJobs(40);
+  const BackfillOptions opt = OrdersUnitRate();
+  const auto single = SimulateBackfill(jobs, {}, opt);
+  ASSERT_THAT(single.status(), IsOk());
+  RequestOrderOptions ro;
+  ro.orders = 8;
+  int seen = 0;
+  int other_starts = 0;
+  const auto r =
+      SimulateRequestOrders(jobs, {}, opt, ro, [&](const BackfillSchedule& s) -> absl::Status {
+        EXPECT_EQ(s.jobs.size(), jobs.size());
+        bool differs = false;
+        for (std::size_t i = 0; i < s.jobs.size() && i < jobs.size(); ++i) {
+          // One byte per second: job i holds its own bytes, whatever order it asked in.
+          EXPECT_DOUBLE_EQ(s.jobs[i].end_seconds - s.jobs[i].start_seconds,
+                           static_cast<double>(jobs[i].bytes_per_target))
+              << "order " << seen << " job " << i;
+          if (seen == 0) {
+            EXPECT_EQ(s.jobs[i].start_seconds, single->jobs[i].start_seconds) << i;
+          }
+          differs = differs || s.jobs[i].start_seconds != single->jobs[i].start_seconds;
+        }
+        if (differs) ++other_starts;
+        ++seen;
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_EQ(seen, 8);
+  EXPECT_GE(other_starts, 6);
+  // Its error stops the orders and is returned.
+  seen = 0;
+  const auto failed = SimulateRequestOrders(jobs, {}, opt, ro, [&](const BackfillSchedule&) {
+    ++seen;
+    return absl::InternalError("stop");
+  });
+  EXPECT_THAT(failed.status(), StatusIs(absl::StatusCode::kInternal));
+  EXPECT_EQ(seen, 1);
+}
+
 TEST(RequestOrdersTest, SameSeedSameRangeOtherSeedOtherShuffles) {
   const std::vector<BackfillJob> jobs = SpreadJobs(40);
   RequestOrderOptions ro;

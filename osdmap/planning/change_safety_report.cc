@@ -42,10 +42,19 @@ void SafetyToProto(const ChangeSafety& s, proto::Safety* p) {
       o->set_peak_seconds(f.peak_seconds);
       o->set_used_peak_bytes(f.used_peak);
       o->set_capacity_bytes(f.capacity_bytes);
+      if (s.fill->request_orders > 0) {
+        o->set_fill_peak_min(f.fill_peak_min);
+        o->set_fill_peak_max(f.fill_peak_max);
+      }
     }
     p->set_riskiest_osd(s.fill->riskiest_osd);
     p->set_riskiest_fill(s.fill->riskiest_fill);
     p->set_riskiest_seconds(s.fill->riskiest_seconds);
+    if (s.fill->request_orders > 0) {
+      p->set_peak_request_orders(static_cast<std::uint32_t>(s.fill->request_orders));
+      p->set_riskiest_fill_min(s.fill->riskiest_fill_min);
+      p->set_riskiest_fill_max(s.fill->riskiest_fill_max);
+    }
   }
   p->set_backfillfull_ratio(s.backfillfull_ratio);
   p->set_pgs_toofull(static_cast<std::uint32_t>(s.stalls.size()));
@@ -100,12 +109,21 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
     const FillTimeline& f = *s.fill;
     absl::StrAppendFormat(&out, "  fullest during the move: osd.%d %.1f%% after %s", f.riskiest_osd,
                           100 * f.riskiest_fill, FormatDuration(f.riskiest_seconds));
+    if (f.request_orders > 0) {
+      absl::StrAppendFormat(&out, " (%.1f-%.1f%% over %d request orders)",
+                            100 * f.riskiest_fill_min, 100 * f.riskiest_fill_max, f.request_orders);
+    }
     absl::StrAppend(&out, " (a copy lands before its source is deleted)\n  peak fill:");
     for (int i = 0; i < top && i < static_cast<int>(f.osds.size()); ++i) {
       const OsdFillPeak& o = f.osds[static_cast<std::size_t>(i)];
-      absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%%->%.0f%% at %s;", o.osd,
+      absl::StrAppendFormat(&out, " osd.%d %.0f%%->%.0f%%->%.0f%% at %s", o.osd,
                             100 * o.fill_before, 100 * o.fill_peak, 100 * o.fill_after,
                             FormatDuration(o.peak_seconds));
+      if (f.request_orders > 0) {
+        absl::StrAppendFormat(&out, " (peak %.1f-%.1f%%)", 100 * o.fill_peak_min,
+                              100 * o.fill_peak_max);
+      }
+      absl::StrAppend(&out, ";");
     }
     absl::StrAppend(&out, "\n");
   }
@@ -144,15 +162,23 @@ void AddSafetyTables(const ChangeSafety& s, HtmlExtras& extras) {
   }
   if (!pools.rows.empty()) extras.tables.push_back(std::move(pools));
   if (s.fill) {
+    const int orders = s.fill->request_orders;
     HtmlTable peaks{"Peak fill during the move (a copy lands before its source is deleted)",
                     {"OSD", "before", "peak", "after", "peak at"},
                     {}};
+    if (orders > 0) {
+      peaks.header.push_back(absl::StrCat("peak over ", orders, " request orders"));
+    }
     for (std::size_t i = 0; i < s.fill->osds.size() && i < kRows; ++i) {
       const OsdFillPeak& o = s.fill->osds[i];
       peaks.rows.push_back(
           {absl::StrCat("osd.", o.osd), absl::StrFormat("%.1f%%", 100 * o.fill_before),
            absl::StrFormat("%.1f%%", 100 * o.fill_peak),
            absl::StrFormat("%.1f%%", 100 * o.fill_after), FormatDuration(o.peak_seconds)});
+      if (orders > 0) {
+        peaks.rows.back().push_back(
+            absl::StrFormat("%.1f-%.1f%%", 100 * o.fill_peak_min, 100 * o.fill_peak_max));
+      }
     }
     if (!peaks.rows.empty()) extras.tables.push_back(std::move(peaks));
   }

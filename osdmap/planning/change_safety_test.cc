@@ -93,6 +93,46 @@ TEST(ChangeSafetyTest, DrainHostOnTheSample) {
   RecordProperty("osds_peaking_above_before_and_after", above_both);
 }
 
+// The plan simulates 32 request orders (PlanOptions::request_orders): every
+// OSD's peak gets its range over them, the schedule's own order inside it,
+// and the terminal says so.
+TEST(ChangeSafetyTest, PeakFillRangeOverRequestOrders) {
+  const Planned p = PlanSample("drain-host.ops", 0.9f);
+  ASSERT_TRUE(p.report.safety.has_value());
+  ASSERT_TRUE(p.report.request_orders.has_value());
+  const int orders = p.report.request_orders->orders;
+  ASSERT_GE(orders, 8);
+  const FillTimeline& f = *p.report.safety->fill;
+  EXPECT_EQ(f.request_orders, orders);
+  int spread = 0;
+  for (const OsdFillPeak& o : f.osds) {
+    EXPECT_LE(o.fill_peak_min, o.fill_peak) << "osd." << o.osd;
+    EXPECT_GE(o.fill_peak_max, o.fill_peak) << "osd." << o.osd;
+    EXPECT_GE(o.fill_peak_min, std::max(o.fill_before, o.fill_after) - 1e-9) << "osd." << o.osd;
+    if (o.fill_peak_max > o.fill_peak_min + 1e-4) ++spread;
+  }
+  // A drain's OSDs give and receive: the order moves some peaks.
+  EXPECT_GT(spread, 0);
+  EXPECT_LE(f.riskiest_fill_min, f.riskiest_fill);
+  EXPECT_GE(f.riskiest_fill_max, f.riskiest_fill);
+  std::string out;
+  internal::AppendSafety(out, *p.report.safety, 3);
+  EXPECT_NE(out.find(absl::StrCat(" over ", orders, " request orders)")), std::string::npos) << out;
+  EXPECT_NE(out.find("(peak "), std::string::npos) << out;
+  // Without request orders: no range.
+  PlanOptions po;
+  po.request_orders.orders = 0;
+  po.movement.threads = 2;
+  absl::StatusOr<ChangeList> change = crush_testing::LoadSampleChange("drain-host.ops");
+  ASSERT_THAT(change.status(), IsOk());
+  absl::StatusOr<PlanReport> r = PlanChange(p.before, *change, po);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_EQ(r->safety->fill->request_orders, 0);
+  out.clear();
+  internal::AppendSafety(out, *r->safety, 3);
+  EXPECT_EQ(out.find("request orders"), std::string::npos) << out;
+}
+
 TEST(ChangeSafetyTest, LowBackfillfullRatioStallsTheDrain) {
   const Planned normal = PlanSample("drain-host.ops", 0.9f);
   // Just above the fullest OSD before the change: targets that receive

@@ -277,6 +277,7 @@ OsdFillPeak SweepOsd(const OsdMovement& o, std::span<FillEvent> events, double b
   p.fill_before = Ratio(static_cast<double>(p.used_before), p.capacity_bytes);
   p.fill_peak = Ratio(peak, p.capacity_bytes);
   p.fill_after = Ratio(used, p.capacity_bytes);
+  p.fill_peak_min = p.fill_peak_max = p.fill_peak;
   return p;
 }
 
@@ -324,8 +325,38 @@ absl::StatusOr<FillTimeline> ComputeFillTimeline(const Movement& movement,
     out.riskiest_osd = out.osds.front().osd;
     out.riskiest_fill = out.osds.front().fill_peak;
     out.riskiest_seconds = out.osds.front().peak_seconds;
+    out.riskiest_fill_min = out.riskiest_fill_max = out.riskiest_fill;
   }
   return out;
+}
+
+void WidenFillPeakRange(const FillTimeline& t, FillPeakRange& range) {
+  const bool first = range.orders == 0;
+  ++range.orders;
+  for (const OsdFillPeak& o : t.osds) {
+    auto [it, added] = range.osds.try_emplace(o.osd, o.fill_peak, o.fill_peak);
+    if (added) continue;
+    it->second.first = std::min(it->second.first, o.fill_peak);
+    it->second.second = std::max(it->second.second, o.fill_peak);
+  }
+  range.riskiest_min = first ? t.riskiest_fill : std::min(range.riskiest_min, t.riskiest_fill);
+  range.riskiest_max = first ? t.riskiest_fill : std::max(range.riskiest_max, t.riskiest_fill);
+}
+
+void ApplyFillPeakRange(const FillPeakRange& range, FillTimeline& t) {
+  t.request_orders = range.orders;
+  t.riskiest_fill_min = t.riskiest_fill_max = t.riskiest_fill;
+  if (range.orders > 0) {
+    t.riskiest_fill_min = std::min(t.riskiest_fill, range.riskiest_min);
+    t.riskiest_fill_max = std::max(t.riskiest_fill, range.riskiest_max);
+  }
+  for (OsdFillPeak& o : t.osds) {
+    o.fill_peak_min = o.fill_peak_max = o.fill_peak;
+    const auto it = range.osds.find(o.osd);
+    if (it == range.osds.end()) continue;
+    o.fill_peak_min = std::min(o.fill_peak, it->second.first);
+    o.fill_peak_max = std::max(o.fill_peak, it->second.second);
+  }
 }
 
 absl::StatusOr<std::uint64_t> OsdUsedAt(const Movement& movement, const BackfillSchedule& schedule,

@@ -39,6 +39,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -61,6 +62,10 @@ struct OsdFillPeak {
   double fill_peak = 0;
   double fill_after = 0;
   double peak_seconds = 0;  // the first time the peak is reached
+  // fill_peak's smallest and largest over the request orders simulated
+  // (FillTimeline::request_orders; fill_peak itself with none).
+  double fill_peak_min = 0;
+  double fill_peak_max = 0;
 };
 
 // When the copies a PG leaves are deleted (see the file comment).
@@ -94,7 +99,34 @@ struct FillTimeline {
   std::int32_t riskiest_osd = crush::kItemNone;
   double riskiest_fill = 0;
   double riskiest_seconds = 0;
+  // The request orders the peaks' ranges span (backfill_orders.h; 0: one
+  // order, the schedule's): which of an OSD's outgoing and incoming PGs go
+  // first is Ceph's reservation order, which no dump records, so an OSD
+  // that gives and receives peaks anywhere in its range. riskiest_fill's
+  // range over them: the fullest OSD's peak in each order (not always the
+  // same OSD).
+  int request_orders = 0;
+  double riskiest_fill_min = 0;
+  double riskiest_fill_max = 0;
 };
+
+// Every OSD's peak fill over several schedules of the same moves (request
+// orders): its smallest and largest, and the fullest OSD's.
+struct FillPeakRange {
+  int orders = 0;
+  std::map<std::int32_t, std::pair<double, double>> osds;  // fill_peak: min, max
+  double riskiest_min = 0;
+  double riskiest_max = 0;
+};
+
+// Widens `range` by one order's timeline `t`. Cost: O(OSDs log OSDs).
+void WidenFillPeakRange(const FillTimeline& t, FillPeakRange& range);
+
+// Sets `t`'s ranges (OsdFillPeak::fill_peak_min/max, request_orders,
+// riskiest_fill_min/max) from `range`, widened by `t`'s own peaks; an OSD
+// the range lacks gets its own peak. With range.orders == 0 the ranges are
+// the peaks and request_orders 0. Cost: O(OSDs log OSDs).
+void ApplyFillPeakRange(const FillPeakRange& range, FillTimeline& t);
 
 // The fill of every OSD of `movement` over `schedule`. REQUIRES nothing of
 // the order of `movement.osds`. Errors: kInvalidArgument when

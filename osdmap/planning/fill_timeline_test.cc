@@ -184,6 +184,54 @@ TEST(FillTimelineTest, ScheduleOfOtherMovesIsAnError) {
 
 // 3,000 OSDs, 20,000 moves at scattered times, copies of up to 3,000
 // objects (deleted in steps): the sweeps on four threads give what one gives.
+// The hand example in two orders: both PGs at once (osd.0 holds A's copy
+// while B's lands: 700 bytes), and A before B (A's copy goes at 100 s, B
+// lands 200-400 s: osd.0 never passes its 500 before).
+TEST(FillTimelineTest, PeakRangeOverTwoOrders) {
+  const Movement m = HandMovement();
+  FillTimelineOptions o;
+  o.delete_delay_seconds = 0;
+  o.delete_objects_per_transaction = 0;
+  BackfillSchedule at_once;
+  at_once.jobs.resize(2);
+  at_once.jobs[0].end_seconds = 400;
+  at_once.jobs[1].end_seconds = 200;
+  BackfillSchedule a_first = at_once;
+  a_first.jobs[0].end_seconds = 100;
+  a_first.jobs[1].start_seconds = 200;
+  a_first.jobs[1].end_seconds = 400;
+  const absl::StatusOr<FillTimeline> t1 = ComputeFillTimeline(m, at_once, o);
+  const absl::StatusOr<FillTimeline> t2 = ComputeFillTimeline(m, a_first, o);
+  ASSERT_THAT(t1.status(), IsOk());
+  ASSERT_THAT(t2.status(), IsOk());
+  EXPECT_DOUBLE_EQ(PeakOf(*t1, 0).fill_peak, 0.7);
+  EXPECT_DOUBLE_EQ(PeakOf(*t2, 0).fill_peak, 0.5);
+  // One order: its own peaks, no orders.
+  FillTimeline one = *t2;
+  ApplyFillPeakRange(FillPeakRange{}, one);
+  EXPECT_EQ(one.request_orders, 0);
+  EXPECT_DOUBLE_EQ(PeakOf(one, 0).fill_peak_min, 0.5);
+  EXPECT_DOUBLE_EQ(PeakOf(one, 0).fill_peak_max, 0.5);
+  FillPeakRange range;
+  WidenFillPeakRange(*t1, range);
+  WidenFillPeakRange(*t2, range);
+  EXPECT_EQ(range.orders, 2);
+  FillTimeline out = *t2;
+  ApplyFillPeakRange(range, out);
+  EXPECT_EQ(out.request_orders, 2);
+  EXPECT_DOUBLE_EQ(PeakOf(out, 0).fill_peak, 0.5);  // the timeline's own order stays
+  EXPECT_DOUBLE_EQ(PeakOf(out, 0).fill_peak_min, 0.5);
+  EXPECT_DOUBLE_EQ(PeakOf(out, 0).fill_peak_max, 0.7);
+  // osd.2 only receives: the same peak in both orders.
+  EXPECT_DOUBLE_EQ(PeakOf(out, 2).fill_peak_min, 0.7);
+  EXPECT_DOUBLE_EQ(PeakOf(out, 2).fill_peak_max, 0.7);
+  // The fullest OSD: osd.0 or osd.2 at 70% when both run at once, osd.2 at
+  // 70% (ahead of osd.1's 60%) when A goes first.
+  EXPECT_DOUBLE_EQ(out.riskiest_fill_min, 0.7);
+  EXPECT_DOUBLE_EQ(out.riskiest_fill_max, 0.7);
+  EXPECT_LE(PeakOf(out, 1).fill_peak_min, PeakOf(out, 1).fill_peak_max);
+}
+
 TEST(FillTimelineTest, ThreadsDoNotChangeTheResult) {
   Movement m;
   std::uint64_t x = 12345;

@@ -736,17 +736,30 @@ def print_comparisons(r, quiet=False):
             peak_meas[int(k)] = max(peak_meas.get(int(k), 0.0), v)
     for k, v in after.items():
         peak_meas[k] = max(peak_meas.get(k, 0.0), v)
+    # The peak's range over the plan's request orders (safety.peak_request_orders; fill_peak_min/max): how far the
+    # measured peak lies outside it, 0 inside.
+    orders = safety.get("peak_request_orders", 0)
     print("\nfill per OSD (%), predicted / measured (`osd df` each sample):")
-    print(f"{'osd':>5}{'before':>15}{'peak':>15}{'after':>15}{'peak at (s)':>13}")
-    worst_fill = 0.0
+    print(f"{'osd':>5}{'before':>15}{'peak':>15}{'after':>15}{'peak at (s)':>13}"
+          + (f"  peak over {orders} request orders" if orders else ""))
+    worst_fill = worst_range = 0.0
     for o in sorted(peak_pred):
         p_ = peak_pred[o]
-        worst_fill = max(worst_fill, abs(100 * p_["fill_peak"] - peak_meas.get(o, 0.0)))
-        print(f"{o:>5}{100 * p_['fill_before']:>8.2f}/{before.get(o, 0.0):<6.2f}"
-              f"{100 * p_['fill_peak']:>8.2f}/{peak_meas.get(o, 0.0):<6.2f}"
-              f"{100 * p_['fill_after']:>8.2f}/{after.get(o, 0.0):<6.2f}{p_['peak_seconds']:>13.1f}")
+        m = peak_meas.get(o, 0.0)
+        worst_fill = max(worst_fill, abs(100 * p_["fill_peak"] - m))
+        line = (f"{o:>5}{100 * p_['fill_before']:>8.2f}/{before.get(o, 0.0):<6.2f}"
+                f"{100 * p_['fill_peak']:>8.2f}/{m:<6.2f}"
+                f"{100 * p_['fill_after']:>8.2f}/{after.get(o, 0.0):<6.2f}{p_['peak_seconds']:>13.1f}")
+        if orders:
+            lo, hi = 100 * p_.get("fill_peak_min", 0.0), 100 * p_.get("fill_peak_max", 0.0)
+            worst_range = max(worst_range, lo - m, m - hi)
+            line += f"  {lo:.2f}-{hi:.2f}"
+        print(line)
     out["peak_fill_worst_points"] = round(worst_fill, 3)
     print(f"  largest peak difference {worst_fill:.2f} points")
+    if orders:
+        out["peak_fill_range_worst_points"] = round(worst_range, 3)
+        print(f"  largest distance outside the range over {orders} request orders {worst_range:.2f} points")
 
     print("\nMAX AVAIL per pool (MiB), predicted / `ceph df`:")
     worst = {"before": 0, "after": 0}
