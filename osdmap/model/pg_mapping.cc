@@ -315,6 +315,13 @@ void PgMapper::PgToRawUpmap(const PgId& pg, OsdList* raw, OsdList* raw_upmap) {
   ApplyUpmap(*pool, PgId{pool->id, pool->FoldPs(pg.ps)}, raw_upmap);
 }
 
+void PgMapper::RawUpmapFromCrush(const Pool& pool, std::uint32_t ps, const OsdList& crush,
+                                 OsdList* raw_upmap) const {
+  *raw_upmap = crush;
+  RemoveNonexistent(pool, raw_upmap);
+  ApplyUpmap(pool, PgId{pool.id, pool.FoldPs(ps)}, raw_upmap);
+}
+
 void PgMapper::PgToUpActing(const PgId& pg, PgMapping* out) {
   const Pool* pool = state_.FindPool(pg.pool);
   if (pool == nullptr) {

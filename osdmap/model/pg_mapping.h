@@ -158,6 +158,12 @@ class PgMapper {
   // pool does not exist.
   void PgToRawUpmap(const PgId& pg, OsdList* raw, OsdList* raw_upmap);
 
+  // PgToRawUpmap()'s `raw_upmap` from the CRUSH step's result `crush` (as
+  // MapPgFromCrush() takes it) instead of computing it.
+  // REQUIRES: pool is state.pools[pool.id].
+  void RawUpmapFromCrush(const Pool& pool, std::uint32_t ps, const OsdList& crush,
+                         OsdList* raw_upmap) const;
+
   // Same as PgToUpActing for a known pool (the map-pgs fast path). With
   // `crush`, also keeps the CRUSH step's result there.
   // REQUIRES: pool is state.pools[pg.pool].

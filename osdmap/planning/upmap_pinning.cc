@@ -506,8 +506,7 @@ absl::StatusOr<UpmapPinPlan> PinMapped(const MappedChange& mapped, const Movemen
   UpmapPinPlan plan;
   plan.max_misplaced = max_misplaced;
   std::vector<PinTask> tasks;
-  const std::unique_ptr<MappingSession::Worker> before_worker = mapped.before->NewWorker();
-  PgMapper& before_mapper = before_worker->mapper();
+  internal::BeforeRawSets before_raw(*mapped.before, tables.recorded.get());
   for (const auto& [id, pool] : after.pools) {
     const Pool* old = before.FindPool(id);
     const PoolPgTable* bt = tables.before.Find(id);
@@ -527,16 +526,12 @@ absl::StatusOr<UpmapPinPlan> PinMapped(const MappedChange& mapped, const Movemen
       PinTask& t = tasks.emplace_back();
       t.pg = PgId{id, ps};
       t.want_up.assign(bt->Up(ps).begin(), bt->Up(ps).end());
-      OsdList raw;
-      OsdList raw_upmap;
-      before_mapper.PgToRawUpmap(t.pg, &raw, &raw_upmap);
-      t.want_raw = raw_upmap.ToVector();
+      t.want_raw = before_raw.RawUpmap(*old, ps);
     }
   }
   Pinner pinner(after, mapped.after->crush_map());
   CRUSH_RETURN_IF_ERROR(PinAll(after, tasks, pinner, &plan));
-  plan.diverged_from_ceph =
-      before_worker->placement().DivergedFromCeph() + pinner.diverged_from_ceph();
+  plan.diverged_from_ceph = before_raw.diverged_from_ceph() + pinner.diverged_from_ceph();
   for (UpmapPin& pin : plan.pins) FillCommands(after, pin);
 
   CRUSH_RETURN_IF_ERROR(
