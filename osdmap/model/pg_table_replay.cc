@@ -213,8 +213,10 @@ struct ReplayRun {
   // differ between the after state and the target (empty: none differ).
   std::vector<const PoolPgTable*> kept_rows;
   std::vector<std::vector<std::uint8_t>> upmaps_differ;
-  // MapAllPgsReplayed's `held`, parallel to pools, or null.
+  // MapAllPgsReplayed's `held`, parallel to pools, or null; and its
+  // `earlier_held` (same shape), or null.
   std::vector<std::vector<std::uint8_t>>* held = nullptr;
+  const std::vector<std::vector<std::uint8_t>>* earlier_held = nullptr;
   std::atomic<std::uint64_t> reused{0}, replayed{0}, mapped{0}, mismatches{0}, done{0};
   std::mutex mu;  // first_mismatch, progress
   std::string first_mismatch;
@@ -273,7 +275,9 @@ bool MapReplayedPg(ReplayRun& run, ReplayWorker& w, std::size_t k, std::uint32_t
     ++counts[0];
     return true;
   }
-  if (rec != nullptr && ps < rec->pg_num && (is_kept || RecordedResultHolds(run, w, k, ps))) {
+  const bool may_hold = run.earlier_held == nullptr || (*run.earlier_held)[k][ps] != 0;
+  if (rec != nullptr && ps < rec->pg_num &&
+      (is_kept || (may_hold && RecordedResultHolds(run, w, k, ps)))) {
     crush.clear();
     const std::int32_t* src =
         rec->crush.data() + static_cast<std::size_t>(ps) * static_cast<std::size_t>(rec->width);
@@ -536,7 +540,8 @@ std::uint64_t KeptPgs::count() const {
 
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
                           const MapAllOptions& options, ReplayStats* stats, const KeptPgs* kept,
-                          std::vector<std::vector<std::uint8_t>>* held) {
+                          std::vector<std::vector<std::uint8_t>>* held,
+                          const std::vector<std::vector<std::uint8_t>>* earlier_held) {
   ReplayRun run(recorded, after, options);
   if (kept != nullptr && !kept->Covers(recorded, after.state())) kept = nullptr;
   AddPools(run, kept, /*tables=*/true);
@@ -545,6 +550,13 @@ PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession&
     held->clear();
     for (const Pool* pool : run.pools) held->emplace_back(pool->pg_num, 0);
     run.held = held;
+  }
+  if (earlier_held != nullptr && earlier_held->size() == run.pools.size()) {
+    bool fits = true;
+    for (std::size_t k = 0; k < run.pools.size(); ++k) {
+      fits = fits && (*earlier_held)[k].size() == run.pools[k]->pg_num;
+    }
+    if (fits) run.earlier_held = earlier_held;
   }
   const int threads = ResolveThreads(options.threads);
   const std::vector<PgChunk> chunks = internal::ChunksOf(run.pools, threads);

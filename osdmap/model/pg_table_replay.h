@@ -203,11 +203,17 @@ class KeptPgs {
 // target's copy its row (KeptPgs::RowsForPool; not with options.acting);
 // otherwise it is ignored. With `held`, *held is set to one vector per
 // pool mapped (in id order) of a byte per PG, 1 where the PG took its
-// recorded CRUSH result (KeptPgs::FromHeld).
+// recorded CRUSH result (KeptPgs::FromHeld). With `earlier_held`, the
+// `held` of a mapping through `recorded` of a state on the way from the
+// recorded one to `after` (CRUSH weights only raised since; a staged plan's
+// previous step), a PG it marks 0 is replayed without deciding whether its
+// recorded result holds (it did not hold there): the table is the same
+// either way; ignored unless it has `held`'s shape.
 PgTable MapAllPgsReplayed(const RecordedMapping& recorded, const MappingSession& after,
                           const MapAllOptions& options, ReplayStats* stats = nullptr,
                           const KeptPgs* kept = nullptr,
-                          std::vector<std::vector<std::uint8_t>>* held = nullptr);
+                          std::vector<std::vector<std::uint8_t>>* held = nullptr,
+                          const std::vector<std::vector<std::uint8_t>>* earlier_held = nullptr);
 
 }  // namespace crushkit::osdmap
 

@@ -420,6 +420,53 @@ TEST(PgTableReplayTest, ReplayReusesPgsTheAddedHostDoesNotWin) {
   }
 }
 
+// `earlier_held`: the PGs that did not hold on a lighter new host are
+// replayed on a heavier one without deciding again, the same table; the
+// others still decide (and mostly hold); a mismatched shape is ignored.
+TEST(PgTableReplayTest, PgsThatDidNotHoldEarlierOnTheWayAreReplayed) {
+  std::shared_ptr<const MappingSession> before = MakeSession();
+  ASSERT_NE(before, nullptr);
+  MapAllOptions opt;
+  opt.threads = 2;
+  const std::shared_ptr<const RecordedMapping> rec = RecordedMapping::Record(before, opt);
+  auto light = MappingSession::Create(WithNewHost(before->state(), crush::Weight{0x1000}));
+  auto heavy = MappingSession::Create(WithNewHost(before->state(), crush::Weight{0x10000}));
+  ASSERT_TRUE(light.ok() && heavy.ok());
+  std::vector<std::vector<std::uint8_t>> held_light, held_heavy, held_free;
+  MapAllPgsReplayed(*rec, **light, opt, nullptr, nullptr, &held_light);
+  ReplayStats free_stats, stats;
+  MapAllPgsReplayed(*rec, **heavy, opt, &free_stats, nullptr, &held_free);
+  MapAllOptions o = opt;
+  o.verify_incremental = true;
+  const PgTable through =
+      MapAllPgsReplayed(*rec, **heavy, o, &stats, nullptr, &held_heavy, &held_light);
+  EXPECT_EQ(stats.verify_mismatches, 0u) << stats.first_mismatch;
+  o.verify_incremental = false;
+  ExpectSameTables(through, MapAllPgs(**heavy, o));
+  std::uint64_t lost = 0, kept_after_loss = 0;
+  for (std::size_t k = 0; k < held_light.size(); ++k) {
+    for (std::size_t ps = 0; ps < held_light[k].size(); ++ps) {
+      lost += held_light[k][ps] == 0 ? 1 : 0;
+      EXPECT_TRUE(held_light[k][ps] != 0 || held_heavy[k][ps] == 0) << k << "." << ps;
+      kept_after_loss += held_light[k][ps] == 0 && held_free[k][ps] != 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(lost, 5300u / 100);
+  EXPECT_EQ(stats.crush_reused, free_stats.crush_reused - kept_after_loss);
+  EXPECT_GT(stats.crush_reused, 5300u / 2);
+  // No PG held earlier: every recorded PG replayed undecided, the same
+  // table; a shape of other pools is ignored.
+  std::vector<std::vector<std::uint8_t>> none = held_light;
+  for (auto& pool : none) std::fill(pool.begin(), pool.end(), 0);
+  ReplayStats all_replayed, ignored;
+  ExpectSameTables(MapAllPgsReplayed(*rec, **heavy, opt, &all_replayed, nullptr, nullptr, &none),
+                   MapAllPgs(**heavy, o));
+  EXPECT_EQ(all_replayed.crush_reused, 0u);
+  std::vector<std::vector<std::uint8_t>> other(1, std::vector<std::uint8_t>(7, 0));
+  MapAllPgsReplayed(*rec, **heavy, opt, &ignored, nullptr, nullptr, &other);
+  EXPECT_EQ(ignored.crush_reused, free_stats.crush_reused);
+}
+
 // KeptPgs: the PGs whose recorded result holds with the new host at full
 // weight keep it on the way there (the host's OSDs lighter), so a replay
 // that takes them undecided equals the full mapping; a state past the

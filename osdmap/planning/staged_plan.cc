@@ -123,7 +123,7 @@ absl::StatusOr<Mapped> MapNext(const Mapped& prev, const std::vector<Staged>& ph
   if (mapped != nullptr && next >= 1 && SamePlacement(state, mapped->mapped.after->state())) {
     return AfterOf(mapped->mapped);
   }
-  CRUSH_ASSIGN_OR_RETURN(Mapped out, MapState(std::move(state), options));
+  CRUSH_ASSIGN_OR_RETURN(Mapped out, MapState(std::move(state), options, /*clean=*/true, &prev));
   walk->diverged_from_ceph += out.diverged_from_ceph;
   return out;
 }
@@ -309,7 +309,8 @@ absl::StatusOr<Mapped> PlanStepZero(const StepContext& ctx, const ChangeList& st
   // shares before's table.
   Mapped here;
   if (MapsAsBefore(*prev.state, start_clean)) {
-    here = Mapped{std::make_shared<const ClusterState>(std::move(start_clean)), prev.table, 0};
+    here = Mapped{std::make_shared<const ClusterState>(std::move(start_clean)), prev.table, 0,
+                  prev.held};
   } else {
     CRUSH_ASSIGN_OR_RETURN(here, MapState(std::move(start_clean), ctx.options, /*clean=*/false));
     plan->diverged_from_ceph += here.diverged_from_ceph;
@@ -532,7 +533,7 @@ absl::StatusOr<StagedPlan> PlanSteps(const ClusterState& before, const ChangeLis
     const RecordedMapping& r = *recorded_options.recorded;
     prev = Mapped{std::make_shared<const ClusterState>(before),
                   std::shared_ptr<const PgTable>(recorded_options.recorded, &r.table()),
-                  r.table().diverged_from_ceph};
+                  r.table().diverged_from_ceph, nullptr};
     plan.diverged_from_ceph += prev.diverged_from_ceph;
   }
   if (!structural.ops.empty()) {

@@ -66,6 +66,10 @@ struct Mapped {
   // Mappings made for it here whose result is crushkit's answer where
   // Ceph's is undefined (0 for the planner's).
   std::uint64_t diverged_from_ceph = 0;
+  // Per pool (id order) a byte per PG, 1 where its mapping through the
+  // recording took the recorded CRUSH result (MapAllPgsReplayed's `held`);
+  // null when not mapped so here.
+  std::shared_ptr<const std::vector<std::vector<std::uint8_t>>> held;
 };
 
 // The before state of the change at once, and its target.
@@ -82,10 +86,13 @@ bool SamePlacement(const ClusterState& a, const ClusterState& b);
 bool MapsAsBefore(const ClusterState& before, const ClusterState& after);
 
 // `state` mapped in full (its upmaps first cleaned as the monitor does when
-// `clean` and not options.keep_upmaps). Errors: the crush map build's, the
-// cleanup's, the session's.
+// `clean` and not options.keep_upmaps). `earlier`, when not null, is a
+// state mapped here on the way to `state` (weights only raised since): the
+// PGs whose recorded result did not hold there are replayed without that
+// decision (MapAllPgsReplayed's `earlier_held`). Errors: the crush map
+// build's, the cleanup's, the session's.
 absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options,
-                                bool clean = true);
+                                bool clean = true, const Mapped* earlier = nullptr);
 
 // Measures the step prev -> next and fills `step` (all but index/commands);
 // *simulated tells whether step->seconds is set already. Tables mapped

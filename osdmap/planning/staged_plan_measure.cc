@@ -34,12 +34,12 @@ MovementCounters Unmoved(const Movement& at_once) {
 // The before state of the change at once, and its target.
 Mapped BeforeOf(const MappedChange& m) {
   return Mapped{std::shared_ptr<const ClusterState>(m.before, &m.before->state()),
-                std::shared_ptr<const PgTable>(m.tables, &m.tables->before), 0};
+                std::shared_ptr<const PgTable>(m.tables, &m.tables->before), 0, nullptr};
 }
 
 Mapped AfterOf(const MappedChange& m) {
   return Mapped{std::shared_ptr<const ClusterState>(m.after, &m.after->state()),
-                std::shared_ptr<const PgTable>(m.tables, &m.tables->after), 0};
+                std::shared_ptr<const PgTable>(m.tables, &m.tables->after), 0, nullptr};
 }
 
 // The inputs of placement are equal: the same PG tables.
@@ -67,7 +67,8 @@ bool MapsAsBefore(const ClusterState& before, const ClusterState& after) {
   return crush::OnlyAddsZeroWeightItems(before.crush, after.crush);
 }
 
-absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean) {
+absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& options, bool clean,
+                                const Mapped* earlier) {
   absl::StatusOr<std::unique_ptr<MappingSession>> session;
   std::uint64_t diverged = 0;
   if (clean && !options.keep_upmaps) {
@@ -91,13 +92,17 @@ absl::StatusOr<Mapped> MapState(ClusterState state, const StagedPlanOptions& opt
   mo.acting = false;
   std::shared_ptr<const MappingSession> shared = *std::move(session);
   // The steps replay the before state's choices.
+  std::shared_ptr<std::vector<std::vector<std::uint8_t>>> held;
+  if (options.recorded != nullptr)
+    held = std::make_shared<std::vector<std::vector<std::uint8_t>>>();
   auto table = std::make_shared<const PgTable>(
       options.recorded != nullptr
-          ? MapAllPgsReplayed(*options.recorded, *shared, mo, nullptr, options.kept.get())
+          ? MapAllPgsReplayed(*options.recorded, *shared, mo, nullptr, options.kept.get(),
+                              held.get(), earlier != nullptr ? earlier->held.get() : nullptr)
           : MapAllPgs(*shared, mo));
   diverged += table->diverged_from_ceph;
   return Mapped{std::shared_ptr<const ClusterState>(shared, &shared->state()), std::move(table),
-                diverged};
+                diverged, std::move(held)};
 }
 
 // Measures the step prev -> next and fills `step` (all but index/commands);
