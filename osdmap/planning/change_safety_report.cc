@@ -1,6 +1,7 @@
 #include "osdmap/planning/change_safety_report.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -14,6 +15,14 @@ constexpr std::size_t kMaxListed = 20;
 
 std::string OsdName(std::int32_t osd) {
   return osd == crush::kItemNone ? std::string("-") : absl::StrCat("osd.", osd);
+}
+
+// A fill range over request orders, "70.8-71.6%", or "65.4%" when both ends
+// print alike.
+std::string PercentRange(double low, double high) {
+  const std::string a = absl::StrFormat("%.1f", 100 * low);
+  const std::string b = absl::StrFormat("%.1f", 100 * high);
+  return a == b ? absl::StrCat(a, "%") : absl::StrCat(a, "-", b, "%");
 }
 
 }  // namespace
@@ -110,8 +119,8 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
     absl::StrAppendFormat(&out, "  fullest during the move: osd.%d %.1f%% after %s", f.riskiest_osd,
                           100 * f.riskiest_fill, FormatDuration(f.riskiest_seconds));
     if (f.request_orders > 0) {
-      absl::StrAppendFormat(&out, " (%.1f-%.1f%% over %d request orders)",
-                            100 * f.riskiest_fill_min, 100 * f.riskiest_fill_max, f.request_orders);
+      absl::StrAppend(&out, " (", PercentRange(f.riskiest_fill_min, f.riskiest_fill_max), " over ",
+                      f.request_orders, " request orders)");
     }
     absl::StrAppend(&out, " (a copy lands before its source is deleted)\n  peak fill:");
     for (int i = 0; i < top && i < static_cast<int>(f.osds.size()); ++i) {
@@ -120,8 +129,7 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
                             100 * o.fill_before, 100 * o.fill_peak, 100 * o.fill_after,
                             FormatDuration(o.peak_seconds));
       if (f.request_orders > 0) {
-        absl::StrAppendFormat(&out, " (peak %.1f-%.1f%%)", 100 * o.fill_peak_min,
-                              100 * o.fill_peak_max);
+        absl::StrAppend(&out, " (peak ", PercentRange(o.fill_peak_min, o.fill_peak_max), ")");
       }
       absl::StrAppend(&out, ";");
     }

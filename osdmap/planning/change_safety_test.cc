@@ -93,6 +93,31 @@ TEST(ChangeSafetyTest, DrainHostOnTheSample) {
   RecordProperty("osds_peaking_above_before_and_after", above_both);
 }
 
+// A range whose ends print alike is printed once ("65.4%", not
+// "65.4-65.4%"); a real range keeps both ends.
+TEST(ChangeSafetyTest, PeakRangeWhoseEndsPrintAlikeIsPrintedOnce) {
+  OsdFillPeak same;
+  same.osd = 3;
+  same.fill_before = same.fill_after = 0.6;
+  same.fill_peak = same.fill_peak_min = 0.654;
+  same.fill_peak_max = 0.65404;
+  OsdFillPeak wide = same;
+  wide.osd = 4;
+  wide.fill_peak_max = 0.671;
+  FillTimeline f;
+  f.request_orders = 4;
+  f.riskiest_osd = 4;
+  f.riskiest_fill = f.riskiest_fill_min = f.riskiest_fill_max = 0.654;
+  f.osds = {same, wide};
+  ChangeSafety s;
+  s.fill = f;
+  std::string out;
+  internal::AppendSafety(out, s, 3);
+  EXPECT_NE(out.find("(65.4% over 4 request orders)"), std::string::npos) << out;
+  EXPECT_NE(out.find("osd.3 60%->65%->60% at 0 s (peak 65.4%);"), std::string::npos) << out;
+  EXPECT_NE(out.find("(peak 65.4-67.1%);"), std::string::npos) << out;
+}
+
 // The plan simulates 32 request orders (PlanOptions::request_orders): every
 // OSD's peak gets its range over them, the schedule's own order inside it,
 // and the terminal says so.
