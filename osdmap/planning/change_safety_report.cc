@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 
 #include "osdmap/planning/movement_report.h"
+#include "osdmap/planning/plan_headline.h"
 
 namespace crushkit::osdmap::internal {
 namespace {
@@ -116,8 +117,8 @@ void AppendSafety(std::string& out, const ChangeSafety& s, int top) {
   }
   if (s.fill && !s.fill->osds.empty()) {
     const FillTimeline& f = *s.fill;
-    absl::StrAppendFormat(&out, "  fullest during the move: osd.%d %.1f%% after %s", f.riskiest_osd,
-                          100 * f.riskiest_fill, FormatDuration(f.riskiest_seconds));
+    absl::StrAppendFormat(&out, "  fullest during the move: osd.%d %.1f%% %s", f.riskiest_osd,
+                          100 * f.riskiest_fill, PeakWhen(f.riskiest_seconds));
     if (f.request_orders > 0) {
       absl::StrAppend(&out, " (", PercentRange(f.riskiest_fill_min, f.riskiest_fill_max), " over ",
                       f.request_orders, " request orders)");

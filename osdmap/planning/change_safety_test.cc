@@ -113,7 +113,10 @@ TEST(ChangeSafetyTest, PeakRangeWhoseEndsPrintAlikeIsPrintedOnce) {
   s.fill = f;
   std::string out;
   internal::AppendSafety(out, s, 3);
-  EXPECT_NE(out.find("(65.4% over 4 request orders)"), std::string::npos) << out;
+  EXPECT_NE(
+      out.find("osd.4 65.4% at the start (before any backfill) (65.4% over 4 request orders)"),
+      std::string::npos)
+      << out;
   EXPECT_NE(out.find("osd.3 60%->65%->60% at 0 s (peak 65.4%);"), std::string::npos) << out;
   EXPECT_NE(out.find("(peak 65.4-67.1%);"), std::string::npos) << out;
 }
