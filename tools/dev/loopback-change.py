@@ -182,18 +182,6 @@ def write_log_tails(outdir, log_tails):
     return path
 
 
-def tail_pusher(up_before, up_after, tails):
-    """PeeringState's choice with every holder's log bounds: the new up primary when it holds the PG, else the holder
-    with the oldest log_tail (find_best_info: prefer the longer tail), the first in OSD order among equals."""
-    holders = [o for o in up_before if o != NONE]
-    if up_after and up_after[0] in holders:
-        return up_after[0]
-    known = [o for o in sorted(holders) if str(o) in tails]
-    if not known:
-        return None
-    return min(known, key=lambda o: tuple(int(x) for x in tails[str(o)].split("'")))
-
-
 def moved_targets(pool, before, after):
     """OSDs that newly hold a copy (replicated: set difference) or shard (EC: changed positions)."""
     if pool["ec"]:
@@ -564,12 +552,8 @@ def print_table(r):
         pred_all = sum(x["bytes"] for x in rows if x["predicted"] == o)
         print(f"{o:>5}{mib(pred):>11}{mib(real):>16}{mib(perf.get('push_out_bytes', 0)):>10}{perf.get('push', 0):>8}"
               f"{perf.get('recovery_ops', 0):>14}{mib(pred_all):>20}")
-    if r.get("log_tails"):
-        with_tails = [(x, tail_pusher(x["up_before"], x["up_after"], r["log_tails"][x["pg"]]))
-                      for x in known if x["pg"] in r["log_tails"]]
-        hits = sum(t == x["measured"] for x, t in with_tails)
-        print(f"{'pushing OSD with every log tail':40}{'':>12}{f'{hits}/{len(with_tails)}':>12}"
-              f"   (replicated PGs; the oldest log_tail from `pg query` before the change)")
+    # The recorded log tails went to the plan (--log-tails): its pushers above are the rule with them
+    # (osdmap/planning/backfill_pusher.h), the one home of that rule.
     wrong = [x for x in known if x["predicted"] != x["measured"]]
     if wrong:
         print("\nPGs pushed by another OSD than predicted (pg pool: up before -> after, predicted, measured):")
